@@ -1,0 +1,67 @@
+#include "bindings.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <string>
+
+namespace lego::cli {
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+bool parse_int(std::string_view s, std::int64_t& v) {
+  s = trim(s);
+  const char* begin = s.data();
+  if (!s.empty() && s.front() == '+') ++begin;
+  const auto [end, ec] = std::from_chars(begin, s.data() + s.size(), v);
+  return ec == std::errc() && end == s.data() + s.size() && begin != end;
+}
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= s.size(); ++i)
+    if (i == s.size() || s[i] == sep) {
+      parts.push_back(s.substr(start, i - start));
+      start = i + 1;
+    }
+  return parts;
+}
+
+}  // namespace
+
+Env parse_bindings(std::string_view text) {
+  Env env;
+  if (trim(text).empty()) return env;
+  for (auto item : split(text, ',')) {
+    const auto eq = item.find('=');
+    const std::string_view name = trim(item.substr(0, eq));
+    std::int64_t value = 0;
+    bool ok = eq != std::string_view::npos && !name.empty() &&
+              (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
+    for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+    if (!ok || !parse_int(item.substr(eq + 1), value))
+      throw LegoError("--bind: '" + std::string(trim(item)) + "' is not NAME=INTEGER (example: --bind n=8,B=2)");
+    env[std::string(name)] = value;
+  }
+  return env;
+}
+
+std::vector<std::int64_t> parse_index_list(std::string_view text, std::string_view option) {
+  std::vector<std::int64_t> out;
+  for (auto item : split(text, ',')) {
+    std::int64_t v = 0;
+    if (!parse_int(item, v))
+      throw LegoError(std::string(option) + ": '" + std::string(trim(item)) + "' is not an integer (example: " + std::string(option) +
+                      (option == "--inv" ? " 7)" : " 1,2)"));
+    out.push_back(v);
+  }
+  return out;
+}
+
+}  // namespace lego::cli

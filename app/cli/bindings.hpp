@@ -1,0 +1,16 @@
+// Parsing of --bind "n=8,B=2" and index lists "1,2".
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "expr/expr.hpp"
+
+namespace lego::cli {
+
+// Throws LegoError naming the bad item.
+Env parse_bindings(std::string_view text);
+std::vector<std::int64_t> parse_index_list(std::string_view text, std::string_view option);
+
+}  // namespace lego::cli

@@ -1,0 +1,170 @@
+#include "cli.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "bindings.hpp"
+#include "layout/compile.hpp"
+#include "layout/genp.hpp"
+#include "layout/parse.hpp"
+#include "layout/verify.hpp"
+#include "table_output.hpp"
+
+namespace lego::cli {
+
+namespace {
+
+constexpr std::int64_t kMaxTable = std::int64_t{1} << 26;
+
+// Where the layout text came from, kept for diagnostics.
+struct Source {
+  std::string text;
+  std::string origin;  // file path, or "<layout>"
+};
+
+struct LayoutOptions {
+  std::string layout;
+  std::string file;
+  std::string name;
+  std::string bind;
+};
+
+void add_layout_options(CLI::App* cmd, LayoutOptions& o) {
+  cmd->add_option("layout", o.layout, "Layout text, e.g. 'OrderBy(Row(4,4)).GroupBy([(4,4)])' (may start with let/where)");
+  cmd->add_option("-f,--file", o.file, "Read a layout program (let/where definitions) from a file instead");
+  cmd->add_option("--name", o.name, "Which layout definition of the program to use (default: the last one)");
+  cmd->add_option("--bind", o.bind, "Values for symbols, e.g. n=8,B=2 (override the program's lets)");
+}
+
+Source load_source(const LayoutOptions& o) {
+  if (!o.file.empty() && !o.layout.empty()) throw LegoError("give the layout either as text or with --file, not both");
+  if (!o.file.empty()) {
+    std::ifstream in(o.file, std::ios::binary);
+    if (!in) throw LegoError("cannot read '" + o.file + "'");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return {ss.str(), o.file};
+  }
+  if (o.layout.empty()) throw LegoError("no layout given; pass it as text or with --file (see --help)");
+  return {o.layout, "<layout>"};
+}
+
+Plan load_plan(const LayoutOptions& o, const Source& src) {
+  const Env bindings = parse_bindings(o.bind);
+  const Program program = parse_program(src.text);
+  const Env env = evaluate_program_env(program, bindings);
+  return compile(select_layout(program, o.name), env);
+}
+
+std::string index_csv(const std::vector<std::int64_t>& v) {
+  std::string s = "(";
+  for (std::size_t k = 0; k < v.size(); ++k) s += (k ? "," : "") + std::to_string(v[k]);
+  return s + ")";
+}
+
+void require_table_size(const Plan& plan) {
+  if (plan.size() > kMaxTable || plan.physical_size() > kMaxTable)
+    throw LegoError(fmt::format("the layout has {} elements; tables are limited to {} (use 'lego eval' for single indices)",
+                                std::max(plan.size(), plan.physical_size()), kMaxTable));
+}
+
+}  // namespace
+
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CLI::App app{"lego: the LEGO layout algebra on the command line (LEGO Studio)"};
+  app.require_subcommand(1);
+  app.footer(
+      "Layout language (the paper's notation):\n"
+      "  OrderBy(Row(6,6)).GroupBy([(6,6)])                      row-major 6x6\n"
+      "  OrderBy(RegP([2,3,2,3],[0,2,1,3])).GroupBy([(6,6)])     2x2 grid of 3x3 blocks\n"
+      "  OrderBy(Row(N//B,N//B), Row(B,B)).TileBy([N//B]*2,[B]*2) tiles, bind N and B\n"
+      "  OrderBy(GenP([n,n], antidiag)).TileBy([n,n])             anti-diagonal order\n"
+      "GenP library:\n" +
+      genp_library_help());
+
+  LayoutOptions table_opts, check_opts, eval_opts;
+  bool table_json_flag = false, check_json = false;
+  auto* table = app.add_subcommand("table", "Print the physical index of every logical index (grid; slices above rank 2)");
+  add_layout_options(table, table_opts);
+  table->add_flag("--json", table_json_flag, "One JSON object: logical_shape, apply (row-major), inv (omitted for apply-only layouts)");
+
+  auto* check = app.add_subcommand("check", "Bijectivity verdict with evidence, size and class (affine / quasi-affine / general)");
+  add_layout_options(check, check_opts);
+  check->add_flag("--json", check_json, "Print the verdict as JSON");
+
+  std::string apply_text, inv_text;
+  auto* eval = app.add_subcommand("eval", "Evaluate apply at one logical index or inv at one physical index");
+  add_layout_options(eval, eval_opts);
+  auto* apply_opt = eval->add_option("--apply", apply_text, "Logical index, e.g. 1,2");
+  auto* inv_opt = eval->add_option("--inv", inv_text, "Physical index, e.g. 7");
+  apply_opt->excludes(inv_opt);
+
+  std::vector<std::string> argv_storage = args;
+  std::vector<const char*> argv;
+  for (const auto& a : argv_storage) argv.push_back(a.c_str());
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::CallForHelp&) {
+    out << app.help();
+    return 0;
+  } catch (const CLI::CallForAllHelp&) {
+    out << app.help("", CLI::AppFormatMode::All);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    err << "lego: " << e.what() << "\nRun 'lego --help' for usage.\n";
+    return 2;
+  }
+
+  const LayoutOptions& opts = table->parsed() ? table_opts : check->parsed() ? check_opts : eval_opts;
+  Source src;
+  try {
+    src = load_source(opts);
+    const Plan plan = load_plan(opts, src);
+    if (table->parsed()) {
+      require_table_size(plan);
+      out << (table_json_flag ? table_json(plan) : table_text(plan));
+      return 0;
+    }
+    if (check->parsed()) {
+      const BijectivityReport r = check_bijective(plan);
+      const char* verdict = !r.checked ? "unknown" : r.bijective ? "bijective" : "not bijective";
+      const std::string kind = plan.layout().injective ? "apply-only" : plan.layout().expand ? "partial (ExpandBy)" : "bijection";
+      if (check_json) {
+        out << fmt::format(R"({{"verdict":"{}","evidence":"{}","size":{},"physical_size":{},"class":"{}","kind":"{}"}})", verdict,
+                           r.evidence, plan.size(), plan.physical_size(), to_string(plan.classify()), kind)
+            << "\n";
+      } else {
+        out << fmt::format("shape     {}\nsize      {}\n", index_csv(plan.shape()), plan.size());
+        if (plan.physical_size() != plan.size()) out << fmt::format("physical  {} (ExpandBy narrows the box)\n", plan.physical_size());
+        out << fmt::format("class     {}\nkind      {}\nverdict   {}: {}\n", to_string(plan.classify()), kind, verdict, r.evidence);
+      }
+      return (r.checked && !r.bijective && !plan.layout().injective) ? 2 : 0;
+    }
+    if (!apply_opt->count() && !inv_opt->count()) throw LegoError("eval needs --apply I,J,.. or --inv X");
+    if (apply_opt->count()) {
+      const auto idx = parse_index_list(apply_text, "--apply");
+      const std::int64_t x = plan.apply_checked(idx);
+      out << "apply" << index_csv(idx) << " = " << (x < 0 ? std::string("-1 (outside the original box)") : std::to_string(x)) << "\n";
+    } else {
+      const auto x = parse_index_list(inv_text, "--inv");
+      if (x.size() != 1) throw LegoError("--inv takes one physical index");
+      out << "inv(" << x[0] << ") = " << index_csv(plan.inv_checked(x[0])) << "\n";
+    }
+    return 0;
+  } catch (const LegoError& e) {
+    err << format_diagnostic(src.text, e.diagnostic(), src.origin);
+    return 2;
+  } catch (const std::bad_alloc&) {
+    err << "error: out of memory; the layout is too large for this command\n";
+    return 2;
+  } catch (const std::exception& e) {
+    err << "internal error: " << e.what() << " (this is a bug in lego; please report it with the command line)\n";
+    return 70;
+  }
+}
+
+}  // namespace lego::cli

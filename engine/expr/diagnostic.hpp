@@ -1,0 +1,54 @@
+// Source spans and user-facing diagnostics. Every error a user can cause
+// (bad text, size mismatch, non-bijective GenP, unbound symbol) becomes a
+// Diagnostic with a location; formatting adds line:column and a caret line.
+#pragma once
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace lego {
+
+// Half-open byte range [begin, end) in the source text. begin == end == npos
+// means "no location" (a value built in code rather than parsed).
+struct Span {
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+  std::size_t begin = npos;
+  std::size_t end = npos;
+
+  bool known() const { return begin != npos; }
+  static Span join(Span a, Span b);
+  friend bool operator==(const Span&, const Span&) = default;
+};
+
+struct LineColumn {
+  int line = 0;    // 1-based
+  int column = 0;  // 1-based, in bytes
+};
+
+LineColumn line_column(std::string_view source, std::size_t offset);
+
+struct Diagnostic {
+  Span span;
+  std::string message;
+};
+
+// Renders "line:col: error: message" plus the source line and a caret/tilde
+// underline. Without a known span, only "error: message".
+std::string format_diagnostic(std::string_view source, const Diagnostic& d,
+                              std::string_view origin = {});
+
+// Thrown by the parser, binder and validators; carries one Diagnostic.
+class LegoError : public std::runtime_error {
+ public:
+  LegoError(Span span, std::string message)
+      : std::runtime_error(message), diagnostic_{span, std::move(message)} {}
+  explicit LegoError(std::string message) : LegoError(Span{}, std::move(message)) {}
+  const Diagnostic& diagnostic() const { return diagnostic_; }
+
+ private:
+  Diagnostic diagnostic_;
+};
+
+}  // namespace lego

@@ -1,0 +1,51 @@
+// A layout with concrete extents, TileBy desugared into the spec's GroupBy
+// chain, every precondition checked. Input to the plan compiler (plan.hpp).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "expr/expr.hpp"
+#include "layout/ast.hpp"
+#include "layout/genp.hpp"
+
+namespace lego {
+
+struct BoundPiece {
+  std::vector<std::int64_t> dims;
+  std::vector<int> perm;  // RegP; empty for GenP
+  GenPPtr genp;           // GenP; null for RegP
+  Span span;
+  std::int64_t size() const;
+};
+
+struct BoundOrderBy {
+  std::vector<BoundPiece> pieces;
+  Span span;
+  std::vector<std::int64_t> dims() const;  // concatenated piece dims
+  std::int64_t size() const;
+};
+
+struct BoundLayout {
+  std::vector<BoundOrderBy> chain;    // written order: first is closest to memory
+  std::vector<std::int64_t> shape;    // logical shape (GroupBy / TileBy levels, flattened)
+  std::int64_t size = 1;
+  bool injective = false;             // apply-only GenP layout
+  struct Expand {
+    std::vector<std::int64_t> original;  // n_orig
+    std::vector<std::int64_t> expanded;  // n_exp
+  };
+  std::optional<Expand> expand;
+  std::int64_t physical_size() const;  // |n_orig| under ExpandBy, else size
+};
+
+// Evaluates extents under env and checks the algebra's rules; throws a
+// LegoError at the offending span (unbound symbol, extent < 1, bad
+// permutation, size mismatch, injective GenP in the wrong place, ...).
+BoundLayout bind(const LayoutAst& layout, const Env& env);
+
+// The spec's sigma(d, q): level-major to dimension-major order.
+std::vector<int> tile_order(int d, int q);
+
+}  // namespace lego

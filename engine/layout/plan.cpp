@@ -1,0 +1,429 @@
+#include "layout/plan.hpp"
+
+#include <algorithm>
+#include <array>
+#include <map>
+
+namespace lego {
+
+namespace {
+
+constexpr int kMaxAccumulators = 128;
+
+int log2_or_minus1(std::int64_t r) {
+  return (r > 0 && (r & (r - 1)) == 0) ? __builtin_ctzll(static_cast<unsigned long long>(r)) : -1;
+}
+
+SubDigit digit(std::int64_t radix, std::int64_t mult, int target) { return {radix, mult, target, log2_or_minus1(radix)}; }
+
+// Drops radix-1 digits and merges neighbours that continue each other.
+void normalize(Step& s) {
+  std::vector<SubDigit> digits;
+  std::vector<int> ends;
+  std::size_t d = 0;
+  for (int end : s.coord_end) {
+    const std::size_t begin_out = digits.size();
+    for (; d < static_cast<std::size_t>(end); ++d) {
+      const SubDigit& sd = s.digits[d];
+      if (sd.radix == 1) continue;
+      if (digits.size() > begin_out) {
+        SubDigit& prev = digits.back();
+        if (prev.target == sd.target && sd.mult == prev.mult * prev.radix) {
+          prev = digit(prev.radix * sd.radix, prev.mult, prev.target);
+          continue;
+        }
+      }
+      digits.push_back(sd);
+    }
+    ends.push_back(static_cast<int>(digits.size()));
+  }
+  s.digits = std::move(digits);
+  s.coord_end = std::move(ends);
+}
+
+Step single_input(std::vector<SubDigit> digits) {
+  Step s;
+  s.coord_end = {static_cast<int>(digits.size())};
+  s.digits = std::move(digits);
+  return s;
+}
+
+// flat(i, G): one sub-digit per coordinate.
+Step flatten_step(const std::vector<std::int64_t>& g) {
+  Step s;
+  std::int64_t w = 1;
+  std::vector<std::int64_t> weights(g.size());
+  for (std::size_t k = g.size(); k-- > 0;) {
+    weights[k] = w;
+    w *= g[k];
+  }
+  for (std::size_t k = 0; k < g.size(); ++k) {
+    s.digits.push_back(digit(g[k], weights[k], 0));
+    s.coord_end.push_back(static_cast<int>(s.digits.size()));
+  }
+  return s;
+}
+
+// unflat(x, G): coordinate k is output k.
+Step unflatten_step(const std::vector<std::int64_t>& g) {
+  std::vector<SubDigit> digits;
+  for (std::size_t k = g.size(); k-- > 0;) digits.push_back(digit(g[k], 1, static_cast<int>(k)));
+  Step s = single_input(std::move(digits));
+  s.outputs = static_cast<int>(g.size());
+  return s;
+}
+
+std::vector<std::int64_t> row_major_weights(const std::vector<std::int64_t>& n) {
+  std::vector<std::int64_t> w(n.size());
+  std::int64_t acc = 1;
+  for (std::size_t k = n.size(); k-- > 0;) {
+    w[k] = acc;
+    acc *= n[k];
+  }
+  return w;
+}
+
+// O.apply(unflat(x, dims(O))): digits of every dimension, last first.
+Step orderby_apply_step(const BoundOrderBy& o) {
+  std::vector<SubDigit> digits;
+  Step s;
+  std::int64_t piece_stride = 1;
+  std::vector<GenPCall> calls;
+  for (std::size_t p = o.pieces.size(); p-- > 0;) {
+    const BoundPiece& piece = o.pieces[p];
+    const int r = static_cast<int>(piece.dims.size());
+    if (piece.genp) {
+      const int first = s.slots;
+      s.slots += r;
+      for (int m = r; m-- > 0;) digits.push_back(digit(piece.dims[m], 1, 1 + first + m));  // slots follow the one output
+      calls.push_back({piece.genp.get(), false, first, 0, {piece_stride}});
+    } else {
+      // RegP: apply(i) = flat(s(i), s(n)); dim perm[t] sits at position t.
+      const auto phys_weights = row_major_weights([&] {
+        std::vector<std::int64_t> sn;
+        for (int t : piece.perm) sn.push_back(piece.dims[t]);
+        return sn;
+      }());
+      std::vector<std::int64_t> weight_of_dim(r);
+      for (int t = 0; t < r; ++t) weight_of_dim[piece.perm[t]] = phys_weights[t];
+      for (int m = r; m-- > 0;) digits.push_back(digit(piece.dims[m], weight_of_dim[m] * piece_stride, 0));
+    }
+    piece_stride *= piece.size();
+  }
+  Step out = single_input(std::move(digits));
+  out.slots = s.slots;
+  out.calls = std::move(calls);
+  return out;
+}
+
+// flat(O.inv(y), dims(O)): physical digits of each piece, last piece first.
+Step orderby_inv_step(const BoundOrderBy& o) {
+  const auto w = row_major_weights(o.dims());
+  std::vector<SubDigit> digits;
+  std::vector<GenPCall> calls;
+  int slots = 0;
+  std::size_t offset = 0;
+  std::vector<std::size_t> offsets;
+  for (const auto& p : o.pieces) {
+    offsets.push_back(offset);
+    offset += p.dims.size();
+  }
+  for (std::size_t p = o.pieces.size(); p-- > 0;) {
+    const BoundPiece& piece = o.pieces[p];
+    const int r = static_cast<int>(piece.dims.size());
+    if (piece.genp) {
+      digits.push_back(digit(piece.size(), 1, 1 + slots));
+      std::vector<std::int64_t> weights;
+      for (int m = 0; m < r; ++m) weights.push_back(w[offsets[p] + m]);
+      calls.push_back({piece.genp.get(), true, slots, 0, std::move(weights)});
+      ++slots;
+    } else {
+      for (int t = r; t-- > 0;) {
+        const int m = piece.perm[t];
+        digits.push_back(digit(piece.dims[m], w[offsets[p] + m], 0));
+      }
+    }
+  }
+  Step s = single_input(std::move(digits));
+  s.slots = slots;
+  s.calls = std::move(calls);
+  return s;
+}
+
+// ExpandBy's inv prelude: flat(unflat(x, n_orig), n_exp). Injective, so it
+// never fuses with what follows; that is checked by compose().
+Step widen_step(const std::vector<std::int64_t>& original, const std::vector<std::int64_t>& expanded) {
+  const auto w = row_major_weights(expanded);
+  std::vector<SubDigit> digits;
+  for (std::size_t k = original.size(); k-- > 0;) digits.push_back(digit(original[k], w[k], 0));
+  return single_input(std::move(digits));
+}
+
+std::vector<Step> fuse(std::vector<Step> steps) {
+  std::vector<Step> out;
+  for (auto& s : steps) {
+    normalize(s);
+    Step fused;
+    if (!out.empty() && out.back().linear() && out.back().outputs == 1 && compose(out.back(), s, fused)) {
+      out.back() = std::move(fused);
+    } else {
+      out.push_back(std::move(s));
+    }
+  }
+  return out;
+}
+
+inline void run_step(const Step& s, const std::int64_t* in, std::int64_t* acc) {
+  const int n_acc = s.outputs + s.slots;
+  for (int a = 0; a < n_acc; ++a) acc[a] = 0;
+  const SubDigit* d = s.digits.data();
+  const std::size_t coords = s.coord_end.size();
+  std::size_t begin = 0;
+  for (std::size_t k = 0; k < coords; ++k) {
+    std::int64_t v = in[k];
+    const std::size_t end = static_cast<std::size_t>(s.coord_end[k]);
+    if (end == begin) continue;
+    for (std::size_t t = begin; t + 1 < end; ++t) {
+      std::int64_t digit_value;
+      if (d[t].shift >= 0) {
+        digit_value = v & (d[t].radix - 1);
+        v >>= d[t].shift;
+      } else {
+        digit_value = v % d[t].radix;
+        v /= d[t].radix;
+      }
+      acc[d[t].target] += digit_value * d[t].mult;
+    }
+    acc[d[end - 1].target] += v * d[end - 1].mult;  // the top digit needs no mod
+    begin = end;
+  }
+  for (const GenPCall& c : s.calls) {
+    const std::int64_t* args = acc + s.outputs + c.first_slot;
+    if (!c.inverse) {
+      acc[c.target] += c.fn->apply(args) * c.weights[0];
+    } else {
+      std::array<std::int64_t, kMaxAccumulators> tmp;
+      c.fn->inv(args[0], tmp.data());
+      for (std::size_t m = 0; m < c.weights.size(); ++m) acc[c.target] += tmp[m] * c.weights[m];
+    }
+  }
+}
+
+std::int64_t run_to_scalar(const std::vector<Step>& steps, const std::int64_t* idx) {
+  std::array<std::int64_t, kMaxAccumulators> acc;
+  run_step(steps[0], idx, acc.data());
+  std::int64_t x = acc[0];
+  for (std::size_t k = 1; k < steps.size(); ++k) {
+    run_step(steps[k], &x, acc.data());
+    x = acc[0];
+  }
+  return x;
+}
+
+std::string list_text(const std::vector<std::int64_t>& v) {
+  std::string s = "[";
+  for (std::size_t k = 0; k < v.size(); ++k) s += (k ? "," : "") + std::to_string(v[k]);
+  return s + "]";
+}
+
+}  // namespace
+
+const char* to_string(LayoutClass c) {
+  switch (c) {
+    case LayoutClass::Affine: return "affine";
+    case LayoutClass::QuasiAffine: return "quasi-affine";
+    case LayoutClass::General: return "general";
+  }
+  return "general";
+}
+
+bool compose(const Step& first, const Step& second, Step& out) {
+  if (!first.linear() || first.outputs != 1 || second.coord_end.size() != 1) return false;
+  // first's output, read in order of its multipliers, must be a mixed-radix
+  // number covering [0, N) exactly: then it is a bijection onto [0, N).
+  std::vector<std::pair<std::int64_t, std::int64_t>> by_mult;  // (mult, radix)
+  for (const auto& d : first.digits) by_mult.emplace_back(d.mult, d.radix);
+  std::sort(by_mult.begin(), by_mult.end());
+  std::int64_t expected = 1;
+  std::vector<std::int64_t> boundaries;
+  for (auto [mult, radix] : by_mult) {
+    if (mult != expected) return false;
+    boundaries.push_back(mult);
+    expected *= radix;
+  }
+  std::int64_t second_size = 1;
+  std::vector<std::int64_t> second_starts;  // Q_j
+  for (const auto& d : second.digits) {
+    second_starts.push_back(second_size);
+    second_size *= d.radix;
+  }
+  if (expected != second_size) return false;
+  boundaries.insert(boundaries.end(), second_starts.begin(), second_starts.end());
+  boundaries.push_back(expected);
+  std::sort(boundaries.begin(), boundaries.end());
+  boundaries.erase(std::unique(boundaries.begin(), boundaries.end()), boundaries.end());
+  for (std::size_t k = 1; k < boundaries.size(); ++k)
+    if (boundaries[k] % boundaries[k - 1] != 0) return false;
+
+  out = Step{};
+  out.outputs = second.outputs;
+  out.slots = second.slots;
+  out.calls = second.calls;
+  std::size_t begin = 0;
+  for (int end : first.coord_end) {
+    for (std::size_t t = begin; t < static_cast<std::size_t>(end); ++t) {
+      const SubDigit& d = first.digits[t];
+      const std::int64_t top = d.mult * d.radix;
+      auto u = std::lower_bound(boundaries.begin(), boundaries.end(), d.mult);
+      for (; *u < top; ++u) {
+        const std::int64_t lo = *u, hi = *(u + 1);
+        // second's digit j holds [Q_j, Q_j * radix_j); lo lies in exactly one.
+        const std::size_t j = static_cast<std::size_t>(
+            std::upper_bound(second_starts.begin(), second_starts.end(), lo) - second_starts.begin() - 1);
+        const SubDigit& s = second.digits[j];
+        out.digits.push_back(digit(hi / lo, s.mult * (lo / second_starts[j]), s.target));
+      }
+    }
+    out.coord_end.push_back(static_cast<int>(out.digits.size()));
+    begin = static_cast<std::size_t>(end);
+  }
+  normalize(out);
+  return true;
+}
+
+Plan::Plan(BoundLayout layout) : layout_(std::move(layout)) {
+  const auto& chain = layout_.chain;
+  if (static_cast<int>(layout_.shape.size()) + 1 > kMaxAccumulators)
+    throw LegoError("layouts of rank above " + std::to_string(kMaxAccumulators - 1) + " are not supported");
+  std::vector<Step> apply;
+  apply.push_back(flatten_step(layout_.shape));
+  for (std::size_t k = chain.size(); k-- > 0;) apply.push_back(orderby_apply_step(chain[k]));
+  apply_steps_ = fuse(std::move(apply));
+
+  if (!layout_.injective) {
+    std::vector<Step> inv;
+    if (layout_.expand) inv.push_back(widen_step(layout_.expand->original, layout_.expand->expanded));
+    for (const auto& o : chain) inv.push_back(orderby_inv_step(o));
+    inv.push_back(unflatten_step(layout_.shape));
+    inv_steps_ = fuse(std::move(inv));
+  }
+  for (const auto* steps : {&apply_steps_, &inv_steps_})
+    for (const auto& s : *steps)
+      if (s.outputs + s.slots > kMaxAccumulators) throw LegoError("the layout has too many GenP dimensions in one OrderBy");
+}
+
+LayoutClass Plan::classify() const {
+  bool quasi = true;
+  for (const auto& o : layout_.chain)
+    for (const auto& p : o.pieces)
+      if (p.genp && !p.genp->quasi_affine()) quasi = false;
+  if (!quasi) return LayoutClass::General;
+  if (layout_.expand) return LayoutClass::QuasiAffine;
+  const bool one_linear_step = apply_steps_.size() == 1 && apply_steps_[0].linear();
+  if (one_linear_step) {
+    const Step& s = apply_steps_[0];
+    int begin = 0;
+    for (int end : s.coord_end) {
+      if (end - begin > 1) return LayoutClass::QuasiAffine;
+      begin = end;
+    }
+    return LayoutClass::Affine;
+  }
+  return LayoutClass::QuasiAffine;
+}
+
+std::int64_t Plan::apply(const std::int64_t* idx) const {
+  const std::int64_t x = run_to_scalar(apply_steps_, idx);
+  if (!layout_.expand) return x;
+  // ExpandBy: keep x only if it lies inside the original box.
+  const auto& e = *layout_.expand;
+  std::int64_t rest = x, flat = 0, weight = 1;
+  for (std::size_t k = e.expanded.size(); k-- > 0;) {
+    const std::int64_t c = rest % e.expanded[k];
+    rest /= e.expanded[k];
+    if (c >= e.original[k]) return -1;
+    flat += c * weight;
+    weight *= e.original[k];
+  }
+  return flat;
+}
+
+void Plan::inv(std::int64_t x, std::int64_t* idx) const {
+  std::array<std::int64_t, kMaxAccumulators> acc;
+  std::int64_t v = x;
+  for (std::size_t k = 0; k + 1 < inv_steps_.size(); ++k) {
+    run_step(inv_steps_[k], &v, acc.data());
+    v = acc[0];
+  }
+  const Step& last = inv_steps_.back();
+  run_step(last, &v, acc.data());
+  std::copy(acc.begin(), acc.begin() + last.outputs, idx);
+}
+
+std::int64_t Plan::apply_checked(const std::vector<std::int64_t>& idx) const {
+  if (idx.size() != layout_.shape.size())
+    throw LegoError("the layout takes " + std::to_string(layout_.shape.size()) + " indices (shape " + list_text(layout_.shape) +
+                    "), got " + std::to_string(idx.size()));
+  for (std::size_t k = 0; k < idx.size(); ++k)
+    if (idx[k] < 0 || idx[k] >= layout_.shape[k])
+      throw LegoError("index " + std::to_string(k) + " is " + std::to_string(idx[k]) + ", outside [0, " +
+                      std::to_string(layout_.shape[k]) + ")");
+  return apply(idx.data());
+}
+
+std::vector<std::int64_t> Plan::inv_checked(std::int64_t x) const {
+  if (!has_inverse()) throw LegoError("this layout is apply-only (its GenP has no inverse); inv is not defined");
+  if (x < 0 || x >= physical_size())
+    throw LegoError("physical index " + std::to_string(x) + " is outside [0, " + std::to_string(physical_size()) + ")");
+  std::vector<std::int64_t> idx(layout_.shape.size());
+  inv(x, idx.data());
+  return idx;
+}
+
+void Plan::apply_all(std::int64_t* out) const {
+  const std::size_t r = layout_.shape.size();
+  std::vector<std::int64_t> idx(r, 0);
+  for (std::int64_t n = 0; n < layout_.size; ++n) {
+    out[n] = apply(idx.data());
+    for (std::size_t k = r; k-- > 0;) {  // odometer, last index fastest
+      if (++idx[k] < layout_.shape[k]) break;
+      idx[k] = 0;
+    }
+  }
+}
+
+void Plan::inv_all(std::int64_t* out) const {
+  const std::size_t r = layout_.shape.size();
+  const std::int64_t n = physical_size();
+  for (std::int64_t x = 0; x < n; ++x) inv(x, out + x * static_cast<std::int64_t>(r));
+}
+
+std::string Plan::describe() const {
+  std::string s;
+  auto dump = [&](const char* title, const std::vector<Step>& steps) {
+    s += title;
+    s += ": " + std::to_string(steps.size()) + " step(s)\n";
+    for (const auto& st : steps) {
+      s += "  step:";
+      std::size_t begin = 0;
+      for (std::size_t k = 0; k < st.coord_end.size(); ++k) {
+        s += " in" + std::to_string(k) + "{";
+        for (std::size_t t = begin; t < static_cast<std::size_t>(st.coord_end[k]); ++t) {
+          const auto& d = st.digits[t];
+          s += (t > begin ? " " : "") + std::to_string(d.radix) + "->" +
+               (d.target < st.outputs ? "out" + std::to_string(d.target) : "slot" + std::to_string(d.target - st.outputs)) + "*" +
+               std::to_string(d.mult);
+        }
+        s += "}";
+        begin = static_cast<std::size_t>(st.coord_end[k]);
+      }
+      for (const auto& c : st.calls) s += c.inverse ? " genp-inv" : " genp-apply";
+      s += "\n";
+    }
+  };
+  dump("apply", apply_steps_);
+  if (!layout_.injective) dump("inv", inv_steps_);
+  return s;
+}
+
+}  // namespace lego
