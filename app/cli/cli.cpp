@@ -152,11 +152,13 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     } else {
       const auto x = parse_index_list(inv_text, "--inv");
       if (x.size() != 1) throw LegoError("--inv takes one physical index");
-      out << "inv(" << x[0] << ") = " << index_csv(plan.inv_checked(x[0])) << "\n";
+      const auto idx = plan.inv_checked(x[0]);  // before writing, so an error leaves stdout empty
+      out << "inv(" << x[0] << ") = " << index_csv(idx) << "\n";
     }
     return 0;
   } catch (const LegoError& e) {
-    err << format_diagnostic(src.text, e.diagnostic(), src.origin);
+    // An error without a location is about the command line, not the text.
+    err << format_diagnostic(src.text, e.diagnostic(), e.diagnostic().span.known() ? src.origin : "lego");
     return 2;
   } catch (const std::bad_alloc&) {
     err << "error: out of memory; the layout is too large for this command\n";

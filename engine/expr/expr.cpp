@@ -35,25 +35,32 @@ std::int64_t isqrt(std::int64_t v) {
 
 namespace {
 
-std::int64_t checked(bool overflow, std::int64_t r, const Node& n) {
-  if (overflow) throw LegoError(n.span, "integer overflow while evaluating '" + to_string(std::make_shared<const Node>(n)) + "'");
-  return r;
+[[noreturn]] void overflow(const Node& n) {
+  throw LegoError(n.span, "integer overflow while evaluating '" + to_string(std::make_shared<const Node>(n)) + "'");
 }
 
 std::int64_t apply_op(const Node& n, const std::vector<std::int64_t>& a) {
   std::int64_t r = 0;
   switch (n.op) {
-    case Op::Add: return checked(__builtin_add_overflow(a[0], a[1], &r), r, n);
-    case Op::Sub: return checked(__builtin_sub_overflow(a[0], a[1], &r), r, n);
-    case Op::Mul: return checked(__builtin_mul_overflow(a[0], a[1], &r), r, n);
+    case Op::Add:
+      if (__builtin_add_overflow(a[0], a[1], &r)) overflow(n);
+      return r;
+    case Op::Sub:
+      if (__builtin_sub_overflow(a[0], a[1], &r)) overflow(n);
+      return r;
+    case Op::Mul:
+      if (__builtin_mul_overflow(a[0], a[1], &r)) overflow(n);
+      return r;
     case Op::FloorDiv:
     case Op::Mod:
       if (a[1] == 0) throw LegoError(n.span, "division by zero in '" + to_string(std::make_shared<const Node>(n)) + "'");
-      if (a[0] == std::numeric_limits<std::int64_t>::min() && a[1] == -1) return checked(true, 0, n);
+      if (a[0] == std::numeric_limits<std::int64_t>::min() && a[1] == -1) overflow(n);
       return n.op == Op::FloorDiv ? floor_div(a[0], a[1]) : floor_mod(a[0], a[1]);
     case Op::Min: return std::min(a[0], a[1]);
     case Op::Max: return std::max(a[0], a[1]);
-    case Op::Neg: return checked(a[0] == std::numeric_limits<std::int64_t>::min(), -a[0], n);
+    case Op::Neg:
+      if (a[0] == std::numeric_limits<std::int64_t>::min()) overflow(n);
+      return -a[0];
     case Op::BitNot: return ~a[0];
     case Op::Not: return !a[0];
     case Op::Lt: return a[0] < a[1];
@@ -69,7 +76,8 @@ std::int64_t apply_op(const Node& n, const std::vector<std::int64_t>& a) {
     case Op::BitXor: return a[0] ^ a[1];
     case Op::Shl:
       if (a[1] < 0 || a[1] > 62) throw LegoError(n.span, "shift amount " + std::to_string(a[1]) + " is outside [0, 62]");
-      return checked(a[0] < 0 || a[0] > (std::numeric_limits<std::int64_t>::max() >> a[1]), a[0] << a[1], n);
+      if (a[0] < 0 || a[0] > (std::numeric_limits<std::int64_t>::max() >> a[1])) overflow(n);
+      return a[0] << a[1];
     case Op::Shr:
       if (a[1] < 0 || a[1] > 63) throw LegoError(n.span, "shift amount " + std::to_string(a[1]) + " is outside [0, 63]");
       return a[0] >> a[1];

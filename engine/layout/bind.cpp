@@ -144,11 +144,6 @@ BoundLayout bind(const LayoutAst& ast, const Env& env) {
   BoundLayout out;
   if (ast.chain.empty()) throw LegoError(ast.span, "a layout needs at least one OrderBy");
   if (ast.groups.empty()) throw LegoError(ast.closing_span, "GroupBy/TileBy needs at least one group");
-  std::vector<std::vector<std::int64_t>> groups;
-  for (const auto& g : ast.groups) {
-    if (g.empty()) throw LegoError(ast.closing_span, "an empty group; write each group as a tuple such as (6,6)");
-    groups.push_back(eval_extents(g, env));
-  }
   for (const auto& o : ast.chain) {
     BoundOrderBy b;
     b.span = o.span;
@@ -156,6 +151,12 @@ BoundLayout bind(const LayoutAst& ast, const Env& env) {
     for (const auto& p : o.pieces) b.pieces.push_back(bind_piece(p, env));
     product(b.dims(), o.span);
     out.chain.push_back(std::move(b));
+  }
+  // Groups after the chain, so errors come in source order.
+  std::vector<std::vector<std::int64_t>> groups;
+  for (const auto& g : ast.groups) {
+    if (g.empty()) throw LegoError(ast.closing_span, "an empty group; write each group as a tuple such as (6,6)");
+    groups.push_back(eval_extents(g, env));
   }
 
   // Injective (apply-only) GenPs are allowed in one form only (spec).

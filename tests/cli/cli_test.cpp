@@ -1,0 +1,110 @@
+// CLI golden tests: every golden/NAME.args (one argument per line) is run in
+// process; exit code, stdout and stderr must equal golden/NAME.expected.
+// Regenerate with LEGO_UPDATE_GOLDEN=1 and review the diff.
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli.hpp"
+
+namespace lego {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+Result run(std::vector<std::string> args) {
+  args.insert(args.begin(), "lego");
+  std::ostringstream out, err;
+  const int code = cli::run(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string render(const Result& r) { return "exit " + std::to_string(r.code) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err; }
+
+TEST(CliGolden, EveryCaseMatches) {
+  const bool update = std::getenv("LEGO_UPDATE_GOLDEN") != nullptr;
+  std::vector<fs::path> cases;
+  for (const auto& e : fs::directory_iterator(LEGO_CLI_GOLDEN))
+    if (e.path().extension() == ".args") cases.push_back(e.path());
+  std::sort(cases.begin(), cases.end());
+  ASSERT_GE(cases.size(), 10u);
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.filename().string());
+    std::vector<std::string> args;
+    std::istringstream lines(read(c));
+    for (std::string line; std::getline(lines, line);) args.push_back(line);
+    const std::string got = render(run(args));
+    fs::path expected = c;
+    expected.replace_extension(".expected");
+    if (update) std::ofstream(expected, std::ios::binary) << got;
+    EXPECT_EQ(got, read(expected));
+  }
+}
+
+TEST(Cli, TableJsonIsOneObjectWithApplyAndInv) {
+  const Result r = run({"table", "OrderBy(GenP([n,n], antidiag)).TileBy([n,n])", "--bind", "n=5", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.size(), 3u);
+  EXPECT_EQ(j["logical_shape"], nlohmann::json::parse("[5,5]"));
+  EXPECT_EQ(j["apply"].size(), 25u);
+  EXPECT_EQ(j["inv"][24], nlohmann::json::parse("[4,4]"));
+  for (std::size_t x = 0; x < 25; ++x) {
+    const auto ij = j["inv"][x];
+    EXPECT_EQ(j["apply"][ij[0].get<int>() * 5 + ij[1].get<int>()].get<std::size_t>(), x);
+  }
+}
+
+TEST(Cli, ApplyOnlyLayoutOmitsInv) {
+  const Result r = run({"table", "OrderBy(GenP([2,3], lambda i, j: j)).GroupBy([(2,3)])", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(j.contains("inv"));
+  EXPECT_EQ(j["apply"], nlohmann::json::parse("[0,1,2,0,1,2]"));
+}
+
+TEST(Cli, ReadsProgramsFromFiles) {
+  const fs::path file = fs::temp_directory_path() / "lego_cli_test.lego";
+  std::ofstream(file) << "let B = 2\nlet N = 4\nwhere N % B == 0\nlet T = OrderBy(Row(N//B,N//B), Row(B,B)).TileBy([N//B]*2,[B]*2)\n";
+  Result r = run({"eval", "--file", file.string(), "--apply", "1,0,1,1"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "apply(1,0,1,1) = 11\n");
+  r = run({"eval", "--file", file.string(), "--bind", "N=5", "--apply", "0,0,0,0"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(file.string() + ":3:7: error: constraint"), std::string::npos) << r.err;
+  fs::remove(file);
+}
+
+TEST(Cli, NeverCrashesOnHostileArguments) {
+  const std::vector<std::vector<std::string>> inputs = {
+      {}, {"table"}, {"bogus"}, {"table", ""}, {"table", "((((((("}, {"eval", "OrderBy(Row(2)).GroupBy([(2,)])", "--apply", "x"},
+      {"eval", "OrderBy(Row(2)).GroupBy([(2,)])", "--apply", "1", "--inv", "1"}, {"table", "--bind", "=3", "x"},
+      {"table", "OrderBy(Row(99999999999,99999999999,99999999999)).GroupBy([(99999999999,99999999999,99999999999)])"},
+      {"table", "OrderBy(Row(65536,65536)).GroupBy([(65536,65536)])"}, {"check", "--file", "/nonexistent/x.lego"},
+  };
+  for (const auto& args : inputs) {
+    const Result r = run(args);
+    EXPECT_EQ(r.code, 2) << render(r);
+    EXPECT_FALSE(r.err.empty());
+  }
+}
+
+}  // namespace
+}  // namespace lego
