@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "expr/compiled.hpp"
+#include "layout/divisor.hpp"
 
 namespace lego {
 
@@ -18,12 +19,21 @@ std::int64_t flat(const std::int64_t* idx, const std::vector<std::int64_t>& n) {
   return x;
 }
 
-void unflat(std::int64_t x, const std::vector<std::int64_t>& n, std::int64_t* idx) {
-  for (std::size_t k = n.size(); k-- > 0;) {
-    idx[k] = x % n[k];
-    x /= n[k];
+// Row-major unflattening with precomputed divisors (GenP inverses run once
+// per element of a table).
+class Unflattener {
+ public:
+  explicit Unflattener(const std::vector<std::int64_t>& n) {
+    for (auto d : n) divisors_.emplace_back(d);
   }
-}
+  void operator()(std::int64_t x, std::int64_t* idx) const {
+    for (std::size_t k = divisors_.size(); k-- > 1;) divisors_[k].divmod(x, x, idx[k]);
+    if (!divisors_.empty()) idx[0] = x;
+  }
+
+ private:
+  std::vector<Divisor> divisors_;
+};
 
 bool is_pow2(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 int log2_exact(std::int64_t v) { return __builtin_ctzll(static_cast<unsigned long long>(v)); }
@@ -56,10 +66,13 @@ class AntiDiag final : public GenPFunction {
 
 class Reverse final : public GenPFunction {
  public:
-  using GenPFunction::GenPFunction;
+  explicit Reverse(std::vector<std::int64_t> dims) : GenPFunction(std::move(dims)), unflat_(dims_) {}
   std::int64_t apply(const std::int64_t* idx) const override { return size_ - 1 - flat(idx, dims_); }
-  void inv(std::int64_t x, std::int64_t* idx) const override { unflat(size_ - 1 - x, dims_, idx); }
+  void inv(std::int64_t x, std::int64_t* idx) const override { unflat_(size_ - 1 - x, idx); }
   bool quasi_affine() const override { return true; }
+
+ private:
+  Unflattener unflat_;
 };
 
 // Z-order: bit b of every index, last dimension least significant; dimensions
@@ -96,30 +109,32 @@ class Morton final : public GenPFunction {
 class Swizzle final : public GenPFunction {
  public:
   Swizzle(std::vector<std::int64_t> dims, int b, int m, int s)
-      : GenPFunction(std::move(dims)), mask_(((std::int64_t{1} << b) - 1) << (m + s)), shift_(s) {}
+      : GenPFunction(std::move(dims)), mask_(((std::int64_t{1} << b) - 1) << (m + s)), shift_(s), unflat_(dims_) {}
   std::int64_t apply(const std::int64_t* idx) const override { return swz(flat(idx, dims_)); }
-  void inv(std::int64_t x, std::int64_t* idx) const override { unflat(swz(x), dims_, idx); }
+  void inv(std::int64_t x, std::int64_t* idx) const override { unflat_(swz(x), idx); }
 
  private:
   std::int64_t swz(std::int64_t o) const { return o ^ ((o & mask_) >> shift_); }
   std::int64_t mask_;
   int shift_;
+  Unflattener unflat_;
 };
 
 // Diagonal skew of an m x n tile: (i, j) -> (i, (i + j) % n).
 class Skew final : public GenPFunction {
  public:
   using GenPFunction::GenPFunction;
-  std::int64_t apply(const std::int64_t* idx) const override {
-    const std::int64_t n = dims_[1];
-    return idx[0] * n + (idx[0] + idx[1]) % n;
-  }
+  explicit Skew(std::vector<std::int64_t> dims) : GenPFunction(std::move(dims)), n_(dims_[1]) {}
+  std::int64_t apply(const std::int64_t* idx) const override { return idx[0] * dims_[1] + n_.mod(idx[0] + idx[1]); }
   void inv(std::int64_t x, std::int64_t* idx) const override {
-    const std::int64_t n = dims_[1];
-    idx[0] = x / n;
-    idx[1] = floor_mod(x % n - idx[0], n);
+    std::int64_t col;
+    n_.divmod(x, idx[0], col);
+    idx[1] = n_.mod(col + dims_[1] - n_.mod(idx[0]));
   }
   bool quasi_affine() const override { return true; }
+
+ private:
+  Divisor n_;
 };
 
 // Block-cyclic distribution of the row-major order over `procs` owners in
@@ -127,19 +142,24 @@ class Skew final : public GenPFunction {
 class Cyclic final : public GenPFunction {
  public:
   Cyclic(std::vector<std::int64_t> dims, std::int64_t block, std::int64_t procs)
-      : GenPFunction(std::move(dims)), block_(block), procs_(procs), rounds_(size_ / (block * procs)) {}
+      : GenPFunction(std::move(dims)), block_(block), procs_(procs), rounds_(size_ / (block * procs)), unflat_(dims_) {}
   std::int64_t apply(const std::int64_t* idx) const override {
-    const std::int64_t g = flat(idx, dims_), b = g % block_, t = g / block_;
-    return ((t % procs_) * rounds_ + t / procs_) * block_ + b;
+    std::int64_t t, b, r, p;
+    block_.divmod(flat(idx, dims_), t, b);
+    procs_.divmod(t, r, p);
+    return (p * rounds_.value() + r) * block_.value() + b;
   }
   void inv(std::int64_t x, std::int64_t* idx) const override {
-    const std::int64_t b = x % block_, t = x / block_;
-    unflat(((t % rounds_) * procs_ + t / rounds_) * block_ + b, dims_, idx);
+    std::int64_t t, b, p, r;
+    block_.divmod(x, t, b);
+    rounds_.divmod(t, p, r);
+    unflat_((r * procs_.value() + p) * block_.value() + b, idx);
   }
   bool quasi_affine() const override { return true; }
 
  private:
-  std::int64_t block_, procs_, rounds_;
+  Divisor block_, procs_, rounds_;
+  Unflattener unflat_;
 };
 
 class UserGenP final : public GenPFunction {

@@ -1,5 +1,7 @@
 #include "layout/plan.hpp"
 
+#include "layout/divisor.hpp"
+
 #include <algorithm>
 #include <array>
 #include <map>
@@ -173,6 +175,7 @@ std::vector<Step> fuse(std::vector<Step> steps) {
   return out;
 }
 
+// Accumulates a step's sub-digits; finish_step() adds the GenP calls.
 inline void run_step(const Step& s, const std::int64_t* in, std::int64_t* acc) {
   const int n_acc = s.outputs + s.slots;
   for (int a = 0; a < n_acc; ++a) acc[a] = 0;
@@ -188,6 +191,10 @@ inline void run_step(const Step& s, const std::int64_t* in, std::int64_t* acc) {
       if (d[t].shift >= 0) {
         digit_value = v & (d[t].radix - 1);
         v >>= d[t].shift;
+      } else if (static_cast<std::uint64_t>(v) <= 0xffffffffu) {  // 32-bit division is several times cheaper
+        const auto v32 = static_cast<std::uint32_t>(v), r32 = static_cast<std::uint32_t>(d[t].radix);
+        digit_value = v32 % r32;
+        v = v32 / r32;
       } else {
         digit_value = v % d[t].radix;
         v /= d[t].radix;
@@ -197,27 +204,33 @@ inline void run_step(const Step& s, const std::int64_t* in, std::int64_t* acc) {
     acc[d[end - 1].target] += v * d[end - 1].mult;  // the top digit needs no mod
     begin = end;
   }
+}
+
+// The step's outputs from its accumulators: digit sums plus GenP results.
+inline void finish_step(const Step& s, const std::int64_t* acc, std::int64_t* res) {
+  std::copy(acc, acc + s.outputs, res);
   for (const GenPCall& c : s.calls) {
     const std::int64_t* args = acc + s.outputs + c.first_slot;
     if (!c.inverse) {
-      acc[c.target] += c.fn->apply(args) * c.weights[0];
+      res[c.target] += c.fn->apply(args) * c.weights[0];
     } else {
       std::array<std::int64_t, kMaxAccumulators> tmp;
       c.fn->inv(args[0], tmp.data());
-      for (std::size_t m = 0; m < c.weights.size(); ++m) acc[c.target] += tmp[m] * c.weights[m];
+      for (std::size_t m = 0; m < c.weights.size(); ++m) res[c.target] += tmp[m] * c.weights[m];
     }
   }
 }
 
-std::int64_t run_to_scalar(const std::vector<Step>& steps, const std::int64_t* idx) {
+// Runs steps on one input; writes the last step's outputs to res.
+void run_steps(const std::vector<Step>& steps, const std::int64_t* in, std::int64_t* res) {
   std::array<std::int64_t, kMaxAccumulators> acc;
-  run_step(steps[0], idx, acc.data());
-  std::int64_t x = acc[0];
+  run_step(steps[0], in, acc.data());
+  finish_step(steps[0], acc.data(), res);
   for (std::size_t k = 1; k < steps.size(); ++k) {
+    const std::int64_t x = res[0];
     run_step(steps[k], &x, acc.data());
-    x = acc[0];
+    finish_step(steps[k], acc.data(), res);
   }
-  return x;
 }
 
 std::string list_text(const std::vector<std::int64_t>& v) {
@@ -333,8 +346,12 @@ LayoutClass Plan::classify() const {
 }
 
 std::int64_t Plan::apply(const std::int64_t* idx) const {
-  const std::int64_t x = run_to_scalar(apply_steps_, idx);
-  if (!layout_.expand) return x;
+  std::array<std::int64_t, kMaxAccumulators> res;
+  run_steps(apply_steps_, idx, res.data());
+  return layout_.expand ? narrow(res[0]) : res[0];
+}
+
+std::int64_t Plan::narrow(std::int64_t x) const {
   // ExpandBy: keep x only if it lies inside the original box.
   const auto& e = *layout_.expand;
   std::int64_t rest = x, flat = 0, weight = 1;
@@ -349,15 +366,9 @@ std::int64_t Plan::apply(const std::int64_t* idx) const {
 }
 
 void Plan::inv(std::int64_t x, std::int64_t* idx) const {
-  std::array<std::int64_t, kMaxAccumulators> acc;
-  std::int64_t v = x;
-  for (std::size_t k = 0; k + 1 < inv_steps_.size(); ++k) {
-    run_step(inv_steps_[k], &v, acc.data());
-    v = acc[0];
-  }
-  const Step& last = inv_steps_.back();
-  run_step(last, &v, acc.data());
-  std::copy(acc.begin(), acc.begin() + last.outputs, idx);
+  std::array<std::int64_t, kMaxAccumulators> res;
+  run_steps(inv_steps_, &x, res.data());
+  std::copy(res.begin(), res.begin() + static_cast<std::ptrdiff_t>(layout_.shape.size()), idx);
 }
 
 std::int64_t Plan::apply_checked(const std::vector<std::int64_t>& idx) const {
@@ -380,22 +391,88 @@ std::vector<std::int64_t> Plan::inv_checked(std::int64_t x) const {
   return idx;
 }
 
-void Plan::apply_all(std::int64_t* out) const {
-  const std::size_t r = layout_.shape.size();
-  std::vector<std::int64_t> idx(r, 0);
-  for (std::int64_t n = 0; n < layout_.size; ++n) {
-    out[n] = apply(idx.data());
-    for (std::size_t k = r; k-- > 0;) {  // odometer, last index fastest
-      if (++idx[k] < layout_.shape[k]) break;
-      idx[k] = 0;
+namespace {
+
+// Visits every input of `s` in row-major order, handing `emit` the step's
+// accumulators. Sub-digit contributions are additive, so the walk is an
+// odometer over all sub-digits (each coordinate's most significant first)
+// that updates one accumulator per increment instead of re-deriving digits.
+template <class Emit>
+void walk_inputs(const Step& s, Emit&& emit) {
+  std::vector<const SubDigit*> order;
+  std::size_t begin = 0;
+  for (int end : s.coord_end) {
+    for (std::size_t t = static_cast<std::size_t>(end); t-- > begin;) order.push_back(&s.digits[t]);
+    begin = static_cast<std::size_t>(end);
+  }
+  std::array<std::int64_t, kMaxAccumulators> acc{};
+  if (order.empty()) {
+    emit(acc.data());
+    return;
+  }
+  std::vector<std::int64_t> value(order.size(), 0);
+  const SubDigit inner = *order.back();
+  const std::size_t outer = order.size() - 1;
+  for (;;) {
+    for (std::int64_t v = 0; v < inner.radix; ++v) {
+      emit(acc.data());
+      acc[inner.target] += inner.mult;
+    }
+    acc[inner.target] -= inner.radix * inner.mult;
+    std::size_t d = outer;
+    for (;;) {
+      if (d == 0) return;
+      --d;
+      const SubDigit& sd = *order[d];
+      if (++value[d] < sd.radix) {
+        acc[sd.target] += sd.mult;
+        break;
+      }
+      value[d] = 0;
+      acc[sd.target] -= (sd.radix - 1) * sd.mult;
     }
   }
 }
 
+}  // namespace
+
+void Plan::apply_all(std::int64_t* out) const {
+  const Step& first = apply_steps_[0];
+  const bool simple = first.calls.empty() && apply_steps_.size() == 1 && !layout_.expand;
+  if (simple) {  // affine or quasi-affine: one add per element
+    walk_inputs(first, [&](const std::int64_t* acc) { *out++ = acc[0]; });
+    return;
+  }
+  std::array<std::int64_t, kMaxAccumulators> scratch;
+  walk_inputs(first, [&](const std::int64_t* acc) {
+    std::int64_t x;
+    finish_step(first, acc, &x);
+    for (std::size_t k = 1; k < apply_steps_.size(); ++k) {
+      const std::int64_t in = x;
+      run_step(apply_steps_[k], &in, scratch.data());
+      finish_step(apply_steps_[k], scratch.data(), &x);
+    }
+    *out++ = layout_.expand ? narrow(x) : x;
+  });
+}
+
 void Plan::inv_all(std::int64_t* out) const {
+  const Step& first = inv_steps_[0];
   const std::size_t r = layout_.shape.size();
-  const std::int64_t n = physical_size();
-  for (std::int64_t x = 0; x < n; ++x) inv(x, out + x * static_cast<std::int64_t>(r));
+  std::array<std::int64_t, kMaxAccumulators> res, scratch;
+  walk_inputs(first, [&](const std::int64_t* acc) {
+    finish_step(first, acc, res.data());
+    if (inv_steps_.size() > 1) {
+      std::int64_t x = res[0];
+      for (std::size_t k = 1; k < inv_steps_.size(); ++k) {
+        run_step(inv_steps_[k], &x, scratch.data());
+        finish_step(inv_steps_[k], scratch.data(), res.data());
+        x = res[0];
+      }
+    }
+    std::copy(res.begin(), res.begin() + static_cast<std::ptrdiff_t>(r), out);
+    out += r;
+  });
 }
 
 std::string Plan::describe() const {

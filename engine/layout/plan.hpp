@@ -77,6 +77,7 @@ class Plan {
   std::string describe() const;
 
  private:
+  std::int64_t narrow(std::int64_t expanded_flat) const;  // ExpandBy; -1 outside
   BoundLayout layout_;
   std::vector<Step> apply_steps_;
   std::vector<Step> inv_steps_;
