@@ -19,28 +19,40 @@ int log2_or_minus1(std::int64_t r) {
 SubDigit digit(std::int64_t radix, std::int64_t mult, int target) { return {radix, mult, target, log2_or_minus1(radix)}; }
 
 // Drops radix-1 digits and merges neighbours that continue each other.
+void normalize_digits(std::vector<SubDigit>::const_iterator begin, std::vector<SubDigit>::const_iterator end,
+                      std::vector<SubDigit>& out) {
+  const std::size_t first = out.size();
+  for (auto it = begin; it != end; ++it) {
+    const SubDigit& sd = *it;
+    if (sd.radix == 1) continue;
+    if (out.size() > first) {
+      SubDigit& prev = out.back();
+      if (prev.target == sd.target && sd.mult == prev.mult * prev.radix) {
+        prev = digit(prev.radix * sd.radix, prev.mult, prev.target);
+        continue;
+      }
+    }
+    out.push_back(sd);
+  }
+}
+
 void normalize(Step& s) {
   std::vector<SubDigit> digits;
   std::vector<int> ends;
-  std::size_t d = 0;
+  int begin = 0;
   for (int end : s.coord_end) {
-    const std::size_t begin_out = digits.size();
-    for (; d < static_cast<std::size_t>(end); ++d) {
-      const SubDigit& sd = s.digits[d];
-      if (sd.radix == 1) continue;
-      if (digits.size() > begin_out) {
-        SubDigit& prev = digits.back();
-        if (prev.target == sd.target && sd.mult == prev.mult * prev.radix) {
-          prev = digit(prev.radix * sd.radix, prev.mult, prev.target);
-          continue;
-        }
-      }
-      digits.push_back(sd);
-    }
+    normalize_digits(s.digits.begin() + begin, s.digits.begin() + end, digits);
     ends.push_back(static_cast<int>(digits.size()));
+    begin = end;
   }
   s.digits = std::move(digits);
   s.coord_end = std::move(ends);
+  for (auto& c : s.calls)
+    for (auto& r : c.results) {
+      std::vector<SubDigit> tidy;
+      normalize_digits(r.begin(), r.end(), tidy);
+      r = std::move(tidy);
+    }
 }
 
 Step single_input(std::vector<SubDigit> digits) {
@@ -98,7 +110,7 @@ Step orderby_apply_step(const BoundOrderBy& o) {
       const int first = s.slots;
       s.slots += r;
       for (int m = r; m-- > 0;) digits.push_back(digit(piece.dims[m], 1, 1 + first + m));  // slots follow the one output
-      calls.push_back({piece.genp.get(), false, first, 0, {piece_stride}});
+      calls.push_back({piece.genp.get(), false, first, {{digit(piece.size(), piece_stride, 0)}}});
     } else {
       // RegP: apply(i) = flat(s(i), s(n)); dim perm[t] sits at position t.
       const auto phys_weights = row_major_weights([&] {
@@ -135,9 +147,9 @@ Step orderby_inv_step(const BoundOrderBy& o) {
     const int r = static_cast<int>(piece.dims.size());
     if (piece.genp) {
       digits.push_back(digit(piece.size(), 1, 1 + slots));
-      std::vector<std::int64_t> weights;
-      for (int m = 0; m < r; ++m) weights.push_back(w[offsets[p] + m]);
-      calls.push_back({piece.genp.get(), true, slots, 0, std::move(weights)});
+      std::vector<std::vector<SubDigit>> results;
+      for (int m = 0; m < r; ++m) results.push_back({digit(piece.dims[m], w[offsets[p] + m], 0)});
+      calls.push_back({piece.genp.get(), true, slots, std::move(results)});
       ++slots;
     } else {
       for (int t = r; t-- > 0;) {
@@ -166,7 +178,7 @@ std::vector<Step> fuse(std::vector<Step> steps) {
   for (auto& s : steps) {
     normalize(s);
     Step fused;
-    if (!out.empty() && out.back().linear() && out.back().outputs == 1 && compose(out.back(), s, fused)) {
+    if (!out.empty() && compose(out.back(), s, fused)) {
       out.back() = std::move(fused);
     } else {
       out.push_back(std::move(s));
@@ -175,50 +187,65 @@ std::vector<Step> fuse(std::vector<Step> steps) {
   return out;
 }
 
-// Accumulates a step's sub-digits; finish_step() adds the GenP calls.
+// Adds v, split into the sub-digits [d, end), to the accumulators.
+inline void scatter(std::int64_t v, const SubDigit* d, const SubDigit* end, std::int64_t* acc) {
+  if (d == end) return;
+  for (; d + 1 < end; ++d) {
+    std::int64_t digit_value;
+    if (d->shift >= 0) {
+      digit_value = v & (d->radix - 1);
+      v >>= d->shift;
+    } else if (static_cast<std::uint64_t>(v) <= 0xffffffffu) {  // 32-bit division is several times cheaper
+      const auto v32 = static_cast<std::uint32_t>(v), r32 = static_cast<std::uint32_t>(d->radix);
+      digit_value = v32 % r32;
+      v = v32 / r32;
+    } else {
+      digit_value = v % d->radix;
+      v /= d->radix;
+    }
+    acc[d->target] += digit_value * d->mult;
+  }
+  acc[d->target] += v * d->mult;  // the top digit needs no mod
+}
+
+// Accumulates a step's input sub-digits; finish_step() runs the GenP calls.
 inline void run_step(const Step& s, const std::int64_t* in, std::int64_t* acc) {
   const int n_acc = s.outputs + s.slots;
   for (int a = 0; a < n_acc; ++a) acc[a] = 0;
   const SubDigit* d = s.digits.data();
-  const std::size_t coords = s.coord_end.size();
-  std::size_t begin = 0;
-  for (std::size_t k = 0; k < coords; ++k) {
-    std::int64_t v = in[k];
-    const std::size_t end = static_cast<std::size_t>(s.coord_end[k]);
-    if (end == begin) continue;
-    for (std::size_t t = begin; t + 1 < end; ++t) {
-      std::int64_t digit_value;
-      if (d[t].shift >= 0) {
-        digit_value = v & (d[t].radix - 1);
-        v >>= d[t].shift;
-      } else if (static_cast<std::uint64_t>(v) <= 0xffffffffu) {  // 32-bit division is several times cheaper
-        const auto v32 = static_cast<std::uint32_t>(v), r32 = static_cast<std::uint32_t>(d[t].radix);
-        digit_value = v32 % r32;
-        v = v32 / r32;
-      } else {
-        digit_value = v % d[t].radix;
-        v /= d[t].radix;
-      }
-      acc[d[t].target] += digit_value * d[t].mult;
-    }
-    acc[d[end - 1].target] += v * d[end - 1].mult;  // the top digit needs no mod
-    begin = end;
+  int begin = 0;
+  for (std::size_t k = 0; k < s.coord_end.size(); ++k) {
+    scatter(in[k], d + begin, d + s.coord_end[k], acc);
+    begin = s.coord_end[k];
   }
 }
 
-// The step's outputs from its accumulators: digit sums plus GenP results.
-inline void finish_step(const Step& s, const std::int64_t* acc, std::int64_t* res) {
-  std::copy(acc, acc + s.outputs, res);
+// Runs the step's GenP calls in order on `work`, a mutable copy of the
+// accumulators (a call's results may fill the slots of a later call).
+inline void run_calls(const Step& s, std::int64_t* work) {
+  std::array<std::int64_t, kMaxAccumulators> values;
   for (const GenPCall& c : s.calls) {
-    const std::int64_t* args = acc + s.outputs + c.first_slot;
-    if (!c.inverse) {
-      res[c.target] += c.fn->apply(args) * c.weights[0];
-    } else {
-      std::array<std::int64_t, kMaxAccumulators> tmp;
-      c.fn->inv(args[0], tmp.data());
-      for (std::size_t m = 0; m < c.weights.size(); ++m) res[c.target] += tmp[m] * c.weights[m];
+    const std::int64_t* args = work + s.outputs + c.first_slot;
+    if (!c.inverse) values[0] = c.fn->apply(args);
+    else c.fn->inv(args[0], values.data());
+    for (std::size_t m = 0; m < c.results.size(); ++m) {
+      const auto& r = c.results[m];
+      if (r.size() == 1) work[r[0].target] += values[m] * r[0].mult;
+      else scatter(values[m], r.data(), r.data() + r.size(), work);
     }
   }
+}
+
+// The step's outputs from its accumulators (acc is left untouched).
+inline void finish_step(const Step& s, const std::int64_t* acc, std::int64_t* res) {
+  if (s.calls.empty()) {
+    std::copy(acc, acc + s.outputs, res);
+    return;
+  }
+  std::array<std::int64_t, kMaxAccumulators> work;
+  std::copy(acc, acc + s.outputs + s.slots, work.data());
+  run_calls(s, work.data());
+  std::copy(work.data(), work.data() + s.outputs, res);
 }
 
 // Runs steps on one input; writes the last step's outputs to res.
@@ -251,11 +278,17 @@ const char* to_string(LayoutClass c) {
 }
 
 bool compose(const Step& first, const Step& second, Step& out) {
-  if (!first.linear() || first.outputs != 1 || second.coord_end.size() != 1) return false;
-  // first's output, read in order of its multipliers, must be a mixed-radix
-  // number covering [0, N) exactly: then it is a bijection onto [0, N).
+  if (first.outputs != 1 || second.coord_end.size() != 1) return false;
+  // Everything first adds to its output, read in order of multipliers, must
+  // be a mixed-radix number covering [0, N) exactly.
   std::vector<std::pair<std::int64_t, std::int64_t>> by_mult;  // (mult, radix)
-  for (const auto& d : first.digits) by_mult.emplace_back(d.mult, d.radix);
+  auto collect = [&](const std::vector<SubDigit>& digits) {
+    for (const auto& d : digits)
+      if (d.target == 0) by_mult.emplace_back(d.mult, d.radix);
+  };
+  collect(first.digits);
+  for (const auto& c : first.calls)
+    for (const auto& r : c.results) collect(r);
   std::sort(by_mult.begin(), by_mult.end());
   std::int64_t expected = 1;
   std::vector<std::int64_t> boundaries;
@@ -278,27 +311,49 @@ bool compose(const Step& first, const Step& second, Step& out) {
   for (std::size_t k = 1; k < boundaries.size(); ++k)
     if (boundaries[k] % boundaries[k - 1] != 0) return false;
 
-  out = Step{};
-  out.outputs = second.outputs;
-  out.slots = second.slots;
-  out.calls = second.calls;
-  std::size_t begin = 0;
-  for (int end : first.coord_end) {
-    for (std::size_t t = begin; t < static_cast<std::size_t>(end); ++t) {
-      const SubDigit& d = first.digits[t];
+  // Accumulator layout of the result: second's outputs, first's slots, second's slots.
+  auto second_target = [&](int t) { return t < second.outputs ? t : t + first.slots; };
+  auto route = [&](const std::vector<SubDigit>& digits) {
+    std::vector<SubDigit> routed;
+    for (const SubDigit& d : digits) {
+      if (d.target != 0) {  // into one of first's slots
+        routed.push_back(digit(d.radix, d.mult, second.outputs + d.target - 1));
+        continue;
+      }
       const std::int64_t top = d.mult * d.radix;
-      auto u = std::lower_bound(boundaries.begin(), boundaries.end(), d.mult);
-      for (; *u < top; ++u) {
+      for (auto u = std::lower_bound(boundaries.begin(), boundaries.end(), d.mult); *u < top; ++u) {
         const std::int64_t lo = *u, hi = *(u + 1);
         // second's digit j holds [Q_j, Q_j * radix_j); lo lies in exactly one.
         const std::size_t j = static_cast<std::size_t>(
             std::upper_bound(second_starts.begin(), second_starts.end(), lo) - second_starts.begin() - 1);
         const SubDigit& s = second.digits[j];
-        out.digits.push_back(digit(hi / lo, s.mult * (lo / second_starts[j]), s.target));
+        routed.push_back(digit(hi / lo, s.mult * (lo / second_starts[j]), second_target(s.target)));
       }
     }
+    return routed;
+  };
+
+  out = Step{};
+  out.outputs = second.outputs;
+  out.slots = first.slots + second.slots;
+  int begin = 0;
+  for (int end : first.coord_end) {
+    const auto routed = route(std::vector<SubDigit>(first.digits.begin() + begin, first.digits.begin() + end));
+    out.digits.insert(out.digits.end(), routed.begin(), routed.end());
     out.coord_end.push_back(static_cast<int>(out.digits.size()));
-    begin = static_cast<std::size_t>(end);
+    begin = end;
+  }
+  for (const GenPCall& c : first.calls) {
+    GenPCall routed = c;
+    for (auto& r : routed.results) r = route(r);
+    out.calls.push_back(std::move(routed));
+  }
+  for (const GenPCall& c : second.calls) {
+    GenPCall moved = c;
+    moved.first_slot += first.slots;
+    for (auto& r : moved.results)
+      for (auto& d : r) d.target = second_target(d.target);
+    out.calls.push_back(std::move(moved));
   }
   normalize(out);
   return true;
@@ -320,6 +375,14 @@ Plan::Plan(BoundLayout layout) : layout_(std::move(layout)) {
     inv.push_back(unflatten_step(layout_.shape));
     inv_steps_ = fuse(std::move(inv));
   }
+  direct_calls_ = apply_steps_.size() == 1 && !layout_.expand;
+  for (const GenPCall& c : apply_steps_[0].calls)
+    direct_calls_ = direct_calls_ && !c.inverse && c.results.size() == 1 && c.results[0].size() == 1 && c.results[0][0].target == 0;
+  direct_inv_calls_ = !layout_.injective && inv_steps_.size() == 1 && inv_steps_[0].outputs == rank();
+  if (direct_inv_calls_)
+    for (const GenPCall& c : inv_steps_[0].calls)
+      for (const auto& r : c.results)
+        direct_inv_calls_ = direct_inv_calls_ && c.inverse && r.size() <= 1 && (r.empty() || r[0].target < rank());
   for (const auto* steps : {&apply_steps_, &inv_steps_})
     for (const auto& s : *steps)
       if (s.outputs + s.slots > kMaxAccumulators) throw LegoError("the layout has too many GenP dimensions in one OrderBy");
@@ -438,15 +501,24 @@ void walk_inputs(const Step& s, Emit&& emit) {
 
 void Plan::apply_all(std::int64_t* out) const {
   const Step& first = apply_steps_[0];
-  const bool simple = first.calls.empty() && apply_steps_.size() == 1 && !layout_.expand;
-  if (simple) {  // affine or quasi-affine: one add per element
+  if (first.calls.empty() && apply_steps_.size() == 1 && !layout_.expand) {  // one add per element
     walk_inputs(first, [&](const std::int64_t* acc) { *out++ = acc[0]; });
     return;
   }
-  std::array<std::int64_t, kMaxAccumulators> scratch;
+  if (direct_calls_) {  // one step whose GenPs each add one weighted value to the output
+    walk_inputs(first, [&](const std::int64_t* acc) {
+      std::int64_t x = acc[0];
+      for (const GenPCall& c : first.calls) x += c.fn->apply(acc + 1 + c.first_slot) * c.results[0][0].mult;
+      *out++ = x;
+    });
+    return;
+  }
+  const std::size_t n_acc = static_cast<std::size_t>(first.outputs + first.slots);
+  std::array<std::int64_t, kMaxAccumulators> work, scratch;
   walk_inputs(first, [&](const std::int64_t* acc) {
-    std::int64_t x;
-    finish_step(first, acc, &x);
+    std::copy(acc, acc + n_acc, work.data());
+    run_calls(first, work.data());
+    std::int64_t x = work[0];
     for (std::size_t k = 1; k < apply_steps_.size(); ++k) {
       const std::int64_t in = x;
       run_step(apply_steps_[k], &in, scratch.data());
@@ -459,18 +531,37 @@ void Plan::apply_all(std::int64_t* out) const {
 void Plan::inv_all(std::int64_t* out) const {
   const Step& first = inv_steps_[0];
   const std::size_t r = layout_.shape.size();
-  std::array<std::int64_t, kMaxAccumulators> res, scratch;
-  walk_inputs(first, [&](const std::int64_t* acc) {
-    finish_step(first, acc, res.data());
-    if (inv_steps_.size() > 1) {
-      std::int64_t x = res[0];
-      for (std::size_t k = 1; k < inv_steps_.size(); ++k) {
-        run_step(inv_steps_[k], &x, scratch.data());
-        finish_step(inv_steps_[k], scratch.data(), res.data());
-        x = res[0];
+  const std::size_t n_acc = static_cast<std::size_t>(first.outputs + first.slots);
+  if (first.calls.empty() && inv_steps_.size() == 1) {  // coordinates straight from the walk
+    walk_inputs(first, [&](const std::int64_t* acc) {
+      std::copy(acc, acc + r, out);
+      out += r;
+    });
+    return;
+  }
+  if (direct_inv_calls_) {  // one step whose GenP inverses each write coordinates directly
+    std::array<std::int64_t, kMaxAccumulators> values;
+    walk_inputs(first, [&](const std::int64_t* acc) {
+      std::copy(acc, acc + r, out);
+      for (const GenPCall& c : first.calls) {
+        c.fn->inv(acc[r + static_cast<std::size_t>(c.first_slot)], values.data());
+        for (std::size_t m = 0; m < c.results.size(); ++m)
+          if (!c.results[m].empty()) out[c.results[m][0].target] += values[m] * c.results[m][0].mult;
       }
+      out += r;
+    });
+    return;
+  }
+  std::array<std::int64_t, kMaxAccumulators> work, scratch;
+  walk_inputs(first, [&](const std::int64_t* acc) {
+    std::copy(acc, acc + n_acc, work.data());
+    run_calls(first, work.data());
+    for (std::size_t k = 1; k < inv_steps_.size(); ++k) {
+      const std::int64_t x = work[0];
+      run_step(inv_steps_[k], &x, scratch.data());
+      finish_step(inv_steps_[k], scratch.data(), work.data());
     }
-    std::copy(res.begin(), res.begin() + static_cast<std::ptrdiff_t>(r), out);
+    std::copy(work.data(), work.data() + r, out);
     out += r;
   });
 }

@@ -24,12 +24,14 @@ struct SubDigit {
   int shift;       // log2(radix) when the radix is a power of two, else -1
 };
 
+// A GenP evaluated inside a step. Its result values (apply: one; inv: one per
+// dimension) are scattered like inputs: as sub-digits into outputs or into
+// the slots of later calls.
 struct GenPCall {
   const GenPFunction* fn;
   bool inverse;
-  int first_slot;                  // apply: dims().size() slots; inv: one slot
-  int target;                      // output receiving the weighted result
-  std::vector<std::int64_t> weights;  // apply: {w}; inv: one per dimension
+  int first_slot;                               // apply: dims().size() slots; inv: one slot
+  std::vector<std::vector<SubDigit>> results;   // per result value, least significant first
 };
 
 struct Step {
@@ -81,10 +83,13 @@ class Plan {
   BoundLayout layout_;
   std::vector<Step> apply_steps_;
   std::vector<Step> inv_steps_;
+  bool direct_calls_ = false;      // apply_all fast path, see plan.cpp
+  bool direct_inv_calls_ = false;  // inv_all fast path
 };
 
-// Composes `first` (linear, one output) with `second` (one input); false
-// when their radices do not refine into a common divisor chain.
+// Composes `first` (one output) with `second` (one input): second's digit
+// extraction is folded into where first's sub-digits and GenP results go.
+// False when their radices do not refine into a common divisor chain.
 bool compose(const Step& first, const Step& second, Step& out);
 
 }  // namespace lego

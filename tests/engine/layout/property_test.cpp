@@ -17,6 +17,14 @@ namespace {
 
 using Dims = std::vector<std::int64_t>;
 
+// Uniform in [lo, hi): RapidCheck scales inRange by its size parameter, which
+// would make the early cases mostly short chains without GenPs.
+template <class T>
+T uniform(T lo, T hi) {
+  return *rc::gen::resize(rc::kNominalSize, rc::gen::inRange<T>(lo, hi));
+}
+bool coin() { return uniform(0, 2) == 1; }
+
 std::int64_t product(const Dims& d) { return std::accumulate(d.begin(), d.end(), std::int64_t{1}, std::multiplies<>()); }
 
 std::string csv(const Dims& d) {
@@ -30,7 +38,7 @@ Dims random_factorization(std::int64_t n, std::size_t count) {
   Dims out(count, 1);
   for (std::int64_t p = 2; n > 1; ++p)
     while (n % p == 0) {
-      out[*rc::gen::inRange<std::size_t>(0, count)] *= p;
+      out[uniform<std::size_t>(0, count)] *= p;
       n /= p;
     }
   return out;
@@ -48,7 +56,7 @@ std::string random_genp(const Dims& d) {
   if (size % 64 == 0) options.push_back("swizzle(3,0,3)");
   if (size % 6 == 0) options.push_back("cyclic(2,3)");
   if (size % 4 == 0) options.push_back("cyclic(1,4)");
-  const std::string pick = *rc::gen::elementOf(options);
+  const std::string pick = options[uniform<std::size_t>(0, options.size())];
   if (pick != "lambda") return "GenP([" + csv(d) + "], " + pick + ")";
   // A user GenP: reverse of the row-major order, written out by hand.
   std::string apply = std::to_string(size - 1) + " - (", params, inv = "(";
@@ -63,13 +71,13 @@ std::string random_genp(const Dims& d) {
 }
 
 std::string random_piece(const Dims& d) {
-  switch (*rc::gen::inRange(0, 4)) {
+  switch (uniform(0, 4)) {
     case 0: return "Row(" + csv(d) + ")";
     case 1: return "Col(" + csv(d) + ")";
     case 2: {
       std::vector<int> perm(d.size());
       std::iota(perm.begin(), perm.end(), 0);
-      for (std::size_t k = perm.size(); k > 1; --k) std::swap(perm[k - 1], perm[*rc::gen::inRange<std::size_t>(0, k)]);
+      for (std::size_t k = perm.size(); k > 1; --k) std::swap(perm[k - 1], perm[uniform<std::size_t>(0, k)]);
       std::string p;
       for (std::size_t k = 0; k < perm.size(); ++k) p += (k ? "," : "") + std::to_string(perm[k]);
       return "RegP([" + csv(d) + "],[" + p + "])";
@@ -87,40 +95,48 @@ std::string random_orderby(std::int64_t n, std::size_t pieces, std::size_t rank)
   return s + ")";
 }
 
-std::string random_layout() {
-  const bool tile = *rc::gen::arbitrary<bool>();
+// allow_expand: sometimes narrow a tiled layout with ExpandBy to a random
+// box within its untiled extents.
+std::string random_layout(bool allow_expand = false) {
+  const bool tile = coin();
+  Dims untiled;
   std::string closing;
   std::int64_t n = 1;
   if (tile) {
-    const int d = *rc::gen::inRange(1, 3);
-    const int q = *rc::gen::inRange(1, d == 1 ? 4 : 3);  // rank d*q <= 4, depth <= 3
+    const int d = uniform(1, 3);
+    const int q = uniform(1, d == 1 ? 4 : 3);  // rank d*q <= 4, depth <= 3
     closing = ".TileBy(";
+    untiled.assign(static_cast<std::size_t>(d), 1);
     for (int h = 0; h < q; ++h) {
       Dims level;
-      for (int k = 0; k < d; ++k) level.push_back(*rc::gen::inRange<std::int64_t>(1, 5));
+      for (int k = 0; k < d; ++k) level.push_back(uniform<std::int64_t>(1, 5));
+      for (int k = 0; k < d; ++k) untiled[k] *= level[k];
       n *= product(level);
       closing += (h ? ",[" : "[") + csv(level) + "]";
     }
     closing += ")";
   } else {
-    const int rank = *rc::gen::inRange(1, 5);
+    const int rank = uniform(1, 5);
     Dims shape;
-    for (int k = 0; k < rank; ++k) shape.push_back(*rc::gen::inRange<std::int64_t>(1, 7));
+    for (int k = 0; k < rank; ++k) shape.push_back(uniform<std::int64_t>(1, 7));
     n = product(shape);
     // Split the shape into groups of consecutive extents.
     closing = ".GroupBy([(";
     for (int k = 0; k < rank; ++k) {
-      if (k && *rc::gen::arbitrary<bool>()) closing += "),(";
+      if (k && coin()) closing += "),(";
       else if (k) closing += ",";
       closing += std::to_string(shape[k]);
     }
     closing += ")])";
   }
   std::string chain;
-  const int m = *rc::gen::inRange(1, 4);
+  const int m = uniform(1, 4);
   for (int k = 0; k < m; ++k)
-    chain += (k ? "." : "") + random_orderby(n, *rc::gen::inRange<std::size_t>(1, 4), *rc::gen::inRange<std::size_t>(1, 4));
-  return chain + closing;
+    chain += (k ? "." : "") + random_orderby(n, uniform<std::size_t>(1, 4), uniform<std::size_t>(1, 4));
+  if (!tile || !allow_expand || !coin()) return chain + closing;
+  Dims original;
+  for (auto n_k : untiled) original.push_back(uniform<std::int64_t>(1, n_k + 1));
+  return "ExpandBy(" + chain + closing + ", [" + csv(original) + "])";
 }
 
 RC_GTEST_PROP(LayoutProperties, ApplyIsAPermutationAndInvInvertsIt, ()) {
@@ -156,6 +172,34 @@ RC_GTEST_PROP(LayoutProperties, FusedPlanMatchesTheLiteralSpec, ()) {
   for (std::int64_t x = 0; x < p.size(); ++x) {
     p.inv(x, back.data());
     RC_ASSERT(back == testing::reference_inv(p.layout(), x));
+  }
+}
+
+// Whole-table walks (apply_all / inv_all, with their fast paths) must agree
+// with per-index evaluation, also under ExpandBy.
+RC_GTEST_PROP(LayoutProperties, WholeTablesMatchPerIndexEvaluation, ()) {
+  const std::string text = random_layout(/*allow_expand=*/true);
+  auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  RC_TAG(text.find("ExpandBy") != std::string::npos ? "ExpandBy" : text.find("TileBy") != std::string::npos ? "TileBy" : "GroupBy",
+         "OrderBy x" + std::to_string(count("OrderBy")), count("GenP") ? (count("lambda") ? "user GenP" : "library GenP") : "RegP only");
+  RC_LOG() << text << "\n";
+  const Plan p = compile(parse_layout(text), {});
+  std::vector<std::int64_t> apply(static_cast<std::size_t>(p.size()));
+  p.apply_all(apply.data());
+  std::vector<std::int64_t> idx(p.shape().size());
+  for (std::int64_t n = 0; n < p.size(); ++n) {
+    idx = testing::unflat(n, p.shape());
+    RC_ASSERT(apply[n] == p.apply(idx.data()));
+  }
+  std::vector<std::int64_t> inv(static_cast<std::size_t>(p.physical_size()) * idx.size());
+  p.inv_all(inv.data());
+  for (std::int64_t x = 0; x < p.physical_size(); ++x) {
+    p.inv(x, idx.data());
+    RC_ASSERT(std::equal(idx.begin(), idx.end(), inv.begin() + x * static_cast<std::int64_t>(idx.size())));
   }
 }
 
