@@ -11,6 +11,7 @@
 #include "layout/compile.hpp"
 #include "layout/genp.hpp"
 #include "layout/parse.hpp"
+#include "layout/shape.hpp"
 #include "layout/verify.hpp"
 #include "table_output.hpp"
 
@@ -58,12 +59,6 @@ Plan load_plan(const LayoutOptions& o, const Source& src) {
   const Program program = parse_program(src.text);
   const Env env = evaluate_program_env(program, bindings);
   return compile(select_layout(program, o.name), env);
-}
-
-std::string index_csv(const std::vector<std::int64_t>& v) {
-  std::string s = "(";
-  for (std::size_t k = 0; k < v.size(); ++k) s += (k ? "," : "") + std::to_string(v[k]);
-  return s + ")";
 }
 
 void require_table_size(const Plan& plan) {
@@ -138,7 +133,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                            r.evidence, plan.size(), plan.physical_size(), to_string(plan.classify()), kind)
             << "\n";
       } else {
-        out << fmt::format("shape     {}\nsize      {}\n", index_csv(plan.shape()), plan.size());
+        out << fmt::format("shape     {}\nsize      {}\n", index_text(plan.shape()), plan.size());
         if (plan.physical_size() != plan.size()) out << fmt::format("physical  {} (ExpandBy narrows the box)\n", plan.physical_size());
         out << fmt::format("class     {}\nkind      {}\nverdict   {}: {}\n", to_string(plan.classify()), kind, verdict, r.evidence);
       }
@@ -148,12 +143,12 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (apply_opt->count()) {
       const auto idx = parse_index_list(apply_text, "--apply");
       const std::int64_t x = plan.apply_checked(idx);
-      out << "apply" << index_csv(idx) << " = " << (x < 0 ? std::string("-1 (outside the original box)") : std::to_string(x)) << "\n";
+      out << "apply" << index_text(idx) << " = " << (x < 0 ? std::string("-1 (outside the original box)") : std::to_string(x)) << "\n";
     } else {
       const auto x = parse_index_list(inv_text, "--inv");
       if (x.size() != 1) throw LegoError("--inv takes one physical index");
       const auto idx = plan.inv_checked(x[0]);  // before writing, so an error leaves stdout empty
-      out << "inv(" << x[0] << ") = " << index_csv(idx) << "\n";
+      out << "inv(" << x[0] << ") = " << index_text(idx) << "\n";
     }
     return 0;
   } catch (const LegoError& e) {

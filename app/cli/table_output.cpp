@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "layout/shape.hpp"
+
 namespace lego::cli {
 
 namespace {
@@ -14,12 +16,6 @@ void append_int(std::string& out, std::int64_t v) {
   char buf[24];
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
   out.append(buf, r.ptr);
-}
-
-std::string shape_text(const std::vector<std::int64_t>& s) {
-  std::string out = "[";
-  for (std::size_t k = 0; k < s.size(); ++k) out += (k ? "," : "") + std::to_string(s[k]);
-  return out + "]";
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "layout/bound.hpp"
 
+#include "layout/shape.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <numeric>
@@ -10,13 +12,7 @@ namespace {
 
 constexpr std::int64_t kMaxSize = std::int64_t{1} << 62;
 
-std::string list_text(const std::vector<std::int64_t>& v) {
-  std::string s = "[";
-  for (std::size_t k = 0; k < v.size(); ++k) s += (k ? "," : "") + std::to_string(v[k]);
-  return s + "]";
-}
-
-std::int64_t product(const std::vector<std::int64_t>& v, Span at) {
+std::int64_t checked_product(const std::vector<std::int64_t>& v, Span at) {
   std::int64_t p = 1;
   for (auto x : v)
     if (__builtin_mul_overflow(p, x, &p) || p > kMaxSize) throw LegoError(at, "the layout has more than 2^62 elements");
@@ -51,7 +47,7 @@ BoundPiece bind_piece(const Piece& p, const Env& env) {
   b.span = p.span;
   b.dims = eval_extents(p.dims, env);
   if (b.dims.empty()) throw LegoError(p.span, "a piece needs at least one dimension");
-  product(b.dims, p.span);
+  checked_product(b.dims, p.span);
   if (p.kind == PieceKind::GenP) {
     b.genp = make_genp(p.genp, b.dims, env, p.span);
     return b;
@@ -108,11 +104,7 @@ void desugar_tiling(BoundLayout& out, const LayoutAst& ast, const std::vector<st
 
 }  // namespace
 
-std::int64_t BoundPiece::size() const {
-  std::int64_t p = 1;
-  for (auto d : dims) p *= d;
-  return p;
-}
+std::int64_t BoundPiece::size() const { return product(dims); }
 
 std::vector<std::int64_t> BoundOrderBy::dims() const {
   std::vector<std::int64_t> v;
@@ -126,12 +118,7 @@ std::int64_t BoundOrderBy::size() const {
   return s;
 }
 
-std::int64_t BoundLayout::physical_size() const {
-  if (!expand) return size;
-  std::int64_t p = 1;
-  for (auto x : expand->original) p *= x;
-  return p;
-}
+std::int64_t BoundLayout::physical_size() const { return expand ? product(expand->original) : size; }
 
 std::vector<int> tile_order(int d, int q) {
   std::vector<int> s;
@@ -149,7 +136,7 @@ BoundLayout bind(const LayoutAst& ast, const Env& env) {
     b.span = o.span;
     if (o.pieces.empty()) throw LegoError(o.span, "OrderBy needs at least one piece");
     for (const auto& p : o.pieces) b.pieces.push_back(bind_piece(p, env));
-    product(b.dims(), o.span);
+    checked_product(b.dims(), o.span);
     out.chain.push_back(std::move(b));
   }
   // Groups after the chain, so errors come in source order.
@@ -180,12 +167,12 @@ BoundLayout bind(const LayoutAst& ast, const Env& env) {
   } else {
     for (const auto& g : groups) out.shape.insert(out.shape.end(), g.begin(), g.end());
   }
-  out.size = product(out.shape, ast.closing_span);
+  out.size = checked_product(out.shape, ast.closing_span);
   for (const auto& o : out.chain)
     if (o.size() != out.size)
-      throw LegoError(o.span, "this OrderBy has " + std::to_string(o.size()) + " elements (dims " + list_text(o.dims()) + ") but " +
+      throw LegoError(o.span, "this OrderBy has " + std::to_string(o.size()) + " elements (dims " + shape_text(o.dims()) + ") but " +
                                   (ast.closing == Closing::TileBy ? "TileBy" : "GroupBy") + " has " + std::to_string(out.size) +
-                                  " (shape " + list_text(out.shape) + "); every OrderBy must have the same size");
+                                  " (shape " + shape_text(out.shape) + "); every OrderBy must have the same size");
 
   if (ast.expand_to) {
     BoundLayout::Expand e;
@@ -200,7 +187,7 @@ BoundLayout bind(const LayoutAst& ast, const Env& env) {
     }
     if (e.original.size() != e.expanded.size())
       throw LegoError(ast.expand_span, "ExpandBy gives " + std::to_string(e.original.size()) + " extents but the layout covers a " +
-                                           std::to_string(e.expanded.size()) + "-D box " + list_text(e.expanded));
+                                           std::to_string(e.expanded.size()) + "-D box " + shape_text(e.expanded));
     for (std::size_t k = 0; k < e.original.size(); ++k)
       if (e.original[k] > e.expanded[k])
         throw LegoError((*ast.expand_to)[k]->span, "ExpandBy extent " + std::to_string(e.original[k]) + " exceeds the tiled extent " +

@@ -4,12 +4,11 @@
 
 #include "expr/compiled.hpp"
 #include "layout/divisor.hpp"
+#include "layout/shape.hpp"
 
 namespace lego {
 
-GenPFunction::GenPFunction(std::vector<std::int64_t> dims) : dims_(std::move(dims)) {
-  for (auto d : dims_) size_ *= d;
-}
+GenPFunction::GenPFunction(std::vector<std::int64_t> dims) : dims_(std::move(dims)), size_(product(dims_)) {}
 
 namespace {
 
@@ -178,12 +177,6 @@ class UserGenP final : public GenPFunction {
   std::vector<CompiledExpr> inv_;
 };
 
-std::string dims_text(const std::vector<std::int64_t>& dims) {
-  std::string s = "[";
-  for (std::size_t k = 0; k < dims.size(); ++k) s += (k ? "," : "") + std::to_string(dims[k]);
-  return s + "]";
-}
-
 std::vector<std::int64_t> eval_params(const GenPSpec& spec, const Env& env, std::size_t count) {
   if (spec.params.size() != count)
     throw LegoError(spec.span, spec.library + " takes " + std::to_string(count) + " parameter(s), got " + std::to_string(spec.params.size()));
@@ -231,14 +224,13 @@ std::string genp_library_help() {
 }
 
 GenPPtr make_genp(const GenPSpec& spec, const std::vector<std::int64_t>& dims, const Env& env, Span piece_span) {
-  std::int64_t size = 1;
-  for (auto d : dims) size *= d;
+  const std::int64_t size = product(dims);
   const Span at = spec.span.known() ? spec.span : piece_span;
   if (spec.library.empty()) return make_user(spec, dims, env);
   const std::string& name = spec.library;
   if (name == "antidiag") {
     if (dims.size() != 2 || dims[0] != dims[1])
-      throw LegoError(at, "antidiag needs a square 2-D tile, got " + dims_text(dims));
+      throw LegoError(at, "antidiag needs a square 2-D tile, got " + shape_text(dims));
     eval_params(spec, env, 0);
     return std::make_shared<AntiDiag>(dims);
   }
@@ -249,12 +241,12 @@ GenPPtr make_genp(const GenPSpec& spec, const std::vector<std::int64_t>& dims, c
   if (name == "morton") {
     eval_params(spec, env, 0);
     for (auto d : dims)
-      if (!is_pow2(d)) throw LegoError(at, "morton needs power-of-two extents, got " + dims_text(dims));
+      if (!is_pow2(d)) throw LegoError(at, "morton needs power-of-two extents, got " + shape_text(dims));
     return std::make_shared<Morton>(dims);
   }
   if (name == "skew") {
     eval_params(spec, env, 0);
-    if (dims.size() != 2) throw LegoError(at, "skew needs a 2-D tile, got " + dims_text(dims));
+    if (dims.size() != 2) throw LegoError(at, "skew needs a 2-D tile, got " + shape_text(dims));
     return std::make_shared<Skew>(dims);
   }
   if (name == "swizzle") {
@@ -264,7 +256,7 @@ GenPPtr make_genp(const GenPSpec& spec, const std::vector<std::int64_t>& dims, c
       throw LegoError(at, "swizzle(B,M,S) needs 0 <= B <= S and 0 <= M, B+M+S <= 40");
     if (size % (std::int64_t{1} << (b + m + s)) != 0)
       throw LegoError(at, "swizzle(" + std::to_string(b) + "," + std::to_string(m) + "," + std::to_string(s) + ") permutes blocks of " +
-                              std::to_string(std::int64_t{1} << (b + m + s)) + " elements; the tile " + dims_text(dims) + " has " +
+                              std::to_string(std::int64_t{1} << (b + m + s)) + " elements; the tile " + shape_text(dims) + " has " +
                               std::to_string(size) + ", not a multiple");
     return std::make_shared<Swizzle>(dims, static_cast<int>(b), static_cast<int>(m), static_cast<int>(s));
   }

@@ -1,6 +1,7 @@
 #include "layout/plan.hpp"
 
 #include "layout/divisor.hpp"
+#include "layout/shape.hpp"
 
 #include <algorithm>
 #include <array>
@@ -65,12 +66,7 @@ Step single_input(std::vector<SubDigit> digits) {
 // flat(i, G): one sub-digit per coordinate.
 Step flatten_step(const std::vector<std::int64_t>& g) {
   Step s;
-  std::int64_t w = 1;
-  std::vector<std::int64_t> weights(g.size());
-  for (std::size_t k = g.size(); k-- > 0;) {
-    weights[k] = w;
-    w *= g[k];
-  }
+  const Shape weights = row_major_weights(g);
   for (std::size_t k = 0; k < g.size(); ++k) {
     s.digits.push_back(digit(g[k], weights[k], 0));
     s.coord_end.push_back(static_cast<int>(s.digits.size()));
@@ -85,16 +81,6 @@ Step unflatten_step(const std::vector<std::int64_t>& g) {
   Step s = single_input(std::move(digits));
   s.outputs = static_cast<int>(g.size());
   return s;
-}
-
-std::vector<std::int64_t> row_major_weights(const std::vector<std::int64_t>& n) {
-  std::vector<std::int64_t> w(n.size());
-  std::int64_t acc = 1;
-  for (std::size_t k = n.size(); k-- > 0;) {
-    w[k] = acc;
-    acc *= n[k];
-  }
-  return w;
 }
 
 // O.apply(unflat(x, dims(O))): digits of every dimension, last first.
@@ -258,12 +244,6 @@ void run_steps(const std::vector<Step>& steps, const std::int64_t* in, std::int6
     run_step(steps[k], &x, acc.data());
     finish_step(steps[k], acc.data(), res);
   }
-}
-
-std::string list_text(const std::vector<std::int64_t>& v) {
-  std::string s = "[";
-  for (std::size_t k = 0; k < v.size(); ++k) s += (k ? "," : "") + std::to_string(v[k]);
-  return s + "]";
 }
 
 }  // namespace
@@ -436,7 +416,7 @@ void Plan::inv(std::int64_t x, std::int64_t* idx) const {
 
 std::int64_t Plan::apply_checked(const std::vector<std::int64_t>& idx) const {
   if (idx.size() != layout_.shape.size())
-    throw LegoError("the layout takes " + std::to_string(layout_.shape.size()) + " indices (shape " + list_text(layout_.shape) +
+    throw LegoError("the layout takes " + std::to_string(layout_.shape.size()) + " indices (shape " + shape_text(layout_.shape) +
                     "), got " + std::to_string(idx.size()));
   for (std::size_t k = 0; k < idx.size(); ++k)
     if (idx[k] < 0 || idx[k] >= layout_.shape[k])

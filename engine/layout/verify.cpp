@@ -1,30 +1,8 @@
 #include "layout/verify.hpp"
 
+#include "layout/shape.hpp"
+
 namespace lego {
-
-std::string index_text(const std::int64_t* idx, std::size_t rank) {
-  std::string s = "(";
-  for (std::size_t k = 0; k < rank; ++k) s += (k ? "," : "") + std::to_string(idx[k]);
-  return s + ")";
-}
-
-namespace {
-
-bool next_index(std::vector<std::int64_t>& idx, const std::vector<std::int64_t>& shape) {
-  for (std::size_t k = shape.size(); k-- > 0;) {
-    if (++idx[k] < shape[k]) return true;
-    idx[k] = 0;
-  }
-  return false;
-}
-
-std::int64_t product(const std::vector<std::int64_t>& v) {
-  std::int64_t p = 1;
-  for (auto x : v) p *= x;
-  return p;
-}
-
-}  // namespace
 
 BijectivityReport check_bijective(const MapUnderTest& m, std::int64_t limit) {
   BijectivityReport r;

@@ -40,6 +40,4 @@ BijectivityReport check_bijective(const Plan& plan, std::int64_t limit = kExhaus
 // apply-only GenP, maps outside its range).
 void validate_user_genps(const BoundLayout& layout, std::int64_t limit = kExhaustiveLimit);
 
-std::string index_text(const std::int64_t* idx, std::size_t rank);
-
 }  // namespace lego

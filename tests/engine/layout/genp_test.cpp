@@ -5,6 +5,7 @@
 #include "layout/compile.hpp"
 #include "layout/genp.hpp"
 #include "layout/parse.hpp"
+#include "layout/shape.hpp"
 #include "layout/verify.hpp"
 
 namespace lego {
