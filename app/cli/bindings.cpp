@@ -42,8 +42,7 @@ Env parse_bindings(std::string_view text) {
     const auto eq = item.find('=');
     const std::string_view name = trim(item.substr(0, eq));
     std::int64_t value = 0;
-    bool ok = eq != std::string_view::npos && !name.empty() &&
-              (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
+    bool ok = eq != std::string_view::npos && !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
     for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
     if (!ok || !parse_int(item.substr(eq + 1), value))
       throw LegoError("--bind: '" + std::string(trim(item)) + "' is not NAME=INTEGER (example: --bind n=8,B=2)");

@@ -1,11 +1,11 @@
 #include "cli.hpp"
 
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include "bindings.hpp"
 #include "layout/compile.hpp"

@@ -1,10 +1,10 @@
 #include "table_output.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "layout/shape.hpp"
 

@@ -17,7 +17,8 @@ void CompiledExpr::emit(const Expr& e, const std::vector<std::string>& variables
   }
   if (e->op == Op::Sym) {
     auto it = std::find(variables.begin(), variables.end(), e->name);
-    if (it == variables.end()) throw LegoError(e->span, "unbound symbol '" + e->name + "' in a GenP body: it is neither a lambda parameter nor a bound size");
+    if (it == variables.end())
+      throw LegoError(e->span, "unbound symbol '" + e->name + "' in a GenP body: it is neither a lambda parameter nor a bound size");
     code_.push_back({Op::Sym, it - variables.begin(), e.get()});
     return;
   }
@@ -38,8 +39,12 @@ std::int64_t CompiledExpr::operator()(const std::int64_t* vars) const {
   std::size_t sp = 0;
   for (const Instr& in : code_) {
     switch (in.op) {
-      case Op::Const: stack[sp++] = in.value; break;
-      case Op::Sym: stack[sp++] = vars[in.value]; break;
+      case Op::Const:
+        stack[sp++] = in.value;
+        break;
+      case Op::Sym:
+        stack[sp++] = vars[in.value];
+        break;
       case Op::Add:
       case Op::Sub:
       case Op::Mul: {
@@ -48,7 +53,8 @@ std::int64_t CompiledExpr::operator()(const std::int64_t* vars) const {
         const bool overflow = in.op == Op::Add   ? __builtin_add_overflow(stack[sp - 1], stack[sp], &r)
                               : in.op == Op::Sub ? __builtin_sub_overflow(stack[sp - 1], stack[sp], &r)
                                                  : __builtin_mul_overflow(stack[sp - 1], stack[sp], &r);
-        if (overflow) throw LegoError(in.node->span, "integer overflow in '" + to_string(std::shared_ptr<const Node>(root_, in.node)) + "'");
+        if (overflow)
+          throw LegoError(in.node->span, "integer overflow in '" + to_string(std::shared_ptr<const Node>(root_, in.node)) + "'");
         stack[sp - 1] = r;
         break;
       }
@@ -64,18 +70,54 @@ std::int64_t CompiledExpr::operator()(const std::int64_t* vars) const {
         }
         break;
       }
-      case Op::Min: --sp; stack[sp - 1] = std::min(stack[sp - 1], stack[sp]); break;
-      case Op::Max: --sp; stack[sp - 1] = std::max(stack[sp - 1], stack[sp]); break;
-      case Op::Lt: --sp; stack[sp - 1] = stack[sp - 1] < stack[sp]; break;
-      case Op::Le: --sp; stack[sp - 1] = stack[sp - 1] <= stack[sp]; break;
-      case Op::Gt: --sp; stack[sp - 1] = stack[sp - 1] > stack[sp]; break;
-      case Op::Ge: --sp; stack[sp - 1] = stack[sp - 1] >= stack[sp]; break;
-      case Op::Eq: --sp; stack[sp - 1] = stack[sp - 1] == stack[sp]; break;
-      case Op::Ne: --sp; stack[sp - 1] = stack[sp - 1] != stack[sp]; break;
-      case Op::BitAnd: --sp; stack[sp - 1] &= stack[sp]; break;
-      case Op::BitOr: --sp; stack[sp - 1] |= stack[sp]; break;
-      case Op::BitXor: --sp; stack[sp - 1] ^= stack[sp]; break;
-      case Op::Select: sp -= 2; stack[sp - 1] = stack[sp - 1] ? stack[sp] : stack[sp + 1]; break;
+      case Op::Min:
+        --sp;
+        stack[sp - 1] = std::min(stack[sp - 1], stack[sp]);
+        break;
+      case Op::Max:
+        --sp;
+        stack[sp - 1] = std::max(stack[sp - 1], stack[sp]);
+        break;
+      case Op::Lt:
+        --sp;
+        stack[sp - 1] = stack[sp - 1] < stack[sp];
+        break;
+      case Op::Le:
+        --sp;
+        stack[sp - 1] = stack[sp - 1] <= stack[sp];
+        break;
+      case Op::Gt:
+        --sp;
+        stack[sp - 1] = stack[sp - 1] > stack[sp];
+        break;
+      case Op::Ge:
+        --sp;
+        stack[sp - 1] = stack[sp - 1] >= stack[sp];
+        break;
+      case Op::Eq:
+        --sp;
+        stack[sp - 1] = stack[sp - 1] == stack[sp];
+        break;
+      case Op::Ne:
+        --sp;
+        stack[sp - 1] = stack[sp - 1] != stack[sp];
+        break;
+      case Op::BitAnd:
+        --sp;
+        stack[sp - 1] &= stack[sp];
+        break;
+      case Op::BitOr:
+        --sp;
+        stack[sp - 1] |= stack[sp];
+        break;
+      case Op::BitXor:
+        --sp;
+        stack[sp - 1] ^= stack[sp];
+        break;
+      case Op::Select:
+        sp -= 2;
+        stack[sp - 1] = stack[sp - 1] ? stack[sp] : stack[sp + 1];
+        break;
       default: {
         // The rarer operators share the checked tree evaluator's semantics.
         const std::size_t n = in.node->args.size();

@@ -24,8 +24,7 @@ LineColumn line_column(std::string_view source, std::size_t offset) {
   return lc;
 }
 
-std::string format_diagnostic(std::string_view source, const Diagnostic& d,
-                              std::string_view origin) {
+std::string format_diagnostic(std::string_view source, const Diagnostic& d, std::string_view origin) {
   std::string out;
   if (!origin.empty()) {
     out += origin;

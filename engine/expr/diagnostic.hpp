@@ -36,14 +36,12 @@ struct Diagnostic {
 
 // Renders "line:col: error: message" plus the source line and a caret/tilde
 // underline. Without a known span, only "error: message".
-std::string format_diagnostic(std::string_view source, const Diagnostic& d,
-                              std::string_view origin = {});
+std::string format_diagnostic(std::string_view source, const Diagnostic& d, std::string_view origin = {});
 
 // Thrown by the parser, binder and validators; carries one Diagnostic.
 class LegoError : public std::runtime_error {
  public:
-  LegoError(Span span, std::string message)
-      : std::runtime_error(message), diagnostic_{span, std::move(message)} {}
+  LegoError(Span span, std::string message) : std::runtime_error(message), diagnostic_{span, std::move(message)} {}
   explicit LegoError(std::string message) : LegoError(Span{}, std::move(message)) {}
   const Diagnostic& diagnostic() const { return diagnostic_; }
 

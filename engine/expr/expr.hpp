@@ -17,12 +17,33 @@
 namespace lego {
 
 enum class Op {
-  Const, Sym,
-  Add, Sub, Mul, FloorDiv, Mod, Min, Max,
-  Neg, BitNot, Not,
-  Lt, Le, Gt, Ge, Eq, Ne, And, Or,
-  BitAnd, BitOr, BitXor, Shl, Shr,
-  Select, Isqrt,
+  Const,
+  Sym,
+  Add,
+  Sub,
+  Mul,
+  FloorDiv,
+  Mod,
+  Min,
+  Max,
+  Neg,
+  BitNot,
+  Not,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Eq,
+  Ne,
+  And,
+  Or,
+  BitAnd,
+  BitOr,
+  BitXor,
+  Shl,
+  Shr,
+  Select,
+  Isqrt,
 };
 
 struct Node;
@@ -33,7 +54,7 @@ struct Node {
   std::int64_t value = 0;  // Const
   std::string name;        // Sym
   std::vector<Expr> args;
-  Span span;               // where it was written, if parsed
+  Span span;  // where it was written, if parsed
 };
 
 Expr constant(std::int64_t v, Span span = {});

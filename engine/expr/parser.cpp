@@ -4,9 +4,7 @@ namespace lego {
 
 TokenCursor::TokenCursor(std::string_view source) : source_(source), tokens_(tokenize(source)) {}
 
-const Token& TokenCursor::peek(std::size_t ahead) const {
-  return tokens_[std::min(pos_ + ahead, tokens_.size() - 1)];
-}
+const Token& TokenCursor::peek(std::size_t ahead) const { return tokens_[std::min(pos_ + ahead, tokens_.size() - 1)]; }
 
 Token TokenCursor::next() {
   Token t = peek();
@@ -50,14 +48,17 @@ Token TokenCursor::expect(Tok kind, std::string_view context) {
 
 namespace {
 
-
 Expr binary(Op op, Expr a, Expr b) {
   const Span s = Span::join(a->span, b->span);
   return make(op, {std::move(a), std::move(b)}, s);
 }
 
 Expr parse_call(TokenCursor& c, const Token& name) {
-  struct Fn { std::string_view name; Op op; std::size_t arity; };
+  struct Fn {
+    std::string_view name;
+    Op op;
+    std::size_t arity;
+  };
   static constexpr Fn fns[] = {{"min", Op::Min, 2}, {"max", Op::Max, 2}, {"select", Op::Select, 3}, {"isqrt", Op::Isqrt, 1}};
   const Fn* fn = nullptr;
   for (const auto& f : fns)
@@ -78,7 +79,8 @@ Expr parse_call(TokenCursor& c, const Token& name) {
     return acc;
   }
   if (args.size() != fn->arity)
-    throw LegoError(span, std::string(fn->name) + " takes " + std::to_string(fn->arity) + " argument(s), got " + std::to_string(args.size()));
+    throw LegoError(span,
+                    std::string(fn->name) + " takes " + std::to_string(fn->arity) + " argument(s), got " + std::to_string(args.size()));
   return make(fn->op, std::move(args), span);
 }
 
@@ -89,8 +91,7 @@ Expr parse_atom(TokenCursor& c) {
     return constant(t.value, t.span);
   }
   if (t.kind == Tok::Ident) {
-    if (t.text == "and" || t.text == "or" || t.text == "not" || t.text == "lambda")
-      c.fail_expected("an expression");
+    if (t.text == "and" || t.text == "or" || t.text == "not" || t.text == "lambda") c.fail_expected("an expression");
     const Token name = c.next();
     if (c.at(Tok::LParen)) return parse_call(c, name);
     return symbol(std::string(name.text), name.span);
@@ -120,7 +121,10 @@ Expr parse_unary(TokenCursor& c) {
   return parse_atom(c);
 }
 
-struct BinOp { Tok tok; Op op; };
+struct BinOp {
+  Tok tok;
+  Op op;
+};
 
 Expr parse_binary_level(TokenCursor& c, std::initializer_list<BinOp> ops, Expr (*sub)(TokenCursor&)) {
   Expr lhs = sub(c);
@@ -145,7 +149,7 @@ Expr parse_bitor(TokenCursor& c) { return parse_binary_level(c, {{Tok::Pipe, Op:
 
 Expr parse_compare(TokenCursor& c) {
   Expr lhs = parse_bitor(c);
-  static constexpr BinOp cmps[] = {{Tok::Lt, Op::Lt}, {Tok::Le, Op::Le}, {Tok::Gt, Op::Gt},
+  static constexpr BinOp cmps[] = {{Tok::Lt, Op::Lt}, {Tok::Le, Op::Le},   {Tok::Gt, Op::Gt},
                                    {Tok::Ge, Op::Ge}, {Tok::EqEq, Op::Eq}, {Tok::NotEq, Op::Ne}};
   for (const auto& o : cmps) {
     if (c.at(o.tok)) {

@@ -14,13 +14,13 @@ namespace lego {
 // A GenP's function: a library entry by name (with parameters such as
 // swizzle(3,0,3)), or a user-defined lambda pair.
 struct GenPSpec {
-  std::string library;           // empty for a user-defined GenP
-  std::vector<Expr> params;      // library parameters
-  bool has_param_list = false;   // "swizzle()" vs "antidiag"
+  std::string library;                    // empty for a user-defined GenP
+  std::vector<Expr> params;               // library parameters
+  bool has_param_list = false;            // "swizzle()" vs "antidiag"
   std::vector<std::string> apply_params;  // user: lambda i, j: body
   Expr apply_body;
-  std::vector<std::string> inv_params;    // user: lambda x: (e1, e2)
-  std::vector<Expr> inv_body;             // empty: apply-only (injective)
+  std::vector<std::string> inv_params;  // user: lambda x: (e1, e2)
+  std::vector<Expr> inv_body;           // empty: apply-only (injective)
   Span span;
 };
 
@@ -31,7 +31,7 @@ struct Piece {
   std::vector<Expr> dims;
   std::vector<int> perm;  // RegP only; Row/Col imply theirs
   Span perm_span;
-  GenPSpec genp;          // GenP only
+  GenPSpec genp;  // GenP only
   Span span;
 };
 

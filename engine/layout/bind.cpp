@@ -1,10 +1,9 @@
-#include "layout/bound.hpp"
-
-#include "layout/shape.hpp"
-
 #include <algorithm>
 #include <limits>
 #include <numeric>
+
+#include "layout/bound.hpp"
+#include "layout/shape.hpp"
 
 namespace lego {
 
@@ -152,13 +151,13 @@ BoundLayout bind(const LayoutAst& ast, const Env& env) {
     for (const auto& p : o.pieces)
       if (p.genp && !p.genp->has_inverse()) any_injective = true;
   if (any_injective) {
-    const bool single = out.chain.size() == 1 && out.chain[0].pieces.size() == 1 && ast.closing == Closing::GroupBy &&
-                        !ast.expand_to;
+    const bool single = out.chain.size() == 1 && out.chain[0].pieces.size() == 1 && ast.closing == Closing::GroupBy && !ast.expand_to;
     std::vector<std::int64_t> flat_groups;
     for (const auto& g : groups) flat_groups.insert(flat_groups.end(), g.begin(), g.end());
     if (!single || out.chain[0].dims() != flat_groups)
-      throw LegoError(out.chain[0].span, "a GenP without an inverse (apply-only) is allowed only as the single piece of the single "
-                                         "OrderBy of a GroupBy with the same shape; give it an inv lambda to use it here");
+      throw LegoError(out.chain[0].span,
+                      "a GenP without an inverse (apply-only) is allowed only as the single piece of the single "
+                      "OrderBy of a GroupBy with the same shape; give it an inv lambda to use it here");
     out.injective = true;
   }
 

@@ -28,10 +28,10 @@ struct BoundOrderBy {
 };
 
 struct BoundLayout {
-  std::vector<BoundOrderBy> chain;    // written order: first is closest to memory
-  std::vector<std::int64_t> shape;    // logical shape (GroupBy / TileBy levels, flattened)
+  std::vector<BoundOrderBy> chain;  // written order: first is closest to memory
+  std::vector<std::int64_t> shape;  // logical shape (GroupBy / TileBy levels, flattened)
   std::int64_t size = 1;
-  bool injective = false;             // apply-only GenP layout
+  bool injective = false;  // apply-only GenP layout
   struct Expand {
     std::vector<std::int64_t> original;  // n_orig
     std::vector<std::int64_t> expanded;  // n_exp

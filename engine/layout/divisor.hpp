@@ -10,8 +10,7 @@ namespace lego {
 class Divisor {
  public:
   Divisor() = default;
-  explicit Divisor(std::int64_t d)
-      : d_(d), shift_((d & (d - 1)) == 0 ? __builtin_ctzll(static_cast<unsigned long long>(d)) : -1) {}
+  explicit Divisor(std::int64_t d) : d_(d), shift_((d & (d - 1)) == 0 ? __builtin_ctzll(static_cast<unsigned long long>(d)) : -1) {}
 
   std::int64_t value() const { return d_; }
 

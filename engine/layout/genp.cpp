@@ -54,8 +54,8 @@ class AntiDiag final : public GenPFunction {
       idx[1] = a - 1 - idx[0];
       return;
     }
-    const std::int64_t y = n * n - 1 - x;                  // distance from the end
-    const std::int64_t b = (1 + isqrt(8 * y + 1)) / 2;     // length of x's diagonal
+    const std::int64_t y = n * n - 1 - x;               // distance from the end
+    const std::int64_t b = (1 + isqrt(8 * y + 1)) / 2;  // length of x's diagonal
     const std::int64_t a = 2 * n - b;
     const std::int64_t start = n * n - b * (b + 1) / 2;
     idx[0] = (a - n) + (x - start);
@@ -179,7 +179,8 @@ class UserGenP final : public GenPFunction {
 
 std::vector<std::int64_t> eval_params(const GenPSpec& spec, const Env& env, std::size_t count) {
   if (spec.params.size() != count)
-    throw LegoError(spec.span, spec.library + " takes " + std::to_string(count) + " parameter(s), got " + std::to_string(spec.params.size()));
+    throw LegoError(spec.span,
+                    spec.library + " takes " + std::to_string(count) + " parameter(s), got " + std::to_string(spec.params.size()));
   std::vector<std::int64_t> v;
   for (const auto& p : spec.params) v.push_back(evaluate(p, env));
   return v;
@@ -229,8 +230,7 @@ GenPPtr make_genp(const GenPSpec& spec, const std::vector<std::int64_t>& dims, c
   if (spec.library.empty()) return make_user(spec, dims, env);
   const std::string& name = spec.library;
   if (name == "antidiag") {
-    if (dims.size() != 2 || dims[0] != dims[1])
-      throw LegoError(at, "antidiag needs a square 2-D tile, got " + shape_text(dims));
+    if (dims.size() != 2 || dims[0] != dims[1]) throw LegoError(at, "antidiag needs a square 2-D tile, got " + shape_text(dims));
     eval_params(spec, env, 0);
     return std::make_shared<AntiDiag>(dims);
   }
@@ -252,8 +252,7 @@ GenPPtr make_genp(const GenPSpec& spec, const std::vector<std::int64_t>& dims, c
   if (name == "swizzle") {
     const auto p = eval_params(spec, env, 3);
     const std::int64_t b = p[0], m = p[1], s = p[2];
-    if (b < 0 || m < 0 || s < b || b + m + s > 40)
-      throw LegoError(at, "swizzle(B,M,S) needs 0 <= B <= S and 0 <= M, B+M+S <= 40");
+    if (b < 0 || m < 0 || s < b || b + m + s > 40) throw LegoError(at, "swizzle(B,M,S) needs 0 <= B <= S and 0 <= M, B+M+S <= 40");
     if (size % (std::int64_t{1} << (b + m + s)) != 0)
       throw LegoError(at, "swizzle(" + std::to_string(b) + "," + std::to_string(m) + "," + std::to_string(s) + ") permutes blocks of " +
                               std::to_string(std::int64_t{1} << (b + m + s)) + " elements; the tile " + shape_text(dims) + " has " +
@@ -268,7 +267,8 @@ GenPPtr make_genp(const GenPSpec& spec, const std::vector<std::int64_t>& dims, c
                               std::to_string(p[0] * p[1]) + "; the tile has " + std::to_string(size));
     return std::make_shared<Cyclic>(dims, p[0], p[1]);
   }
-  throw LegoError(at, "unknown GenP '" + name + "'; the library has antidiag, reverse, morton, swizzle(B,M,S), skew, cyclic(b,p), or write lambdas");
+  throw LegoError(
+      at, "unknown GenP '" + name + "'; the library has antidiag, reverse, morton, swizzle(B,M,S), skew, cyclic(b,p), or write lambdas");
 }
 
 }  // namespace lego

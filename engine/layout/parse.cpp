@@ -69,9 +69,12 @@ class LayoutParser {
   std::vector<Expr> extent_list(std::string_view what) {
     std::vector<Expr> items;
     Tok close;
-    if (c_.accept(Tok::LBracket)) close = Tok::RBracket;
-    else if (c_.accept(Tok::LParen)) close = Tok::RParen;
-    else c_.fail_expected(what);
+    if (c_.accept(Tok::LBracket))
+      close = Tok::RBracket;
+    else if (c_.accept(Tok::LParen))
+      close = Tok::RParen;
+    else
+      c_.fail_expected(what);
     if (!c_.at(close)) {
       for (;;) {
         items.push_back(parse_expression(c_));
@@ -188,8 +191,9 @@ class LayoutParser {
         }
         break;  // a library entry carries its own inverse
       } else {
-        c_.fail_expected(is_inv ? "an inv lambda, e.g. lambda x: (x // n, x % n)"
-                                : "a GenP function: a library name (antidiag, reverse, morton, swizzle(B,M,S), skew, cyclic(b,p)) or a lambda");
+        c_.fail_expected(
+            is_inv ? "an inv lambda, e.g. lambda x: (x // n, x % n)"
+                   : "a GenP function: a library name (antidiag, reverse, morton, swizzle(B,M,S), skew, cyclic(b,p)) or a lambda");
       }
     }
     g.span = Span{begin, c_.last_span().end};

@@ -1,11 +1,11 @@
 #include "layout/plan.hpp"
 
-#include "layout/divisor.hpp"
-#include "layout/shape.hpp"
-
 #include <algorithm>
 #include <array>
 #include <map>
+
+#include "layout/divisor.hpp"
+#include "layout/shape.hpp"
 
 namespace lego {
 
@@ -13,15 +13,12 @@ namespace {
 
 constexpr int kMaxAccumulators = 128;
 
-int log2_or_minus1(std::int64_t r) {
-  return (r > 0 && (r & (r - 1)) == 0) ? __builtin_ctzll(static_cast<unsigned long long>(r)) : -1;
-}
+int log2_or_minus1(std::int64_t r) { return (r > 0 && (r & (r - 1)) == 0) ? __builtin_ctzll(static_cast<unsigned long long>(r)) : -1; }
 
 SubDigit digit(std::int64_t radix, std::int64_t mult, int target) { return {radix, mult, target, log2_or_minus1(radix)}; }
 
 // Drops radix-1 digits and merges neighbours that continue each other.
-void normalize_digits(std::vector<SubDigit>::const_iterator begin, std::vector<SubDigit>::const_iterator end,
-                      std::vector<SubDigit>& out) {
+void normalize_digits(std::vector<SubDigit>::const_iterator begin, std::vector<SubDigit>::const_iterator end, std::vector<SubDigit>& out) {
   const std::size_t first = out.size();
   for (auto it = begin; it != end; ++it) {
     const SubDigit& sd = *it;
@@ -212,12 +209,16 @@ inline void run_calls(const Step& s, std::int64_t* work) {
   std::array<std::int64_t, kMaxAccumulators> values;
   for (const GenPCall& c : s.calls) {
     const std::int64_t* args = work + s.outputs + c.first_slot;
-    if (!c.inverse) values[0] = c.fn->apply(args);
-    else c.fn->inv(args[0], values.data());
+    if (!c.inverse)
+      values[0] = c.fn->apply(args);
+    else
+      c.fn->inv(args[0], values.data());
     for (std::size_t m = 0; m < c.results.size(); ++m) {
       const auto& r = c.results[m];
-      if (r.size() == 1) work[r[0].target] += values[m] * r[0].mult;
-      else scatter(values[m], r.data(), r.data() + r.size(), work);
+      if (r.size() == 1)
+        work[r[0].target] += values[m] * r[0].mult;
+      else
+        scatter(values[m], r.data(), r.data() + r.size(), work);
     }
   }
 }
@@ -250,9 +251,12 @@ void run_steps(const std::vector<Step>& steps, const std::int64_t* in, std::int6
 
 const char* to_string(LayoutClass c) {
   switch (c) {
-    case LayoutClass::Affine: return "affine";
-    case LayoutClass::QuasiAffine: return "quasi-affine";
-    case LayoutClass::General: return "general";
+    case LayoutClass::Affine:
+      return "affine";
+    case LayoutClass::QuasiAffine:
+      return "quasi-affine";
+    case LayoutClass::General:
+      return "general";
   }
   return "general";
 }
@@ -304,8 +308,8 @@ bool compose(const Step& first, const Step& second, Step& out) {
       for (auto u = std::lower_bound(boundaries.begin(), boundaries.end(), d.mult); *u < top; ++u) {
         const std::int64_t lo = *u, hi = *(u + 1);
         // second's digit j holds [Q_j, Q_j * radix_j); lo lies in exactly one.
-        const std::size_t j = static_cast<std::size_t>(
-            std::upper_bound(second_starts.begin(), second_starts.end(), lo) - second_starts.begin() - 1);
+        const std::size_t j =
+            static_cast<std::size_t>(std::upper_bound(second_starts.begin(), second_starts.end(), lo) - second_starts.begin() - 1);
         const SubDigit& s = second.digits[j];
         routed.push_back(digit(hi / lo, s.mult * (lo / second_starts[j]), second_target(s.target)));
       }
@@ -420,8 +424,8 @@ std::int64_t Plan::apply_checked(const std::vector<std::int64_t>& idx) const {
                     "), got " + std::to_string(idx.size()));
   for (std::size_t k = 0; k < idx.size(); ++k)
     if (idx[k] < 0 || idx[k] >= layout_.shape[k])
-      throw LegoError("index " + std::to_string(k) + " is " + std::to_string(idx[k]) + ", outside [0, " +
-                      std::to_string(layout_.shape[k]) + ")");
+      throw LegoError("index " + std::to_string(k) + " is " + std::to_string(idx[k]) + ", outside [0, " + std::to_string(layout_.shape[k]) +
+                      ")");
   return apply(idx.data());
 }
 

@@ -20,8 +20,8 @@ namespace lego {
 struct SubDigit {
   std::int64_t radix;
   std::int64_t mult;
-  int target;      // < outputs: an output; else slot (target - outputs)
-  int shift;       // log2(radix) when the radix is a power of two, else -1
+  int target;  // < outputs: an output; else slot (target - outputs)
+  int shift;   // log2(radix) when the radix is a power of two, else -1
 };
 
 // A GenP evaluated inside a step. Its result values (apply: one; inv: one per
@@ -30,13 +30,13 @@ struct SubDigit {
 struct GenPCall {
   const GenPFunction* fn;
   bool inverse;
-  int first_slot;                               // apply: dims().size() slots; inv: one slot
-  std::vector<std::vector<SubDigit>> results;   // per result value, least significant first
+  int first_slot;                              // apply: dims().size() slots; inv: one slot
+  std::vector<std::vector<SubDigit>> results;  // per result value, least significant first
 };
 
 struct Step {
-  std::vector<SubDigit> digits;     // per input coordinate, least significant first
-  std::vector<int> coord_end;       // digits of coordinate k end at coord_end[k]
+  std::vector<SubDigit> digits;  // per input coordinate, least significant first
+  std::vector<int> coord_end;    // digits of coordinate k end at coord_end[k]
   int outputs = 1;
   int slots = 0;
   std::vector<GenPCall> calls;

@@ -70,14 +70,17 @@ bool equal_piece(const Piece& a, const Piece& b) {
 
 std::string print(const Piece& p) {
   switch (p.kind) {
-    case PieceKind::Row: return "Row(" + join(p.dims) + ")";
-    case PieceKind::Col: return "Col(" + join(p.dims) + ")";
+    case PieceKind::Row:
+      return "Row(" + join(p.dims) + ")";
+    case PieceKind::Col:
+      return "Col(" + join(p.dims) + ")";
     case PieceKind::RegP: {
       std::string perm = "[";
       for (std::size_t k = 0; k < p.perm.size(); ++k) perm += (k ? "," : "") + std::to_string(p.perm[k]);
       return "RegP(" + list(p.dims) + "," + perm + "])";
     }
-    case PieceKind::GenP: return "GenP(" + list(p.dims) + ", " + genp(p.genp) + ")";
+    case PieceKind::GenP:
+      return "GenP(" + list(p.dims) + ", " + genp(p.genp) + ")";
   }
   return {};
 }

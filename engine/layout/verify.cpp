@@ -8,8 +8,8 @@ BijectivityReport check_bijective(const MapUnderTest& m, std::int64_t limit) {
   BijectivityReport r;
   const std::int64_t n = product(m.shape);
   if (n > limit || m.range > limit) {
-    r.evidence = "not checked: " + std::to_string(std::max(n, m.range)) + " elements exceed the exhaustive-check limit of " +
-                 std::to_string(limit);
+    r.evidence =
+        "not checked: " + std::to_string(std::max(n, m.range)) + " elements exceed the exhaustive-check limit of " + std::to_string(limit);
     return r;
   }
   r.checked = true;

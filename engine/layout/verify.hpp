@@ -16,9 +16,9 @@ namespace lego {
 inline constexpr std::int64_t kExhaustiveLimit = std::int64_t{1} << 28;
 
 struct BijectivityReport {
-  bool checked = false;     // false: too large to check exhaustively
+  bool checked = false;  // false: too large to check exhaustively
   bool bijective = false;
-  std::string evidence;     // one sentence, indices written as (i,j,..)
+  std::string evidence;  // one sentence, indices written as (i,j,..)
 };
 
 // Checks a map from the box `shape` into [0, range): injective, onto, and

@@ -1,16 +1,16 @@
 // CLI golden tests: every golden/NAME.args (one argument per line) is run in
 // process; exit code, stdout and stderr must equal golden/NAME.expected.
 // Regenerate with LEGO_UPDATE_GOLDEN=1 and review the diff.
+#include "cli.hpp"
+
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-
-#include "cli.hpp"
+#include <sstream>
 
 namespace lego {
 namespace {
@@ -94,10 +94,17 @@ TEST(Cli, ReadsProgramsFromFiles) {
 
 TEST(Cli, NeverCrashesOnHostileArguments) {
   const std::vector<std::vector<std::string>> inputs = {
-      {}, {"table"}, {"bogus"}, {"table", ""}, {"table", "((((((("}, {"eval", "OrderBy(Row(2)).GroupBy([(2,)])", "--apply", "x"},
-      {"eval", "OrderBy(Row(2)).GroupBy([(2,)])", "--apply", "1", "--inv", "1"}, {"table", "--bind", "=3", "x"},
+      {},
+      {"table"},
+      {"bogus"},
+      {"table", ""},
+      {"table", "((((((("},
+      {"eval", "OrderBy(Row(2)).GroupBy([(2,)])", "--apply", "x"},
+      {"eval", "OrderBy(Row(2)).GroupBy([(2,)])", "--apply", "1", "--inv", "1"},
+      {"table", "--bind", "=3", "x"},
       {"table", "OrderBy(Row(99999999999,99999999999,99999999999)).GroupBy([(99999999999,99999999999,99999999999)])"},
-      {"table", "OrderBy(Row(65536,65536)).GroupBy([(65536,65536)])"}, {"check", "--file", "/nonexistent/x.lego"},
+      {"table", "OrderBy(Row(65536,65536)).GroupBy([(65536,65536)])"},
+      {"check", "--file", "/nonexistent/x.lego"},
   };
   for (const auto& args : inputs) {
     const Result r = run(args);

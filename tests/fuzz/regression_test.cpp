@@ -1,11 +1,11 @@
 // Replays every kept fuzzer input (corpus seeds and regressions) through the
 // CLI in every build, so a fixed crash stays fixed without clang.
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "cli.hpp"
 #include "fuzz/fuzz_input.hpp"

@@ -18,7 +18,7 @@ TEST(Expr, FloorSemanticsMatchPython) {
 TEST(Expr, PrecedenceFollowsPython) {
   EXPECT_EQ(evaluate(parse_expression("2 + 3 * 4"), {}), 14);
   EXPECT_EQ(evaluate(parse_expression("1 << 2 + 1"), {}), 8);
-  EXPECT_EQ(evaluate(parse_expression("6 & 3 ^ 1"), {}), 3);   // & binds tighter than ^
+  EXPECT_EQ(evaluate(parse_expression("6 & 3 ^ 1"), {}), 3);  // & binds tighter than ^
   EXPECT_EQ(evaluate(parse_expression("1 < 2 and not 3 == 4"), {}), 1);
   EXPECT_EQ(evaluate(parse_expression("max(N//B, 1) * min(a, b, 3)"), {{"N", 7}, {"B", 8}, {"a", 5}, {"b", 4}}), 3);
   EXPECT_EQ(evaluate(parse_expression("select(x > 2, isqrt(x), -1)"), {{"x", 17}}), 4);
@@ -80,7 +80,8 @@ TEST(Expr, CompiledMatchesTreeEvaluation) {
 TEST(Diagnostic, FormatsLineColumnAndCaret) {
   const std::string src = "let a = 1\nlet b = a +* 2";
   const Diagnostic d{Span{21, 22}, "expected an expression, found '*'"};
-  EXPECT_EQ(format_diagnostic(src, d, "f.lego"), "f.lego:2:12: error: expected an expression, found '*'\n  let b = a +* 2\n             ^\n");
+  EXPECT_EQ(format_diagnostic(src, d, "f.lego"),
+            "f.lego:2:12: error: expected an expression, found '*'\n  let b = a +* 2\n             ^\n");
 }
 
 }  // namespace

@@ -1,9 +1,10 @@
 // Each library GenP is a bijection with a matching inverse at several sizes,
 // and rejects the sizes it is not defined for with a located diagnostic.
+#include "layout/genp.hpp"
+
 #include <gtest/gtest.h>
 
 #include "layout/compile.hpp"
-#include "layout/genp.hpp"
 #include "layout/parse.hpp"
 #include "layout/shape.hpp"
 #include "layout/verify.hpp"
@@ -54,8 +55,8 @@ TEST(GenPLibrary, MortonIsBijectiveAndInterleaves) {
   expect_bijection(library("morton"), {2, 4, 8});
   const GenPPtr f = make_genp(library("morton"), {4, 4}, {}, {});
   const std::int64_t i[2] = {1, 1}, j[2] = {2, 0}, k[2] = {3, 3};
-  EXPECT_EQ(f->apply(i), 3);   // i0 j0 -> bits 1,0
-  EXPECT_EQ(f->apply(j), 8);   // i1 -> bit 3
+  EXPECT_EQ(f->apply(i), 3);  // i0 j0 -> bits 1,0
+  EXPECT_EQ(f->apply(j), 8);  // i1 -> bit 3
   EXPECT_EQ(f->apply(k), 15);
 }
 
@@ -89,12 +90,9 @@ TEST(GenPLibrary, CyclicDistributesBlocksRoundRobin) {
 
 TEST(GenPLibrary, RejectsUnsupportedShapesWithLocation) {
   const char* bad[] = {
-      "OrderBy(GenP([3,4], antidiag)).GroupBy([(3,4)])",
-      "OrderBy(GenP([3,4], morton)).GroupBy([(3,4)])",
-      "OrderBy(GenP([4,4], swizzle(3,0,3))).GroupBy([(4,4)])",
-      "OrderBy(GenP([10], cyclic(4,2))).GroupBy([(10,)])",
-      "OrderBy(GenP([4,4], blocky)).GroupBy([(4,4)])",
-      "OrderBy(GenP([4,4,4], skew)).GroupBy([(4,4,4)])",
+      "OrderBy(GenP([3,4], antidiag)).GroupBy([(3,4)])",       "OrderBy(GenP([3,4], morton)).GroupBy([(3,4)])",
+      "OrderBy(GenP([4,4], swizzle(3,0,3))).GroupBy([(4,4)])", "OrderBy(GenP([10], cyclic(4,2))).GroupBy([(10,)])",
+      "OrderBy(GenP([4,4], blocky)).GroupBy([(4,4)])",         "OrderBy(GenP([4,4,4], skew)).GroupBy([(4,4,4)])",
   };
   for (const char* text : bad) {
     SCOPED_TRACE(text);
@@ -112,8 +110,8 @@ TEST(GenPLibrary, RejectsUnsupportedShapesWithLocation) {
 }
 
 TEST(UserGenP, LambdaPairEvaluatesAndChecks) {
-  const Plan p = compile(parse_layout("OrderBy(GenP([n,n], lambda i, j: i*n + (i+j)%n, lambda x: (x//n, (x%n - x//n) % n))).GroupBy([(n,n)])"),
-                         {{"n", 5}});
+  const Plan p = compile(
+      parse_layout("OrderBy(GenP([n,n], lambda i, j: i*n + (i+j)%n, lambda x: (x//n, (x%n - x//n) % n))).GroupBy([(n,n)])"), {{"n", 5}});
   EXPECT_TRUE(check_bijective(p).bijective);
   EXPECT_EQ(p.apply_checked({1, 4}), 5);
 }

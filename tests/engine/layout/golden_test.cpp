@@ -1,8 +1,8 @@
 // Every case of the paper's reference implementation must match exactly,
 // apply and inv (tests/data/paper_layouts.json, a copy of shared/golden).
-#include <fstream>
-
 #include <gtest/gtest.h>
+
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "layout/compile.hpp"

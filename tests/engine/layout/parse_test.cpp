@@ -1,9 +1,10 @@
-#include <cstring>
+#include "layout/parse.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "layout/compile.hpp"
-#include "layout/parse.hpp"
 
 namespace lego {
 namespace {

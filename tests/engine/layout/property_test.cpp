@@ -1,11 +1,11 @@
 // RapidCheck properties on random layouts (rank up to 4, chains of up to 3
 // OrderBy, TileBy depth up to 3, random library and user GenPs), generated as
 // text so the parser and printer are exercised too.
-#include <numeric>
-
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
+
+#include <numeric>
 
 #include "engine/layout/reference.hpp"
 #include "layout/compile.hpp"
@@ -72,8 +72,10 @@ std::string random_genp(const Dims& d) {
 
 std::string random_piece(const Dims& d) {
   switch (uniform(0, 4)) {
-    case 0: return "Row(" + csv(d) + ")";
-    case 1: return "Col(" + csv(d) + ")";
+    case 0:
+      return "Row(" + csv(d) + ")";
+    case 1:
+      return "Col(" + csv(d) + ")";
     case 2: {
       std::vector<int> perm(d.size());
       std::iota(perm.begin(), perm.end(), 0);
@@ -82,7 +84,8 @@ std::string random_piece(const Dims& d) {
       for (std::size_t k = 0; k < perm.size(); ++k) p += (k ? "," : "") + std::to_string(perm[k]);
       return "RegP([" + csv(d) + "],[" + p + "])";
     }
-    default: return random_genp(d);
+    default:
+      return random_genp(d);
   }
 }
 
@@ -123,16 +126,17 @@ std::string random_layout(bool allow_expand = false) {
     // Split the shape into groups of consecutive extents.
     closing = ".GroupBy([(";
     for (int k = 0; k < rank; ++k) {
-      if (k && coin()) closing += "),(";
-      else if (k) closing += ",";
+      if (k && coin())
+        closing += "),(";
+      else if (k)
+        closing += ",";
       closing += std::to_string(shape[k]);
     }
     closing += ")])";
   }
   std::string chain;
   const int m = uniform(1, 4);
-  for (int k = 0; k < m; ++k)
-    chain += (k ? "." : "") + random_orderby(n, uniform<std::size_t>(1, 4), uniform<std::size_t>(1, 4));
+  for (int k = 0; k < m; ++k) chain += (k ? "." : "") + random_orderby(n, uniform<std::size_t>(1, 4), uniform<std::size_t>(1, 4));
   if (!tile || !allow_expand || !coin()) return chain + closing;
   Dims original;
   for (auto n_k : untiled) original.push_back(uniform<std::int64_t>(1, n_k + 1));
@@ -184,7 +188,9 @@ RC_GTEST_PROP(LayoutProperties, WholeTablesMatchPerIndexEvaluation, ()) {
     for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
     return n;
   };
-  RC_TAG(text.find("ExpandBy") != std::string::npos ? "ExpandBy" : text.find("TileBy") != std::string::npos ? "TileBy" : "GroupBy",
+  RC_TAG(text.find("ExpandBy") != std::string::npos ? "ExpandBy"
+         : text.find("TileBy") != std::string::npos ? "TileBy"
+                                                    : "GroupBy",
          "OrderBy x" + std::to_string(count("OrderBy")), count("GenP") ? (count("lambda") ? "user GenP" : "library GenP") : "RegP only");
   RC_LOG() << text << "\n";
   const Plan p = compile(parse_layout(text), {});
