@@ -4,6 +4,7 @@
 
 #include "layout/bound.hpp"
 #include "layout/shape.hpp"
+#include "layout/tiling.hpp"
 
 namespace lego {
 
@@ -26,19 +27,6 @@ std::vector<std::int64_t> eval_extents(const std::vector<Expr>& exprs, const Env
     v.push_back(x);
   }
   return v;
-}
-
-template <class T>
-std::vector<T> permuted(const std::vector<T>& v, const std::vector<int>& s) {
-  std::vector<T> out;
-  for (int k : s) out.push_back(v[k]);
-  return out;
-}
-
-std::vector<int> inverse_permutation(const std::vector<int>& s) {
-  std::vector<int> inv(s.size());
-  for (std::size_t t = 0; t < s.size(); ++t) inv[s[t]] = static_cast<int>(t);
-  return inv;
 }
 
 BoundPiece bind_piece(const Piece& p, const Env& env) {
@@ -66,9 +54,9 @@ BoundPiece bind_piece(const Piece& p, const Env& env) {
   return b;
 }
 
-BoundOrderBy regp_orderby(std::vector<std::int64_t> dims, std::vector<int> perm) {
+BoundOrderBy regp_orderby(RegPOf<std::int64_t> r) {
   BoundOrderBy o;
-  o.pieces.push_back(BoundPiece{std::move(dims), std::move(perm), nullptr, {}});
+  o.pieces.push_back(BoundPiece{std::move(r.dims), std::move(r.perm), nullptr, {}});
   return o;
 }
 
@@ -89,14 +77,13 @@ void desugar_tiling(BoundLayout& out, const LayoutAst& ast, const std::vector<st
       if (static_cast<int>(p.dims.size()) != dk)
         throw LegoError(p.span, "under TileBy every piece of an OrderBy tiles the same " + std::to_string(dk) +
                                     " dimensions; this piece has " + std::to_string(p.dims.size()));
-    const std::vector<int> s = tile_order(dk, qk);
     const auto dims = o.dims();
     chain.push_back(std::move(o));
-    chain.push_back(regp_orderby(permuted(dims, s), inverse_permutation(s)));
+    chain.push_back(regp_orderby(retile(dims, dk, qk)));
   }
   std::vector<std::int64_t> t;
   for (const auto& level : levels) t.insert(t.end(), level.begin(), level.end());
-  chain.push_back(regp_orderby(t, tile_order(d, q)));
+  chain.push_back(regp_orderby(untile(t, d, q)));
   out.chain = std::move(chain);
   out.shape = t;
 }
@@ -118,13 +105,6 @@ std::int64_t BoundOrderBy::size() const {
 }
 
 std::int64_t BoundLayout::physical_size() const { return expand ? product(expand->original) : size; }
-
-std::vector<int> tile_order(int d, int q) {
-  std::vector<int> s;
-  for (int k = 0; k < d; ++k)
-    for (int h = 0; h < q; ++h) s.push_back(k + d * h);
-  return s;
-}
 
 BoundLayout bind(const LayoutAst& ast, const Env& env) {
   BoundLayout out;

@@ -45,7 +45,4 @@ struct BoundLayout {
 // permutation, size mismatch, injective GenP in the wrong place, ...).
 BoundLayout bind(const LayoutAst& layout, const Env& env);
 
-// The spec's sigma(d, q): level-major to dimension-major order.
-std::vector<int> tile_order(int d, int q);
-
 }  // namespace lego

@@ -1,0 +1,156 @@
+#include "expr/print.hpp"
+
+namespace lego::sym {
+
+namespace {
+
+// Precedence, higher binds tighter (shared by C and Python for the
+// operators we print; Python's bit operators sit above comparisons too).
+enum Prec { kSelect = 1, kOr, kAnd, kNot, kCompare, kBitOr, kBitXor, kBitAnd, kShift, kAdd, kMul, kUnary, kAtom };
+
+class Printer {
+ public:
+  Printer(Prover& p, const PrintOptions& o) : prover_(p), o_(o) {}
+
+  std::string print(Ref e, int parent) {
+    int prec = kAtom;
+    std::string s = text(e, prec);
+    return prec < parent ? "(" + s + ")" : s;
+  }
+
+ private:
+  bool py() const { return o_.lang == Lang::Python; }
+
+  std::string binary(Ref a, const char* op, Ref b, int prec, int& out) {
+    out = prec;
+    return print(a, prec) + op + print(b, prec + 1);
+  }
+
+  static int log2_exact(Ref e) {
+    if (!is_const(e) || e->value <= 0 || (e->value & (e->value - 1))) return -1;
+    return __builtin_ctzll(static_cast<unsigned long long>(e->value));
+  }
+
+  std::string text(Ref e, int& prec) {
+    switch (e->kind) {
+      case Kind::Const:
+        prec = e->value < 0 ? kUnary : kAtom;
+        return std::to_string(e->value);
+      case Kind::Var:
+        prec = kAtom;
+        return e->name;
+      case Kind::Sum: {
+        prec = kAdd;
+        std::string s;
+        for (std::size_t k = 0; k < e->terms.size(); ++k) {
+          const std::int64_t c = e->terms[k].coef;
+          const std::int64_t mag = (k > 0 && c < 0) ? -c : c;
+          std::string t;
+          if (mag == 1)
+            t = print(e->terms[k].term, kMul);
+          else if (mag == -1)
+            t = "-" + print(e->terms[k].term, kUnary);
+          else
+            t = std::to_string(mag) + "*" + print(e->terms[k].term, kMul + 1);
+          s += k == 0 ? t : (c < 0 ? " - " : " + ") + t;
+        }
+        if (e->value > 0) s += " + " + std::to_string(e->value);
+        if (e->value < 0) s += " - " + std::to_string(-e->value);
+        return s;
+      }
+      case Kind::Product: {
+        prec = kMul;
+        std::string s;
+        for (std::size_t k = 0; k < e->args.size(); ++k) s += (k ? "*" : "") + print(e->args[k], k ? kMul + 1 : kMul);
+        return s;
+      }
+      case Kind::FloorDiv:
+      case Kind::Mod: {
+        const bool div = e->kind == Kind::FloorDiv;
+        Ref a = e->args[0], b = e->args[1];
+        if (py()) return binary(a, div ? "//" : " % ", b, kMul, prec);
+        const bool native = prover_.nonneg(a) && prover_.positive(b);
+        if (!native) {
+          prec = kAtom;
+          return std::string(div ? "lego_floordiv(" : "lego_floormod(") + print(a, 0) + ", " + print(b, 0) + ")";
+        }
+        if (o_.strength_reduce) {
+          if (const int k = log2_exact(b); k >= 0) {
+            if (div) return binary(a, " >> ", pool_const(k), kShift, prec);
+            prec = kBitAnd;
+            return print(a, kBitAnd) + " & " + std::to_string(b->value - 1);
+          }
+        }
+        return binary(a, div ? " / " : " % ", b, kMul, prec);
+      }
+      case Kind::Min:
+      case Kind::Max: {
+        prec = kAtom;
+        const char* name = e->kind == Kind::Min ? "min(" : "max(";
+        const std::string prefix = o_.lang == Lang::C ? "std::" : "";
+        return prefix + name + print(e->args[0], 0) + ", " + print(e->args[1], 0) + ")";
+      }
+      case Kind::Select:
+        prec = kSelect;
+        if (py()) return print(e->args[1], kSelect + 1) + " if " + print(e->args[0], kSelect + 1) + " else " + print(e->args[2], kSelect);
+        return print(e->args[0], kSelect + 1) + " ? " + print(e->args[1], kSelect + 1) + " : " + print(e->args[2], kSelect);
+      case Kind::Lt:
+        return binary(e->args[0], " < ", e->args[1], kCompare, prec);
+      case Kind::Le:
+        return binary(e->args[0], " <= ", e->args[1], kCompare, prec);
+      case Kind::Eq:
+        return binary(e->args[0], " == ", e->args[1], kCompare, prec);
+      case Kind::Ne:
+        return binary(e->args[0], " != ", e->args[1], kCompare, prec);
+      case Kind::And:
+        return binary(e->args[0], py() ? " and " : " && ", e->args[1], kAnd, prec);
+      case Kind::Or:
+        return binary(e->args[0], py() ? " or " : " || ", e->args[1], kOr, prec);
+      case Kind::Not:
+        prec = kNot;
+        return (py() ? "not " : "!") + print(e->args[0], kNot);
+      case Kind::Isqrt:
+        prec = kAtom;
+        return (py() ? "math.isqrt(" : "lego_isqrt(") + print(e->args[0], 0) + ")";
+      case Kind::BitAnd:
+        return binary(e->args[0], " & ", e->args[1], kBitAnd, prec);
+      case Kind::BitOr:
+        return binary(e->args[0], " | ", e->args[1], kBitOr, prec);
+      case Kind::BitXor:
+        return binary(e->args[0], " ^ ", e->args[1], kBitXor, prec);
+      case Kind::Shl:
+        return binary(e->args[0], " << ", e->args[1], kShift, prec);
+      case Kind::Shr:
+        return binary(e->args[0], " >> ", e->args[1], kShift, prec);
+    }
+    return {};
+  }
+
+  Ref pool_const(int k) {
+    consts_.push_back(Node{});
+    consts_.back().kind = Kind::Const;
+    consts_.back().value = k;
+    return &consts_.back();
+  }
+
+  Prover& prover_;
+  PrintOptions o_;
+  std::deque<Node> consts_;  // shift amounts, printed only
+};
+
+}  // namespace
+
+PrintOptions default_options(Lang lang) { return {lang, lang == Lang::Cuda}; }
+
+std::string print(Ref e, Prover& prover, const PrintOptions& options) { return Printer(prover, options).print(e, 0); }
+
+std::string c_prelude(Lang lang) {
+  const std::string q = lang == Lang::Cuda ? "__host__ __device__ static inline " : "static inline ";
+  return "#include <math.h>\n#include <stdint.h>\n" + q +
+         "int64_t lego_floordiv(int64_t a, int64_t b) { int64_t q = a / b; return q - ((a % b != 0) && ((a < 0) != (b < 0))); }\n" + q +
+         "int64_t lego_floormod(int64_t a, int64_t b) { int64_t r = a % b; return r + ((r != 0 && ((r < 0) != (b < 0))) ? b : 0); }\n" + q +
+         "int64_t lego_isqrt(int64_t v) { int64_t r = (int64_t)sqrt((double)v); while (r * r > v) --r; "
+         "while ((r + 1) * (r + 1) <= v) ++r; return r; }\n";
+}
+
+}  // namespace lego::sym

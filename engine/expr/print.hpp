@@ -1,0 +1,30 @@
+// Printers of simplified index expressions for the backends. C and CUDA use
+// '/' and '%' only where the prover shows floor semantics coincide
+// (non-negative numerator, positive divisor) and call lego_floordiv /
+// lego_floormod otherwise, so the printed code is never wrong.
+#pragma once
+
+#include <string>
+
+#include "expr/prover.hpp"
+#include "expr/sym.hpp"
+
+namespace lego::sym {
+
+enum class Lang { C, Cuda, Python };
+
+struct PrintOptions {
+  Lang lang = Lang::C;
+  // x / 2^k -> x >> k and x % 2^k -> x & (2^k - 1) where x >= 0 is proved.
+  bool strength_reduce = false;
+};
+
+PrintOptions default_options(Lang lang);  // strength reduction on for CUDA
+
+std::string print(Ref e, Prover& prover, const PrintOptions& options);
+
+// The prelude a C/C++/CUDA translation unit needs for the helpers printed
+// where floor semantics could not be proved.
+std::string c_prelude(Lang lang);
+
+}  // namespace lego::sym

@@ -1,0 +1,265 @@
+#include "expr/simplify.hpp"
+
+#include <algorithm>
+
+namespace lego::sym {
+
+namespace {
+
+// e as coef * (product of factors); false when e has another shape.
+struct Monomial {
+  std::int64_t coef = 1;
+  std::vector<Ref> factors;  // sorted
+};
+
+bool as_monomial(Ref e, Monomial& m) {
+  m = {};
+  if (e->kind == Kind::Const) {
+    m.coef = e->value;
+    return true;
+  }
+  if (e->kind == Kind::Sum) {
+    if (e->value != 0 || e->terms.size() != 1) return false;
+    m.coef = e->terms[0].coef;
+    e = e->terms[0].term;
+  }
+  if (e->kind == Kind::Product)
+    m.factors = e->args;
+  else
+    m.factors = {e};
+  return true;
+}
+
+// term / d when d divides coef*term exactly (as polynomials), else nullptr.
+Ref exact_quotient(Pool& pool, std::int64_t coef, Ref term, const Monomial& d) {
+  if (d.coef == 0 || coef % d.coef != 0) return nullptr;
+  Monomial t;
+  as_monomial(term, t);
+  std::vector<Ref> rest = t.factors;
+  for (Ref f : d.factors) {
+    auto it = std::find(rest.begin(), rest.end(), f);
+    if (it == rest.end()) return nullptr;
+    rest.erase(it);
+  }
+  Ref q = pool.constant(coef / d.coef * t.coef);
+  for (Ref f : rest) q = pool.mul(q, f);
+  return q;
+}
+
+std::vector<Term> terms_of(Ref e, std::int64_t& c0) {
+  if (e->kind == Kind::Sum) {
+    c0 = e->value;
+    return e->terms;
+  }
+  if (e->kind == Kind::Const) {
+    c0 = e->value;
+    return {};
+  }
+  c0 = 0;
+  return {{1, e}};
+}
+
+}  // namespace
+
+int op_count(Ref e) {
+  switch (e->kind) {
+    case Kind::Const:
+    case Kind::Var:
+      return 0;
+    case Kind::Sum: {
+      int n = static_cast<int>(e->terms.size()) - 1 + (e->value != 0);
+      for (std::size_t k = 0; k < e->terms.size(); ++k) {
+        const std::int64_t c = e->terms[k].coef;
+        // A negative coefficient becomes a subtraction, except on the first term.
+        if (c != 1 && c != -1) ++n;
+        if (c == -1 && k == 0) ++n;
+        n += op_count(e->terms[k].term);
+      }
+      return n;
+    }
+    case Kind::Product: {
+      int n = static_cast<int>(e->args.size()) - 1;
+      for (Ref a : e->args) n += op_count(a);
+      return n;
+    }
+    default: {
+      int n = 1;
+      for (Ref a : e->args) n += op_count(a);
+      return n;
+    }
+  }
+}
+
+Ref Simplifier::simplify(Ref e) {
+  if (auto it = memo_.find(e); it != memo_.end()) return it->second;
+  Ref r = rewrite(e);
+  // Try the distributed form too and keep the cheaper (paper, Section IV-A).
+  if (r->kind == Kind::Sum || r->kind == Kind::Product) {
+    Ref expanded = prover_.expand(r);
+    if (expanded != r) {
+      Ref alt = rewrite(expanded);
+      if (op_count(alt) < op_count(r)) r = alt;
+    }
+  }
+  memo_[e] = r;
+  return r;
+}
+
+Ref Simplifier::rewrite(Ref e) {
+  switch (e->kind) {
+    case Kind::Const:
+    case Kind::Var:
+      return e;
+    case Kind::Sum:
+      return simplify_sum(e);
+    case Kind::Product: {
+      Ref acc = pool_.constant(1);
+      for (Ref f : e->args) acc = pool_.mul(acc, simplify(f));
+      return acc;
+    }
+    case Kind::FloorDiv:
+      return simplify_div(simplify(e->args[0]), simplify(e->args[1]));
+    case Kind::Mod:
+      return simplify_mod(simplify(e->args[0]), simplify(e->args[1]));
+    case Kind::Min:
+    case Kind::Max: {
+      Ref a = simplify(e->args[0]), b = simplify(e->args[1]);
+      const bool is_min = e->kind == Kind::Min;
+      if (prover_.less_equal(a, b)) return is_min ? a : b;
+      if (prover_.less_equal(b, a)) return is_min ? b : a;
+      return is_min ? pool_.min(a, b) : pool_.max(a, b);
+    }
+    case Kind::Lt:
+    case Kind::Le:
+    case Kind::Eq:
+    case Kind::Ne: {
+      Ref a = simplify(e->args[0]), b = simplify(e->args[1]);
+      const bool lt = e->kind == Kind::Lt, le = e->kind == Kind::Le;
+      if (lt || le) {
+        if (lt ? prover_.less_than(a, b) : prover_.less_equal(a, b)) return pool_.constant(1);
+        if (lt ? prover_.less_equal(b, a) : prover_.less_than(b, a)) return pool_.constant(0);
+      }
+      if (e->kind == Kind::Ne || e->kind == Kind::Eq) {
+        if (prover_.less_than(a, b) || prover_.less_than(b, a)) return pool_.constant(e->kind == Kind::Ne);
+      }
+      return pool_.compare(e->kind, a, b);
+    }
+    case Kind::Select: {
+      Ref c = simplify(e->args[0]);
+      return pool_.select(c, simplify(e->args[1]), simplify(e->args[2]));
+    }
+    case Kind::And:
+    case Kind::Or:
+      return pool_.logic(e->kind, simplify(e->args[0]), simplify(e->args[1]));
+    case Kind::Not:
+      return pool_.logical_not(simplify(e->args[0]));
+    case Kind::Isqrt:
+      return pool_.isqrt(simplify(e->args[0]));
+    default:
+      return pool_.bits(e->kind, simplify(e->args[0]), simplify(e->args[1]));
+  }
+}
+
+Ref Simplifier::simplify_sum(Ref e) {
+  std::vector<Term> terms;
+  for (const auto& t : e->terms) terms.push_back({t.coef, simplify(t.term)});
+  return recombine(pool_.sum(e->value, terms));
+}
+
+// a*(x//a) + x%a -> x  and  a*((x//a)%b) + x%a -> x%(a*b), with any common
+// coefficient, repeated until nothing pairs up.
+Ref Simplifier::recombine(Ref s) {
+  for (bool changed = true; changed && s->kind == Kind::Sum;) {
+    changed = false;
+    const auto& terms = s->terms;
+    for (std::size_t m = 0; m < terms.size() && !changed; ++m) {
+      Ref md = terms[m].term;
+      if (md->kind != Kind::Mod) continue;
+      Ref x = md->args[0], a = md->args[1];
+      Monomial am;
+      if (!as_monomial(a, am) || !prover_.positive(a)) continue;
+      for (std::size_t k = 0; k < terms.size() && !changed; ++k) {
+        if (k == m) continue;
+        // terms[k] must be (c*a) * y with y = x//a or (x//a)%b.
+        Ref y = exact_quotient(pool_, terms[k].coef, terms[k].term, am);
+        if (!y) continue;
+        Monomial ym;
+        as_monomial(y, ym);
+        if (ym.factors.size() != 1 || ym.coef != terms[m].coef) continue;
+        Ref f = ym.factors[0];
+        Ref replacement = nullptr;
+        if (f->kind == Kind::FloorDiv && f->args[0] == x && f->args[1] == a) {
+          replacement = x;
+        } else if (f->kind == Kind::Mod && f->args[0]->kind == Kind::FloorDiv && f->args[0]->args[0] == x && f->args[0]->args[1] == a &&
+                   prover_.positive(f->args[1])) {
+          replacement = simplify_mod(x, pool_.mul(a, f->args[1]));
+        }
+        if (!replacement) continue;
+        std::vector<Term> rest;
+        for (std::size_t t = 0; t < terms.size(); ++t)
+          if (t != m && t != k) rest.push_back(terms[t]);
+        rest.push_back({terms[m].coef, replacement});
+        s = pool_.sum(s->value, rest);
+        changed = true;
+      }
+    }
+  }
+  return s;
+}
+
+Ref Simplifier::simplify_div(Ref a, Ref d) {
+  Monomial dm;
+  if (!prover_.positive(d) || !as_monomial(d, dm)) return pool_.floordiv(a, d);
+  // (d*q + r) // d = q + r // d: move every multiple of d out.
+  std::int64_t c0;
+  const auto terms = terms_of(a, c0);
+  std::vector<Term> q, r;
+  for (const auto& t : terms) {
+    if (Ref quotient = exact_quotient(pool_, t.coef, t.term, dm))
+      q.push_back({1, quotient});
+    else
+      r.push_back(t);
+  }
+  std::int64_t r0 = c0;
+  if (is_const(d)) {
+    q.push_back({floor_div(c0, d->value), pool_.constant(1)});
+    r0 = floor_mod(c0, d->value);
+  }
+  Ref rest = pool_.sum(r0, r);
+  if (!q.empty()) return simplify(pool_.add(pool_.sum(0, q), simplify_div(rest, d)));
+  // r // d for r in [k*d, (k+1)*d) is k.
+  if (prover_.nonneg(rest) && prover_.less_than(rest, d)) return pool_.constant(0);
+  if (is_const(d)) {
+    const Interval i = prover_.interval(rest);
+    if (i.lo != Interval::kNegInf && i.hi != Interval::kPosInf && floor_div(i.lo, d->value) == floor_div(i.hi, d->value))
+      return pool_.constant(floor_div(i.lo, d->value));
+  }
+  // (x // a) // d -> x // (a*d) for positive a, d.
+  if (rest->kind == Kind::FloorDiv && prover_.positive(rest->args[1]))
+    return simplify_div(rest->args[0], simplify(pool_.mul(rest->args[1], d)));
+  return pool_.floordiv(rest, d);
+}
+
+Ref Simplifier::simplify_mod(Ref a, Ref d) {
+  Monomial dm;
+  if (!prover_.positive(d) || !as_monomial(d, dm)) return pool_.mod(a, d);
+  // (d*q + r) % d = r % d.
+  std::int64_t c0;
+  const auto terms = terms_of(a, c0);
+  std::vector<Term> r;
+  for (const auto& t : terms)
+    if (!exact_quotient(pool_, t.coef, t.term, dm)) r.push_back(t);
+  const std::int64_t r0 = is_const(d) ? floor_mod(c0, d->value) : c0;
+  Ref rest = pool_.sum(r0, r);
+  if (rest != a) rest = simplify(rest);
+  if (prover_.nonneg(rest) && prover_.less_than(rest, d)) return rest;
+  // (x % (d*k)) % d -> x % d.
+  if (rest->kind == Kind::Mod) {
+    Monomial outer;
+    if (as_monomial(rest->args[1], outer) && exact_quotient(pool_, outer.coef, rest->args[1], dm) && prover_.positive(rest->args[1]))
+      return simplify_mod(rest->args[0], d);
+  }
+  return pool_.mod(rest, d);
+}
+
+}  // namespace lego::sym
