@@ -14,13 +14,17 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-bool parse_int(std::string_view s, std::int64_t& v) {
+}  // namespace
+
+bool parse_integer(std::string_view s, std::int64_t& v) {
   s = trim(s);
   const char* begin = s.data();
   if (!s.empty() && s.front() == '+') ++begin;
   const auto [end, ec] = std::from_chars(begin, s.data() + s.size(), v);
   return ec == std::errc() && end == s.data() + s.size() && begin != end;
 }
+
+namespace {
 
 std::vector<std::string_view> split(std::string_view s, char sep) {
   std::vector<std::string_view> parts;
@@ -44,7 +48,7 @@ Env parse_bindings(std::string_view text) {
     std::int64_t value = 0;
     bool ok = eq != std::string_view::npos && !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
     for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
-    if (!ok || !parse_int(item.substr(eq + 1), value))
+    if (!ok || !parse_integer(item.substr(eq + 1), value))
       throw LegoError("--bind: '" + std::string(trim(item)) + "' is not NAME=INTEGER (example: --bind n=8,B=2)");
     env[std::string(name)] = value;
   }
@@ -55,10 +59,29 @@ std::vector<std::int64_t> parse_index_list(std::string_view text, std::string_vi
   std::vector<std::int64_t> out;
   for (auto item : split(text, ',')) {
     std::int64_t v = 0;
-    if (!parse_int(item, v))
+    if (!parse_integer(item, v))
       throw LegoError(std::string(option) + ": '" + std::string(trim(item)) + "' is not an integer (example: " + std::string(option) +
                       (option == "--inv" ? " 7)" : " 1,2)"));
     out.push_back(v);
+  }
+  return out;
+}
+
+}  // namespace lego::cli
+
+namespace lego::cli {
+
+std::vector<std::string> split_names(std::string_view text, std::string_view option) {
+  std::vector<std::string> out;
+  for (auto item : split(text, ',')) {
+    const std::string_view t = trim(item);
+    std::int64_t v = 0;
+    bool name = !t.empty() && (std::isalpha(static_cast<unsigned char>(t[0])) || t[0] == '_');
+    for (char c : t) name = name && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+    if (!name && !parse_integer(t, v))
+      throw LegoError(std::string(option) + ": '" + std::string(t) + "' is neither a name nor an integer (example: " + std::string(option) +
+                      " i,j)");
+    out.emplace_back(t);
   }
   return out;
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -12,5 +13,9 @@ namespace lego::cli {
 // Throws LegoError naming the bad item.
 Env parse_bindings(std::string_view text);
 std::vector<std::int64_t> parse_index_list(std::string_view text, std::string_view option);
+
+// "i, 3, j" -> {"i", "3", "j"}; each item must be a name or an integer.
+std::vector<std::string> split_names(std::string_view text, std::string_view option);
+bool parse_integer(std::string_view text, std::int64_t& value);
 
 }  // namespace lego::cli

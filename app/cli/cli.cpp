@@ -3,15 +3,19 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "bindings.hpp"
+#include "expr/print.hpp"
 #include "layout/compile.hpp"
 #include "layout/genp.hpp"
 #include "layout/parse.hpp"
 #include "layout/shape.hpp"
+#include "layout/symbolic.hpp"
 #include "layout/verify.hpp"
 #include "table_output.hpp"
 
@@ -67,6 +71,60 @@ void require_table_size(const Plan& plan) {
                                 std::max(plan.size(), plan.physical_size()), kMaxTable));
 }
 
+struct ExprRequest {
+  std::string apply, inv, lang;
+  bool ops, json, has_apply, has_inv;
+};
+
+// `lego expr`: index arguments are integers or symbols; a symbol's range is
+// the extent of its position in the layout.
+int run_expr(const LayoutOptions& o, const Source& src, const ExprRequest& r, std::ostream& out) {
+  if (!r.has_apply && !r.has_inv) throw LegoError("expr needs --apply I,J,.. or --inv X (symbols or integers)");
+  const auto start = std::chrono::steady_clock::now();
+  const Env bindings = parse_bindings(o.bind);
+  const Program program = parse_program(src.text);
+  const Env env = evaluate_program_env(program, bindings);
+  sym::Pool pool;
+  const Derivation d(pool, select_layout(program, o.name), env);
+  const std::vector<std::string> names = split_names(r.has_apply ? r.apply : r.inv, r.has_apply ? "--apply" : "--inv");
+  const std::vector<sym::Ref> extents = r.has_apply ? d.shape() : std::vector<sym::Ref>{d.physical_size()};
+  if (names.size() != extents.size())
+    throw LegoError(
+        fmt::format("{} takes {} index(es) for this layout, got {}", r.has_apply ? "--apply" : "--inv", extents.size(), names.size()));
+  std::vector<std::pair<std::string, sym::Ref>> ranges;
+  std::vector<sym::Ref> idx;
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    std::int64_t v = 0;
+    if (parse_integer(names[k], v)) {
+      idx.push_back(pool.constant(v));
+    } else {
+      ranges.emplace_back(names[k], extents[k]);
+      idx.push_back(pool.var(names[k]));
+    }
+  }
+  const sym::Facts facts = d.facts(ranges);
+  sym::Simplifier simplifier(pool, facts);
+  std::vector<sym::Ref> results = r.has_apply ? std::vector<sym::Ref>{d.apply(idx, simplifier)} : d.inv(idx[0], simplifier);
+  const sym::Lang lang = r.lang == "python" ? sym::Lang::Python : r.lang == "cuda" ? sym::Lang::Cuda : sym::Lang::C;
+  std::vector<std::string> printed;
+  int ops = 0;
+  for (sym::Ref e : results) {
+    printed.push_back(sym::print(e, simplifier.prover(), sym::default_options(lang)));
+    ops += sym::op_count(e);
+  }
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (r.json) {
+    std::string exprs;
+    for (const auto& p : printed) exprs += (exprs.empty() ? "" : ",") + nlohmann::json(p).dump();
+    out << fmt::format("{{\"exprs\":[{}],\"ops\":{},\"ms\":{:.3f}}}\n", exprs, ops, ms);
+    return 0;
+  }
+  for (const auto& a : d.assumptions()) out << "# assumes " << a << "\n";
+  for (const auto& p : printed) out << p << "\n";
+  if (r.ops) out << "# ops: " << ops << "\n";
+  return 0;
+}
+
 }  // namespace
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -98,6 +156,19 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   auto* inv_opt = eval->add_option("--inv", inv_text, "Physical index, e.g. 7");
   apply_opt->excludes(inv_opt);
 
+  LayoutOptions expr_opts;
+  std::string expr_apply, expr_inv, expr_lang = "c";
+  bool expr_ops = false, expr_json = false;
+  auto* expr = app.add_subcommand("expr", "Derive, simplify and print the index expression of apply or inv");
+  add_layout_options(expr, expr_opts);
+  auto* expr_apply_opt =
+      expr->add_option("--apply", expr_apply, "Logical index: symbols (ranges come from the layout) or integers, e.g. i,j");
+  auto* expr_inv_opt = expr->add_option("--inv", expr_inv, "Physical index: a symbol or an integer, e.g. x");
+  expr_apply_opt->excludes(expr_inv_opt);
+  expr->add_option("--lang", expr_lang, "Output language: c, cuda, python")->check(CLI::IsMember({"c", "cuda", "python"}));
+  expr->add_flag("--ops", expr_ops, "Also print the number of arithmetic operations");
+  expr->add_flag("--json", expr_json, "Print {\"exprs\":[..], \"ops\":N, \"ms\":T}");
+
   std::vector<std::string> argv_storage = args;
   std::vector<const char*> argv;
   for (const auto& a : argv_storage) argv.push_back(a.c_str());
@@ -114,10 +185,14 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     return 2;
   }
 
-  const LayoutOptions& opts = table->parsed() ? table_opts : check->parsed() ? check_opts : eval_opts;
+  const LayoutOptions& opts = table->parsed() ? table_opts : check->parsed() ? check_opts : expr->parsed() ? expr_opts : eval_opts;
   Source src;
   try {
     src = load_source(opts);
+    if (expr->parsed()) {
+      ExprRequest request{expr_apply, expr_inv, expr_lang, expr_ops, expr_json, expr_apply_opt->count() > 0, expr_inv_opt->count() > 0};
+      return run_expr(opts, src, request, out);
+    }
     const Plan plan = load_plan(opts, src);
     if (table->parsed()) {
       require_table_size(plan);

@@ -91,8 +91,13 @@ Expr parse_atom(TokenCursor& c) {
     return constant(t.value, t.span);
   }
   if (t.kind == Tok::Ident) {
-    if (t.text == "and" || t.text == "or" || t.text == "not" || t.text == "lambda") c.fail_expected("an expression");
-    const Token name = c.next();
+    if (t.text == "and" || t.text == "or" || t.text == "not" || t.text == "lambda" || t.text == "if" || t.text == "else")
+      c.fail_expected("an expression");
+    Token name = c.next();
+    if (name.text == "math" && c.at(Tok::Dot) && c.peek(1).kind == Tok::Ident && c.peek(1).text == "isqrt") {
+      c.next();
+      name = c.next();  // Python's math.isqrt is our isqrt
+    }
     if (c.at(Tok::LParen)) return parse_call(c, name);
     return symbol(std::string(name.text), name.span);
   }
@@ -182,16 +187,28 @@ Expr parse_and(TokenCursor& c) {
   return lhs;
 }
 
-}  // namespace
-
-Expr parse_expression(TokenCursor& c) {
-  TokenCursor::DepthGuard guard(c);
+Expr parse_or(TokenCursor& c) {
   Expr lhs = parse_and(c);
   while (c.at_ident("or")) {
     c.next();
     lhs = binary(Op::Or, lhs, parse_and(c));
   }
   return lhs;
+}
+
+}  // namespace
+
+// Python's conditional expression  a if c else b  is select(c, a, b).
+Expr parse_expression(TokenCursor& c) {
+  TokenCursor::DepthGuard guard(c);
+  Expr value = parse_or(c);
+  if (!c.at_ident("if")) return value;
+  c.next();
+  Expr cond = parse_or(c);
+  if (!c.at_ident("else")) c.fail_expected("'else' in a conditional expression (a if c else b)");
+  c.next();
+  Expr other = parse_expression(c);
+  return make(Op::Select, {cond, value, other}, Span::join(value->span, other->span));
 }
 
 Expr parse_expression(std::string_view text) {

@@ -23,7 +23,10 @@ class Printer {
 
   std::string binary(Ref a, const char* op, Ref b, int prec, int& out) {
     out = prec;
-    return print(a, prec) + op + print(b, prec + 1);
+    // Operands of bit and shift operators are parenthesized unless atomic:
+    // C's precedence there surprises readers (and -Wparentheses).
+    const bool bitwise = prec >= kBitOr && prec <= kShift;
+    return print(a, bitwise ? kAtom : prec) + op + print(b, bitwise ? kAtom : prec + 1);
   }
 
   static int log2_exact(Ref e) {
@@ -78,7 +81,7 @@ class Printer {
           if (const int k = log2_exact(b); k >= 0) {
             if (div) return binary(a, " >> ", pool_const(k), kShift, prec);
             prec = kBitAnd;
-            return print(a, kBitAnd) + " & " + std::to_string(b->value - 1);
+            return print(a, kAtom) + " & " + std::to_string(b->value - 1);
           }
         }
         return binary(a, div ? " / " : " % ", b, kMul, prec);
@@ -86,9 +89,9 @@ class Printer {
       case Kind::Min:
       case Kind::Max: {
         prec = kAtom;
-        const char* name = e->kind == Kind::Min ? "min(" : "max(";
-        const std::string prefix = o_.lang == Lang::C ? "std::" : "";
-        return prefix + name + print(e->args[0], 0) + ", " + print(e->args[1], 0) + ")";
+        // Python's builtins; in C/CUDA int64 helpers, so mixed literal types never pick the wrong overload.
+        const char* name = e->kind == Kind::Min ? (py() ? "min(" : "lego_min(") : (py() ? "max(" : "lego_max(");
+        return name + print(e->args[0], 0) + ", " + print(e->args[1], 0) + ")";
       }
       case Kind::Select:
         prec = kSelect;
@@ -149,6 +152,8 @@ std::string c_prelude(Lang lang) {
   return "#include <math.h>\n#include <stdint.h>\n" + q +
          "int64_t lego_floordiv(int64_t a, int64_t b) { int64_t q = a / b; return q - ((a % b != 0) && ((a < 0) != (b < 0))); }\n" + q +
          "int64_t lego_floormod(int64_t a, int64_t b) { int64_t r = a % b; return r + ((r != 0 && ((r < 0) != (b < 0))) ? b : 0); }\n" + q +
+         "int64_t lego_min(int64_t a, int64_t b) { return a < b ? a : b; }\n" + q +
+         "int64_t lego_max(int64_t a, int64_t b) { return a < b ? b : a; }\n" + q +
          "int64_t lego_isqrt(int64_t v) { int64_t r = (int64_t)sqrt((double)v); while (r * r > v) --r; "
          "while ((r + 1) * (r + 1) <= v) ++r; return r; }\n";
 }

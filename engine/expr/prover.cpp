@@ -156,6 +156,7 @@ Interval Prover::interval(Ref e) {
       break;
     }
   }
+  if (facts_.sizes.count(e)) r.lo = std::max<std::int64_t>(r.lo, 1);
   intervals_[e] = r;
   return r;
 }
@@ -205,6 +206,7 @@ Ref Prover::expand(Ref e) {
 
 Ref Prover::bound(Ref e, bool up, int depth) {
   if (depth > 8) return nullptr;
+  if (facts_.sizes.count(e)) return e;
   switch (e->kind) {
     case Kind::Const:
       return e;

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "expr/sym.hpp"
 
@@ -28,6 +29,9 @@ struct Facts {
   // True for variables that stand for themselves in symbolic bounds
   // (sizes, parameters); indices are replaced by their range instead.
   std::map<std::string, bool, std::less<>> is_parameter;
+  // Expressions that are sizes (extents such as N//B): at least 1, and
+  // their own symbolic bound.
+  std::unordered_set<Ref> sizes;
 };
 
 struct Interval {
@@ -40,7 +44,7 @@ struct Interval {
 
 class Prover {
  public:
-  Prover(Pool& pool, const Facts& facts) : pool_(pool), facts_(facts) {}
+  Prover(Pool& pool, Facts facts) : pool_(pool), facts_(std::move(facts)) {}
 
   Interval interval(Ref e);
   Ref lower(Ref e);  // symbolic inclusive bounds, nullptr when unknown
@@ -58,7 +62,7 @@ class Prover {
  private:
   Ref bound(Ref e, bool upper_side, int depth);
   Pool& pool_;
-  const Facts& facts_;
+  const Facts facts_;
   std::unordered_map<Ref, Interval> intervals_;
 };
 

@@ -210,6 +210,7 @@ Ref Simplifier::recombine(Ref s) {
 Ref Simplifier::simplify_div(Ref a, Ref d) {
   Monomial dm;
   if (!prover_.positive(d) || !as_monomial(d, dm)) return pool_.floordiv(a, d);
+  a = prover_.expand(a);  // multiples of d show only in the distributed form
   // (d*q + r) // d = q + r // d: move every multiple of d out.
   std::int64_t c0;
   const auto terms = terms_of(a, c0);
@@ -221,7 +222,7 @@ Ref Simplifier::simplify_div(Ref a, Ref d) {
       r.push_back(t);
   }
   std::int64_t r0 = c0;
-  if (is_const(d)) {
+  if (is_const(d) && floor_div(c0, d->value) != 0) {
     q.push_back({floor_div(c0, d->value), pool_.constant(1)});
     r0 = floor_mod(c0, d->value);
   }
@@ -243,6 +244,7 @@ Ref Simplifier::simplify_div(Ref a, Ref d) {
 Ref Simplifier::simplify_mod(Ref a, Ref d) {
   Monomial dm;
   if (!prover_.positive(d) || !as_monomial(d, dm)) return pool_.mod(a, d);
+  a = prover_.expand(a);
   // (d*q + r) % d = r % d.
   std::int64_t c0;
   const auto terms = terms_of(a, c0);

@@ -18,7 +18,7 @@ namespace lego::sym {
 
 class Simplifier {
  public:
-  Simplifier(Pool& pool, const Facts& facts) : pool_(pool), prover_(pool, facts) {}
+  Simplifier(Pool& pool, Facts facts) : pool_(pool), prover_(pool, std::move(facts)) {}
 
   Ref simplify(Ref e);
   Prover& prover() { return prover_; }

@@ -355,6 +355,8 @@ Op op_of(Kind k) {
   }
 }
 
+}  // namespace
+
 // Back to the parsed-expression tree: shares its checked evaluator and printer.
 Expr to_expr(Ref e) {
   switch (e->kind) {
@@ -386,8 +388,6 @@ Expr to_expr(Ref e) {
     }
   }
 }
-
-}  // namespace
 
 std::int64_t evaluate(Ref e, const Values& values) { return lego::evaluate(to_expr(e), values); }
 

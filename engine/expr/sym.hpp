@@ -123,6 +123,9 @@ using Values = std::map<std::string, std::int64_t, std::less<>>;
 // variable, a division by zero or an overflow.
 std::int64_t evaluate(Ref e, const Values& values);
 
+// The equivalent parsed-expression tree (for CompiledExpr and the checked evaluator).
+Expr to_expr(Ref e);
+
 // Python-syntax text, for messages and tests (printers in print.hpp).
 std::string debug_string(Ref e);
 

@@ -72,6 +72,16 @@ TEST(Cli, TableJsonIsOneObjectWithApplyAndInv) {
   }
 }
 
+TEST(Cli, ExprJsonHasExpressionsOpsAndTime) {
+  const Result r = run({"expr", "OrderBy(Row(R*T,R*T)).GroupBy([(R,R),(T,T)])", "--inv", "x", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["exprs"], nlohmann::json::parse(R"J(["x / (R*T*T)", "x / (T*T) % R", "x / T % T", "x % T"])J"));
+  EXPECT_EQ(j["ops"], 9);
+  EXPECT_GE(j["ms"].get<double>(), 0.0);
+  EXPECT_LT(j["ms"].get<double>(), 5000.0);
+}
+
 TEST(Cli, ApplyOnlyLayoutOmitsInv) {
   const Result r = run({"table", "OrderBy(GenP([2,3], lambda i, j: j)).GroupBy([(2,3)])", "--json"});
   ASSERT_EQ(r.code, 0) << r.err;

@@ -1,0 +1,354 @@
+#include "layout/symbolic.hpp"
+
+#include <set>
+
+#include "layout/bound.hpp"
+#include "layout/tiling.hpp"
+#include "layout/verify.hpp"
+
+namespace lego {
+
+using sym::Kind;
+using sym::Ref;
+
+std::vector<Ref> SymOrderBy::dims() const {
+  std::vector<Ref> v;
+  for (const auto& p : pieces) v.insert(v.end(), p.dims.begin(), p.dims.end());
+  return v;
+}
+
+namespace {
+
+Ref product(sym::Pool& pool, const std::vector<Ref>& v) {
+  Ref p = pool.constant(1);
+  for (Ref x : v) p = pool.mul(p, x);
+  return p;
+}
+
+std::int64_t constant_param(const GenPSpec& g, std::size_t k, sym::Pool& pool, const Env& env) {
+  Ref r = pool.from_expr(substitute(g.params[k], env));
+  if (!sym::is_const(r))
+    throw LegoError(g.params[k]->span,
+                    g.library + "'s parameters must be known numbers; bind '" + to_string(g.params[k]) + "' with --bind");
+  return r->value;
+}
+
+std::int64_t constant_extent(Ref r, const GenPSpec& g, Span at) {
+  if (!sym::is_const(r)) throw LegoError(at, g.library + " needs numeric extents; bind the sizes with --bind");
+  return r->value;
+}
+
+}  // namespace
+
+Derivation::Derivation(sym::Pool& pool, const LayoutAst& ast, const Env& env) : pool_(pool), env_(env) {
+  // Everything bound: the numeric binder checks every rule, with locations.
+  std::set<std::string> free;
+  auto note = [&](const Expr& e) {
+    std::set<std::string> s;
+    collect_symbols(e, s);
+    for (const auto& name : s)
+      if (!env.count(name)) free.insert(name);
+  };
+  for (const auto& o : ast.chain)
+    for (const auto& p : o.pieces) {
+      for (const auto& d : p.dims) note(d);
+      for (const auto& q : p.genp.params) note(q);
+    }
+  for (const auto& g : ast.groups)
+    for (const auto& d : g) note(d);
+  if (ast.expand_to)
+    for (const auto& d : *ast.expand_to) note(d);
+  symbols_.assign(free.begin(), free.end());
+  if (free.empty()) validate_user_genps(bind(ast, env));
+
+  auto ref = [&](const Expr& e) { return pool_.from_expr(substitute(e, env)); };
+  auto refs = [&](const std::vector<Expr>& v) {
+    std::vector<Ref> out;
+    for (const auto& e : v) out.push_back(ref(e));
+    return out;
+  };
+
+  for (const auto& o : ast.chain) {
+    SymOrderBy so;
+    so.span = o.span;
+    for (const auto& p : o.pieces) {
+      SymPiece sp;
+      sp.dims = refs(p.dims);
+      sp.span = p.span;
+      if (p.kind == PieceKind::GenP) {
+        sp.genp = &p.genp;
+        if (p.genp.library.empty() && p.genp.inv_body.empty()) injective_ = true;
+      } else {
+        sp.perm = piece_permutation(p);
+        std::vector<bool> seen(sp.perm.size(), false);
+        for (int s : sp.perm)
+          if (sp.perm.size() != sp.dims.size() || s < 0 || s >= static_cast<int>(sp.perm.size()) || seen[s])
+            throw LegoError(p.perm_span.known() ? p.perm_span : p.span, "not a permutation of the piece's dimensions");
+          else
+            seen[s] = true;
+      }
+      so.pieces.push_back(std::move(sp));
+    }
+    chain_.push_back(std::move(so));
+  }
+
+  std::vector<std::vector<Ref>> groups;
+  for (const auto& g : ast.groups) groups.push_back(refs(g));
+  if (ast.closing == Closing::TileBy) {
+    const int d = static_cast<int>(groups[0].size()), q = static_cast<int>(groups.size());
+    std::vector<SymOrderBy> chain;
+    for (auto& o : chain_) {
+      const int dk = static_cast<int>(o.pieces[0].dims.size()), qk = static_cast<int>(o.pieces.size());
+      for (const auto& p : o.pieces)
+        if (static_cast<int>(p.dims.size()) != dk)
+          throw LegoError(p.span, "under TileBy every piece of an OrderBy tiles the same dimensions");
+      const auto c = retile(o.dims(), dk, qk);
+      chain.push_back(std::move(o));
+      chain.push_back(SymOrderBy{{SymPiece{c.dims, c.perm, nullptr, {}}}, {}});
+    }
+    for (const auto& level : groups) {
+      if (static_cast<int>(level.size()) != d) throw LegoError(ast.closing_span, "every TileBy level must have the same number of extents");
+      shape_.insert(shape_.end(), level.begin(), level.end());
+    }
+    const auto f = untile(shape_, d, q);
+    chain.push_back(SymOrderBy{{SymPiece{f.dims, f.perm, nullptr, {}}}, {}});
+    chain_ = std::move(chain);
+  } else {
+    for (const auto& g : groups) shape_.insert(shape_.end(), g.begin(), g.end());
+  }
+  // Every extent is a size >= 1 (checked when bound; assumed while symbolic).
+  for (const auto& o : chain_)
+    for (const auto& p : o.pieces)
+      for (Ref d : p.dims) sizes_.insert(d);
+  for (Ref d : shape_) sizes_.insert(d);
+  size_ = product(pool_, shape_);
+  physical_size_ = size_;
+  for (const auto& o : chain_) {
+    Ref n = product(pool_, o.dims());
+    if (n != size_) assumptions_.push_back(sym::debug_string(n) + " == " + sym::debug_string(size_));
+  }
+  if (ast.expand_to) {
+    std::vector<Ref> expanded;
+    if (ast.closing == Closing::TileBy) {
+      expanded.assign(groups[0].size(), pool_.constant(1));
+      for (const auto& level : groups)
+        for (std::size_t k = 0; k < level.size(); ++k) expanded[k] = pool_.mul(expanded[k], level[k]);
+    } else {
+      expanded = shape_;
+    }
+    expand_ = std::make_pair(refs(*ast.expand_to), expanded);
+    physical_size_ = product(pool_, expand_->first);
+  }
+}
+
+sym::Facts Derivation::facts(const std::vector<std::pair<std::string, Ref>>& index_ranges) const {
+  sym::Facts f;
+  for (const auto& s : symbols_) {
+    f.ranges[s] = {pool_.constant(1), nullptr};
+    f.is_parameter[s] = true;
+  }
+  for (const auto& [name, extent] : index_ranges) f.ranges[name] = {pool_.constant(0), pool_.add_constant(extent, -1)};
+  f.sizes = sizes_;
+  return f;
+}
+
+Ref Derivation::flat(const std::vector<Ref>& idx, const std::vector<Ref>& n, sym::Simplifier& s) const {
+  // Distributed (sum of index * weight), not Horner: the div/mod rules see multiples.
+  Ref x = pool_.constant(0), weight = pool_.constant(1);
+  for (std::size_t k = n.size(); k-- > 0;) {
+    x = pool_.add(x, s.prover().expand(pool_.mul(idx[k], weight)));
+    weight = pool_.mul(weight, n[k]);
+  }
+  return s.simplify(x);
+}
+
+std::vector<Ref> Derivation::unflat(Ref x, const std::vector<Ref>& n, sym::Simplifier& s) const {
+  std::vector<Ref> out(n.size());
+  Ref weight = pool_.constant(1);
+  for (std::size_t k = n.size(); k-- > 0;) {
+    Ref q = s.simplify(pool_.floordiv(x, weight));
+    out[k] = k == 0 ? q : s.simplify(pool_.mod(q, n[k]));  // the top digit needs no mod
+    weight = pool_.mul(weight, n[k]);
+  }
+  return out;
+}
+
+Ref Derivation::piece_apply(const SymPiece& p, const std::vector<Ref>& i, sym::Simplifier& s) const {
+  sym::Pool& P = pool_;
+  if (!p.genp) {
+    std::vector<Ref> si, sn;
+    for (int t : p.perm) {
+      si.push_back(i[t]);
+      sn.push_back(p.dims[t]);
+    }
+    return flat(si, sn, s);
+  }
+  const GenPSpec& g = *p.genp;
+  const Ref size = product(P, p.dims);
+  if (g.library.empty()) {
+    std::map<std::string, Ref, std::less<>> subst;
+    for (std::size_t k = 0; k < g.apply_params.size() && k < i.size(); ++k) subst[g.apply_params[k]] = i[k];
+    for (const auto& [name, value] : env_)
+      if (!subst.count(name)) subst[name] = P.constant(value);
+    return s.simplify(P.from_expr(g.apply_body, subst));
+  }
+  if (g.library == "antidiag") {
+    Ref n = p.dims[0], a = P.add_constant(P.add(i[0], i[1]), 1);
+    Ref lower = P.add(P.floordiv(P.mul(a, P.add_constant(a, -1)), P.constant(2)), i[0]);
+    Ref b = P.sub(P.scale(2, n), a);
+    Ref upper = P.sub(P.add(P.sub(P.mul(n, n), n), i[0]), P.floordiv(P.mul(b, P.add_constant(b, -1)), P.constant(2)));
+    return s.simplify(P.select(P.compare(Kind::Le, a, n), lower, upper));
+  }
+  if (g.library == "reverse") return s.simplify(P.sub(P.add_constant(size, -1), flat(i, p.dims, s)));
+  if (g.library == "skew") return s.simplify(P.add(P.mul(i[0], p.dims[1]), P.mod(P.add(i[0], i[1]), p.dims[1])));
+  if (g.library == "cyclic") {
+    const std::int64_t block = constant_param(g, 0, P, env_), procs = constant_param(g, 1, P, env_);
+    Ref gflat = flat(i, p.dims, s), rounds = P.floordiv(size, P.constant(block * procs));
+    Ref t = P.floordiv(gflat, P.constant(block)), b = P.mod(gflat, P.constant(block));
+    Ref owner = P.mod(t, P.constant(procs)), round = P.floordiv(t, P.constant(procs));
+    return s.simplify(P.add(P.scale(block, P.add(P.mul(owner, rounds), round)), b));
+  }
+  if (g.library == "morton") {
+    // Bits are disjoint, so the interleave is a sum of bit digits.
+    std::vector<int> bits;
+    int max_bits = 0;
+    for (Ref d : p.dims) {
+      const std::int64_t v = constant_extent(d, g, p.span);
+      bits.push_back(__builtin_ctzll(static_cast<unsigned long long>(v)));
+      max_bits = std::max(max_bits, bits.back());
+    }
+    std::vector<sym::Term> terms;
+    int pos = 0;
+    for (int b = 0; b < max_bits; ++b)
+      for (std::size_t k = p.dims.size(); k-- > 0;)
+        if (b < bits[k])
+          terms.push_back({std::int64_t{1} << pos++, P.mod(P.floordiv(i[k], P.constant(std::int64_t{1} << b)), P.constant(2))});
+    return s.simplify(P.sum(0, terms));
+  }
+  if (g.library == "swizzle") {
+    const std::int64_t b = constant_param(g, 0, P, env_), m = constant_param(g, 1, P, env_), sh = constant_param(g, 2, P, env_);
+    Ref o = flat(i, p.dims, s);
+    Ref moved = P.bits(Kind::Shr, P.bits(Kind::BitAnd, o, P.constant(((std::int64_t{1} << b) - 1) << (m + sh))), P.constant(sh));
+    return s.simplify(P.bits(Kind::BitXor, o, moved));
+  }
+  throw LegoError(p.span, "unknown GenP '" + g.library + "'");
+}
+
+std::vector<Ref> Derivation::piece_inv(const SymPiece& p, Ref x, sym::Simplifier& s) const {
+  sym::Pool& P = pool_;
+  if (!p.genp) {
+    std::vector<Ref> sn;
+    for (int t : p.perm) sn.push_back(p.dims[t]);
+    const auto si = unflat(x, sn, s);
+    std::vector<Ref> i(p.perm.size());
+    for (std::size_t t = 0; t < p.perm.size(); ++t) i[p.perm[t]] = si[t];
+    return i;
+  }
+  const GenPSpec& g = *p.genp;
+  const Ref size = product(P, p.dims);
+  if (g.library.empty()) {
+    std::map<std::string, Ref, std::less<>> subst;
+    subst[g.inv_params[0]] = x;
+    for (const auto& [name, value] : env_)
+      if (!subst.count(name)) subst[name] = P.constant(value);
+    std::vector<Ref> out;
+    for (const auto& e : g.inv_body) out.push_back(s.simplify(P.from_expr(e, subst)));
+    return out;
+  }
+  if (g.library == "antidiag") {
+    Ref n = p.dims[0], two = P.constant(2);
+    auto tri = [&](Ref v) { return P.floordiv(P.add_constant(P.isqrt(P.add_constant(P.scale(8, v), 1)), 1), two); };
+    // Lower triangle: a = (1 + isqrt(8x+1)) // 2, i = x - a(a-1)/2, j = a-1-i.
+    Ref a = tri(x);
+    Ref i_lo = P.sub(x, P.floordiv(P.mul(a, P.add_constant(a, -1)), two));
+    Ref j_lo = P.sub(P.add_constant(a, -1), i_lo);
+    // Upper triangle, counted from the end.
+    Ref y = P.sub(P.add_constant(P.mul(n, n), -1), x), b = tri(y), a2 = P.sub(P.scale(2, n), b);
+    Ref start = P.sub(P.mul(n, n), P.floordiv(P.mul(b, P.add_constant(b, 1)), two));
+    Ref i_hi = P.add(P.sub(a2, n), P.sub(x, start));
+    Ref j_hi = P.sub(P.add_constant(a2, -1), i_hi);
+    Ref in_lower = P.compare(Kind::Lt, x, P.floordiv(P.mul(n, P.add_constant(n, 1)), two));
+    return {s.simplify(P.select(in_lower, i_lo, i_hi)), s.simplify(P.select(in_lower, j_lo, j_hi))};
+  }
+  if (g.library == "reverse") return unflat(s.simplify(P.sub(P.add_constant(size, -1), x)), p.dims, s);
+  if (g.library == "skew") {
+    Ref n = p.dims[1], row = s.simplify(P.floordiv(x, n));
+    return {row, s.simplify(P.mod(P.sub(P.mod(x, n), row), n))};
+  }
+  if (g.library == "cyclic") {
+    const std::int64_t block = constant_param(g, 0, P, env_), procs = constant_param(g, 1, P, env_);
+    Ref rounds = P.floordiv(size, P.constant(block * procs));
+    Ref b = P.mod(x, P.constant(block)), t = P.floordiv(x, P.constant(block));
+    Ref owner = P.floordiv(t, rounds), round = P.mod(t, rounds);
+    return unflat(s.simplify(P.add(P.scale(block, P.add(P.scale(procs, round), owner)), b)), p.dims, s);
+  }
+  if (g.library == "morton") {
+    std::vector<int> bits;
+    int max_bits = 0;
+    for (Ref d : p.dims) {
+      bits.push_back(__builtin_ctzll(static_cast<unsigned long long>(constant_extent(d, g, p.span))));
+      max_bits = std::max(max_bits, bits.back());
+    }
+    std::vector<std::vector<sym::Term>> terms(p.dims.size());
+    int pos = 0;
+    for (int b = 0; b < max_bits; ++b)
+      for (std::size_t k = p.dims.size(); k-- > 0;)
+        if (b < bits[k])
+          terms[k].push_back({std::int64_t{1} << b, P.mod(P.floordiv(x, P.constant(std::int64_t{1} << pos++)), P.constant(2))});
+    std::vector<Ref> out;
+    for (const auto& t : terms) out.push_back(s.simplify(P.sum(0, t)));
+    return out;
+  }
+  if (g.library == "swizzle") {
+    const std::int64_t b = constant_param(g, 0, P, env_), m = constant_param(g, 1, P, env_), sh = constant_param(g, 2, P, env_);
+    Ref moved = P.bits(Kind::Shr, P.bits(Kind::BitAnd, x, P.constant(((std::int64_t{1} << b) - 1) << (m + sh))), P.constant(sh));
+    return unflat(s.simplify(P.bits(Kind::BitXor, x, moved)), p.dims, s);
+  }
+  throw LegoError(p.span, "unknown GenP '" + g.library + "'");
+}
+
+Ref Derivation::apply(const std::vector<Ref>& idx, sym::Simplifier& s) const {
+  if (idx.size() != shape_.size())
+    throw LegoError("the layout takes " + std::to_string(shape_.size()) + " indices, got " + std::to_string(idx.size()));
+  Ref x = flat(idx, shape_, s);
+  for (std::size_t k = chain_.size(); k-- > 0;) {
+    const SymOrderBy& o = chain_[k];
+    const auto digits = unflat(x, o.dims(), s);
+    Ref acc = pool_.constant(0);
+    std::size_t at = 0;
+    for (const auto& p : o.pieces) {
+      const std::vector<Ref> slice(digits.begin() + static_cast<std::ptrdiff_t>(at),
+                                   digits.begin() + static_cast<std::ptrdiff_t>(at + p.dims.size()));
+      at += p.dims.size();
+      acc = pool_.add(pool_.mul(acc, product(pool_, p.dims)), piece_apply(p, slice, s));
+    }
+    x = s.simplify(acc);
+  }
+  if (!expand_) return x;
+  const auto& [original, expanded] = *expand_;
+  const auto c = unflat(x, expanded, s);
+  Ref inside = pool_.constant(1);
+  for (std::size_t k = 0; k < c.size(); ++k) inside = pool_.logic(Kind::And, inside, pool_.compare(Kind::Lt, c[k], original[k]));
+  return s.simplify(pool_.select(inside, flat(c, original, s), pool_.constant(-1)));
+}
+
+std::vector<Ref> Derivation::inv(Ref x, sym::Simplifier& s) const {
+  if (injective_) throw LegoError("this layout is apply-only (its GenP has no inverse); inv is not defined");
+  if (expand_) x = flat(unflat(x, expand_->first, s), expand_->second, s);
+  for (const SymOrderBy& o : chain_) {
+    std::vector<std::vector<Ref>> parts(o.pieces.size());
+    Ref rest = x;
+    for (std::size_t p = o.pieces.size(); p-- > 0;) {
+      Ref n = product(pool_, o.pieces[p].dims);
+      Ref digit = p == 0 ? rest : s.simplify(pool_.mod(rest, n));
+      parts[p] = piece_inv(o.pieces[p], digit, s);
+      rest = s.simplify(pool_.floordiv(rest, n));
+    }
+    std::vector<Ref> coords;
+    for (const auto& part : parts) coords.insert(coords.end(), part.begin(), part.end());
+    x = flat(coords, o.dims(), s);
+  }
+  return unflat(x, shape_, s);
+}
+
+}  // namespace lego

@@ -1,0 +1,69 @@
+// Symbolic apply / inv: the spec's semantics evaluated on symbolic indices
+// and extents, simplified stage by stage with ranges (expr/simplify.hpp).
+// Extents bound in `env` become constants; unbound ones stay symbolic and
+// are assumed >= 1. Size equalities that cannot be checked without values
+// are returned as assumptions for the caller to state or assert.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "expr/simplify.hpp"
+#include "layout/ast.hpp"
+
+namespace lego {
+
+struct SymPiece {
+  std::vector<sym::Ref> dims;
+  std::vector<int> perm;           // RegP; empty for GenP
+  const GenPSpec* genp = nullptr;  // GenP
+  Span span;
+};
+
+struct SymOrderBy {
+  std::vector<SymPiece> pieces;
+  Span span;
+  std::vector<sym::Ref> dims() const;
+};
+
+class Derivation {
+ public:
+  // Checks what can be checked without values (permutations, TileBy
+  // structure, bound sizes); throws LegoError at the offending span.
+  Derivation(sym::Pool& pool, const LayoutAst& layout, const Env& env);
+
+  const std::vector<sym::Ref>& shape() const { return shape_; }
+  sym::Ref size() const { return size_; }
+  sym::Ref physical_size() const { return physical_size_; }
+  bool has_inverse() const { return !injective_; }
+  const std::vector<std::string>& assumptions() const { return assumptions_; }
+
+  // Facts for the simplifier: the layout's size symbols are >= 1; each
+  // index variable named in `index_ranges` lies in [0, extent - 1].
+  sym::Facts facts(const std::vector<std::pair<std::string, sym::Ref>>& index_ranges) const;
+
+  sym::Ref apply(const std::vector<sym::Ref>& idx, sym::Simplifier& s) const;
+  std::vector<sym::Ref> inv(sym::Ref x, sym::Simplifier& s) const;
+
+ private:
+  sym::Ref piece_apply(const SymPiece& p, const std::vector<sym::Ref>& idx, sym::Simplifier& s) const;
+  std::vector<sym::Ref> piece_inv(const SymPiece& p, sym::Ref x, sym::Simplifier& s) const;
+  sym::Ref flat(const std::vector<sym::Ref>& idx, const std::vector<sym::Ref>& n, sym::Simplifier& s) const;
+  std::vector<sym::Ref> unflat(sym::Ref x, const std::vector<sym::Ref>& n, sym::Simplifier& s) const;
+
+  sym::Pool& pool_;
+  Env env_;
+  std::vector<SymOrderBy> chain_;
+  std::vector<sym::Ref> shape_;
+  sym::Ref size_ = nullptr;
+  sym::Ref physical_size_ = nullptr;
+  bool injective_ = false;
+  std::optional<std::pair<std::vector<sym::Ref>, std::vector<sym::Ref>>> expand_;  // (original, expanded)
+  std::vector<std::string> symbols_;
+  std::unordered_set<sym::Ref> sizes_;
+  std::vector<std::string> assumptions_;
+};
+
+}  // namespace lego
