@@ -3,13 +3,16 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "bindings.hpp"
+#include "expr/parser.hpp"
 #include "expr/print.hpp"
 #include "layout/compile.hpp"
 #include "layout/genp.hpp"
@@ -71,8 +74,16 @@ void require_table_size(const Plan& plan) {
                                 std::max(plan.size(), plan.physical_size()), kMaxTable));
 }
 
+std::vector<std::string> split_clauses(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string clause; std::getline(ss, clause, ';');)
+    if (clause.find_first_not_of(" \t") != std::string::npos) out.push_back(clause);
+  return out;
+}
+
 struct ExprRequest {
-  std::string apply, inv, lang;
+  std::string apply, inv, lang, where;
   bool ops, json, has_apply, has_inv;
 };
 
@@ -84,8 +95,22 @@ int run_expr(const LayoutOptions& o, const Source& src, const ExprRequest& r, st
   const Env bindings = parse_bindings(o.bind);
   const Program program = parse_program(src.text);
   const Env env = evaluate_program_env(program, bindings);
+  std::vector<Expr> constraints = program.constraints;
+  for (const auto& clause : split_clauses(r.where)) {
+    Expr c;
+    try {
+      c = parse_expression(clause);
+    } catch (const LegoError& e) {
+      throw LegoError("--where '" + clause + "': " + e.diagnostic().message);
+    }
+    std::set<std::string> symbols;
+    collect_symbols(c, symbols);
+    if (std::all_of(symbols.begin(), symbols.end(), [&](const std::string& n) { return env.count(n) > 0; }) && !evaluate(c, env))
+      throw LegoError("--where '" + clause + "' does not hold for these sizes");
+    constraints.push_back(c);
+  }
   sym::Pool pool;
-  const Derivation d(pool, select_layout(program, o.name), env);
+  const Derivation d(pool, select_layout(program, o.name), env, constraints);
   const std::vector<std::string> names = split_names(r.has_apply ? r.apply : r.inv, r.has_apply ? "--apply" : "--inv");
   const std::vector<sym::Ref> extents = r.has_apply ? d.shape() : std::vector<sym::Ref>{d.physical_size()};
   if (names.size() != extents.size())
@@ -157,7 +182,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   apply_opt->excludes(inv_opt);
 
   LayoutOptions expr_opts;
-  std::string expr_apply, expr_inv, expr_lang = "c";
+  std::string expr_apply, expr_inv, expr_lang = "c", expr_where;
   bool expr_ops = false, expr_json = false;
   auto* expr = app.add_subcommand("expr", "Derive, simplify and print the index expression of apply or inv");
   add_layout_options(expr, expr_opts);
@@ -165,6 +190,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       expr->add_option("--apply", expr_apply, "Logical index: symbols (ranges come from the layout) or integers, e.g. i,j");
   auto* expr_inv_opt = expr->add_option("--inv", expr_inv, "Physical index: a symbol or an integer, e.g. x");
   expr_apply_opt->excludes(expr_inv_opt);
+  expr->add_option("--where", expr_where, "Constraints on sizes, ';'-separated, e.g. 'N % B == 0; N >= 64'");
   expr->add_option("--lang", expr_lang, "Output language: c, cuda, python")->check(CLI::IsMember({"c", "cuda", "python"}));
   expr->add_flag("--ops", expr_ops, "Also print the number of arithmetic operations");
   expr->add_flag("--json", expr_json, "Print {\"exprs\":[..], \"ops\":N, \"ms\":T}");
@@ -190,7 +216,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   try {
     src = load_source(opts);
     if (expr->parsed()) {
-      ExprRequest request{expr_apply, expr_inv, expr_lang, expr_ops, expr_json, expr_apply_opt->count() > 0, expr_inv_opt->count() > 0};
+      ExprRequest request{
+          expr_apply, expr_inv, expr_lang, expr_where, expr_ops, expr_json, expr_apply_opt->count() > 0, expr_inv_opt->count() > 0};
       return run_expr(opts, src, request, out);
     }
     const Plan plan = load_plan(opts, src);

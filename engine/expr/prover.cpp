@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <climits>
 
+#include "expr/monomial.hpp"
+
 namespace lego::sym {
 
 namespace {
@@ -245,10 +247,33 @@ Ref Prover::bound(Ref e, bool up, int depth) {
       return d ? pool_.add_constant(d, -1) : nullptr;
     }
     case Kind::FloorDiv: {
+      // Monotone in the numerator for a positive divisor d: bound(x) // d,
+      // reduced by exact division: (GM*n - 1) // GM = n - 1.
       Ref d = e->args[1];
-      if (!is_const(d) || d->value <= 0) return nullptr;
+      Monomial dm;
+      if (interval(d).lo <= 0 || !as_monomial(d, dm) || dm.coef <= 0) return nullptr;
       Ref a = bound(e->args[0], up, depth + 1);
-      return a ? pool_.floordiv(a, d) : nullptr;
+      if (!a) return nullptr;
+      if (is_const(d)) return pool_.floordiv(a, d);
+      std::vector<Term> q;
+      std::int64_t r = a->kind == Kind::Const ? a->value : 0;
+      if (a->kind == Kind::Sum) {
+        r = a->value;
+        for (const auto& t : a->terms) {
+          Ref quotient = exact_quotient(pool_, t.coef, t.term, dm);
+          if (!quotient) return nullptr;
+          q.push_back({1, quotient});
+        }
+      } else if (a->kind != Kind::Const) {
+        Ref quotient = exact_quotient(pool_, 1, a, dm);
+        if (!quotient) return nullptr;
+        q.push_back({1, quotient});
+      }
+      // r // d for a constant r: 0 when 0 <= r < d, -1 when -d <= r < 0.
+      const std::int64_t dlo = interval(d).lo;
+      if (r >= 0 && r < dlo) return pool_.sum(0, q);
+      if (r < 0 && -r <= dlo) return pool_.sum(-1, q);
+      return nullptr;
     }
     case Kind::Min:
     case Kind::Max: {
@@ -267,10 +292,46 @@ Ref Prover::bound(Ref e, bool up, int depth) {
 Ref Prover::lower(Ref e) { return bound(e, false, 0); }
 Ref Prover::upper(Ref e) { return bound(e, true, 0); }
 
-bool Prover::nonneg(Ref e) {
+namespace {
+
+std::vector<Ref> factors_of(Ref t) {
+  if (t->kind == Kind::Product) return t->args;
+  return {t};
+}
+
+}  // namespace
+
+// Sum of terms sharing a factor f >= 0: e = f * q, and q >= 0 suffices
+// (GM*q - GM = GM*(q - 1) >= 0 when q >= 1).
+Ref Prover::divide_common_factor(Ref e) {
+  if (e->kind != Kind::Sum || e->value != 0) return nullptr;
+  for (Ref f : factors_of(e->terms[0].term)) {
+    if (interval(f).lo < 0) continue;
+    std::vector<Term> quotient;
+    for (const auto& t : e->terms) {
+      auto fs = factors_of(t.term);
+      auto it = std::find(fs.begin(), fs.end(), f);
+      if (it == fs.end()) break;
+      fs.erase(it);
+      Ref q = pool_.constant(1);
+      for (Ref g : fs) q = pool_.mul(q, g);
+      quotient.push_back({t.coef, q});
+    }
+    if (quotient.size() == e->terms.size()) return pool_.sum(0, quotient);
+  }
+  return nullptr;
+}
+
+bool Prover::nonneg(Ref e, int depth) {
   if (interval(e).lo >= 0) return true;
   Ref l = lower(e);
-  return l && l != e && interval(l).lo >= 0;
+  if (l && l != e && interval(l).lo >= 0) return true;
+  if (depth >= 3) return false;
+  for (Ref candidate : {e, l}) {
+    if (!candidate) continue;
+    if (Ref q = divide_common_factor(candidate); q && nonneg(q, depth + 1)) return true;
+  }
+  return false;
 }
 
 }  // namespace lego::sym

@@ -50,7 +50,7 @@ class Prover {
   Ref lower(Ref e);  // symbolic inclusive bounds, nullptr when unknown
   Ref upper(Ref e);
 
-  bool nonneg(Ref e);
+  bool nonneg(Ref e) { return nonneg(e, 0); }
   bool positive(Ref e) { return nonneg(pool_.add_constant(e, -1)); }
   bool less_than(Ref a, Ref b) { return nonneg(pool_.add_constant(pool_.sub(b, a), -1)); }
   bool less_equal(Ref a, Ref b) { return nonneg(pool_.sub(b, a)); }
@@ -61,6 +61,8 @@ class Prover {
 
  private:
   Ref bound(Ref e, bool upper_side, int depth);
+  bool nonneg(Ref e, int depth);
+  Ref divide_common_factor(Ref e);
   Pool& pool_;
   const Facts facts_;
   std::unordered_map<Ref, Interval> intervals_;

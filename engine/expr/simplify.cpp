@@ -2,49 +2,11 @@
 
 #include <algorithm>
 
+#include "expr/monomial.hpp"
+
 namespace lego::sym {
 
 namespace {
-
-// e as coef * (product of factors); false when e has another shape.
-struct Monomial {
-  std::int64_t coef = 1;
-  std::vector<Ref> factors;  // sorted
-};
-
-bool as_monomial(Ref e, Monomial& m) {
-  m = {};
-  if (e->kind == Kind::Const) {
-    m.coef = e->value;
-    return true;
-  }
-  if (e->kind == Kind::Sum) {
-    if (e->value != 0 || e->terms.size() != 1) return false;
-    m.coef = e->terms[0].coef;
-    e = e->terms[0].term;
-  }
-  if (e->kind == Kind::Product)
-    m.factors = e->args;
-  else
-    m.factors = {e};
-  return true;
-}
-
-// term / d when d divides coef*term exactly (as polynomials), else nullptr.
-Ref exact_quotient(Pool& pool, std::int64_t coef, Ref term, const Monomial& d) {
-  if (d.coef == 0 || coef % d.coef != 0) return nullptr;
-  Monomial t;
-  as_monomial(term, t);
-  std::vector<Ref> rest = t.factors;
-  for (Ref f : d.factors) {
-    auto it = std::find(rest.begin(), rest.end(), f);
-    if (it == rest.end()) return nullptr;
-    rest.erase(it);
-  }
-  Ref q = pool.constant(coef / d.coef * t.coef);
-  for (Ref f : rest) q = pool.mul(q, f);
-  return q;
-}
 
 std::vector<Term> terms_of(Ref e, std::int64_t& c0) {
   if (e->kind == Kind::Sum) {

@@ -247,6 +247,48 @@ Ref Pool::bits(Kind k, Ref a, Ref b) {
   return make(k, {a, b});
 }
 
+Ref Pool::rebuild(Ref e, const std::vector<Ref>& a) {
+  switch (e->kind) {
+    case Kind::Const:
+    case Kind::Var:
+      return e;
+    case Kind::Sum: {
+      std::vector<Term> terms;
+      for (std::size_t k = 0; k < e->terms.size(); ++k) terms.push_back({e->terms[k].coef, a[k]});
+      return sum(e->value, terms);
+    }
+    case Kind::Product: {
+      Ref acc = constant(1);
+      for (Ref f : a) acc = mul(acc, f);
+      return acc;
+    }
+    case Kind::FloorDiv:
+      return floordiv(a[0], a[1]);
+    case Kind::Mod:
+      return mod(a[0], a[1]);
+    case Kind::Min:
+      return min(a[0], a[1]);
+    case Kind::Max:
+      return max(a[0], a[1]);
+    case Kind::Select:
+      return select(a[0], a[1], a[2]);
+    case Kind::Lt:
+    case Kind::Le:
+    case Kind::Eq:
+    case Kind::Ne:
+      return compare(e->kind, a[0], a[1]);
+    case Kind::And:
+    case Kind::Or:
+      return logic(e->kind, a[0], a[1]);
+    case Kind::Not:
+      return logical_not(a[0]);
+    case Kind::Isqrt:
+      return isqrt(a[0]);
+    default:
+      return bits(e->kind, a[0], a[1]);
+  }
+}
+
 Ref Pool::from_expr(const Expr& e, const std::map<std::string, Ref, std::less<>>& subst) {
   auto arg = [&](std::size_t k) { return from_expr(e->args[k], subst); };
   switch (e->op) {

@@ -95,6 +95,10 @@ class Pool {
   Ref isqrt(Ref a);
   Ref bits(Kind k, Ref a, Ref b);  // BitAnd BitOr BitXor Shl Shr
 
+  // The same operator over new operands (canonicalizing again); for
+  // bottom-up rewrites. Sum: args are the terms in order, coefficients kept.
+  Ref rebuild(Ref e, const std::vector<Ref>& args);
+
   // From a parsed expression; symbols found in `substitutions` are replaced
   // (lambda parameters, bound sizes), others become variables.
   Ref from_expr(const Expr& e, const std::map<std::string, Ref, std::less<>>& substitutions = {});

@@ -1,5 +1,8 @@
 #include "layout/symbolic.hpp"
 
+#include <algorithm>
+#include <climits>
+#include <functional>
 #include <set>
 
 #include "layout/bound.hpp"
@@ -40,7 +43,8 @@ std::int64_t constant_extent(Ref r, const GenPSpec& g, Span at) {
 
 }  // namespace
 
-Derivation::Derivation(sym::Pool& pool, const LayoutAst& ast, const Env& env) : pool_(pool), env_(env) {
+Derivation::Derivation(sym::Pool& pool, const LayoutAst& ast, const Env& env, const std::vector<Expr>& constraints)
+    : pool_(pool), env_(env) {
   // Everything bound: the numeric binder checks every rule, with locations.
   std::set<std::string> free;
   auto note = [&](const Expr& e) {
@@ -60,8 +64,9 @@ Derivation::Derivation(sym::Pool& pool, const LayoutAst& ast, const Env& env) : 
     for (const auto& d : *ast.expand_to) note(d);
   symbols_.assign(free.begin(), free.end());
   if (free.empty()) validate_user_genps(bind(ast, env));
+  for (const Expr& c : constraints) take_constraint(c);
 
-  auto ref = [&](const Expr& e) { return pool_.from_expr(substitute(e, env)); };
+  auto ref = [&](const Expr& e) { return pool_.from_expr(substitute(e, env), substitutions_); };
   auto refs = [&](const std::vector<Expr>& v) {
     std::vector<Ref> out;
     for (const auto& e : v) out.push_back(ref(e));
@@ -116,16 +121,28 @@ Derivation::Derivation(sym::Pool& pool, const LayoutAst& ast, const Env& env) : 
   } else {
     for (const auto& g : groups) shape_.insert(shape_.end(), g.begin(), g.end());
   }
-  // Every extent is a size >= 1 (checked when bound; assumed while symbolic).
-  for (const auto& o : chain_)
-    for (const auto& p : o.pieces)
-      for (Ref d : p.dims) sizes_.insert(d);
-  for (Ref d : shape_) sizes_.insert(d);
+  // Extents in simplest form (min(GM, GM*q) -> GM), so index ranges and the
+  // expressions built from them agree; every extent is a size >= 1 (checked
+  // when bound, assumed while symbolic).
+  sym::Simplifier extents(pool_, facts({}));
+  auto tidy = [&](std::vector<Ref>& v) {
+    for (Ref& d : v) {
+      d = extents.simplify(d);
+      sizes_.insert(d);
+    }
+  };
+  for (auto& o : chain_)
+    for (auto& p : o.pieces) tidy(p.dims);
+  tidy(shape_);
+  for (auto& g : groups) tidy(g);
   size_ = product(pool_, shape_);
   physical_size_ = size_;
   for (const auto& o : chain_) {
-    Ref n = product(pool_, o.dims());
-    if (n != size_) assumptions_.push_back(sym::debug_string(n) + " == " + sym::debug_string(size_));
+    Ref n = extents.simplify(product(pool_, o.dims()));
+    const std::string a = sym::debug_string(finish(n, extents)) + " == " + sym::debug_string(finish(size_, extents));
+    if (extents.simplify(pool_.sub(n, size_)) != pool_.constant(0) &&
+        std::find(assumptions_.begin(), assumptions_.end(), a) == assumptions_.end())
+      assumptions_.push_back(a);
   }
   if (ast.expand_to) {
     std::vector<Ref> expanded;
@@ -136,9 +153,110 @@ Derivation::Derivation(sym::Pool& pool, const LayoutAst& ast, const Env& env) : 
     } else {
       expanded = shape_;
     }
-    expand_ = std::make_pair(refs(*ast.expand_to), expanded);
+    std::vector<Ref> original = refs(*ast.expand_to);
+    tidy(original);
+    tidy(expanded);
+    expand_ = std::make_pair(original, expanded);
     physical_size_ = product(pool_, expand_->first);
   }
+}
+
+void Derivation::take_constraint(const Expr& c) {
+  auto free_symbol = [&](const Expr& e) { return e->op == Op::Sym && !env_.count(e->name) && !substitutions_.count(e->name); };
+  // A % B == 0 with A an unbound size and B a product of sizes.
+  if (c->op == Op::Eq && c->args[0]->op == Op::Mod && c->args[1]->op == Op::Const && c->args[1]->value == 0) {
+    const Expr& a = c->args[0]->args[0];
+    if (!free_symbol(a)) return;
+    // A must not occur in an earlier substitution or in its own divisor,
+    // or the substitutions would be circular.
+    std::set<std::string> used;
+    collect_symbols(c->args[0]->args[1], used);
+    for (const auto& m : multiples_) {
+      if (m.divisor_symbols.count(a->name)) return;
+    }
+    if (used.count(a->name)) return;
+    Ref b = pool_.from_expr(substitute(c->args[0]->args[1], env_), substitutions_);
+    const bool monomial = b->kind == Kind::Var || b->kind == Kind::Product || (sym::is_const(b) && b->value > 0);
+    if (!monomial) return;
+    // A name no user symbol has (it never reaches the output: finish() folds it back).
+    Ref q = pool_.var("__" + a->name + "_quotient" + std::to_string(multiples_.size()));
+    substitutions_[a->name] = pool_.mul(b, q);
+    for (const auto& m : multiples_)
+      if (used.count(m.name)) used.insert(m.divisor_symbols.begin(), m.divisor_symbols.end());
+    multiples_.push_back({a->name, q, b, used});
+    symbols_.push_back(q->name);
+    sizes_.insert(q);
+    sizes_.insert(pool_.floordiv(pool_.var(a->name), b));  // how q is printed
+    return;
+  }
+  // Bounds between a size and a number, either way round.
+  const bool cmp = c->op == Op::Ge || c->op == Op::Gt || c->op == Op::Le || c->op == Op::Lt;
+  if (!cmp) return;
+  Expr lhs = c->args[0], rhs = c->args[1];
+  Op op = c->op;
+  if (lhs->op == Op::Const) {
+    std::swap(lhs, rhs);
+    op = op == Op::Ge ? Op::Le : op == Op::Gt ? Op::Lt : op == Op::Le ? Op::Ge : Op::Gt;
+  }
+  if (!free_symbol(lhs) || rhs->op != Op::Const) return;
+  auto& [lo, hi] = bounds_.try_emplace(lhs->name, 1, INT64_MAX).first->second;
+  const std::int64_t v = rhs->value;
+  if (op == Op::Ge) lo = std::max(lo, v);
+  if (op == Op::Gt) lo = std::max(lo, v + 1);
+  if (op == Op::Le) hi = std::min(hi, v);
+  if (op == Op::Lt) hi = std::min(hi, v - 1);
+}
+
+// Folds divisor * quotient back into the size it stands for, and writes a
+// lone quotient as size // divisor.
+Ref Derivation::finish(Ref e, sym::Simplifier& s) const {
+  if (multiples_.empty()) return e;
+  std::function<Ref(Ref)> undo = [&](Ref x) -> Ref {
+    if (x->kind == Kind::Var) {
+      for (const auto& m : multiples_)
+        if (x == m.quotient) return pool_.floordiv(pool_.var(m.name), undo(m.divisor));  // the divisor may hold quotients too
+      return x;
+    }
+    if (x->kind == Kind::Const) return x;
+    if (x->kind == Kind::Product) {
+      std::vector<Ref> fs = x->args;
+      for (const auto& m : multiples_) {
+        const std::vector<Ref> ds = m.divisor->kind == Kind::Product ? m.divisor->args : std::vector<Ref>{m.divisor};
+        for (;;) {
+          auto qi = std::find(fs.begin(), fs.end(), m.quotient);
+          if (qi == fs.end()) break;
+          std::vector<Ref> rest = fs;
+          rest.erase(rest.begin() + (qi - fs.begin()));
+          bool all = true;
+          for (Ref d : ds) {
+            auto di = std::find(rest.begin(), rest.end(), d);
+            if (di == rest.end() || sym::is_const(d)) {
+              all = false;
+              break;
+            }
+            rest.erase(di);
+          }
+          if (!all) break;
+          rest.push_back(pool_.var(m.name));
+          fs = rest;
+        }
+      }
+      std::vector<Ref> args;
+      for (Ref f : fs) args.push_back(undo(f));
+      Ref acc = pool_.constant(1);
+      for (Ref f : args) acc = pool_.mul(acc, f);
+      return acc;
+    }
+    std::vector<Ref> args;
+    if (x->kind == Kind::Sum) {
+      for (const auto& t : x->terms) args.push_back(undo(t.term));
+    } else {
+      for (Ref a : x->args) args.push_back(undo(a));
+    }
+    return pool_.rebuild(x, args);
+  };
+  (void)s;
+  return undo(e);
 }
 
 sym::Facts Derivation::facts(const std::vector<std::pair<std::string, Ref>>& index_ranges) const {
@@ -147,6 +265,8 @@ sym::Facts Derivation::facts(const std::vector<std::pair<std::string, Ref>>& ind
     f.ranges[s] = {pool_.constant(1), nullptr};
     f.is_parameter[s] = true;
   }
+  for (const auto& [name, b] : bounds_)
+    f.ranges[name] = {pool_.constant(b.first), b.second == INT64_MAX ? nullptr : pool_.constant(b.second)};
   for (const auto& [name, extent] : index_ranges) f.ranges[name] = {pool_.constant(0), pool_.add_constant(extent, -1)};
   f.sizes = sizes_;
   return f;
@@ -324,12 +444,12 @@ Ref Derivation::apply(const std::vector<Ref>& idx, sym::Simplifier& s) const {
     }
     x = s.simplify(acc);
   }
-  if (!expand_) return x;
+  if (!expand_) return finish(x, s);
   const auto& [original, expanded] = *expand_;
   const auto c = unflat(x, expanded, s);
   Ref inside = pool_.constant(1);
   for (std::size_t k = 0; k < c.size(); ++k) inside = pool_.logic(Kind::And, inside, pool_.compare(Kind::Lt, c[k], original[k]));
-  return s.simplify(pool_.select(inside, flat(c, original, s), pool_.constant(-1)));
+  return finish(s.simplify(pool_.select(inside, flat(c, original, s), pool_.constant(-1))), s);
 }
 
 std::vector<Ref> Derivation::inv(Ref x, sym::Simplifier& s) const {
@@ -348,7 +468,9 @@ std::vector<Ref> Derivation::inv(Ref x, sym::Simplifier& s) const {
     for (const auto& part : parts) coords.insert(coords.end(), part.begin(), part.end());
     x = flat(coords, o.dims(), s);
   }
-  return unflat(x, shape_, s);
+  auto out = unflat(x, shape_, s);
+  for (Ref& e : out) e = finish(e, s);
+  return out;
 }
 
 }  // namespace lego

@@ -5,7 +5,9 @@
 // are returned as assumptions for the caller to state or assert.
 #pragma once
 
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -32,7 +34,10 @@ class Derivation {
  public:
   // Checks what can be checked without values (permutations, TileBy
   // structure, bound sizes); throws LegoError at the offending span.
-  Derivation(sym::Pool& pool, const LayoutAst& layout, const Env& env);
+  // Constraints on unbound sizes help the simplifier:  A % B == 0  makes A
+  // a multiple of B (A = B*q inside, folded back when printing), and
+  // A >= c, A <= c, A > c, A < c bound A. Others are not used here.
+  Derivation(sym::Pool& pool, const LayoutAst& layout, const Env& env, const std::vector<Expr>& constraints = {});
 
   const std::vector<sym::Ref>& shape() const { return shape_; }
   sym::Ref size() const { return size_; }
@@ -50,6 +55,8 @@ class Derivation {
  private:
   sym::Ref piece_apply(const SymPiece& p, const std::vector<sym::Ref>& idx, sym::Simplifier& s) const;
   std::vector<sym::Ref> piece_inv(const SymPiece& p, sym::Ref x, sym::Simplifier& s) const;
+  sym::Ref finish(sym::Ref e, sym::Simplifier& s) const;
+  void take_constraint(const Expr& c);
   sym::Ref flat(const std::vector<sym::Ref>& idx, const std::vector<sym::Ref>& n, sym::Simplifier& s) const;
   std::vector<sym::Ref> unflat(sym::Ref x, const std::vector<sym::Ref>& n, sym::Simplifier& s) const;
 
@@ -63,6 +70,14 @@ class Derivation {
   std::optional<std::pair<std::vector<sym::Ref>, std::vector<sym::Ref>>> expand_;  // (original, expanded)
   std::vector<std::string> symbols_;
   std::unordered_set<sym::Ref> sizes_;
+  struct Multiple {  // name == divisor * quotient
+    std::string name;
+    sym::Ref quotient, divisor;
+    std::set<std::string> divisor_symbols;  // symbols the divisor stands on
+  };
+  std::vector<Multiple> multiples_;
+  std::map<std::string, sym::Ref, std::less<>> substitutions_;
+  std::map<std::string, std::pair<std::int64_t, std::int64_t>, std::less<>> bounds_;
   std::vector<std::string> assumptions_;
 };
 

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "expr/parser.hpp"
 #include "expr/print.hpp"
 #include "layout/compile.hpp"
 #include "layout/parse.hpp"
@@ -23,6 +24,7 @@ struct Case {
   const char* layout;
   Env sizes;                          // all values
   std::vector<std::string> symbolic;  // which stay symbolic in the generated code
+  const char* where = "";             // a constraint, true for `sizes`
 };
 
 const Case kCases[] = {
@@ -34,6 +36,8 @@ const Case kCases[] = {
     {"OrderBy(Row(R*T,R*T)).GroupBy([(R,R),(T,T)])", {{"R", 2}, {"T", 4}}, {"R", "T"}},
     {"OrderBy(Col(max(m//GM,1),1), Col(min(m,GM),n)).TileBy([m, n])", {{"m", 8}, {"n", 6}, {"GM", 4}}, {}},
     {"OrderBy(Col(max(m//GM,1),1), Col(min(m,GM),n)).TileBy([m, n])", {{"m", 8}, {"n", 6}, {"GM", 4}}, {"m", "n", "GM"}},
+    {"OrderBy(Col(max(m//GM,1),1), Col(min(m,GM),n)).TileBy([m, n])", {{"m", 12}, {"n", 5}, {"GM", 4}}, {"m", "n", "GM"}, "m % GM == 0"},
+    {"OrderBy(Row(N,N,N)).TileBy([N//B]*3,[B]*3)", {{"N", 6}, {"B", 3}}, {"N", "B"}, "N % B == 0"},
     {"OrderBy(RegP([2,2],[1,0]), GenP([3,3], antidiag)).OrderBy(RegP([2,3,2,3],[0,2,1,3])).GroupBy([(6,6)])", {}, {}},
     {"OrderBy(GenP([8,8], swizzle(3,0,3))).GroupBy([(8,8)])", {}, {}},
     {"OrderBy(Row(2,3), GenP([4,4], morton)).OrderBy(Col(6,16)).GroupBy([(12,8)])", {}, {}},
@@ -80,7 +84,9 @@ TEST(CPrinter, GeneratedCodeComputesTheLayout) {
       symbol_values.push_back(c.sizes.at(s));
     }
     sym::Pool pool;
-    const Derivation d(pool, ast, known);
+    std::vector<Expr> constraints;
+    if (*c.where) constraints.push_back(parse_expression(c.where));
+    const Derivation d(pool, ast, known, constraints);
     std::vector<std::pair<std::string, sym::Ref>> ranges;
     std::vector<sym::Ref> idx;
     std::vector<std::string> params;

@@ -40,8 +40,22 @@ RC_GTEST_PROP(Soundness, DerivedApplyAndInvMatchTheNumericLayout, ()) {
   for (const auto& u : unknown) RC_LOG() << " " << u << "=" << ext.bindings.at(u);
   RC_LOG() << "\n";
 
+  // Random true constraints on the unbound sizes: divisibility (which the
+  // derivation turns into a substitution) and bounds.
+  std::vector<Expr> constraints;
+  for (const auto& a : unknown)
+    for (const auto& b : unknown) {
+      const std::int64_t va = ext.bindings.at(a), vb = ext.bindings.at(b);
+      if (a != b && va % vb == 0 && coin()) constraints.push_back(parse_expression(a + " % " + b + " == 0"));
+    }
+  for (const auto& a : unknown)
+    if (coin())
+      constraints.push_back(parse_expression(a + " >= " + std::to_string(testing::uniform<std::int64_t>(1, ext.bindings.at(a) + 1))));
+  RC_TAG(constraints.empty() ? "no constraints" : "constraints");
+  for (const auto& c : constraints) RC_LOG() << "where " << to_string(c) << "\n";
+
   sym::Pool pool;
-  const Derivation d(pool, ast, known);
+  const Derivation d(pool, ast, known, constraints);
   std::vector<std::pair<std::string, sym::Ref>> ranges;
   std::vector<sym::Ref> idx;
   std::vector<std::string> vars;
