@@ -121,6 +121,8 @@ int run_expr(const LayoutOptions& o, const Source& src, const ExprRequest& r, st
   for (std::size_t k = 0; k < names.size(); ++k) {
     std::int64_t v = 0;
     if (parse_integer(names[k], v)) {
+      if (v < 0 || (sym::is_const(extents[k]) && v >= extents[k]->value))
+        throw LegoError(fmt::format("index {} is {}, outside [0, {})", k, v, sym::debug_string(extents[k])));
       idx.push_back(pool.constant(v));
     } else {
       ranges.emplace_back(names[k], extents[k]);

@@ -79,6 +79,11 @@ Interval Prover::interval(Ref e) {
     case Kind::Product: {
       r = interval(e->args[0]);
       for (std::size_t k = 1; k < e->args.size(); ++k) r = mul(r, interval(e->args[k]));
+      // x*(x+1) >= 0 for every integer x (triangular numbers, anti-diagonals).
+      if (e->args.size() == 2) {
+        Ref diff = pool_.sub(e->args[1], e->args[0]);
+        if (is_const(diff) && (diff->value == 1 || diff->value == -1)) r.lo = std::max<std::int64_t>(r.lo, 0);
+      }
       break;
     }
     case Kind::FloorDiv: {

@@ -170,9 +170,21 @@ Ref Simplifier::recombine(Ref s) {
 }
 
 Ref Simplifier::simplify_div(Ref a, Ref d) {
+  // Multiples of d show in the distributed form, but the factored one can be
+  // cheaper ((i+j+1)*(i+j) // 2): try both, keep the cheaper.
+  Ref expanded = prover_.expand(a);
+  Ref best = divide(expanded, d);
+  if (expanded != a) {
+    Ref factored = divide(a, d);
+    if (op_count(factored) < op_count(best)) best = factored;
+  }
+  return best;
+}
+
+Ref Simplifier::divide(Ref a, Ref d) {
   Monomial dm;
-  if (!prover_.positive(d) || !as_monomial(d, dm)) return pool_.floordiv(a, d);
-  a = prover_.expand(a);  // multiples of d show only in the distributed form
+  if (!prover_.positive(d)) return pool_.floordiv(a, d);
+  if (!as_monomial(d, dm)) return divide_by_polynomial(a, d);
   // (d*q + r) // d = q + r // d: move every multiple of d out.
   std::int64_t c0;
   const auto terms = terms_of(a, c0);
@@ -189,7 +201,7 @@ Ref Simplifier::simplify_div(Ref a, Ref d) {
     r0 = floor_mod(c0, d->value);
   }
   Ref rest = pool_.sum(r0, r);
-  if (!q.empty()) return simplify(pool_.add(pool_.sum(0, q), simplify_div(rest, d)));
+  if (!q.empty()) return simplify(pool_.add(pool_.sum(0, q), divide(rest, d)));
   // r // d for r in [k*d, (k+1)*d) is k.
   if (prover_.nonneg(rest) && prover_.less_than(rest, d)) return pool_.constant(0);
   if (is_const(d)) {
@@ -203,8 +215,36 @@ Ref Simplifier::simplify_div(Ref a, Ref d) {
   return pool_.floordiv(rest, d);
 }
 
+// a // d for a sum d (a padded extent such as T + 1): divide a by d's
+// leading term as polynomials, a = d*q + r exactly, so a // d = q + r // d;
+// kept only when r // d then folds to a constant.
+Ref Simplifier::divide_by_polynomial(Ref a, Ref d) {
+  if (d->kind != Kind::Sum || a->kind != Kind::Sum) return pool_.floordiv(a, d);
+  Monomial lead;
+  if (!as_monomial(pool_.scale(d->terms[0].coef, d->terms[0].term), lead)) return pool_.floordiv(a, d);
+  std::vector<Term> q;
+  Ref r = a;
+  for (int guard = 0; guard < 8 && r->kind == Kind::Sum; ++guard) {
+    Ref quotient = nullptr;
+    for (const auto& t : r->terms)
+      if ((quotient = exact_quotient(pool_, t.coef, t.term, lead))) break;
+    if (!quotient) break;
+    q.push_back({1, quotient});
+    r = prover_.expand(pool_.sub(r, pool_.mul(d, quotient)));
+  }
+  if (q.empty()) return pool_.floordiv(a, d);
+  if (prover_.nonneg(r) && prover_.less_than(r, d)) return simplify(pool_.sum(0, q));
+  return pool_.floordiv(a, d);
+}
+
 Ref Simplifier::simplify_mod(Ref a, Ref d) {
   Monomial dm;
+  if (prover_.positive(d) && !as_monomial(d, dm)) {
+    // a % d = a - d*(a // d), worth it when the division folds away.
+    Ref q = divide_by_polynomial(prover_.expand(a), d);
+    if (q->kind != Kind::FloorDiv) return simplify(prover_.expand(pool_.sub(a, pool_.mul(d, q))));
+    return pool_.mod(a, d);
+  }
   if (!prover_.positive(d) || !as_monomial(d, dm)) return pool_.mod(a, d);
   a = prover_.expand(a);
   // (d*q + r) % d = r % d.

@@ -27,6 +27,8 @@ class Simplifier {
   Ref rewrite(Ref e);
   Ref simplify_sum(Ref e);
   Ref simplify_div(Ref a, Ref d);
+  Ref divide(Ref a, Ref d);
+  Ref divide_by_polynomial(Ref a, Ref d);
   Ref simplify_mod(Ref a, Ref d);
   Ref recombine(Ref sum);
 

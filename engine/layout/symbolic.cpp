@@ -279,10 +279,14 @@ Ref Derivation::flat(const std::vector<Ref>& idx, const std::vector<Ref>& n, sym
     x = pool_.add(x, s.prover().expand(pool_.mul(idx[k], weight)));
     weight = pool_.mul(weight, n[k]);
   }
-  return s.simplify(x);
+  x = s.simplify(x);
+  flattened_[x] = {n, idx};
+  return x;
 }
 
 std::vector<Ref> Derivation::unflat(Ref x, const std::vector<Ref>& n, sym::Simplifier& s) const {
+  // unflat(flat(c, n), n) == c for in-range c, which every coordinate here is.
+  if (auto it = flattened_.find(x); it != flattened_.end() && it->second.first == n) return it->second.second;
   std::vector<Ref> out(n.size());
   Ref weight = pool_.constant(1);
   for (std::size_t k = n.size(); k-- > 0;) {

@@ -79,6 +79,8 @@ class Derivation {
   std::map<std::string, sym::Ref, std::less<>> substitutions_;
   std::map<std::string, std::pair<std::int64_t, std::int64_t>, std::less<>> bounds_;
   std::vector<std::string> assumptions_;
+  // flat() results with their (dims, coordinates), so unflat() can undo them.
+  mutable std::map<sym::Ref, std::pair<std::vector<sym::Ref>, std::vector<sym::Ref>>> flattened_;
 };
 
 }  // namespace lego
