@@ -15,10 +15,10 @@
 #include "expr/parser.hpp"
 #include "expr/print.hpp"
 #include "layout/compile.hpp"
+#include "layout/derive.hpp"
 #include "layout/genp.hpp"
 #include "layout/parse.hpp"
 #include "layout/shape.hpp"
-#include "layout/symbolic.hpp"
 #include "layout/verify.hpp"
 #include "table_output.hpp"
 
@@ -109,46 +109,22 @@ int run_expr(const LayoutOptions& o, const Source& src, const ExprRequest& r, st
       throw LegoError("--where '" + clause + "' does not hold for these sizes");
     constraints.push_back(c);
   }
-  sym::Pool pool;
-  const Derivation d(pool, select_layout(program, o.name), env, constraints);
-  const std::vector<std::string> names = split_names(r.has_apply ? r.apply : r.inv, r.has_apply ? "--apply" : "--inv");
-  const std::vector<sym::Ref> extents = r.has_apply ? d.shape() : std::vector<sym::Ref>{d.physical_size()};
-  if (names.size() != extents.size())
-    throw LegoError(
-        fmt::format("{} takes {} index(es) for this layout, got {}", r.has_apply ? "--apply" : "--inv", extents.size(), names.size()));
-  std::vector<std::pair<std::string, sym::Ref>> ranges;
-  std::vector<sym::Ref> idx;
-  for (std::size_t k = 0; k < names.size(); ++k) {
-    std::int64_t v = 0;
-    if (parse_integer(names[k], v)) {
-      if (v < 0 || (sym::is_const(extents[k]) && v >= extents[k]->value))
-        throw LegoError(fmt::format("index {} is {}, outside [0, {})", k, v, sym::debug_string(extents[k])));
-      idx.push_back(pool.constant(v));
-    } else {
-      ranges.emplace_back(names[k], extents[k]);
-      idx.push_back(pool.var(names[k]));
-    }
-  }
-  const sym::Facts facts = d.facts(ranges);
-  sym::Simplifier simplifier(pool, facts);
-  std::vector<sym::Ref> results = r.has_apply ? std::vector<sym::Ref>{d.apply(idx, simplifier)} : d.inv(idx[0], simplifier);
-  const sym::Lang lang = r.lang == "python" ? sym::Lang::Python : r.lang == "cuda" ? sym::Lang::Cuda : sym::Lang::C;
-  std::vector<std::string> printed;
-  int ops = 0;
-  for (sym::Ref e : results) {
-    printed.push_back(sym::print(e, simplifier.prover(), sym::default_options(lang)));
-    ops += sym::op_count(e);
-  }
+  DeriveRequest request;
+  request.inverse = r.has_inv;
+  request.indices = split_names(r.has_apply ? r.apply : r.inv, r.has_apply ? "--apply" : "--inv");
+  request.constraints = constraints;
+  request.lang = r.lang == "python" ? sym::Lang::Python : r.lang == "cuda" ? sym::Lang::Cuda : sym::Lang::C;
+  const DeriveResult result = derive(select_layout(program, o.name), env, request);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (r.json) {
     std::string exprs;
-    for (const auto& p : printed) exprs += (exprs.empty() ? "" : ",") + nlohmann::json(p).dump();
-    out << fmt::format("{{\"exprs\":[{}],\"ops\":{},\"ms\":{:.3f}}}\n", exprs, ops, ms);
+    for (const auto& p : result.exprs) exprs += (exprs.empty() ? "" : ",") + nlohmann::json(p).dump();
+    out << fmt::format("{{\"exprs\":[{}],\"ops\":{},\"ms\":{:.3f}}}\n", exprs, result.ops, ms);
     return 0;
   }
-  for (const auto& a : d.assumptions()) out << "# assumes " << a << "\n";
-  for (const auto& p : printed) out << p << "\n";
-  if (r.ops) out << "# ops: " << ops << "\n";
+  for (const auto& a : result.assumptions) out << "# assumes " << a << "\n";
+  for (const auto& p : result.exprs) out << p << "\n";
+  if (r.ops) out << "# ops: " << result.ops << "\n";
   return 0;
 }
 

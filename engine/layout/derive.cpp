@@ -1,0 +1,49 @@
+#include "layout/derive.hpp"
+
+#include <charconv>
+
+#include "layout/symbolic.hpp"
+
+namespace lego {
+
+namespace {
+
+bool is_integer(const std::string& s, std::int64_t& v) {
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc() && end == s.data() + s.size();
+}
+
+}  // namespace
+
+DeriveResult derive(const LayoutAst& layout, const Env& env, const DeriveRequest& r) {
+  sym::Pool pool;
+  const Derivation d(pool, layout, env, r.constraints);
+  const std::vector<sym::Ref> extents = r.inverse ? std::vector<sym::Ref>{d.physical_size()} : d.shape();
+  if (r.indices.size() != extents.size())
+    throw LegoError(std::string(r.inverse ? "--inv" : "--apply") + " takes " + std::to_string(extents.size()) +
+                    " index(es) for this layout, got " + std::to_string(r.indices.size()));
+  std::vector<std::pair<std::string, sym::Ref>> ranges;
+  std::vector<sym::Ref> idx;
+  for (std::size_t k = 0; k < r.indices.size(); ++k) {
+    std::int64_t v = 0;
+    if (is_integer(r.indices[k], v)) {
+      if (v < 0 || (sym::is_const(extents[k]) && v >= extents[k]->value))
+        throw LegoError("index " + std::to_string(k) + " is " + std::to_string(v) + ", outside [0, " + sym::debug_string(extents[k]) + ")");
+      idx.push_back(pool.constant(v));
+    } else {
+      ranges.emplace_back(r.indices[k], extents[k]);
+      idx.push_back(pool.var(r.indices[k]));
+    }
+  }
+  sym::Simplifier simplifier(pool, d.facts(ranges));
+  const std::vector<sym::Ref> results = r.inverse ? d.inv(idx[0], simplifier) : std::vector<sym::Ref>{d.apply(idx, simplifier)};
+  DeriveResult out;
+  out.assumptions = d.assumptions();
+  for (sym::Ref e : results) {
+    out.exprs.push_back(sym::print(e, simplifier.prover(), sym::default_options(r.lang)));
+    out.ops += sym::op_count(e);
+  }
+  return out;
+}
+
+}  // namespace lego

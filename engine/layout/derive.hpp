@@ -1,0 +1,30 @@
+// One call from a layout to printed index expressions: what `lego expr`,
+// the benchmarks and (later) template instantiation use.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "expr/print.hpp"
+#include "layout/ast.hpp"
+
+namespace lego {
+
+struct DeriveRequest {
+  bool inverse = false;
+  std::vector<std::string> indices;  // names (symbolic, ranged by the layout) or integers
+  std::vector<Expr> constraints;
+  sym::Lang lang = sym::Lang::C;
+};
+
+struct DeriveResult {
+  std::vector<std::string> exprs;
+  std::vector<std::string> assumptions;
+  int ops = 0;
+};
+
+// Throws LegoError on a wrong index count, an out-of-range integer index, or
+// anything the derivation rejects.
+DeriveResult derive(const LayoutAst& layout, const Env& env, const DeriveRequest& request);
+
+}  // namespace lego
