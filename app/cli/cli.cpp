@@ -19,6 +19,8 @@
 #include "layout/genp.hpp"
 #include "layout/parse.hpp"
 #include "layout/shape.hpp"
+#include "layout/symbolic.hpp"
+#include "layout/symbolic_check.hpp"
 #include "layout/verify.hpp"
 #include "table_output.hpp"
 
@@ -82,6 +84,40 @@ std::vector<std::string> split_clauses(const std::string& text) {
   return out;
 }
 
+// The program's where clauses plus --where; a clause whose symbols are all
+// bound must hold.
+std::vector<Expr> constraints_of(const Program& program, const std::string& where, const Env& env) {
+  std::vector<Expr> constraints = program.constraints;
+  for (const auto& clause : split_clauses(where)) {
+    Expr c;
+    try {
+      c = parse_expression(clause);
+    } catch (const LegoError& e) {
+      throw LegoError("--where '" + clause + "': " + e.diagnostic().message);
+    }
+    std::set<std::string> symbols;
+    collect_symbols(c, symbols);
+    if (std::all_of(symbols.begin(), symbols.end(), [&](const std::string& n) { return env.count(n) > 0; }) && !evaluate(c, env))
+      throw LegoError("--where '" + clause + "' does not hold for these sizes");
+    constraints.push_back(c);
+  }
+  return constraints;
+}
+
+int run_symbolic_check(const LayoutAst& layout, const Env& env, const std::vector<Expr>& constraints, bool json, std::ostream& out) {
+  const SymbolicVerdict v = check_symbolic(layout, env, constraints);
+  const char* verdict = v.proved ? "bijective" : "unknown";
+  if (json) {
+    out << fmt::format(R"({{"verdict":"{}","evidence":{},"size":{},"class":"{}","symbolic":true}})", verdict,
+                       nlohmann::json(v.evidence).dump(), nlohmann::json(v.size).dump(), to_string(v.layout_class))
+        << "\n";
+  } else {
+    out << fmt::format("shape     {}\nsize      {}\nclass     {}\nverdict   {}: {}\n", v.shape, v.size, to_string(v.layout_class), verdict,
+                       v.evidence);
+  }
+  return 0;
+}
+
 struct ExprRequest {
   std::string apply, inv, lang, where;
   bool ops, json, has_apply, has_inv;
@@ -95,20 +131,7 @@ int run_expr(const LayoutOptions& o, const Source& src, const ExprRequest& r, st
   const Env bindings = parse_bindings(o.bind);
   const Program program = parse_program(src.text);
   const Env env = evaluate_program_env(program, bindings);
-  std::vector<Expr> constraints = program.constraints;
-  for (const auto& clause : split_clauses(r.where)) {
-    Expr c;
-    try {
-      c = parse_expression(clause);
-    } catch (const LegoError& e) {
-      throw LegoError("--where '" + clause + "': " + e.diagnostic().message);
-    }
-    std::set<std::string> symbols;
-    collect_symbols(c, symbols);
-    if (std::all_of(symbols.begin(), symbols.end(), [&](const std::string& n) { return env.count(n) > 0; }) && !evaluate(c, env))
-      throw LegoError("--where '" + clause + "' does not hold for these sizes");
-    constraints.push_back(c);
-  }
+  const std::vector<Expr> constraints = constraints_of(program, r.where, env);
   DeriveRequest request;
   request.inverse = r.has_inv;
   request.indices = split_names(r.has_apply ? r.apply : r.inv, r.has_apply ? "--apply" : "--inv");
@@ -151,6 +174,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   auto* check = app.add_subcommand("check", "Bijectivity verdict with evidence, size and class (affine / quasi-affine / general)");
   add_layout_options(check, check_opts);
   check->add_flag("--json", check_json, "Print the verdict as JSON");
+  std::string check_where;
+  check->add_option("--where", check_where, "Constraints on unbound sizes, ';'-separated, e.g. 'N % B == 0'");
 
   std::string apply_text, inv_text;
   auto* eval = app.add_subcommand("eval", "Evaluate apply at one logical index or inv at one physical index");
@@ -197,6 +222,13 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       ExprRequest request{
           expr_apply, expr_inv, expr_lang, expr_where, expr_ops, expr_json, expr_apply_opt->count() > 0, expr_inv_opt->count() > 0};
       return run_expr(opts, src, request, out);
+    }
+    if (check->parsed()) {
+      const Program program = parse_program(src.text);
+      const Env env = evaluate_program_env(program, parse_bindings(opts.bind));
+      const LayoutAst& layout = select_layout(program, opts.name);
+      if (!free_symbols(layout, env).empty())
+        return run_symbolic_check(layout, env, constraints_of(program, check_where, env), check_json, out);
     }
     const Plan plan = load_plan(opts, src);
     if (table->parsed()) {

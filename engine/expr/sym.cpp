@@ -409,9 +409,15 @@ Expr to_expr(Ref e) {
     case Kind::Sum: {
       Expr acc;
       for (const auto& t : e->terms) {
-        Expr term = to_expr(t.term);
         const std::int64_t c = t.coef < 0 && acc ? -t.coef : t.coef;
-        if (c != 1) term = make(Op::Mul, {constant(c), term});
+        Expr term;
+        if (c != 1 && t.term->kind == Kind::Product) {  // c*a*b, left-nested like the parser reads it
+          term = constant(c);
+          for (Ref f : t.term->args) term = make(Op::Mul, {term, to_expr(f)});
+        } else {
+          term = to_expr(t.term);
+          if (c != 1) term = make(Op::Mul, {constant(c), term});
+        }
         acc = !acc ? term : make(t.coef < 0 ? Op::Sub : Op::Add, {acc, term});
       }
       if (e->value > 0) acc = make(Op::Add, {acc, constant(e->value)});

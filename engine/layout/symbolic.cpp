@@ -43,9 +43,7 @@ std::int64_t constant_extent(Ref r, const GenPSpec& g, Span at) {
 
 }  // namespace
 
-Derivation::Derivation(sym::Pool& pool, const LayoutAst& ast, const Env& env, const std::vector<Expr>& constraints)
-    : pool_(pool), env_(env) {
-  // Everything bound: the numeric binder checks every rule, with locations.
+std::set<std::string> free_symbols(const LayoutAst& ast, const Env& env) {
   std::set<std::string> free;
   auto note = [&](const Expr& e) {
     std::set<std::string> s;
@@ -62,6 +60,13 @@ Derivation::Derivation(sym::Pool& pool, const LayoutAst& ast, const Env& env, co
     for (const auto& d : g) note(d);
   if (ast.expand_to)
     for (const auto& d : *ast.expand_to) note(d);
+  return free;
+}
+
+Derivation::Derivation(sym::Pool& pool, const LayoutAst& ast, const Env& env, const std::vector<Expr>& constraints)
+    : pool_(pool), env_(env) {
+  // Everything bound: the numeric binder checks every rule, with locations.
+  const std::set<std::string> free = free_symbols(ast, env);
   symbols_.assign(free.begin(), free.end());
   if (free.empty()) validate_user_genps(bind(ast, env));
   for (const Expr& c : constraints) take_constraint(c);
@@ -139,7 +144,7 @@ Derivation::Derivation(sym::Pool& pool, const LayoutAst& ast, const Env& env, co
   physical_size_ = size_;
   for (const auto& o : chain_) {
     Ref n = extents.simplify(product(pool_, o.dims()));
-    const std::string a = sym::debug_string(finish(n, extents)) + " == " + sym::debug_string(finish(size_, extents));
+    const std::string a = sym::debug_string(present(n)) + " == " + sym::debug_string(present(size_));
     if (extents.simplify(pool_.sub(n, size_)) != pool_.constant(0) &&
         std::find(assumptions_.begin(), assumptions_.end(), a) == assumptions_.end())
       assumptions_.push_back(a);
@@ -178,7 +183,7 @@ void Derivation::take_constraint(const Expr& c) {
     Ref b = pool_.from_expr(substitute(c->args[0]->args[1], env_), substitutions_);
     const bool monomial = b->kind == Kind::Var || b->kind == Kind::Product || (sym::is_const(b) && b->value > 0);
     if (!monomial) return;
-    // A name no user symbol has (it never reaches the output: finish() folds it back).
+    // A name no user symbol has (it never reaches the output: present() folds it back).
     Ref q = pool_.var("__" + a->name + "_quotient" + std::to_string(multiples_.size()));
     substitutions_[a->name] = pool_.mul(b, q);
     for (const auto& m : multiples_)
@@ -209,7 +214,7 @@ void Derivation::take_constraint(const Expr& c) {
 
 // Folds divisor * quotient back into the size it stands for, and writes a
 // lone quotient as size // divisor.
-Ref Derivation::finish(Ref e, sym::Simplifier& s) const {
+Ref Derivation::present(Ref e) const {
   if (multiples_.empty()) return e;
   std::function<Ref(Ref)> undo = [&](Ref x) -> Ref {
     if (x->kind == Kind::Var) {
@@ -255,7 +260,6 @@ Ref Derivation::finish(Ref e, sym::Simplifier& s) const {
     }
     return pool_.rebuild(x, args);
   };
-  (void)s;
   return undo(e);
 }
 
@@ -448,12 +452,12 @@ Ref Derivation::apply(const std::vector<Ref>& idx, sym::Simplifier& s) const {
     }
     x = s.simplify(acc);
   }
-  if (!expand_) return finish(x, s);
+  if (!expand_) return present(x);
   const auto& [original, expanded] = *expand_;
   const auto c = unflat(x, expanded, s);
   Ref inside = pool_.constant(1);
   for (std::size_t k = 0; k < c.size(); ++k) inside = pool_.logic(Kind::And, inside, pool_.compare(Kind::Lt, c[k], original[k]));
-  return finish(s.simplify(pool_.select(inside, flat(c, original, s), pool_.constant(-1))), s);
+  return present(s.simplify(pool_.select(inside, flat(c, original, s), pool_.constant(-1))));
 }
 
 std::vector<Ref> Derivation::inv(Ref x, sym::Simplifier& s) const {
@@ -473,7 +477,7 @@ std::vector<Ref> Derivation::inv(Ref x, sym::Simplifier& s) const {
     x = flat(coords, o.dims(), s);
   }
   auto out = unflat(x, shape_, s);
-  for (Ref& e : out) e = finish(e, s);
+  for (Ref& e : out) e = present(e);
   return out;
 }
 

@@ -30,6 +30,9 @@ struct SymOrderBy {
   std::vector<sym::Ref> dims() const;
 };
 
+// Symbols of the layout's extents and GenP parameters that env leaves unbound.
+std::set<std::string> free_symbols(const LayoutAst& layout, const Env& env);
+
 class Derivation {
  public:
   // Checks what can be checked without values (permutations, TileBy
@@ -44,6 +47,11 @@ class Derivation {
   sym::Ref physical_size() const { return physical_size_; }
   bool has_inverse() const { return !injective_; }
   const std::vector<std::string>& assumptions() const { return assumptions_; }
+  const std::vector<SymOrderBy>& chain() const { return chain_; }  // TileBy desugared
+  // An expression as the user wrote its sizes: internal quotients of
+  // "A % B == 0" folded back (B*q -> A, q -> A // B).
+  sym::Ref present(sym::Ref e) const;
+  bool expanded() const { return expand_.has_value(); }
 
   // Facts for the simplifier: the layout's size symbols are >= 1; each
   // index variable named in `index_ranges` lies in [0, extent - 1].
@@ -55,7 +63,6 @@ class Derivation {
  private:
   sym::Ref piece_apply(const SymPiece& p, const std::vector<sym::Ref>& idx, sym::Simplifier& s) const;
   std::vector<sym::Ref> piece_inv(const SymPiece& p, sym::Ref x, sym::Simplifier& s) const;
-  sym::Ref finish(sym::Ref e, sym::Simplifier& s) const;
   void take_constraint(const Expr& c);
   sym::Ref flat(const std::vector<sym::Ref>& idx, const std::vector<sym::Ref>& n, sym::Simplifier& s) const;
   std::vector<sym::Ref> unflat(sym::Ref x, const std::vector<sym::Ref>& n, sym::Simplifier& s) const;
