@@ -11,7 +11,7 @@
 
 namespace lego::sym {
 
-enum class Lang { C, Cuda, Python };
+enum class Lang { C, Cuda, Python, Mlir };  // Mlir: see print_mlir.hpp (whole functions)
 
 struct PrintOptions {
   Lang lang = Lang::C;

@@ -1,12 +1,20 @@
 #include "layout/derive.hpp"
 
 #include <charconv>
+#include <set>
 
+#include "expr/print_mlir.hpp"
 #include "layout/symbolic.hpp"
 
 namespace lego {
 
 namespace {
+
+void collect_vars(sym::Ref e, std::set<std::string>& out) {
+  if (e->kind == sym::Kind::Var) out.insert(e->name);
+  for (const auto& t : e->terms) collect_vars(t.term, out);
+  for (sym::Ref a : e->args) collect_vars(a, out);
+}
 
 bool is_integer(const std::string& s, std::int64_t& v) {
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -39,6 +47,18 @@ DeriveResult derive(const LayoutAst& layout, const Env& env, const DeriveRequest
   const std::vector<sym::Ref> results = r.inverse ? d.inv(idx[0], simplifier) : std::vector<sym::Ref>{d.apply(idx, simplifier)};
   DeriveResult out;
   out.assumptions = d.assumptions();
+  if (r.lang == sym::Lang::Mlir) {
+    std::set<std::string> free;
+    for (sym::Ref e : results) collect_vars(e, free);
+    for (const auto& [name, extent] : ranges) {
+      out.arguments.push_back(name);
+      free.erase(name);
+    }
+    out.arguments.insert(out.arguments.end(), free.begin(), free.end());
+    out.exprs.push_back(sym::print_mlir_function(r.inverse ? "lego_inv" : "lego_apply", out.arguments, results, simplifier.prover()));
+    for (sym::Ref e : results) out.ops += sym::op_count(e);
+    return out;
+  }
   for (sym::Ref e : results) {
     out.exprs.push_back(sym::print(e, simplifier.prover(), sym::default_options(r.lang)));
     out.ops += sym::op_count(e);

@@ -18,7 +18,8 @@ struct DeriveRequest {
 };
 
 struct DeriveResult {
-  std::vector<std::string> exprs;
+  std::vector<std::string> exprs;      // one per result; for MLIR one func.func computing all
+  std::vector<std::string> arguments;  // MLIR: the function's arguments (indices, then sizes)
   std::vector<std::string> assumptions;
   int ops = 0;
 };
