@@ -149,6 +149,9 @@ int run_expr(const LayoutOptions& o, const Source& src, const ExprRequest& r, st
     return 0;
   }
   for (const auto& a : result.assumptions) out << "# assumes " << a << "\n";
+  if (request.lang == sym::Lang::C || request.lang == sym::Lang::Cuda)
+    out << "// index type: " << result.index_type
+        << (result.index_type == "int32_t" ? " (every intermediate value is proved to fit)\n" : " (int32 not proved to suffice)\n");
   for (const auto& p : result.exprs) out << p << "\n";
   if (r.ops) out << "# ops: " << result.ops << "\n";
   return 0;

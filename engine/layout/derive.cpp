@@ -1,6 +1,7 @@
 #include "layout/derive.hpp"
 
 #include <charconv>
+#include <functional>
 #include <set>
 
 #include "expr/print_mlir.hpp"
@@ -47,6 +48,15 @@ DeriveResult derive(const LayoutAst& layout, const Env& env, const DeriveRequest
   const std::vector<sym::Ref> results = r.inverse ? d.inv(idx[0], simplifier) : std::vector<sym::Ref>{d.apply(idx, simplifier)};
   DeriveResult out;
   out.assumptions = d.assumptions();
+  bool fits = true;
+  std::function<void(sym::Ref)> check = [&](sym::Ref e) {
+    if (!fits) return;
+    if (!simplifier.prover().interval(e).fits_int32()) fits = false;
+    for (const auto& t : e->terms) check(t.term);
+    for (sym::Ref a : e->args) check(a);
+  };
+  for (sym::Ref e : results) check(e);
+  if (fits) out.index_type = "int32_t";
   if (r.lang == sym::Lang::Mlir) {
     std::set<std::string> free;
     for (sym::Ref e : results) collect_vars(e, free);

@@ -22,6 +22,8 @@ struct DeriveResult {
   std::vector<std::string> arguments;  // MLIR: the function's arguments (indices, then sizes)
   std::vector<std::string> assumptions;
   int ops = 0;
+  // C/CUDA: int32_t when every intermediate value is proved to fit, else int64_t.
+  std::string index_type = "int64_t";
 };
 
 // Throws LegoError on a wrong index count, an out-of-range integer index, or
