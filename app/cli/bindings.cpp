@@ -78,7 +78,7 @@ std::vector<std::string> split_names(std::string_view text, std::string_view opt
     std::int64_t v = 0;
     bool name = !t.empty() && (std::isalpha(static_cast<unsigned char>(t[0])) || t[0] == '_');
     for (char c : t) name = name && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
-    if (!name && !parse_integer(t, v))
+    if (!name && t != ":" && !parse_integer(t, v))
       throw LegoError(std::string(option) + ": '" + std::string(t) + "' is neither a name nor an integer (example: " + std::string(option) +
                       " i,j)");
     out.emplace_back(t);

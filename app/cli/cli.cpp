@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -136,10 +137,12 @@ int run_expr(const LayoutOptions& o, const Source& src, const ExprRequest& r, st
   request.inverse = r.has_inv;
   request.indices = split_names(r.has_apply ? r.apply : r.inv, r.has_apply ? "--apply" : "--inv");
   request.constraints = constraints;
-  request.lang = r.lang == "python" ? sym::Lang::Python
-                 : r.lang == "cuda" ? sym::Lang::Cuda
-                 : r.lang == "mlir" ? sym::Lang::Mlir
-                                    : sym::Lang::C;
+  static const std::map<std::string, sym::Lang> langs = {{"c", sym::Lang::C},
+                                                         {"cuda", sym::Lang::Cuda},
+                                                         {"python", sym::Lang::Python},
+                                                         {"triton", sym::Lang::Triton},
+                                                         {"mlir", sym::Lang::Mlir}};
+  request.lang = langs.at(r.lang);  // CLI11 checked the name
   const DeriveResult result = derive(select_layout(program, o.name), env, request);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (r.json) {
@@ -200,8 +203,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   auto* expr_inv_opt = expr->add_option("--inv", expr_inv, "Physical index: a symbol or an integer, e.g. x");
   expr_apply_opt->excludes(expr_inv_opt);
   expr->add_option("--where", expr_where, "Constraints on sizes, ';'-separated, e.g. 'N % B == 0; N >= 64'");
-  expr->add_option("--lang", expr_lang, "Output language: c, cuda, python, mlir (a func.func in the arith dialect)")
-      ->check(CLI::IsMember({"c", "cuda", "python", "mlir"}));
+  expr->add_option("--lang", expr_lang, "Output language: c, cuda, python, triton (':' indexes a whole dimension), mlir (a func.func)")
+      ->check(CLI::IsMember({"c", "cuda", "python", "triton", "mlir"}));
   expr->add_flag("--ops", expr_ops, "Also print the number of arithmetic operations");
   expr->add_flag("--json", expr_json, "Print {\"exprs\":[..], \"ops\":N, \"ms\":T}");
 

@@ -19,7 +19,8 @@ class Printer {
   }
 
  private:
-  bool py() const { return o_.lang == Lang::Python; }
+  bool py() const { return o_.lang == Lang::Python || o_.lang == Lang::Triton; }
+  bool triton() const { return o_.lang == Lang::Triton; }
 
   std::string binary(Ref a, const char* op, Ref b, int prec, int& out) {
     out = prec;
@@ -39,9 +40,11 @@ class Printer {
       case Kind::Const:
         prec = e->value < 0 ? kUnary : kAtom;
         return std::to_string(e->value);
-      case Kind::Var:
+      case Kind::Var: {
         prec = kAtom;
-        return e->name;
+        auto it = o_.var_text.find(e->name);
+        return it == o_.var_text.end() ? e->name : it->second;
+      }
       case Kind::Sum: {
         prec = kAdd;
         std::string s;
@@ -71,8 +74,13 @@ class Printer {
       case Kind::Mod: {
         const bool div = e->kind == Kind::FloorDiv;
         Ref a = e->args[0], b = e->args[1];
-        if (py()) return binary(a, div ? "//" : " % ", b, kMul, prec);
+        if (o_.lang == Lang::Python) return binary(a, div ? "//" : " % ", b, kMul, prec);
         const bool native = prover_.nonneg(a) && prover_.positive(b);
+        if (triton()) {
+          if (native) return binary(a, div ? " // " : " % ", b, kMul, prec);
+          prec = kAtom;
+          return std::string(div ? "lego_floordiv(" : "lego_floormod(") + print(a, 0) + ", " + print(b, 0) + ")";
+        }
         if (!native) {
           prec = kAtom;
           return std::string(div ? "lego_floordiv(" : "lego_floormod(") + print(a, 0) + ", " + print(b, 0) + ")";
@@ -90,10 +98,16 @@ class Printer {
       case Kind::Max: {
         prec = kAtom;
         // Python's builtins; in C/CUDA int64 helpers, so mixed literal types never pick the wrong overload.
-        const char* name = e->kind == Kind::Min ? (py() ? "min(" : "lego_min(") : (py() ? "max(" : "lego_max(");
+        const char* name = triton()               ? (e->kind == Kind::Min ? "tl.minimum(" : "tl.maximum(")
+                           : e->kind == Kind::Min ? (py() ? "min(" : "lego_min(")
+                                                  : (py() ? "max(" : "lego_max(");
         return name + print(e->args[0], 0) + ", " + print(e->args[1], 0) + ")";
       }
       case Kind::Select:
+        if (triton()) {  // elementwise on tensors
+          prec = kAtom;
+          return "tl.where(" + print(e->args[0], 0) + ", " + print(e->args[1], 0) + ", " + print(e->args[2], 0) + ")";
+        }
         prec = kSelect;
         if (py()) return print(e->args[1], kSelect + 1) + " if " + print(e->args[0], kSelect + 1) + " else " + print(e->args[2], kSelect);
         return print(e->args[0], kSelect + 1) + " ? " + print(e->args[1], kSelect + 1) + " : " + print(e->args[2], kSelect);
@@ -105,16 +119,19 @@ class Printer {
         return binary(e->args[0], " == ", e->args[1], kCompare, prec);
       case Kind::Ne:
         return binary(e->args[0], " != ", e->args[1], kCompare, prec);
-      case Kind::And:
+      case Kind::And:  // Triton: elementwise on boolean tensors
+        if (triton()) return binary(e->args[0], " & ", e->args[1], kBitAnd, prec);
         return binary(e->args[0], py() ? " and " : " && ", e->args[1], kAnd, prec);
       case Kind::Or:
+        if (triton()) return binary(e->args[0], " | ", e->args[1], kBitOr, prec);
         return binary(e->args[0], py() ? " or " : " || ", e->args[1], kOr, prec);
       case Kind::Not:
+        if (triton()) return binary(e->args[0], " == ", pool_const(0), kCompare, prec);
         prec = kNot;
         return (py() ? "not " : "!") + print(e->args[0], kNot);
       case Kind::Isqrt:
         prec = kAtom;
-        return (py() ? "math.isqrt(" : "lego_isqrt(") + print(e->args[0], 0) + ")";
+        return (o_.lang == Lang::Python ? "math.isqrt(" : "lego_isqrt(") + print(e->args[0], 0) + ")";
       case Kind::BitAnd:
         return binary(e->args[0], " & ", e->args[1], kBitAnd, prec);
       case Kind::BitOr:
@@ -143,7 +160,12 @@ class Printer {
 
 }  // namespace
 
-PrintOptions default_options(Lang lang) { return {lang, lang == Lang::Cuda}; }
+PrintOptions default_options(Lang lang) {
+  PrintOptions o;
+  o.lang = lang;
+  o.strength_reduce = lang == Lang::Cuda;
+  return o;
+}
 
 std::string print(Ref e, Prover& prover, const PrintOptions& options) { return Printer(prover, options).print(e, 0); }
 
@@ -156,6 +178,14 @@ std::string c_prelude(Lang lang) {
          "int64_t lego_max(int64_t a, int64_t b) { return a < b ? b : a; }\n" + q +
          "int64_t lego_isqrt(int64_t v) { int64_t r = (int64_t)sqrt((double)v); while (r * r > v) --r; "
          "while ((r + 1) * (r + 1) <= v) ++r; return r; }\n";
+}
+
+std::string triton_prelude() {
+  return "import triton\nimport triton.language as tl\n\n"
+         "@triton.jit\ndef lego_floordiv(a, b):\n    q = a // b\n    return tl.where((a % b != 0) & ((a < 0) != (b < 0)), q - 1, q)\n\n"
+         "@triton.jit\ndef lego_floormod(a, b):\n    r = a % b\n    return tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)\n\n"
+         "@triton.jit\ndef lego_isqrt(v):\n    r = tl.sqrt(v.to(tl.float64)).to(tl.int64)\n"
+         "    r = tl.where(r * r > v, r - 1, r)\n    return tl.where((r + 1) * (r + 1) <= v, r + 1, r)\n";
 }
 
 }  // namespace lego::sym

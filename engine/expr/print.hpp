@@ -4,6 +4,7 @@
 // lego_floormod otherwise, so the printed code is never wrong.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "expr/prover.hpp"
@@ -11,12 +12,15 @@
 
 namespace lego::sym {
 
-enum class Lang { C, Cuda, Python, Mlir };  // Mlir: see print_mlir.hpp (whole functions)
+enum class Lang { C, Cuda, Python, Triton, Mlir };  // Mlir: see print_mlir.hpp (whole functions)
 
 struct PrintOptions {
   Lang lang = Lang::C;
   // x / 2^k -> x >> k and x % 2^k -> x & (2^k - 1) where x >= 0 is proved.
   bool strength_reduce = false;
+  // Variables printed as given text instead of their name (Triton slices:
+  // tl.arange(0, E)[:, None]).
+  std::map<std::string, std::string, std::less<>> var_text;
 };
 
 PrintOptions default_options(Lang lang);  // strength reduction on for CUDA
@@ -26,5 +30,9 @@ std::string print(Ref e, Prover& prover, const PrintOptions& options);
 // The prelude a C/C++/CUDA translation unit needs for the helpers printed
 // where floor semantics could not be proved.
 std::string c_prelude(Lang lang);
+
+// The same helpers as @triton.jit functions (Triton's integer // and %
+// follow C, so floor semantics need them where operands may be negative).
+std::string triton_prelude();
 
 }  // namespace lego::sym

@@ -1,5 +1,6 @@
 #include "layout/derive.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <functional>
 #include <set>
@@ -33,9 +34,27 @@ DeriveResult derive(const LayoutAst& layout, const Env& env, const DeriveRequest
                     " index(es) for this layout, got " + std::to_string(r.indices.size()));
   std::vector<std::pair<std::string, sym::Ref>> ranges;
   std::vector<sym::Ref> idx;
+  sym::PrintOptions options = sym::default_options(r.lang);
+  std::vector<std::size_t> slices;  // positions written ':' (Triton: a whole dimension)
+  for (std::size_t k = 0; k < r.indices.size(); ++k)
+    if (r.indices[k] == ":") slices.push_back(k);
+  if (!slices.empty() && r.lang != sym::Lang::Triton) throw LegoError("':' (a whole dimension) is for --lang triton");
   for (std::size_t k = 0; k < r.indices.size(); ++k) {
     std::int64_t v = 0;
-    if (is_integer(r.indices[k], v)) {
+    if (r.indices[k] == ":") {
+      // tl.arange over the extent, broadcast along this slice's own axis.
+      const std::string name = "__slice" + std::to_string(k);
+      const std::size_t axis = static_cast<std::size_t>(std::find(slices.begin(), slices.end(), k) - slices.begin());
+      std::string text = "tl.arange(0, " + sym::debug_string(d.present(extents[k])) + ")";
+      if (slices.size() > 1) {
+        text += "[";
+        for (std::size_t a = 0; a < slices.size(); ++a) text += std::string(a ? ", " : "") + (a == axis ? ":" : "None");
+        text += "]";
+      }
+      options.var_text[name] = text;
+      ranges.emplace_back(name, extents[k]);
+      idx.push_back(pool.var(name));
+    } else if (is_integer(r.indices[k], v)) {
       if (v < 0 || (sym::is_const(extents[k]) && v >= extents[k]->value))
         throw LegoError("index " + std::to_string(k) + " is " + std::to_string(v) + ", outside [0, " + sym::debug_string(extents[k]) + ")");
       idx.push_back(pool.constant(v));
@@ -70,7 +89,7 @@ DeriveResult derive(const LayoutAst& layout, const Env& env, const DeriveRequest
     return out;
   }
   for (sym::Ref e : results) {
-    out.exprs.push_back(sym::print(e, simplifier.prover(), sym::default_options(r.lang)));
+    out.exprs.push_back(sym::print(e, simplifier.prover(), options));
     out.ops += sym::op_count(e);
   }
   return out;
