@@ -148,13 +148,18 @@ int run_expr(const LayoutOptions& o, const Source& src, const ExprRequest& r, st
   if (r.json) {
     std::string exprs;
     for (const auto& p : result.exprs) exprs += (exprs.empty() ? "" : ",") + nlohmann::json(p).dump();
-    out << fmt::format("{{\"exprs\":[{}],\"ops\":{},\"ms\":{:.3f}}}\n", exprs, result.ops, ms);
+    std::string temps;
+    for (const auto& [name, e] : result.temporaries) temps += (temps.empty() ? "" : ",") + nlohmann::json::array({name, e}).dump();
+    out << fmt::format("{{\"exprs\":[{}],\"ops\":{},\"ms\":{:.3f}{}}}\n", exprs, result.ops, ms,
+                       temps.empty() ? "" : ",\"temps\":[" + temps + "]");
     return 0;
   }
   for (const auto& a : result.assumptions) out << "# assumes " << a << "\n";
   if (request.lang == sym::Lang::C || request.lang == sym::Lang::Cuda)
     out << "// index type: " << result.index_type
         << (result.index_type == "int32_t" ? " (every intermediate value is proved to fit)\n" : " (int32 not proved to suffice)\n");
+  for (const auto& [name, e] : result.temporaries)
+    out << (request.lang == sym::Lang::Triton ? name + " = " + e : "const " + result.index_type + " " + name + " = " + e + ";") << "\n";
   for (const auto& p : result.exprs) out << p << "\n";
   if (r.ops) out << "# ops: " << result.ops << "\n";
   return 0;

@@ -1,5 +1,10 @@
 #include "expr/print.hpp"
 
+#include <functional>
+#include <unordered_map>
+
+#include "expr/simplify.hpp"
+
 namespace lego::sym {
 
 namespace {
@@ -12,7 +17,15 @@ class Printer {
  public:
   Printer(Prover& p, const PrintOptions& o) : prover_(p), o_(o) {}
 
+  // Nodes printed by name (temporaries), except the one being defined.
+  void use_names(const std::unordered_map<Ref, std::string>* names, Ref defining) {
+    names_ = names;
+    defining_ = defining;
+  }
+
   std::string print(Ref e, int parent) {
+    if (names_ && e != defining_)
+      if (auto it = names_->find(e); it != names_->end()) return it->second;
     int prec = kAtom;
     std::string s = text(e, prec);
     return prec < parent ? "(" + s + ")" : s;
@@ -155,6 +168,8 @@ class Printer {
 
   Prover& prover_;
   PrintOptions o_;
+  const std::unordered_map<Ref, std::string>* names_ = nullptr;
+  Ref defining_ = nullptr;
   std::deque<Node> consts_;  // shift amounts, printed only
 };
 
@@ -168,6 +183,39 @@ PrintOptions default_options(Lang lang) {
 }
 
 std::string print(Ref e, Prover& prover, const PrintOptions& options) { return Printer(prover, options).print(e, 0); }
+
+PrintedBlock print_shared(const std::vector<Ref>& results, Prover& prover, const PrintOptions& options) {
+  // Uses per node along DAG edges (children counted once per distinct parent).
+  std::unordered_map<Ref, int> uses;
+  std::vector<Ref> post_order;
+  std::function<void(Ref)> visit = [&](Ref e) {
+    if (uses[e]++ > 0) return;
+    for (const auto& t : e->terms) visit(t.term);
+    for (Ref a : e->args) visit(a);
+    post_order.push_back(e);
+  };
+  for (Ref r : results) visit(r);
+  std::unordered_map<Ref, std::string> names;
+  std::vector<Ref> order;
+  for (Ref e : post_order) {
+    if (uses[e] < 2 || e->kind == Kind::Const || e->kind == Kind::Var || op_count(e) == 0) continue;
+    names[e] = "t" + std::to_string(order.size());
+    order.push_back(e);
+  }
+  PrintedBlock out;
+  Printer printer(prover, options);
+  for (Ref e : order) {
+    printer.use_names(&names, e);
+    out.temporaries.emplace_back(names[e], printer.print(e, 0));
+    out.ops += op_count(e, [&](Ref x) { return x != e && names.count(x) > 0; });
+  }
+  printer.use_names(&names, nullptr);
+  for (Ref r : results) {
+    out.results.push_back(printer.print(r, 0));
+    out.ops += names.count(r) ? 0 : op_count(r, [&](Ref x) { return names.count(x) > 0; });
+  }
+  return out;
+}
 
 std::string c_prelude(Lang lang) {
   const std::string q = lang == Lang::Cuda ? "__host__ __device__ static inline " : "static inline ";

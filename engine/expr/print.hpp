@@ -6,6 +6,8 @@
 
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "expr/prover.hpp"
 #include "expr/sym.hpp"
@@ -26,6 +28,16 @@ struct PrintOptions {
 PrintOptions default_options(Lang lang);  // strength reduction on for CUDA
 
 std::string print(Ref e, Prover& prover, const PrintOptions& options);
+
+// Several results printed together; every non-trivial node used more than
+// once becomes a temporary (t0, t1, .. in dependency order), so shared
+// subexpressions are computed once. `ops` counts what the printed code does.
+struct PrintedBlock {
+  std::vector<std::pair<std::string, std::string>> temporaries;  // (name, expression)
+  std::vector<std::string> results;
+  int ops = 0;
+};
+PrintedBlock print_shared(const std::vector<Ref>& results, Prover& prover, const PrintOptions& options);
 
 // The prelude a C/C++/CUDA translation unit needs for the helpers printed
 // where floor semantics could not be proved.

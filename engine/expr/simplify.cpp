@@ -23,7 +23,8 @@ std::vector<Term> terms_of(Ref e, std::int64_t& c0) {
 
 }  // namespace
 
-int op_count(Ref e) {
+int op_count(Ref e, const std::function<bool(Ref)>& is_atom) {
+  if (is_atom && is_atom(e)) return 0;
   switch (e->kind) {
     case Kind::Const:
     case Kind::Var:
@@ -35,18 +36,18 @@ int op_count(Ref e) {
         // A negative coefficient becomes a subtraction, except on the first term.
         if (c != 1 && c != -1) ++n;
         if (c == -1 && k == 0) ++n;
-        n += op_count(e->terms[k].term);
+        n += op_count(e->terms[k].term, is_atom);
       }
       return n;
     }
     case Kind::Product: {
       int n = static_cast<int>(e->args.size()) - 1;
-      for (Ref a : e->args) n += op_count(a);
+      for (Ref a : e->args) n += op_count(a, is_atom);
       return n;
     }
     default: {
       int n = 1;
-      for (Ref a : e->args) n += op_count(a);
+      for (Ref a : e->args) n += op_count(a, is_atom);
       return n;
     }
   }

@@ -9,6 +9,7 @@
 // Expanded and unexpanded forms are both tried; the cheaper one is kept.
 #pragma once
 
+#include <functional>
 #include <unordered_map>
 
 #include "expr/prover.hpp"
@@ -39,6 +40,7 @@ class Simplifier {
 
 // Arithmetic operations the printed expression performs (the paper's cost
 // model): + - * // % min max, comparisons, logic, bit ops, select, isqrt.
-int op_count(Ref e);
+// Nodes for which is_atom holds count as free (printed temporaries).
+int op_count(Ref e, const std::function<bool(Ref)>& is_atom = {});
 
 }  // namespace lego::sym

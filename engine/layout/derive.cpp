@@ -6,6 +6,7 @@
 #include <set>
 
 #include "expr/print_mlir.hpp"
+#include "expr/simplify.hpp"
 #include "layout/symbolic.hpp"
 
 namespace lego {
@@ -88,10 +89,17 @@ DeriveResult derive(const LayoutAst& layout, const Env& env, const DeriveRequest
     for (sym::Ref e : results) out.ops += sym::op_count(e);
     return out;
   }
-  for (sym::Ref e : results) {
-    out.exprs.push_back(sym::print(e, simplifier.prover(), options));
-    out.ops += sym::op_count(e);
+  if (r.lang == sym::Lang::Python) {  // one evaluable expression per result
+    for (sym::Ref e : results) {
+      out.exprs.push_back(sym::print(e, simplifier.prover(), options));
+      out.ops += sym::op_count(e);
+    }
+    return out;
   }
+  sym::PrintedBlock block = sym::print_shared(results, simplifier.prover(), options);
+  out.temporaries = std::move(block.temporaries);
+  out.exprs = std::move(block.results);
+  out.ops = block.ops;
   return out;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "expr/print.hpp"
@@ -18,7 +19,9 @@ struct DeriveRequest {
 };
 
 struct DeriveResult {
-  std::vector<std::string> exprs;      // one per result; for MLIR one func.func computing all
+  std::vector<std::string> exprs;  // one per result; for MLIR one func.func computing all
+  // C/CUDA/Triton: shared subexpressions, defined before the results use them.
+  std::vector<std::pair<std::string, std::string>> temporaries;
   std::vector<std::string> arguments;  // MLIR: the function's arguments (indices, then sizes)
   std::vector<std::string> assumptions;
   int ops = 0;

@@ -51,11 +51,13 @@ struct Generated {
   std::string functions, calls;
 };
 
-void emit(Generated& g, int id, const std::string& name, const std::vector<std::string>& params, const std::string& body,
+void emit(Generated& g, int id, const std::string& name, const std::vector<std::string>& params, const sym::PrintedBlock& body,
           const Shape& loop_shape, const std::vector<std::int64_t>& sizes) {
   std::string sig;
   for (const auto& p : params) sig += (sig.empty() ? "" : ", ") + std::string("int64_t ") + p;
-  g.functions += "static int64_t " + name + std::to_string(id) + "(" + sig + ") { return " + body + "; }\n";
+  std::string temporaries;
+  for (const auto& [t, e] : body.temporaries) temporaries += "const int64_t " + t + " = " + e + "; ";
+  g.functions += "static int64_t " + name + std::to_string(id) + "(" + sig + ") { " + temporaries + "return " + body.results[0] + "; }\n";
   // Row-major loops over the index space, symbol values appended.
   std::string call = "  { int64_t idx[" + std::to_string(std::max<std::size_t>(loop_shape.size(), 1)) + "] = {0};\n";
   call += "    const int64_t shape[] = {";
@@ -99,8 +101,8 @@ TEST(CPrinter, GeneratedCodeComputesTheLayout) {
     sym::Simplifier s(pool, d.facts(ranges));
     const sym::Ref apply = d.apply(idx, s);
     for (sym::Lang lang : {sym::Lang::C, sym::Lang::Cuda}) {
-      emit(g, id++, lang == sym::Lang::C ? "apply_c" : "apply_cuda", params, sym::print(apply, s.prover(), sym::default_options(lang)),
-           plan.shape(), symbol_values);
+      emit(g, id++, lang == sym::Lang::C ? "apply_c" : "apply_cuda", params,
+           sym::print_shared({apply}, s.prover(), sym::default_options(lang)), plan.shape(), symbol_values);
       std::vector<std::int64_t> all(static_cast<std::size_t>(plan.size()));
       plan.apply_all(all.data());
       expected.insert(expected.end(), all.begin(), all.end());
@@ -110,8 +112,8 @@ TEST(CPrinter, GeneratedCodeComputesTheLayout) {
     std::vector<std::string> inv_params = {"x"};
     for (const auto& sname : c.symbolic) inv_params.push_back(sname);
     for (std::size_t k = 0; k < inv.size(); ++k) {
-      emit(g, id++, "inv_c", inv_params, sym::print(inv[k], si.prover(), sym::default_options(sym::Lang::Cuda)), {plan.physical_size()},
-           symbol_values);
+      emit(g, id++, "inv_c", inv_params, sym::print_shared({inv[k]}, si.prover(), sym::default_options(sym::Lang::Cuda)),
+           {plan.physical_size()}, symbol_values);
       for (std::int64_t x = 0; x < plan.physical_size(); ++x) expected.push_back(plan.inv_checked(x)[k]);
     }
   }

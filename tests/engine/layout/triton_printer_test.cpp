@@ -99,6 +99,7 @@ TEST(TritonPrinter, BroadcastSlicesEvaluateToTheLayout) {
     script += "\nSHAPE = " + shape + ")\n";
     for (const auto& [name, v] : c.sizes) script += name + " = c(" + std::to_string(v) + ")\n";
     for (const auto& [name, v] : c.scalars) script += name + " = c(" + std::to_string(v) + ")\n";
+    for (const auto& [name, e] : d.temporaries) script += name + " = " + e + "\n";
     for (const auto& e : d.exprs) script += "for v in np.broadcast_to(np.asarray(" + e + "), SHAPE).ravel(): print(int(v))\n";
     // Expected values: row-major over the sliced dimensions, scalars fixed.
     for (std::size_t r = 0; r < d.exprs.size(); ++r) {
