@@ -26,21 +26,6 @@ class MlirEmitter {
   std::string body() const { return body_; }
 
  private:
-  static bool is_boolean(Ref e) {
-    switch (e->kind) {
-      case Kind::Lt:
-      case Kind::Le:
-      case Kind::Eq:
-      case Kind::Ne:
-      case Kind::And:
-      case Kind::Or:
-      case Kind::Not:
-        return true;
-      default:
-        return false;
-    }
-  }
-
   std::string fresh() { return "%v" + std::to_string(next_++); }
 
   std::string op_typed(const std::string& text) {

@@ -124,7 +124,7 @@ Interval Prover::interval(Ref e) {
     case Kind::Ne:
     case Kind::And:
     case Kind::Or:
-    case Kind::Not:
+    case Kind::Not:  // is_boolean(e)
       r = {0, 1};
       break;
     case Kind::Isqrt: {

@@ -119,6 +119,21 @@ class Pool {
 };
 
 inline bool is_const(Ref e) { return e->kind == Kind::Const; }
+// Comparisons and logic: values in {0, 1}.
+inline bool is_boolean(Ref e) {
+  switch (e->kind) {
+    case Kind::Lt:
+    case Kind::Le:
+    case Kind::Eq:
+    case Kind::Ne:
+    case Kind::And:
+    case Kind::Or:
+    case Kind::Not:
+      return true;
+    default:
+      return false;
+  }
+}
 inline bool is_const(Ref e, std::int64_t v) { return e->kind == Kind::Const && e->value == v; }
 
 using Values = std::map<std::string, std::int64_t, std::less<>>;

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/layout/run_output.hpp"
 #include "expr/parser.hpp"
 #include "expr/print.hpp"
 #include "layout/compile.hpp"
@@ -126,12 +127,9 @@ TEST(CPrinter, GeneratedCodeComputesTheLayout) {
                           (dir / "gen").string() + " 2>" + (dir / "cc.log").string();
   ASSERT_EQ(std::system(cmd.c_str()), 0) << "the generated code does not compile; see " << (dir / "cc.log") << " and " << (dir / "gen.cpp");
   ASSERT_EQ(std::system(((dir / "gen").string() + " > " + (dir / "out.txt").string()).c_str()), 0);
-  std::ifstream out(dir / "out.txt");
-  std::vector<std::int64_t> got;
-  for (long long v; out >> v;) got.push_back(v);
+  const std::vector<std::int64_t> got = testing::read_numbers(dir / "out.txt");
   ASSERT_EQ(got.size(), expected.size());
-  std::size_t mismatches = 0;
-  for (std::size_t k = 0; k < got.size(); ++k) mismatches += got[k] != expected[k];
+  const std::size_t mismatches = testing::mismatches(got, expected);
   EXPECT_EQ(mismatches, 0u) << "see " << (dir / "gen.cpp");
   if (mismatches == 0) std::filesystem::remove_all(dir);
 }

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "engine/layout/paper_cases.hpp"
+#include "engine/layout/run_output.hpp"
 #include "expr/parser.hpp"
 #include "layout/compile.hpp"
 #include "layout/derive.hpp"
@@ -109,12 +110,9 @@ TEST(MlirPrinter, VerifiedByMlirOptAndRunMatchesTheLayout) {
       run("mlir-cpu-runner-15 " + d + "/llvm.mlir -e main -entry-point-result=void -shared-libs=" + d + "/libprint.so > " + d + "/out.txt"),
       0)
       << "see " << d << "/log.txt";
-  std::ifstream out(dir / "out.txt");
-  std::vector<std::int64_t> got;
-  for (long long v; out >> v;) got.push_back(v);
+  const std::vector<std::int64_t> got = testing::read_numbers(dir / "out.txt");
   ASSERT_EQ(got.size(), expected.size());
-  std::size_t mismatches = 0;
-  for (std::size_t k = 0; k < got.size(); ++k) mismatches += got[k] != expected[k];
+  const std::size_t mismatches = testing::mismatches(got, expected);
   EXPECT_EQ(mismatches, 0u) << "see " << d;
   if (mismatches == 0) fs::remove_all(dir);
 }

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "engine/layout/run_output.hpp"
 #include "expr/parser.hpp"
 #include "layout/compile.hpp"
 #include "layout/derive.hpp"
@@ -118,12 +119,9 @@ TEST(TritonPrinter, BroadcastSlicesEvaluateToTheLayout) {
       "/usr/bin/python3 " + (dir / "check.py").string() + " > " + (dir / "out.txt").string() + " 2> " + (dir / "err.txt").string();
   ASSERT_EQ(std::system(cmd.c_str()), 0) << "see " << dir / "err.txt"
                                          << " and " << dir / "check.py";
-  std::ifstream out(dir / "out.txt");
-  std::vector<std::int64_t> got;
-  for (long long v; out >> v;) got.push_back(v);
+  const std::vector<std::int64_t> got = testing::read_numbers(dir / "out.txt");
   ASSERT_EQ(got.size(), expected.size()) << "see " << dir / "check.py";
-  std::size_t mismatches = 0;
-  for (std::size_t k = 0; k < got.size(); ++k) mismatches += got[k] != expected[k];
+  const std::size_t mismatches = testing::mismatches(got, expected);
   EXPECT_EQ(mismatches, 0u) << "see " << dir / "check.py";
   if (mismatches == 0) fs::remove_all(dir);
 }
