@@ -163,7 +163,7 @@ Interval Prover::interval(Ref e) {
       break;
     }
   }
-  if (facts_.sizes.count(e)) r.lo = std::max<std::int64_t>(r.lo, 1);
+  if (facts_.sizes.count(e) && !is_const(e)) r.lo = std::max<std::int64_t>(r.lo, 1);  // a constant is what it is
   intervals_[e] = r;
   return r;
 }
@@ -213,7 +213,7 @@ Ref Prover::expand(Ref e) {
 
 Ref Prover::bound(Ref e, bool up, int depth) {
   if (depth > 8) return nullptr;
-  if (facts_.sizes.count(e)) return e;
+  if (facts_.sizes.count(e) && !is_const(e)) return e;
   switch (e->kind) {
     case Kind::Const:
       return e;

@@ -71,7 +71,12 @@ Derivation::Derivation(sym::Pool& pool, const LayoutAst& ast, const Env& env, co
   if (free.empty()) validate_user_genps(bind(ast, env));
   for (const Expr& c : constraints) take_constraint(c);
 
-  auto ref = [&](const Expr& e) { return pool_.from_expr(substitute(e, env), substitutions_); };
+  auto ref = [&](const Expr& e) {
+    Ref r = pool_.from_expr(substitute(e, env), substitutions_);
+    if (sym::is_const(r) && r->value < 1)
+      throw LegoError(e->span, "extent '" + to_string(e) + "' is " + std::to_string(r->value) + "; extents must be at least 1");
+    return r;
+  };
   auto refs = [&](const std::vector<Expr>& v) {
     std::vector<Ref> out;
     for (const auto& e : v) out.push_back(ref(e));
@@ -133,6 +138,8 @@ Derivation::Derivation(sym::Pool& pool, const LayoutAst& ast, const Env& env, co
   auto tidy = [&](std::vector<Ref>& v) {
     for (Ref& d : v) {
       d = extents.simplify(d);
+      if (sym::is_const(d) && d->value < 1)
+        throw LegoError("an extent simplifies to " + std::to_string(d->value) + "; extents must be at least 1");
       sizes_.insert(d);
     }
   };
