@@ -240,7 +240,7 @@ const char* infix(Op op) {
   }
 }
 
-std::string print(const Expr& e, int parent, bool right) {
+std::string print(const Expr& e, int parent) {
   const int p = precedence(e->op);
   std::string s;
   switch (e->op) {
@@ -255,28 +255,27 @@ std::string print(const Expr& e, int parent, bool right) {
     case Op::Select:
     case Op::Isqrt: {
       s = e->op == Op::Min ? "min(" : e->op == Op::Max ? "max(" : e->op == Op::Select ? "select(" : "isqrt(";
-      for (std::size_t i = 0; i < e->args.size(); ++i) s += (i ? ", " : "") + print(e->args[i], 0, false);
+      for (std::size_t i = 0; i < e->args.size(); ++i) s += (i ? ", " : "") + print(e->args[i], 0);
       return s + ")";
     }
     case Op::Neg:
-      s = "-" + print(e->args[0], p, false);
+      s = "-" + print(e->args[0], p);
       break;
     case Op::BitNot:
-      s = "~" + print(e->args[0], p, false);
+      s = "~" + print(e->args[0], p);
       break;
     case Op::Not:
-      s = "not " + print(e->args[0], p, false);
+      s = "not " + print(e->args[0], p);
       break;
     default:
       // Comparisons do not chain in our reading, so parenthesize nested ones.
-      s = print(e->args[0], p + (p == 4 ? 1 : 0), false) + infix(e->op) + print(e->args[1], p + 1, true);
+      s = print(e->args[0], p + (p == 4 ? 1 : 0)) + infix(e->op) + print(e->args[1], p + 1);
   }
-  (void)right;
   return p < parent ? "(" + s + ")" : s;
 }
 
 }  // namespace
 
-std::string to_string(const Expr& e) { return print(e, 0, false); }
+std::string to_string(const Expr& e) { return print(e, 0); }
 
 }  // namespace lego
