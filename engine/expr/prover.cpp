@@ -58,6 +58,7 @@ std::int64_t div_floor_sat(std::int64_t a, std::int64_t b) {  // b > 0
 
 Interval Prover::interval(Ref e) {
   if (auto it = intervals_.find(e); it != intervals_.end()) return it->second;
+  intervals_[e] = I{};  // provisional: a cycle through the facts reads "unbounded"
   I r;
   switch (e->kind) {
     case Kind::Const:

@@ -35,6 +35,10 @@ DeriveResult derive(const LayoutAst& layout, const Env& env, const DeriveRequest
                     " index(es) for this layout, got " + std::to_string(r.indices.size()));
   std::vector<std::pair<std::string, sym::Ref>> ranges;
   std::vector<sym::Ref> idx;
+  const std::set<std::string> sizes = free_symbols(layout, env);
+  for (const auto& name : r.indices)
+    if (sizes.count(name) || env.count(name))
+      throw LegoError("index name '" + name + "' is also a size of the layout; give the index another name");
   sym::PrintOptions options = sym::default_options(r.lang);
   std::vector<std::size_t> slices;  // positions written ':' (Triton: a whole dimension)
   for (std::size_t k = 0; k < r.indices.size(); ++k)
