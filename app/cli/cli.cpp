@@ -23,6 +23,7 @@
 #include "layout/symbolic.hpp"
 #include "layout/symbolic_check.hpp"
 #include "layout/verify.hpp"
+#include "poly/isl_prover.hpp"
 #include "table_output.hpp"
 
 namespace lego::cli {
@@ -120,7 +121,7 @@ int run_symbolic_check(const LayoutAst& layout, const Env& env, const std::vecto
 }
 
 struct ExprRequest {
-  std::string apply, inv, lang, where;
+  std::string apply, inv, lang, where, prover;
   bool ops, json, has_apply, has_inv;
 };
 
@@ -143,6 +144,8 @@ int run_expr(const LayoutOptions& o, const Source& src, const ExprRequest& r, st
                                                          {"triton", sym::Lang::Triton},
                                                          {"mlir", sym::Lang::Mlir}};
   request.lang = langs.at(r.lang);  // CLI11 checked the name
+  poly::IslProver isl;
+  if (r.prover == "isl") request.second_prover = [&isl](sym::Ref e, const sym::Facts& f) { return isl.nonneg(e, f); };
   const DeriveResult result = derive(select_layout(program, o.name), env, request);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (r.json) {
@@ -199,7 +202,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   apply_opt->excludes(inv_opt);
 
   LayoutOptions expr_opts;
-  std::string expr_apply, expr_inv, expr_lang = "c", expr_where;
+  std::string expr_apply, expr_inv, expr_lang = "c", expr_where, expr_prover = "isl";
   bool expr_ops = false, expr_json = false;
   auto* expr = app.add_subcommand("expr", "Derive, simplify and print the index expression of apply or inv");
   add_layout_options(expr, expr_opts);
@@ -211,6 +214,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   expr->add_option("--lang", expr_lang, "Output language: c, cuda, python, triton (':' indexes a whole dimension), mlir (a func.func)")
       ->check(CLI::IsMember({"c", "cuda", "python", "triton", "mlir"}));
   expr->add_flag("--ops", expr_ops, "Also print the number of arithmetic operations");
+  expr->add_option("--prover", expr_prover, "Side conditions: 'isl' (intervals, then ISL) or 'intervals' only")
+      ->check(CLI::IsMember({"isl", "intervals"}));
   expr->add_flag("--json", expr_json, "Print {\"exprs\":[..], \"ops\":N, \"ms\":T}");
 
   std::vector<std::string> argv_storage = args;
@@ -234,8 +239,15 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   try {
     src = load_source(opts);
     if (expr->parsed()) {
-      ExprRequest request{
-          expr_apply, expr_inv, expr_lang, expr_where, expr_ops, expr_json, expr_apply_opt->count() > 0, expr_inv_opt->count() > 0};
+      ExprRequest request{expr_apply,
+                          expr_inv,
+                          expr_lang,
+                          expr_where,
+                          expr_prover,
+                          expr_ops,
+                          expr_json,
+                          expr_apply_opt->count() > 0,
+                          expr_inv_opt->count() > 0};
       return run_expr(opts, src, request, out);
     }
     if (check->parsed()) {

@@ -337,7 +337,7 @@ bool Prover::nonneg(Ref e, int depth) {
     if (!candidate) continue;
     if (Ref q = divide_common_factor(candidate); q && nonneg(q, depth + 1)) return true;
   }
-  return false;
+  return depth == 0 && fallback_ && fallback_(e, facts_);
 }
 
 }  // namespace lego::sym

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -55,6 +56,10 @@ class Prover {
   bool less_than(Ref a, Ref b) { return nonneg(pool_.add_constant(pool_.sub(b, a), -1)); }
   bool less_equal(Ref a, Ref b) { return nonneg(pool_.sub(b, a)); }
 
+  // A second prover asked when the analyses here fail (engine/poly's ISL
+  // bridge); it must only answer true when it has a proof.
+  void set_fallback(std::function<bool(Ref, const Facts&)> f) { fallback_ = std::move(f); }
+
   // Distributes products over sums, so symbolic bounds cancel:
   // (m-1)*n -> m*n - n.
   Ref expand(Ref e);
@@ -66,6 +71,7 @@ class Prover {
   Pool& pool_;
   const Facts facts_;
   std::unordered_map<Ref, Interval> intervals_;
+  std::function<bool(Ref, const Facts&)> fallback_;
 };
 
 }  // namespace lego::sym

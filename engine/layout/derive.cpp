@@ -69,6 +69,7 @@ DeriveResult derive(const LayoutAst& layout, const Env& env, const DeriveRequest
     }
   }
   sym::Simplifier simplifier(pool, d.facts(ranges));
+  if (r.second_prover) simplifier.prover().set_fallback(r.second_prover);
   const std::vector<sym::Ref> results = r.inverse ? d.inv(idx[0], simplifier) : std::vector<sym::Ref>{d.apply(idx, simplifier)};
   DeriveResult out;
   out.assumptions = d.assumptions();

@@ -2,6 +2,7 @@
 // the benchmarks and (later) template instantiation use.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +17,9 @@ struct DeriveRequest {
   std::vector<std::string> indices;  // names (symbolic, ranged by the layout) or integers
   std::vector<Expr> constraints;
   sym::Lang lang = sym::Lang::C;
+  // A second prover for side conditions (engine/poly's ISL bridge); layout
+  // does not depend on poly, so the caller plugs it in.
+  std::function<bool(sym::Ref, const sym::Facts&)> second_prover;
 };
 
 struct DeriveResult {

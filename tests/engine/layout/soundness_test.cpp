@@ -14,6 +14,7 @@
 #include "layout/parse.hpp"
 #include "layout/shape.hpp"
 #include "layout/symbolic.hpp"
+#include "poly/isl_prover.hpp"
 
 namespace lego {
 namespace {
@@ -64,7 +65,9 @@ RC_GTEST_PROP(Soundness, DerivedApplyAndInvMatchTheNumericLayout, ()) {
     ranges.emplace_back(vars.back(), d.shape()[k]);
     idx.push_back(pool.var(vars.back()));
   }
+  poly::IslProver isl;  // the second prover, so rewrites it enables are checked too
   sym::Simplifier s(pool, d.facts(ranges));
+  if (coin()) poly::use_isl(s.prover(), isl);
   const sym::Ref apply = s.simplify(d.apply(idx, s));
   for (const auto& u : unknown) vars.push_back(u);
   const CompiledExpr compiled_apply(sym::to_expr(apply), vars);
@@ -84,6 +87,7 @@ RC_GTEST_PROP(Soundness, DerivedApplyAndInvMatchTheNumericLayout, ()) {
 
   // inv: one symbol x over the physical range.
   sym::Simplifier si(pool, d.facts({{"x", d.physical_size()}}));
+  if (coin()) poly::use_isl(si.prover(), isl);
   const auto inv = d.inv(pool.var("x"), si);
   std::vector<std::string> inv_vars = {"x"};
   for (const auto& u : unknown) inv_vars.push_back(u);
