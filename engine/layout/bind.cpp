@@ -33,25 +33,28 @@ BoundPiece bind_piece(const Piece& p, const Env& env) {
   BoundPiece b;
   b.span = p.span;
   b.dims = eval_extents(p.dims, env);
-  if (b.dims.empty()) throw LegoError(p.span, "a piece needs at least one dimension");
   checked_product(b.dims, p.span);
   if (p.kind == PieceKind::GenP) {
     b.genp = make_genp(p.genp, b.dims, env, p.span);
     return b;
   }
   b.perm = piece_permutation(p);
+  return b;
+}
+
+void check_permutation(const Piece& p) {
+  const std::vector<int> perm = piece_permutation(p);
   const Span at = p.perm_span.known() ? p.perm_span : p.span;
-  if (b.perm.size() != b.dims.size())
-    throw LegoError(at, "the permutation has " + std::to_string(b.perm.size()) + " entries but the piece has " +
-                            std::to_string(b.dims.size()) + " dimensions");
-  std::vector<bool> seen(b.perm.size(), false);
-  for (int s : b.perm) {
-    if (s < 0 || s >= static_cast<int>(b.perm.size()) || seen[s])
-      throw LegoError(at, "not a permutation of 0.." + std::to_string(b.perm.size() - 1) + ": entry " + std::to_string(s) +
-                              (s >= 0 && s < static_cast<int>(b.perm.size()) ? " repeats" : " is out of range"));
+  if (perm.size() != p.dims.size())
+    throw LegoError(at, "the permutation has " + std::to_string(perm.size()) + " entries but the piece has " +
+                            std::to_string(p.dims.size()) + " dimensions");
+  std::vector<bool> seen(perm.size(), false);
+  for (int s : perm) {
+    if (s < 0 || s >= static_cast<int>(perm.size()) || seen[s])
+      throw LegoError(at, "not a permutation of 0.." + std::to_string(perm.size() - 1) + ": entry " + std::to_string(s) +
+                              (s >= 0 && s < static_cast<int>(perm.size()) ? " repeats" : " is out of range"));
     seen[s] = true;
   }
-  return b;
 }
 
 BoundOrderBy regp_orderby(RegPOf<std::int64_t> r) {
@@ -61,22 +64,13 @@ BoundOrderBy regp_orderby(RegPOf<std::int64_t> r) {
 }
 
 // TileBy -> GroupBy chain O_1, C_1, .., O_m, C_m, F (spec, "TileBy").
-void desugar_tiling(BoundLayout& out, const LayoutAst& ast, const std::vector<std::vector<std::int64_t>>& levels) {
+void desugar_tiling(BoundLayout& out, const std::vector<std::vector<std::int64_t>>& levels) {
   const int d = static_cast<int>(levels[0].size());
   const int q = static_cast<int>(levels.size());
-  for (std::size_t h = 0; h < levels.size(); ++h)
-    if (static_cast<int>(levels[h].size()) != d)
-      throw LegoError(ast.groups[h].empty() ? ast.closing_span : Span::join(ast.groups[h].front()->span, ast.groups[h].back()->span),
-                      "TileBy level " + std::to_string(h + 1) + " has " + std::to_string(levels[h].size()) +
-                          " extents; every level must have " + std::to_string(d) + " (one per tensor dimension)");
   std::vector<BoundOrderBy> chain;
   for (auto& o : out.chain) {
     const int dk = static_cast<int>(o.pieces[0].dims.size());
     const int qk = static_cast<int>(o.pieces.size());
-    for (const auto& p : o.pieces)
-      if (static_cast<int>(p.dims.size()) != dk)
-        throw LegoError(p.span, "under TileBy every piece of an OrderBy tiles the same " + std::to_string(dk) +
-                                    " dimensions; this piece has " + std::to_string(p.dims.size()));
     const auto dims = o.dims();
     chain.push_back(std::move(o));
     chain.push_back(regp_orderby(retile(dims, dk, qk)));
@@ -106,24 +100,46 @@ std::int64_t BoundOrderBy::size() const {
 
 std::int64_t BoundLayout::physical_size() const { return expand ? product(expand->original) : size; }
 
-BoundLayout bind(const LayoutAst& ast, const Env& env) {
-  BoundLayout out;
+void validate_structure(const LayoutAst& ast) {
   if (ast.chain.empty()) throw LegoError(ast.span, "a layout needs at least one OrderBy");
+  for (const auto& o : ast.chain) {
+    if (o.pieces.empty()) throw LegoError(o.span, "OrderBy needs at least one piece");
+    for (const auto& p : o.pieces) {
+      if (p.dims.empty()) throw LegoError(p.span, "a piece needs at least one dimension");
+      if (p.kind != PieceKind::GenP) check_permutation(p);
+    }
+  }
   if (ast.groups.empty()) throw LegoError(ast.closing_span, "GroupBy/TileBy needs at least one group");
+  for (const auto& g : ast.groups)
+    if (g.empty()) throw LegoError(ast.closing_span, "an empty group; write each group as a tuple such as (6,6)");
+  if (ast.closing != Closing::TileBy) return;
+  const std::size_t d = ast.groups[0].size();
+  for (std::size_t h = 0; h < ast.groups.size(); ++h)
+    if (ast.groups[h].size() != d)
+      throw LegoError(Span::join(ast.groups[h].front()->span, ast.groups[h].back()->span),
+                      "TileBy level " + std::to_string(h + 1) + " has " + std::to_string(ast.groups[h].size()) +
+                          " extents; every level must have " + std::to_string(d) + " (one per tensor dimension)");
+  for (const auto& o : ast.chain) {
+    const std::size_t dk = o.pieces[0].dims.size();
+    for (const auto& p : o.pieces)
+      if (p.dims.size() != dk)
+        throw LegoError(p.span, "under TileBy every piece of an OrderBy tiles the same " + std::to_string(dk) +
+                                    " dimensions; this piece has " + std::to_string(p.dims.size()));
+  }
+}
+
+BoundLayout bind(const LayoutAst& ast, const Env& env) {
+  validate_structure(ast);
+  BoundLayout out;
   for (const auto& o : ast.chain) {
     BoundOrderBy b;
     b.span = o.span;
-    if (o.pieces.empty()) throw LegoError(o.span, "OrderBy needs at least one piece");
     for (const auto& p : o.pieces) b.pieces.push_back(bind_piece(p, env));
     checked_product(b.dims(), o.span);
     out.chain.push_back(std::move(b));
   }
-  // Groups after the chain, so errors come in source order.
   std::vector<std::vector<std::int64_t>> groups;
-  for (const auto& g : ast.groups) {
-    if (g.empty()) throw LegoError(ast.closing_span, "an empty group; write each group as a tuple such as (6,6)");
-    groups.push_back(eval_extents(g, env));
-  }
+  for (const auto& g : ast.groups) groups.push_back(eval_extents(g, env));
 
   // Injective (apply-only) GenPs are allowed in one form only (spec).
   bool any_injective = false;
@@ -142,7 +158,7 @@ BoundLayout bind(const LayoutAst& ast, const Env& env) {
   }
 
   if (ast.closing == Closing::TileBy) {
-    desugar_tiling(out, ast, groups);
+    desugar_tiling(out, groups);
   } else {
     for (const auto& g : groups) out.shape.insert(out.shape.end(), g.begin(), g.end());
   }

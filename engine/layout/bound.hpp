@@ -40,7 +40,13 @@ struct BoundLayout {
   std::int64_t physical_size() const;  // |n_orig| under ExpandBy, else size
 };
 
-// Evaluates extents under env and checks the algebra's rules; throws a
+// The rules that need no values: non-empty chain, pieces and groups, valid
+// permutations, TileBy levels of one length and pieces of one rank per
+// OrderBy. Throws a LegoError at the offending span.
+void validate_structure(const LayoutAst& layout);
+
+// Evaluates extents under env and checks the algebra's rules (after
+// validate_structure); throws a
 // LegoError at the offending span (unbound symbol, extent < 1, bad
 // permutation, size mismatch, injective GenP in the wrong place, ...).
 BoundLayout bind(const LayoutAst& layout, const Env& env);

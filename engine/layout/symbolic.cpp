@@ -68,7 +68,10 @@ Derivation::Derivation(sym::Pool& pool, const LayoutAst& ast, const Env& env, co
   // Everything bound: the numeric binder checks every rule, with locations.
   const std::set<std::string> free = free_symbols(ast, env);
   symbols_.assign(free.begin(), free.end());
-  if (free.empty()) validate_user_genps(bind(ast, env));
+  if (free.empty())
+    validate_user_genps(bind(ast, env));  // every rule, with values
+  else
+    validate_structure(ast);
   for (const Expr& c : constraints) take_constraint(c);
 
   auto ref = [&](const Expr& e) {
@@ -95,12 +98,6 @@ Derivation::Derivation(sym::Pool& pool, const LayoutAst& ast, const Env& env, co
         if (p.genp.library.empty() && p.genp.inv_body.empty()) injective_ = true;
       } else {
         sp.perm = piece_permutation(p);
-        std::vector<bool> seen(sp.perm.size(), false);
-        for (int s : sp.perm)
-          if (sp.perm.size() != sp.dims.size() || s < 0 || s >= static_cast<int>(sp.perm.size()) || seen[s])
-            throw LegoError(p.perm_span.known() ? p.perm_span : p.span, "not a permutation of the piece's dimensions");
-          else
-            seen[s] = true;
       }
       so.pieces.push_back(std::move(sp));
     }
@@ -114,17 +111,11 @@ Derivation::Derivation(sym::Pool& pool, const LayoutAst& ast, const Env& env, co
     std::vector<SymOrderBy> chain;
     for (auto& o : chain_) {
       const int dk = static_cast<int>(o.pieces[0].dims.size()), qk = static_cast<int>(o.pieces.size());
-      for (const auto& p : o.pieces)
-        if (static_cast<int>(p.dims.size()) != dk)
-          throw LegoError(p.span, "under TileBy every piece of an OrderBy tiles the same dimensions");
       const auto c = retile(o.dims(), dk, qk);
       chain.push_back(std::move(o));
       chain.push_back(SymOrderBy{{SymPiece{c.dims, c.perm, nullptr, {}}}, {}});
     }
-    for (const auto& level : groups) {
-      if (static_cast<int>(level.size()) != d) throw LegoError(ast.closing_span, "every TileBy level must have the same number of extents");
-      shape_.insert(shape_.end(), level.begin(), level.end());
-    }
+    for (const auto& level : groups) shape_.insert(shape_.end(), level.begin(), level.end());
     const auto f = untile(shape_, d, q);
     chain.push_back(SymOrderBy{{SymPiece{f.dims, f.perm, nullptr, {}}}, {}});
     chain_ = std::move(chain);
