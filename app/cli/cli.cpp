@@ -65,11 +65,20 @@ Source load_source(const LayoutOptions& o) {
   return {o.layout, "<layout>"};
 }
 
-Plan load_plan(const LayoutOptions& o, const Source& src) {
+// The program, its sizes (file defaults overridden by --bind) and the chosen
+// layout, read once for every command.
+struct Loaded {
+  Program program;
+  Env env;
+  std::string name;
+  const LayoutAst& layout() const { return select_layout(program, name); }
+};
+
+Loaded load(const LayoutOptions& o, const Source& src) {
   const Env bindings = parse_bindings(o.bind);
-  const Program program = parse_program(src.text);
-  const Env env = evaluate_program_env(program, bindings);
-  return compile(select_layout(program, o.name), env);
+  Loaded l{parse_program(src.text), {}, o.name};
+  l.env = evaluate_program_env(l.program, bindings);
+  return l;
 }
 
 void require_table_size(const Plan& plan) {
@@ -127,13 +136,9 @@ struct ExprRequest {
 
 // `lego expr`: index arguments are integers or symbols; a symbol's range is
 // the extent of its position in the layout.
-int run_expr(const LayoutOptions& o, const Source& src, const ExprRequest& r, std::ostream& out) {
+int run_expr(const Loaded& loaded, const ExprRequest& r, std::chrono::steady_clock::time_point start, std::ostream& out) {
   if (!r.has_apply && !r.has_inv) throw LegoError("expr needs --apply I,J,.. or --inv X (symbols or integers)");
-  const auto start = std::chrono::steady_clock::now();
-  const Env bindings = parse_bindings(o.bind);
-  const Program program = parse_program(src.text);
-  const Env env = evaluate_program_env(program, bindings);
-  const std::vector<Expr> constraints = constraints_of(program, r.where, env);
+  const std::vector<Expr> constraints = constraints_of(loaded.program, r.where, loaded.env);
   DeriveRequest request;
   request.inverse = r.has_inv;
   request.indices = split_names(r.has_apply ? r.apply : r.inv, r.has_apply ? "--apply" : "--inv");
@@ -146,7 +151,7 @@ int run_expr(const LayoutOptions& o, const Source& src, const ExprRequest& r, st
   request.lang = langs.at(r.lang);  // CLI11 checked the name
   poly::IslProver isl;
   if (r.prover == "isl") request.second_prover = [&isl](sym::Ref e, const sym::Facts& f) { return isl.nonneg(e, f); };
-  const DeriveResult result = derive(select_layout(program, o.name), env, request);
+  const DeriveResult result = derive(loaded.layout(), loaded.env, request);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (r.json) {
     std::string exprs;
@@ -237,7 +242,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   const LayoutOptions& opts = table->parsed() ? table_opts : check->parsed() ? check_opts : expr->parsed() ? expr_opts : eval_opts;
   Source src;
   try {
+    const auto start = std::chrono::steady_clock::now();
     src = load_source(opts);
+    const Loaded loaded = load(opts, src);
     if (expr->parsed()) {
       ExprRequest request{expr_apply,
                           expr_inv,
@@ -248,16 +255,11 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                           expr_json,
                           expr_apply_opt->count() > 0,
                           expr_inv_opt->count() > 0};
-      return run_expr(opts, src, request, out);
+      return run_expr(loaded, request, start, out);
     }
-    if (check->parsed()) {
-      const Program program = parse_program(src.text);
-      const Env env = evaluate_program_env(program, parse_bindings(opts.bind));
-      const LayoutAst& layout = select_layout(program, opts.name);
-      if (!free_symbols(layout, env).empty())
-        return run_symbolic_check(layout, env, constraints_of(program, check_where, env), check_json, out);
-    }
-    const Plan plan = load_plan(opts, src);
+    if (check->parsed() && !free_symbols(loaded.layout(), loaded.env).empty())
+      return run_symbolic_check(loaded.layout(), loaded.env, constraints_of(loaded.program, check_where, loaded.env), check_json, out);
+    const Plan plan = compile(loaded.layout(), loaded.env);
     if (table->parsed()) {
       require_table_size(plan);
       out << (table_json_flag ? table_json(plan) : table_text(plan));
