@@ -257,8 +257,12 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                           expr_inv_opt->count() > 0};
       return run_expr(loaded, request, start, out);
     }
-    if (check->parsed() && !free_symbols(loaded.layout(), loaded.env).empty())
-      return run_symbolic_check(loaded.layout(), loaded.env, constraints_of(loaded.program, check_where, loaded.env), check_json, out);
+    if (check->parsed()) {
+      // Also checks every clause whose sizes are all bound.
+      const std::vector<Expr> constraints = constraints_of(loaded.program, check_where, loaded.env);
+      if (!free_symbols(loaded.layout(), loaded.env).empty())
+        return run_symbolic_check(loaded.layout(), loaded.env, constraints, check_json, out);
+    }
     const Plan plan = compile(loaded.layout(), loaded.env);
     if (table->parsed()) {
       require_table_size(plan);
