@@ -439,6 +439,12 @@ Expr to_expr(Ref e) {
 
 std::int64_t evaluate(Ref e, const Values& values) { return lego::evaluate(to_expr(e), values); }
 
+void collect_vars(Ref e, std::set<std::string>& out) {
+  if (e->kind == Kind::Var) out.insert(e->name);
+  for (const auto& t : e->terms) collect_vars(t.term, out);
+  for (Ref a : e->args) collect_vars(a, out);
+}
+
 std::string debug_string(Ref e) { return to_string(to_expr(e)); }
 
 }  // namespace lego::sym

@@ -9,6 +9,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -141,6 +142,9 @@ using Values = std::map<std::string, std::int64_t, std::less<>>;
 // Exact evaluation with floor semantics; throws LegoError on an unbound
 // variable, a division by zero or an overflow.
 std::int64_t evaluate(Ref e, const Values& values);
+
+// Names of the variables e refers to.
+void collect_vars(Ref e, std::set<std::string>& out);
 
 // The equivalent parsed-expression tree (for CompiledExpr and the checked evaluator).
 Expr to_expr(Ref e);

@@ -13,12 +13,6 @@ namespace lego {
 
 namespace {
 
-void collect_vars(sym::Ref e, std::set<std::string>& out) {
-  if (e->kind == sym::Kind::Var) out.insert(e->name);
-  for (const auto& t : e->terms) collect_vars(t.term, out);
-  for (sym::Ref a : e->args) collect_vars(a, out);
-}
-
 bool is_integer(const std::string& s, std::int64_t& v) {
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   return ec == std::errc() && end == s.data() + s.size();
@@ -84,7 +78,7 @@ DeriveResult derive(const LayoutAst& layout, const Env& env, const DeriveRequest
   if (fits) out.index_type = "int32_t";
   if (r.lang == sym::Lang::Mlir) {
     std::set<std::string> free;
-    for (sym::Ref e : results) collect_vars(e, free);
+    for (sym::Ref e : results) sym::collect_vars(e, free);
     for (const auto& [name, extent] : ranges) {
       out.arguments.push_back(name);
       free.erase(name);

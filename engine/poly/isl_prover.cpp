@@ -48,12 +48,6 @@ bool quasi_affine(Ref e, std::string& out) {
   }
 }
 
-void collect_vars(Ref e, std::set<std::string>& out) {
-  if (e->kind == Kind::Var) out.insert(e->name);
-  for (const auto& t : e->terms) collect_vars(t.term, out);
-  for (Ref a : e->args) collect_vars(a, out);
-}
-
 }  // namespace
 
 std::optional<std::string> to_isl(Ref e) {
@@ -76,7 +70,7 @@ bool IslProver::nonneg(Ref e, const sym::Facts& facts) {
   bool proved = false;
   if (auto text = to_isl(e)) {
     std::set<std::string> vars;
-    collect_vars(e, vars);
+    sym::collect_vars(e, vars);
     // Ranges of the indices involve more variables (their extents).
     std::set<std::string> seen;
     std::string constraints = "(" + *text + ") < 0";
@@ -96,12 +90,12 @@ bool IslProver::nonneg(Ref e, const sym::Facts& facts) {
         auto b = to_isl(bound);
         if (!b) continue;  // an unusable bound only weakens the query
         constraints += " and " + v + op + "(" + *b + ")";
-        collect_vars(bound, vars);
+        sym::collect_vars(bound, vars);
       }
     }
     for (Ref size : facts.sizes) {
       std::set<std::string> sv;
-      collect_vars(size, sv);
+      sym::collect_vars(size, sv);
       bool known = !sv.empty();
       for (const auto& v : sv) known = known && seen.count(v);
       if (auto t = to_isl(size); t && known) constraints += " and (" + *t + ") >= 1";
