@@ -88,7 +88,10 @@ Interval Prover::interval(Ref e) {
       break;
     }
     case Kind::FloorDiv: {
-      const I a = interval(e->args[0]), b = interval(e->args[1]);
+      const I a = interval(e->args[0]);
+      I b = interval(e->args[1]);
+      // Contradictory facts can give an empty divisor range (lo > hi); any bound is then vacuously sound.
+      b.hi = std::max(b.hi, b.lo);
       if (b.lo > 0) {
         const std::int64_t c[4] = {div_floor_sat(a.lo, b.lo), div_floor_sat(a.lo, b.hi), div_floor_sat(a.hi, b.lo),
                                    div_floor_sat(a.hi, b.hi)};
