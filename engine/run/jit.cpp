@@ -1,0 +1,169 @@
+#include "run/jit.hpp"
+
+#include <clang/Basic/DiagnosticOptions.h>
+#include <clang/CodeGen/CodeGenAction.h>
+#include <clang/Driver/Compilation.h>
+#include <clang/Driver/Driver.h>
+#include <clang/Driver/Job.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/CompilerInvocation.h>
+#include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <clang/Lex/PreprocessorOptions.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/DynamicLibrary.h>
+#include <llvm/Support/Host.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+
+#include <chrono>
+#include <mutex>
+
+namespace lego::run {
+namespace {
+
+void initialize_llvm() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+    // OpenMP kernels call into libomp; load it globally so the JIT finds __kmpc_*.
+    std::string error;
+    llvm::sys::DynamicLibrary::LoadLibraryPermanently(LEGO_LIBOMP_PATH, &error);
+  });
+}
+
+class LlJitModule final : public JitModule {
+ public:
+  LlJitModule(std::unique_ptr<llvm::orc::LLJIT> jit, std::string assembly) : jit_(std::move(jit)), assembly_(std::move(assembly)) {}
+  void* lookup(const std::string& name) override {
+    auto symbol = jit_->lookup(name);
+    if (!symbol) {
+      llvm::consumeError(symbol.takeError());
+      return nullptr;
+    }
+    return symbol->toPtr<void*>();
+  }
+  const std::string& assembly() const override { return assembly_; }
+
+ private:
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+  std::string assembly_;
+};
+
+std::string error_text(llvm::Error error) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << error;
+  return os.str();
+}
+
+// Clang's driver turns a plain command line into the cc1 invocation, with
+// the system and resource include paths and -march=native resolved.
+std::unique_ptr<llvm::Module> frontend(const std::string& source, const CompileOptions& options, llvm::LLVMContext& context,
+                                       std::string& diagnostics) {
+  llvm::raw_string_ostream diag_stream(diagnostics);
+  llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> diag_options = new clang::DiagnosticOptions();
+  auto* printer = new clang::TextDiagnosticPrinter(diag_stream, diag_options.get());
+  clang::DiagnosticsEngine diags(new clang::DiagnosticIDs(), diag_options, printer);
+
+  clang::driver::Driver driver(LEGO_CLANG_PATH, llvm::sys::getProcessTriple(), diags);
+  driver.setCheckInputsExist(false);
+  std::vector<std::string> args = {
+      "clang++",         "-fsyntax-only", "-x",        "c++", "-std=c++17", "-O3", "-march=native", "-ffp-contract=fast",
+      "-fno-exceptions", "-Wall",         "kernel.cpp"};
+  if (options.openmp) args.insert(args.end() - 1, "-fopenmp");
+  args.insert(args.end() - 1, options.extra_args.begin(), options.extra_args.end());
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::unique_ptr<clang::driver::Compilation> compilation(driver.BuildCompilation(argv));
+  if (!compilation || compilation->getJobs().empty()) {
+    diag_stream << "error: the compiler driver could not build a compile job\n";
+    return nullptr;
+  }
+  const auto& command = llvm::cast<clang::driver::Command>(*compilation->getJobs().begin());
+
+  auto invocation = std::make_shared<clang::CompilerInvocation>();
+  if (!clang::CompilerInvocation::CreateFromArgs(*invocation, command.getArguments(), diags)) return nullptr;
+  invocation->getPreprocessorOpts().addRemappedFile("kernel.cpp", llvm::MemoryBuffer::getMemBufferCopy(source, "kernel.cpp").release());
+  invocation->getFrontendOpts().DisableFree = false;
+
+  clang::CompilerInstance compiler;
+  compiler.setInvocation(std::move(invocation));
+  compiler.createDiagnostics(new clang::TextDiagnosticPrinter(diag_stream, diag_options.get()), true);
+  clang::EmitLLVMOnlyAction action(&context);
+  if (!compiler.ExecuteAction(action)) return nullptr;
+  return action.takeModule();
+}
+
+std::string emit_assembly(const llvm::Module& module, llvm::orc::JITTargetMachineBuilder builder) {
+  auto machine = builder.createTargetMachine();
+  if (!machine) return "; no assembly: " + error_text(machine.takeError());
+  auto copy = llvm::CloneModule(module);
+  copy->setDataLayout((*machine)->createDataLayout());
+  llvm::SmallString<0> text;
+  llvm::raw_svector_ostream os(text);
+  llvm::legacy::PassManager passes;
+  if ((*machine)->addPassesToEmitFile(passes, os, nullptr, llvm::CGFT_AssemblyFile)) return "; no assembly: the target cannot emit it";
+  passes.run(*copy);
+  return std::string(text.str());
+}
+
+}  // namespace
+
+std::string host_cpu() { return llvm::sys::getHostCPUName().str(); }
+
+CompileResult compile_cpp(const std::string& source, const CompileOptions& options) {
+  initialize_llvm();
+  const auto start = std::chrono::steady_clock::now();
+  CompileResult result;
+  auto context = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::Module> module = frontend(source, options, *context, result.diagnostics);
+  auto finish = [&] {
+    result.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return std::move(result);
+  };
+  if (!module) {
+    if (result.diagnostics.empty()) result.diagnostics = "error: compilation failed\n";
+    return finish();
+  }
+
+  auto target = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!target) {
+    result.diagnostics += error_text(target.takeError());
+    return finish();
+  }
+  target->setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
+  const std::string assembly = options.want_assembly ? emit_assembly(*module, *target) : std::string();
+
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*target).create();
+  if (!jit) {
+    result.diagnostics += error_text(jit.takeError());
+    return finish();
+  }
+  auto& dylib = (*jit)->getMainJITDylib();
+  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess((*jit)->getDataLayout().getGlobalPrefix());
+  if (!process) {
+    result.diagnostics += error_text(process.takeError());
+    return finish();
+  }
+  dylib.addGenerator(std::move(*process));
+  module->setDataLayout((*jit)->getDataLayout());
+  if (auto error = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context)))) {
+    result.diagnostics += error_text(std::move(error));
+    return finish();
+  }
+  if (auto error = (*jit)->initialize(dylib)) {
+    result.diagnostics += error_text(std::move(error));
+    return finish();
+  }
+  result.module = std::make_unique<LlJitModule>(std::move(*jit), assembly);
+  return finish();
+}
+
+}  // namespace lego::run
