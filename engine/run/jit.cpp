@@ -69,6 +69,7 @@ std::unique_ptr<llvm::Module> frontend(const std::string& source, const CompileO
                                        std::string& diagnostics) {
   llvm::raw_string_ostream diag_stream(diagnostics);
   llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> diag_options = new clang::DiagnosticOptions();
+  diag_options->ShowPresumedLoc = true;  // honour #line: messages point into the template, not the expansion
   auto* printer = new clang::TextDiagnosticPrinter(diag_stream, diag_options.get());
   clang::DiagnosticsEngine diags(new clang::DiagnosticIDs(), diag_options, printer);
 

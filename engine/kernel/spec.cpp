@@ -1,0 +1,312 @@
+#include "kernel/spec.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "expr/parser.hpp"
+#include "layout/parse.hpp"
+
+namespace lego::kernel {
+
+using Json = nlohmann::ordered_json;
+
+const char* c_type(ElementType t) {
+  switch (t) {
+    case ElementType::F32:
+      return "float";
+    case ElementType::F64:
+      return "double";
+    case ElementType::I32:
+      return "int32_t";
+    case ElementType::I64:
+      return "int64_t";
+  }
+  return "float";
+}
+
+std::size_t element_bytes(ElementType t) { return (t == ElementType::F32 || t == ElementType::I32) ? 4 : 8; }
+
+const char* to_string(Role r) { return r == Role::In ? "in" : r == Role::Out ? "out" : "inout"; }
+
+namespace {
+
+class Reader {
+ public:
+  Reader(std::string file, std::filesystem::path base, std::vector<std::filesystem::path> dirs)
+      : file_(std::move(file)), base_(std::move(base)), dirs_(std::move(dirs)) {}
+
+  [[noreturn]] void fail(const std::string& path, const std::string& message) const { throw ProjectError(file_, path, message); }
+
+  const Json& member(const Json& object, const std::string& key, const std::string& path) const {
+    if (!object.contains(key)) fail(path, "missing \"" + key + "\"");
+    return object.at(key);
+  }
+  std::string string_at(const Json& object, const std::string& key, const std::string& path) const {
+    const Json& v = member(object, key, path);
+    if (!v.is_string()) fail(path + "." + key, "expected a string");
+    return v.get<std::string>();
+  }
+  std::string optional_string(const Json& object, const std::string& key, const std::string& path) const {
+    return object.contains(key) ? string_at(object, key, path) : std::string();
+  }
+
+  // A formula or constraint over the parameters; errors point into the string.
+  Expr expression(const std::string& text, const std::string& path) const {
+    try {
+      return parse_expression(text);
+    } catch (const LegoError& e) {
+      fail(path, located(text, e));
+    }
+  }
+
+  LayoutChoice layout(const std::string& name, const Json& value, const std::string& path) const {
+    if (!value.is_string()) fail(path, "expected a layout in the layout language, as a string");
+    LayoutChoice c{name, value.get<std::string>(), {}};
+    try {
+      c.ast = parse_layout(c.text);
+    } catch (const LegoError& e) {
+      fail(path, located(c.text, e));
+    }
+    return c;
+  }
+
+  // "layouts": "text" or {"name": "text", ...} (alternatives, in file order).
+  std::vector<LayoutChoice> alternatives(const Json& value, const std::string& path) const {
+    std::vector<LayoutChoice> out;
+    if (value.is_string()) {
+      out.push_back(layout("default", value, path));
+      return out;
+    }
+    if (!value.is_object() || value.empty()) fail(path, "expected a layout string or an object of named alternative layouts");
+    for (const auto& [name, text] : value.items()) {
+      check_name(name, path + "." + name);
+      out.push_back(layout(name, text, path + "." + name));
+    }
+    return out;
+  }
+
+  void check_name(const std::string& name, const std::string& path) const {
+    const bool ok =
+        !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_') &&
+        std::all_of(name.begin(), name.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; });
+    if (!ok) fail(path, "\"" + name + "\" is not a name (letters, digits and _, not starting with a digit)");
+  }
+
+  std::string file_text(const std::string& name, const std::string& path) const {
+    std::vector<std::filesystem::path> tried;
+    for (const auto& dir : with_base()) {
+      const auto candidate = dir / name;
+      tried.push_back(candidate);
+      std::ifstream in(candidate);
+      if (!in) continue;
+      std::stringstream ss;
+      ss << in.rdbuf();
+      return ss.str();
+    }
+    std::string where;
+    for (const auto& t : tried) where += "\n  " + t.string();
+    fail(path, "cannot read \"" + name + "\"; looked in:" + where);
+  }
+
+ private:
+  static std::string located(const std::string& text, const LegoError& e) { return "\n" + format_diagnostic(text, e.diagnostic(), ""); }
+  std::vector<std::filesystem::path> with_base() const {
+    std::vector<std::filesystem::path> v{base_};
+    v.insert(v.end(), dirs_.begin(), dirs_.end());
+    return v;
+  }
+
+  std::string file_;
+  std::filesystem::path base_;
+  std::vector<std::filesystem::path> dirs_;
+};
+
+std::vector<std::int64_t> parameter_values(const Reader& r, const Json& v, const std::string& path) {
+  std::vector<std::int64_t> out;
+  if (v.is_number_integer()) return {v.get<std::int64_t>()};
+  if (v.is_array()) {
+    for (std::size_t k = 0; k < v.size(); ++k) {
+      if (!v[k].is_number_integer()) r.fail(path + "[" + std::to_string(k) + "]", "expected an integer");
+      out.push_back(v[k].get<std::int64_t>());
+    }
+  } else if (v.is_object()) {
+    // {"from": 8, "to": 64, "times": 2} or {"from": 1, "to": 8, "step": 1}
+    auto integer = [&](const char* key) {
+      const Json& x = r.member(v, key, path);
+      if (!x.is_number_integer()) r.fail(path + "." + key, "expected an integer");
+      return x.get<std::int64_t>();
+    };
+    const std::int64_t from = integer("from"), to = integer("to");
+    const bool geometric = v.contains("times");
+    const std::int64_t by = geometric ? integer("times") : v.contains("step") ? integer("step") : 1;
+    if (by < (geometric ? 2 : 1)) r.fail(path, geometric ? "\"times\" must be at least 2" : "\"step\" must be at least 1");
+    if (from > to) r.fail(path, "\"from\" is greater than \"to\"");
+    if (geometric && from < 1) r.fail(path + ".from", "a geometric range starts at 1 or more");
+    for (std::int64_t x = from; x <= to && out.size() < 4096; x = geometric ? x * by : x + by) out.push_back(x);
+  } else {
+    r.fail(path, "expected an integer, a list of integers, or {\"from\", \"to\", \"step\" | \"times\"}");
+  }
+  if (out.empty()) r.fail(path, "no values");
+  return out;
+}
+
+ElementType element_type(const Reader& r, const std::string& s, const std::string& path) {
+  if (s == "float" || s == "f32" || s == "fp32") return ElementType::F32;
+  if (s == "double" || s == "f64" || s == "fp64") return ElementType::F64;
+  if (s == "int32" || s == "i32" || s == "int32_t") return ElementType::I32;
+  if (s == "int64" || s == "i64" || s == "int64_t") return ElementType::I64;
+  r.fail(path, "unknown element type \"" + s + "\" (float, double, int32, int64)");
+}
+
+KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) {
+  if (!k.is_object()) r.fail(path, "expected a kernel object");
+  KernelSpec s;
+  s.name = r.string_at(k, "name", path);
+  r.check_name(s.name, path + ".name");
+  s.description = r.optional_string(k, "description", path);
+  s.backend = k.contains("backend") ? r.string_at(k, "backend", path) : "cpu";
+  if (s.backend != "cpu" && s.backend != "cuda") r.fail(path + ".backend", "expected \"cpu\" or \"cuda\"");
+  s.template_name = r.string_at(k, "template", path);
+  s.template_text = r.file_text(s.template_name, path + ".template");
+  s.reference_name = r.string_at(k, "reference", path);
+  s.reference_text = r.file_text(s.reference_name, path + ".reference");
+
+  std::set<std::string> names;
+  auto unique = [&](const std::string& name, const std::string& p) {
+    if (!names.insert(name).second) r.fail(p, "\"" + name + "\" is defined twice (tensors, layouts and parameters share one namespace)");
+  };
+  const Json& tensors = r.member(k, "tensors", path);
+  if (!tensors.is_array() || tensors.empty()) r.fail(path + ".tensors", "expected a non-empty list of tensors");
+  for (std::size_t t = 0; t < tensors.size(); ++t) {
+    const std::string tp = path + ".tensors[" + std::to_string(t) + "]";
+    const Json& tj = tensors[t];
+    if (!tj.is_object()) r.fail(tp, "expected a tensor object");
+    TensorSpec ts;
+    ts.name = r.string_at(tj, "name", tp);
+    r.check_name(ts.name, tp + ".name");
+    unique(ts.name, tp + ".name");
+    ts.type = element_type(r, tj.contains("type") ? r.string_at(tj, "type", tp) : "float", tp + ".type");
+    const std::string role = tj.contains("role") ? r.string_at(tj, "role", tp) : "in";
+    if (role == "in")
+      ts.role = Role::In;
+    else if (role == "out")
+      ts.role = Role::Out;
+    else if (role == "inout")
+      ts.role = Role::InOut;
+    else
+      r.fail(tp + ".role", "expected \"in\", \"out\" or \"inout\"");
+    const Json& ex = r.member(tj, "extents", tp);
+    if (!ex.is_array() || ex.empty()) r.fail(tp + ".extents", "expected a non-empty list of extents");
+    for (std::size_t e = 0; e < ex.size(); ++e) {
+      const std::string ep = tp + ".extents[" + std::to_string(e) + "]";
+      if (ex[e].is_number_integer())
+        ts.extents.push_back(constant(ex[e].get<std::int64_t>()));
+      else if (ex[e].is_string())
+        ts.extents.push_back(r.expression(ex[e].get<std::string>(), ep));
+      else
+        r.fail(ep, "expected an integer or an expression over the parameters");
+    }
+    ts.layouts = r.alternatives(r.member(tj, "layouts", tp), tp + ".layouts");
+    s.tensors.push_back(std::move(ts));
+  }
+  if (k.contains("layouts")) {
+    const Json& ls = k.at("layouts");
+    if (!ls.is_object()) r.fail(path + ".layouts", "expected an object of named layouts");
+    for (const auto& [name, value] : ls.items()) {
+      r.check_name(name, path + ".layouts." + name);
+      unique(name, path + ".layouts." + name);
+      s.layouts.push_back({name, r.alternatives(value, path + ".layouts." + name)});
+    }
+  }
+  if (k.contains("parameters")) {
+    const Json& ps = k.at("parameters");
+    if (!ps.is_object()) r.fail(path + ".parameters", "expected an object: name -> values");
+    for (const auto& [name, value] : ps.items()) {
+      r.check_name(name, path + ".parameters." + name);
+      unique(name, path + ".parameters." + name);
+      s.parameters.push_back({name, parameter_values(r, value, path + ".parameters." + name)});
+    }
+  }
+  if (k.contains("constraints")) {
+    const Json& cs = k.at("constraints");
+    if (!cs.is_array()) r.fail(path + ".constraints", "expected a list of conditions such as \"N % T == 0\"");
+    for (std::size_t c = 0; c < cs.size(); ++c) {
+      const std::string cp = path + ".constraints[" + std::to_string(c) + "]";
+      if (!cs[c].is_string()) r.fail(cp, "expected a condition as a string");
+      s.constraints.push_back({cs[c].get<std::string>(), r.expression(cs[c].get<std::string>(), cp)});
+    }
+  }
+  s.flops = k.contains("flops") ? r.expression(r.string_at(k, "flops", path), path + ".flops") : constant(0);
+  s.bytes = k.contains("bytes") ? r.expression(r.string_at(k, "bytes", path), path + ".bytes") : constant(0);
+  if (k.contains("tolerance")) {
+    if (!k.at("tolerance").is_number() || k.at("tolerance").get<double>() < 0) r.fail(path + ".tolerance", "expected a number >= 0");
+    s.tolerance = k.at("tolerance").get<double>();
+  }
+  return s;
+}
+
+}  // namespace
+
+Project parse_project(const std::string& json_text, const std::string& file_label, const std::filesystem::path& base_dir,
+                      const std::vector<std::filesystem::path>& resource_dirs) {
+  const Reader r(file_label, base_dir, resource_dirs);
+  Json j;
+  try {
+    j = Json::parse(json_text);
+  } catch (const Json::parse_error& e) {
+    const LineColumn at = line_column(json_text, e.byte > 0 ? e.byte - 1 : 0);
+    r.fail("$", "not valid JSON at line " + std::to_string(at.line) + ", column " + std::to_string(at.column) + ": " + e.what());
+  }
+  if (!j.is_object()) r.fail("$", "expected a project object");
+  if (!j.contains("lego_studio_project")) r.fail("$", "missing \"lego_studio_project\" (the schema version, 1)");
+  const Json& version = j.at("lego_studio_project");
+  if (!version.is_number_integer() || version.get<int>() < 1)
+    r.fail("$.lego_studio_project", "expected the schema version, a positive integer");
+  if (version.get<int>() > Project::kSchemaVersion)
+    r.fail("$.lego_studio_project", "schema version " + std::to_string(version.get<int>()) + " is newer than this build reads (" +
+                                        std::to_string(Project::kSchemaVersion) + "); update LEGO Studio");
+  Project p;
+  p.name = j.contains("name") ? r.string_at(j, "name", "$") : file_label;
+  p.description = r.optional_string(j, "description", "$");
+  const Json& kernels = r.member(j, "kernels", "$");
+  if (!kernels.is_array()) r.fail("$.kernels", "expected a list of kernels");
+  std::set<std::string> names;
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    const std::string kp = "$.kernels[" + std::to_string(k) + "]";
+    p.kernels.push_back(kernel_spec(r, kernels[k], kp));
+    if (!names.insert(p.kernels.back().name).second) r.fail(kp + ".name", "two kernels are named \"" + p.kernels.back().name + "\"");
+  }
+  return p;
+}
+
+Project load_project(const std::filesystem::path& file, const std::vector<std::filesystem::path>& resource_dirs) {
+  std::ifstream in(file);
+  if (!in) throw LegoError("cannot read project file " + file.string());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_project(ss.str(), file.string(), file.parent_path().empty() ? "." : file.parent_path(), resource_dirs);
+}
+
+const KernelSpec& find_kernel(const Project& project, const std::string& name) {
+  if (name.empty()) {
+    if (project.kernels.size() == 1) return project.kernels[0];
+    std::string names;
+    for (const auto& k : project.kernels) names += " " + k.name;
+    throw LegoError("the project has " + std::to_string(project.kernels.size()) + " kernels; choose one with --kernel:" + names);
+  }
+  for (const auto& k : project.kernels)
+    if (k.name == name) return k;
+  std::string names;
+  for (const auto& k : project.kernels) names += " " + k.name;
+  throw LegoError("no kernel named \"" + name + "\" in the project; it has:" + names);
+}
+
+std::vector<std::filesystem::path> default_resource_dirs() {
+  if (const char* env = std::getenv("LEGO_RESOURCES")) return {std::filesystem::path(env) / "templates"};
+  return {std::filesystem::path(LEGO_RESOURCE_DIR) / "templates"};
+}
+
+}  // namespace lego::kernel

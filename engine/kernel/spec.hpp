@@ -1,0 +1,96 @@
+// Kernel specs as stored in a project file (*.lego.json): a template, tensors
+// with alternative data layouts, iteration/thread layouts, parameters with
+// their values, constraints, FLOP and byte formulas and a reference.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "expr/diagnostic.hpp"
+#include "expr/expr.hpp"
+#include "layout/ast.hpp"
+
+namespace lego::kernel {
+
+enum class Role { In, Out, InOut };
+enum class ElementType { F32, F64, I32, I64 };
+
+const char* c_type(ElementType t);  // float, double, int32_t, int64_t
+std::size_t element_bytes(ElementType t);
+const char* to_string(Role r);
+
+struct LayoutChoice {
+  std::string name;  // the alternative's name, used in variant ids
+  std::string text;  // layout language
+  LayoutAst ast;
+};
+
+struct TensorSpec {
+  std::string name;
+  ElementType type = ElementType::F32;
+  Role role = Role::In;
+  std::vector<Expr> extents;  // over the parameters
+  std::vector<LayoutChoice> layouts;
+};
+
+// A layout the template uses for iteration order or thread mapping.
+struct NamedLayout {
+  std::string name;
+  std::vector<LayoutChoice> alternatives;
+};
+
+struct Parameter {
+  std::string name;
+  std::vector<std::int64_t> values;
+};
+
+struct Constraint {
+  std::string text;
+  Expr expr;
+};
+
+struct KernelSpec {
+  std::string name, description;
+  std::string backend = "cpu";
+  std::string template_name, template_text;    // template_name as written in the project
+  std::string reference_name, reference_text;  // plain C++: extern "C" void lego_reference(...)
+  std::vector<TensorSpec> tensors;
+  std::vector<NamedLayout> layouts;
+  std::vector<Parameter> parameters;
+  std::vector<Constraint> constraints;
+  Expr flops, bytes;
+  double tolerance = 0;  // 0: the element type's default
+};
+
+struct Project {
+  static constexpr int kSchemaVersion = 1;
+  std::string name, description;
+  std::vector<KernelSpec> kernels;
+};
+
+// A project file error: `path` is a JSON path such as
+// $.kernels[0].tensors[1].layouts.tiled; the message says what to change.
+class ProjectError : public LegoError {
+ public:
+  ProjectError(std::string file, std::string path, std::string message)
+      : LegoError(file + ": " + path + ": " + message), path_(std::move(path)) {}
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Templates and references named in the project are looked up next to the
+// project file, then in each of `resource_dirs` (resources/templates).
+Project load_project(const std::filesystem::path& file, const std::vector<std::filesystem::path>& resource_dirs);
+Project parse_project(const std::string& json_text, const std::string& file_label, const std::filesystem::path& base_dir,
+                      const std::vector<std::filesystem::path>& resource_dirs);
+
+const KernelSpec& find_kernel(const Project& project, const std::string& name);  // empty name: the only kernel
+
+// resources/templates of the source tree, or $LEGO_RESOURCES/templates.
+std::vector<std::filesystem::path> default_resource_dirs();
+
+}  // namespace lego::kernel

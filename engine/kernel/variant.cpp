@@ -1,0 +1,120 @@
+#include "kernel/variant.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <set>
+
+namespace lego::kernel {
+namespace {
+
+// One axis of the space: a tensor/layout choice or a parameter's values.
+struct Axis {
+  std::string name;
+  bool is_layout = false;
+  std::vector<std::string> choices;
+  std::vector<std::int64_t> values;
+  std::size_t size() const { return is_layout ? choices.size() : values.size(); }
+};
+
+std::vector<Axis> axes_of(const KernelSpec& spec, const Env& overrides) {
+  std::vector<Axis> axes;
+  auto add_layouts = [&](const std::string& name, const std::vector<LayoutChoice>& alternatives) {
+    Axis a{name, true, {}, {}};
+    for (const auto& c : alternatives) a.choices.push_back(c.name);
+    axes.push_back(std::move(a));
+  };
+  for (const auto& t : spec.tensors) add_layouts(t.name, t.layouts);
+  for (const auto& l : spec.layouts) add_layouts(l.name, l.alternatives);
+  for (const auto& p : spec.parameters) {
+    Axis a{p.name, false, {}, p.values};
+    if (auto it = overrides.find(p.name); it != overrides.end()) a.values = {it->second};
+    axes.push_back(std::move(a));
+  }
+  for (const auto& [name, value] : overrides)
+    if (std::none_of(spec.parameters.begin(), spec.parameters.end(), [&](const Parameter& p) { return p.name == name; }))
+      throw LegoError("--set " + name + "=" + std::to_string(value) + ": the kernel has no parameter named \"" + name + "\"");
+  return axes;
+}
+
+Variant make_variant(const std::vector<Axis>& axes, std::uint64_t index) {
+  Variant v;
+  for (const auto& a : axes) {
+    const std::uint64_t k = index % a.size();
+    index /= a.size();
+    if (!v.id.empty()) v.id += ",";
+    if (a.is_layout) {
+      v.layout_choice[a.name] = a.choices[k];
+      v.id += a.name + "=" + a.choices[k];
+    } else {
+      v.parameters[a.name] = a.values[k];
+      v.id += a.name + "=" + std::to_string(a.values[k]);
+    }
+  }
+  return v;
+}
+
+bool satisfies(const KernelSpec& spec, const Variant& v) {
+  for (const auto& c : spec.constraints) {
+    try {
+      if (evaluate(c.expr, v.parameters) == 0) return false;
+    } catch (const LegoError& e) {
+      throw LegoError("constraint \"" + c.text + "\": " + e.what());
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+VariantSpace enumerate_variants(const KernelSpec& spec, const SearchOptions& options) {
+  const std::vector<Axis> axes = axes_of(spec, options.overrides);
+  VariantSpace space;
+  space.candidates = 1;
+  for (const auto& a : axes) {
+    if (space.candidates > (std::uint64_t{1} << 40) / a.size())
+      throw LegoError("the variant space has more than 2^40 candidates; narrow it");
+    space.candidates *= a.size();
+  }
+  std::vector<std::uint64_t> order;
+  if (options.max_variants == 0 || space.candidates <= options.max_variants || space.candidates <= (1u << 20)) {
+    order.resize(space.candidates);
+    std::iota(order.begin(), order.end(), 0);
+  } else {
+    // Sample without enumerating a huge space: draw distinct indices (4x the budget, to survive the constraints).
+    std::mt19937_64 rng(options.seed);
+    std::uniform_int_distribution<std::uint64_t> pick(0, space.candidates - 1);
+    std::set<std::uint64_t> drawn;
+    while (drawn.size() < options.max_variants * 4) drawn.insert(pick(rng));
+    order.assign(drawn.begin(), drawn.end());
+  }
+  std::vector<Variant> valid;
+  for (const std::uint64_t index : order) {
+    Variant v = make_variant(axes, index);
+    if (satisfies(spec, v))
+      valid.push_back(std::move(v));
+    else
+      ++space.rejected;
+  }
+  if (options.max_variants != 0 && valid.size() > options.max_variants) {
+    std::mt19937_64 rng(options.seed);
+    std::shuffle(valid.begin(), valid.end(), rng);
+    valid.resize(options.max_variants);
+    std::sort(valid.begin(), valid.end(), [](const Variant& a, const Variant& b) { return a.id < b.id; });
+    space.sampled = true;
+  }
+  space.variants = std::move(valid);
+  return space;
+}
+
+Variant find_variant(const KernelSpec& spec, const std::string& id, const Env& overrides) {
+  const VariantSpace space = enumerate_variants(spec, {0, 1, overrides});
+  for (const auto& v : space.variants)
+    if (v.id == id) return v;
+  std::string some;
+  for (std::size_t k = 0; k < space.variants.size() && k < 5; ++k) some += "\n  " + space.variants[k].id;
+  throw LegoError("no variant \"" + id + "\" in kernel " + spec.name + " (" + std::to_string(space.variants.size()) +
+                  " valid), e.g.:" + some);
+}
+
+}  // namespace lego::kernel

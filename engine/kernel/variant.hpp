@@ -1,0 +1,39 @@
+// Variants: one layout alternative per tensor and named layout, one value per
+// parameter, kept when every constraint holds. Ids are readable and stable
+// ("A=row,B=tiled,T=16") so a result can be named on the command line.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kernel/spec.hpp"
+
+namespace lego::kernel {
+
+struct Variant {
+  std::string id;
+  std::map<std::string, std::string, std::less<>> layout_choice;  // tensor or layout name -> alternative name
+  Env parameters;
+};
+
+struct SearchOptions {
+  std::size_t max_variants = 0;  // 0: no limit; else a random sample of this many (by seed) when the space is larger
+  std::uint64_t seed = 1;
+  Env overrides;  // parameter -> the one value to use (e.g. a smaller N for tests)
+};
+
+struct VariantSpace {
+  std::vector<Variant> variants;
+  std::uint64_t candidates = 0;  // the cartesian product before the constraints
+  std::uint64_t rejected = 0;    // candidates a constraint ruled out
+  bool sampled = false;
+};
+
+VariantSpace enumerate_variants(const KernelSpec& spec, const SearchOptions& options);
+
+// The variant named `id` ("best" is resolved by the caller); throws LegoError listing a few valid ids.
+Variant find_variant(const KernelSpec& spec, const std::string& id, const Env& overrides);
+
+}  // namespace lego::kernel

@@ -1,0 +1,151 @@
+#include "run/tensors.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <stdexcept>
+
+namespace lego::run {
+
+Element element_from_name(const std::string& name) {
+  if (name == "float") return Element::F32;
+  if (name == "double") return Element::F64;
+  if (name == "int32_t") return Element::I32;
+  if (name == "int64_t") return Element::I64;
+  throw std::invalid_argument("unknown element type " + name);
+}
+
+std::size_t element_size(Element e) { return (e == Element::F32 || e == Element::I32) ? 4 : 8; }
+
+void Buffer::Free::operator()(void* p) const { std::free(p); }
+
+Buffer::Buffer(Element type, std::int64_t count) : count_(count), type_(type) {
+  const std::size_t bytes = (static_cast<std::size_t>(count) * element_size(type) + 63) / 64 * 64;
+  data_.reset(std::aligned_alloc(64, bytes == 0 ? 64 : bytes));
+  if (!data_) throw std::bad_alloc();
+}
+
+namespace {
+
+template <class T, class F>
+void each(Buffer& b, F f) {
+  T* p = static_cast<T*>(b.data());
+  for (std::int64_t k = 0; k < b.count(); ++k) p[k] = f(k);
+}
+
+template <class T>
+void permute(const Buffer& from, Buffer& to, const std::vector<std::int64_t>& table, bool packing) {
+  const T* src = static_cast<const T*>(from.data());
+  T* dst = static_cast<T*>(to.data());
+  const std::int64_t n = static_cast<std::int64_t>(table.size());
+  if (packing)
+    for (std::int64_t k = 0; k < n; ++k) dst[table[k]] = src[k];
+  else
+    for (std::int64_t k = 0; k < n; ++k) dst[k] = src[table[k]];
+}
+
+void permute_any(const Buffer& from, Buffer& to, const std::vector<std::int64_t>& table, bool packing) {
+  switch (from.type()) {
+    case Element::F32:
+      return permute<float>(from, to, table, packing);
+    case Element::F64:
+      return permute<double>(from, to, table, packing);
+    case Element::I32:
+      return permute<std::int32_t>(from, to, table, packing);
+    case Element::I64:
+      return permute<std::int64_t>(from, to, table, packing);
+  }
+}
+
+template <class T>
+Comparison compare_as(const Buffer& got, const Buffer& want, double tolerance) {
+  Comparison c;
+  const T* g = static_cast<const T*>(got.data());
+  const T* w = static_cast<const T*>(want.data());
+  for (std::int64_t k = 0; k < got.count(); ++k) {
+    bool same = false;
+    double error = 0;
+    if constexpr (std::is_floating_point_v<T>) {
+      if (std::isnan(w[k]) || std::isnan(g[k])) {
+        same = std::isnan(w[k]) && std::isnan(g[k]);
+        error = same ? 0 : std::numeric_limits<double>::infinity();
+      } else {
+        error = std::abs(static_cast<double>(g[k]) - static_cast<double>(w[k])) / (1.0 + std::abs(static_cast<double>(w[k])));
+        same = error <= tolerance;
+      }
+    } else {
+      same = g[k] == w[k];
+      error = same ? 0 : 1;
+    }
+    c.max_error = std::max(c.max_error, error);
+    if (!same && c.mismatches++ == 0) {
+      c.first_mismatch = k;
+      c.first_got = std::to_string(g[k]);
+      c.first_want = std::to_string(w[k]);
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
+void fill_random(Buffer& b, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  std::uniform_int_distribution<int> integer(-100, 100);
+  switch (b.type()) {
+    case Element::F32:
+      return each<float>(b, [&](std::int64_t) { return static_cast<float>(real(rng)); });
+    case Element::F64:
+      return each<double>(b, [&](std::int64_t) { return real(rng); });
+    case Element::I32:
+      return each<std::int32_t>(b, [&](std::int64_t) { return integer(rng); });
+    case Element::I64:
+      return each<std::int64_t>(b, [&](std::int64_t) { return integer(rng); });
+  }
+}
+
+void poison(Buffer& b) {
+  switch (b.type()) {
+    case Element::F32:
+      return each<float>(b, [](std::int64_t) { return std::numeric_limits<float>::quiet_NaN(); });
+    case Element::F64:
+      return each<double>(b, [](std::int64_t) { return std::numeric_limits<double>::quiet_NaN(); });
+    case Element::I32:
+      return each<std::int32_t>(b, [](std::int64_t) { return 0x5EADBEEF; });
+    case Element::I64:
+      return each<std::int64_t>(b, [](std::int64_t) { return 0x5EADBEEF; });
+  }
+}
+
+Buffer pack(const Buffer& logical, const std::vector<std::int64_t>& table) {
+  Buffer physical(logical.type(), logical.count());
+  permute_any(logical, physical, table, true);
+  return physical;
+}
+
+Buffer unpack(const Buffer& physical, const std::vector<std::int64_t>& table) {
+  Buffer logical(physical.type(), physical.count());
+  permute_any(physical, logical, table, false);
+  return logical;
+}
+
+Comparison compare(const Buffer& got, const Buffer& want, double tolerance) {
+  switch (got.type()) {
+    case Element::F32:
+      return compare_as<float>(got, want, tolerance);
+    case Element::F64:
+      return compare_as<double>(got, want, tolerance);
+    case Element::I32:
+      return compare_as<std::int32_t>(got, want, tolerance);
+    case Element::I64:
+      return compare_as<std::int64_t>(got, want, tolerance);
+  }
+  return {};
+}
+
+double default_tolerance(Element e) { return e == Element::F32 ? 1e-4 : e == Element::F64 ? 1e-10 : 0; }
+
+}  // namespace lego::run

@@ -1,0 +1,203 @@
+// Project files, variant spaces and template instantiation, and every example
+// kernel's variants run against their references (small sizes).
+#include <gtest/gtest.h>
+
+#include "kernel/instantiate.hpp"
+#include "kernel/spec.hpp"
+#include "kernel/variant.hpp"
+#include "run/executor.hpp"
+
+namespace lego::kernel {
+namespace {
+
+const std::filesystem::path kProjects = LEGO_PROJECTS_DIR;
+
+Project transposes() { return load_project(kProjects / "transpose.lego.json", default_resource_dirs()); }
+
+std::string project_error(const std::string& json) {
+  try {
+    parse_project(json, "p.lego.json", kProjects, default_resource_dirs());
+  } catch (const ProjectError& e) {
+    return e.path() + " | " + e.what();
+  }
+  return "no error";
+}
+
+TEST(Project, LoadsTheExample) {
+  const Project p = transposes();
+  ASSERT_GE(p.kernels.size(), 5u);
+  const KernelSpec& t = find_kernel(p, "transpose2d");
+  EXPECT_EQ(t.tensors.size(), 2u);
+  EXPECT_EQ(t.layouts.at(0).alternatives.size(), 4u);
+  EXPECT_EQ(t.parameters.at(1).values, (std::vector<std::int64_t>{8, 16, 32, 64}));
+}
+
+TEST(Project, ErrorsNameTheJsonPath) {
+  EXPECT_NE(project_error("{\"lego_studio_project\": 1, \"kernels\": [{\"name\": \"k\"}]}").find("$.kernels[0] | "), std::string::npos);
+  EXPECT_NE(project_error("{\"lego_studio_project\": 1,\n \"kernels\": [}").find("line 2"), std::string::npos);
+  EXPECT_NE(project_error("{\"kernels\": []}").find("lego_studio_project"), std::string::npos);
+  EXPECT_NE(project_error("{\"lego_studio_project\": 9, \"kernels\": []}").find("newer"), std::string::npos);
+  const std::string bad_layout = R"J({"lego_studio_project": 1, "kernels": [{"name": "k", "template": "cpu/transpose2d.cpp",
+      "reference": "cpu/transpose2d.ref.cpp", "tensors": [{"name": "A", "extents": ["N"], "layouts": {"r": "OrderBy(Row(N,)"}}]}]})J";
+  const std::string e = project_error(bad_layout);
+  EXPECT_NE(e.find("$.kernels[0].tensors[0].layouts.r | "), std::string::npos) << e;
+  EXPECT_NE(e.find("1:"), std::string::npos) << e;
+  const std::string missing =
+      R"({"lego_studio_project": 1, "kernels": [{"name": "k", "template": "nope.cpp", "reference": "x", "tensors": []}]})";
+  EXPECT_NE(project_error(missing).find("$.kernels[0].template"), std::string::npos);
+}
+
+TEST(Variants, CartesianProductFilteredByConstraints) {
+  const Project p = transposes();
+  const KernelSpec& t = find_kernel(p, "transpose2d");
+  const VariantSpace all = enumerate_variants(t, {0, 1, {{"N", 64}}});
+  EXPECT_EQ(all.candidates, 1u * 2 * 4 * 1 * 4);  // A, B, L, N, T
+  EXPECT_EQ(all.rejected, 0u);
+  EXPECT_EQ(all.variants.size(), 32u);
+  const VariantSpace some = enumerate_variants(t, {0, 1, {{"N", 24}}});  // 24 % 16 != 0, 24 % 32, 24 % 64
+  EXPECT_EQ(some.variants.size(), 8u);
+  EXPECT_EQ(some.rejected, 24u);
+  const VariantSpace sampled = enumerate_variants(t, {5, 7, {{"N", 64}}});
+  EXPECT_EQ(sampled.variants.size(), 5u);
+  EXPECT_TRUE(sampled.sampled);
+  EXPECT_EQ(enumerate_variants(t, {5, 7, {{"N", 64}}}).variants[2].id, sampled.variants[2].id);  // seeded: reproducible
+  EXPECT_THROW(enumerate_variants(t, {0, 1, {{"Q", 1}}}), LegoError);
+  EXPECT_EQ(find_variant(t, "A=row,B=row,L=tiles,N=64,T=16", {{"N", 64}}).parameters.at("T"), 16);
+}
+
+TEST(Instantiate, ExpandsPlaceholdersWithoutAddingLines) {
+  const Project p = transposes();
+  const KernelSpec& t = find_kernel(p, "transpose2d");
+  const Instance inst = instantiate(t, find_variant(t, "A=row,B=row,L=tiles,N=64,T=16", {{"N", 64}}), sym::Lang::C);
+  ASSERT_EQ(inst.expansions.size(), 4u);
+  EXPECT_EQ(inst.expansions[0].code, "4096");
+  EXPECT_EQ(inst.expansions[0].line, 6);
+  EXPECT_NE(inst.expansions[1].code.find("const int64_t i = "), std::string::npos);
+  EXPECT_EQ(inst.expansions[2].code, "(i + 64*j)") << inst.expansions[2].code;
+  EXPECT_EQ(inst.flops, 0);
+  EXPECT_EQ(inst.bytes, 2 * 4 * 64 * 64);
+  const auto body = inst.source.substr(inst.source.find("#line 1"));
+  EXPECT_EQ(std::count(body.begin(), body.end(), '\n'), std::count(t.template_text.begin(), t.template_text.end(), '\n') + 1);
+}
+
+KernelSpec with_template(const std::string& text) {
+  KernelSpec t = find_kernel(transposes(), "transpose2d");  // a copy: the project is a temporary
+  t.template_text = text;
+  return t;
+}
+
+std::string instantiate_error(const std::string& text) {
+  const KernelSpec t = with_template(text);
+  try {
+    instantiate(t, find_variant(t, "A=row,B=row,L=rows,N=64,T=8", {{"N", 64}}), sym::Lang::C);
+  } catch (const LegoError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(Instantiate, BadPlaceholdersGetTemplateLineAndColumn) {
+  EXPECT_NE(instantiate_error("x\n  y = {{ Q[i] }};").find("cpu/transpose2d.cpp:2:10:"), std::string::npos)
+      << instantiate_error("x\n  y = {{ Q[i] }};");
+  EXPECT_NE(instantiate_error("{{ A[i] }}").find("A takes 2 indices, got 1"), std::string::npos) << instantiate_error("{{ A[i] }}");
+  EXPECT_NE(instantiate_error("{{ A[i+1, j] }}").find("must be a name or an integer"), std::string::npos);
+  EXPECT_NE(instantiate_error("{{ N +* 2 }}").find(":1:"), std::string::npos);
+  EXPECT_NE(instantiate_error("a {{ N").find("no closing"), std::string::npos);
+  EXPECT_NE(instantiate_error("{{ a, b = L.inv(x, y) }}").find("L"), std::string::npos);
+}
+
+nlohmann::json run_with_template(const std::string& text) {
+  const KernelSpec t = with_template(text);
+  const Instance inst = instantiate(t, find_variant(t, "A=row,B=row,L=tiles,N=64,T=8", {{"N", 64}}), sym::Lang::C);
+  run::Executor executor;
+  run::RunOptions options;
+  options.time = false;
+  return executor.execute(run::make_request(inst, options, 1));
+}
+
+TEST(Executor, AWrongKernelIsReportedWithTheFirstMismatch) {
+  // Forgets to transpose: B[i, j] = A[i, j].
+  const auto r = run_with_template(
+      "extern \"C\" void lego_kernel(const float* A, float* B) {\n"
+      "  for (int64_t x = 0; x < {{ N * N }}; ++x) { {{ i, j = L.inv(x) }} B[{{ B[i, j] }}] = A[{{ A[i, j] }}]; }\n}\n");
+  EXPECT_EQ(r["status"], "wrong") << r.dump(2);
+  EXPECT_EQ(r["verified"], false);
+  EXPECT_EQ(r["checks"][0]["tensor"], "B");
+  EXPECT_EQ(r["checks"][0]["first_mismatch"]["position"], 1);  // B[0][1] = A[1][0] != A[0][1]
+}
+
+TEST(Executor, AnUnwrittenOutputIsCaughtByThePoison) {
+  const auto r = run_with_template(
+      "extern \"C\" void lego_kernel(const float* A, float* B) {\n"
+      "  for (int64_t x = 1; x < {{ N * N }}; ++x) { {{ i, j = L.inv(x) }} B[{{ B[j, i] }}] = A[{{ A[i, j] }}]; }\n}\n");
+  EXPECT_EQ(r["status"], "wrong") << r.dump(2);
+  EXPECT_EQ(r["checks"][0]["mismatches"], 1);
+  EXPECT_EQ(r["checks"][0]["first_mismatch"]["got"], "nan");
+}
+
+TEST(Executor, CompileErrorsPointAtTheTemplateLine) {
+  const auto r = run_with_template("extern \"C\" void lego_kernel(const float* A, float* B) {\n  oops;\n}\n");
+  EXPECT_EQ(r["status"], "compile-error");
+  EXPECT_NE(r["message"].get<std::string>().find("cpu/transpose2d.cpp:2:3: error"), std::string::npos) << r["message"];
+}
+
+TEST(Executor, TimesWithGoogleBenchmark) {
+  const Project p = transposes();
+  const KernelSpec& t = find_kernel(p, "transpose2d");
+  const Instance inst = instantiate(t, find_variant(t, "A=row,B=row,L=tiles,N=64,T=8", {{"N", 64}}), sym::Lang::C);
+  run::Executor executor;
+  run::RunOptions options;
+  options.repetitions = 3;
+  options.min_time_s = 0.01;
+  const auto r = executor.execute(run::make_request(inst, options, 1));
+  ASSERT_EQ(r["status"], "ok") << r.dump(2);
+  const auto& runs = r["benchmark"]["benchmarks"];
+  int medians = 0;
+  for (const auto& b : runs)
+    if (b.value("aggregate_name", "") == "median") {
+      ++medians;
+      EXPECT_GT(b["real_time"].get<double>(), 0);
+      EXPECT_GT(b["bytes_per_second"].get<double>(), 0);
+    }
+  EXPECT_EQ(medians, 1);
+  EXPECT_TRUE(r["benchmark"].contains("context"));
+}
+
+// Every variant of every example kernel, at a small size, matches its reference.
+struct Case {
+  std::string file, kernel;
+  Env small;
+};
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.file << ":" << c.kernel; }
+
+class ExampleKernels : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ExampleKernels, EveryVariantMatchesTheReference) {
+  const Case& c = GetParam();
+  const Project p = load_project(kProjects / c.file, default_resource_dirs());
+  const KernelSpec& spec = find_kernel(p, c.kernel);
+  const VariantSpace space = enumerate_variants(spec, {0, 1, c.small});
+  ASSERT_FALSE(space.variants.empty());
+  run::Executor executor;
+  run::RunOptions options;
+  options.time = false;
+  int id = 0;
+  for (const auto& v : space.variants) {
+    const Instance inst = instantiate(spec, v, sym::Lang::C);
+    const nlohmann::json r = executor.execute(run::make_request(inst, options, ++id));
+    EXPECT_EQ(r["status"], "ok") << v.id << ": " << r.dump(2).substr(0, 3000);
+    EXPECT_EQ(r["verified"], true) << v.id;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Transposes, ExampleKernels,
+                         ::testing::Values(Case{"transpose.lego.json", "transpose2d", {{"N", 64}}},
+                                           Case{"transpose.lego.json", "transpose3d_210", {{"D0", 32}, {"D1", 8}, {"D2", 16}}},
+                                           Case{"transpose.lego.json", "transpose3d_021", {{"D0", 8}, {"D1", 32}, {"D2", 16}}},
+                                           Case{"transpose.lego.json", "transpose4d_3210", {{"D0", 16}, {"D1", 4}, {"D2", 6}, {"D3", 32}}},
+                                           Case{"transpose.lego.json", "transpose4d_1302", {{"D0", 4}, {"D1", 6}, {"D2", 8}, {"D3", 10}}}),
+                         [](const auto& param_info) { return param_info.param.kernel; });
+
+}  // namespace
+}  // namespace lego::kernel

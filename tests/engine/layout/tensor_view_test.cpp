@@ -1,0 +1,49 @@
+#include "layout/tensor_view.hpp"
+
+#include <gtest/gtest.h>
+
+#include "expr/diagnostic.hpp"
+#include "layout/compile.hpp"
+#include "layout/parse.hpp"
+
+namespace lego {
+namespace {
+
+// The tensor view of a TileBy layout at (i, j) equals the layout at the tile
+// coordinates of (i, j), for every element.
+TEST(TensorView, UntiledIndexReachesTheSameElementAsTileCoordinates) {
+  const Env env{{"N", 12}, {"T", 4}};
+  for (const char* text : {"OrderBy(Row(N//T,N//T), Col(T,T)).TileBy([N//T,N//T],[T,T])",
+                           "OrderBy(Col(N//T,N//T), Row(T,T)).OrderBy(Row(N//T,N//T), Row(T,T)).TileBy([N//T,N//T],[T,T])",
+                           "OrderBy(Row(N//T,N//T), GenP([T,T], antidiag)).TileBy([N//T,N//T],[T,T])"}) {
+    const LayoutAst tiled = parse_layout(text);
+    const Plan by_tiles = compile(tiled, env);
+    const Plan by_element = compile(tensor_view(tiled, 2), env);
+    ASSERT_EQ(by_element.rank(), 2) << text;
+    for (std::int64_t i = 0; i < 12; ++i)
+      for (std::int64_t j = 0; j < 12; ++j) {
+        const std::int64_t tile[4] = {i / 4, j / 4, i % 4, j % 4}, elem[2] = {i, j};
+        ASSERT_EQ(by_element.apply(elem), by_tiles.apply(tile)) << text << " at " << i << "," << j;
+      }
+  }
+}
+
+TEST(TensorView, LayoutsOfTheTensorsRankAreUnchanged) {
+  const LayoutAst l = parse_layout("OrderBy(Col(N,N)).GroupBy([(N,N)])");
+  EXPECT_TRUE(equal(tensor_view(l, 2), l));
+  const LayoutAst one_level = parse_layout("OrderBy(Row(N,N)).TileBy([N,N])");
+  EXPECT_TRUE(equal(tensor_view(one_level, 2), one_level));
+}
+
+TEST(TensorView, ARankMismatchIsAnErrorAtTheLayout) {
+  const LayoutAst l = parse_layout("OrderBy(Row(N,N,N)).GroupBy([(N,N,N)])");
+  try {
+    tensor_view(l, 2);
+    FAIL();
+  } catch (const LegoError& e) {
+    EXPECT_NE(std::string(e.what()).find("3 logical dimensions but the tensor has 2"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace lego
