@@ -185,7 +185,11 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       "  OrderBy(Row(N//B,N//B), Row(B,B)).TileBy([N//B]*2,[B]*2) tiles, bind N and B\n"
       "  OrderBy(GenP([n,n], antidiag)).TileBy([n,n])             anti-diagonal order\n"
       "GenP library:\n" +
-      genp_library_help());
+      genp_library_help() +
+      "\nKernel commands (see 'lego bench --help'):\n"
+      "  lego bench PROJECT.lego.json [--kernel K]   compile, verify and time every variant\n"
+      "  lego ceilings                               the machine's bandwidth and FMA roofs\n"
+      "  lego export PROJECT.lego.json --kernel K --variant ID|best --out DIR\n");
 
   LayoutOptions table_opts, check_opts, eval_opts;
   bool table_json_flag = false, check_json = false;

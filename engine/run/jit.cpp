@@ -97,6 +97,7 @@ std::unique_ptr<llvm::Module> frontend(const std::string& source, const CompileO
   clang::CompilerInstance compiler;
   compiler.setInvocation(std::move(invocation));
   compiler.createDiagnostics(new clang::TextDiagnosticPrinter(diag_stream, diag_options.get()), true);
+  compiler.setVerboseOutputStream(std::make_unique<llvm::raw_string_ostream>(diagnostics));  // "N warnings generated"
   clang::EmitLLVMOnlyAction action(&context);
   if (!compiler.ExecuteAction(action)) return nullptr;
   return action.takeModule();

@@ -199,5 +199,11 @@ INSTANTIATE_TEST_SUITE_P(Transposes, ExampleKernels,
                                            Case{"transpose.lego.json", "transpose4d_1302", {{"D0", 4}, {"D1", 6}, {"D2", 8}, {"D3", 10}}}),
                          [](const auto& param_info) { return param_info.param.kernel; });
 
+INSTANTIATE_TEST_SUITE_P(MatmulAndStencils, ExampleKernels,
+                         ::testing::Values(Case{"matmul.lego.json", "matmul", {{"M", 32}, {"N", 64}, {"K", 24}}},
+                                           Case{"stencils.lego.json", "stencil7", {{"N", 16}}},
+                                           Case{"stencils.lego.json", "stencil27", {{"N", 16}}}),
+                         [](const auto& param_info) { return param_info.param.kernel; });
+
 }  // namespace
 }  // namespace lego::kernel

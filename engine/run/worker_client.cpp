@@ -1,0 +1,117 @@
+#include "run/worker_client.hpp"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+
+namespace lego::run {
+
+using Json = nlohmann::json;
+
+std::string default_worker_path() {
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("lego-worker") : (self.parent_path() / "lego-worker").string();
+}
+
+WorkerClient::WorkerClient(std::string executable) : executable_(std::move(executable)) {}
+
+WorkerClient::~WorkerClient() { stop(); }
+
+void WorkerClient::start() {
+  int in[2], out[2];
+  if (pipe(in) != 0 || pipe(out) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  pid_ = fork();
+  if (pid_ < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid_ == 0) {
+    dup2(in[0], 0);
+    dup2(out[1], 1);
+    close(in[0]);
+    close(in[1]);
+    close(out[0]);
+    close(out[1]);
+    execl(executable_.c_str(), executable_.c_str(), static_cast<char*>(nullptr));
+    const std::string msg = "lego-worker: cannot start " + executable_ + ": " + std::strerror(errno) + "\n";
+    (void)!write(2, msg.data(), msg.size());
+    _exit(127);
+  }
+  close(in[0]);
+  close(out[1]);
+  to_worker_ = in[1];
+  from_worker_ = out[0];
+  pending_.clear();
+  signal(SIGPIPE, SIG_IGN);  // a dead worker must not kill the parent on write
+}
+
+void WorkerClient::stop() {
+  if (pid_ <= 0) return;
+  close(to_worker_);
+  close(from_worker_);
+  kill(pid_, SIGKILL);
+  waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+}
+
+Json WorkerClient::call(const Json& request, double timeout_s, const OnEvent& on_event) {
+  if (pid_ <= 0) start();
+  const Json base = {{"id", request.value("id", 0)}, {"kernel", request.value("kernel", "")}, {"variant", request.value("variant", "")}};
+  const std::string line = request.dump() + "\n";
+  for (std::size_t sent = 0; sent < line.size();) {
+    const ssize_t n = write(to_worker_, line.data() + sent, line.size() - sent);
+    if (n <= 0) break;  // a dead worker shows up below as end of file
+    sent += static_cast<std::size_t>(n);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  while (true) {
+    for (std::size_t nl; (nl = pending_.find('\n')) != std::string::npos;) {
+      const std::string text = pending_.substr(0, nl);
+      pending_.erase(0, nl + 1);
+      Json message = Json::parse(text, nullptr, false);
+      if (message.is_discarded()) continue;
+      if (message.contains("event")) {
+        if (on_event) on_event(message);
+        continue;
+      }
+      return message;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0) {
+      stop();
+      Json r = base;
+      r["status"] = "timeout";
+      r["message"] = "no result within " + std::to_string(static_cast<long>(timeout_s)) + " s; the worker was killed";
+      return r;
+    }
+    pollfd p{from_worker_, POLLIN, 0};
+    const int ready = poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) continue;
+    char chunk[65536];
+    const ssize_t n = read(from_worker_, chunk, sizeof chunk);
+    if (n > 0) {
+      pending_.append(chunk, static_cast<std::size_t>(n));
+      continue;
+    }
+    // End of file: the worker died (generated code crashed it).
+    int status = 0;
+    close(to_worker_);
+    close(from_worker_);
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    Json r = base;
+    r["status"] = "crashed";
+    r["message"] = WIFSIGNALED(status) ? std::string("the worker died of signal ") + std::to_string(WTERMSIG(status)) + " (" +
+                                             strsignal(WTERMSIG(status)) + ")"
+                                       : "the worker exited with status " + std::to_string(WEXITSTATUS(status));
+    return r;
+  }
+}
+
+}  // namespace lego::run

@@ -1,0 +1,38 @@
+// The parent side of the worker protocol: starts `lego-worker`, sends one
+// JSON request per line, reads event lines ({"event": "stage", ..}) and the
+// result line. Generated code can crash or hang: a dead worker yields
+// {"status": "crashed"}, a slow one is killed and yields {"status":
+// "timeout"}; the next call starts a fresh worker.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace lego::run {
+
+class WorkerClient {
+ public:
+  explicit WorkerClient(std::string executable);
+  ~WorkerClient();
+  WorkerClient(const WorkerClient&) = delete;
+  WorkerClient& operator=(const WorkerClient&) = delete;
+
+  using OnEvent = std::function<void(const nlohmann::json&)>;
+  nlohmann::json call(const nlohmann::json& request, double timeout_s, const OnEvent& on_event = {});
+
+ private:
+  void start();
+  void stop();
+  std::string executable_;
+  pid_t pid_ = -1;
+  int to_worker_ = -1, from_worker_ = -1;
+  std::string pending_;  // bytes read past the last line
+};
+
+// lego-worker next to the running executable (build/release/bin).
+std::string default_worker_path();
+
+}  // namespace lego::run
