@@ -19,6 +19,7 @@
 #include "layout/derive.hpp"
 #include "layout/parse.hpp"
 #include "run/executor.hpp"
+#include "run/jit.hpp"
 #include "run/worker_client.hpp"
 
 namespace lego::cli {
@@ -298,7 +299,7 @@ int export_kernel(const std::string& project_file, const std::string& kernel_nam
   if (auto at = source.find(prelude); !prelude.empty() && at != std::string::npos) source.erase(at, prelude.size());  // the header has it
   source = "#include \"" + base + ".hpp\"\n" + source;
 
-  const std::map<std::string, std::string> files = {
+  std::map<std::string, std::string> files = {
       {base + ".cpp", source},
       {base + ".hpp", header},
       {"example.cpp", example},
@@ -307,7 +308,11 @@ int export_kernel(const std::string& project_file, const std::string& kernel_nam
            "\n\nExported by LEGO Studio. Self-contained C++17 with OpenMP; no LEGO Studio needed.\n\n"
            "    c++ -O3 -march=native -fopenmp example.cpp " +
            base + ".cpp -o example && ./example\n\n`" + base +
-           ".hpp` documents each tensor's layout and gives `<tensor>_offset(i, ..)`, the position of an element in its buffer.\n"}};
+           ".hpp` documents each tensor's layout and gives `<tensor>_offset(i, ..)`, the position of an element in its buffer. `" + base +
+           ".s` is the assembly LEGO Studio's JIT produced for this machine (-O3 -march=native).\n"}};
+  // What the compiler made of it (compiled here, never run here).
+  run::CompileResult compiled = run::compile_cpp(inst.source);
+  files[base + ".s"] = compiled.module ? compiled.module->assembly() : "; the kernel does not compile:\n" + compiled.diagnostics;
   for (const auto& [name, text] : files) {
     const fs::path tmp = fs::path(dir) / (name + ".tmp");
     std::ofstream(tmp) << text;

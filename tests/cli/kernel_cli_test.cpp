@@ -86,7 +86,8 @@ TEST(KernelCli, BenchWritesGoogleBenchmarkJsonWithOurFields) {
       shell(kBin + "/lego export " + kRoot + "/projects/transpose.lego.json --kernel transpose2d --set N=256 --variant best --results " +
             out.string() + " --out " + dir.string());
   ASSERT_EQ(e.rc, 0) << e.text;
-  for (const char* f : {"transpose2d.cpp", "transpose2d.hpp", "example.cpp", "README.md"}) EXPECT_TRUE(fs::exists(dir / f)) << f;
+  for (const char* f : {"transpose2d.cpp", "transpose2d.hpp", "example.cpp", "README.md", "transpose2d.s"})
+    EXPECT_TRUE(fs::exists(dir / f)) << f;
   const Output build = shell("cd " + dir.string() + " && c++ -std=c++17 -O2 -fopenmp example.cpp transpose2d.cpp -o example && ./example");
   ASSERT_EQ(build.rc, 0) << build.text;
   // A transpose permutes its input, so the output sums to the input's sum: sum of (k % 97) * 0.5.
