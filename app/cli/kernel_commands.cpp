@@ -44,6 +44,17 @@ Env parse_sets(const std::vector<std::string>& sets) {
   return env;
 }
 
+// A reader never sees half a file: write beside it, then rename over it.
+void write_atomically(const fs::path& file, const std::string& text) {
+  const fs::path tmp = file.string() + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << text;
+    if (!out.flush()) throw LegoError("cannot write " + tmp.string());
+  }
+  fs::rename(tmp, file);
+}
+
 fs::path cache_file() {
   const char* xdg = std::getenv("XDG_CACHE_HOME");
   const char* home = std::getenv("HOME");
@@ -72,9 +83,7 @@ Json ceilings(bool refresh, std::ostream& err) {
   r.erase("id");
   r.erase("status");
   fs::create_directories(file.parent_path());
-  const fs::path tmp = file.string() + ".tmp";
-  std::ofstream(tmp) << r.dump(2) << "\n";
-  fs::rename(tmp, file);
+  write_atomically(file, r.dump(2) + "\n");
   r["cached"] = file.string();
   return r;
 }
@@ -217,9 +226,7 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
                           {"percent_of_roof", r.roof},
                           {"duplicate_of", r.duplicate_of}});
     context["lego_variants"] = variants;
-    const fs::path tmp = json_out + ".tmp";
-    std::ofstream(tmp) << Json{{"context", context}, {"benchmarks", benchmarks}}.dump(2) << "\n";
-    fs::rename(tmp, json_out);
+    write_atomically(json_out, Json{{"context", context}, {"benchmarks", benchmarks}}.dump(2) + "\n");
     err << "results written to " << json_out << "\n";
   }
   return 0;
@@ -314,9 +321,7 @@ int export_kernel(const std::string& project_file, const std::string& kernel_nam
   run::CompileResult compiled = run::compile_cpp(inst.source);
   files[base + ".s"] = compiled.module ? compiled.module->assembly() : "; the kernel does not compile:\n" + compiled.diagnostics;
   for (const auto& [name, text] : files) {
-    const fs::path tmp = fs::path(dir) / (name + ".tmp");
-    std::ofstream(tmp) << text;
-    fs::rename(tmp, fs::path(dir) / name);
+    write_atomically(fs::path(dir) / name, text);
     out << (fs::path(dir) / name).string() << "\n";
   }
   return 0;

@@ -291,16 +291,13 @@ Project load_project(const std::filesystem::path& file, const std::vector<std::f
 }
 
 const KernelSpec& find_kernel(const Project& project, const std::string& name) {
-  if (name.empty()) {
-    if (project.kernels.size() == 1) return project.kernels[0];
-    std::string names;
-    for (const auto& k : project.kernels) names += " " + k.name;
-    throw LegoError("the project has " + std::to_string(project.kernels.size()) + " kernels; choose one with --kernel:" + names);
-  }
+  if (name.empty() && project.kernels.size() == 1) return project.kernels[0];
   for (const auto& k : project.kernels)
-    if (k.name == name) return k;
+    if (!name.empty() && k.name == name) return k;
   std::string names;
   for (const auto& k : project.kernels) names += " " + k.name;
+  if (name.empty())
+    throw LegoError("the project has " + std::to_string(project.kernels.size()) + " kernels; choose one with --kernel:" + names);
   throw LegoError("no kernel named \"" + name + "\" in the project; it has:" + names);
 }
 

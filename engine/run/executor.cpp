@@ -100,20 +100,11 @@ Json time_kernel(Entry entry, void** args, const Json& request) {
 
 }  // namespace
 
-Executor::Reference& Executor::reference(const Json& request, std::map<std::string, Buffer>& inputs) {
-  Env env;
-  for (const auto& [k, v] : request["parameters"].items()) env[k] = v.get<std::int64_t>();
+Executor::Reference& Executor::reference(const Json& request, const std::map<std::string, Buffer>& inputs) {
   // Reference outputs depend on the reference, the tensors' extents and the seed, not on layouts.
   Json key = {request["reference"], request["parameters"], request["seed"]};
   for (const auto& t : request["tensors"]) key.push_back({t["name"], t["extents"], t["type"], t["role"]});
   const std::string key_text = key.dump();
-  const std::uint64_t seed = request["seed"].get<std::uint64_t>();
-  for (std::size_t k = 0; k < request["tensors"].size(); ++k) {
-    const Json& t = request["tensors"][k];
-    Buffer b(element_from_name(t["type"]), elements(t));
-    fill_random(b, seed * 1000003 + k);
-    inputs.emplace(t["name"].get<std::string>(), std::move(b));
-  }
   if (reference_ && key_text == reference_key_) return *reference_;
   reference_.reset();
   auto ref = std::make_unique<Reference>();
@@ -166,20 +157,20 @@ Json Executor::execute(const Json& request, const Progress& progress) {
 
     std::vector<Buffer> physical;
     std::vector<std::vector<std::int64_t>> tables;
+    // The same seeded logical inputs feed the reference and the variant.
     std::map<std::string, Buffer> inputs;
+    const std::uint64_t seed = request.value("seed", std::uint64_t{1});
+    for (std::size_t k = 0; k < tensors.size(); ++k) {
+      Buffer b(element_from_name(tensors[k]["type"]), elements(tensors[k]));
+      fill_random(b, seed * 1000003 + k);
+      inputs.emplace(tensors[k]["name"].get<std::string>(), std::move(b));
+    }
     stage("reference");
     Reference* ref = request.value("verify", true) ? &reference(request, inputs) : nullptr;
     stage("pack");
-    const std::uint64_t seed = request.value("seed", std::uint64_t{1});
     for (std::size_t k = 0; k < tensors.size(); ++k) {
       const Json& t = tensors[k];
       tables.push_back(layout_table(t, env));
-      const Element type = element_from_name(t["type"]);
-      if (!ref) {
-        Buffer b(type, elements(t));
-        fill_random(b, seed * 1000003 + k);
-        inputs.emplace(t["name"].get<std::string>(), std::move(b));
-      }
       Buffer p = pack(inputs.at(t["name"].get<std::string>()), tables.back());
       if (t["role"] == "out") poison(p);
       physical.push_back(std::move(p));

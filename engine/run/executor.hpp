@@ -41,7 +41,7 @@ class Executor {
     std::unique_ptr<JitModule> module;
     std::map<std::string, Buffer> outputs;  // by tensor name, logical order
   };
-  Reference& reference(const nlohmann::json& request, std::map<std::string, Buffer>& inputs);
+  Reference& reference(const nlohmann::json& request, const std::map<std::string, Buffer>& inputs);
 
   std::string reference_key_;
   std::unique_ptr<Reference> reference_;
