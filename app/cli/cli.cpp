@@ -23,6 +23,7 @@
 #include "layout/symbolic.hpp"
 #include "layout/symbolic_check.hpp"
 #include "layout/verify.hpp"
+#include "poly/isl_layout.hpp"
 #include "poly/isl_prover.hpp"
 #include "table_output.hpp"
 
@@ -115,18 +116,36 @@ std::vector<Expr> constraints_of(const Program& program, const std::string& wher
   return constraints;
 }
 
+// The ISL verdict, as one JSON object or one "isl" line of the text output.
+std::string isl_json(const poly::IslVerdict& v) {
+  nlohmann::ordered_json j = {{"verdict", poly::to_string(v.status)}, {"evidence", v.evidence}, {"inverse_exact", v.inverse_exact}};
+  if (!v.counterexample.empty()) j["counterexample"] = v.counterexample;
+  return j.dump();
+}
+
+std::string isl_text(const poly::IslVerdict& v) {
+  return fmt::format("isl       {}: {}{}\n", poly::to_string(v.status), v.evidence,
+                     v.counterexample.empty() ? "" : ", e.g. " + v.counterexample);
+}
+
 int run_symbolic_check(const LayoutAst& layout, const Env& env, const std::vector<Expr>& constraints, bool json, std::ostream& out) {
   const SymbolicVerdict v = check_symbolic(layout, env, constraints);
-  const char* verdict = v.proved ? "bijective" : "unknown";
+  const poly::IslVerdict isl = poly::isl_check_layout(layout, env, constraints);
+  const char* verdict = v.proved || isl.status == poly::IslStatus::Bijective ? "bijective"
+                        : isl.status == poly::IslStatus::NotBijective        ? "not bijective"
+                                                                             : "unknown";
   if (json) {
-    out << fmt::format(R"({{"verdict":"{}","evidence":{},"size":{},"class":"{}","symbolic":true}})", verdict,
-                       nlohmann::json(v.evidence).dump(), nlohmann::json(v.size).dump(), to_string(v.layout_class))
+    out << fmt::format(R"({{"verdict":"{}","evidence":{},"size":{},"class":"{}","symbolic":true,"isl":{}}})", verdict,
+                       nlohmann::json(v.evidence).dump(), nlohmann::json(v.size).dump(), to_string(v.layout_class), isl_json(isl))
         << "\n";
   } else {
     out << fmt::format("shape     {}\nsize      {}\nclass     {}\nverdict   {}: {}\n", v.shape, v.size, to_string(v.layout_class), verdict,
-                       v.evidence);
+                       v.proved                                   ? v.evidence
+                       : isl.status != poly::IslStatus::Undecided ? "decided by ISL (below)"
+                                                                  : v.evidence)
+        << isl_text(isl);
   }
-  return 0;
+  return isl.status == poly::IslStatus::NotBijective ? 2 : 0;
 }
 
 struct ExprRequest {
@@ -261,9 +280,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                           expr_inv_opt->count() > 0};
       return run_expr(loaded, request, start, out);
     }
+    std::vector<Expr> constraints;
     if (check->parsed()) {
       // Also checks every clause whose sizes are all bound.
-      const std::vector<Expr> constraints = constraints_of(loaded.program, check_where, loaded.env);
+      constraints = constraints_of(loaded.program, check_where, loaded.env);
       if (!free_symbols(loaded.layout(), loaded.env).empty())
         return run_symbolic_check(loaded.layout(), loaded.env, constraints, check_json, out);
     }
@@ -277,14 +297,16 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       const BijectivityReport r = check_bijective(plan);
       const char* verdict = !r.checked ? "unknown" : r.bijective ? "bijective" : "not bijective";
       const std::string kind = plan.layout().injective ? "apply-only" : plan.layout().expand ? "partial (ExpandBy)" : "bijection";
+      const poly::IslVerdict isl = poly::isl_check_layout(loaded.layout(), loaded.env, constraints);
       if (check_json) {
-        out << fmt::format(R"({{"verdict":"{}","evidence":"{}","size":{},"physical_size":{},"class":"{}","kind":"{}"}})", verdict,
-                           r.evidence, plan.size(), plan.physical_size(), to_string(plan.classify()), kind)
+        out << fmt::format(R"({{"verdict":"{}","evidence":"{}","size":{},"physical_size":{},"class":"{}","kind":"{}","isl":{}}})", verdict,
+                           r.evidence, plan.size(), plan.physical_size(), to_string(plan.classify()), kind, isl_json(isl))
             << "\n";
       } else {
         out << fmt::format("shape     {}\nsize      {}\n", index_text(plan.shape()), plan.size());
         if (plan.physical_size() != plan.size()) out << fmt::format("physical  {} (ExpandBy narrows the box)\n", plan.physical_size());
-        out << fmt::format("class     {}\nkind      {}\nverdict   {}: {}\n", to_string(plan.classify()), kind, verdict, r.evidence);
+        out << fmt::format("class     {}\nkind      {}\nverdict   {}: {}\n", to_string(plan.classify()), kind, verdict, r.evidence)
+            << isl_text(isl);
       }
       return (r.checked && !r.bijective && !plan.layout().injective) ? 2 : 0;
     }

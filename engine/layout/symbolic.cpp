@@ -143,9 +143,11 @@ Derivation::Derivation(sym::Pool& pool, const LayoutAst& ast, const Env& env, co
   for (const auto& o : chain_) {
     Ref n = extents.simplify(product(pool_, o.dims()));
     const std::string a = sym::debug_string(present(n)) + " == " + sym::debug_string(present(size_));
-    if (extents.simplify(pool_.sub(n, size_)) != pool_.constant(0) &&
-        std::find(assumptions_.begin(), assumptions_.end(), a) == assumptions_.end())
+    const Ref difference = extents.simplify(pool_.sub(n, size_));
+    if (difference != pool_.constant(0) && std::find(assumptions_.begin(), assumptions_.end(), a) == assumptions_.end()) {
       assumptions_.push_back(a);
+      size_differences_.push_back(difference);
+    }
   }
   if (ast.expand_to) {
     std::vector<Ref> expanded;

@@ -47,6 +47,8 @@ class Derivation {
   sym::Ref physical_size() const { return physical_size_; }
   bool has_inverse() const { return !injective_; }
   const std::vector<std::string>& assumptions() const { return assumptions_; }
+  // The same assumptions as expressions that must be 0 (OrderBy size - size).
+  const std::vector<sym::Ref>& size_differences() const { return size_differences_; }
   const std::vector<SymOrderBy>& chain() const { return chain_; }  // TileBy desugared
   // An expression as the user wrote its sizes: internal quotients of
   // "A % B == 0" folded back (B*q -> A, q -> A // B).
@@ -86,6 +88,7 @@ class Derivation {
   std::map<std::string, sym::Ref, std::less<>> substitutions_;
   std::map<std::string, std::pair<std::int64_t, std::int64_t>, std::less<>> bounds_;
   std::vector<std::string> assumptions_;
+  std::vector<sym::Ref> size_differences_;
   // flat() results with their (dims, coordinates), so unflat() can undo them.
   mutable std::map<sym::Ref, std::pair<std::vector<sym::Ref>, std::vector<sym::Ref>>> flattened_;
 };

@@ -15,7 +15,7 @@ using sym::Ref;
 
 namespace {
 
-bool quasi_affine(Ref e, std::string& out) {
+bool quasi_affine(Ref e, std::string& out, Ref* offending) {
   switch (e->kind) {
     case Kind::Const:
       out = std::to_string(e->value);
@@ -28,7 +28,7 @@ bool quasi_affine(Ref e, std::string& out) {
       std::string s = std::to_string(e->value);
       for (const auto& t : e->terms) {
         std::string term;
-        if (!quasi_affine(t.term, term)) return false;
+        if (!quasi_affine(t.term, term, offending)) return false;
         s += (t.coef < 0 ? " - " : " + ") + std::to_string(t.coef < 0 ? -t.coef : t.coef) + "*(" + term + ")";
       }
       out = s;
@@ -38,21 +38,26 @@ bool quasi_affine(Ref e, std::string& out) {
     case Kind::Mod: {
       Ref d = e->args[1];
       std::string a;
-      if (!sym::is_const(d) || d->value <= 0 || !quasi_affine(e->args[0], a)) return false;
+      if (!quasi_affine(e->args[0], a, offending)) return false;
+      if (!sym::is_const(d) || d->value <= 0) {
+        if (offending) *offending = e;
+        return false;
+      }
       out = e->kind == Kind::FloorDiv ? "floor((" + a + ")/" + std::to_string(d->value) + ")"
                                       : "((" + a + ") mod " + std::to_string(d->value) + ")";
       return true;
     }
     default:
+      if (offending) *offending = e;
       return false;  // products of variables, min/max, select, bit ops
   }
 }
 
 }  // namespace
 
-std::optional<std::string> to_isl(Ref e) {
+std::optional<std::string> to_isl(Ref e, Ref* offending) {
   std::string s;
-  if (!quasi_affine(e, s)) return std::nullopt;
+  if (!quasi_affine(e, s, offending)) return std::nullopt;
   return s;
 }
 

@@ -15,8 +15,9 @@
 
 namespace lego::poly {
 
-// e in ISL's syntax, or nullopt when it is not quasi-affine.
-std::optional<std::string> to_isl(sym::Ref e);
+// e in ISL's syntax, or nullopt when it is not quasi-affine (then
+// `offending`, when given, is the first subterm that is not).
+std::optional<std::string> to_isl(sym::Ref e, sym::Ref* offending = nullptr);
 
 class IslProver {
  public:

@@ -202,7 +202,9 @@ INSTANTIATE_TEST_SUITE_P(Transposes, ExampleKernels,
 INSTANTIATE_TEST_SUITE_P(MatmulAndStencils, ExampleKernels,
                          ::testing::Values(Case{"matmul.lego.json", "matmul", {{"M", 32}, {"N", 64}, {"K", 24}}},
                                            Case{"stencils.lego.json", "stencil7", {{"N", 16}}},
-                                           Case{"stencils.lego.json", "stencil27", {{"N", 16}}}),
+                                           Case{"stencils.lego.json", "stencil27", {{"N", 16}}},
+                                           Case{"rows.lego.json", "softmax", {{"M", 8}, {"N", 32}}},
+                                           Case{"rows.lego.json", "layernorm", {{"M", 8}, {"N", 256}}}),
                          [](const auto& param_info) { return param_info.param.kernel; });
 
 }  // namespace
