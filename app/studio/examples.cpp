@@ -1,0 +1,44 @@
+#include "studio/examples.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "layout/parse.hpp"
+#include "layout/symbolic.hpp"
+
+namespace lego::studio {
+
+std::string projects_dir() {
+  if (const char* env = std::getenv("LEGO_PROJECTS")) return env;
+  return LEGO_PROJECTS_DIR;
+}
+
+std::vector<Example> load_examples(const std::string& lego_file) {
+  std::ifstream in(lego_file);
+  if (!in) throw LegoError("cannot read " + lego_file);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string source = buffer.str();
+  Program program;
+  try {
+    program = parse_program(source);
+  } catch (const LegoError& e) {
+    throw LegoError(format_diagnostic(source, e.diagnostic(), lego_file));
+  }
+  const Env env = evaluate_program_env(program, {});
+  std::vector<Example> out;
+  for (const auto& d : program.definitions) {
+    const auto* layout = std::get_if<LayoutAst>(&d.value);
+    if (!layout) continue;
+    Example e{d.name, lego_file, print(*layout), ""};
+    for (const auto& symbol : free_symbols(*layout, {})) {
+      auto it = env.find(symbol);
+      if (it != env.end()) e.sizes += (e.sizes.empty() ? "" : ", ") + symbol + "=" + std::to_string(it->second);
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace lego::studio

@@ -1,0 +1,60 @@
+// lego-studio: the desktop app. Usage:
+//   lego-studio [program.lego [--name LAYOUT]]   open a layout program
+//   lego-studio --example NAME                    open one of the paper's examples
+//   lego-studio --first-paint-ms                  print the time to the first painted window and quit
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QTimer>
+#include <cstdio>
+
+#include "studio/main_window.hpp"
+
+int main(int argc, char** argv) {
+  QElapsedTimer clock;
+  clock.start();
+  QApplication app(argc, argv);
+  QApplication::setApplicationName("LEGO Studio");
+  QCommandLineParser cli;
+  cli.setApplicationDescription("Compose data and thread layouts from LEGO pieces and see what they produce.");
+  cli.addHelpOption();
+  cli.addPositionalArgument("program", "A layout program (.lego) to open");
+  cli.addOption({"name", "The layout of the program to open", "LAYOUT"});
+  cli.addOption({"example", "One of the paper's example layouts (Fig6Chain, NW, LUD, Bricks, MatmulPid, ..)", "NAME"});
+  cli.addOption({"first-paint-ms", "Print milliseconds from start to the first painted window with a drawn layout, then quit"});
+  cli.addOption({"screenshot", "Save a screenshot of the window once the layout is drawn, then quit", "FILE.png"});
+  cli.addOption({"colour", "Colour cells by tile, physical or logical order", "tile|physical|logical"});
+  cli.process(app);
+
+  lego::studio::MainWindow window;
+  if (!cli.positionalArguments().isEmpty()) window.openProgram(cli.positionalArguments().first(), cli.value("name"));
+  if (cli.isSet("example") && !window.openExample(cli.value("example"))) {
+    std::fprintf(stderr, "lego-studio: no example named %s\n", qPrintable(cli.value("example")));
+    return 2;
+  }
+  if (cli.isSet("first-paint-ms")) {
+    QObject::connect(&window, &lego::studio::MainWindow::snapshotShown, &app, [&] {
+      window.tensorView()->repaint();  // painted synchronously, then measured
+      std::printf("%.1f\n", static_cast<double>(clock.nsecsElapsed()) / 1e6);
+      std::fflush(stdout);
+      QTimer::singleShot(0, &app, &QApplication::quit);
+    });
+  }
+  if (cli.isSet("colour")) {
+    const QString c = cli.value("colour");
+    window.tensorView()->setColouring(c == "physical"  ? lego::views::TensorView::Colouring::PhysicalOrder
+                                      : c == "logical" ? lego::views::TensorView::Colouring::LogicalOrder
+                                                       : lego::views::TensorView::Colouring::Tile);
+  }
+  if (cli.isSet("screenshot")) {
+    const QString path = cli.value("screenshot");
+    QObject::connect(&window, &lego::studio::MainWindow::snapshotShown, &app, [&window, path] {
+      QTimer::singleShot(400, &window, [&window, path] {
+        if (!window.grab().save(path)) std::fprintf(stderr, "lego-studio: cannot write %s\n", qPrintable(path));
+        QApplication::quit();
+      });
+    });
+  }
+  window.show();
+  return QApplication::exec();
+}

@@ -1,0 +1,291 @@
+#include "studio/main_window.hpp"
+
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFontDatabase>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTextBlock>
+#include <QTime>
+#include <QToolBar>
+
+namespace lego::studio {
+
+namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+// Byte offset in UTF-8 text -> character position in the QString.
+int char_position(const QString& text, std::size_t byte_offset) {
+  const QByteArray utf8 = text.toUtf8();
+  return QString::fromUtf8(utf8.left(static_cast<qsizetype>(std::min<std::size_t>(byte_offset, utf8.size())))).size();
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), composition_(new views::CompositionEditor(&doc_)), tensor_(new views::TensorView) {
+  setWindowTitle(tr("LEGO Studio"));
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(composition_);
+  scroll->setWidgetResizable(true);
+  auto* splitter = new QSplitter(Qt::Vertical);
+  splitter->addWidget(scroll);
+  splitter->addWidget(tensor_);
+  splitter->setStretchFactor(1, 3);
+  splitter->setSizes({200, 560});
+  setCentralWidget(splitter);
+  buildDocks();
+  buildActions();
+  engine_status_ = new QLabel;
+  statusBar()->addPermanentWidget(engine_status_);
+
+  text_debounce_.setSingleShot(true);
+  text_debounce_.setInterval(400);
+  connect(&text_debounce_, &QTimer::timeout, this, &MainWindow::commitText);
+  engine_debounce_.setSingleShot(true);
+  engine_debounce_.setInterval(30);
+  connect(&engine_debounce_, &QTimer::timeout, this, [this] { engine_.request(doc_.text(), doc_.sizes()); });
+  connect(&doc_, &views::LayoutDocument::changed, this, &MainWindow::onDocumentChanged);
+  connect(&engine_, &EngineSession::snapshotReady, this, &MainWindow::onSnapshot);
+  connect(composition_, &views::CompositionEditor::message, this, [this](const QString& m) {
+    statusBar()->showMessage(m, 5000);
+    log(m);
+  });
+  connect(tensor_, &views::TensorView::hoverChanged, this, [this](const QString& m) { statusBar()->showMessage(m); });
+
+  try {
+    example_list_ = load_examples(projects_dir() + "/paper-layouts.lego");
+  } catch (const LegoError& e) {
+    log(tr("examples not loaded: %1").arg(qs(e.diagnostic().message)));
+  }
+  for (const auto& e : example_list_) examples_->addItem(qs(e.name));
+  if (!example_list_.empty()) openExample(qs(example_list_.front().name));
+  resize(1280, 820);
+  resizeDocks({findChild<QDockWidget*>("log")}, {110}, Qt::Vertical);
+  resizeDocks({findChild<QDockWidget*>("pieces")}, {190}, Qt::Horizontal);
+}
+
+void MainWindow::buildDocks() {
+  palette_ = new views::Palette;
+  auto* palette_dock = new QDockWidget(tr("Pieces"), this);
+  palette_dock->setObjectName("pieces");
+  palette_dock->setWidget(palette_);
+  addDockWidget(Qt::LeftDockWidgetArea, palette_dock);
+
+  const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+  auto* layout_panel = new QWidget;
+  auto* form = new QFormLayout(layout_panel);
+  examples_ = new QComboBox;
+  examples_->setToolTip(tr("The paper's example layouts (projects/paper-layouts.lego)"));
+  form->addRow(tr("Example"), examples_);
+  text_ = new QPlainTextEdit;
+  text_->setFont(mono);
+  text_->setToolTip(tr("The layout in the layout language; edits here and in the composition editor are the same layout"));
+  form->addRow(tr("Layout"), text_);
+  sizes_ = new QLineEdit;
+  sizes_->setFont(mono);
+  sizes_->setPlaceholderText("n=8, B=2");
+  sizes_->setToolTip(tr("Values of the layout's sizes, as name=value"));
+  form->addRow(tr("Sizes"), sizes_);
+  auto* layout_dock = new QDockWidget(tr("Layout text"), this);
+  layout_dock->setObjectName("layout-text");
+  layout_dock->setWidget(layout_panel);
+  addDockWidget(Qt::RightDockWidgetArea, layout_dock);
+  connect(examples_, &QComboBox::activated, this, [this](int k) { openExample(examples_->itemText(k)); });
+  connect(text_, &QPlainTextEdit::textChanged, this, [this] {
+    if (!syncing_) text_debounce_.start();
+  });
+  connect(sizes_, &QLineEdit::editingFinished, this, [this] { doc_.setSizes(sizes_->text()); });
+
+  details_ = new QPlainTextEdit;
+  details_->setReadOnly(true);
+  details_->setFont(mono);
+  auto* details_dock = new QDockWidget(tr("Check and index expressions"), this);
+  details_dock->setObjectName("details");
+  details_dock->setWidget(details_);
+  addDockWidget(Qt::RightDockWidgetArea, details_dock);
+
+  log_ = new QPlainTextEdit;
+  log_->setReadOnly(true);
+  log_->setMaximumBlockCount(2000);
+  auto* log_dock = new QDockWidget(tr("Log"), this);
+  log_dock->setObjectName("log");
+  log_dock->setWidget(log_);
+  addDockWidget(Qt::BottomDockWidgetArea, log_dock);
+}
+
+void MainWindow::buildActions() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QAction* open = file->addAction(tr("&Open layout program..."), this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open layout program"), qs(projects_dir()), tr("Layout programs (*.lego)"));
+    if (!path.isEmpty()) openProgram(path);
+  });
+  open->setShortcut(QKeySequence::Open);
+  QAction* save = file->addAction(tr("&Save layout as..."), this, &MainWindow::saveLayout);
+  save->setShortcut(QKeySequence::SaveAs);
+  QAction* export_view = file->addAction(tr("&Export tensor view (SVG/PNG)..."), this, &MainWindow::exportView);
+  file->addSeparator();
+  file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
+
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  QAction* undo = doc_.undoStack()->createUndoAction(this, tr("&Undo"));
+  undo->setShortcut(QKeySequence::Undo);
+  QAction* redo = doc_.undoStack()->createRedoAction(this, tr("&Redo"));
+  redo->setShortcut(QKeySequence::Redo);
+  edit->addAction(undo);
+  edit->addAction(redo);
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
+
+  QToolBar* bar = addToolBar(tr("Main"));
+  bar->setObjectName("main-toolbar");
+  bar->addAction(open);
+  bar->addAction(save);
+  bar->addAction(export_view);
+  bar->addSeparator();
+  bar->addAction(undo);
+  bar->addAction(redo);
+  bar->addSeparator();
+  bar->addWidget(new QLabel(tr(" Colour by ")));
+  auto* colouring = new QComboBox;
+  colouring->addItems({tr("tile"), tr("physical order"), tr("logical order")});
+  connect(colouring, &QComboBox::currentIndexChanged, this,
+          [this](int k) { tensor_->setColouring(static_cast<views::TensorView::Colouring>(k)); });
+  bar->addWidget(colouring);
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("Layout language"), this, [this] {
+    QMessageBox::information(this, tr("Layout language"),
+                             tr("A layout is a chain of OrderBy blocks closed by GroupBy or TileBy:\n\n"
+                                "  OrderBy(Row(N//B,N//B), Row(B,B)).TileBy([N//B]*2,[B]*2)\n\n"
+                                "Pieces: Row, Col, RegP([dims],[perm]), GenP([dims], antidiag | reverse | skew | morton | "
+                                "swizzle(B,M,S) | cyclic(b,p) | lambda ...).\n"
+                                "The OrderBy written last is applied first to the logical index.\n"
+                                "Drag pieces from the palette onto a block; double-click a piece to edit it; Delete removes it."));
+  });
+}
+
+bool MainWindow::openExample(const QString& name) {
+  for (const auto& e : example_list_) {
+    if (qs(e.name) != name) continue;
+    examples_->setCurrentText(name);
+    doc_.undoStack()->beginMacro(tr("Open example %1").arg(name));
+    doc_.setSizes(qs(e.sizes));
+    doc_.setText(qs(e.text), tr("Open example"));
+    doc_.undoStack()->endMacro();
+    log(tr("opened %1 from %2").arg(name, qs(e.file)));
+    return true;
+  }
+  return false;
+}
+
+bool MainWindow::openProgram(const QString& path, const QString& name) {
+  try {
+    std::vector<Example> loaded = load_examples(path.toStdString());
+    if (loaded.empty()) {
+      QMessageBox::warning(this, tr("Open"), tr("%1 defines no layout").arg(path));
+      return false;
+    }
+    const QString first = name.isEmpty() ? qs(loaded.front().name) : name;
+    for (auto& e : loaded) {
+      example_list_.push_back(e);
+      examples_->addItem(qs(e.name));
+    }
+    return openExample(first);
+  } catch (const LegoError& e) {
+    QMessageBox::warning(this, tr("Open"), qs(e.diagnostic().message));
+    log(qs(e.diagnostic().message));
+    return false;
+  }
+}
+
+void MainWindow::commitText() { doc_.setText(text_->toPlainText(), tr("Edit text")); }
+
+void MainWindow::onDocumentChanged() {
+  syncing_ = true;
+  if (text_->toPlainText() != doc_.text()) text_->setPlainText(doc_.text());
+  if (sizes_->text() != doc_.sizes()) sizes_->setText(doc_.sizes());
+  syncing_ = false;
+  // The parse error at once, in the text; the rest when the engine answers.
+  QList<QTextEdit::ExtraSelection> marks;
+  if (!doc_.layout()) {
+    const Span s = doc_.parseError().span;
+    if (s.known()) {
+      QTextEdit::ExtraSelection mark;
+      mark.format.setUnderlineStyle(QTextCharFormat::WaveUnderline);
+      mark.format.setUnderlineColor(Qt::red);
+      mark.cursor = QTextCursor(text_->document());
+      mark.cursor.setPosition(char_position(doc_.text(), s.begin));
+      mark.cursor.setPosition(char_position(doc_.text(), std::max(s.end, s.begin + 1)), QTextCursor::KeepAnchor);
+      marks << mark;
+    }
+  }
+  text_->setExtraSelections(marks);
+  engine_status_->setText(tr("computing..."));
+  engine_debounce_.start();
+}
+
+void MainWindow::onSnapshot(SnapshotPtr snapshot) {
+  if (snapshot->generation < engine_.latest()) return;  // a newer one is on its way
+  tensor_->setSnapshot(snapshot);
+  QString details;
+  if (snapshot->ok) {
+    composition_->setEngineError(0, 0, {});
+    details = tr("verdict  %1\nISL      %2\nclass    %3\n\napply (%4 ops):\n%5\ninv (%6 ops):\n%7")
+                  .arg(qs(snapshot->verdict), qs(snapshot->isl), qs(snapshot->layout_class))
+                  .arg(snapshot->apply_ops)
+                  .arg(qs(snapshot->apply_code))
+                  .arg(snapshot->inv_ops)
+                  .arg(snapshot->inv_code.empty() ? tr("(none)") : qs(snapshot->inv_code));
+  } else {
+    composition_->setEngineError(snapshot->error_begin, snapshot->error_end, qs(snapshot->error));
+    details = tr("error: %1").arg(qs(snapshot->error));
+    log(details);
+  }
+  details_->setPlainText(details);
+  engine_status_->setText(tr("engine %1 ms").arg(snapshot->ms, 0, 'f', 1));
+  emit snapshotShown(snapshot->generation);
+}
+
+void MainWindow::saveLayout() {
+  const QString path = QFileDialog::getSaveFileName(this, tr("Save layout"), QDir::homePath(), tr("Layout programs (*.lego)"));
+  if (path.isEmpty()) return;
+  QSaveFile file(path);  // atomic: the old file stays until the new one is complete
+  QString program;
+  for (const QString& item : doc_.sizes().split(QRegularExpression("[,;\\s]+"), Qt::SkipEmptyParts)) program += "let " + item + "\n";
+  program += "let Layout = " + doc_.text() + "\n";
+  if (!file.open(QIODevice::WriteOnly) || file.write(program.toUtf8()) < 0 || !file.commit()) {
+    QMessageBox::warning(this, tr("Save"), tr("Could not save %1: %2").arg(path, file.errorString()));
+    return;
+  }
+  log(tr("saved %1").arg(path));
+}
+
+void MainWindow::exportView() {
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export tensor view"), QDir::homePath(), tr("SVG (*.svg);;PNG (*.png)"));
+  if (path.isEmpty()) return;
+  QString error;
+  if (!tensor_->exportTo(path, &error))
+    QMessageBox::warning(this, tr("Export"), error);
+  else
+    log(tr("exported %1").arg(path));
+}
+
+void MainWindow::log(const QString& line) { log_->appendPlainText(QTime::currentTime().toString("HH:mm:ss  ") + line); }
+
+}  // namespace lego::studio

@@ -1,0 +1,72 @@
+// LEGO Studio's main window: palette (left), composition editor over the
+// tensor view (centre), layout text and sizes (right), verdicts and index
+// expressions (right), log (bottom). Every edit goes into the document; the
+// document's changes are sent, debounced, to the engine thread, and its
+// snapshots are drawn.
+#pragma once
+
+#include <QElapsedTimer>
+#include <QMainWindow>
+#include <QTimer>
+#include <vector>
+
+#include "studio/engine_session.hpp"
+#include "studio/examples.hpp"
+#include "views/composition_editor.hpp"
+#include "views/layout_document.hpp"
+#include "views/palette.hpp"
+#include "views/tensor_view.hpp"
+
+class QComboBox;
+class QLineEdit;
+class QPlainTextEdit;
+class QLabel;
+
+namespace lego::studio {
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+
+  views::LayoutDocument* document() { return &doc_; }
+  views::CompositionEditor* composition() { return composition_; }
+  views::TensorView* tensorView() { return tensor_; }
+  views::Palette* palette() { return palette_; }
+  QPlainTextEdit* textEditor() { return text_; }
+  EngineSession* engine() { return &engine_; }
+  // Loads an example by name ("Bricks"); false when there is none.
+  bool openExample(const QString& name);
+  // A .lego program: its layouts join the example list; the first (or `name`) opens.
+  bool openProgram(const QString& path, const QString& name = {});
+
+ signals:
+  void snapshotShown(std::uint64_t generation);
+
+ private:
+  void buildActions();
+  void buildDocks();
+  void onDocumentChanged();
+  void onSnapshot(SnapshotPtr snapshot);
+  void commitText();
+  void saveLayout();
+  void exportView();
+  void log(const QString& line);
+
+  views::LayoutDocument doc_;
+  EngineSession engine_;
+  views::Palette* palette_;
+  views::CompositionEditor* composition_;
+  views::TensorView* tensor_;
+  QPlainTextEdit* text_;
+  QLineEdit* sizes_;
+  QComboBox* examples_;
+  QPlainTextEdit* details_;
+  QPlainTextEdit* log_;
+  QLabel* engine_status_;
+  QTimer text_debounce_, engine_debounce_;
+  std::vector<Example> example_list_;
+  bool syncing_ = false;
+};
+
+}  // namespace lego::studio

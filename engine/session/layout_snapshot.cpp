@@ -1,0 +1,135 @@
+#include "session/layout_snapshot.hpp"
+
+#include <chrono>
+
+#include "expr/parser.hpp"
+#include "layout/compile.hpp"
+#include "layout/derive.hpp"
+#include "layout/parse.hpp"
+#include "layout/symbolic.hpp"
+#include "layout/tensor_view.hpp"
+#include "layout/verify.hpp"
+#include "poly/isl_layout.hpp"
+
+namespace lego::session {
+
+namespace {
+
+std::string code_of(const DeriveResult& r) {
+  std::string out;
+  for (const auto& [name, value] : r.temporaries) out += r.index_type + " " + name + " = " + value + ";\n";
+  for (std::size_t k = 0; k < r.exprs.size(); ++k) out += (r.exprs.size() > 1 ? "i" + std::to_string(k) + " = " : "") + r.exprs[k] + "\n";
+  return out;
+}
+
+// Per level (outermost first, the innermost level has no border), per
+// dimension, the extent one tile of that level spans.
+std::vector<std::vector<std::int64_t>> tile_spans_of(const LayoutAst& layout, const Env& env) {
+  std::vector<std::vector<std::int64_t>> spans;
+  if (layout.closing != Closing::TileBy || layout.groups.size() < 2) return spans;
+  const std::size_t rank = layout.groups[0].size();
+  for (std::size_t level = 1; level < layout.groups.size(); ++level) {
+    std::vector<std::int64_t> span(rank, 1);
+    for (std::size_t inner = level; inner < layout.groups.size(); ++inner)
+      for (std::size_t k = 0; k < rank; ++k) span[k] *= evaluate(layout.groups[inner][k], env);
+    spans.push_back(span);
+  }
+  return spans;
+}
+
+}  // namespace
+
+Env parse_sizes(const std::string& text) {
+  Env env;
+  std::string item;
+  auto flush = [&] {
+    if (item.empty()) return;
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) throw LegoError("sizes: '" + item + "' is not name=value");
+    const std::string name = item.substr(0, eq);
+    const Expr value = parse_expression(item.substr(eq + 1));
+    env[name] = evaluate(value, env);
+    item.clear();
+  };
+  for (char c : text) {
+    if (c == ',' || c == ' ' || c == ';' || c == '\n' || c == '\t')
+      flush();
+    else
+      item += c;
+  }
+  flush();
+  return env;
+}
+
+LayoutSnapshot build_snapshot(std::uint64_t generation, const std::string& text, const std::string& bindings) {
+  const auto start = std::chrono::steady_clock::now();
+  LayoutSnapshot s;
+  s.generation = generation;
+  s.text = text;
+  s.bindings = bindings;
+  try {
+    const LayoutAst layout = parse_layout(text);
+    Env env;
+    try {
+      env = parse_sizes(bindings);
+    } catch (const LegoError& e) {
+      throw LegoError(e.diagnostic().message + " (in the sizes box)");
+    }
+    const auto free = free_symbols(layout, env);
+    if (!free.empty()) {
+      s.unbound.assign(free.begin(), free.end());
+      std::string names;
+      for (const auto& n : free) names += (names.empty() ? "" : ", ") + n;
+      throw LegoError("give the sizes " + names + " a value in the sizes box (e.g. " + *free.begin() + "=8)");
+    }
+    // The tensor's own coordinates: untiled for TileBy.
+    const std::size_t rank = layout.closing == Closing::TileBy && !layout.groups.empty() ? layout.groups[0].size() : logical_rank(layout);
+    const Plan original = compile(layout, env);  // first: its errors point into the user's text
+    const LayoutAst view = tensor_view(layout, rank);
+    const Plan plan = compile(view, env);
+    if (plan.size() > kMaxCells)
+      throw LegoError("the tensor has " + std::to_string(plan.size()) + " cells; bind smaller sizes to draw it (at most " +
+                      std::to_string(kMaxCells) + ")");
+    s.shape = plan.shape();
+    s.tile_spans = tile_spans_of(layout, env);
+    s.apply.resize(static_cast<std::size_t>(plan.size()));
+    plan.apply_all(s.apply.data());
+    s.physical_size = plan.physical_size();
+    const BijectivityReport r = check_bijective(original);
+    s.verdict = std::string(!r.checked ? "unknown" : r.bijective ? "bijective" : "not bijective") + ": " + r.evidence;
+    s.layout_class = to_string(original.classify());
+    const poly::IslVerdict isl = poly::isl_check_layout(layout, env, {});
+    s.isl = std::string(poly::to_string(isl.status)) + ": " + isl.evidence;
+
+    DeriveRequest apply_request;
+    for (std::size_t k = 0; k < rank; ++k) apply_request.indices.push_back("i" + std::to_string(k));
+    const DeriveResult a = derive(view, env, apply_request);
+    s.apply_code = code_of(a);
+    s.apply_ops = a.ops;
+    if (plan.has_inverse() && !plan.layout().expand) {
+      DeriveRequest inv_request;
+      inv_request.inverse = true;
+      inv_request.indices = {"x"};
+      const DeriveResult i = derive(view, env, inv_request);
+      s.inv_code = code_of(i);
+      s.inv_ops = i.ops;
+    }
+    s.ok = true;
+  } catch (const LegoError& e) {
+    const Span span = e.diagnostic().span;
+    if (span.known() && span.begin <= text.size()) {
+      s.error_begin = span.begin;
+      s.error_end = std::min(std::max(span.end, span.begin), text.size());
+      const LineColumn lc = line_column(text, span.begin);
+      s.error = std::to_string(lc.line) + ":" + std::to_string(lc.column) + ": " + e.diagnostic().message;
+    } else {
+      s.error = e.diagnostic().message;
+    }
+  } catch (const std::exception& e) {
+    s.error = std::string("internal error: ") + e.what();
+  }
+  s.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return s;
+}
+
+}  // namespace lego::session

@@ -1,0 +1,50 @@
+// What the GUI shows of one layout, computed on the engine thread (Qt-free,
+// headless): the tensor's cells and where each lands in memory, tile borders,
+// the bijectivity verdicts, and the derived index expressions. Immutable once
+// built; the views only draw it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "expr/expr.hpp"
+
+namespace lego::session {
+
+struct LayoutSnapshot {
+  std::uint64_t generation = 0;  // the request it answers
+  std::string text, bindings;    // what was asked
+
+  bool ok = false;
+  std::string error;                           // one sentence, with line:column when it has a span
+  std::size_t error_begin = 0, error_end = 0;  // byte span in `text` (begin == end: no location)
+  std::vector<std::string> unbound;            // sizes that need a value
+
+  // The tensor as indexed by its own coordinates (a TileBy layout untiled).
+  std::vector<std::int64_t> shape;
+  // Per tiling level (outermost first), per dimension: the extent one tile
+  // of that level covers; borders are drawn at its multiples.
+  std::vector<std::vector<std::int64_t>> tile_spans;
+  std::vector<std::int64_t> apply;  // per cell in row-major order: physical position, -1 if dropped
+  std::int64_t physical_size = 0;
+
+  std::string verdict;  // exhaustive check
+  std::string isl;      // ISL's verdict
+  std::string layout_class;
+  std::string apply_code, inv_code;  // C, simplified, with the tensor coordinates i0, i1, ..
+  int apply_ops = 0, inv_ops = 0;
+  double ms = 0;  // time to build this snapshot
+};
+
+// Cells beyond this are not tabulated (the view would be unreadable).
+constexpr std::int64_t kMaxCells = 1 << 18;
+
+// Never throws for bad input: errors land in `error`.
+LayoutSnapshot build_snapshot(std::uint64_t generation, const std::string& text, const std::string& bindings);
+
+// "n=8, B=2" (commas or spaces); throws LegoError naming the bad item.
+Env parse_sizes(const std::string& text);
+
+}  // namespace lego::session

@@ -1,0 +1,25 @@
+// The palette of LEGO pieces. Dragging an entry carries its name as
+// kPieceMime ("Row", "antidiag", "swizzle(3,0,3)", "GenP:user", or the
+// structural "TileBy level" / "ExpandBy"); the composition editor decides
+// what the drop means where it lands.
+#pragma once
+
+#include <QTreeWidget>
+
+namespace lego::views {
+
+inline constexpr const char* kPieceMime = "application/x-lego-piece";
+inline constexpr const char* kTileLevelEntry = "TileBy level";
+inline constexpr const char* kExpandEntry = "ExpandBy";
+
+class Palette : public QTreeWidget {
+  Q_OBJECT
+ public:
+  explicit Palette(QWidget* parent = nullptr);
+
+ protected:
+  QMimeData* mimeData(const QList<QTreeWidgetItem*>& items) const override;
+  QStringList mimeTypes() const override;
+};
+
+}  // namespace lego::views

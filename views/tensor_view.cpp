@@ -1,0 +1,320 @@
+#include "views/tensor_view.hpp"
+
+#include <QImage>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QSvgGenerator>
+#include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
+
+namespace lego::views {
+
+namespace {
+
+constexpr double kMargin = 12, kTitle = 22, kSpacing = 28, kSliceGap = 6;
+
+QString coords_text(const std::vector<std::int64_t>& c) {
+  QStringList parts;
+  for (auto v : c) parts << QString::number(v);
+  return "(" + parts.join(", ") + ")";
+}
+
+}  // namespace
+
+TensorView::TensorView(QWidget* parent) : QWidget(parent) {
+  setMouseTracking(true);
+  setMinimumSize(240, 160);
+  setToolTip(tr("Hover a cell to see its image; wheel zooms, drag pans, double-click resets"));
+}
+
+void TensorView::setSnapshot(std::shared_ptr<const session::LayoutSnapshot> snapshot) {
+  snapshot_ = std::move(snapshot);
+  inverse_.clear();
+  if (snapshot_ && snapshot_->ok) {
+    inverse_.assign(static_cast<std::size_t>(snapshot_->physical_size), -1);
+    for (std::size_t k = 0; k < snapshot_->apply.size(); ++k)
+      if (const auto x = snapshot_->apply[k]; x >= 0 && x < snapshot_->physical_size)
+        inverse_[static_cast<std::size_t>(x)] = static_cast<std::int64_t>(k);
+  }
+  hovered_ = highlighted_ = {};
+  update();
+}
+
+void TensorView::setColouring(Colouring c) {
+  colouring_ = c;
+  update();
+}
+
+TensorView::Geometry TensorView::geometry(QSize size) const {
+  Geometry g;
+  if (!snapshot_ || !snapshot_->ok || snapshot_->shape.empty()) return g;
+  const auto& shape = snapshot_->shape;
+  const auto cells = static_cast<std::int64_t>(snapshot_->apply.size());
+  g.cols = shape.back();
+  g.slice_rows = shape.size() >= 2 ? shape[shape.size() - 2] : 1;
+  g.slices = std::max<std::int64_t>(cells / std::max<std::int64_t>(g.cols * g.slice_rows, 1), 1);
+  g.gap = g.slices > 1 ? kSliceGap : 0;
+  const double width = size.width() - 2 * kMargin - kSpacing, height = size.height() - kMargin - kTitle;
+  // The slice grid that gives the largest cells.
+  double best = 0;
+  for (std::int64_t sc = 1; sc <= g.slices; ++sc) {
+    const std::int64_t sr = (g.slices + sc - 1) / sc, pw = sc * g.cols;
+    const std::int64_t physical_rows = (snapshot_->physical_size + pw - 1) / pw;
+    const double w = (width - 2 * g.gap * static_cast<double>(sc - 1)) / static_cast<double>(2 * pw);
+    const double logical_h = (height - g.gap * static_cast<double>(sr - 1)) / static_cast<double>(sr * g.slice_rows);
+    const double physical_h = height / static_cast<double>(physical_rows);
+    const double cell = std::min({w, logical_h, physical_h});
+    if (cell > best) {
+      best = cell;
+      g.slice_cols = sc;
+    }
+  }
+  g.physical_cols = g.slice_cols * g.cols;
+  g.cell = std::max(1.0, best) * zoom_;
+  g.logical_origin = QPointF(kMargin, kMargin + kTitle) + pan_;
+  const double logical_width = g.cell * static_cast<double>(g.physical_cols) + g.gap * static_cast<double>(g.slice_cols - 1);
+  g.physical_origin = g.logical_origin + QPointF(logical_width + kSpacing, 0);
+  return g;
+}
+
+QRectF TensorView::cellRect(const Geometry& g, Side side, std::int64_t index) const {
+  if (side == Side::Physical) {
+    const std::int64_t row = index / g.physical_cols, col = index % g.physical_cols;
+    return {g.physical_origin + QPointF(static_cast<double>(col) * g.cell, static_cast<double>(row) * g.cell), QSizeF(g.cell, g.cell)};
+  }
+  const std::int64_t per_slice = g.cols * g.slice_rows;
+  const std::int64_t slice = index / per_slice, within = index % per_slice;
+  const std::int64_t row = within / g.cols, col = within % g.cols;
+  const double x =
+      static_cast<double>(slice % g.slice_cols) * (static_cast<double>(g.cols) * g.cell + g.gap) + static_cast<double>(col) * g.cell;
+  const double y =
+      static_cast<double>(slice / g.slice_cols) * (static_cast<double>(g.slice_rows) * g.cell + g.gap) + static_cast<double>(row) * g.cell;
+  return {g.logical_origin + QPointF(x, y), QSizeF(g.cell, g.cell)};
+}
+
+QPointF TensorView::cellCenter(Side side, std::int64_t index) const { return cellRect(geometry(size()), side, index).center(); }
+
+TensorView::Cell TensorView::hit(const Geometry& g, QPointF p) const {
+  if (!snapshot_ || !snapshot_->ok || g.cell <= 0) return {};
+  const double x = p.x() - g.physical_origin.x(), y = p.y() - g.physical_origin.y();
+  if (x >= 0 && y >= 0 && x < g.cell * static_cast<double>(g.physical_cols)) {
+    const auto index = static_cast<std::int64_t>(y / g.cell) * g.physical_cols + static_cast<std::int64_t>(x / g.cell);
+    return index < snapshot_->physical_size ? Cell{Side::Physical, index} : Cell{};
+  }
+  const double lx = p.x() - g.logical_origin.x(), ly = p.y() - g.logical_origin.y();
+  if (lx < 0 || ly < 0) return {};
+  const double slice_w = static_cast<double>(g.cols) * g.cell + g.gap, slice_h = static_cast<double>(g.slice_rows) * g.cell + g.gap;
+  const auto sx = static_cast<std::int64_t>(lx / slice_w), sy = static_cast<std::int64_t>(ly / slice_h);
+  const double wx = lx - static_cast<double>(sx) * slice_w, wy = ly - static_cast<double>(sy) * slice_h;
+  if (sx >= g.slice_cols || wx >= static_cast<double>(g.cols) * g.cell || wy >= static_cast<double>(g.slice_rows) * g.cell) return {};
+  const std::int64_t slice = sy * g.slice_cols + sx;
+  if (slice >= g.slices) return {};
+  const std::int64_t index =
+      slice * g.cols * g.slice_rows + static_cast<std::int64_t>(wy / g.cell) * g.cols + static_cast<std::int64_t>(wx / g.cell);
+  return {Side::Logical, index};
+}
+
+std::vector<std::int64_t> TensorView::coordinates(std::int64_t logical) const {
+  std::vector<std::int64_t> c(snapshot_->shape.size());
+  for (std::size_t k = c.size(); k-- > 0;) {
+    c[k] = logical % snapshot_->shape[k];
+    logical /= snapshot_->shape[k];
+  }
+  return c;
+}
+
+std::int64_t TensorView::tileOf(std::int64_t logical) const {
+  if (snapshot_->tile_spans.empty()) return 0;
+  const auto c = coordinates(logical);
+  const auto& span = snapshot_->tile_spans.front();
+  std::int64_t id = 0;
+  for (std::size_t k = 0; k < c.size(); ++k) id = id * (snapshot_->shape[k] / span[k]) + c[k] / span[k];
+  return id;
+}
+
+QColor TensorView::colour(std::int64_t logical) const {
+  const double n = static_cast<double>(std::max<std::int64_t>(static_cast<std::int64_t>(snapshot_->apply.size()), 1));
+  switch (colouring_) {
+    case Colouring::Tile:
+      if (!snapshot_->tile_spans.empty()) {
+        const std::int64_t t = tileOf(logical);
+        return QColor::fromHsv(static_cast<int>((t * 47) % 360), 70 + static_cast<int>((t * 29) % 60), 245);
+      }
+      [[fallthrough]];  // untiled: memory order says the most
+    case Colouring::PhysicalOrder: {
+      const auto x = snapshot_->apply[static_cast<std::size_t>(logical)];
+      if (x < 0) return QColor(220, 220, 220);
+      return QColor::fromHsvF(0.66 * (1 - static_cast<double>(x) / n), 0.55, 0.97);
+    }
+    case Colouring::LogicalOrder:
+      break;
+  }
+  return QColor::fromHsvF(0.66 * (1 - static_cast<double>(logical) / n), 0.55, 0.97);
+}
+
+void TensorView::render(QPainter& p, QSize size) const {
+  p.fillRect(QRect(QPoint(0, 0), size), palette().base());
+  if (!snapshot_) return;
+  if (!snapshot_->ok) {
+    p.setPen(QColor(170, 0, 0));
+    p.drawText(QRect(QPoint(12, 12), size - QSize(24, 24)), Qt::TextWordWrap, QString::fromStdString(snapshot_->error));
+    return;
+  }
+  const Geometry g = geometry(size);
+  p.setRenderHint(QPainter::Antialiasing, false);
+  p.setPen(palette().text().color());
+  p.drawText(QPointF(g.logical_origin.x(), kMargin + 14 + pan_.y()), tr("logical %1").arg(coords_text(snapshot_->shape)));
+  p.drawText(QPointF(g.physical_origin.x(), kMargin + 14 + pan_.y()), tr("physical [0, %1)").arg(snapshot_->physical_size));
+  const bool numbers = g.cell >= 18;
+  QFont small = p.font();
+  small.setPixelSize(std::max(7, static_cast<int>(g.cell * 0.36)));
+  p.setFont(small);
+  const QRectF visible(QPointF(0, 0), QSizeF(size));
+  const QPen grid(QColor(255, 255, 255), 1);
+  for (std::size_t k = 0; k < snapshot_->apply.size(); ++k) {
+    const auto index = static_cast<std::int64_t>(k);
+    const QRectF r = cellRect(g, Side::Logical, index);
+    if (!visible.intersects(r)) continue;
+    p.fillRect(r, colour(index));
+    if (g.cell >= 5) {
+      p.setPen(grid);
+      p.drawRect(r);
+    }
+    if (numbers) {
+      p.setPen(Qt::black);
+      const auto x = snapshot_->apply[k];
+      p.drawText(r, Qt::AlignCenter, x < 0 ? QStringLiteral("-") : QString::number(x));
+    }
+  }
+  for (std::int64_t x = 0; x < snapshot_->physical_size; ++x) {
+    const QRectF r = cellRect(g, Side::Physical, x);
+    if (!visible.intersects(r)) continue;
+    const std::int64_t logical = inverse_[static_cast<std::size_t>(x)];
+    p.fillRect(r, logical >= 0 ? colour(logical) : QColor(200, 200, 200));
+    if (g.cell >= 5) {
+      p.setPen(grid);
+      p.drawRect(r);
+    }
+    if (numbers && logical >= 0 && g.cell >= 14.0 * static_cast<double>(snapshot_->shape.size())) {
+      p.setPen(Qt::black);
+      QStringList parts;
+      for (auto v : coordinates(logical)) parts << QString::number(v);
+      p.drawText(r, Qt::AlignCenter, parts.join(','));
+    }
+  }
+  // Tile borders per level, outermost thickest, on the last two dimensions.
+  const auto& shape = snapshot_->shape;
+  for (std::size_t level = 0; level < snapshot_->tile_spans.size(); ++level) {
+    const auto& span = snapshot_->tile_spans[level];
+    p.setPen(QPen(QColor(40, 40, 40), level == 0 ? 2.5 : 1.2));
+    const std::int64_t col_span = span.back();
+    const std::int64_t row_span = shape.size() >= 2 ? span[shape.size() - 2] : 1;
+    for (std::int64_t index = 0; index < static_cast<std::int64_t>(snapshot_->apply.size()); ++index) {
+      const std::int64_t row = (index / g.cols) % g.slice_rows, col = index % g.cols;
+      const QRectF r = cellRect(g, Side::Logical, index);
+      if (!visible.intersects(r)) continue;
+      if (col % col_span == 0) p.drawLine(r.topLeft(), r.bottomLeft());
+      if (row % row_span == 0) p.drawLine(r.topLeft(), r.topRight());
+      if (col == g.cols - 1) p.drawLine(r.topRight(), r.bottomRight());
+      if ((row + 1) % row_span == 0 || row == g.slice_rows - 1) p.drawLine(r.bottomLeft(), r.bottomRight());
+    }
+  }
+  p.setPen(QPen(QColor(255, 120, 0), 3));
+  p.setBrush(Qt::NoBrush);
+  for (const Cell& c : {hovered_, highlighted_})
+    if (c.valid()) p.drawRect(cellRect(g, c.side, c.index).adjusted(1, 1, -1, -1));
+}
+
+void TensorView::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  render(p, size());
+}
+
+void TensorView::setHover(Cell c) {
+  if (c.side == hovered_.side && c.index == hovered_.index) return;
+  hovered_ = c;
+  highlighted_ = {};
+  QString text;
+  if (c.valid() && snapshot_) {
+    if (c.side == Side::Logical) {
+      const auto x = snapshot_->apply[static_cast<std::size_t>(c.index)];
+      highlighted_ = {Side::Physical, x};
+      text =
+          tr("logical %1 -> physical %2").arg(coords_text(coordinates(c.index)), x < 0 ? tr("(dropped by ExpandBy)") : QString::number(x));
+    } else {
+      const std::int64_t logical = inverse_[static_cast<std::size_t>(c.index)];
+      highlighted_ = {Side::Logical, logical};
+      text = tr("physical %1 <- logical %2").arg(c.index).arg(logical < 0 ? tr("(none: padding)") : coords_text(coordinates(logical)));
+    }
+  }
+  emit hoverChanged(text);
+  update();
+}
+
+void TensorView::mouseMoveEvent(QMouseEvent* e) {
+  if (dragging_) {
+    pan_ += e->position() - drag_from_;
+    drag_from_ = e->position();
+    update();
+    return;
+  }
+  setHover(hit(geometry(size()), e->position()));
+}
+
+void TensorView::mousePressEvent(QMouseEvent* e) {
+  if (e->button() != Qt::LeftButton) return;
+  dragging_ = true;
+  drag_from_ = e->position();
+}
+
+void TensorView::mouseReleaseEvent(QMouseEvent*) { dragging_ = false; }
+
+void TensorView::mouseDoubleClickEvent(QMouseEvent*) {
+  zoom_ = 1;
+  pan_ = {};
+  update();
+}
+
+void TensorView::wheelEvent(QWheelEvent* e) {
+  const double factor = e->angleDelta().y() > 0 ? 1.2 : 1 / 1.2;
+  // Zoom about the cursor: the point under it stays put.
+  const QPointF origin = QPointF(kMargin, kMargin + kTitle) + pan_;
+  const QPointF at = e->position();
+  const double next = std::clamp(zoom_ * factor, 0.25, 40.0);
+  pan_ += (at - origin) * (1 - next / zoom_);
+  zoom_ = next;
+  update();
+}
+
+void TensorView::leaveEvent(QEvent*) { setHover({}); }
+
+bool TensorView::exportTo(const QString& path, QString* error) const {
+  const QSize size = this->size().isEmpty() ? sizeHint() : this->size();
+  if (path.endsWith(".svg", Qt::CaseInsensitive)) {
+    QSvgGenerator svg;
+    svg.setFileName(path);
+    svg.setSize(size);
+    svg.setViewBox(QRect(QPoint(0, 0), size));
+    svg.setTitle(tr("LEGO Studio tensor view"));
+    QPainter p;
+    if (!p.begin(&svg)) {
+      if (error) *error = tr("cannot write %1").arg(path);
+      return false;
+    }
+    render(p, size);
+    return true;
+  }
+  QImage image(size * 2, QImage::Format_ARGB32);
+  image.setDevicePixelRatio(2);
+  QPainter p(&image);
+  render(p, size);
+  p.end();
+  if (!image.save(path)) {
+    if (error) *error = tr("cannot write %1 (unknown image type or no permission)").arg(path);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace lego::views
