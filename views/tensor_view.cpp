@@ -38,11 +38,13 @@ void TensorView::setSnapshot(std::shared_ptr<const session::LayoutSnapshot> snap
         inverse_[static_cast<std::size_t>(x)] = static_cast<std::int64_t>(k);
   }
   hovered_ = highlighted_ = {};
+  logical_image_ = physical_image_ = QImage();
   update();
 }
 
 void TensorView::setColouring(Colouring c) {
   colouring_ = c;
+  logical_image_ = physical_image_ = QImage();
   update();
 }
 
@@ -153,6 +155,26 @@ QColor TensorView::colour(std::int64_t logical) const {
   return QColor::fromHsvF(0.66 * (1 - static_cast<double>(logical) / n), 0.55, 0.97);
 }
 
+QImage TensorView::cellImage(Side side, std::int64_t width) const {
+  // One pixel per cell, scaled up when painted: a repaint is a few blits,
+  // however many cells there are.
+  if (side == Side::Logical) {
+    const auto cols = snapshot_->shape.back();
+    const auto rows = static_cast<std::int64_t>(snapshot_->apply.size()) / cols;
+    QImage image(static_cast<int>(cols), static_cast<int>(rows), QImage::Format_RGB32);
+    for (std::int64_t k = 0; k < cols * rows; ++k) image.setPixel(static_cast<int>(k % cols), static_cast<int>(k / cols), colour(k).rgb());
+    return image;
+  }
+  const std::int64_t rows = (snapshot_->physical_size + width - 1) / width;
+  QImage image(static_cast<int>(width), static_cast<int>(rows), QImage::Format_RGB32);
+  image.fill(palette().base().color());
+  for (std::int64_t x = 0; x < snapshot_->physical_size; ++x) {
+    const std::int64_t logical = inverse_[static_cast<std::size_t>(x)];
+    image.setPixel(static_cast<int>(x % width), static_cast<int>(x / width), logical >= 0 ? colour(logical).rgb() : qRgb(200, 200, 200));
+  }
+  return image;
+}
+
 void TensorView::render(QPainter& p, QSize size) const {
   p.fillRect(QRect(QPoint(0, 0), size), palette().base());
   if (!snapshot_) return;
@@ -162,63 +184,74 @@ void TensorView::render(QPainter& p, QSize size) const {
     return;
   }
   const Geometry g = geometry(size);
+  if (logical_image_.isNull()) logical_image_ = cellImage(Side::Logical, 0);
+  if (physical_image_.isNull() || physical_image_.width() != g.physical_cols) physical_image_ = cellImage(Side::Physical, g.physical_cols);
   p.setRenderHint(QPainter::Antialiasing, false);
+  p.setRenderHint(QPainter::SmoothPixmapTransform, false);
   p.setPen(palette().text().color());
   p.drawText(QPointF(g.logical_origin.x(), kMargin + 14 + pan_.y()), tr("logical %1").arg(coords_text(snapshot_->shape)));
   p.drawText(QPointF(g.physical_origin.x(), kMargin + 14 + pan_.y()), tr("physical [0, %1)").arg(snapshot_->physical_size));
-  const bool numbers = g.cell >= 18;
-  QFont small = p.font();
-  small.setPixelSize(std::max(7, static_cast<int>(g.cell * 0.36)));
-  p.setFont(small);
-  const QRectF visible(QPointF(0, 0), QSizeF(size));
+
+  const double cw = static_cast<double>(g.cols) * g.cell, ch = static_cast<double>(g.slice_rows) * g.cell;
   const QPen grid(QColor(255, 255, 255), 1);
-  for (std::size_t k = 0; k < snapshot_->apply.size(); ++k) {
-    const auto index = static_cast<std::int64_t>(k);
-    const QRectF r = cellRect(g, Side::Logical, index);
-    if (!visible.intersects(r)) continue;
-    p.fillRect(r, colour(index));
-    if (g.cell >= 5) {
-      p.setPen(grid);
-      p.drawRect(r);
-    }
-    if (numbers) {
-      p.setPen(Qt::black);
-      const auto x = snapshot_->apply[k];
-      p.drawText(r, Qt::AlignCenter, x < 0 ? QStringLiteral("-") : QString::number(x));
-    }
+  auto draw_grid = [&](QPointF origin, std::int64_t cols, std::int64_t rows, double height) {
+    if (g.cell < 5) return;
+    p.setPen(grid);
+    for (std::int64_t c = 0; c <= cols; ++c)
+      p.drawLine(origin + QPointF(static_cast<double>(c) * g.cell, 0), origin + QPointF(static_cast<double>(c) * g.cell, height));
+    for (std::int64_t r = 0; r <= rows; ++r)
+      p.drawLine(origin + QPointF(0, static_cast<double>(r) * g.cell),
+                 origin + QPointF(static_cast<double>(cols) * g.cell, static_cast<double>(r) * g.cell));
+  };
+  for (std::int64_t slice = 0; slice < g.slices; ++slice) {
+    const QPointF origin = cellRect(g, Side::Logical, slice * g.cols * g.slice_rows).topLeft();
+    p.drawImage(QRectF(origin, QSizeF(cw, ch)), logical_image_,
+                QRectF(0, static_cast<double>(slice * g.slice_rows), static_cast<double>(g.cols), static_cast<double>(g.slice_rows)));
+    draw_grid(origin, g.cols, g.slice_rows, ch);
   }
-  for (std::int64_t x = 0; x < snapshot_->physical_size; ++x) {
-    const QRectF r = cellRect(g, Side::Physical, x);
-    if (!visible.intersects(r)) continue;
-    const std::int64_t logical = inverse_[static_cast<std::size_t>(x)];
-    p.fillRect(r, logical >= 0 ? colour(logical) : QColor(200, 200, 200));
-    if (g.cell >= 5) {
-      p.setPen(grid);
-      p.drawRect(r);
-    }
-    if (numbers && logical >= 0 && g.cell >= 14.0 * static_cast<double>(snapshot_->shape.size())) {
-      p.setPen(Qt::black);
-      QStringList parts;
-      for (auto v : coordinates(logical)) parts << QString::number(v);
-      p.drawText(r, Qt::AlignCenter, parts.join(','));
-    }
-  }
+  const std::int64_t physical_rows = physical_image_.height();
+  p.drawImage(QRectF(g.physical_origin, QSizeF(static_cast<double>(g.physical_cols) * g.cell, static_cast<double>(physical_rows) * g.cell)),
+              physical_image_);
+  draw_grid(g.physical_origin, g.physical_cols, physical_rows, static_cast<double>(physical_rows) * g.cell);
+
   // Tile borders per level, outermost thickest, on the last two dimensions.
   const auto& shape = snapshot_->shape;
   for (std::size_t level = 0; level < snapshot_->tile_spans.size(); ++level) {
     const auto& span = snapshot_->tile_spans[level];
     p.setPen(QPen(QColor(40, 40, 40), level == 0 ? 2.5 : 1.2));
-    const std::int64_t col_span = span.back();
-    const std::int64_t row_span = shape.size() >= 2 ? span[shape.size() - 2] : 1;
-    for (std::int64_t index = 0; index < static_cast<std::int64_t>(snapshot_->apply.size()); ++index) {
-      const std::int64_t row = (index / g.cols) % g.slice_rows, col = index % g.cols;
-      const QRectF r = cellRect(g, Side::Logical, index);
-      if (!visible.intersects(r)) continue;
-      if (col % col_span == 0) p.drawLine(r.topLeft(), r.bottomLeft());
-      if (row % row_span == 0) p.drawLine(r.topLeft(), r.topRight());
-      if (col == g.cols - 1) p.drawLine(r.topRight(), r.bottomRight());
-      if ((row + 1) % row_span == 0 || row == g.slice_rows - 1) p.drawLine(r.bottomLeft(), r.bottomRight());
+    const std::int64_t col_span = span.back(), row_span = shape.size() >= 2 ? span[shape.size() - 2] : g.slice_rows;
+    for (std::int64_t slice = 0; slice < g.slices; ++slice) {
+      const QPointF origin = cellRect(g, Side::Logical, slice * g.cols * g.slice_rows).topLeft();
+      for (std::int64_t c = 0; c <= g.cols; c += col_span)
+        p.drawLine(origin + QPointF(static_cast<double>(c) * g.cell, 0), origin + QPointF(static_cast<double>(c) * g.cell, ch));
+      for (std::int64_t r = 0; r <= g.slice_rows; r += row_span)
+        p.drawLine(origin + QPointF(0, static_cast<double>(r) * g.cell), origin + QPointF(cw, static_cast<double>(r) * g.cell));
     }
+  }
+
+  // Numbers where they fit: the physical position on logical cells, the
+  // logical coordinates on physical ones; only the cells in view.
+  if (g.cell >= 18) {
+    QFont small = p.font();
+    small.setPixelSize(std::max(7, static_cast<int>(g.cell * 0.36)));
+    p.setFont(small);
+    p.setPen(Qt::black);
+    const QRectF visible(QPointF(0, 0), QSizeF(size));
+    for (std::size_t k = 0; k < snapshot_->apply.size(); ++k) {
+      const QRectF r = cellRect(g, Side::Logical, static_cast<std::int64_t>(k));
+      if (!visible.intersects(r)) continue;
+      const auto x = snapshot_->apply[k];
+      p.drawText(r, Qt::AlignCenter, x < 0 ? QStringLiteral("-") : QString::number(x));
+    }
+    if (g.cell >= 14.0 * static_cast<double>(shape.size()))
+      for (std::int64_t x = 0; x < snapshot_->physical_size; ++x) {
+        const QRectF r = cellRect(g, Side::Physical, x);
+        const std::int64_t logical = inverse_[static_cast<std::size_t>(x)];
+        if (!visible.intersects(r) || logical < 0) continue;
+        QStringList parts;
+        for (auto v : coordinates(logical)) parts << QString::number(v);
+        p.drawText(r, Qt::AlignCenter, parts.join(','));
+      }
   }
   p.setPen(QPen(QColor(255, 120, 0), 3));
   p.setBrush(Qt::NoBrush);

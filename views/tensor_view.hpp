@@ -7,6 +7,7 @@
 // snapshot from the engine thread and computes nothing itself.
 #pragma once
 
+#include <QImage>
 #include <QWidget>
 #include <memory>
 #include <vector>
@@ -69,10 +70,12 @@ class TensorView : public QWidget {
   std::int64_t tileOf(std::int64_t logical) const;
   std::vector<std::int64_t> coordinates(std::int64_t logical) const;
   void render(QPainter& p, QSize size) const;
+  QImage cellImage(Side side, std::int64_t width) const;
   void setHover(Cell c);
 
   std::shared_ptr<const session::LayoutSnapshot> snapshot_;
-  std::vector<std::int64_t> inverse_;  // physical position -> logical cell, -1 if none
+  std::vector<std::int64_t> inverse_;              // physical position -> logical cell, -1 if none
+  mutable QImage logical_image_, physical_image_;  // one pixel per cell, rebuilt per snapshot and colouring
   Colouring colouring_ = Colouring::Tile;
   Cell hovered_, highlighted_;
   double zoom_ = 1;

@@ -42,9 +42,9 @@ int main(int argc, char** argv) {
   }
   if (cli.isSet("colour")) {
     const QString c = cli.value("colour");
-    window.tensorView()->setColouring(c == "physical"  ? lego::views::TensorView::Colouring::PhysicalOrder
-                                      : c == "logical" ? lego::views::TensorView::Colouring::LogicalOrder
-                                                       : lego::views::TensorView::Colouring::Tile);
+    window.setColouring(c == "physical"  ? lego::views::TensorView::Colouring::PhysicalOrder
+                        : c == "logical" ? lego::views::TensorView::Colouring::LogicalOrder
+                                         : lego::views::TensorView::Colouring::Tile);
   }
   if (cli.isSet("screenshot")) {
     const QString path = cli.value("screenshot");

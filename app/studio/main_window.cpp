@@ -56,9 +56,6 @@ MainWindow::MainWindow(QWidget* parent)
   text_debounce_.setSingleShot(true);
   text_debounce_.setInterval(400);
   connect(&text_debounce_, &QTimer::timeout, this, &MainWindow::commitText);
-  engine_debounce_.setSingleShot(true);
-  engine_debounce_.setInterval(30);
-  connect(&engine_debounce_, &QTimer::timeout, this, [this] { engine_.request(doc_.text(), doc_.sizes()); });
   connect(&doc_, &views::LayoutDocument::changed, this, &MainWindow::onDocumentChanged);
   connect(&engine_, &EngineSession::snapshotReady, this, &MainWindow::onSnapshot);
   connect(composition_, &views::CompositionEditor::message, this, [this](const QString& m) {
@@ -162,11 +159,14 @@ void MainWindow::buildActions() {
   bar->addAction(redo);
   bar->addSeparator();
   bar->addWidget(new QLabel(tr(" Colour by ")));
-  auto* colouring = new QComboBox;
-  colouring->addItems({tr("tile"), tr("physical order"), tr("logical order")});
-  connect(colouring, &QComboBox::currentIndexChanged, this,
+  colouring_ = new QComboBox;
+  colouring_->addItems({tr("tile"), tr("physical order"), tr("logical order")});
+  colouring_->setToolTip(
+      tr("Tile: each outer tile its own colour (untiled layouts: memory order). "
+         "Physical/logical order: a gradient along memory or along the tensor's row-major order."));
+  connect(colouring_, &QComboBox::currentIndexChanged, this,
           [this](int k) { tensor_->setColouring(static_cast<views::TensorView::Colouring>(k)); });
-  bar->addWidget(colouring);
+  bar->addWidget(colouring_);
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("Layout language"), this, [this] {
@@ -198,7 +198,7 @@ bool MainWindow::openProgram(const QString& path, const QString& name) {
   try {
     std::vector<Example> loaded = load_examples(path.toStdString());
     if (loaded.empty()) {
-      QMessageBox::warning(this, tr("Open"), tr("%1 defines no layout").arg(path));
+      warn(tr("Open"), tr("%1 defines no layout").arg(path));
       return false;
     }
     const QString first = name.isEmpty() ? qs(loaded.front().name) : name;
@@ -208,11 +208,12 @@ bool MainWindow::openProgram(const QString& path, const QString& name) {
     }
     return openExample(first);
   } catch (const LegoError& e) {
-    QMessageBox::warning(this, tr("Open"), qs(e.diagnostic().message));
-    log(qs(e.diagnostic().message));
+    warn(tr("Open"), tr("%1 was not opened; the current layout is unchanged.\n\n%2").arg(path, qs(e.diagnostic().message)));
     return false;
   }
 }
+
+void MainWindow::setColouring(views::TensorView::Colouring c) { colouring_->setCurrentIndex(static_cast<int>(c)); }
 
 void MainWindow::commitText() { doc_.setText(text_->toPlainText(), tr("Edit text")); }
 
@@ -237,7 +238,8 @@ void MainWindow::onDocumentChanged() {
   }
   text_->setExtraSelections(marks);
   engine_status_->setText(tr("computing..."));
-  engine_debounce_.start();
+  // At once: typing is already debounced, and the engine drops stale requests.
+  engine_.request(doc_.text(), doc_.sizes());
 }
 
 void MainWindow::onSnapshot(SnapshotPtr snapshot) {
@@ -265,15 +267,31 @@ void MainWindow::onSnapshot(SnapshotPtr snapshot) {
 void MainWindow::saveLayout() {
   const QString path = QFileDialog::getSaveFileName(this, tr("Save layout"), QDir::homePath(), tr("Layout programs (*.lego)"));
   if (path.isEmpty()) return;
-  QSaveFile file(path);  // atomic: the old file stays until the new one is complete
+  QString error;
+  if (!saveLayoutTo(path, &error)) warn(tr("Save"), error);
+}
+
+bool MainWindow::saveLayoutTo(const QString& path, QString* error) {
+  // A program that binds the sizes and names the layout, so it reopens as it was.
   QString program;
   for (const QString& item : doc_.sizes().split(QRegularExpression("[,;\\s]+"), Qt::SkipEmptyParts)) program += "let " + item + "\n";
   program += "let Layout = " + doc_.text() + "\n";
+  QSaveFile file(path);  // atomic: the old file stays until the new one is complete
   if (!file.open(QIODevice::WriteOnly) || file.write(program.toUtf8()) < 0 || !file.commit()) {
-    QMessageBox::warning(this, tr("Save"), tr("Could not save %1: %2").arg(path, file.errorString()));
-    return;
+    if (error) *error = tr("Could not save %1: %2").arg(path, file.errorString());
+    return false;
   }
   log(tr("saved %1").arg(path));
+  return true;
+}
+
+void MainWindow::warn(const QString& title, const QString& text) {
+  log(text);
+  statusBar()->showMessage(text, 8000);
+  // Window-modal but not blocking, so nothing waits on the user to continue.
+  auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();
 }
 
 void MainWindow::exportView() {
@@ -281,7 +299,7 @@ void MainWindow::exportView() {
   if (path.isEmpty()) return;
   QString error;
   if (!tensor_->exportTo(path, &error))
-    QMessageBox::warning(this, tr("Export"), error);
+    warn(tr("Export"), error);
   else
     log(tr("exported %1").arg(path));
 }

@@ -39,6 +39,9 @@ class MainWindow : public QMainWindow {
   bool openExample(const QString& name);
   // A .lego program: its layouts join the example list; the first (or `name`) opens.
   bool openProgram(const QString& path, const QString& name = {});
+  // The layout and its sizes as a .lego program (atomically replaced).
+  bool saveLayoutTo(const QString& path, QString* error = nullptr);
+  void setColouring(views::TensorView::Colouring c);
 
  signals:
   void snapshotShown(std::uint64_t generation);
@@ -52,6 +55,7 @@ class MainWindow : public QMainWindow {
   void saveLayout();
   void exportView();
   void log(const QString& line);
+  void warn(const QString& title, const QString& text);  // logged, and shown without blocking
 
   views::LayoutDocument doc_;
   EngineSession engine_;
@@ -61,10 +65,11 @@ class MainWindow : public QMainWindow {
   QPlainTextEdit* text_;
   QLineEdit* sizes_;
   QComboBox* examples_;
+  QComboBox* colouring_ = nullptr;
   QPlainTextEdit* details_;
   QPlainTextEdit* log_;
   QLabel* engine_status_;
-  QTimer text_debounce_, engine_debounce_;
+  QTimer text_debounce_;
   std::vector<Example> example_list_;
   bool syncing_ = false;
 };

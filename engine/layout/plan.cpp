@@ -90,8 +90,8 @@ Step orderby_apply_step(const BoundOrderBy& o) {
     const BoundPiece& piece = o.pieces[p];
     const int r = static_cast<int>(piece.dims.size());
     if (piece.genp) {
-      const int first = s.slots;
-      s.slots += r;
+      const int first = s.slot_count;
+      s.slot_count += r;
       for (int m = r; m-- > 0;) digits.push_back(digit(piece.dims[m], 1, 1 + first + m));  // slots follow the one output
       calls.push_back({piece.genp.get(), false, first, {{digit(piece.size(), piece_stride, 0)}}});
     } else {
@@ -108,7 +108,7 @@ Step orderby_apply_step(const BoundOrderBy& o) {
     piece_stride *= piece.size();
   }
   Step out = single_input(std::move(digits));
-  out.slots = s.slots;
+  out.slot_count = s.slot_count;
   out.calls = std::move(calls);
   return out;
 }
@@ -142,7 +142,7 @@ Step orderby_inv_step(const BoundOrderBy& o) {
     }
   }
   Step s = single_input(std::move(digits));
-  s.slots = slots;
+  s.slot_count = slots;
   s.calls = std::move(calls);
   return s;
 }
@@ -193,7 +193,7 @@ inline void scatter(std::int64_t v, const SubDigit* d, const SubDigit* end, std:
 
 // Accumulates a step's input sub-digits; finish_step() runs the GenP calls.
 inline void run_step(const Step& s, const std::int64_t* in, std::int64_t* acc) {
-  const int n_acc = s.outputs + s.slots;
+  const int n_acc = s.outputs + s.slot_count;
   for (int a = 0; a < n_acc; ++a) acc[a] = 0;
   const SubDigit* d = s.digits.data();
   int begin = 0;
@@ -230,7 +230,7 @@ inline void finish_step(const Step& s, const std::int64_t* acc, std::int64_t* re
     return;
   }
   std::array<std::int64_t, kMaxAccumulators> work;
-  std::copy(acc, acc + s.outputs + s.slots, work.data());
+  std::copy(acc, acc + s.outputs + s.slot_count, work.data());
   run_calls(s, work.data());
   std::copy(work.data(), work.data() + s.outputs, res);
 }
@@ -296,7 +296,7 @@ bool compose(const Step& first, const Step& second, Step& out) {
     if (boundaries[k] % boundaries[k - 1] != 0) return false;
 
   // Accumulator layout of the result: second's outputs, first's slots, second's slots.
-  auto second_target = [&](int t) { return t < second.outputs ? t : t + first.slots; };
+  auto second_target = [&](int t) { return t < second.outputs ? t : t + first.slot_count; };
   auto route = [&](const std::vector<SubDigit>& digits) {
     std::vector<SubDigit> routed;
     for (const SubDigit& d : digits) {
@@ -319,7 +319,7 @@ bool compose(const Step& first, const Step& second, Step& out) {
 
   out = Step{};
   out.outputs = second.outputs;
-  out.slots = first.slots + second.slots;
+  out.slot_count = first.slot_count + second.slot_count;
   int begin = 0;
   for (int end : first.coord_end) {
     const auto routed = route(std::vector<SubDigit>(first.digits.begin() + begin, first.digits.begin() + end));
@@ -334,7 +334,7 @@ bool compose(const Step& first, const Step& second, Step& out) {
   }
   for (const GenPCall& c : second.calls) {
     GenPCall moved = c;
-    moved.first_slot += first.slots;
+    moved.first_slot += first.slot_count;
     for (auto& r : moved.results)
       for (auto& d : r) d.target = second_target(d.target);
     out.calls.push_back(std::move(moved));
@@ -369,7 +369,7 @@ Plan::Plan(BoundLayout layout) : layout_(std::move(layout)) {
         direct_inv_calls_ = direct_inv_calls_ && c.inverse && r.size() <= 1 && (r.empty() || r[0].target < rank());
   for (const auto* steps : {&apply_steps_, &inv_steps_})
     for (const auto& s : *steps)
-      if (s.outputs + s.slots > kMaxAccumulators) throw LegoError("the layout has too many GenP dimensions in one OrderBy");
+      if (s.outputs + s.slot_count > kMaxAccumulators) throw LegoError("the layout has too many GenP dimensions in one OrderBy");
 }
 
 LayoutClass Plan::classify() const {
@@ -497,7 +497,7 @@ void Plan::apply_all(std::int64_t* out) const {
     });
     return;
   }
-  const std::size_t n_acc = static_cast<std::size_t>(first.outputs + first.slots);
+  const std::size_t n_acc = static_cast<std::size_t>(first.outputs + first.slot_count);
   std::array<std::int64_t, kMaxAccumulators> work, scratch;
   walk_inputs(first, [&](const std::int64_t* acc) {
     std::copy(acc, acc + n_acc, work.data());
@@ -515,7 +515,7 @@ void Plan::apply_all(std::int64_t* out) const {
 void Plan::inv_all(std::int64_t* out) const {
   const Step& first = inv_steps_[0];
   const std::size_t r = layout_.shape.size();
-  const std::size_t n_acc = static_cast<std::size_t>(first.outputs + first.slots);
+  const std::size_t n_acc = static_cast<std::size_t>(first.outputs + first.slot_count);
   if (first.calls.empty() && inv_steps_.size() == 1) {  // coordinates straight from the walk
     walk_inputs(first, [&](const std::int64_t* acc) {
       std::copy(acc, acc + r, out);

@@ -38,9 +38,9 @@ struct Step {
   std::vector<SubDigit> digits;  // per input coordinate, least significant first
   std::vector<int> coord_end;    // digits of coordinate k end at coord_end[k]
   int outputs = 1;
-  int slots = 0;
+  int slot_count = 0;  // not "slots": Qt defines that word
   std::vector<GenPCall> calls;
-  bool linear() const { return calls.empty() && slots == 0; }
+  bool linear() const { return calls.empty() && slot_count == 0; }
 };
 
 enum class LayoutClass { Affine, QuasiAffine, General };

@@ -1,0 +1,256 @@
+// The desktop app driven through its real widgets (offscreen): drops from
+// the palette change the layout and its text, undo restores them, hovering
+// a logical cell lights up the physical cell apply() gives, the engine
+// thread drops stale requests, errors mark the offending piece and lose
+// nothing, and a saved layout reopens identical.
+#include <QDragEnterEvent>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "layout/compile.hpp"
+#include "layout/parse.hpp"
+#include "session/layout_snapshot.hpp"
+#include "studio/main_window.hpp"
+
+using lego::studio::MainWindow;
+using lego::views::TensorView;
+
+namespace {
+
+// Drags `mime` onto `target` (a point in the editor's coordinates) the way Qt
+// delivers a real drop: enter, move, drop.
+void drop(QWidget* editor, QPoint at, const QString& format, const QByteArray& payload) {
+  QMimeData mime;
+  mime.setData(format, payload);
+  QDragEnterEvent enter(at, Qt::CopyAction | Qt::MoveAction, &mime, Qt::LeftButton, Qt::NoModifier);
+  QCoreApplication::sendEvent(editor, &enter);
+  QDragMoveEvent move(at, Qt::CopyAction | Qt::MoveAction, &mime, Qt::LeftButton, Qt::NoModifier);
+  QCoreApplication::sendEvent(editor, &move);
+  QVERIFY(move.isAccepted());
+  QDropEvent dropped(QPointF(at), Qt::CopyAction | Qt::MoveAction, &mime, Qt::LeftButton, Qt::NoModifier);
+  QCoreApplication::sendEvent(editor, &dropped);
+}
+
+// Rebuilt widgets are shown and laid out by queued events, as in the app.
+QPoint centre_in(QWidget* editor, QWidget* child) {
+  QTest::qWait(20);
+  return child->mapTo(editor, child->rect().center());
+}
+
+// Waits until the window shows the engine's answer to the document as it is now.
+bool wait_for_snapshot(MainWindow& w) {
+  return QTest::qWaitFor(
+      [&] {
+        const auto* s = w.tensorView()->snapshot();
+        return s && s->text == w.document()->text().toStdString() && s->bindings == w.document()->sizes().toStdString();
+      },
+      10000);
+}
+
+}  // namespace
+
+class StudioTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void dropFromPaletteAddsAPieceAndUndoRestoresIt();
+  void dropBelowTheBlocksAddsAnOrderBy();
+  void draggingAChipMovesIt();
+  void textEditsRebuildTheComposition();
+  void hoverLightsUpTheImageUnderApply();
+  void invalidLayoutMarksThePieceAndKeepsTheText();
+  void corruptProgramIsRefusedAndNothingIsLost();
+  void savedLayoutReopensIdentical();
+  void staleRequestsAreDropped();
+  void exportsSvgAndPng();
+};
+
+void StudioTest::dropFromPaletteAddsAPieceAndUndoRestoresIt() {
+  MainWindow w;
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  QVERIFY(w.openExample("Fig6Blocks"));
+  const QString before = w.document()->text();
+  QCOMPARE(w.composition()->blockCount(), 1);
+  QVERIFY(w.composition()->chip(0, 1) == nullptr);
+
+  // Dropped right of the RegP chip: appended to that OrderBy.
+  auto* editor = w.composition();
+  const QPoint at = centre_in(editor, editor->block(0)) + QPoint(editor->block(0)->width() / 2 - 4, 0);
+  drop(editor, at, lego::views::kPieceMime, "Col");
+  QVERIFY(w.document()->text() != before);
+  QVERIFY(w.document()->text().contains("Col(2,3,2,3)"));
+  QVERIFY(w.composition()->chip(0, 1) != nullptr);
+  QCOMPARE(w.composition()->chip(0, 1)->text(), QString("Col(2,3,2,3)"));
+  QCOMPARE(w.textEditor()->toPlainText(), w.document()->text());  // the text view follows
+
+  w.document()->undoStack()->undo();
+  QCOMPARE(w.document()->text(), before);
+  QCOMPARE(w.textEditor()->toPlainText(), before);
+  QVERIFY(w.composition()->chip(0, 1) == nullptr);
+  w.document()->undoStack()->redo();
+  QVERIFY(w.document()->text().contains("Col(2,3,2,3)"));
+}
+
+void StudioTest::dropBelowTheBlocksAddsAnOrderBy() {
+  MainWindow w;
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  QVERIFY(w.openExample("Fig6Blocks"));
+  auto* editor = w.composition();
+  drop(editor, centre_in(editor, editor->newBlockZone()), lego::views::kPieceMime, "antidiag");
+  QCOMPARE(w.composition()->blockCount(), 2);
+  QVERIFY2(w.document()->text().contains("GenP([6,6], antidiag)"), qPrintable(w.document()->text()));
+  QVERIFY(wait_for_snapshot(w));
+  const auto* s = w.tensorView()->snapshot();
+  QVERIFY2(s->ok, s->error.c_str());
+  QVERIFY2(s->verdict.rfind("bijective", 0) == 0, s->verdict.c_str());
+}
+
+void StudioTest::draggingAChipMovesIt() {
+  MainWindow w;
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  w.document()->setText("OrderBy(Row(2,2), Col(3,3)).TileBy([2,2],[3,3])", "test");
+  auto* editor = w.composition();
+  QCOMPARE(editor->chip(0, 1)->text(), QString("Col(3,3)"));
+  // Piece 1 dropped left of piece 0.
+  const QPoint at = centre_in(editor, editor->chip(0, 0)) - QPoint(editor->chip(0, 0)->width() / 2 + 3, 0);
+  drop(editor, at, lego::views::kMoveMime, "0,1");
+  QCOMPARE(w.document()->text(), QString("OrderBy(Col(3,3), Row(2,2)).TileBy([2,2],[3,3])"));
+  QCOMPARE(editor->chip(0, 0)->text(), QString("Col(3,3)"));
+}
+
+void StudioTest::textEditsRebuildTheComposition() {
+  MainWindow w;
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  w.textEditor()->setPlainText("OrderBy(Row(4,4), Col(2,2)).TileBy([4,4],[2,2])");
+  QTRY_COMPARE_WITH_TIMEOUT(w.document()->text(), QString("OrderBy(Row(4,4), Col(2,2)).TileBy([4,4],[2,2])"), 5000);
+  QCOMPARE(w.composition()->blockCount(), 1);
+  QCOMPARE(w.composition()->chip(0, 1)->text(), QString("Col(2,2)"));
+  // One undo step takes the typed text back.
+  w.document()->undoStack()->undo();
+  QVERIFY(w.document()->text() != QString("OrderBy(Row(4,4), Col(2,2)).TileBy([4,4],[2,2])"));
+}
+
+void StudioTest::hoverLightsUpTheImageUnderApply() {
+  MainWindow w;
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  QVERIFY(w.openExample("Fig6Chain"));
+  QVERIFY(wait_for_snapshot(w));
+  const lego::Plan plan = lego::compile(lego::parse_layout(w.document()->text().toStdString()), {});
+  TensorView* view = w.tensorView();
+  for (std::int64_t i : {0, 1, 4}) {
+    for (std::int64_t j : {0, 2, 5}) {
+      const std::int64_t cell = i * 6 + j;
+      QTest::mouseMove(view, view->cellCenter(TensorView::Side::Logical, cell).toPoint());
+      QCOMPARE(view->hovered().side, TensorView::Side::Logical);
+      QCOMPARE(view->hovered().index, cell);
+      QCOMPARE(view->highlighted().side, TensorView::Side::Physical);
+      QCOMPARE(view->highlighted().index, plan.apply_checked({i, j}));
+    }
+  }
+  // And back: a physical position lights up the logical cell inv() gives.
+  QTest::mouseMove(view, view->cellCenter(TensorView::Side::Physical, 7).toPoint());
+  const auto idx = plan.inv_checked(7);
+  QCOMPARE(view->highlighted().side, TensorView::Side::Logical);
+  QCOMPARE(view->highlighted().index, idx[0] * 6 + idx[1]);
+}
+
+void StudioTest::invalidLayoutMarksThePieceAndKeepsTheText() {
+  MainWindow w;
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  const QString bad = "OrderBy(Row(2,2), Row(3,4)).TileBy([2,2],[3,3])";  // 48 elements for a 36-element TileBy
+  w.document()->setText(bad, "test");
+  QVERIFY(wait_for_snapshot(w));
+  const auto* s = w.tensorView()->snapshot();
+  QVERIFY(!s->ok);
+  QVERIFY2(s->error.find("1:") == 0, s->error.c_str());  // line:column
+  bool marked = false;
+  for (std::size_t p = 0; p < 2; ++p) marked = marked || w.composition()->chip(0, p)->hasError();
+  QVERIFY(marked);
+  QCOMPARE(w.document()->text(), bad);
+  QCOMPARE(w.textEditor()->toPlainText(), bad);
+
+  // A syntax error: the composition says so, the text keeps what was typed.
+  const QString broken = "OrderBy(Row(4,4).GroupBy([(4,4)])";
+  w.document()->setText(broken, "test");
+  QVERIFY(!w.document()->layout());
+  QCOMPARE(w.composition()->blockCount(), 0);
+  QCOMPARE(w.textEditor()->toPlainText(), broken);
+  QVERIFY(!w.textEditor()->extraSelections().isEmpty());  // the error underlined
+}
+
+void StudioTest::corruptProgramIsRefusedAndNothingIsLost() {
+  MainWindow w;
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  QVERIFY(w.openExample("NW"));
+  const QString text = w.document()->text(), sizes = w.document()->sizes();
+  QTemporaryDir dir;
+  const QString path = dir.filePath("corrupt.lego");
+  QFile f(path);
+  QVERIFY(f.open(QIODevice::WriteOnly));
+  f.write("let n = 8\nlet L = OrderBy(Row(n,n).GroupBy([(n,n)])\n");
+  f.close();
+  QVERIFY(!w.openProgram(path));
+  QCOMPARE(w.document()->text(), text);
+  QCOMPARE(w.document()->sizes(), sizes);
+}
+
+void StudioTest::savedLayoutReopensIdentical() {
+  MainWindow w;
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  QVERIFY(w.openExample("Bricks"));
+  const QString text = w.document()->text(), sizes = w.document()->sizes();
+  QTemporaryDir dir;
+  const QString path = dir.filePath("bricks.lego");
+  QString error;
+  QVERIFY2(w.saveLayoutTo(path, &error), qPrintable(error));
+  MainWindow other;
+  QVERIFY(other.openProgram(path));
+  QCOMPARE(other.document()->text(), text);
+  QCOMPARE(other.document()->sizes(), sizes);
+}
+
+void StudioTest::staleRequestsAreDropped() {
+  lego::studio::EngineSession engine;
+  QSignalSpy spy(&engine, &lego::studio::EngineSession::snapshotReady);
+  std::uint64_t last = 0;
+  for (int k = 1; k <= 50; ++k) last = engine.request(QString("OrderBy(Row(%1,%1)).GroupBy([(%1,%1)])").arg(k), "");
+  QTRY_VERIFY_WITH_TIMEOUT(!spy.isEmpty() && spy.last().at(0).value<lego::studio::SnapshotPtr>()->generation == last, 10000);
+  QVERIFY(spy.size() < 50);
+  QVERIFY(engine.dropped() > 0);
+  const auto newest = spy.last().at(0).value<lego::studio::SnapshotPtr>();
+  QVERIFY(newest->ok);
+  QCOMPARE(newest->shape, (std::vector<std::int64_t>{50, 50}));
+}
+
+void StudioTest::exportsSvgAndPng() {
+  MainWindow w;
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  QVERIFY(w.openExample("NW"));
+  QVERIFY(wait_for_snapshot(w));
+  QTemporaryDir dir;
+  QString error;
+  QVERIFY2(w.tensorView()->exportTo(dir.filePath("nw.svg"), &error), qPrintable(error));
+  QVERIFY2(w.tensorView()->exportTo(dir.filePath("nw.png"), &error), qPrintable(error));
+  QFile svg(dir.filePath("nw.svg"));
+  QVERIFY(svg.open(QIODevice::ReadOnly));
+  QVERIFY(svg.readAll().contains("<svg"));
+  QImage png(dir.filePath("nw.png"));
+  QVERIFY(!png.isNull());
+  QVERIFY(png.width() > 100);
+  QVERIFY(!w.tensorView()->exportTo(dir.filePath("no/such/dir/x.png"), &error));
+  QVERIFY(!error.isEmpty());
+}
+
+QTEST_MAIN(StudioTest)
+#include "studio_test.moc"
