@@ -5,6 +5,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
+#include <QTableWidget>
 #include <QTimer>
 #include <cstdio>
 
@@ -21,6 +22,8 @@ int main(int argc, char** argv) {
   cli.addPositionalArgument("program", "A layout program (.lego) to open");
   cli.addOption({"name", "The layout of the program to open", "LAYOUT"});
   cli.addOption({"example", "One of the paper's example layouts (Fig6Chain, NW, LUD, Bricks, MatmulPid, ..)", "NAME"});
+  cli.addOption({"project", "A project (.lego.json) whose kernels open in the kernels panel", "FILE"});
+  cli.addOption({"run", "With --project: run every variant of its first kernel"});
   cli.addOption({"first-paint-ms", "Print milliseconds from start to the first painted window with a drawn layout, then quit"});
   cli.addOption({"screenshot", "Save a screenshot of the window once the layout is drawn, then quit", "FILE.png"});
   cli.addOption({"colour", "Colour cells by tile, physical or logical order", "tile|physical|logical"});
@@ -40,13 +43,34 @@ int main(int argc, char** argv) {
       QTimer::singleShot(0, &app, &QApplication::quit);
     });
   }
+  if (cli.isSet("project")) {
+    if (cli.isSet("run"))
+      QObject::connect(window.kernels(), &lego::studio::KernelsPanel::projectLoaded, window.kernels(),
+                       &lego::studio::KernelsPanel::runSweep, Qt::SingleShotConnection);
+    window.kernels()->openProject(cli.value("project"));
+  }
   if (cli.isSet("colour")) {
     const QString c = cli.value("colour");
     window.setColouring(c == "physical"  ? lego::views::TensorView::Colouring::PhysicalOrder
                         : c == "logical" ? lego::views::TensorView::Colouring::LogicalOrder
                                          : lego::views::TensorView::Colouring::Tile);
   }
-  if (cli.isSet("screenshot")) {
+  if (cli.isSet("screenshot") && cli.isSet("run")) {
+    // After the sweep: fastest first, the fastest and the slowest selected, so the code shows their diff.
+    const QString path = cli.value("screenshot");
+    QObject::connect(window.kernels(), &lego::studio::KernelsPanel::sweepFinished, &app, [&window, path] {
+      QTableWidget* table = window.kernels()->table();
+      table->sortItems(lego::studio::KernelsPanel::Ms);
+      table->setSelectionMode(QAbstractItemView::MultiSelection);
+      table->clearSelection();
+      table->selectRow(0);
+      table->selectRow(table->rowCount() - 1);
+      QTimer::singleShot(400, &window, [&window, path] {
+        if (!window.grab().save(path)) std::fprintf(stderr, "lego-studio: cannot write %s\n", qPrintable(path));
+        QApplication::quit();
+      });
+    });
+  } else if (cli.isSet("screenshot")) {
     const QString path = cli.value("screenshot");
     QObject::connect(&window, &lego::studio::MainWindow::snapshotShown, &app, [&window, path] {
       QTimer::singleShot(400, &window, [&window, path] {

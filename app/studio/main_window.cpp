@@ -72,7 +72,7 @@ MainWindow::MainWindow(QWidget* parent)
   for (const auto& e : example_list_) examples_->addItem(qs(e.name));
   if (!example_list_.empty()) openExample(qs(example_list_.front().name));
   resize(1280, 820);
-  resizeDocks({findChild<QDockWidget*>("log")}, {110}, Qt::Vertical);
+  resizeDocks({findChild<QDockWidget*>("kernels")}, {300}, Qt::Vertical);
   resizeDocks({findChild<QDockWidget*>("pieces")}, {190}, Qt::Horizontal);
 }
 
@@ -123,6 +123,18 @@ void MainWindow::buildDocks() {
   log_dock->setObjectName("log");
   log_dock->setWidget(log_);
   addDockWidget(Qt::BottomDockWidgetArea, log_dock);
+
+  kernels_ = new KernelsPanel;
+  auto* kernels_dock = new QDockWidget(tr("Kernels and variants"), this);
+  kernels_dock->setObjectName("kernels");
+  kernels_dock->setWidget(kernels_);
+  addDockWidget(Qt::BottomDockWidgetArea, kernels_dock);
+  tabifyDockWidget(kernels_dock, log_dock);
+  kernels_dock->raise();
+  connect(kernels_, &KernelsPanel::message, this, [this](const QString& m) {
+    statusBar()->showMessage(m, 8000);
+    log(m);
+  });
 }
 
 void MainWindow::buildActions() {
@@ -132,6 +144,17 @@ void MainWindow::buildActions() {
     if (!path.isEmpty()) openProgram(path);
   });
   open->setShortcut(QKeySequence::Open);
+  file->addAction(tr("Open &project (kernels)..."), this, [this] {
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open project"), qs(projects_dir()), tr("LEGO Studio projects (*.lego.json)"));
+    if (!path.isEmpty()) kernels_->openProject(path);
+  });
+  file->addAction(tr("Export &winner..."), this, [this] {
+    if (kernels_->winner().isEmpty())
+      return warn(tr("Export winner"), tr("No verified, timed variant yet: open a project and run its variants first."));
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Export the fastest verified variant into"), QDir::homePath());
+    if (!dir.isEmpty()) kernels_->exportWinner(dir);
+  });
   QAction* save = file->addAction(tr("&Save layout as..."), this, &MainWindow::saveLayout);
   save->setShortcut(QKeySequence::SaveAs);
   QAction* export_view = file->addAction(tr("&Export tensor view (SVG/PNG)..."), this, &MainWindow::exportView);

@@ -12,6 +12,7 @@
 
 #include "studio/engine_session.hpp"
 #include "studio/examples.hpp"
+#include "studio/kernels_panel.hpp"
 #include "views/composition_editor.hpp"
 #include "views/layout_document.hpp"
 #include "views/palette.hpp"
@@ -35,6 +36,7 @@ class MainWindow : public QMainWindow {
   views::Palette* palette() { return palette_; }
   QPlainTextEdit* textEditor() { return text_; }
   EngineSession* engine() { return &engine_; }
+  KernelsPanel* kernels() { return kernels_; }
   // Loads an example by name ("Bricks"); false when there is none.
   bool openExample(const QString& name);
   // A .lego program: its layouts join the example list; the first (or `name`) opens.
@@ -68,6 +70,7 @@ class MainWindow : public QMainWindow {
   QComboBox* colouring_ = nullptr;
   QPlainTextEdit* details_;
   QPlainTextEdit* log_;
+  KernelsPanel* kernels_;
   QLabel* engine_status_;
   QTimer text_debounce_;
   std::vector<Example> example_list_;

@@ -59,7 +59,7 @@ void WorkerClient::stop() {
   pid_ = -1;
 }
 
-Json WorkerClient::call(const Json& request, double timeout_s, const OnEvent& on_event) {
+Json WorkerClient::call(const Json& request, double timeout_s, const OnEvent& on_event, const std::atomic<bool>* cancel) {
   if (pid_ <= 0) start();
   const Json base = {{"id", request.value("id", 0)}, {"kernel", request.value("kernel", "")}, {"variant", request.value("variant", "")}};
   const std::string line = request.dump() + "\n";
@@ -81,6 +81,13 @@ Json WorkerClient::call(const Json& request, double timeout_s, const OnEvent& on
       }
       return message;
     }
+    if (cancel && cancel->load()) {
+      stop();
+      Json r = base;
+      r["status"] = "cancelled";
+      r["message"] = "cancelled; the worker was stopped";
+      return r;
+    }
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
     if (left <= 0) {
       stop();
@@ -90,7 +97,7 @@ Json WorkerClient::call(const Json& request, double timeout_s, const OnEvent& on
       return r;
     }
     pollfd p{from_worker_, POLLIN, 0};
-    const int ready = poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    const int ready = poll(&p, 1, static_cast<int>(std::min<long long>(left, cancel ? 50 : 1000)));
     if (ready < 0 && errno == EINTR) continue;
     if (ready <= 0) continue;
     char chunk[65536];

@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -21,7 +22,10 @@ class WorkerClient {
   WorkerClient& operator=(const WorkerClient&) = delete;
 
   using OnEvent = std::function<void(const nlohmann::json&)>;
-  nlohmann::json call(const nlohmann::json& request, double timeout_s, const OnEvent& on_event = {});
+  // `cancel`, set from another thread, stops the worker within 50 ms and
+  // yields {"status": "cancelled"}.
+  nlohmann::json call(const nlohmann::json& request, double timeout_s, const OnEvent& on_event = {},
+                      const std::atomic<bool>* cancel = nullptr);
 
  private:
   void start();

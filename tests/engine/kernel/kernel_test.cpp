@@ -6,6 +6,7 @@
 #include "kernel/spec.hpp"
 #include "kernel/variant.hpp"
 #include "run/executor.hpp"
+#include "run/sweep.hpp"
 
 namespace lego::kernel {
 namespace {
@@ -209,3 +210,21 @@ INSTANTIATE_TEST_SUITE_P(MatmulAndStencils, ExampleKernels,
 
 }  // namespace
 }  // namespace lego::kernel
+
+namespace lego::run {
+namespace {
+
+TEST(Sweep, MedianIsTheAggregateOrTheOnlyRepetition) {
+  const nlohmann::json one = {{"benchmark", {{"benchmarks", {{{"run_type", "iteration"}, {"real_time", 2.5}}}}}}};
+  EXPECT_DOUBLE_EQ(median_ms(one), 2.5);  // --repetitions 1: Google Benchmark adds no aggregates
+  const nlohmann::json three = {{"benchmark",
+                                 {{"benchmarks",
+                                   {{{"run_type", "iteration"}, {"real_time", 9.0}},
+                                    {{"run_type", "aggregate"}, {"aggregate_name", "mean"}, {"real_time", 5.0}},
+                                    {{"run_type", "aggregate"}, {"aggregate_name", "median"}, {"real_time", 4.0}}}}}}};
+  EXPECT_DOUBLE_EQ(median_ms(three), 4.0);
+  EXPECT_LT(median_ms(nlohmann::json{{"benchmark", {{"benchmarks", nlohmann::json::array()}}}}), 0);
+}
+
+}  // namespace
+}  // namespace lego::run

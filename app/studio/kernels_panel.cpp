@@ -1,0 +1,255 @@
+#include "studio/kernels_panel.hpp"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace lego::studio {
+
+namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+// Numbers sort as numbers; an unrun variant sorts last.
+class NumberItem : public QTableWidgetItem {
+ public:
+  NumberItem(double value, int decimals) : QTableWidgetItem(value < 0 ? QString() : QString::number(value, 'f', decimals)), value_(value) {
+    setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  }
+  bool operator<(const QTableWidgetItem& other) const override {
+    const auto* o = dynamic_cast<const NumberItem*>(&other);
+    if (!o) return QTableWidgetItem::operator<(other);
+    const double a = value_ < 0 ? 1e300 : value_, b = o->value_ < 0 ? 1e300 : o->value_;
+    return a < b;
+  }
+
+ private:
+  double value_;
+};
+
+std::string key(const std::string& kernel, const std::string& id) { return kernel + "/" + id; }
+
+}  // namespace
+
+KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
+  auto* top = new QHBoxLayout;
+  project_label_ = new QLabel(tr("No project: File > Open project..."));
+  kernel_ = new QComboBox;
+  kernel_->setToolTip(tr("The project's kernels"));
+  verified_only_ = new QCheckBox(tr("Verified only"));
+  run_ = new QPushButton(tr("Run all variants"));
+  run_->setToolTip(tr("Compile, verify against the reference and time every variant in lego-worker processes"));
+  cancel_ = new QPushButton(tr("Cancel"));
+  cancel_->setEnabled(false);
+  export_ = new QPushButton(tr("Export winner..."));
+  export_->setToolTip(tr("The fastest verified variant as standalone C++ (File > Export winner)"));
+  progress_ = new QProgressBar;
+  progress_->setVisible(false);
+  top->addWidget(project_label_);
+  top->addWidget(kernel_, 1);
+  top->addWidget(verified_only_);
+  top->addWidget(run_);
+  top->addWidget(cancel_);
+  top->addWidget(progress_, 1);
+
+  table_ = new QTableWidget(0, Columns);
+  table_->setHorizontalHeaderLabels({tr("variant"), tr("status"), tr("verified"), tr("ms"), tr("GB/s"), tr("GFLOP/s"), tr("% roof")});
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->horizontalHeader()->setSectionResizeMode(Variant, QHeaderView::Stretch);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->setSortingEnabled(true);
+  table_->setToolTip(tr("Select one variant to see its code, two to see the diff"));
+
+  tabs_ = new QTabWidget;
+  kernel_code_ = new views::CodeDiffView;
+  expressions_ = new views::CodeDiffView;
+  assembly_ = new views::CodeDiffView;
+  tabs_->addTab(kernel_code_, tr("Kernel"));
+  tabs_->addTab(expressions_, tr("Index expressions"));
+  tabs_->addTab(assembly_, tr("Assembly"));
+
+  auto* split = new QSplitter(Qt::Horizontal);
+  split->addWidget(table_);
+  split->addWidget(tabs_);
+  split->setSizes({560, 700});
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(top);
+  layout->addWidget(split, 1);
+
+  connect(kernel_, &QComboBox::currentIndexChanged, this, &KernelsPanel::showKernel);
+  connect(verified_only_, &QCheckBox::toggled, this, &KernelsPanel::showKernel);
+  connect(table_, &QTableWidget::itemSelectionChanged, this, &KernelsPanel::showSelection);
+  connect(run_, &QPushButton::clicked, this, &KernelsPanel::runSweep);
+  connect(cancel_, &QPushButton::clicked, this, &KernelsPanel::cancelSweep);
+  connect(&sweep_, &SweepSession::projectLoaded, this, [this](ProjectPtr p) {
+    project_ = std::move(p);
+    outcomes_.clear();
+    project_label_->setText(QFileInfo(qs(project_->file)).fileName());
+    project_label_->setToolTip(qs(project_->project.description));
+    const QSignalBlocker block(kernel_);
+    kernel_->clear();
+    for (const auto& k : project_->kernels) kernel_->addItem(qs(k.spec.name));
+    showKernel();
+    emit message(tr("opened %1: %2 kernels").arg(qs(project_->file)).arg(project_->kernels.size()));
+    emit projectLoaded();
+  });
+  connect(&sweep_, &SweepSession::failed, this, [this](const QString& m) { emit message(tr("error: %1").arg(m)); });
+  connect(&sweep_, &SweepSession::message, this, &KernelsPanel::message);
+  connect(&sweep_, &SweepSession::progress, this, [this](int done, int total, const QString& current) {
+    progress_->setMaximum(total);
+    progress_->setValue(done);
+    progress_->setFormat(current.isEmpty() ? tr("%v / %m") : tr("%v / %m  %1").arg(current));
+  });
+  connect(&sweep_, &SweepSession::variantDone, this, &KernelsPanel::onOutcome);
+  connect(&sweep_, &SweepSession::finished, this, [this](bool cancelled) {
+    run_->setEnabled(true);
+    cancel_->setEnabled(false);
+    progress_->setVisible(false);
+    emit message(cancelled ? tr("sweep cancelled")
+                           : tr("sweep finished; winner: %1").arg(winner().isEmpty() ? tr("none verified") : winner()));
+    emit sweepFinished(cancelled);
+  });
+  connect(&sweep_, &SweepSession::exported, this, [this](const QStringList& files) {
+    emit message(tr("exported %1").arg(files.join(", ")));
+    emit exported(files);
+  });
+}
+
+void KernelsPanel::openProject(const QString& path) { sweep_.open(path); }
+
+const KernelInfo* KernelsPanel::currentKernel() const {
+  if (!project_ || kernel_->currentIndex() < 0 || kernel_->currentIndex() >= static_cast<int>(project_->kernels.size())) return nullptr;
+  return &project_->kernels[static_cast<std::size_t>(kernel_->currentIndex())];
+}
+
+const VariantInfo* KernelsPanel::variant(const QString& id) const {
+  const KernelInfo* k = currentKernel();
+  if (!k) return nullptr;
+  for (const auto& v : k->variants)
+    if (qs(v.id) == id) return &v;
+  return nullptr;
+}
+
+int KernelsPanel::rowOf(const QString& id) const {
+  for (int r = 0; r < table_->rowCount(); ++r)
+    if (table_->item(r, Variant) && table_->item(r, Variant)->text() == id) return r;
+  return -1;
+}
+
+void KernelsPanel::showKernel() {
+  const KernelInfo* k = currentKernel();
+  table_->setSortingEnabled(false);
+  table_->setRowCount(0);
+  if (!k) return;
+  for (const auto& v : k->variants) {
+    const auto it = outcomes_.find(key(k->spec.name, v.id));
+    const VariantOutcome* o = it == outcomes_.end() ? nullptr : it->second.get();
+    if (verified_only_->isChecked() && !(o && o->verified)) continue;
+    const int row = table_->rowCount();
+    table_->insertRow(row);
+    table_->setItem(row, Variant, new QTableWidgetItem(qs(v.id)));
+    table_->setItem(row, Status, new QTableWidgetItem(o ? qs(o->status) : v.error.empty() ? tr("not run") : tr("invalid")));
+    if (o && !o->message.empty()) table_->item(row, Status)->setToolTip(qs(o->message));
+    if (!v.error.empty()) table_->item(row, Status)->setToolTip(qs(v.error));
+    table_->setItem(row, Verified, new QTableWidgetItem(o ? (o->verified ? QString::fromUtf8("✓") : QString::fromUtf8("✗")) : QString()));
+    table_->setItem(row, Ms, new NumberItem(o ? o->ms : -1, 4));
+    table_->setItem(row, GBs, new NumberItem(o && o->ms > 0 ? o->gbs : -1, 2));
+    table_->setItem(row, GFlops, new NumberItem(o && o->ms > 0 ? o->gflops : -1, 2));
+    table_->setItem(row, Roof, new NumberItem(o && o->ms > 0 ? o->roof : -1, 1));
+  }
+  table_->setSortingEnabled(true);
+  if (table_->rowCount() > 0) table_->selectRow(0);
+}
+
+void KernelsPanel::showSelection() {
+  QStringList ids;
+  for (const QModelIndex& index : table_->selectionModel()->selectedRows(Variant)) ids << index.data().toString();
+  const VariantInfo* a = ids.size() > 0 ? variant(ids[0]) : nullptr;
+  const VariantInfo* b = ids.size() > 1 ? variant(ids[1]) : nullptr;
+  auto text = [](const VariantInfo* v) { return v ? (v->error.empty() ? qs(v->instance.source) : qs(v->error)) : QString(); };
+  auto asm_of = [this](const VariantInfo* v) {
+    if (!v) return QString();
+    const auto it = outcomes_.find(key(currentKernel()->spec.name, v->id));
+    return it != outcomes_.end() && !it->second->assembly.empty() ? qs(it->second->assembly) : tr("; run the variant to see its assembly");
+  };
+  const QString ta = a ? qs(a->id) : QString(), tb = b ? qs(b->id) : QString();
+  kernel_code_->setTexts(ta, text(a), tb, b ? text(b) : QString());
+  expressions_->setTexts(ta, a ? qs(a->expansions) : QString(), tb, b ? qs(b->expansions) : QString());
+  assembly_->setTexts(ta, asm_of(a), tb, b ? asm_of(b) : QString());
+}
+
+void KernelsPanel::runSweep() {
+  const KernelInfo* k = currentKernel();
+  if (!k || sweep_.running()) return;
+  QStringList ids;
+  for (const auto& v : k->variants) ids << qs(v.id);
+  run_->setEnabled(false);
+  cancel_->setEnabled(true);
+  progress_->setVisible(true);
+  progress_->setRange(0, static_cast<int>(ids.size()));
+  progress_->setValue(0);
+  run::RunOptions options;
+  options.repetitions = 3;
+  options.min_time_s = 0.02;
+  sweep_.run(project_, qs(k->spec.name), ids, options, timeout_s_);
+}
+
+void KernelsPanel::cancelSweep() {
+  sweep_.cancel();
+  emit message(tr("cancelling..."));
+}
+
+void KernelsPanel::onOutcome(OutcomePtr o) {
+  outcomes_[key(o->kernel, o->id)] = o;
+  const KernelInfo* k = currentKernel();
+  if (!k || k->spec.name != o->kernel) return;
+  const int row = rowOf(qs(o->id));
+  if (row < 0) return showKernel();
+  table_->setSortingEnabled(false);
+  table_->item(row, Status)->setText(qs(o->status));
+  table_->item(row, Status)->setToolTip(qs(o->message));
+  table_->item(row, Verified)->setText(o->verified ? QString::fromUtf8("✓") : QString::fromUtf8("✗"));
+  table_->setItem(row, Ms, new NumberItem(o->ms, 4));
+  table_->setItem(row, GBs, new NumberItem(o->ms > 0 ? o->gbs : -1, 2));
+  table_->setItem(row, GFlops, new NumberItem(o->ms > 0 ? o->gflops : -1, 2));
+  table_->setItem(row, Roof, new NumberItem(o->ms > 0 ? o->roof : -1, 1));
+  table_->setSortingEnabled(true);
+}
+
+QString KernelsPanel::winner() const {
+  const KernelInfo* k = currentKernel();
+  if (!k) return {};
+  QString best;
+  double best_ms = 1e300;
+  for (const auto& v : k->variants) {
+    const auto it = outcomes_.find(key(k->spec.name, v.id));
+    if (it == outcomes_.end() || !it->second->verified || it->second->ms <= 0) continue;
+    if (it->second->ms < best_ms) {
+      best_ms = it->second->ms;
+      best = qs(v.id);
+    }
+  }
+  return best;
+}
+
+void KernelsPanel::exportWinner(const QString& dir) {
+  const QString best = winner();
+  if (best.isEmpty()) {
+    emit message(tr("no verified, timed variant yet: run the sweep first"));
+    return;
+  }
+  sweep_.exportVariant(project_, kernel_->currentText(), best, dir);
+}
+
+}  // namespace lego::studio

@@ -1,0 +1,74 @@
+// The kernels panel: a project's kernels, their variants in a sortable table
+// (status, verified, ms, GB/s, GFLOP/s, % of roof), a sweep with progress
+// and Cancel, the code of one variant or the diff of two (kernel, index
+// expressions, assembly), and Export winner. Work runs in SweepSession.
+#pragma once
+
+#include <QWidget>
+
+#include "studio/sweep_session.hpp"
+#include "views/code_diff_view.hpp"
+
+class QComboBox;
+class QCheckBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTableWidget;
+class QTabWidget;
+
+namespace lego::studio {
+
+class KernelsPanel : public QWidget {
+  Q_OBJECT
+ public:
+  enum Column { Variant, Status, Verified, Ms, GBs, GFlops, Roof, Columns };
+
+  explicit KernelsPanel(QWidget* parent = nullptr);
+
+  void openProject(const QString& path);
+  void runSweep();  // all variants of the current kernel
+  void cancelSweep();
+  // The fastest verified variant of the current kernel, or empty.
+  QString winner() const;
+  void exportWinner(const QString& dir);
+  // Seconds before a variant's worker is killed as hung (default 120).
+  void setTimeout(double seconds) { timeout_s_ = seconds; }
+
+  QTableWidget* table() const { return table_; }
+  QComboBox* kernelChoice() const { return kernel_; }
+  views::CodeDiffView* kernelCode() const { return kernel_code_; }
+  views::CodeDiffView* expressions() const { return expressions_; }
+  QProgressBar* progress() const { return progress_; }
+  const ProjectInfo* project() const { return project_.get(); }
+  bool running() const { return sweep_.running(); }
+
+ signals:
+  void projectLoaded();
+  void sweepFinished(bool cancelled);
+  void exported(const QStringList& files);
+  void message(const QString& text);
+
+ private:
+  void showKernel();
+  void showSelection();
+  void onOutcome(OutcomePtr outcome);
+  const KernelInfo* currentKernel() const;
+  const VariantInfo* variant(const QString& id) const;
+  int rowOf(const QString& id) const;
+
+  SweepSession sweep_;
+  double timeout_s_ = 120;
+  ProjectPtr project_;
+  std::map<std::string, OutcomePtr> outcomes_;  // "kernel/variant" -> last result
+  QLabel* project_label_;
+  QComboBox* kernel_;
+  QCheckBox* verified_only_;
+  QPushButton *run_, *cancel_, *export_;
+  QProgressBar* progress_;
+  QTableWidget* table_;
+  QTabWidget* tabs_;
+  views::CodeDiffView *kernel_code_, *expressions_, *assembly_;
+};
+
+}  // namespace lego::studio

@@ -1,0 +1,169 @@
+#include "studio/sweep_session.hpp"
+
+#include <filesystem>
+#include <map>
+
+#include "kernel/variant.hpp"
+#include "run/sweep.hpp"
+#include "run/worker_client.hpp"
+
+namespace lego::studio {
+
+namespace {
+
+std::string expansions_text(const kernel::Instance& inst) {
+  std::string out;
+  for (const auto& e : inst.expansions)
+    out += std::to_string(e.line) + ":" + std::to_string(e.column) + "  {{ " + e.placeholder + " }}  ->  " + e.code +
+           (e.ops ? "   (" + std::to_string(e.ops) + " ops)" : "") + "\n";
+  return out;
+}
+
+}  // namespace
+
+SweepSession::SweepSession(QObject* parent) : QObject(parent), worker_(new QObject) {
+  qRegisterMetaType<ProjectPtr>();
+  qRegisterMetaType<OutcomePtr>();
+  thread_.setObjectName(QStringLiteral("lego-sweep"));
+  worker_->moveToThread(&thread_);
+  connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
+  thread_.start();
+}
+
+SweepSession::~SweepSession() {
+  cancel_ = true;
+  thread_.quit();
+  thread_.wait();
+}
+
+void SweepSession::open(const QString& project_file, std::size_t max_variants) {
+  QMetaObject::invokeMethod(
+      worker_,
+      [this, file = project_file.toStdString(), max_variants] {
+        try {
+          auto info = std::make_shared<ProjectInfo>();
+          info->file = file;
+          info->project = kernel::load_project(file, kernel::default_resource_dirs());
+          for (const auto& spec : info->project.kernels) {
+            KernelInfo k{spec, {}, 0};
+            const kernel::VariantSpace space = kernel::enumerate_variants(spec, {max_variants, 1, {}});
+            k.rejected = space.rejected;
+            for (const auto& v : space.variants) {
+              VariantInfo vi{v.id, {}, {}, {}};
+              try {
+                vi.instance = kernel::instantiate(spec, v, sym::Lang::C);
+                vi.expansions = expansions_text(vi.instance);
+              } catch (const LegoError& e) {
+                vi.error = e.what();
+              }
+              k.variants.push_back(std::move(vi));
+            }
+            info->kernels.push_back(std::move(k));
+          }
+          emit projectLoaded(info);
+        } catch (const LegoError& e) {
+          emit failed(QString::fromStdString(e.what()));
+        } catch (const std::exception& e) {
+          emit failed(QStringLiteral("internal error: %1").arg(e.what()));
+        }
+      },
+      Qt::QueuedConnection);
+}
+
+void SweepSession::run(ProjectPtr project, const QString& kernel_name, const QStringList& variant_ids, const run::RunOptions& options,
+                       double timeout_s) {
+  cancel_ = false;
+  running_ = true;
+  std::vector<std::string> ids;
+  for (const auto& id : variant_ids) ids.push_back(id.toStdString());
+  QMetaObject::invokeMethod(
+      worker_,
+      [this, project, kernel = kernel_name.toStdString(), ids, options, timeout_s] {
+        const KernelInfo* k = nullptr;
+        for (const auto& candidate : project->kernels)
+          if (candidate.spec.name == kernel) k = &candidate;
+        bool cancelled = false;
+        try {
+          if (!k) throw LegoError("no kernel " + kernel + " in the project");
+          const nlohmann::json roof =
+              run::machine_ceilings(false, [this](const std::string& m) { emit message(QString::fromStdString(m)); });
+          run::WorkerClient worker(run::default_worker_path());
+          std::map<std::string, std::string> seen;  // code -> first id
+          int done = 0;
+          for (const auto& id : ids) {
+            if (cancel_) {
+              cancelled = true;
+              break;
+            }
+            emit progress(done, static_cast<int>(ids.size()), QString::fromStdString(id));
+            auto out = std::make_shared<VariantOutcome>();
+            out->kernel = kernel;
+            out->id = id;
+            const VariantInfo* v = nullptr;
+            for (const auto& candidate : k->variants)
+              if (candidate.id == id) v = &candidate;
+            if (!v || !v->error.empty()) {
+              out->status = "invalid";
+              out->message = v ? v->error : "no such variant";
+            } else if (auto [it, fresh] = seen.emplace(run::code_key(v->instance), id); !fresh) {
+              out->status = "duplicate";
+              out->message = "same code as " + it->second;
+            } else {
+              run::RunOptions o = options;
+              o.want_assembly = true;
+              const run::VariantResult r = run::run_variant(worker, v->instance, o, timeout_s, roof, done + 1, {}, &cancel_);
+              out->status = r.status;
+              out->message = r.message;
+              out->verified = r.verified;
+              out->ms = r.ms;
+              out->gbs = r.gbs;
+              out->gflops = r.gflops;
+              out->roof = r.roof;
+              out->assembly = r.raw.value("assembly", "");
+            }
+            ++done;
+            emit variantDone(out);
+            if (out->status == "cancelled") {
+              cancelled = true;
+              break;
+            }
+          }
+          emit progress(done, static_cast<int>(ids.size()), {});
+        } catch (const std::exception& e) {
+          emit failed(QString::fromStdString(e.what()));
+        }
+        running_ = false;
+        emit finished(cancelled);
+      },
+      Qt::QueuedConnection);
+}
+
+void SweepSession::exportVariant(ProjectPtr project, const QString& kernel_name, const QString& variant_id, const QString& dir) {
+  QMetaObject::invokeMethod(
+      worker_,
+      [this, project, kernel = kernel_name.toStdString(), id = variant_id.toStdString(), dir = dir.toStdString()] {
+        try {
+          for (const auto& k : project->kernels) {
+            if (k.spec.name != kernel) continue;
+            for (const auto& v : k.variants) {
+              if (v.id != id) continue;
+              if (!v.error.empty()) throw LegoError(v.error);
+              std::filesystem::create_directories(dir);
+              QStringList written;
+              for (const auto& [name, text] : run::export_files(k.spec, v.instance)) {
+                run::write_atomically(std::filesystem::path(dir) / name, text);
+                written << QString::fromStdString((std::filesystem::path(dir) / name).string());
+              }
+              emit exported(written);
+              return;
+            }
+          }
+          throw LegoError("no variant " + id + " of kernel " + kernel);
+        } catch (const std::exception& e) {
+          emit failed(QString::fromStdString(e.what()));
+        }
+      },
+      Qt::QueuedConnection);
+}
+
+}  // namespace lego::studio

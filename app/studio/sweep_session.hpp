@@ -1,0 +1,82 @@
+// The kernel side of the app: a project's kernels and variants, loaded,
+// instantiated and run off the UI thread. Runs go through lego-worker
+// processes (generated code never runs in the GUI); each result comes back
+// as it lands, with progress, and Cancel stops the running worker at once.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QThread>
+#include <atomic>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "kernel/instantiate.hpp"
+#include "kernel/spec.hpp"
+#include "run/executor.hpp"
+
+namespace lego::studio {
+
+struct VariantInfo {
+  std::string id;
+  kernel::Instance instance;  // empty source when it failed to instantiate
+  std::string error;
+  std::string expansions;  // each placeholder and what it became, one per line
+};
+
+struct KernelInfo {
+  kernel::KernelSpec spec;
+  std::vector<VariantInfo> variants;
+  std::uint64_t rejected = 0;
+};
+
+struct ProjectInfo {
+  std::string file;
+  kernel::Project project;
+  std::vector<KernelInfo> kernels;
+};
+
+struct VariantOutcome {
+  std::string kernel, id, status, message, assembly;
+  double ms = -1, gbs = 0, gflops = 0, roof = 0;
+  bool verified = false;
+};
+
+using ProjectPtr = std::shared_ptr<const ProjectInfo>;
+using OutcomePtr = std::shared_ptr<const VariantOutcome>;
+
+class SweepSession : public QObject {
+  Q_OBJECT
+ public:
+  explicit SweepSession(QObject* parent = nullptr);
+  ~SweepSession() override;
+
+  // Variants per kernel are capped (a seeded sample beyond), so a huge space
+  // still opens at once.
+  void open(const QString& project_file, std::size_t max_variants = 256);
+  void run(ProjectPtr project, const QString& kernel, const QStringList& variant_ids, const run::RunOptions& options, double timeout_s);
+  // Writes the variant as standalone source (run::export_files) into `dir`.
+  void exportVariant(ProjectPtr project, const QString& kernel, const QString& variant_id, const QString& dir);
+  void cancel() { cancel_ = true; }
+  bool running() const { return running_.load(); }
+
+ signals:
+  void projectLoaded(lego::studio::ProjectPtr project);
+  void failed(const QString& message);
+  void progress(int done, int total, const QString& current);
+  void variantDone(lego::studio::OutcomePtr outcome);
+  void finished(bool cancelled);
+  void message(const QString& text);
+  void exported(const QStringList& files);
+
+ private:
+  QThread thread_;
+  QObject* worker_;
+  std::atomic<bool> cancel_{false}, running_{false};
+};
+
+}  // namespace lego::studio
+
+Q_DECLARE_METATYPE(lego::studio::ProjectPtr)
+Q_DECLARE_METATYPE(lego::studio::OutcomePtr)

@@ -1,0 +1,180 @@
+#include "run/sweep.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "kernel/spec.hpp"
+#include "layout/derive.hpp"
+#include "layout/parse.hpp"
+#include "run/jit.hpp"
+
+namespace lego::run {
+
+using Json = nlohmann::json;
+namespace fs = std::filesystem;
+
+// A reader never sees half a file: write beside it, then rename over it.
+void write_atomically(const fs::path& file, const std::string& text) {
+  const fs::path tmp = file.string() + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << text;
+    if (!out.flush()) throw LegoError("cannot write " + tmp.string());
+  }
+  std::error_code ec;
+  fs::rename(tmp, file, ec);
+  if (ec) throw LegoError("cannot write " + file.string() + ": " + ec.message());
+}
+
+namespace {
+
+fs::path cache_file() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  const fs::path base = xdg && *xdg ? fs::path(xdg) : home ? fs::path(home) / ".cache" : fs::temp_directory_path();
+  char host[256] = "unknown";
+  gethostname(host, sizeof host - 1);
+  return base / "lego-studio" / (std::string("ceilings-") + host + ".json");
+}
+
+}  // namespace
+
+// Measured once per machine (and thread count) and cached.
+Json machine_ceilings(bool refresh, const std::function<void(const std::string&)>& note) {
+  const fs::path file = cache_file();
+  const long threads = sysconf(_SC_NPROCESSORS_ONLN);
+  if (!refresh) {
+    std::ifstream in(file);
+    Json cached = Json::parse(in, nullptr, false);
+    if (!cached.is_discarded() && cached.is_object() && cached.value("threads", 0L) == threads && cached.contains("copy_gbs")) {
+      cached["cached"] = file.string();
+      return cached;
+    }
+  }
+  if (note) note("measuring the machine's ceilings (STREAM copy/triad, peak FMA; once per machine)...");
+  WorkerClient worker(default_worker_path());
+  Json r = worker.call({{"id", 1}, {"kind", "ceilings"}}, 300);
+  if (r.value("status", "") != "ok") throw LegoError("measuring ceilings failed: " + r.value("message", r.dump()));
+  r.erase("id");
+  r.erase("status");
+  fs::create_directories(file.parent_path());
+  write_atomically(file, r.dump(2) + "\n");
+  r["cached"] = file.string();
+  return r;
+}
+
+double median_ms(const Json& result) {
+  // Google Benchmark adds aggregates only for more than one repetition.
+  double single = -1;
+  for (const auto& b : result["benchmark"]["benchmarks"]) {
+    if (b.value("aggregate_name", "") == "median") return b["real_time"].get<double>();  // Unit is ms
+    if (b.value("run_type", "") == "iteration" && single < 0) single = b["real_time"].get<double>();
+  }
+  return single;
+}
+
+// Percent of the roof that bounds this kernel: copy bandwidth for a
+// kernel without FLOPs, else min(peak, intensity x triad bandwidth).
+double percent_of_roof(const kernel::Instance& inst, double ms, const Json& roof) {
+  if (ms <= 0) return 0;
+  const double s = ms / 1e3;
+  if (inst.flops == 0) return 100.0 * (static_cast<double>(inst.bytes) / s / 1e9) / roof["copy_gbs"].get<double>();
+  const bool f64 = !inst.tensors.empty() && inst.tensors[0].type == kernel::ElementType::F64;
+  const double peak = roof[f64 ? "peak_gflops_f64" : "peak_gflops_f32"].get<double>();
+  const double intensity = inst.bytes > 0 ? static_cast<double>(inst.flops) / static_cast<double>(inst.bytes) : 1e30;
+  return 100.0 * (static_cast<double>(inst.flops) / s / 1e9) / std::min(peak, intensity * roof["triad_gbs"].get<double>());
+}
+
+// The code that differs between variants: the source past its header, and the layouts.
+std::string code_key(const kernel::Instance& inst) {
+  std::string key = inst.source.substr(inst.source.find('\n') + 1);
+  for (const auto& t : inst.tensors) key += "\n" + t.view_text;
+  return key;
+}
+
+VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, const RunOptions& options, double timeout_s, const Json& roof,
+                          std::int64_t id, const WorkerClient::OnEvent& on_event, const std::atomic<bool>* cancel) {
+  VariantResult row;
+  row.id = inst.variant;
+  row.raw = worker.call(make_request(inst, options, id), timeout_s, on_event, cancel);
+  row.status = row.raw.value("status", "error");
+  row.message = row.raw.value("message", "");
+  row.verified = row.raw.value("verified", false);
+  if (row.status == "ok" && row.raw.contains("benchmark")) {
+    row.ms = median_ms(row.raw);
+    row.gbs = static_cast<double>(inst.bytes) / (row.ms / 1e3) / 1e9;
+    row.gflops = static_cast<double>(inst.flops) / (row.ms / 1e3) / 1e9;
+    row.roof = percent_of_roof(inst, row.ms, roof);
+  }
+  return row;
+}
+
+std::map<std::string, std::string> export_files(const kernel::KernelSpec& spec, const kernel::Instance& inst) {
+  const std::string base = spec.name;
+  const std::string& variant = inst.variant;
+  std::string header = "// " + spec.name + ", variant " + variant + " (exported by LEGO Studio)\n#pragma once\n#include <cstdint>\n\n";
+  std::string params, args;
+  for (const auto& t : inst.tensors) {
+    // Where element (i, j, ..) of each tensor lives in its buffer, derived from its layout.
+    std::vector<std::string> idx;
+    for (std::size_t k = 0; k < t.extents.size(); ++k) idx.push_back("i" + std::to_string(k));
+    DeriveRequest request;
+    request.indices = idx;
+    const DeriveResult d = derive(parse_layout(t.view_text), inst.parameters, request);
+    std::string sig, temps;
+    for (const auto& i : idx) sig += (sig.empty() ? "" : ", ") + std::string("int64_t ") + i;
+    for (const auto& [name, e] : d.temporaries) temps += "  const " + d.index_type + " " + name + " = " + e + ";\n";
+    std::string extents;
+    for (auto e : t.extents) extents += (extents.empty() ? "" : " x ") + std::to_string(e);
+    header += fmt::format("// {} ({}, {}): {} {}, layout \"{}\":\n//   {}\ninline int64_t {}_offset({}) {{\n{}  return {};\n}}\n\n", t.name,
+                          kernel::to_string(t.role), kernel::c_type(t.type), extents, kernel::c_type(t.type), t.layout_name, t.view_text,
+                          t.name, sig, temps, d.exprs.at(0));
+    params +=
+        (params.empty() ? "" : ", ") + std::string(t.role == kernel::Role::In ? "const " : "") + kernel::c_type(t.type) + "* " + t.name;
+    args += (args.empty() ? "" : ", ") + t.name + ".data()";
+  }
+  const std::string prelude = sym::c_prelude(sym::Lang::C);
+  header = prelude + header;
+  header += "extern \"C\" void lego_kernel(" + params + ");\n";
+
+  std::string example =
+      "// Calls the exported kernel once on filled buffers and prints a checksum.\n// Build: c++ -O3 -march=native -fopenmp example.cpp " +
+      base + ".cpp -o example\n#include <chrono>\n#include <cstdio>\n#include <vector>\n\n#include \"" + base + ".hpp\"\n\nint main() {\n";
+  std::string sums;
+  for (const auto& t : inst.tensors) {
+    example += fmt::format("  std::vector<{}> {}({});\n  for (size_t k = 0; k < {}.size(); ++k) {}[k] = {}(k % 97) * {}(0.5);\n",
+                           kernel::c_type(t.type), t.name, t.elements, t.name, t.name, kernel::c_type(t.type), kernel::c_type(t.type));
+    if (t.role != kernel::Role::In)
+      sums += fmt::format(
+          "  double sum_{0} = 0;\n  for (auto v : {0}) sum_{0} += v;\n  std::printf(\"checksum {0} = %.17g\\n\", sum_{0});\n", t.name);
+  }
+  example += "  const auto t0 = std::chrono::steady_clock::now();\n  lego_kernel(" + args +
+             ");\n  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();\n" + sums +
+             "  std::printf(\"time %.3f ms\\n\", ms);\n  return 0;\n}\n";
+
+  std::string source = inst.source;
+  if (auto at = source.find("#line 1 "); at != std::string::npos) source.erase(at, source.find('\n', at) - at + 1);
+  if (auto at = source.find(prelude); !prelude.empty() && at != std::string::npos) source.erase(at, prelude.size());  // the header has it
+  source = "#include \"" + base + ".hpp\"\n" + source;
+
+  std::map<std::string, std::string> files = {
+      {base + ".cpp", source},
+      {base + ".hpp", header},
+      {"example.cpp", example},
+      {"README.md",
+       "# " + spec.name + " — variant " + variant + "\n\n" + spec.description +
+           "\n\nExported by LEGO Studio. Self-contained C++17 with OpenMP; no LEGO Studio needed.\n\n"
+           "    c++ -O3 -march=native -fopenmp example.cpp " +
+           base + ".cpp -o example && ./example\n\n`" + base +
+           ".hpp` documents each tensor's layout and gives `<tensor>_offset(i, ..)`, the position of an element in its buffer. `" + base +
+           ".s` is the assembly LEGO Studio's JIT produced for this machine (-O3 -march=native).\n"}};
+  // What the compiler made of it (compiled here, never run here).
+  CompileResult compiled = compile_cpp(inst.source);
+  files[base + ".s"] = compiled.module ? compiled.module->assembly() : "; the kernel does not compile:\n" + compiled.diagnostics;
+  return files;
+}
+
+}  // namespace lego::run

@@ -1,0 +1,95 @@
+// The kernels panel through its widgets (offscreen), with real lego-worker
+// processes: a sweep over a project whose variants crash, hang, compute the
+// wrong thing or work finishes with each status in the table, picks the
+// working one as the winner, shows the diff of two variants, exports the
+// winner, and Cancel stops a sweep at once.
+#include "studio/kernels_panel.hpp"
+
+#include <QComboBox>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using lego::studio::KernelsPanel;
+
+class KernelsPanelTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void sweepReportsEveryOutcomeAndExportsTheWinner();
+  void cancelStopsTheSweep();
+};
+
+namespace {
+
+QString status_of(const KernelsPanel& panel, const QString& id) {
+  QTableWidget* t = panel.table();
+  for (int r = 0; r < t->rowCount(); ++r)
+    if (t->item(r, KernelsPanel::Variant)->text() == id) return t->item(r, KernelsPanel::Status)->text();
+  return {};
+}
+
+void open_faulty(KernelsPanel& panel) {
+  QSignalSpy loaded(&panel, &KernelsPanel::projectLoaded);
+  panel.openProject(LEGO_TEST_DATA "/kernels/faulty.lego.json");
+  QVERIFY(loaded.wait(30000));
+  QCOMPARE(panel.kernelChoice()->currentText(), QString("faulty"));
+  QCOMPARE(panel.table()->rowCount(), 8);  // B: fwd/rev x MODE 0..3
+}
+
+}  // namespace
+
+void KernelsPanelTest::sweepReportsEveryOutcomeAndExportsTheWinner() {
+  KernelsPanel panel;
+  panel.show();
+  open_faulty(panel);
+  panel.setTimeout(3);
+  QSignalSpy finished(&panel, &KernelsPanel::sweepFinished);
+  panel.runSweep();
+  QVERIFY(panel.running());
+  QVERIFY(finished.wait(120000));
+  QCOMPARE(finished.first().at(0).toBool(), false);
+  QCOMPARE(status_of(panel, "A=default,B=fwd,N=1000,MODE=0"), QString("ok"));
+  QCOMPARE(status_of(panel, "A=default,B=fwd,N=1000,MODE=1"), QString("crashed"));
+  QCOMPARE(status_of(panel, "A=default,B=fwd,N=1000,MODE=2"), QString("timeout"));
+  QCOMPARE(status_of(panel, "A=default,B=fwd,N=1000,MODE=3"), QString("wrong"));
+  const QString winner = panel.winner();
+  QVERIFY(winner == "A=default,B=fwd,N=1000,MODE=0" || winner == "A=default,B=rev,N=1000,MODE=0");
+
+  // Two variants selected: their code side by side, the differing lines marked.
+  QTableWidget* t = panel.table();
+  t->clearSelection();
+  t->setSelectionMode(QAbstractItemView::MultiSelection);
+  t->selectRow(0);
+  t->selectRow(1);
+  QVERIFY(panel.kernelCode()->changedLines() > 0);
+
+  QTemporaryDir dir;
+  QSignalSpy exported(&panel, &KernelsPanel::exported);
+  panel.exportWinner(dir.path());
+  QVERIFY(exported.wait(60000));
+  QVERIFY(QFile::exists(dir.filePath("faulty.cpp")));
+  QVERIFY(QFile::exists(dir.filePath("faulty.hpp")));
+  QVERIFY(QFile::exists(dir.filePath("example.cpp")));
+}
+
+void KernelsPanelTest::cancelStopsTheSweep() {
+  KernelsPanel panel;
+  panel.show();
+  open_faulty(panel);
+  panel.setTimeout(60);
+  // Sorted so the hanging variant runs first; Cancel must not wait for its 60 s.
+  QSignalSpy finished(&panel, &KernelsPanel::sweepFinished);
+  QElapsedTimer clock;
+  clock.start();
+  panel.runSweep();
+  QTest::qWait(300);
+  panel.cancelSweep();
+  QVERIFY(finished.wait(30000));
+  QCOMPARE(finished.first().at(0).toBool(), true);
+  QVERIFY2(clock.elapsed() < 30000, "cancel waited for the running variant");
+  QVERIFY(!panel.running());
+}
+
+QTEST_MAIN(KernelsPanelTest)
+#include "kernels_panel_test.moc"
