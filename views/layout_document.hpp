@@ -26,6 +26,7 @@ class LayoutDocument : public QObject {
   const std::optional<LayoutAst>& layout() const { return layout_; }
   const Diagnostic& parseError() const { return parse_error_; }
   QUndoStack* undoStack() { return &undo_; }
+  bool isClean() const { return undo_.isClean(); }
 
   // One undoable step each; no-ops when nothing changes.
   void setText(const QString& text, const QString& description);

@@ -15,7 +15,9 @@ int main(int argc, char** argv) {
   QElapsedTimer clock;
   clock.start();
   QApplication app(argc, argv);
-  QApplication::setApplicationName("LEGO Studio");
+  QApplication::setApplicationName("lego-studio");
+  QApplication::setOrganizationName("lego-studio");
+  QApplication::setApplicationDisplayName("LEGO Studio");
   QCommandLineParser cli;
   cli.setApplicationDescription("Compose data and thread layouts from LEGO pieces and see what they produce.");
   cli.addHelpOption();

@@ -2,10 +2,12 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCloseEvent>
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFontDatabase>
 #include <QFormLayout>
 #include <QLabel>
@@ -16,7 +18,9 @@
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QScrollArea>
+#include <QSettings>
 #include <QSplitter>
+#include <QStandardPaths>
 #include <QStatusBar>
 #include <QTextBlock>
 #include <QTime>
@@ -71,6 +75,12 @@ MainWindow::MainWindow(QWidget* parent)
   }
   for (const auto& e : example_list_) examples_->addItem(qs(e.name));
   if (!example_list_.empty()) openExample(qs(example_list_.front().name));
+  recoverAutosave();
+  autosave_timer_.setInterval(3000);
+  connect(&autosave_timer_, &QTimer::timeout, this, &MainWindow::autosaveNow);
+  autosave_timer_.start();
+  connect(doc_.undoStack(), &QUndoStack::cleanChanged, this, [this](bool clean) { setWindowModified(!clean); });
+  setWindowTitle(tr("LEGO Studio[*]"));
   resize(1280, 820);
   resizeDocks({findChild<QDockWidget*>("kernels")}, {300}, Qt::Vertical);
   resizeDocks({findChild<QDockWidget*>("pieces")}, {190}, Qt::Horizontal);
@@ -147,7 +157,9 @@ void MainWindow::buildActions() {
   file->addAction(tr("Open &project (kernels)..."), this, [this] {
     const QString path =
         QFileDialog::getOpenFileName(this, tr("Open project"), qs(projects_dir()), tr("LEGO Studio projects (*.lego.json)"));
-    if (!path.isEmpty()) kernels_->openProject(path);
+    if (path.isEmpty()) return;
+    kernels_->openProject(path);
+    addRecent(path);
   });
   file->addAction(tr("Export &winner..."), this, [this] {
     if (kernels_->winner().isEmpty())
@@ -155,6 +167,8 @@ void MainWindow::buildActions() {
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Export the fastest verified variant into"), QDir::homePath());
     if (!dir.isEmpty()) kernels_->exportWinner(dir);
   });
+  recent_menu_ = file->addMenu(tr("Open &recent"));
+  rebuildRecentMenu();
   QAction* save = file->addAction(tr("&Save layout as..."), this, &MainWindow::saveLayout);
   save->setShortcut(QKeySequence::SaveAs);
   QAction* export_view = file->addAction(tr("&Export tensor view (SVG/PNG)..."), this, &MainWindow::exportView);
@@ -211,6 +225,7 @@ bool MainWindow::openExample(const QString& name) {
     doc_.setSizes(qs(e.sizes));
     doc_.setText(qs(e.text), tr("Open example"));
     doc_.undoStack()->endMacro();
+    doc_.undoStack()->setClean();  // a load, not an edit
     log(tr("opened %1 from %2").arg(name, qs(e.file)));
     return true;
   }
@@ -225,6 +240,7 @@ bool MainWindow::openProgram(const QString& path, const QString& name) {
       return false;
     }
     const QString first = name.isEmpty() ? qs(loaded.front().name) : name;
+    addRecent(path);
     for (auto& e : loaded) {
       example_list_.push_back(e);
       examples_->addItem(qs(e.name));
@@ -295,17 +311,97 @@ void MainWindow::saveLayout() {
 }
 
 bool MainWindow::saveLayoutTo(const QString& path, QString* error) {
-  // A program that binds the sizes and names the layout, so it reopens as it was.
-  QString program;
-  for (const QString& item : doc_.sizes().split(QRegularExpression("[,;\\s]+"), Qt::SkipEmptyParts)) program += "let " + item + "\n";
-  program += "let Layout = " + doc_.text() + "\n";
   QSaveFile file(path);  // atomic: the old file stays until the new one is complete
-  if (!file.open(QIODevice::WriteOnly) || file.write(program.toUtf8()) < 0 || !file.commit()) {
+  if (!file.open(QIODevice::WriteOnly) || file.write(programText().toUtf8()) < 0 || !file.commit()) {
     if (error) *error = tr("Could not save %1: %2").arg(path, file.errorString());
     return false;
   }
+  doc_.undoStack()->setClean();
+  addRecent(path);
   log(tr("saved %1").arg(path));
   return true;
+}
+
+// A program that binds the sizes and names the layout, so it reopens as it was.
+QString MainWindow::programText() const {
+  QString program;
+  for (const QString& item : doc_.sizes().split(QRegularExpression("[,;\\s]+"), Qt::SkipEmptyParts)) program += "let " + item + "\n";
+  return program + "let Layout = " + doc_.text() + "\n";
+}
+
+QString MainWindow::stateDir() {
+  const QString env = qEnvironmentVariable("LEGO_STUDIO_STATE_DIR");
+  return env.isEmpty() ? QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation) : env;
+}
+
+void MainWindow::autosaveNow() {
+  if (!hasUnsavedChanges() || programText() == last_autosaved_) return;
+  QDir().mkpath(stateDir());
+  QSaveFile file(stateDir() + "/autosave.lego");
+  const QString text = programText();
+  if (file.open(QIODevice::WriteOnly) && file.write(text.toUtf8()) >= 0 && file.commit())
+    last_autosaved_ = text;
+  else
+    log(tr("autosave failed: %1").arg(file.errorString()));
+}
+
+void MainWindow::recoverAutosave() {
+  const QString path = stateDir() + "/autosave.lego";
+  if (!QFile::exists(path)) return;
+  try {
+    const std::vector<Example> saved = load_examples(path.toStdString());
+    if (saved.empty()) throw LegoError("no layout in it");
+    doc_.undoStack()->beginMacro(tr("Recover autosave"));
+    doc_.setSizes(qs(saved.front().sizes));
+    doc_.setText(qs(saved.front().text), tr("Recover autosave"));
+    doc_.undoStack()->endMacro();  // unsaved on purpose: it is not in a file of the user's yet
+    const QString when = QFileInfo(path).lastModified().toString("yyyy-MM-dd HH:mm:ss");
+    log(tr("recovered the layout autosaved at %1 by a session that did not close; Undo returns to the example").arg(when));
+    statusBar()->showMessage(tr("Recovered unsaved work from %1").arg(when), 15000);
+  } catch (const LegoError& e) {
+    // Kept for the user to inspect, never deleted.
+    const QString kept = path + ".unreadable";
+    QFile::remove(kept);
+    QFile::rename(path, kept);
+    log(tr("the autosave could not be read (%1); kept as %2").arg(qs(e.diagnostic().message), kept));
+  }
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+  if (hasUnsavedChanges()) {
+    const auto answer = QMessageBox::question(this, tr("Unsaved changes"), tr("The layout has changes that are not saved. Save them?"),
+                                              QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Cancel) return e->ignore();
+    if (answer == QMessageBox::Save) {
+      saveLayout();
+      if (hasUnsavedChanges()) return e->ignore();  // the save dialog was cancelled or failed
+    }
+  }
+  QFile::remove(stateDir() + "/autosave.lego");  // closed on purpose: nothing to recover
+  e->accept();
+}
+
+void MainWindow::addRecent(const QString& path) {
+  QSettings settings;
+  QStringList recent = settings.value("recent").toStringList();
+  recent.removeAll(path);
+  recent.prepend(path);
+  while (recent.size() > 10) recent.removeLast();
+  settings.setValue("recent", recent);
+  rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+  if (!recent_menu_) return;
+  recent_menu_->clear();
+  for (const QString& path : QSettings().value("recent").toStringList())
+    recent_menu_->addAction(path, this, [this, path] {
+      if (path.endsWith(".lego.json"))
+        kernels_->openProject(path);
+      else
+        openProgram(path);
+    });
+  recent_menu_->setEnabled(!recent_menu_->isEmpty());
 }
 
 void MainWindow::warn(const QString& title, const QString& text) {

@@ -44,12 +44,25 @@ class MainWindow : public QMainWindow {
   // The layout and its sizes as a .lego program (atomically replaced).
   bool saveLayoutTo(const QString& path, QString* error = nullptr);
   void setColouring(views::TensorView::Colouring c);
+  // Edits since the last open or save.
+  bool hasUnsavedChanges() const { return !doc_.isClean(); }
+  // Autosave (every few seconds while there are unsaved changes) lives in the
+  // state folder ($LEGO_STUDIO_STATE_DIR, else the platform's app data
+  // folder); a file left there by a session that did not close is recovered
+  // at start.
+  static QString stateDir();
+  void autosaveNow();
 
  signals:
   void snapshotShown(std::uint64_t generation);
 
  private:
+  void closeEvent(QCloseEvent* e) override;
   void buildActions();
+  void recoverAutosave();
+  void addRecent(const QString& path);
+  void rebuildRecentMenu();
+  QString programText() const;
   void buildDocks();
   void onDocumentChanged();
   void onSnapshot(SnapshotPtr snapshot);
@@ -72,7 +85,9 @@ class MainWindow : public QMainWindow {
   QPlainTextEdit* log_;
   KernelsPanel* kernels_;
   QLabel* engine_status_;
-  QTimer text_debounce_;
+  QTimer text_debounce_, autosave_timer_;
+  QString last_autosaved_;
+  QMenu* recent_menu_ = nullptr;
   std::vector<Example> example_list_;
   bool syncing_ = false;
 };

@@ -7,6 +7,7 @@
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -54,7 +55,17 @@ bool wait_for_snapshot(MainWindow& w) {
 
 class StudioTest : public QObject {
   Q_OBJECT
+  QTemporaryDir state_;
+
  private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);  // QSettings (recent files) away from the user's
+    qputenv("LEGO_STUDIO_STATE_DIR", state_.path().toUtf8());
+  }
+  void init() { QFile::remove(state_.filePath("autosave.lego")); }
+  void autosaveIsRecoveredAfterACrash();
+  void unreadableAutosaveIsKeptAndTheAppStarts();
+  void openingIsNotAnEditAndSavingCleans();
   void dropFromPaletteAddsAPieceAndUndoRestoresIt();
   void dropBelowTheBlocksAddsAnOrderBy();
   void draggingAChipMovesIt();
@@ -250,6 +261,49 @@ void StudioTest::exportsSvgAndPng() {
   QVERIFY(png.width() > 100);
   QVERIFY(!w.tensorView()->exportTo(dir.filePath("no/such/dir/x.png"), &error));
   QVERIFY(!error.isEmpty());
+}
+
+void StudioTest::autosaveIsRecoveredAfterACrash() {
+  const QString edited = "OrderBy(Row(3,5)).GroupBy([(3,5)])";
+  QString example;
+  {
+    MainWindow w;  // destroyed below without a close: as if it crashed
+    example = w.document()->text();
+    w.document()->setText(edited, "edit");
+    QVERIFY(w.hasUnsavedChanges());
+    w.autosaveNow();
+    QVERIFY(QFile::exists(state_.filePath("autosave.lego")));
+  }
+  MainWindow next;
+  QCOMPARE(next.document()->text(), edited);
+  QVERIFY(next.hasUnsavedChanges());  // recovered work is not in a file of the user's yet
+  next.document()->undoStack()->undo();
+  QCOMPARE(next.document()->text(), example);
+}
+
+void StudioTest::unreadableAutosaveIsKeptAndTheAppStarts() {
+  QFile f(state_.filePath("autosave.lego"));
+  QVERIFY(f.open(QIODevice::WriteOnly));
+  f.write("let Layout = OrderBy(Row(3,5).GroupBy([(3,5)])\n");
+  f.close();
+  MainWindow w;
+  QVERIFY(w.document()->layout().has_value());  // the default example
+  QVERIFY(!QFile::exists(state_.filePath("autosave.lego")));
+  QVERIFY(QFile::exists(state_.filePath("autosave.lego.unreadable")));
+}
+
+void StudioTest::openingIsNotAnEditAndSavingCleans() {
+  MainWindow w;
+  QVERIFY(w.openExample("LUD"));
+  QVERIFY(!w.hasUnsavedChanges());
+  w.document()->setSizes("R=4, T=4");
+  QVERIFY(w.hasUnsavedChanges());
+  QTemporaryDir dir;
+  QVERIFY(w.saveLayoutTo(dir.filePath("lud.lego")));
+  QVERIFY(!w.hasUnsavedChanges());
+  MainWindow other;
+  QVERIFY(other.openProgram(dir.filePath("lud.lego")));
+  QCOMPARE(other.document()->sizes(), QString("R=4, T=4"));
 }
 
 QTEST_MAIN(StudioTest)
