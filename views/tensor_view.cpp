@@ -38,6 +38,7 @@ void TensorView::setSnapshot(std::shared_ptr<const session::LayoutSnapshot> snap
         inverse_[static_cast<std::size_t>(x)] = static_cast<std::int64_t>(k);
   }
   hovered_ = highlighted_ = {};
+  step_ = std::min(step_, steps() - 1);
   logical_image_ = physical_image_ = QImage();
   update();
 }
@@ -135,6 +136,36 @@ std::int64_t TensorView::tileOf(std::int64_t logical) const {
   return id;
 }
 
+bool TensorView::inStep(std::int64_t logical) const {
+  if (step_ < 0 || !snapshot_ || logical < 0 || logical >= static_cast<std::int64_t>(snapshot_->apply.size())) return true;
+  const auto x = snapshot_->apply[static_cast<std::size_t>(logical)];
+  return x >= 0 && x / threads_ == step_;
+}
+
+int TensorView::steps() const {
+  if (!snapshot_ || !snapshot_->ok) return 0;
+  return static_cast<int>((snapshot_->physical_size + threads_ - 1) / threads_);
+}
+
+void TensorView::setThreads(int threads) {
+  threads_ = std::max(1, threads);
+  step_ = std::min(step_, steps() - 1);
+  logical_image_ = physical_image_ = QImage();
+  update();
+}
+
+void TensorView::setStep(int step) {
+  step_ = step;
+  logical_image_ = physical_image_ = QImage();
+  update();
+}
+
+QRgb TensorView::shade(std::int64_t logical) const {
+  const QColor c = colour(logical);
+  if (inStep(logical)) return c.rgb();
+  return qRgb((c.red() + 3 * 235) / 4, (c.green() + 3 * 235) / 4, (c.blue() + 3 * 235) / 4);  // faded towards grey
+}
+
 QColor TensorView::colour(std::int64_t logical) const {
   const double n = static_cast<double>(std::max<std::int64_t>(static_cast<std::int64_t>(snapshot_->apply.size()), 1));
   switch (colouring_) {
@@ -149,6 +180,18 @@ QColor TensorView::colour(std::int64_t logical) const {
       if (x < 0) return QColor(220, 220, 220);
       return QColor::fromHsvF(0.66 * (1 - static_cast<double>(x) / n), 0.55, 0.97);
     }
+    case Colouring::Thread:
+    case Colouring::Warp:
+    case Colouring::Bank: {
+      const auto x = snapshot_->apply[static_cast<std::size_t>(logical)];
+      if (x < 0) return QColor(220, 220, 220);
+      const std::int64_t thread = x % threads_;
+      const std::int64_t value = colouring_ == Colouring::Thread ? thread : colouring_ == Colouring::Warp ? thread / 32 : x % 32;
+      const std::int64_t count = colouring_ == Colouring::Thread ? threads_ : colouring_ == Colouring::Warp ? (threads_ + 31) / 32 : 32;
+      // Neighbouring values far apart on the hue circle, so adjacent lanes stand out.
+      const double hue = std::fmod(static_cast<double>(value) * 0.381966, 1.0);
+      return count <= 1 ? QColor::fromHsv(210, 60, 240) : QColor::fromHsvF(hue, 0.55, 0.97);
+    }
     case Colouring::LogicalOrder:
       break;
   }
@@ -162,7 +205,7 @@ QImage TensorView::cellImage(Side side, std::int64_t width) const {
     const auto cols = snapshot_->shape.back();
     const auto rows = static_cast<std::int64_t>(snapshot_->apply.size()) / cols;
     QImage image(static_cast<int>(cols), static_cast<int>(rows), QImage::Format_RGB32);
-    for (std::int64_t k = 0; k < cols * rows; ++k) image.setPixel(static_cast<int>(k % cols), static_cast<int>(k / cols), colour(k).rgb());
+    for (std::int64_t k = 0; k < cols * rows; ++k) image.setPixel(static_cast<int>(k % cols), static_cast<int>(k / cols), shade(k));
     return image;
   }
   const std::int64_t rows = (snapshot_->physical_size + width - 1) / width;
@@ -170,7 +213,7 @@ QImage TensorView::cellImage(Side side, std::int64_t width) const {
   image.fill(palette().base().color());
   for (std::int64_t x = 0; x < snapshot_->physical_size; ++x) {
     const std::int64_t logical = inverse_[static_cast<std::size_t>(x)];
-    image.setPixel(static_cast<int>(x % width), static_cast<int>(x / width), logical >= 0 ? colour(logical).rgb() : qRgb(200, 200, 200));
+    image.setPixel(static_cast<int>(x % width), static_cast<int>(x / width), logical >= 0 ? shade(logical) : qRgb(200, 200, 200));
   }
   return image;
 }
@@ -275,6 +318,13 @@ void TensorView::setHover(Cell c) {
       highlighted_ = {Side::Physical, x};
       text =
           tr("logical %1 -> physical %2").arg(coords_text(coordinates(c.index)), x < 0 ? tr("(dropped by ExpandBy)") : QString::number(x));
+      if (x >= 0)
+        text += tr("   thread %1 (warp %2, lane %3), step %4, bank %5")
+                    .arg(x % threads_)
+                    .arg(x % threads_ / 32)
+                    .arg(x % threads_ % 32)
+                    .arg(x / threads_)
+                    .arg(x % 32);
     } else {
       const std::int64_t logical = inverse_[static_cast<std::size_t>(c.index)];
       highlighted_ = {Side::Logical, logical};

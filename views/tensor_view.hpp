@@ -20,7 +20,7 @@ class TensorView : public QWidget {
   Q_OBJECT
  public:
   enum class Side { Logical, Physical };
-  enum class Colouring { Tile, PhysicalOrder, LogicalOrder };
+  enum class Colouring { Tile, PhysicalOrder, LogicalOrder, Thread, Warp, Bank };
   struct Cell {
     Side side = Side::Logical;
     std::int64_t index = -1;  // logical: row-major cell; physical: position
@@ -33,6 +33,17 @@ class TensorView : public QWidget {
   const session::LayoutSnapshot* snapshot() const { return snapshot_.get(); }
   void setColouring(Colouring c);
   Colouring colouring() const { return colouring_; }
+  // The layout read as a thread mapping: physical position x is work item x,
+  // done by thread x % threads at step x / threads (warps of 32 lanes). Bank
+  // colouring is the 4-byte shared-memory bank of x, x % 32. A step >= 0
+  // dims every element the threads do not touch at that step.
+  void setThreads(int threads);
+  void setStep(int step);
+  int threads() const { return threads_; }
+  int step() const { return step_; }
+  int steps() const;  // how many steps the physical range takes
+  QColor colourOf(std::int64_t logical) const { return colour(logical); }
+  bool inStep(std::int64_t logical) const;
 
   Cell hovered() const { return hovered_; }
   Cell highlighted() const { return highlighted_; }  // the hovered cell's image
@@ -67,6 +78,7 @@ class TensorView : public QWidget {
   QRectF cellRect(const Geometry& g, Side side, std::int64_t index) const;
   Cell hit(const Geometry& g, QPointF p) const;
   QColor colour(std::int64_t logical) const;
+  QRgb shade(std::int64_t logical) const;  // colour, faded when outside the step
   std::int64_t tileOf(std::int64_t logical) const;
   std::vector<std::int64_t> coordinates(std::int64_t logical) const;
   void render(QPainter& p, QSize size) const;
@@ -77,6 +89,7 @@ class TensorView : public QWidget {
   std::vector<std::int64_t> inverse_;              // physical position -> logical cell, -1 if none
   mutable QImage logical_image_, physical_image_;  // one pixel per cell, rebuilt per snapshot and colouring
   Colouring colouring_ = Colouring::Tile;
+  int threads_ = 32, step_ = -1;
   Cell hovered_, highlighted_;
   double zoom_ = 1;
   QPointF pan_;

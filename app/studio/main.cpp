@@ -8,6 +8,7 @@
 #include <QTableWidget>
 #include <QTimer>
 #include <cstdio>
+#include <map>
 
 #include "studio/main_window.hpp"
 
@@ -28,7 +29,10 @@ int main(int argc, char** argv) {
   cli.addOption({"run", "With --project: run every variant of its first kernel"});
   cli.addOption({"first-paint-ms", "Print milliseconds from start to the first painted window with a drawn layout, then quit"});
   cli.addOption({"screenshot", "Save a screenshot of the window once the layout is drawn, then quit", "FILE.png"});
-  cli.addOption({"colour", "Colour cells by tile, physical or logical order", "tile|physical|logical"});
+  cli.addOption(
+      {"colour", "Colour cells by tile, physical or logical order, thread, warp or bank", "tile|physical|logical|thread|warp|bank"});
+  cli.addOption({"threads", "Threads per step when the layout is read as a thread mapping (default 32)", "N"});
+  cli.addOption({"step", "Light up the elements of one step of the thread mapping", "S"});
   cli.process(app);
 
   lego::studio::MainWindow window;
@@ -53,9 +57,21 @@ int main(int argc, char** argv) {
   }
   if (cli.isSet("colour")) {
     const QString c = cli.value("colour");
-    window.setColouring(c == "physical"  ? lego::views::TensorView::Colouring::PhysicalOrder
-                        : c == "logical" ? lego::views::TensorView::Colouring::LogicalOrder
-                                         : lego::views::TensorView::Colouring::Tile);
+    using C = lego::views::TensorView::Colouring;
+    const std::map<QString, C> by_name = {
+        {"tile", C::Tile}, {"physical", C::PhysicalOrder}, {"logical", C::LogicalOrder}, {"thread", C::Thread}, {"warp", C::Warp},
+        {"bank", C::Bank}};
+    if (!by_name.count(c)) {
+      std::fprintf(stderr, "lego-studio: --colour takes tile, physical, logical, thread, warp or bank\n");
+      return 2;
+    }
+    window.setColouring(by_name.at(c));
+  }
+  if (cli.isSet("threads") || cli.isSet("step")) {
+    const int threads = cli.isSet("threads") ? cli.value("threads").toInt() : 32, step = cli.isSet("step") ? cli.value("step").toInt() : -1;
+    QObject::connect(
+        &window, &lego::studio::MainWindow::snapshotShown, &window, [&window, threads, step] { window.setThreadMapping(threads, step); },
+        Qt::SingleShotConnection);
   }
   if (cli.isSet("screenshot") && cli.isSet("run")) {
     // After the sweep: fastest first, the fastest and the slowest selected, so the code shows their diff.

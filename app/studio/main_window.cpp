@@ -19,6 +19,8 @@
 #include <QSaveFile>
 #include <QScrollArea>
 #include <QSettings>
+#include <QSlider>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -197,13 +199,40 @@ void MainWindow::buildActions() {
   bar->addSeparator();
   bar->addWidget(new QLabel(tr(" Colour by ")));
   colouring_ = new QComboBox;
-  colouring_->addItems({tr("tile"), tr("physical order"), tr("logical order")});
+  colouring_->addItems({tr("tile"), tr("physical order"), tr("logical order"), tr("thread"), tr("warp"), tr("bank")});
   colouring_->setToolTip(
       tr("Tile: each outer tile its own colour (untiled layouts: memory order). "
          "Physical/logical order: a gradient along memory or along the tensor's row-major order."));
   connect(colouring_, &QComboBox::currentIndexChanged, this,
           [this](int k) { tensor_->setColouring(static_cast<views::TensorView::Colouring>(k)); });
   bar->addWidget(colouring_);
+  // The layout as a thread mapping: position x is done by thread x % threads at step x / threads.
+  bar->addWidget(new QLabel(tr("  Threads ")));
+  threads_ = new QSpinBox;
+  threads_->setRange(1, 1024);
+  threads_->setValue(32);
+  threads_->setToolTip(
+      tr("Threads per step: reading the layout as a thread mapping, physical position x is done by thread x % threads "
+         "(warp = thread / 32, lane = thread % 32) at step x / threads"));
+  bar->addWidget(threads_);
+  bar->addWidget(new QLabel(tr("  Step ")));
+  step_ = new QSlider(Qt::Horizontal);
+  step_->setRange(-1, 0);
+  step_->setValue(-1);
+  step_->setMaximumWidth(180);
+  step_->setToolTip(tr("Step through the iterations: the elements the threads touch at this step stay lit (leftmost: all steps)"));
+  bar->addWidget(step_);
+  step_label_ = new QLabel(tr("all"));
+  step_label_->setMinimumWidth(60);
+  bar->addWidget(step_label_);
+  connect(threads_, &QSpinBox::valueChanged, this, [this](int t) {
+    tensor_->setThreads(t);
+    step_->setRange(-1, std::max(0, tensor_->steps() - 1));
+  });
+  connect(step_, &QSlider::valueChanged, this, [this](int k) {
+    tensor_->setStep(k);
+    step_label_->setText(k < 0 ? tr("all") : tr("%1 / %2").arg(k).arg(tensor_->steps()));
+  });
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("Layout language"), this, [this] {
@@ -254,6 +283,12 @@ bool MainWindow::openProgram(const QString& path, const QString& name) {
 
 void MainWindow::setColouring(views::TensorView::Colouring c) { colouring_->setCurrentIndex(static_cast<int>(c)); }
 
+void MainWindow::setThreadMapping(int threads, int step) {
+  threads_->setValue(threads);
+  step_->setRange(-1, std::max(step, std::max(0, tensor_->steps() - 1)));
+  step_->setValue(step);
+}
+
 void MainWindow::commitText() { doc_.setText(text_->toPlainText(), tr("Edit text")); }
 
 void MainWindow::onDocumentChanged() {
@@ -284,6 +319,7 @@ void MainWindow::onDocumentChanged() {
 void MainWindow::onSnapshot(SnapshotPtr snapshot) {
   if (snapshot->generation < engine_.latest()) return;  // a newer one is on its way
   tensor_->setSnapshot(snapshot);
+  step_->setRange(-1, std::max(0, tensor_->steps() - 1));
   QString details;
   if (snapshot->ok) {
     composition_->setEngineError(0, 0, {});

@@ -22,6 +22,8 @@ class QComboBox;
 class QLineEdit;
 class QPlainTextEdit;
 class QLabel;
+class QSlider;
+class QSpinBox;
 
 namespace lego::studio {
 
@@ -44,6 +46,7 @@ class MainWindow : public QMainWindow {
   // The layout and its sizes as a .lego program (atomically replaced).
   bool saveLayoutTo(const QString& path, QString* error = nullptr);
   void setColouring(views::TensorView::Colouring c);
+  void setThreadMapping(int threads, int step);
   // Edits since the last open or save.
   bool hasUnsavedChanges() const { return !doc_.isClean(); }
   // Autosave (every few seconds while there are unsaved changes) lives in the
@@ -81,6 +84,9 @@ class MainWindow : public QMainWindow {
   QLineEdit* sizes_;
   QComboBox* examples_;
   QComboBox* colouring_ = nullptr;
+  QSpinBox* threads_ = nullptr;
+  QSlider* step_ = nullptr;
+  QLabel* step_label_ = nullptr;
   QPlainTextEdit* details_;
   QPlainTextEdit* log_;
   KernelsPanel* kernels_;

@@ -63,6 +63,7 @@ class StudioTest : public QObject {
     qputenv("LEGO_STUDIO_STATE_DIR", state_.path().toUtf8());
   }
   void init() { QFile::remove(state_.filePath("autosave.lego")); }
+  void threadMappingColoursAndSteps();
   void autosaveIsRecoveredAfterACrash();
   void unreadableAutosaveIsKeptAndTheAppStarts();
   void openingIsNotAnEditAndSavingCleans();
@@ -261,6 +262,29 @@ void StudioTest::exportsSvgAndPng() {
   QVERIFY(png.width() > 100);
   QVERIFY(!w.tensorView()->exportTo(dir.filePath("no/such/dir/x.png"), &error));
   QVERIFY(!error.isEmpty());
+}
+
+void StudioTest::threadMappingColoursAndSteps() {
+  MainWindow w;
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  w.document()->setText("OrderBy(Row(4,4)).GroupBy([(4,4)])", "test");
+  QVERIFY(wait_for_snapshot(w));
+  TensorView* view = w.tensorView();
+  w.setColouring(TensorView::Colouring::Thread);
+  w.setThreadMapping(4, 2);  // element (i, j) at x = 4i + j: thread j, step i
+  QCOMPARE(view->steps(), 4);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) {
+      QCOMPARE(view->colourOf(i * 4 + j), view->colourOf(j));  // same thread down a column
+      if (j > 0) QVERIFY(view->colourOf(i * 4 + j) != view->colourOf(i * 4));
+      QCOMPARE(view->inStep(i * 4 + j), i == 2);
+    }
+  // Banks: 4-byte words x % 32; a 4x4 tile has 16 distinct banks.
+  w.setColouring(TensorView::Colouring::Bank);
+  QSet<QRgb> banks;
+  for (int k = 0; k < 16; ++k) banks.insert(view->colourOf(k).rgb());
+  QCOMPARE(banks.size(), 16);
 }
 
 void StudioTest::autosaveIsRecoveredAfterACrash() {
