@@ -78,6 +78,9 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   tabs_->addTab(kernel_code_, tr("Kernel"));
   tabs_->addTab(expressions_, tr("Index expressions"));
   tabs_->addTab(assembly_, tr("Assembly"));
+  roofline_ = new views::RooflineChart;
+  tabs_->addTab(roofline_, tr("Roofline"));
+  connect(roofline_, &views::RooflineChart::variantClicked, this, &KernelsPanel::selectVariant);
 
   auto* split = new QSplitter(Qt::Horizontal);
   split->addWidget(table_);
@@ -112,6 +115,12 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
     progress_->setFormat(current.isEmpty() ? tr("%v / %m") : tr("%v / %m  %1").arg(current));
   });
   connect(&sweep_, &SweepSession::variantDone, this, &KernelsPanel::onOutcome);
+  connect(&sweep_, &SweepSession::ceilingsReady, this, [this](const QString& text) {
+    const auto j = nlohmann::json::parse(text.toStdString(), nullptr, false);
+    if (j.is_discarded()) return;
+    ceilings_ = {j.value("copy_gbs", 0.0), j.value("triad_gbs", 0.0), j.value("peak_gflops_f32", 0.0)};
+    updateRoofline();
+  });
   connect(&sweep_, &SweepSession::finished, this, [this](bool cancelled) {
     run_->setEnabled(true);
     cancel_->setEnabled(false);
@@ -170,6 +179,30 @@ void KernelsPanel::showKernel() {
   }
   table_->setSortingEnabled(true);
   if (table_->rowCount() > 0) table_->selectRow(0);
+  updateRoofline();
+}
+
+void KernelsPanel::updateRoofline() {
+  const KernelInfo* k = currentKernel();
+  if (!k) return;
+  std::vector<views::RooflinePoint> points;
+  for (const auto& v : k->variants) {
+    const auto it = outcomes_.find(key(k->spec.name, v.id));
+    if (it == outcomes_.end() || it->second->ms <= 0) continue;
+    const double intensity = v.instance.bytes > 0 ? static_cast<double>(v.instance.flops) / static_cast<double>(v.instance.bytes) : 0;
+    points.push_back({qs(v.id), intensity, it->second->gflops, it->second->gbs, it->second->verified});
+  }
+  const bool bandwidth_only = k->variants.empty() || k->variants.front().instance.flops == 0;
+  roofline_->setData(ceilings_, std::move(points), bandwidth_only);
+}
+
+void KernelsPanel::selectVariant(const QString& id) {
+  const int row = rowOf(id);
+  if (row < 0) return;
+  table_->clearSelection();
+  table_->selectRow(row);
+  table_->scrollToItem(table_->item(row, Variant));
+  emit message(tr("selected %1").arg(id));
 }
 
 void KernelsPanel::showSelection() {
@@ -225,6 +258,7 @@ void KernelsPanel::onOutcome(OutcomePtr o) {
   table_->setItem(row, GFlops, new NumberItem(o->ms > 0 ? o->gflops : -1, 2));
   table_->setItem(row, Roof, new NumberItem(o->ms > 0 ? o->roof : -1, 1));
   table_->setSortingEnabled(true);
+  updateRoofline();
 }
 
 QString KernelsPanel::winner() const {

@@ -8,6 +8,7 @@
 
 #include "studio/sweep_session.hpp"
 #include "views/code_diff_view.hpp"
+#include "views/roofline_chart.hpp"
 
 class QComboBox;
 class QCheckBox;
@@ -40,6 +41,9 @@ class KernelsPanel : public QWidget {
   views::CodeDiffView* kernelCode() const { return kernel_code_; }
   views::CodeDiffView* expressions() const { return expressions_; }
   QProgressBar* progress() const { return progress_; }
+  views::RooflineChart* roofline() const { return roofline_; }
+  // Selects the variant's row (from the roofline or elsewhere).
+  void selectVariant(const QString& id);
   const ProjectInfo* project() const { return project_.get(); }
   bool running() const { return sweep_.running(); }
 
@@ -69,6 +73,9 @@ class KernelsPanel : public QWidget {
   QTableWidget* table_;
   QTabWidget* tabs_;
   views::CodeDiffView *kernel_code_, *expressions_, *assembly_;
+  views::RooflineChart* roofline_;
+  views::Ceilings ceilings_;
+  void updateRoofline();
 };
 
 }  // namespace lego::studio

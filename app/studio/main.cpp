@@ -4,7 +4,9 @@
 //   lego-studio --first-paint-ms                  print the time to the first painted window and quit
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QElapsedTimer>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTimer>
 #include <cstdio>
@@ -27,6 +29,7 @@ int main(int argc, char** argv) {
   cli.addOption({"example", "One of the paper's example layouts (Fig6Chain, NW, LUD, Bricks, MatmulPid, ..)", "NAME"});
   cli.addOption({"project", "A project (.lego.json) whose kernels open in the kernels panel", "FILE"});
   cli.addOption({"run", "With --project: run every variant of its first kernel"});
+  cli.addOption({"show", "The kernels panel's tab to show: kernel, expressions, assembly or roofline", "TAB"});
   cli.addOption({"first-paint-ms", "Print milliseconds from start to the first painted window with a drawn layout, then quit"});
   cli.addOption({"screenshot", "Save a screenshot of the window once the layout is drawn, then quit", "FILE.png"});
   cli.addOption(
@@ -54,6 +57,16 @@ int main(int argc, char** argv) {
       QObject::connect(window.kernels(), &lego::studio::KernelsPanel::projectLoaded, window.kernels(),
                        &lego::studio::KernelsPanel::runSweep, Qt::SingleShotConnection);
     window.kernels()->openProject(cli.value("project"));
+    if (cli.isSet("show")) {
+      const QStringList tabs = {"kernel", "expressions", "assembly", "roofline"};
+      if (!tabs.contains(cli.value("show"))) {
+        std::fprintf(stderr, "lego-studio: --show takes kernel, expressions, assembly or roofline\n");
+        return 2;
+      }
+      window.kernels()->findChild<QTabWidget*>()->setCurrentIndex(static_cast<int>(tabs.indexOf(cli.value("show"))));
+      window.resize(1280, 1000);
+      window.resizeDocks({window.findChild<QDockWidget*>("kernels")}, {440}, Qt::Vertical);
+    }
   }
   if (cli.isSet("colour")) {
     const QString c = cli.value("colour");

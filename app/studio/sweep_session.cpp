@@ -87,6 +87,7 @@ void SweepSession::run(ProjectPtr project, const QString& kernel_name, const QSt
           if (!k) throw LegoError("no kernel " + kernel + " in the project");
           const nlohmann::json roof =
               run::machine_ceilings(false, [this](const std::string& m) { emit message(QString::fromStdString(m)); });
+          emit ceilingsReady(QString::fromStdString(roof.dump()));
           run::WorkerClient worker(run::default_worker_path());
           std::map<std::string, std::string> seen;  // code -> first id
           int done = 0;

@@ -69,6 +69,7 @@ class SweepSession : public QObject {
   void finished(bool cancelled);
   void message(const QString& text);
   void exported(const QStringList& files);
+  void ceilingsReady(const QString& json);  // the machine's roofs, as a sweep starts
 
  private:
   QThread thread_;

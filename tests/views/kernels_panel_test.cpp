@@ -7,6 +7,7 @@
 
 #include <QComboBox>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -63,6 +64,21 @@ void KernelsPanelTest::sweepReportsEveryOutcomeAndExportsTheWinner() {
   t->selectRow(0);
   t->selectRow(1);
   QVERIFY(panel.kernelCode()->changedLines() > 0);
+
+  // The roofline (bandwidth only: the kernel does no arithmetic) has the two
+  // timed variants; clicking one selects its row.
+  auto* roofline = panel.roofline();
+  QCOMPARE(roofline->pointCount(), 2);
+  panel.findChild<QTabWidget*>()->setCurrentWidget(roofline);
+  QTest::qWait(50);
+  const QString target = "A=default,B=rev,N=1000,MODE=0";
+  QSignalSpy clicked(roofline, &lego::views::RooflineChart::variantClicked);
+  QTest::mouseClick(roofline->viewport(), Qt::LeftButton, {}, roofline->pointPosition(target).toPoint());
+  QCOMPARE(clicked.size(), 1);
+  QCOMPARE(clicked.first().at(0).toString(), target);
+  const auto selected = t->selectionModel()->selectedRows(KernelsPanel::Variant);
+  QCOMPARE(selected.size(), 1);
+  QCOMPARE(selected.first().data().toString(), target);
 
   QTemporaryDir dir;
   QSignalSpy exported(&panel, &KernelsPanel::exported);
