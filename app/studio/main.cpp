@@ -1,8 +1,9 @@
 // lego-studio: the desktop app. Usage:
-//   lego-studio [program.lego [--name LAYOUT]]   open a layout program
+//   lego-studio [program.lego [--layout NAME]]   open a layout program
 //   lego-studio --example NAME                    open one of the paper's examples
 //   lego-studio --first-paint-ms                  print the time to the first painted window and quit
 #include <QApplication>
+#include <QComboBox>
 #include <QCommandLineParser>
 #include <QDockWidget>
 #include <QElapsedTimer>
@@ -25,10 +26,12 @@ int main(int argc, char** argv) {
   cli.setApplicationDescription("Compose data and thread layouts from LEGO pieces and see what they produce.");
   cli.addHelpOption();
   cli.addPositionalArgument("program", "A layout program (.lego) to open");
-  cli.addOption({"name", "The layout of the program to open", "LAYOUT"});
+  // Not --name: Qt's X11 platform takes -name/--name for itself and removes it.
+  cli.addOption({"layout", "The layout of the program to open (by its name in the program)", "NAME"});
   cli.addOption({"example", "One of the paper's example layouts (Fig6Chain, NW, LUD, Bricks, MatmulPid, ..)", "NAME"});
   cli.addOption({"project", "A project (.lego.json) whose kernels open in the kernels panel", "FILE"});
   cli.addOption({"run", "With --project: run every variant of its first kernel"});
+  cli.addOption({"banks", "Show the bank-conflict heatmap for a warp walking rows, columns or anti-diagonals", "WALK"});
   cli.addOption({"show", "The kernels panel's tab to show: kernel, expressions, assembly or roofline", "TAB"});
   cli.addOption({"first-paint-ms", "Print milliseconds from start to the first painted window with a drawn layout, then quit"});
   cli.addOption({"screenshot", "Save a screenshot of the window once the layout is drawn, then quit", "FILE.png"});
@@ -39,7 +42,7 @@ int main(int argc, char** argv) {
   cli.process(app);
 
   lego::studio::MainWindow window;
-  if (!cli.positionalArguments().isEmpty()) window.openProgram(cli.positionalArguments().first(), cli.value("name"));
+  if (!cli.positionalArguments().isEmpty()) window.openProgram(cli.positionalArguments().first(), cli.value("layout"));
   if (cli.isSet("example") && !window.openExample(cli.value("example"))) {
     std::fprintf(stderr, "lego-studio: no example named %s\n", qPrintable(cli.value("example")));
     return 2;
@@ -67,6 +70,15 @@ int main(int argc, char** argv) {
       window.resize(1280, 1000);
       window.resizeDocks({window.findChild<QDockWidget*>("kernels")}, {440}, Qt::Vertical);
     }
+  }
+  if (cli.isSet("banks")) {
+    const QStringList walks = {"rows", "columns", "anti-diagonals"};
+    if (!walks.contains(cli.value("banks"))) {
+      std::fprintf(stderr, "lego-studio: --banks takes rows, columns or anti-diagonals\n");
+      return 2;
+    }
+    window.bankWalk()->setCurrentIndex(static_cast<int>(walks.indexOf(cli.value("banks"))));
+    window.findChild<QDockWidget*>("banks")->raise();
   }
   if (cli.isSet("colour")) {
     const QString c = cli.value("colour");

@@ -27,6 +27,7 @@
 #include <QTextBlock>
 #include <QTime>
 #include <QToolBar>
+#include <QVBoxLayout>
 
 namespace lego::studio {
 
@@ -127,6 +128,22 @@ void MainWindow::buildDocks() {
   details_dock->setObjectName("details");
   details_dock->setWidget(details_);
   addDockWidget(Qt::RightDockWidgetArea, details_dock);
+
+  auto* banks_panel = new QWidget;
+  auto* banks_layout = new QVBoxLayout(banks_panel);
+  bank_walk_ = new QComboBox;
+  bank_walk_->addItems({tr("rows"), tr("columns"), tr("anti-diagonals")});
+  bank_walk_->setToolTip(tr("How a warp walks the buffer stored by this layout (4-byte elements, 32 lanes per step)"));
+  banks_layout->addWidget(bank_walk_);
+  banks_ = new views::BankHeatmap;
+  banks_layout->addWidget(banks_, 1);
+  auto* banks_dock = new QDockWidget(tr("Bank conflicts"), this);
+  banks_dock->setObjectName("banks");
+  banks_dock->setWidget(banks_panel);
+  addDockWidget(Qt::RightDockWidgetArea, banks_dock);
+  tabifyDockWidget(details_dock, banks_dock);
+  details_dock->raise();
+  connect(bank_walk_, &QComboBox::currentIndexChanged, this, &MainWindow::showBanks);
 
   log_ = new QPlainTextEdit;
   log_->setReadOnly(true);
@@ -319,6 +336,8 @@ void MainWindow::onDocumentChanged() {
 void MainWindow::onSnapshot(SnapshotPtr snapshot) {
   if (snapshot->generation < engine_.latest()) return;  // a newer one is on its way
   tensor_->setSnapshot(snapshot);
+  shown_ = snapshot;
+  showBanks();
   step_->setRange(-1, std::max(0, tensor_->steps() - 1));
   QString details;
   if (snapshot->ok) {
@@ -337,6 +356,19 @@ void MainWindow::onSnapshot(SnapshotPtr snapshot) {
   details_->setPlainText(details);
   engine_status_->setText(tr("engine %1 ms").arg(snapshot->ms, 0, 'f', 1));
   emit snapshotShown(snapshot->generation);
+}
+
+void MainWindow::showBanks() {
+  if (!shown_ || !shown_->ok || shown_->bank_walks.empty())
+    return banks_->clear(tr("Bank conflicts are shown for 2-D layouts of a shared buffer."));
+  const auto& w = shown_->bank_walks.at(static_cast<std::size_t>(std::max(0, bank_walk_->currentIndex())));
+  banks_->setMatrix(w.lane_bank, tr("%1: worst %2-way (step %3, below), mean %4-way, %5 excess wavefronts over %6 steps")
+                                     .arg(qs(w.name))
+                                     .arg(w.max_ways)
+                                     .arg(w.worst_step)
+                                     .arg(w.mean_ways, 0, 'f', 2)
+                                     .arg(w.excess_wavefronts)
+                                     .arg(w.steps));
 }
 
 void MainWindow::saveLayout() {

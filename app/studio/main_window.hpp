@@ -13,6 +13,7 @@
 #include "studio/engine_session.hpp"
 #include "studio/examples.hpp"
 #include "studio/kernels_panel.hpp"
+#include "views/bank_heatmap.hpp"
 #include "views/composition_editor.hpp"
 #include "views/layout_document.hpp"
 #include "views/palette.hpp"
@@ -39,6 +40,8 @@ class MainWindow : public QMainWindow {
   QPlainTextEdit* textEditor() { return text_; }
   EngineSession* engine() { return &engine_; }
   KernelsPanel* kernels() { return kernels_; }
+  views::BankHeatmap* bankHeatmap() { return banks_; }
+  QComboBox* bankWalk() { return bank_walk_; }
   // Loads an example by name ("Bricks"); false when there is none.
   bool openExample(const QString& name);
   // A .lego program: its layouts join the example list; the first (or `name`) opens.
@@ -90,6 +93,10 @@ class MainWindow : public QMainWindow {
   QPlainTextEdit* details_;
   QPlainTextEdit* log_;
   KernelsPanel* kernels_;
+  views::BankHeatmap* banks_;
+  QComboBox* bank_walk_;
+  SnapshotPtr shown_;
+  void showBanks();
   QLabel* engine_status_;
   QTimer text_debounce_, autosave_timer_;
   QString last_autosaved_;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "analysis/banks.hpp"
 #include "expr/parser.hpp"
 #include "layout/compile.hpp"
 #include "layout/derive.hpp"
@@ -35,6 +36,57 @@ std::vector<std::vector<std::int64_t>> tile_spans_of(const LayoutAst& layout, co
     spans.push_back(span);
   }
   return spans;
+}
+
+// Walks of a rows x cols buffer, 32 lanes per step, capped so a big layout
+// stays quick (the first steps are representative of a regular walk).
+std::vector<LayoutSnapshot::BankWalk> bank_walks_of(const Plan& plan) {
+  std::vector<LayoutSnapshot::BankWalk> out;
+  if (plan.rank() != 2) return out;
+  const std::int64_t rows = plan.shape()[0], cols = plan.shape()[1];
+  constexpr std::int64_t kMaxSteps = 2048;
+  struct Walk {
+    const char* name;
+    std::int64_t steps;
+    analysis::ElementOf element;
+  };
+  const std::int64_t row_chunks = (cols + 31) / 32, col_chunks = (rows + 31) / 32, diagonals = rows + cols - 1;
+  const std::vector<Walk> walks = {
+      {"rows", rows * row_chunks,
+       [=](int lane, int step) -> std::vector<std::int64_t> {
+         const std::int64_t r = step / row_chunks, c = (step % row_chunks) * 32 + lane;
+         if (c >= cols) return {};
+         return {r, c};
+       }},
+      {"columns", cols * col_chunks,
+       [=](int lane, int step) -> std::vector<std::int64_t> {
+         const std::int64_t c = step / col_chunks, r = (step % col_chunks) * 32 + lane;
+         if (r >= rows) return {};
+         return {r, c};
+       }},
+      {"anti-diagonals", diagonals * ((std::min(rows, cols) + 31) / 32),
+       [=](int lane, int step) -> std::vector<std::int64_t> {
+         const std::int64_t chunks = (std::min(rows, cols) + 31) / 32;
+         const std::int64_t d = step / chunks, t = (step % chunks) * 32 + lane;
+         const std::int64_t r = d - t;
+         if (t >= cols || r < 0 || r >= rows) return {};
+         return {r, t};
+       }},
+  };
+  for (const auto& w : walks) {
+    const auto steps = static_cast<int>(std::min(w.steps, kMaxSteps));
+    const analysis::SharedAccessReport r = analysis::analyze_shared(plan, 4, steps, w.element);
+    LayoutSnapshot::BankWalk b;
+    b.name = w.name;
+    b.max_ways = r.max_ways;
+    b.mean_ways = r.mean_ways;
+    b.steps = steps;
+    b.excess_wavefronts = r.excess_wavefronts;
+    b.worst_step = r.worst_step;
+    b.lane_bank = r.worst_lane_bank;
+    out.push_back(std::move(b));
+  }
+  return out;
 }
 
 }  // namespace
@@ -95,6 +147,7 @@ LayoutSnapshot build_snapshot(std::uint64_t generation, const std::string& text,
     s.apply.resize(static_cast<std::size_t>(plan.size()));
     plan.apply_all(s.apply.data());
     s.physical_size = plan.physical_size();
+    if (!plan.layout().expand && plan.has_inverse()) s.bank_walks = bank_walks_of(plan);
     const BijectivityReport r = check_bijective(original);
     s.verdict = std::string(!r.checked ? "unknown" : r.bijective ? "bijective" : "not bijective") + ": " + r.evidence;
     s.layout_class = to_string(original.classify());

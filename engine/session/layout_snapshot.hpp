@@ -4,6 +4,7 @@
 // built; the views only draw it.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -35,6 +36,19 @@ struct LayoutSnapshot {
   std::string layout_class;
   std::string apply_code, inv_code;  // C, simplified, with the tensor coordinates i0, i1, ..
   int apply_ops = 0, inv_ops = 0;
+  // Shared-memory bank conflicts if this (2-D) layout stores a shared buffer
+  // of 4-byte elements that a warp walks along rows, along columns or along
+  // anti-diagonals (NW's wavefront), 32 lanes per step.
+  struct BankWalk {
+    std::string name;
+    int max_ways = 0;
+    double mean_ways = 0;
+    std::int64_t steps = 0, excess_wavefronts = 0;
+    int worst_step = -1;
+    std::array<std::array<std::int64_t, 32>, 32> lane_bank{};  // at the worst step
+  };
+  std::vector<BankWalk> bank_walks;
+
   double ms = 0;  // time to build this snapshot
 };
 

@@ -3,6 +3,7 @@
 // a logical cell lights up the physical cell apply() gives, the engine
 // thread drops stale requests, errors mark the offending piece and lose
 // nothing, and a saved layout reopens identical.
+#include <QComboBox>
 #include <QDragEnterEvent>
 #include <QMimeData>
 #include <QPlainTextEdit>
@@ -64,6 +65,7 @@ class StudioTest : public QObject {
   }
   void init() { QFile::remove(state_.filePath("autosave.lego")); }
   void threadMappingColoursAndSteps();
+  void bankHeatmapShowsConflictsAndTheirFixes();
   void autosaveIsRecoveredAfterACrash();
   void unreadableAutosaveIsKeptAndTheAppStarts();
   void openingIsNotAnEditAndSavingCleans();
@@ -285,6 +287,24 @@ void StudioTest::threadMappingColoursAndSteps() {
   QSet<QRgb> banks;
   for (int k = 0; k < 16; ++k) banks.insert(view->colourOf(k).rgb());
   QCOMPARE(banks.size(), 16);
+}
+
+void StudioTest::bankHeatmapShowsConflictsAndTheirFixes() {
+  MainWindow w;
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  w.bankWalk()->setCurrentIndex(1);  // columns
+  w.document()->setText("OrderBy(Row(32,32)).GroupBy([(32,32)])", "test");
+  QVERIFY(wait_for_snapshot(w));
+  QVERIFY2(w.bankHeatmap()->caption().startsWith("columns: worst 32-way"), qPrintable(w.bankHeatmap()->caption()));
+  QCOMPARE(w.bankHeatmap()->matrix()[3][0], 1);  // the worst step, column 0: every lane in bank 0
+  QCOMPARE(w.bankHeatmap()->matrix()[3][5], 0);
+  w.document()->setText("OrderBy(Row(32,33)).GroupBy([(32,33)])", "pad");  // one column of padding
+  QVERIFY(wait_for_snapshot(w));
+  QVERIFY2(w.bankHeatmap()->caption().startsWith("columns: worst 1-way"), qPrintable(w.bankHeatmap()->caption()));
+  w.document()->setText("OrderBy(GenP([32,32], swizzle(5,0,5))).GroupBy([(32,32)])", "swizzle");
+  QVERIFY(wait_for_snapshot(w));
+  QVERIFY2(w.bankHeatmap()->caption().startsWith("columns: worst 1-way"), qPrintable(w.bankHeatmap()->caption()));
 }
 
 void StudioTest::autosaveIsRecoveredAfterACrash() {

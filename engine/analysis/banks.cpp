@@ -1,0 +1,80 @@
+#include "analysis/banks.hpp"
+
+#include <map>
+#include <set>
+
+namespace lego::analysis {
+
+ConflictReport analyze(const WarpAccess& access) {
+  if (access.bytes != 4 && access.bytes != 8 && access.bytes != 16)
+    throw LegoError("shared-memory accesses are 4, 8 or 16 bytes per lane, not " + std::to_string(access.bytes));
+  ConflictReport r;
+  r.phases = access.bytes / 4;
+  const int lanes_per_phase = kWarp / r.phases;
+  const int words = access.bytes / 4;
+  for (int phase = 0; phase < r.phases; ++phase) {
+    std::array<std::set<std::int64_t>, kBanks> words_in_bank;
+    for (int lane = phase * lanes_per_phase; lane < (phase + 1) * lanes_per_phase; ++lane) {
+      if (!access.active[static_cast<std::size_t>(lane)]) continue;
+      const std::int64_t address = access.address[static_cast<std::size_t>(lane)];
+      if (address < 0 || address % access.bytes != 0)
+        throw LegoError("lane " + std::to_string(lane) + " reads address " + std::to_string(address) + ", not aligned to its " +
+                        std::to_string(access.bytes) + "-byte access");
+      for (int w = 0; w < words; ++w) {
+        const std::int64_t word = address / 4 + w;
+        const auto bank = static_cast<std::size_t>(word % kBanks);
+        words_in_bank[bank].insert(word);
+        ++r.lane_bank[static_cast<std::size_t>(lane)][bank];
+      }
+    }
+    int worst = 0;
+    for (const auto& b : words_in_bank) worst = std::max(worst, static_cast<int>(b.size()));
+    r.ways = std::max(r.ways, worst);
+    r.wavefronts += std::max(worst, 1);
+  }
+  return r;
+}
+
+SharedAccessReport analyze_shared(const Plan& layout, int element_bytes, int steps, const ElementOf& element) {
+  SharedAccessReport out;
+  std::int64_t ways_sum = 0;
+  int worst_active = 0;
+  for (int step = 0; step < steps; ++step) {
+    WarpAccess a;
+    a.bytes = element_bytes;
+    bool any = false;
+    for (int lane = 0; lane < kWarp; ++lane) {
+      const std::vector<std::int64_t> index = element(lane, step);
+      if (index.empty()) continue;
+      a.active[static_cast<std::size_t>(lane)] = true;
+      a.address[static_cast<std::size_t>(lane)] = layout.apply_checked(index) * element_bytes;
+      any = true;
+    }
+    if (!any) continue;
+    const ConflictReport r = analyze(a);
+    out.ways_per_step.push_back(r.ways);
+    int active = 0;
+    for (bool on : a.active) active += on ? 1 : 0;
+    // The worst step; among equally bad ones the fullest, so the heatmap shows a whole warp.
+    if (r.ways > out.max_ways || (r.ways == out.max_ways && active > worst_active)) {
+      worst_active = active;
+      out.max_ways = r.ways;
+      out.worst_step = step;
+      for (int l = 0; l < kWarp; ++l)
+        for (int b = 0; b < kBanks; ++b)
+          out.worst_lane_bank[static_cast<std::size_t>(l)][static_cast<std::size_t>(b)] =
+              r.lane_bank[static_cast<std::size_t>(l)][static_cast<std::size_t>(b)];
+    }
+    ways_sum += r.ways;
+    out.wavefronts += r.wavefronts;
+    out.excess_wavefronts += r.excess();
+    for (int l = 0; l < kWarp; ++l)
+      for (int b = 0; b < kBanks; ++b)
+        out.lane_bank[static_cast<std::size_t>(l)][static_cast<std::size_t>(b)] +=
+            r.lane_bank[static_cast<std::size_t>(l)][static_cast<std::size_t>(b)];
+  }
+  if (!out.ways_per_step.empty()) out.mean_ways = static_cast<double>(ways_sum) / static_cast<double>(out.ways_per_step.size());
+  return out;
+}
+
+}  // namespace lego::analysis
