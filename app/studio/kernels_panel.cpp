@@ -59,6 +59,7 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   top->addWidget(verified_only_);
   top->addWidget(run_);
   top->addWidget(cancel_);
+  top->addWidget(export_);
   top->addWidget(progress_, 1);
 
   table_ = new QTableWidget(0, Columns);
@@ -95,6 +96,7 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   connect(table_, &QTableWidget::itemSelectionChanged, this, &KernelsPanel::showSelection);
   connect(run_, &QPushButton::clicked, this, &KernelsPanel::runSweep);
   connect(cancel_, &QPushButton::clicked, this, &KernelsPanel::cancelSweep);
+  connect(export_, &QPushButton::clicked, this, &KernelsPanel::exportRequested);
   connect(&sweep_, &SweepSession::projectLoaded, this, [this](ProjectPtr p) {
     project_ = std::move(p);
     outcomes_.clear();

@@ -51,6 +51,7 @@ class KernelsPanel : public QWidget {
   void projectLoaded();
   void sweepFinished(bool cancelled);
   void exported(const QStringList& files);
+  void exportRequested();  // the Export winner button: the window asks where
   void message(const QString& text);
 
  private:

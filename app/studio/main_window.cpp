@@ -180,12 +180,13 @@ void MainWindow::buildActions() {
     kernels_->openProject(path);
     addRecent(path);
   });
-  file->addAction(tr("Export &winner..."), this, [this] {
+  QAction* export_winner = file->addAction(tr("Export &winner..."), this, [this] {
     if (kernels_->winner().isEmpty())
       return warn(tr("Export winner"), tr("No verified, timed variant yet: open a project and run its variants first."));
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Export the fastest verified variant into"), QDir::homePath());
     if (!dir.isEmpty()) kernels_->exportWinner(dir);
   });
+  connect(kernels_, &KernelsPanel::exportRequested, export_winner, &QAction::trigger);
   recent_menu_ = file->addMenu(tr("Open &recent"));
   rebuildRecentMenu();
   QAction* save = file->addAction(tr("&Save layout as..."), this, &MainWindow::saveLayout);
