@@ -27,7 +27,9 @@
 #include <QTextBlock>
 #include <QTime>
 #include <QToolBar>
+#include <QTreeWidget>
 #include <QVBoxLayout>
+#include <nlohmann/json.hpp>
 
 namespace lego::studio {
 
@@ -77,6 +79,7 @@ MainWindow::MainWindow(QWidget* parent)
     log(tr("examples not loaded: %1").arg(qs(e.diagnostic().message)));
   }
   for (const auto& e : example_list_) examples_->addItem(qs(e.name));
+  fillStartList();
   if (!example_list_.empty()) openExample(qs(example_list_.front().name));
   recoverAutosave();
   autosave_timer_.setInterval(3000);
@@ -159,7 +162,28 @@ void MainWindow::buildDocks() {
   kernels_dock->setWidget(kernels_);
   addDockWidget(Qt::BottomDockWidgetArea, kernels_dock);
   tabifyDockWidget(kernels_dock, log_dock);
-  kernels_dock->raise();
+
+  // Start here: the example projects and layouts, a double-click away.
+  start_ = new QTreeWidget;
+  start_->setHeaderLabels({tr("example"), tr("what it shows")});
+  start_->setRootIsDecorated(true);
+  start_->setToolTip(tr("Double-click to open"));
+  auto* start_dock = new QDockWidget(tr("Start here"), this);
+  start_dock->setObjectName("start");
+  start_dock->setWidget(start_);
+  addDockWidget(Qt::BottomDockWidgetArea, start_dock);
+  tabifyDockWidget(kernels_dock, start_dock);
+  start_dock->raise();
+  connect(start_, &QTreeWidget::itemActivated, this, [this, kernels_dock](QTreeWidgetItem* item) {
+    const QString project = item->data(0, Qt::UserRole).toString(), layout = item->data(0, Qt::UserRole + 1).toString();
+    if (!project.isEmpty()) {
+      kernels_->openProject(project);
+      addRecent(project);
+      kernels_dock->raise();
+    } else if (!layout.isEmpty()) {
+      openExample(layout);
+    }
+  });
   connect(kernels_, &KernelsPanel::message, this, [this](const QString& m) {
     statusBar()->showMessage(m, 8000);
     log(m);
@@ -357,6 +381,29 @@ void MainWindow::onSnapshot(SnapshotPtr snapshot) {
   details_->setPlainText(details);
   engine_status_->setText(tr("engine %1 ms").arg(snapshot->ms, 0, 'f', 1));
   emit snapshotShown(snapshot->generation);
+}
+
+void MainWindow::fillStartList() {
+  auto* projects = new QTreeWidgetItem(start_, {tr("Projects: kernels and their variants")});
+  QDir dir(qs(projects_dir()));
+  for (const QString& file : dir.entryList({"*.lego.json"}, QDir::Files, QDir::Name)) {
+    const QString path = dir.filePath(file);
+    QFile f(path);
+    nlohmann::json j;
+    if (f.open(QIODevice::ReadOnly)) j = nlohmann::json::parse(f.readAll().toStdString(), nullptr, false);
+    const bool ok = !j.is_discarded() && j.is_object();
+    auto* item = new QTreeWidgetItem(projects, {ok ? qs(j.value("name", file.toStdString())) : file,
+                                                ok ? qs(j.value("description", "")) : tr("(not readable: open it for the error)")});
+    item->setData(0, Qt::UserRole, path);
+    item->setToolTip(1, item->text(1));
+  }
+  auto* layouts = new QTreeWidgetItem(start_, {tr("Layouts of the paper (projects/paper-layouts.lego)")});
+  for (const auto& e : example_list_) {
+    auto* item = new QTreeWidgetItem(layouts, {qs(e.name), qs(e.text) + (e.sizes.empty() ? QString() : "   [" + qs(e.sizes) + "]")});
+    item->setData(0, Qt::UserRole + 1, qs(e.name));
+  }
+  start_->expandAll();
+  start_->resizeColumnToContents(0);
 }
 
 void MainWindow::showBanks() {

@@ -24,6 +24,7 @@ class QLineEdit;
 class QPlainTextEdit;
 class QLabel;
 class QSlider;
+class QTreeWidget;
 class QSpinBox;
 
 namespace lego::studio {
@@ -41,6 +42,7 @@ class MainWindow : public QMainWindow {
   EngineSession* engine() { return &engine_; }
   KernelsPanel* kernels() { return kernels_; }
   views::BankHeatmap* bankHeatmap() { return banks_; }
+  QTreeWidget* startList() { return start_; }
   QComboBox* bankWalk() { return bank_walk_; }
   // Loads an example by name ("Bricks"); false when there is none.
   bool openExample(const QString& name);
@@ -97,6 +99,8 @@ class MainWindow : public QMainWindow {
   QComboBox* bank_walk_;
   SnapshotPtr shown_;
   void showBanks();
+  void fillStartList();
+  QTreeWidget* start_ = nullptr;
   QLabel* engine_status_;
   QTimer text_debounce_, autosave_timer_;
   QString last_autosaved_;

@@ -10,6 +10,7 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QTreeWidget>
 #include <QtTest>
 
 #include "layout/compile.hpp"
@@ -66,6 +67,7 @@ class StudioTest : public QObject {
   void init() { QFile::remove(state_.filePath("autosave.lego")); }
   void threadMappingColoursAndSteps();
   void bankHeatmapShowsConflictsAndTheirFixes();
+  void startListOpensExamples();
   void autosaveIsRecoveredAfterACrash();
   void unreadableAutosaveIsKeptAndTheAppStarts();
   void openingIsNotAnEditAndSavingCleans();
@@ -305,6 +307,20 @@ void StudioTest::bankHeatmapShowsConflictsAndTheirFixes() {
   w.document()->setText("OrderBy(GenP([32,32], swizzle(5,0,5))).GroupBy([(32,32)])", "swizzle");
   QVERIFY(wait_for_snapshot(w));
   QVERIFY2(w.bankHeatmap()->caption().startsWith("columns: worst 1-way"), qPrintable(w.bankHeatmap()->caption()));
+}
+
+void StudioTest::startListOpensExamples() {
+  MainWindow w;
+  QTreeWidget* list = w.startList();
+  QCOMPARE(list->topLevelItemCount(), 2);
+  QVERIFY(list->topLevelItem(0)->childCount() >= 4);  // the example projects
+  QTreeWidgetItem* bricks = nullptr;
+  for (int k = 0; k < list->topLevelItem(1)->childCount(); ++k)
+    if (list->topLevelItem(1)->child(k)->text(0) == "Bricks") bricks = list->topLevelItem(1)->child(k);
+  QVERIFY(bricks);
+  emit list->itemActivated(bricks, 0);
+  QVERIFY(w.document()->text().contains("Row(B,B,B)"));
+  QCOMPARE(w.document()->sizes(), QString("B=2, N=8"));
 }
 
 void StudioTest::autosaveIsRecoveredAfterACrash() {
