@@ -3,6 +3,7 @@
 //                      view has repainted the engine's answer (target: <= 16 ms median)
 //   BM_Snapshot        the engine thread's share of it (parse, tabulate, check, derive)
 //   BM_Paint           the tensor view's share (one synchronous repaint)
+//   BM_Snapshot256, BM_Paint256   the same for a 256x256 tiled layout ("smooth at 256x256")
 //   BM_ColdStart       lego-studio started until its first window with a drawn
 //                      layout is painted (target: <= 1.5 s median)
 // Run: build/release/bin/studio_bench [--benchmark_repetitions=5]
@@ -62,6 +63,26 @@ void BM_Paint(benchmark::State& state) {
   for (auto _ : state) view.repaint();
 }
 BENCHMARK(BM_Paint)->Unit(benchmark::kMillisecond);
+
+// "Smooth at 256x256": the engine's snapshot of a 256x256 tiled layout, a
+// repaint (what a hover or a scroll costs) and a hover move across cells.
+const char* const kLarge = "OrderBy(Row(16,16), Col(16,16)).TileBy([16,16],[16,16])";
+
+void BM_Snapshot256(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(lego::session::build_snapshot(1, kLarge, "").apply.data());
+}
+BENCHMARK(BM_Snapshot256)->Unit(benchmark::kMillisecond);
+
+void BM_Paint256(benchmark::State& state) {
+  lego::views::TensorView view;
+  view.resize(1200, 700);
+  view.show();
+  view.setSnapshot(std::make_shared<const lego::session::LayoutSnapshot>(lego::session::build_snapshot(1, kLarge, "")));
+  QApplication::processEvents();
+  view.repaint();  // builds the cached cell images once
+  for (auto _ : state) view.repaint();
+}
+BENCHMARK(BM_Paint256)->Unit(benchmark::kMillisecond);
 
 void BM_ColdStart(benchmark::State& state) {
   const std::string command = std::string(LEGO_STUDIO_BIN) + " --first-paint-ms 2>/dev/null";
