@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "analysis/banks.hpp"
 #include "bindings.hpp"
 #include "expr/parser.hpp"
 #include "expr/print.hpp"
@@ -192,6 +193,42 @@ int run_expr(const Loaded& loaded, const ExprRequest& r, std::chrono::steady_clo
   return 0;
 }
 
+int run_banks(const Plan& plan, int bytes, bool heatmap, bool json, std::ostream& out) {
+  if (plan.rank() != 2) throw LegoError("lego banks analyzes 2-D buffers; this layout has rank " + std::to_string(plan.rank()));
+  if (plan.layout().expand) throw LegoError("lego banks needs a complete layout (no ExpandBy)");
+  const auto walks = analysis::standard_walks(plan, bytes);
+  if (json) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::array();
+    for (const auto& w : walks) {
+      nlohmann::ordered_json lane_bank = nlohmann::ordered_json::array();
+      for (const auto& row : w.report.worst_lane_bank) lane_bank.push_back(row);
+      j.push_back({{"walk", w.name},
+                   {"steps", w.steps},
+                   {"max_ways", w.report.max_ways},
+                   {"mean_ways", w.report.mean_ways},
+                   {"wavefronts", w.report.wavefronts},
+                   {"excess_wavefronts", w.report.excess_wavefronts},
+                   {"worst_step", w.report.worst_step},
+                   {"worst_lane_bank", lane_bank}});
+    }
+    out << nlohmann::ordered_json{{"bytes", bytes}, {"walks", j}}.dump() << "\n";
+    return 0;
+  }
+  out << fmt::format("{:<16}{:>7}{:>8}{:>8}{:>12}{:>12}\n", "walk", "steps", "worst", "mean", "excess wf", "worst step");
+  for (const auto& w : walks)
+    out << fmt::format("{:<16}{:>7}{:>7}x{:>8.2f}{:>12}{:>12}\n", w.name, w.steps, w.report.max_ways, w.report.mean_ways,
+                       w.report.excess_wavefronts, w.report.worst_step);
+  if (heatmap)
+    for (const auto& w : walks) {
+      out << "\n" << w.name << ", step " << w.report.worst_step << ": lanes (rows) x banks (columns), words taken\n";
+      for (const auto& row : w.report.worst_lane_bank) {
+        for (auto v : row) out << (v == 0 ? '.' : v < 10 ? static_cast<char>('0' + v) : '+');
+        out << "\n";
+      }
+    }
+  return 0;
+}
+
 }  // namespace
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -208,7 +245,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       "\nKernel commands (see 'lego bench --help'):\n"
       "  lego bench PROJECT.lego.json [--kernel K]   compile, verify and time every variant\n"
       "  lego ceilings                               the machine's bandwidth and FMA roofs\n"
-      "  lego export PROJECT.lego.json --kernel K --variant ID|best --out DIR\n");
+      "  lego export PROJECT.lego.json --kernel K --variant ID|best --out DIR\n"
+      "Shared memory:\n"
+      "  lego banks '<layout>' [--bytes 4|8|16] [--heatmap]  bank conflicts of row, column and anti-diagonal walks\n");
 
   LayoutOptions table_opts, check_opts, eval_opts;
   bool table_json_flag = false, check_json = false;
@@ -246,6 +285,17 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       ->check(CLI::IsMember({"isl", "intervals"}));
   expr->add_flag("--json", expr_json, "Print {\"exprs\":[..], \"ops\":N, \"ms\":T}");
 
+  LayoutOptions banks_opts;
+  int banks_bytes = 4;
+  bool banks_json = false, banks_heatmap = false;
+  auto* banks = app.add_subcommand("banks",
+                                   "Shared-memory bank conflicts of a 2-D buffer stored by the layout, walked by a warp along rows, "
+                                   "columns and anti-diagonals (32 lanes per step)");
+  add_layout_options(banks, banks_opts);
+  banks->add_option("--bytes", banks_bytes, "Bytes per element and lane access: 4, 8 or 16")->check(CLI::IsMember({4, 8, 16}));
+  banks->add_flag("--heatmap", banks_heatmap, "Also print lanes x banks of each walk's worst step");
+  banks->add_flag("--json", banks_json, "Print the reports as JSON");
+
   std::vector<std::string> argv_storage = args;
   std::vector<const char*> argv;
   for (const auto& a : argv_storage) argv.push_back(a.c_str());
@@ -262,7 +312,11 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     return 2;
   }
 
-  const LayoutOptions& opts = table->parsed() ? table_opts : check->parsed() ? check_opts : expr->parsed() ? expr_opts : eval_opts;
+  const LayoutOptions& opts = table->parsed()   ? table_opts
+                              : check->parsed() ? check_opts
+                              : expr->parsed()  ? expr_opts
+                              : banks->parsed() ? banks_opts
+                                                : eval_opts;
   Source src;
   try {
     const auto start = std::chrono::steady_clock::now();
@@ -288,6 +342,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         return run_symbolic_check(loaded.layout(), loaded.env, constraints, check_json, out);
     }
     const Plan plan = compile(loaded.layout(), loaded.env);
+    if (banks->parsed()) return run_banks(plan, banks_bytes, banks_heatmap, banks_json, out);
     if (table->parsed()) {
       require_table_size(plan);
       out << (table_json_flag ? table_json(plan) : table_text(plan));

@@ -77,4 +77,41 @@ SharedAccessReport analyze_shared(const Plan& layout, int element_bytes, int ste
   return out;
 }
 
+std::vector<WalkReport> standard_walks(const Plan& plan, int element_bytes, std::int64_t max_steps) {
+  std::vector<WalkReport> out;
+  if (plan.rank() != 2) return out;
+  const std::int64_t rows = plan.shape()[0], cols = plan.shape()[1];
+  const std::int64_t row_chunks = (cols + 31) / 32, col_chunks = (rows + 31) / 32, diagonal_chunks = (std::min(rows, cols) + 31) / 32;
+  struct Walk {
+    const char* name;
+    std::int64_t steps;
+    ElementOf element;
+  };
+  const std::vector<Walk> walks = {
+      {"rows", rows * row_chunks,
+       [=](int lane, int step) -> std::vector<std::int64_t> {
+         const std::int64_t r = step / row_chunks, c = (step % row_chunks) * 32 + lane;
+         if (c >= cols) return {};
+         return {r, c};
+       }},
+      {"columns", cols * col_chunks,
+       [=](int lane, int step) -> std::vector<std::int64_t> {
+         const std::int64_t c = step / col_chunks, r = (step % col_chunks) * 32 + lane;
+         if (r >= rows) return {};
+         return {r, c};
+       }},
+      {"anti-diagonals", (rows + cols - 1) * diagonal_chunks,
+       [=](int lane, int step) -> std::vector<std::int64_t> {
+         const std::int64_t d = step / diagonal_chunks, t = (step % diagonal_chunks) * 32 + lane, r = d - t;
+         if (t >= cols || r < 0 || r >= rows) return {};
+         return {r, t};
+       }},
+  };
+  for (const auto& w : walks) {
+    const std::int64_t steps = std::min(w.steps, max_steps);
+    out.push_back({w.name, steps, analyze_shared(plan, element_bytes, static_cast<int>(steps), w.element)});
+  }
+  return out;
+}
+
 }  // namespace lego::analysis

@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "layout/plan.hpp"
@@ -51,5 +52,15 @@ struct SharedAccessReport {
 };
 using ElementOf = std::function<std::vector<std::int64_t>(int lane, int step)>;
 SharedAccessReport analyze_shared(const Plan& layout, int element_bytes, int steps, const ElementOf& element);
+
+// The walks a 2-D shared buffer usually sees, 32 lanes per step: along rows,
+// along columns, and along anti-diagonals (NW's wavefront: lane t at row
+// d - t, column t). At most max_steps steps each (a regular walk repeats).
+struct WalkReport {
+  std::string name;
+  std::int64_t steps = 0;
+  SharedAccessReport report;
+};
+std::vector<WalkReport> standard_walks(const Plan& layout, int element_bytes, std::int64_t max_steps = 2048);
 
 }  // namespace lego::analysis

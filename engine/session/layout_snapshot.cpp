@@ -38,52 +38,17 @@ std::vector<std::vector<std::int64_t>> tile_spans_of(const LayoutAst& layout, co
   return spans;
 }
 
-// Walks of a rows x cols buffer, 32 lanes per step, capped so a big layout
-// stays quick (the first steps are representative of a regular walk).
 std::vector<LayoutSnapshot::BankWalk> bank_walks_of(const Plan& plan) {
   std::vector<LayoutSnapshot::BankWalk> out;
-  if (plan.rank() != 2) return out;
-  const std::int64_t rows = plan.shape()[0], cols = plan.shape()[1];
-  constexpr std::int64_t kMaxSteps = 2048;
-  struct Walk {
-    const char* name;
-    std::int64_t steps;
-    analysis::ElementOf element;
-  };
-  const std::int64_t row_chunks = (cols + 31) / 32, col_chunks = (rows + 31) / 32, diagonals = rows + cols - 1;
-  const std::vector<Walk> walks = {
-      {"rows", rows * row_chunks,
-       [=](int lane, int step) -> std::vector<std::int64_t> {
-         const std::int64_t r = step / row_chunks, c = (step % row_chunks) * 32 + lane;
-         if (c >= cols) return {};
-         return {r, c};
-       }},
-      {"columns", cols * col_chunks,
-       [=](int lane, int step) -> std::vector<std::int64_t> {
-         const std::int64_t c = step / col_chunks, r = (step % col_chunks) * 32 + lane;
-         if (r >= rows) return {};
-         return {r, c};
-       }},
-      {"anti-diagonals", diagonals * ((std::min(rows, cols) + 31) / 32),
-       [=](int lane, int step) -> std::vector<std::int64_t> {
-         const std::int64_t chunks = (std::min(rows, cols) + 31) / 32;
-         const std::int64_t d = step / chunks, t = (step % chunks) * 32 + lane;
-         const std::int64_t r = d - t;
-         if (t >= cols || r < 0 || r >= rows) return {};
-         return {r, t};
-       }},
-  };
-  for (const auto& w : walks) {
-    const auto steps = static_cast<int>(std::min(w.steps, kMaxSteps));
-    const analysis::SharedAccessReport r = analysis::analyze_shared(plan, 4, steps, w.element);
+  for (const auto& w : analysis::standard_walks(plan, 4)) {
     LayoutSnapshot::BankWalk b;
     b.name = w.name;
-    b.max_ways = r.max_ways;
-    b.mean_ways = r.mean_ways;
-    b.steps = steps;
-    b.excess_wavefronts = r.excess_wavefronts;
-    b.worst_step = r.worst_step;
-    b.lane_bank = r.worst_lane_bank;
+    b.max_ways = w.report.max_ways;
+    b.mean_ways = w.report.mean_ways;
+    b.steps = w.steps;
+    b.excess_wavefronts = w.report.excess_wavefronts;
+    b.worst_step = w.report.worst_step;
+    b.lane_bank = w.report.worst_lane_bank;
     out.push_back(std::move(b));
   }
   return out;
