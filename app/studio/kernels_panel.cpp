@@ -8,6 +8,7 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSaveFile>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -87,8 +88,32 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   split->addWidget(table_);
   split->addWidget(tabs_);
   split->setSizes({560, 700});
+  auto* layouts_row = new QHBoxLayout;
+  layout_ = new QComboBox;
+  layout_->setToolTip(tr("The kernel's layouts: each tensor's alternatives and its named iteration layouts"));
+  edit_layout_ = new QPushButton(tr("Edit in composer"));
+  edit_layout_->setToolTip(tr("Open this layout in the composition editor, at the project's first parameter values"));
+  apply_layout_ = new QPushButton(tr("Use composer's layout"));
+  apply_layout_->setToolTip(
+      tr("Replace this layout in the project by the composer's text (checked as a whole project; Save project writes it)"));
+  save_project_ = new QPushButton(tr("Save project"));
+  save_project_->setToolTip(tr("Write the edited project file (atomically: the old file stays until the new one is complete)"));
+  save_project_->setEnabled(false);
+  layouts_row->addWidget(new QLabel(tr("Layout")));
+  layouts_row->addWidget(layout_, 1);
+  layouts_row->addWidget(edit_layout_);
+  layouts_row->addWidget(apply_layout_);
+  layouts_row->addWidget(save_project_);
+  connect(edit_layout_, &QPushButton::clicked, this, &KernelsPanel::editSelectedLayout);
+  connect(apply_layout_, &QPushButton::clicked, this, &KernelsPanel::applyRequested);
+  connect(save_project_, &QPushButton::clicked, this, [this] {
+    QString error;
+    if (!saveProject(&error)) emit message(error);
+  });
+
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(top);
+  layout->addLayout(layouts_row);
   layout->addWidget(split, 1);
 
   connect(kernel_, &QComboBox::currentIndexChanged, this, &KernelsPanel::showKernel);
@@ -98,14 +123,20 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   connect(cancel_, &QPushButton::clicked, this, &KernelsPanel::cancelSweep);
   connect(export_, &QPushButton::clicked, this, &KernelsPanel::exportRequested);
   connect(&sweep_, &SweepSession::projectLoaded, this, [this](ProjectPtr p) {
+    const int kernel_index = kernel_->currentIndex(), layout_index = layout_->currentIndex();
+    const bool same_file = project_ && p->file == project_->file;
     project_ = std::move(p);
+    if (!project_->edited) saved_json_ = project_->json;
+    save_project_->setEnabled(hasUnsavedProject());
     outcomes_.clear();
-    project_label_->setText(QFileInfo(qs(project_->file)).fileName());
+    project_label_->setText(QFileInfo(qs(project_->file)).fileName() + (hasUnsavedProject() ? "*" : ""));
     project_label_->setToolTip(qs(project_->project.description));
     const QSignalBlocker block(kernel_);
     kernel_->clear();
     for (const auto& k : project_->kernels) kernel_->addItem(qs(k.spec.name));
+    if (same_file && kernel_index >= 0 && kernel_index < kernel_->count()) kernel_->setCurrentIndex(kernel_index);
     showKernel();
+    if (same_file && layout_index >= 0 && layout_index < layout_->count()) layout_->setCurrentIndex(layout_index);
     emit message(tr("opened %1: %2 kernels").arg(qs(project_->file)).arg(project_->kernels.size()));
     emit projectLoaded();
   });
@@ -158,7 +189,63 @@ int KernelsPanel::rowOf(const QString& id) const {
   return -1;
 }
 
+void KernelsPanel::fillLayouts() {
+  layout_->clear();
+  const KernelInfo* k = currentKernel();
+  if (!k) return;
+  for (const auto& t : k->spec.tensors)
+    for (const auto& a : t.layouts) layout_->addItem(qs(t.name + ": " + a.name), QStringList{qs(t.name), qs(a.name)});
+  for (const auto& l : k->spec.layouts)
+    for (const auto& a : l.alternatives) layout_->addItem(qs(l.name + ": " + a.name), QStringList{qs(l.name), qs(a.name)});
+}
+
+kernel::LayoutSlot KernelsPanel::slotAt(int index) const {
+  const QStringList parts = layout_->itemData(index).toStringList();
+  const KernelInfo* k = currentKernel();
+  if (!k || parts.size() != 2) return {};
+  return {k->spec.name, parts[0].toStdString(), parts[1].toStdString()};
+}
+
+void KernelsPanel::editSelectedLayout() {
+  const KernelInfo* k = currentKernel();
+  const kernel::LayoutSlot slot = slotAt(layout_->currentIndex());
+  if (!k || slot.owner.empty()) return;
+  std::string text;
+  for (const auto& t : k->spec.tensors)
+    for (const auto& a : t.layouts)
+      if (t.name == slot.owner && a.name == slot.alternative) text = a.text;
+  for (const auto& l : k->spec.layouts)
+    for (const auto& a : l.alternatives)
+      if (l.name == slot.owner && a.name == slot.alternative) text = a.text;
+  QStringList sizes;
+  for (const auto& p : k->spec.parameters)
+    if (!p.values.empty()) sizes << QStringLiteral("%1=%2").arg(qs(p.name)).arg(p.values.front());
+  emit editLayoutRequested(qs(text), sizes.join(", "), layout_->currentText());
+}
+
+void KernelsPanel::applyLayout(const QString& text) {
+  const kernel::LayoutSlot slot = slotAt(layout_->currentIndex());
+  if (!project_ || slot.owner.empty()) return emit message(tr("open a project and choose the layout to replace first"));
+  sweep_.editLayout(project_, slot, text);
+  emit message(tr("replacing %1.%2 of kernel %3 ...").arg(qs(slot.owner), qs(slot.alternative), qs(slot.kernel)));
+}
+
+bool KernelsPanel::saveProject(QString* error) {
+  if (!project_) return false;
+  QSaveFile file(qs(project_->file));
+  if (!file.open(QIODevice::WriteOnly) || file.write(QByteArray::fromStdString(project_->json)) < 0 || !file.commit()) {
+    if (error) *error = tr("Could not save %1: %2").arg(qs(project_->file), file.errorString());
+    return false;
+  }
+  saved_json_ = project_->json;
+  save_project_->setEnabled(false);
+  project_label_->setText(QFileInfo(qs(project_->file)).fileName());
+  emit message(tr("saved %1").arg(qs(project_->file)));
+  return true;
+}
+
 void KernelsPanel::showKernel() {
+  fillLayouts();
   const KernelInfo* k = currentKernel();
   table_->setSortingEnabled(false);
   table_->setRowCount(0);

@@ -33,6 +33,14 @@ class KernelsPanel : public QWidget {
   // The fastest verified variant of the current kernel, or empty.
   QString winner() const;
   void exportWinner(const QString& dir);
+  // The project's layouts: the selected one goes to the composer, and the
+  // composer's text comes back into the project (validated, unsaved until
+  // saveProject, which replaces the file atomically).
+  QComboBox* layoutChoice() const { return layout_; }
+  void editSelectedLayout();
+  void applyLayout(const QString& text);
+  bool saveProject(QString* error = nullptr);
+  bool hasUnsavedProject() const { return project_ && project_->json != saved_json_; }
   // Seconds before a variant's worker is killed as hung (default 120).
   void setTimeout(double seconds) { timeout_s_ = seconds; }
 
@@ -52,6 +60,8 @@ class KernelsPanel : public QWidget {
   void sweepFinished(bool cancelled);
   void exported(const QStringList& files);
   void exportRequested();  // the Export winner button: the window asks where
+  void editLayoutRequested(const QString& text, const QString& sizes, const QString& label);
+  void applyRequested();  // the window answers with applyLayout(composer text)
   void message(const QString& text);
 
  private:
@@ -67,6 +77,11 @@ class KernelsPanel : public QWidget {
   ProjectPtr project_;
   std::map<std::string, OutcomePtr> outcomes_;  // "kernel/variant" -> last result
   QLabel* project_label_;
+  QComboBox* layout_;
+  QPushButton *edit_layout_, *apply_layout_, *save_project_;
+  std::string saved_json_;
+  void fillLayouts();
+  kernel::LayoutSlot slotAt(int index) const;
   QComboBox* kernel_;
   QCheckBox* verified_only_;
   QPushButton *run_, *cancel_, *export_;

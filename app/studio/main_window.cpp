@@ -184,6 +184,14 @@ void MainWindow::buildDocks() {
       openExample(layout);
     }
   });
+  connect(kernels_, &KernelsPanel::editLayoutRequested, this, [this](const QString& text, const QString& sizes, const QString& label) {
+    doc_.undoStack()->beginMacro(tr("Edit %1 from the project").arg(label));
+    doc_.setSizes(sizes);
+    doc_.setText(text, tr("Edit %1").arg(label));
+    doc_.undoStack()->endMacro();
+    log(tr("editing %1 from the project; \"Use composer's layout\" puts it back").arg(label));
+  });
+  connect(kernels_, &KernelsPanel::applyRequested, this, [this] { kernels_->applyLayout(doc_.text()); });
   connect(kernels_, &KernelsPanel::message, this, [this](const QString& m) {
     statusBar()->showMessage(m, 8000);
     log(m);
@@ -484,6 +492,17 @@ void MainWindow::recoverAutosave() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
+  if (kernels_->hasUnsavedProject()) {
+    const auto answer =
+        QMessageBox::question(this, tr("Unsaved project"), tr("The project has layout edits that are not saved. Save the project?"),
+                              QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Cancel) return e->ignore();
+    QString error;
+    if (answer == QMessageBox::Save && !kernels_->saveProject(&error)) {
+      warn(tr("Save project"), error);
+      return e->ignore();
+    }
+  }
   if (hasUnsavedChanges()) {
     const auto answer = QMessageBox::question(this, tr("Unsaved changes"), tr("The layout has changes that are not saved. Save them?"),
                                               QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);

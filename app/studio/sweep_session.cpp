@@ -1,6 +1,7 @@
 #include "studio/sweep_session.hpp"
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "kernel/variant.hpp"
@@ -36,35 +37,59 @@ SweepSession::~SweepSession() {
   thread_.wait();
 }
 
+ProjectPtr SweepSession::load(const std::string& file, const std::string& json, bool edited, std::size_t max_variants) {
+  auto info = std::make_shared<ProjectInfo>();
+  info->file = file;
+  info->json = json;
+  info->edited = edited;
+  info->project = kernel::parse_project(json, file, std::filesystem::path(file).parent_path(), kernel::default_resource_dirs());
+  for (const auto& spec : info->project.kernels) {
+    KernelInfo k{spec, {}, 0};
+    const kernel::VariantSpace space = kernel::enumerate_variants(spec, {max_variants, 1, {}});
+    k.rejected = space.rejected;
+    for (const auto& v : space.variants) {
+      VariantInfo vi{v.id, {}, {}, {}};
+      try {
+        vi.instance = kernel::instantiate(spec, v, sym::Lang::C);
+        vi.expansions = expansions_text(vi.instance);
+      } catch (const LegoError& e) {
+        vi.error = e.what();
+      }
+      k.variants.push_back(std::move(vi));
+    }
+    info->kernels.push_back(std::move(k));
+  }
+  return info;
+}
+
 void SweepSession::open(const QString& project_file, std::size_t max_variants) {
   QMetaObject::invokeMethod(
       worker_,
       [this, file = project_file.toStdString(), max_variants] {
         try {
-          auto info = std::make_shared<ProjectInfo>();
-          info->file = file;
-          info->project = kernel::load_project(file, kernel::default_resource_dirs());
-          for (const auto& spec : info->project.kernels) {
-            KernelInfo k{spec, {}, 0};
-            const kernel::VariantSpace space = kernel::enumerate_variants(spec, {max_variants, 1, {}});
-            k.rejected = space.rejected;
-            for (const auto& v : space.variants) {
-              VariantInfo vi{v.id, {}, {}, {}};
-              try {
-                vi.instance = kernel::instantiate(spec, v, sym::Lang::C);
-                vi.expansions = expansions_text(vi.instance);
-              } catch (const LegoError& e) {
-                vi.error = e.what();
-              }
-              k.variants.push_back(std::move(vi));
-            }
-            info->kernels.push_back(std::move(k));
-          }
-          emit projectLoaded(info);
+          std::ifstream in(file);
+          if (!in) throw LegoError("cannot read " + file);
+          const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+          emit projectLoaded(load(file, json, false, max_variants));
         } catch (const LegoError& e) {
           emit failed(QString::fromStdString(e.what()));
         } catch (const std::exception& e) {
           emit failed(QStringLiteral("internal error: %1").arg(e.what()));
+        }
+      },
+      Qt::QueuedConnection);
+}
+
+void SweepSession::editLayout(ProjectPtr project, const kernel::LayoutSlot& slot, const QString& layout_text) {
+  QMetaObject::invokeMethod(
+      worker_,
+      [this, project, slot, text = layout_text.toStdString()] {
+        try {
+          const std::string json = kernel::replace_layout(project->json, project->file, std::filesystem::path(project->file).parent_path(),
+                                                          kernel::default_resource_dirs(), slot, text);
+          emit projectLoaded(load(project->file, json, true, 256));
+        } catch (const LegoError& e) {
+          emit failed(QStringLiteral("the project was not changed: %1").arg(QString::fromStdString(e.what())));
         }
       },
       Qt::QueuedConnection);

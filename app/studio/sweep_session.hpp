@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernel/instantiate.hpp"
+#include "kernel/project_edit.hpp"
 #include "kernel/spec.hpp"
 #include "run/executor.hpp"
 
@@ -33,6 +34,8 @@ struct KernelInfo {
 
 struct ProjectInfo {
   std::string file;
+  std::string json;     // the file's text as loaded, or as edited since
+  bool edited = false;  // json differs from the file: unsaved
   kernel::Project project;
   std::vector<KernelInfo> kernels;
 };
@@ -55,6 +58,9 @@ class SweepSession : public QObject {
   // Variants per kernel are capped (a seeded sample beyond), so a huge space
   // still opens at once.
   void open(const QString& project_file, std::size_t max_variants = 256);
+  // Replaces one layout alternative (validated as a whole project) and
+  // reloads from the edited text; the file is not written (see KernelsPanel::save).
+  void editLayout(ProjectPtr project, const kernel::LayoutSlot& slot, const QString& layout_text);
   void run(ProjectPtr project, const QString& kernel, const QStringList& variant_ids, const run::RunOptions& options, double timeout_s);
   // Writes the variant as standalone source (run::export_files) into `dir`.
   void exportVariant(ProjectPtr project, const QString& kernel, const QString& variant_id, const QString& dir);
@@ -75,6 +81,8 @@ class SweepSession : public QObject {
   QThread thread_;
   QObject* worker_;
   std::atomic<bool> cancel_{false}, running_{false};
+  // On the sweep thread: the project from its JSON text.
+  static ProjectPtr load(const std::string& file, const std::string& json, bool edited, std::size_t max_variants);
 };
 
 }  // namespace lego::studio

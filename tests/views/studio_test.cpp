@@ -68,6 +68,7 @@ class StudioTest : public QObject {
   void threadMappingColoursAndSteps();
   void bankHeatmapShowsConflictsAndTheirFixes();
   void startListOpensExamples();
+  void projectLayoutsGoThroughTheComposerAndBack();
   void autosaveIsRecoveredAfterACrash();
   void unreadableAutosaveIsKeptAndTheAppStarts();
   void openingIsNotAnEditAndSavingCleans();
@@ -321,6 +322,54 @@ void StudioTest::startListOpensExamples() {
   emit list->itemActivated(bricks, 0);
   QVERIFY(w.document()->text().contains("Row(B,B,B)"));
   QCOMPARE(w.document()->sizes(), QString("B=2, N=8"));
+}
+
+void StudioTest::projectLayoutsGoThroughTheComposerAndBack() {
+  QTemporaryDir dir;
+  const QString path = dir.filePath("rows.lego.json");
+  QVERIFY(QFile::copy(LEGO_PROJECTS_DIR "/rows.lego.json", path));
+  QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner);
+  MainWindow w;
+  auto* panel = w.kernels();
+  QSignalSpy loaded(panel, &lego::studio::KernelsPanel::projectLoaded);
+  panel->openProject(path);
+  QVERIFY(loaded.wait(30000));
+  const int col = panel->layoutChoice()->findText("X: col");
+  QVERIFY(col >= 0);
+  panel->layoutChoice()->setCurrentIndex(col);
+  panel->editSelectedLayout();
+  QCOMPARE(w.document()->text(), QString("OrderBy(Col(M, N)).GroupBy([(M, N)])"));
+  QVERIFY(w.document()->sizes().contains("M=4096"));
+
+  const QString tiled = "OrderBy(Row(M // 4, N), Row(4, 1)).TileBy([M // 4, N], [4, 1])";
+  w.document()->setText(tiled, "edit");
+  panel->applyLayout(w.document()->text());
+  QVERIFY(loaded.wait(30000));
+  QVERIFY(panel->hasUnsavedProject());
+  QFile before(path);
+  QVERIFY(before.open(QIODevice::ReadOnly));
+  QVERIFY(!before.readAll().contains("M // 4"));  // not written until saved
+  QString error;
+  QVERIFY2(panel->saveProject(&error), qPrintable(error));
+  QVERIFY(!panel->hasUnsavedProject());
+  QFile after(path);
+  QVERIFY(after.open(QIODevice::ReadOnly));
+  const QByteArray saved = after.readAll();
+  QVERIFY(saved.contains(tiled.toUtf8()));
+  QVERIFY(saved.contains("\"lego_studio_project\": 1"));
+
+  // A layout that breaks the project is refused; the project is unchanged.
+  QSignalSpy messages(panel, &lego::studio::KernelsPanel::message);
+  panel->applyLayout("OrderBy(Row(M, N).GroupBy([(M, N)])");
+  QVERIFY(QTest::qWaitFor(
+      [&] {
+        for (const auto& m : messages)
+          if (m.at(0).toString().contains("the project was not changed")) return true;
+        return false;
+      },
+      30000));
+  QVERIFY(!panel->hasUnsavedProject());
+  QVERIFY(panel->project()->json == saved.toStdString());
 }
 
 void StudioTest::autosaveIsRecoveredAfterACrash() {

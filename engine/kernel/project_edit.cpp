@@ -1,0 +1,51 @@
+#include "kernel/project_edit.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "kernel/spec.hpp"
+
+namespace lego::kernel {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Sets alternative `name` of a "layouts" member: a string (one layout, named
+// "default") or an object of named alternatives.
+bool set_alternative(Json& layouts, const std::string& name, const std::string& text) {
+  if (layouts.is_string()) {
+    if (name != "default") return false;
+    layouts = text;
+    return true;
+  }
+  if (!layouts.is_object() || !layouts.contains(name)) return false;
+  layouts[name] = text;
+  return true;
+}
+
+}  // namespace
+
+std::string replace_layout(const std::string& json_text, const std::string& file_label, const std::filesystem::path& base_dir,
+                           const std::vector<std::filesystem::path>& resource_dirs, const LayoutSlot& slot,
+                           const std::string& layout_text) {
+  Json j = Json::parse(json_text, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("kernels") || !j["kernels"].is_array())
+    throw LegoError(file_label + ": not a project file (run it through lego bench for the exact error)");
+  bool done = false;
+  for (auto& k : j["kernels"]) {
+    if (!k.is_object() || k.value("name", "") != slot.kernel) continue;
+    if (k.contains("tensors") && k["tensors"].is_array())
+      for (auto& t : k["tensors"])
+        if (t.is_object() && t.value("name", "") == slot.owner && t.contains("layouts"))
+          done = set_alternative(t["layouts"], slot.alternative, layout_text);
+    if (!done && k.contains("layouts") && k["layouts"].is_object() && k["layouts"].contains(slot.owner))
+      done = set_alternative(k["layouts"][slot.owner], slot.alternative, layout_text);
+  }
+  if (!done)
+    throw LegoError(file_label + ": kernel " + slot.kernel + " has no layout " + slot.owner + "." + slot.alternative + " to replace");
+  const std::string text = j.dump(2) + "\n";
+  parse_project(text, file_label, base_dir, resource_dirs);  // throws at the edit's JSON path when it breaks the project
+  return text;
+}
+
+}  // namespace lego::kernel
