@@ -41,6 +41,7 @@ class KernelsPanel : public QWidget {
   void applyLayout(const QString& text);
   bool saveProject(QString* error = nullptr);
   bool hasUnsavedProject() const { return project_ && project_->json != saved_json_; }
+  void openEdited(const QString& path, const QString& json) { sweep_.openEdited(path, json); }
   // Seconds before a variant's worker is killed as hung (default 120).
   void setTimeout(double seconds) { timeout_s_ = seconds; }
 

@@ -459,6 +459,7 @@ QString MainWindow::stateDir() {
 }
 
 void MainWindow::autosaveNow() {
+  autosaveProject();
   if (!hasUnsavedChanges() || programText() == last_autosaved_) return;
   QDir().mkpath(stateDir());
   QSaveFile file(stateDir() + "/autosave.lego");
@@ -469,7 +470,41 @@ void MainWindow::autosaveNow() {
     log(tr("autosave failed: %1").arg(file.errorString()));
 }
 
+// Unsaved project edits: the project's path and its edited JSON.
+void MainWindow::autosaveProject() {
+  const QString path = stateDir() + "/autosave-project.json";
+  if (!kernels_->hasUnsavedProject()) {
+    if (QFile::exists(path)) QFile::remove(path);
+    return;
+  }
+  const std::string text = nlohmann::json{{"file", kernels_->project()->file}, {"json", kernels_->project()->json}}.dump();
+  if (text == last_project_autosave_) return;
+  QDir().mkpath(stateDir());
+  QSaveFile file(path);
+  if (file.open(QIODevice::WriteOnly) && file.write(QByteArray::fromStdString(text)) >= 0 && file.commit())
+    last_project_autosave_ = text;
+  else
+    log(tr("project autosave failed: %1").arg(file.errorString()));
+}
+
+void MainWindow::recoverProject() {
+  const QString path = stateDir() + "/autosave-project.json";
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return;
+  const auto j = nlohmann::json::parse(f.readAll().toStdString(), nullptr, false);
+  f.close();
+  if (j.is_discarded() || !j.is_object() || !j.contains("file") || !j.contains("json")) {
+    QFile::remove(path + ".unreadable");
+    QFile::rename(path, path + ".unreadable");
+    log(tr("the project autosave could not be read; kept as %1").arg(path + ".unreadable"));
+    return;
+  }
+  kernels_->openEdited(qs(j["file"].get<std::string>()), qs(j["json"].get<std::string>()));
+  log(tr("recovered unsaved edits of %1 from a session that did not close; Save project keeps them").arg(qs(j["file"].get<std::string>())));
+}
+
 void MainWindow::recoverAutosave() {
+  recoverProject();
   const QString path = stateDir() + "/autosave.lego";
   if (!QFile::exists(path)) return;
   try {
@@ -513,6 +548,7 @@ void MainWindow::closeEvent(QCloseEvent* e) {
     }
   }
   QFile::remove(stateDir() + "/autosave.lego");  // closed on purpose: nothing to recover
+  QFile::remove(stateDir() + "/autosave-project.json");
   e->accept();
 }
 

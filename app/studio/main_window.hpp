@@ -68,6 +68,9 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* e) override;
   void buildActions();
   void recoverAutosave();
+  void recoverProject();
+  void autosaveProject();
+  std::string last_project_autosave_;
   void addRecent(const QString& path);
   void rebuildRecentMenu();
   QString programText() const;

@@ -80,6 +80,19 @@ void SweepSession::open(const QString& project_file, std::size_t max_variants) {
       Qt::QueuedConnection);
 }
 
+void SweepSession::openEdited(const QString& project_file, const QString& json) {
+  QMetaObject::invokeMethod(
+      worker_,
+      [this, file = project_file.toStdString(), json = json.toStdString()] {
+        try {
+          emit projectLoaded(load(file, json, true, 256));
+        } catch (const LegoError& e) {
+          emit failed(QStringLiteral("the recovered project edits do not load: %1").arg(QString::fromStdString(e.what())));
+        }
+      },
+      Qt::QueuedConnection);
+}
+
 void SweepSession::editLayout(ProjectPtr project, const kernel::LayoutSlot& slot, const QString& layout_text) {
   QMetaObject::invokeMethod(
       worker_,

@@ -61,6 +61,8 @@ class SweepSession : public QObject {
   // Replaces one layout alternative (validated as a whole project) and
   // reloads from the edited text; the file is not written (see KernelsPanel::save).
   void editLayout(ProjectPtr project, const kernel::LayoutSlot& slot, const QString& layout_text);
+  // A project from edited (unsaved) JSON, e.g. recovered from an autosave.
+  void openEdited(const QString& project_file, const QString& json);
   void run(ProjectPtr project, const QString& kernel, const QStringList& variant_ids, const run::RunOptions& options, double timeout_s);
   // Writes the variant as standalone source (run::export_files) into `dir`.
   void exportVariant(ProjectPtr project, const QString& kernel, const QString& variant_id, const QString& dir);

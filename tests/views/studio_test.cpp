@@ -64,11 +64,15 @@ class StudioTest : public QObject {
     QStandardPaths::setTestModeEnabled(true);  // QSettings (recent files) away from the user's
     qputenv("LEGO_STUDIO_STATE_DIR", state_.path().toUtf8());
   }
-  void init() { QFile::remove(state_.filePath("autosave.lego")); }
+  void init() {
+    QFile::remove(state_.filePath("autosave.lego"));
+    QFile::remove(state_.filePath("autosave-project.json"));
+  }
   void threadMappingColoursAndSteps();
   void bankHeatmapShowsConflictsAndTheirFixes();
   void startListOpensExamples();
   void projectLayoutsGoThroughTheComposerAndBack();
+  void unsavedProjectEditsAreRecoveredAfterACrash();
   void autosaveIsRecoveredAfterACrash();
   void unreadableAutosaveIsKeptAndTheAppStarts();
   void openingIsNotAnEditAndSavingCleans();
@@ -370,6 +374,44 @@ void StudioTest::projectLayoutsGoThroughTheComposerAndBack() {
       30000));
   QVERIFY(!panel->hasUnsavedProject());
   QVERIFY(panel->project()->json == saved.toStdString());
+
+  // A corrupt project file: an error, and the open project stays.
+  const QString corrupt = dir.filePath("corrupt.lego.json");
+  QFile bad(corrupt);
+  QVERIFY(bad.open(QIODevice::WriteOnly));
+  bad.write("{\"lego_studio_project\": 1, \"kernels\": [{\"name\": \"k\", \"template\": 3}]}");
+  bad.close();
+  messages.clear();
+  panel->openProject(corrupt);
+  QVERIFY(QTest::qWaitFor([&] { return !messages.isEmpty() && messages.last().at(0).toString().startsWith("error:"); }, 30000));
+  QVERIFY2(messages.last().at(0).toString().contains("$.kernels[0]"), qPrintable(messages.last().at(0).toString()));
+  QCOMPARE(QString::fromStdString(panel->project()->file), path);
+}
+
+void StudioTest::unsavedProjectEditsAreRecoveredAfterACrash() {
+  QTemporaryDir dir;
+  const QString path = dir.filePath("rows.lego.json");
+  QVERIFY(QFile::copy(LEGO_PROJECTS_DIR "/rows.lego.json", path));
+  QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner);
+  const QString tiled = "OrderBy(Row(M // 4, N), Row(4, 1)).TileBy([M // 4, N], [4, 1])";
+  {
+    MainWindow w;  // destroyed without a close, as if it crashed
+    QSignalSpy loaded(w.kernels(), &lego::studio::KernelsPanel::projectLoaded);
+    w.kernels()->openProject(path);
+    QVERIFY(loaded.wait(30000));
+    w.kernels()->layoutChoice()->setCurrentIndex(w.kernels()->layoutChoice()->findText("X: col"));
+    w.kernels()->applyLayout(tiled);
+    QVERIFY(loaded.wait(30000));
+    QVERIFY(w.kernels()->hasUnsavedProject());
+    w.autosaveNow();
+  }
+  MainWindow next;
+  QSignalSpy loaded(next.kernels(), &lego::studio::KernelsPanel::projectLoaded);
+  QVERIFY(loaded.wait(30000));
+  QVERIFY(next.kernels()->hasUnsavedProject());
+  QVERIFY(next.kernels()->project()->json.find(tiled.toStdString()) != std::string::npos);
+  QCOMPARE(QString::fromStdString(next.kernels()->project()->file), path);
+  QFile::remove(state_.filePath("autosave-project.json"));
 }
 
 void StudioTest::autosaveIsRecoveredAfterACrash() {
