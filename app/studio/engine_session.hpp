@@ -7,11 +7,11 @@
 #pragma once
 
 #include <QObject>
-#include <QThread>
 #include <atomic>
 #include <memory>
 
 #include "session/layout_snapshot.hpp"
+#include "studio/worker_thread.hpp"
 
 namespace lego::studio {
 
@@ -32,10 +32,10 @@ class EngineSession : public QObject {
   void snapshotReady(lego::studio::SnapshotPtr snapshot);
 
  private:
-  QThread thread_;
-  QObject* worker_;  // lives on thread_
   std::atomic<std::uint64_t> latest_{0};
   std::atomic<int> dropped_{0};
+  // Last: destroyed first, so the work it waits for still sees the members above.
+  WorkerThread thread_{QStringLiteral("lego-engine")};
 };
 
 }  // namespace lego::studio

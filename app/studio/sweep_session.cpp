@@ -22,20 +22,12 @@ std::string expansions_text(const kernel::Instance& inst) {
 
 }  // namespace
 
-SweepSession::SweepSession(QObject* parent) : QObject(parent), worker_(new QObject) {
+SweepSession::SweepSession(QObject* parent) : QObject(parent) {
   qRegisterMetaType<ProjectPtr>();
   qRegisterMetaType<OutcomePtr>();
-  thread_.setObjectName(QStringLiteral("lego-sweep"));
-  worker_->moveToThread(&thread_);
-  connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
-  thread_.start();
 }
 
-SweepSession::~SweepSession() {
-  cancel_ = true;
-  thread_.quit();
-  thread_.wait();
-}
+SweepSession::~SweepSession() { cancel_ = true; }  // a running sweep stops; thread_ then waits for it
 
 ProjectPtr SweepSession::load(const std::string& file, const std::string& json, bool edited, std::size_t max_variants) {
   auto info = std::make_shared<ProjectInfo>();
@@ -63,49 +55,40 @@ ProjectPtr SweepSession::load(const std::string& file, const std::string& json, 
 }
 
 void SweepSession::open(const QString& project_file, std::size_t max_variants) {
-  QMetaObject::invokeMethod(
-      worker_,
-      [this, file = project_file.toStdString(), max_variants] {
-        try {
-          std::ifstream in(file);
-          if (!in) throw LegoError("cannot read " + file);
-          const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-          emit projectLoaded(load(file, json, false, max_variants));
-        } catch (const LegoError& e) {
-          emit failed(QString::fromStdString(e.what()));
-        } catch (const std::exception& e) {
-          emit failed(QStringLiteral("internal error: %1").arg(e.what()));
-        }
-      },
-      Qt::QueuedConnection);
+  thread_.post([this, file = project_file.toStdString(), max_variants] {
+    try {
+      std::ifstream in(file);
+      if (!in) throw LegoError("cannot read " + file);
+      const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      emit projectLoaded(load(file, json, false, max_variants));
+    } catch (const LegoError& e) {
+      emit failed(QString::fromStdString(e.what()));
+    } catch (const std::exception& e) {
+      emit failed(QStringLiteral("internal error: %1").arg(e.what()));
+    }
+  });
 }
 
 void SweepSession::openEdited(const QString& project_file, const QString& json) {
-  QMetaObject::invokeMethod(
-      worker_,
-      [this, file = project_file.toStdString(), json = json.toStdString()] {
-        try {
-          emit projectLoaded(load(file, json, true, 256));
-        } catch (const LegoError& e) {
-          emit failed(QStringLiteral("the recovered project edits do not load: %1").arg(QString::fromStdString(e.what())));
-        }
-      },
-      Qt::QueuedConnection);
+  thread_.post([this, file = project_file.toStdString(), json = json.toStdString()] {
+    try {
+      emit projectLoaded(load(file, json, true, 256));
+    } catch (const LegoError& e) {
+      emit failed(QStringLiteral("the recovered project edits do not load: %1").arg(QString::fromStdString(e.what())));
+    }
+  });
 }
 
 void SweepSession::editLayout(ProjectPtr project, const kernel::LayoutSlot& slot, const QString& layout_text) {
-  QMetaObject::invokeMethod(
-      worker_,
-      [this, project, slot, text = layout_text.toStdString()] {
-        try {
-          const std::string json = kernel::replace_layout(project->json, project->file, std::filesystem::path(project->file).parent_path(),
-                                                          kernel::default_resource_dirs(), slot, text);
-          emit projectLoaded(load(project->file, json, true, 256));
-        } catch (const LegoError& e) {
-          emit failed(QStringLiteral("the project was not changed: %1").arg(QString::fromStdString(e.what())));
-        }
-      },
-      Qt::QueuedConnection);
+  thread_.post([this, project, slot, text = layout_text.toStdString()] {
+    try {
+      const std::string json = kernel::replace_layout(project->json, project->file, std::filesystem::path(project->file).parent_path(),
+                                                      kernel::default_resource_dirs(), slot, text);
+      emit projectLoaded(load(project->file, json, true, 256));
+    } catch (const LegoError& e) {
+      emit failed(QStringLiteral("the project was not changed: %1").arg(QString::fromStdString(e.what())));
+    }
+  });
 }
 
 void SweepSession::run(ProjectPtr project, const QString& kernel_name, const QStringList& variant_ids, const run::RunOptions& options,
@@ -114,95 +97,88 @@ void SweepSession::run(ProjectPtr project, const QString& kernel_name, const QSt
   running_ = true;
   std::vector<std::string> ids;
   for (const auto& id : variant_ids) ids.push_back(id.toStdString());
-  QMetaObject::invokeMethod(
-      worker_,
-      [this, project, kernel = kernel_name.toStdString(), ids, options, timeout_s] {
-        const KernelInfo* k = nullptr;
-        for (const auto& candidate : project->kernels)
-          if (candidate.spec.name == kernel) k = &candidate;
-        bool cancelled = false;
-        try {
-          if (!k) throw LegoError("no kernel " + kernel + " in the project");
-          const nlohmann::json roof =
-              run::machine_ceilings(false, [this](const std::string& m) { emit message(QString::fromStdString(m)); });
-          emit ceilingsReady(QString::fromStdString(roof.dump()));
-          run::WorkerClient worker(run::default_worker_path());
-          std::map<std::string, std::string> seen;  // code -> first id
-          int done = 0;
-          for (const auto& id : ids) {
-            if (cancel_) {
-              cancelled = true;
-              break;
-            }
-            emit progress(done, static_cast<int>(ids.size()), QString::fromStdString(id));
-            auto out = std::make_shared<VariantOutcome>();
-            out->kernel = kernel;
-            out->id = id;
-            const VariantInfo* v = nullptr;
-            for (const auto& candidate : k->variants)
-              if (candidate.id == id) v = &candidate;
-            if (!v || !v->error.empty()) {
-              out->status = "invalid";
-              out->message = v ? v->error : "no such variant";
-            } else if (auto [it, fresh] = seen.emplace(run::code_key(v->instance), id); !fresh) {
-              out->status = "duplicate";
-              out->message = "same code as " + it->second;
-            } else {
-              run::RunOptions o = options;
-              o.want_assembly = true;
-              const run::VariantResult r = run::run_variant(worker, v->instance, o, timeout_s, roof, done + 1, {}, &cancel_);
-              out->status = r.status;
-              out->message = r.message;
-              out->verified = r.verified;
-              out->ms = r.ms;
-              out->gbs = r.gbs;
-              out->gflops = r.gflops;
-              out->roof = r.roof;
-              out->assembly = r.raw.value("assembly", "");
-            }
-            ++done;
-            emit variantDone(out);
-            if (out->status == "cancelled") {
-              cancelled = true;
-              break;
-            }
-          }
-          emit progress(done, static_cast<int>(ids.size()), {});
-        } catch (const std::exception& e) {
-          emit failed(QString::fromStdString(e.what()));
+  thread_.post([this, project, kernel = kernel_name.toStdString(), ids, options, timeout_s] {
+    const KernelInfo* k = nullptr;
+    for (const auto& candidate : project->kernels)
+      if (candidate.spec.name == kernel) k = &candidate;
+    bool cancelled = false;
+    try {
+      if (!k) throw LegoError("no kernel " + kernel + " in the project");
+      const nlohmann::json roof = run::machine_ceilings(false, [this](const std::string& m) { emit message(QString::fromStdString(m)); });
+      emit ceilingsReady(QString::fromStdString(roof.dump()));
+      run::WorkerClient worker(run::default_worker_path());
+      std::map<std::string, std::string> seen;  // code -> first id
+      int done = 0;
+      for (const auto& id : ids) {
+        if (cancel_) {
+          cancelled = true;
+          break;
         }
-        running_ = false;
-        emit finished(cancelled);
-      },
-      Qt::QueuedConnection);
+        emit progress(done, static_cast<int>(ids.size()), QString::fromStdString(id));
+        auto out = std::make_shared<VariantOutcome>();
+        out->kernel = kernel;
+        out->id = id;
+        const VariantInfo* v = nullptr;
+        for (const auto& candidate : k->variants)
+          if (candidate.id == id) v = &candidate;
+        if (!v || !v->error.empty()) {
+          out->status = "invalid";
+          out->message = v ? v->error : "no such variant";
+        } else if (auto [it, fresh] = seen.emplace(run::code_key(v->instance), id); !fresh) {
+          out->status = "duplicate";
+          out->message = "same code as " + it->second;
+        } else {
+          run::RunOptions o = options;
+          o.want_assembly = true;
+          const run::VariantResult r = run::run_variant(worker, v->instance, o, timeout_s, roof, done + 1, {}, &cancel_);
+          out->status = r.status;
+          out->message = r.message;
+          out->verified = r.verified;
+          out->ms = r.ms;
+          out->gbs = r.gbs;
+          out->gflops = r.gflops;
+          out->roof = r.roof;
+          out->assembly = r.raw.value("assembly", "");
+        }
+        ++done;
+        emit variantDone(out);
+        if (out->status == "cancelled") {
+          cancelled = true;
+          break;
+        }
+      }
+      emit progress(done, static_cast<int>(ids.size()), {});
+    } catch (const std::exception& e) {
+      emit failed(QString::fromStdString(e.what()));
+    }
+    running_ = false;
+    emit finished(cancelled);
+  });
 }
 
 void SweepSession::exportVariant(ProjectPtr project, const QString& kernel_name, const QString& variant_id, const QString& dir) {
-  QMetaObject::invokeMethod(
-      worker_,
-      [this, project, kernel = kernel_name.toStdString(), id = variant_id.toStdString(), dir = dir.toStdString()] {
-        try {
-          for (const auto& k : project->kernels) {
-            if (k.spec.name != kernel) continue;
-            for (const auto& v : k.variants) {
-              if (v.id != id) continue;
-              if (!v.error.empty()) throw LegoError(v.error);
-              std::filesystem::create_directories(dir);
-              QStringList written;
-              for (const auto& [name, text] : run::export_files(k.spec, v.instance)) {
-                run::write_atomically(std::filesystem::path(dir) / name, text);
-                written << QString::fromStdString((std::filesystem::path(dir) / name).string());
-              }
-              emit exported(written);
-              return;
-            }
+  thread_.post([this, project, kernel = kernel_name.toStdString(), id = variant_id.toStdString(), dir = dir.toStdString()] {
+    try {
+      for (const auto& k : project->kernels) {
+        if (k.spec.name != kernel) continue;
+        for (const auto& v : k.variants) {
+          if (v.id != id) continue;
+          if (!v.error.empty()) throw LegoError(v.error);
+          std::filesystem::create_directories(dir);
+          QStringList written;
+          for (const auto& [name, text] : run::export_files(k.spec, v.instance)) {
+            run::write_atomically(std::filesystem::path(dir) / name, text);
+            written << QString::fromStdString((std::filesystem::path(dir) / name).string());
           }
-          throw LegoError("no variant " + id + " of kernel " + kernel);
-        } catch (const std::exception& e) {
-          emit failed(QString::fromStdString(e.what()));
+          emit exported(written);
+          return;
         }
-      },
-      Qt::QueuedConnection);
+      }
+      throw LegoError("no variant " + id + " of kernel " + kernel);
+    } catch (const std::exception& e) {
+      emit failed(QString::fromStdString(e.what()));
+    }
+  });
 }
 
 }  // namespace lego::studio

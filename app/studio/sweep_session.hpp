@@ -6,7 +6,6 @@
 
 #include <QObject>
 #include <QString>
-#include <QThread>
 #include <atomic>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -16,6 +15,7 @@
 #include "kernel/project_edit.hpp"
 #include "kernel/spec.hpp"
 #include "run/executor.hpp"
+#include "studio/worker_thread.hpp"
 
 namespace lego::studio {
 
@@ -80,11 +80,11 @@ class SweepSession : public QObject {
   void ceilingsReady(const QString& json);  // the machine's roofs, as a sweep starts
 
  private:
-  QThread thread_;
-  QObject* worker_;
   std::atomic<bool> cancel_{false}, running_{false};
   // On the sweep thread: the project from its JSON text.
   static ProjectPtr load(const std::string& file, const std::string& json, bool edited, std::size_t max_variants);
+  // Last: destroyed first, so the work it waits for still sees the members above.
+  WorkerThread thread_{QStringLiteral("lego-sweep")};
 };
 
 }  // namespace lego::studio
