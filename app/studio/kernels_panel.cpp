@@ -244,6 +244,21 @@ bool KernelsPanel::saveProject(QString* error) {
   return true;
 }
 
+bool KernelsPanel::saveProjectAs(const QString& path, QString* error) {
+  if (!project_) return false;
+  // Templates are looked up next to the project first, then in resources/,
+  // so a copy elsewhere still finds the shipped ones.
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly) || file.write(QByteArray::fromStdString(project_->json)) < 0 || !file.commit()) {
+    if (error) *error = tr("Could not save %1: %2").arg(path, file.errorString());
+    return false;
+  }
+  saved_json_ = project_->json;
+  sweep_.open(path);
+  emit message(tr("saved as %1").arg(path));
+  return true;
+}
+
 void KernelsPanel::showKernel() {
   fillLayouts();
   const KernelInfo* k = currentKernel();

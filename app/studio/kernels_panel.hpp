@@ -40,6 +40,8 @@ class KernelsPanel : public QWidget {
   void editSelectedLayout();
   void applyLayout(const QString& text);
   bool saveProject(QString* error = nullptr);
+  // Writes the project (with its edits) to a new file and continues there.
+  bool saveProjectAs(const QString& path, QString* error = nullptr);
   bool hasUnsavedProject() const { return project_ && project_->json != saved_json_; }
   void openEdited(const QString& path, const QString& json) { sweep_.openEdited(path, json); }
   // Seconds before a variant's worker is killed as hung (default 120).

@@ -212,6 +212,17 @@ void MainWindow::buildActions() {
     kernels_->openProject(path);
     addRecent(path);
   });
+  file->addAction(tr("Save project"), this, [this] {
+    QString error;
+    if (kernels_->project() && !kernels_->saveProject(&error)) warn(tr("Save project"), error);
+  });
+  file->addAction(tr("Save project as..."), this, [this] {
+    if (!kernels_->project()) return warn(tr("Save project as"), tr("No project is open."));
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Save project as"), QDir::homePath(), tr("LEGO Studio projects (*.lego.json)"));
+    QString error;
+    if (!path.isEmpty() && !kernels_->saveProjectAs(path, &error)) warn(tr("Save project as"), error);
+  });
   QAction* export_winner = file->addAction(tr("Export &winner..."), this, [this] {
     if (kernels_->winner().isEmpty())
       return warn(tr("Export winner"), tr("No verified, timed variant yet: open a project and run its variants first."));

@@ -375,6 +375,13 @@ void StudioTest::projectLayoutsGoThroughTheComposerAndBack() {
   QVERIFY(!panel->hasUnsavedProject());
   QVERIFY(panel->project()->json == saved.toStdString());
 
+  // Save as: the copy holds the same project and becomes the open one.
+  const QString copy = dir.filePath("copy.lego.json");
+  QVERIFY2(panel->saveProjectAs(copy, &error), qPrintable(error));
+  QVERIFY(loaded.wait(30000));
+  QCOMPARE(QString::fromStdString(panel->project()->file), copy);
+  QVERIFY(panel->project()->json == saved.toStdString());
+
   // A corrupt project file: an error, and the open project stays.
   const QString corrupt = dir.filePath("corrupt.lego.json");
   QFile bad(corrupt);
@@ -385,7 +392,7 @@ void StudioTest::projectLayoutsGoThroughTheComposerAndBack() {
   panel->openProject(corrupt);
   QVERIFY(QTest::qWaitFor([&] { return !messages.isEmpty() && messages.last().at(0).toString().startsWith("error:"); }, 30000));
   QVERIFY2(messages.last().at(0).toString().contains("$.kernels[0]"), qPrintable(messages.last().at(0).toString()));
-  QCOMPARE(QString::fromStdString(panel->project()->file), path);
+  QCOMPARE(QString::fromStdString(panel->project()->file), copy);
 }
 
 void StudioTest::unsavedProjectEditsAreRecoveredAfterACrash() {
