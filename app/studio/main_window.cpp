@@ -205,7 +205,7 @@ void MainWindow::buildActions() {
     if (!path.isEmpty()) openProgram(path);
   });
   open->setShortcut(QKeySequence::Open);
-  file->addAction(tr("Open &project (kernels)..."), this, [this] {
+  QAction* open_project = file->addAction(tr("Open &project (kernels)..."), this, [this] {
     const QString path =
         QFileDialog::getOpenFileName(this, tr("Open project"), qs(projects_dir()), tr("LEGO Studio projects (*.lego.json)"));
     if (path.isEmpty()) return;
@@ -252,6 +252,8 @@ void MainWindow::buildActions() {
   QToolBar* bar = addToolBar(tr("Main"));
   bar->setObjectName("main-toolbar");
   bar->addAction(open);
+  bar->addAction(open_project);
+  bar->addAction(export_winner);
   bar->addAction(save);
   bar->addAction(export_view);
   bar->addSeparator();
