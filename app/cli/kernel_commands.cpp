@@ -18,6 +18,7 @@
 #include "kernel/variant.hpp"
 #include "layout/derive.hpp"
 #include "layout/parse.hpp"
+#include "run/analyze.hpp"
 #include "run/executor.hpp"
 #include "run/jit.hpp"
 #include "run/sweep.hpp"
@@ -199,9 +200,88 @@ int export_kernel(const std::string& project_file, const std::string& kernel_nam
   return 0;
 }
 
+void print_analysis(const Json& r, std::ostream& out) {
+  out << fmt::format("{}  {}", r["kernel"].get<std::string>(), r["variant"].get<std::string>());
+  if (r.contains("accesses") && r["backend"] == "cuda") {
+    const auto& b = r["accesses"]["simulated_block"];
+    out << fmt::format("  (simulated block ({}, {}, {}))", b[0].get<std::int64_t>(), b[1].get<std::int64_t>(), b[2].get<std::int64_t>());
+  }
+  out << "\n";
+  if (r.contains("cuda"))
+    for (const auto& c : r["cuda"])
+      if (c["ok"].get<bool>())
+        out << fmt::format("  {}: {} registers, {} B shared, {} B spill stores, {} B spill loads\n", c["arch"].get<std::string>(),
+                           c["registers"].get<int>(), c["shared_bytes"].get<int>(), c["spill_stores"].get<int>(),
+                           c["spill_loads"].get<int>());
+  if (r["status"] != "ok") {
+    out << "  " << r["status"].get<std::string>() << ": " << r.value("message", "") << "\n";
+    return;
+  }
+  out << fmt::format("  {:<5} {:<28} {:<7} {}\n", "line", "access", "kind", "result");
+  for (const auto& s : r["accesses"]["sites"]) {
+    std::string what;
+    if (s["executions"].get<std::int64_t>() == 0)
+      what = "not reached in the trace";
+    else if (s["kind"] == "shared")
+      what = fmt::format("{}-way (mean {:.2f}), {} excess wavefronts", s["ways"].get<int>(), s["mean_ways"].get<double>(),
+                         s["excess_wavefronts"].get<std::int64_t>());
+    else if (s["kind"] == "global")
+      what = fmt::format("{:.2f} sectors/request (ideal {:.2f}), {:.0f}% efficient", s["sectors_per_request"].get<double>(),
+                         s["ideal_sectors_per_request"].get<double>(), 100 * s["efficiency"].get<double>());
+    else
+      what = fmt::format("{:.3f} cache lines/iteration, stride {}{}", s["lines_per_access"].get<double>(), s["stride"].get<std::int64_t>(),
+                         s["unit_stride"].get<bool>() ? " (unit)" : "");
+    out << fmt::format("  {:<5} {:<28} {:<7} {}\n", s["line"].get<int>(), s["access"].get<std::string>(), s["kind"].get<std::string>(),
+                       what);
+  }
+  const auto& t = r["accesses"]["totals"];
+  if (r["backend"] == "cuda" && t["worst_ways"].get<int>() == 0)
+    out << fmt::format("  total: no shared accesses; global efficiency {:.0f}%\n", 100 * t["global_efficiency"].get<double>());
+  else if (r["backend"] == "cuda")
+    out << fmt::format("  total: worst bank conflict {}-way, {} excess wavefronts per block; global efficiency {:.0f}%\n",
+                       t["worst_ways"].get<int>(), t["excess_wavefronts"].get<std::int64_t>(), 100 * t["global_efficiency"].get<double>());
+  else
+    out << fmt::format("  total: {:.3f} cache lines per iteration\n", t["lines_per_iteration"].get<double>());
+}
+
+int analyze(const std::string& project_file, const std::string& kernel_name, const std::string& variant_id,
+            const std::vector<std::string>& sets, bool json, bool heatmap, std::ostream& out, std::ostream& err) {
+  const kernel::Project project = kernel::load_project(project_file, kernel::default_resource_dirs());
+  std::vector<const kernel::KernelSpec*> kernels;
+  if (kernel_name.empty() && variant_id.empty())
+    for (const auto& k : project.kernels) kernels.push_back(&k);
+  else
+    kernels.push_back(&kernel::find_kernel(project, kernel_name));
+  run::WorkerClient worker(run::default_worker_path());
+  run::AnalyzeOptions options;
+  options.heatmap = heatmap;
+  Json all = Json::array();
+  for (const kernel::KernelSpec* spec : kernels) {
+    // Over a whole project, --set applies to the kernels that have the parameter.
+    Env overrides = parse_sets(sets);
+    if (kernels.size() > 1)
+      std::erase_if(overrides, [&](const auto& kv) {
+        return std::none_of(spec->parameters.begin(), spec->parameters.end(), [&](const auto& p) { return p.name == kv.first; });
+      });
+    std::vector<kernel::Variant> variants;
+    if (!variant_id.empty())
+      variants.push_back(kernel::find_variant(*spec, variant_id, overrides));
+    else
+      variants = kernel::enumerate_variants(*spec, {0, 1, overrides}).variants;
+    for (const auto& v : variants) {
+      err << "analysing " << spec->name << " " << v.id << "\n";
+      Json r = run::analyze_variant(worker, *spec, v, options);
+      if (!json) print_analysis(r, out);
+      all.push_back(std::move(r));
+    }
+  }
+  if (json) out << Json{{"project", project_file}, {"variants", all}}.dump(2) << "\n";
+  return 0;
+}
+
 }  // namespace
 
-bool is_kernel_command(const std::string& name) { return name == "bench" || name == "ceilings" || name == "export"; }
+bool is_kernel_command(const std::string& name) { return name == "bench" || name == "ceilings" || name == "export" || name == "analyze"; }
 
 int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   CLI::App app{"lego: kernel variants — run, measure, export (LEGO Studio)"};
@@ -239,6 +319,19 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   export_cmd->add_option("--set", sets, "Fix a parameter, e.g. --set N=1024 (repeatable)");
   export_cmd->add_option("--out", dir, "Output folder")->required();
 
+  bool analyze_json = false, heatmap = false;
+  std::string analyze_variant_id;
+  auto* analyze_cmd = app.add_subcommand(
+      "analyze",
+      "Static analysis per variant: bank conflicts of shared accesses, sectors per global request, cache lines per CPU access; "
+      "NVRTC registers, shared memory and spills for CUDA (sm_80, sm_90)");
+  analyze_cmd->add_option("project", project, "Project file (*.lego.json)")->required()->check(CLI::ExistingFile);
+  analyze_cmd->add_option("--kernel", kernel_name, "Kernel name (default: every kernel)");
+  analyze_cmd->add_option("--variant", analyze_variant_id, "Variant id (default: every variant)");
+  analyze_cmd->add_option("--set", sets, "Fix a parameter, e.g. --set N=1024 (repeatable)");
+  analyze_cmd->add_flag("--json", analyze_json, "Print JSON");
+  analyze_cmd->add_flag("--heatmap", heatmap, "With --json: the lanes x banks matrix of each shared access");
+
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
   try {
@@ -269,6 +362,7 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
       }
       return 0;
     }
+    if (analyze_cmd->parsed()) return analyze(project, kernel_name, analyze_variant_id, sets, analyze_json, heatmap, out, err);
     if (bench_cmd->parsed()) {
       options.verify = !no_verify;
       return bench(project, kernel_name, max_variants, seed, sets, json_out, options, timeout_s, out, err);

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "run/analyze.hpp"
 #include "run/ceilings.hpp"
 #include "run/executor.hpp"
 
@@ -33,8 +34,9 @@ void send(FILE* out, const nlohmann::json& message) {
 
 int main(int argc, char** argv) {
   if (argc > 1 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
-    std::cout << "lego-worker: reads JSON requests on stdin, one per line ({\"kind\": \"run\" | \"ceilings\" | \"ping\", ..}),\n"
-                 "writes stage events and one JSON result per request on stdout. Started by lego and lego-studio.\n";
+    std::cout
+        << "lego-worker: reads JSON requests on stdin, one per line ({\"kind\": \"run\" | \"analyze\" | \"ceilings\" | \"ping\", ..}),\n"
+           "writes stage events and one JSON result per request on stdout. Started by lego and lego-studio.\n";
     return 0;
   }
   int bargc = 1;
@@ -66,6 +68,8 @@ int main(int argc, char** argv) {
       send(out, executor.execute(request, [&](const std::string& stage) {
         send(out, {{"id", id}, {"event", "stage"}, {"stage", stage}});
       }));
+    } else if (kind == "analyze") {
+      send(out, lego::run::execute_analyze(request));
     } else {
       send(out, {{"id", id}, {"status", "error"}, {"message", "unknown request kind \"" + kind + "\""}});
     }

@@ -3,11 +3,14 @@
 //   {{ A.apply(i, k) }}            the same
 //   {{ pid_m, pid_n = L.inv(pid) }}  declarations of L's inverse at pid
 //   {{ BM }}, {{ N / BM }}          a constant expression over the parameters
-//   {{ A.size }}                   the number of elements A's storage holds
+//   {{ A.size }}                   the number of elements A's (or layout A's) storage holds
+//   {{ smem S[r, c] }}             the index of S, a named layout that stores a
+//                                  __shared__ array of the same name (CUDA)
 // Index arguments are names (ranged by the layout) or integers. Expansions
 // never add lines, so compiler messages keep the template's line numbers.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -34,6 +37,15 @@ struct Expansion {
   int ops = 0;
 };
 
+// A tensor or shared-buffer access in the template, for static analysis.
+struct AccessSite {
+  int site = 0;      // the number LEGO_ACCESS(site, ...) carries
+  std::string name;  // the tensor or shared array
+  std::string kind;  // "global" (CUDA tensor), "shared" (smem) or "host" (CPU tensor)
+  int line = 0, column = 0;
+  std::string placeholder;
+};
+
 struct Instance {
   std::string kernel, variant;
   std::string source;     // a whole translation unit
@@ -43,10 +55,24 @@ struct Instance {
   std::int64_t flops = 0, bytes = 0;
   double tolerance = 0;
   std::vector<Expansion> expansions;
+  std::string backend = "cpu";                                // or "cuda"
+  std::array<std::int64_t, 3> grid{1, 1, 1}, block{1, 1, 1};  // CUDA launch shape
+  std::vector<AccessSite> accesses;
+};
+
+struct InstantiateOptions {
+  // Wrap every access as LEGO_ACCESS(site, array, (index)) so a tracing build
+  // can record it (static analysis); off, accesses print as plain indices.
+  bool mark_accesses = false;
 };
 
 // Throws LegoError with "template:line:column" and a caret line for a bad
 // placeholder, and names the tensor and layout when a layout does not fit.
-Instance instantiate(const KernelSpec& spec, const Variant& variant, sym::Lang lang);
+// CUDA kernels print in CUDA whatever `lang` says.
+Instance instantiate(const KernelSpec& spec, const Variant& variant, sym::Lang lang, const InstantiateOptions& options = {});
+
+// What precedes a CUDA kernel's template: integer types without system
+// headers under NVRTC, the index helpers, and LEGO_ACCESS.
+std::string cuda_prelude();
 
 }  // namespace lego::kernel

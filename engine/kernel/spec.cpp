@@ -245,6 +245,24 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
     if (!k.at("tolerance").is_number() || k.at("tolerance").get<double>() < 0) r.fail(path + ".tolerance", "expected a number >= 0");
     s.tolerance = k.at("tolerance").get<double>();
   }
+  if (s.backend == "cuda") {
+    const Json& launch = r.member(k, "launch", path);
+    for (const char* what : {"grid", "block"}) {
+      const std::string lp = path + ".launch." + what;
+      const Json& dims = r.member(launch, what, path + ".launch");
+      if (!dims.is_array() || dims.empty() || dims.size() > 3) r.fail(lp, "expected 1 to 3 extents (x, y, z)");
+      auto& out = std::string(what) == "grid" ? s.grid : s.block;
+      for (std::size_t d = 0; d < dims.size(); ++d) {
+        const std::string dp = lp + "[" + std::to_string(d) + "]";
+        if (dims[d].is_number_integer())
+          out.push_back(constant(dims[d].get<std::int64_t>()));
+        else if (dims[d].is_string())
+          out.push_back(r.expression(dims[d].get<std::string>(), dp));
+        else
+          r.fail(dp, "expected an integer or an expression over the parameters");
+      }
+    }
+  }
   return s;
 }
 

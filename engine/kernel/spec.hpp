@@ -62,6 +62,8 @@ struct KernelSpec {
   std::vector<Constraint> constraints;
   Expr flops, bytes;
   double tolerance = 0;  // 0: the element type's default
+  // CUDA kernels: the launch shape over the parameters (x, y, z; missing ones are 1).
+  std::vector<Expr> grid, block;
 };
 
 struct Project {

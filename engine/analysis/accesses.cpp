@@ -1,0 +1,112 @@
+#include "analysis/accesses.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace lego::analysis {
+namespace {
+
+using RequestKey = std::tuple<std::int64_t, std::int32_t, std::int32_t, std::int32_t>;  // block, phase, occurrence, warp
+
+// The lanes of each warp request of one site, keyed in execution order.
+std::map<RequestKey, std::vector<const TraceRecord*>> requests_of(const std::vector<const TraceRecord*>& records) {
+  std::map<RequestKey, std::vector<const TraceRecord*>> out;
+  for (const TraceRecord* r : records) out[{r->block, r->phase, r->occurrence, r->thread / kWarp}].push_back(r);
+  return out;
+}
+
+void shared_site(SiteReport& s, const std::vector<const TraceRecord*>& records) {
+  std::int64_t ways_sum = 0;
+  for (const auto& [key, lanes] : requests_of(records)) {
+    WarpAccess w;
+    w.bytes = s.bytes == 8 || s.bytes == 16 ? s.bytes : 4;
+    for (const TraceRecord* r : lanes) {
+      const int lane = r->thread % kWarp;
+      w.active[static_cast<std::size_t>(lane)] = true;
+      const std::int64_t byte = r->offset * s.bytes;
+      w.address[static_cast<std::size_t>(lane)] = s.bytes < 4 ? byte / 4 * 4 : byte;  // narrow types: the word they sit in
+    }
+    const ConflictReport c = analyze(w);
+    ++s.executions;
+    ways_sum += c.ways;
+    s.max_ways = std::max(s.max_ways, c.ways);
+    s.wavefronts += c.wavefronts;
+    s.excess_wavefronts += c.excess();
+    for (int l = 0; l < kWarp; ++l)
+      for (int b = 0; b < kBanks; ++b) s.lane_bank[l][b] += c.lane_bank[l][b];
+  }
+  s.mean_ways = s.executions ? double(ways_sum) / double(s.executions) : 0;
+}
+
+void global_site(SiteReport& s, const std::vector<const TraceRecord*>& records) {
+  std::int64_t sectors = 0, useful = 0, ideal = 0;
+  for (const auto& [key, lanes] : requests_of(records)) {
+    std::set<std::int64_t> sector, address;
+    for (const TraceRecord* r : lanes) {
+      const std::int64_t byte = r->offset * s.bytes;
+      address.insert(byte);
+      for (std::int64_t b = byte / 32; b <= (byte + s.bytes - 1) / 32; ++b) sector.insert(b);
+    }
+    ++s.executions;
+    sectors += static_cast<std::int64_t>(sector.size());
+    useful += static_cast<std::int64_t>(address.size()) * s.bytes;
+    ideal += (static_cast<std::int64_t>(address.size()) * s.bytes + 31) / 32;
+  }
+  if (!s.executions) return;
+  s.sectors_per_request = double(sectors) / double(s.executions);
+  s.ideal_sectors_per_request = double(ideal) / double(s.executions);
+  s.efficiency = double(useful) / double(sectors * 32);
+}
+
+void host_site(SiteReport& s, const std::vector<const TraceRecord*>& records) {
+  s.executions = static_cast<std::int64_t>(records.size());
+  if (records.size() < 2) return;
+  std::map<std::int64_t, std::int64_t> strides;
+  std::int64_t new_lines = 0;
+  for (std::size_t k = 1; k < records.size(); ++k) {
+    ++strides[records[k]->offset - records[k - 1]->offset];
+    if (records[k]->offset * s.bytes / 64 != records[k - 1]->offset * s.bytes / 64) ++new_lines;
+  }
+  s.lines_per_access = double(new_lines) / double(records.size() - 1);
+  s.common_stride = std::max_element(strides.begin(), strides.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
+  s.unit_stride = s.common_stride == 1;
+}
+
+}  // namespace
+
+AccessReport analyze_trace(const std::vector<SiteInfo>& sites, const std::vector<TraceRecord>& records) {
+  std::vector<std::vector<const TraceRecord*>> by_site(sites.size());
+  for (const auto& r : records)
+    if (r.site >= 0 && static_cast<std::size_t>(r.site) < sites.size()) by_site[static_cast<std::size_t>(r.site)].push_back(&r);
+  AccessReport out;
+  std::int64_t global_useful_weight = 0;
+  double global_weighted = 0;
+  for (std::size_t k = 0; k < sites.size(); ++k) {
+    SiteReport s;
+    s.info = sites[k];
+    if (by_site[k].empty()) {
+      out.sites.push_back(std::move(s));
+      continue;
+    }
+    s.bytes = by_site[k].front()->bytes;
+    if (s.info.kind == "shared") {
+      shared_site(s, by_site[k]);
+      out.worst_ways = std::max(out.worst_ways, s.max_ways);
+      out.excess_wavefronts += s.excess_wavefronts;
+    } else if (s.info.kind == "global") {
+      global_site(s, by_site[k]);
+      global_weighted += s.efficiency * double(s.executions);
+      global_useful_weight += s.executions;
+    } else {
+      host_site(s, by_site[k]);
+      out.lines_per_iteration += s.lines_per_access;
+    }
+    out.sites.push_back(std::move(s));
+  }
+  out.global_efficiency = global_useful_weight ? global_weighted / double(global_useful_weight) : 0;
+  return out;
+}
+
+}  // namespace lego::analysis

@@ -1,0 +1,61 @@
+// Static metrics of a kernel's memory accesses, from a trace of the index
+// each access computes (run/trace records one simulated block of a CUDA
+// kernel, or the first iterations of a CPU kernel). A warp request is one
+// access site executed by the lanes of a warp in the same barrier phase for
+// the same time: shared requests get bank conflicts (banks.hpp), global
+// requests 32-byte sectors, CPU accesses cache lines and strides.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/banks.hpp"
+
+namespace lego::analysis {
+
+// One executed access. Layout-compatible with the tracing runtime's record.
+struct TraceRecord {
+  std::int32_t site, phase, occurrence, thread;
+  std::int64_t block, offset;  // offset: the element index into the array
+  std::int32_t bytes, unused;
+};
+
+struct SiteInfo {
+  int site = 0;
+  std::string name, kind;  // kind: shared, global or host
+  std::string placeholder;
+  int line = 0;
+};
+
+struct SiteReport {
+  SiteInfo info;
+  int bytes = 0;                // element size
+  std::int64_t executions = 0;  // warp requests (CUDA) or accesses (CPU) analysed
+  // shared
+  int max_ways = 0;
+  double mean_ways = 0;
+  std::int64_t wavefronts = 0, excess_wavefronts = 0;
+  std::array<std::array<std::int64_t, kBanks>, kWarp> lane_bank{};
+  // global
+  double sectors_per_request = 0, ideal_sectors_per_request = 0;
+  double efficiency = 0;  // useful bytes / transferred bytes
+  // host
+  double lines_per_access = 0;  // 64-byte lines newly touched per access
+  std::int64_t common_stride = 0;
+  bool unit_stride = false;
+};
+
+struct AccessReport {
+  std::vector<SiteReport> sites;
+  // totals: shared wavefronts over the ideal; global useful / transferred; CPU lines per iteration
+  int worst_ways = 0;
+  std::int64_t excess_wavefronts = 0;
+  double global_efficiency = 0;
+  double lines_per_iteration = 0;
+};
+
+// Threads are numbered x-fastest within a block; lanes are thread % 32.
+AccessReport analyze_trace(const std::vector<SiteInfo>& sites, const std::vector<TraceRecord>& records);
+
+}  // namespace lego::analysis

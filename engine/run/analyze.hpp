@@ -1,0 +1,37 @@
+// The static report of one variant, shared by `lego analyze` and the app:
+// for CUDA kernels NVRTC's resources per target (registers, shared memory,
+// spills), and for every kernel the access analysis of a trace that a
+// lego-worker records (bank conflicts, sectors per request, cache lines).
+#pragma once
+#include <atomic>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "kernel/spec.hpp"
+#include "kernel/variant.hpp"
+#include "run/trace.hpp"
+#include "run/worker_client.hpp"
+
+namespace lego::run {
+
+struct AnalyzeOptions {
+  std::vector<std::string> archs{"sm_80", "sm_90"};
+  bool heatmap = false;  // lanes x banks per shared access
+  double timeout_s = 120;
+  TraceOptions trace;
+};
+
+// NVRTC for each target: {"arch", "ok", "registers", "shared_bytes",
+// "spill_stores", "spill_loads", "ms"} (and "log" when it fails).
+nlohmann::json cuda_resources(const std::string& source, const std::vector<std::string>& archs);
+
+// {"kernel", "variant", "backend", "status" (ok | error | ...), "message",
+//  "cuda": [...], "accesses": report_json(...)}. Never throws for a bad variant.
+nlohmann::json analyze_variant(WorkerClient& worker, const kernel::KernelSpec& spec, const kernel::Variant& variant,
+                               const AnalyzeOptions& options, const std::atomic<bool>* cancel = nullptr);
+
+// The worker's side of an "analyze" request.
+nlohmann::json execute_analyze(const nlohmann::json& request);
+
+}  // namespace lego::run

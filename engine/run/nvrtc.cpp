@@ -1,0 +1,125 @@
+#include "run/nvrtc.hpp"
+
+#include <dlfcn.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <mutex>
+#include <regex>
+
+#include "expr/diagnostic.hpp"
+
+namespace lego::run {
+namespace {
+
+using Program = void*;
+struct Nvrtc {
+  int (*create)(Program*, const char*, const char*, int, const char* const*, const char* const*) = nullptr;
+  int (*destroy)(Program*) = nullptr;
+  int (*compile)(Program, int, const char* const*) = nullptr;
+  int (*log_size)(Program, std::size_t*) = nullptr;
+  int (*log)(Program, char*) = nullptr;
+  int (*ptx_size)(Program, std::size_t*) = nullptr;
+  int (*ptx)(Program, char*) = nullptr;
+  int (*cubin_size)(Program, std::size_t*) = nullptr;
+  int (*cubin)(Program, char*) = nullptr;
+  const char* (*error_string)(int) = nullptr;
+  std::string missing;
+};
+
+template <class F>
+void bind(void* lib, const char* name, F& f, std::string& missing) {
+  f = reinterpret_cast<F>(dlsym(lib, name));
+  if (!f) missing += std::string(missing.empty() ? "" : ", ") + name;
+}
+
+const Nvrtc& nvrtc() {
+  static Nvrtc api;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    void* lib = nullptr;
+    std::string tried;
+    for (const std::string& name :
+         {cuda_home() + "/lib64/libnvrtc.so", std::string("libnvrtc.so"), std::string("libnvrtc.so.13"), std::string("libnvrtc.so.12")}) {
+      lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (lib) break;
+      tried += " " + name;
+    }
+    if (!lib) {
+      api.missing = "NVRTC not found (tried" + tried + "); set LEGO_CUDA_HOME to the CUDA toolkit";
+      return;
+    }
+    std::string missing;
+    bind(lib, "nvrtcCreateProgram", api.create, missing);
+    bind(lib, "nvrtcDestroyProgram", api.destroy, missing);
+    bind(lib, "nvrtcCompileProgram", api.compile, missing);
+    bind(lib, "nvrtcGetProgramLogSize", api.log_size, missing);
+    bind(lib, "nvrtcGetProgramLog", api.log, missing);
+    bind(lib, "nvrtcGetPTXSize", api.ptx_size, missing);
+    bind(lib, "nvrtcGetPTX", api.ptx, missing);
+    bind(lib, "nvrtcGetCUBINSize", api.cubin_size, missing);
+    bind(lib, "nvrtcGetCUBIN", api.cubin, missing);
+    bind(lib, "nvrtcGetErrorString", api.error_string, missing);
+    if (!missing.empty()) api.missing = "NVRTC lacks " + missing;
+  });
+  return api;
+}
+
+int to_int(const std::smatch& m, int k) { return std::stoi(m[k].str()); }
+
+}  // namespace
+
+std::string cuda_home() {
+  if (const char* env = std::getenv("LEGO_CUDA_HOME")) return env;
+  return "/usr/local/cuda";
+}
+
+std::string nvrtc_unavailable() { return nvrtc().missing; }
+
+void read_ptxas_report(const std::string& log, CudaCompileResult& out) {
+  std::smatch m;
+  if (std::regex_search(log, m, std::regex(R"(Used (\d+) registers)"))) out.registers = to_int(m, 1);
+  out.shared_bytes = std::regex_search(log, m, std::regex(R"((\d+) bytes smem)")) ? to_int(m, 1) : (out.registers >= 0 ? 0 : -1);
+  if (std::regex_search(log, m, std::regex(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)"))) {
+    out.stack_bytes = to_int(m, 1);
+    out.spill_stores = to_int(m, 2);
+    out.spill_loads = to_int(m, 3);
+  }
+}
+
+CudaCompileResult compile_cuda(const std::string& source, const std::string& arch, const std::string& file_name) {
+  const Nvrtc& api = nvrtc();
+  if (!api.missing.empty()) throw LegoError(api.missing);
+  const auto start = std::chrono::steady_clock::now();
+  CudaCompileResult out;
+  out.arch = arch;
+  Program program = nullptr;
+  if (int rc = api.create(&program, source.c_str(), file_name.c_str(), 0, nullptr, nullptr); rc != 0)
+    throw LegoError(std::string("NVRTC cannot create a program: ") + api.error_string(rc));
+  const std::string gpu = "--gpu-architecture=" + arch;
+  const char* options[] = {gpu.c_str(), "--std=c++17", "-Xptxas", "-v", "-lineinfo"};
+  const int rc = api.compile(program, 5, options);
+  std::size_t size = 0;
+  api.log_size(program, &size);
+  out.log.assign(size, '\0');
+  if (size) api.log(program, out.log.data());
+  while (!out.log.empty() && out.log.back() == '\0') out.log.pop_back();
+  out.ok = rc == 0;
+  if (out.ok) {
+    api.ptx_size(program, &size);
+    out.ptx.assign(size, '\0');
+    api.ptx(program, out.ptx.data());
+    while (!out.ptx.empty() && out.ptx.back() == '\0') out.ptx.pop_back();
+    api.cubin_size(program, &size);
+    out.cubin.resize(size);
+    if (size) api.cubin(program, out.cubin.data());
+    read_ptxas_report(out.log, out);
+  } else if (out.log.empty()) {
+    out.log = api.error_string(rc);
+  }
+  api.destroy(&program);
+  out.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+}  // namespace lego::run

@@ -1,0 +1,196 @@
+#include "run/trace.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+
+#include "expr/diagnostic.hpp"
+#include "run/executor.hpp"
+#include "run/jit.hpp"
+#include "run/tensors.hpp"
+
+namespace lego::run {
+namespace {
+
+using Json = nlohmann::json;
+
+// In front of the instance: the recorder, and for CUDA the shim that lets
+// the kernel compile as C++ (one simulated thread at a time).
+std::string runtime_source(std::size_t sites, bool cuda) {
+  std::string s = R"(#include <csetjmp>
+#include <cstdint>
+#include <vector>
+struct LegoTraceRecord { int32_t site, phase, occurrence, thread; int64_t block, offset; int32_t bytes, unused; };
+static std::vector<LegoTraceRecord> lego_trace_records;
+static int32_t lego_trace_phase = 0, lego_trace_thread = 0;
+static int64_t lego_trace_block = 0, lego_trace_executed = 0, lego_trace_full = 0, lego_trace_per_site = 0, lego_trace_budget = 0;
+static int32_t lego_trace_occurrence[LEGO_TRACE_SITES];
+static int64_t lego_trace_recorded[LEGO_TRACE_SITES];
+static std::jmp_buf lego_trace_stop;
+template <class T>
+static inline int64_t lego_trace_access(int site, const T*, int64_t index) {
+  if (lego_trace_recorded[site] < lego_trace_per_site) {
+    lego_trace_records.push_back({site, lego_trace_phase, lego_trace_occurrence[site], lego_trace_thread, lego_trace_block, index,
+                                  (int32_t)sizeof(T), 0});
+    if (++lego_trace_recorded[site] == lego_trace_per_site) ++lego_trace_full;
+  }
+  ++lego_trace_occurrence[site];
+  if (lego_trace_full == LEGO_TRACE_SITES || ++lego_trace_executed >= lego_trace_budget) std::longjmp(lego_trace_stop, 1);
+  return index;
+}
+#define LEGO_ACCESS(site, array, index) lego_trace_access(site, array, index)
+)";
+  if (cuda)
+    s += R"(struct dim3 { unsigned x = 1, y = 1, z = 1; };
+static dim3 threadIdx, blockIdx, blockDim, gridDim;
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __shared__ static
+static inline void __syncthreads() {
+  ++lego_trace_phase;
+  for (auto& o : lego_trace_occurrence) o = 0;
+}
+)";
+  const std::string n = std::to_string(std::max<std::size_t>(sites, 1));
+  return "#define LEGO_TRACE_SITES " + n + "\n" + s + "#line 1 \"kernel\"\n";
+}
+
+std::string runner_source(bool cuda) {
+  std::string s = R"(
+extern "C" int64_t lego_trace_run(void** args, const int64_t* launch, int64_t per_site, int64_t budget, const void** out) {
+  lego_trace_records.clear();
+  lego_trace_per_site = per_site;
+  lego_trace_budget = budget;
+  const int64_t threads = launch[3] * launch[4] * launch[5], blocks = launch[0] * launch[1] * launch[2];
+  const int64_t b = blocks / 2;  // a block from the middle of the grid: away from the edges
+)";
+  if (cuda)
+    s += R"(  gridDim = {unsigned(launch[0]), unsigned(launch[1]), unsigned(launch[2])};
+  blockDim = {unsigned(launch[3]), unsigned(launch[4]), unsigned(launch[5])};
+  blockIdx = {unsigned(b % launch[0]), unsigned(b / launch[0] % launch[1]), unsigned(b / (launch[0] * launch[1]))};
+)";
+  s += R"(  for (int64_t t = 0; t < threads; ++t) {
+)";
+  if (cuda)
+    s += R"(    threadIdx = {unsigned(t % launch[3]), unsigned(t / launch[3] % launch[4]), unsigned(t / (launch[3] * launch[4]))};
+)";
+  s += R"(    lego_trace_thread = int32_t(t);
+    lego_trace_block = b;
+    lego_trace_phase = 0;
+    lego_trace_executed = lego_trace_full = 0;
+    for (auto& o : lego_trace_occurrence) o = 0;
+    for (auto& r : lego_trace_recorded) r = 0;
+    if (setjmp(lego_trace_stop) == 0) lego_trace_entry(args);
+  }
+  *out = lego_trace_records.data();
+  return int64_t(lego_trace_records.size());
+}
+)";
+  return s;
+}
+
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+
+}  // namespace
+
+Json make_trace_request(const kernel::Instance& marked, const TraceOptions& options, std::int64_t id) {
+  Json tensors = Json::array(), sites = Json::array();
+  for (const auto& t : marked.tensors) tensors.push_back({{"name", t.name}, {"type", kernel::c_type(t.type)}, {"elements", t.elements}});
+  for (const auto& a : marked.accesses)
+    sites.push_back({{"site", a.site}, {"name", a.name}, {"kind", a.kind}, {"placeholder", a.placeholder}, {"line", a.line}});
+  const bool cuda = marked.backend == "cuda";
+  std::vector<std::int64_t> launch(marked.grid.begin(), marked.grid.end());
+  launch.insert(launch.end(), marked.block.begin(), marked.block.end());
+  return {{"id", id},
+          {"kind", "analyze"},
+          {"kernel", marked.kernel},
+          {"variant", marked.variant},
+          {"backend", marked.backend},
+          {"source", marked.source},
+          {"tensors", tensors},
+          {"sites", sites},
+          {"launch", launch},
+          // One CPU thread stands for the whole loop: give it a longer sample.
+          {"per_site", cuda ? options.per_site : options.per_site * 64},
+          {"budget", cuda ? options.budget : options.budget * 16}};
+}
+
+Trace run_trace(const Json& request) {
+  Trace trace;
+  for (const auto& s : request.at("sites"))
+    trace.sites.push_back({s["site"].get<int>(), s["name"].get<std::string>(), s["kind"].get<std::string>(),
+                           s["placeholder"].get<std::string>(), s["line"].get<int>()});
+  const bool cuda = request.at("backend") == "cuda";
+  const std::string source = runtime_source(trace.sites.size(), cuda) + request.at("source").get<std::string>() +
+                             entry_trampoline("lego_trace_entry", "lego_kernel", request.at("tensors")) + runner_source(cuda);
+  CompileOptions options;
+  options.openmp = false;
+  options.want_assembly = false;
+  CompileResult c = compile_cpp(source, options);
+  trace.compile_ms = c.ms;
+  if (!c.module) throw LegoError("the traced kernel does not compile:\n" + c.diagnostics);
+  using Run = std::int64_t (*)(void**, const std::int64_t*, std::int64_t, std::int64_t, const void**);
+  auto* run = reinterpret_cast<Run>(c.module->lookup("lego_trace_run"));
+  if (!run) throw LegoError("the traced kernel defines no lego_trace_run");
+  // Zeroed storage the kernel may index anywhere; pages it never touches cost nothing.
+  std::vector<std::unique_ptr<void, FreeDeleter>> storage;
+  std::vector<void*> args;
+  for (const auto& t : request.at("tensors")) {
+    const auto bytes = element_size(element_from_name(t["type"])) * static_cast<std::size_t>(t["elements"].get<std::int64_t>());
+    storage.emplace_back(std::calloc(bytes + 64, 1));
+    if (!storage.back())
+      throw LegoError("cannot allocate " + std::to_string(bytes) + " bytes to trace tensor " + t["name"].get<std::string>());
+    args.push_back(storage.back().get());
+  }
+  const std::vector<std::int64_t> launch = request.at("launch").get<std::vector<std::int64_t>>();
+  const auto start = std::chrono::steady_clock::now();
+  const void* records = nullptr;
+  const std::int64_t n =
+      run(args.data(), launch.data(), request.at("per_site").get<std::int64_t>(), request.at("budget").get<std::int64_t>(), &records);
+  trace.run_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const auto* r = static_cast<const analysis::TraceRecord*>(records);
+  trace.records.assign(r, r + n);
+  const std::int64_t b = launch[0] * launch[1] * launch[2] / 2;
+  trace.block_index = {b % launch[0], b / launch[0] % launch[1], b / (launch[0] * launch[1])};
+  return trace;
+}
+
+Json report_json(const analysis::AccessReport& report, const Trace& trace, bool with_heatmap) {
+  Json sites = Json::array();
+  for (const auto& s : report.sites) {
+    Json j = {{"site", s.info.site}, {"name", s.info.name}, {"kind", s.info.kind},       {"access", s.info.placeholder},
+              {"line", s.info.line}, {"bytes", s.bytes},    {"executions", s.executions}};
+    if (s.info.kind == "shared") {
+      j["ways"] = s.max_ways;
+      j["mean_ways"] = s.mean_ways;
+      j["wavefronts"] = s.wavefronts;
+      j["excess_wavefronts"] = s.excess_wavefronts;
+      if (with_heatmap) j["lane_bank"] = s.lane_bank;
+    } else if (s.info.kind == "global") {
+      j["sectors_per_request"] = s.sectors_per_request;
+      j["ideal_sectors_per_request"] = s.ideal_sectors_per_request;
+      j["efficiency"] = s.efficiency;
+    } else {
+      j["lines_per_access"] = s.lines_per_access;
+      j["stride"] = s.common_stride;
+      j["unit_stride"] = s.unit_stride;
+    }
+    sites.push_back(std::move(j));
+  }
+  return {{"sites", sites},
+          {"totals",
+           {{"worst_ways", report.worst_ways},
+            {"excess_wavefronts", report.excess_wavefronts},
+            {"global_efficiency", report.global_efficiency},
+            {"lines_per_iteration", report.lines_per_iteration}}},
+          {"simulated_block", trace.block_index},
+          {"records", trace.records.size()},
+          {"trace_compile_ms", trace.compile_ms},
+          {"trace_run_ms", trace.run_ms}};
+}
+
+}  // namespace lego::run
