@@ -60,7 +60,6 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   const kernel::VariantSpace space = kernel::enumerate_variants(spec, {max_variants, seed, parse_sets(sets)});
   if (space.variants.empty())
     throw LegoError("no variant of " + spec.name + " satisfies the constraints (" + std::to_string(space.rejected) + " rejected)");
-  if (spec.backend != "cpu") throw LegoError("kernel " + spec.name + " is a " + spec.backend + " kernel; lego bench runs CPU kernels");
   const Json roof = run::machine_ceilings(false, [&](const std::string& m) { err << m << "\n"; });
   err << fmt::format("{}: {} variants ({} candidates, {} ruled out by constraints{})\n", spec.name, space.variants.size(), space.candidates,
                      space.rejected, space.sampled ? fmt::format(", a random sample with seed {}", seed) : "");
@@ -134,7 +133,7 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
       out << fmt::format("{:<4} {:<50} {:<9} {:>10.4g} {:>9.2f} {:>9.2f} {:>6.1f}%\n", ++rank, r.id, r.verified ? "✓" : "✗", r.ms, r.gbs,
                          r.gflops, r.roof);
     else
-      out << fmt::format("{:<4} {:<50} {:<9} {}\n", "-", r.id, "✗",
+      out << fmt::format("{:<4} {:<50} {:<9} {}\n", "-", r.id, r.verified ? "✓" : "✗",
                          r.status + (r.message.empty() ? "" : ": " + r.message.substr(0, r.message.find('\n'))));
   }
   const auto duplicates = std::count_if(rows.begin(), rows.end(), [](const Row& r) { return r.status == "duplicate"; });

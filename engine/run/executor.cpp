@@ -7,6 +7,9 @@
 
 #include "layout/compile.hpp"
 #include "layout/parse.hpp"
+#include "run/cuda_driver.hpp"
+#include "run/cuda_emulator.hpp"
+#include "run/nvrtc.hpp"
 
 namespace lego::run {
 
@@ -37,6 +40,9 @@ Json make_request(const kernel::Instance& instance, const RunOptions& options, s
           {"time", options.time},
           {"assembly", options.want_assembly},
           {"repetitions", options.repetitions},
+          {"backend", instance.backend},
+          {"grid", instance.grid},
+          {"block", instance.block},
           {"min_time", options.min_time_s},
           {"seed", options.seed}};
 }
@@ -140,6 +146,10 @@ Json Executor::execute(const Json& request, const Progress& progress) {
     if (progress) progress(s);
   };
   try {
+    if (request.value("backend", "cpu") == "cuda") {
+      execute_cuda(request, result, stage);
+      return result;
+    }
     stage("compile");
     const Json& tensors = request.at("tensors");
     auto module = compile_or_report(request.at("source").get<std::string>() + entry_trampoline("lego_entry", "lego_kernel", tensors),
@@ -152,57 +162,13 @@ Json Executor::execute(const Json& request, const Progress& progress) {
       result["message"] = "the kernel defines no lego_kernel function";
       return result;
     }
-    Env env;
-    for (const auto& [k, v] : request.at("parameters").items()) env[k] = v.get<std::int64_t>();
-
-    std::vector<Buffer> physical;
-    std::vector<std::vector<std::int64_t>> tables;
-    // The same seeded logical inputs feed the reference and the variant.
-    std::map<std::string, Buffer> inputs;
-    const std::uint64_t seed = request.value("seed", std::uint64_t{1});
-    for (std::size_t k = 0; k < tensors.size(); ++k) {
-      Buffer b(element_from_name(tensors[k]["type"]), elements(tensors[k]));
-      fill_random(b, seed * 1000003 + k);
-      inputs.emplace(tensors[k]["name"].get<std::string>(), std::move(b));
-    }
-    stage("reference");
-    Reference* ref = request.value("verify", true) ? &reference(request, inputs) : nullptr;
-    stage("pack");
-    for (std::size_t k = 0; k < tensors.size(); ++k) {
-      const Json& t = tensors[k];
-      tables.push_back(layout_table(t, env));
-      Buffer p = pack(inputs.at(t["name"].get<std::string>()), tables.back());
-      if (t["role"] == "out") poison(p);
-      physical.push_back(std::move(p));
-    }
+    Prepared data = prepare(request, stage);
     std::vector<void*> args;
-    for (auto& p : physical) args.push_back(p.data());
-
-    if (ref) {
+    for (auto& p : data.physical) args.push_back(p.data());
+    if (data.reference) {
       stage("verify");
       entry(args.data());
-      bool ok = true;
-      Json checks = Json::array();
-      for (std::size_t k = 0; k < tensors.size(); ++k) {
-        const Json& t = tensors[k];
-        if (t["role"] == "in") continue;
-        const Buffer got = unpack(physical[k], tables[k]);
-        const double tol = request.value("tolerance", 0.0) > 0 ? request["tolerance"].get<double>() : default_tolerance(got.type());
-        const Comparison c = compare(got, ref->outputs.at(t["name"].get<std::string>()), tol);
-        Json check = {{"tensor", t["name"]}, {"mismatches", c.mismatches}, {"max_error", c.max_error}, {"tolerance", tol}};
-        if (c.mismatches) {
-          ok = false;
-          check["first_mismatch"] = {{"position", c.first_mismatch}, {"got", c.first_got}, {"want", c.first_want}};
-        }
-        checks.push_back(check);
-      }
-      result["verified"] = ok;
-      result["checks"] = checks;
-      if (!ok) {
-        result["status"] = "wrong";
-        result["message"] = "the output differs from the reference";
-        return result;
-      }
+      if (!check_outputs(request, data, result)) return result;
     }
     if (request.value("time", true)) {
       stage("time");
@@ -214,6 +180,141 @@ Json Executor::execute(const Json& request, const Progress& progress) {
     result["message"] = e.what();
   }
   return result;
+}
+
+Executor::Prepared Executor::prepare(const Json& request, const std::function<void(const char*)>& stage) {
+  const Json& tensors = request.at("tensors");
+  Env env;
+  for (const auto& [k, v] : request.at("parameters").items()) env[k] = v.get<std::int64_t>();
+  Prepared data;
+  // The same seeded logical inputs feed the reference and the variant.
+  std::map<std::string, Buffer> inputs;
+  const std::uint64_t seed = request.value("seed", std::uint64_t{1});
+  for (std::size_t k = 0; k < tensors.size(); ++k) {
+    Buffer b(element_from_name(tensors[k]["type"]), elements(tensors[k]));
+    fill_random(b, seed * 1000003 + k);
+    inputs.emplace(tensors[k]["name"].get<std::string>(), std::move(b));
+  }
+  stage("reference");
+  data.reference = request.value("verify", true) ? &reference(request, inputs) : nullptr;
+  stage("pack");
+  for (std::size_t k = 0; k < tensors.size(); ++k) {
+    const Json& t = tensors[k];
+    data.tables.push_back(layout_table(t, env));
+    Buffer p = pack(inputs.at(t["name"].get<std::string>()), data.tables.back());
+    if (t["role"] == "out") poison(p);
+    data.physical.push_back(std::move(p));
+  }
+  return data;
+}
+
+bool Executor::check_outputs(const Json& request, const Prepared& data, Json& result) {
+  const Json& tensors = request.at("tensors");
+  bool ok = true;
+  Json checks = Json::array();
+  for (std::size_t k = 0; k < tensors.size(); ++k) {
+    const Json& t = tensors[k];
+    if (t["role"] == "in") continue;
+    const Buffer got = unpack(data.physical[k], data.tables[k]);
+    const double tol = request.value("tolerance", 0.0) > 0 ? request["tolerance"].get<double>() : default_tolerance(got.type());
+    const Comparison c = compare(got, data.reference->outputs.at(t["name"].get<std::string>()), tol);
+    Json check = {{"tensor", t["name"]}, {"mismatches", c.mismatches}, {"max_error", c.max_error}, {"tolerance", tol}};
+    if (c.mismatches) {
+      ok = false;
+      check["first_mismatch"] = {{"position", c.first_mismatch}, {"got", c.first_got}, {"want", c.first_want}};
+    }
+    checks.push_back(check);
+  }
+  result["verified"] = ok;
+  result["checks"] = checks;
+  if (!ok) {
+    result["status"] = "wrong";
+    result["message"] = "the output differs from the reference";
+  }
+  return ok;
+}
+
+// CUDA: NVRTC for the device (sm_80 without one), then the device runs and
+// times it; without a GPU the kernel is verified by CPU emulation and the
+// status says "no GPU".
+void Executor::execute_cuda(const Json& request, Json& result, const std::function<void(const char*)>& stage) {
+  stage("compile");
+  const std::string why_no_gpu = gpu_unavailable();
+  const std::string arch = why_no_gpu.empty() ? gpu_info().arch() : "sm_80";
+  const CudaCompileResult c = compile_cuda(request.at("source").get<std::string>(), arch);
+  result["kernel_ms"] = c.ms;
+  result["cuda"] = {{"arch", arch},
+                    {"registers", c.registers},
+                    {"shared_bytes", c.shared_bytes},
+                    {"spill_stores", c.spill_stores},
+                    {"spill_loads", c.spill_loads}};
+  if (!c.ok) {
+    result["status"] = "compile-error";
+    result["message"] = "the kernel does not compile (NVRTC, " + arch + "):\n" + c.log;
+    return;
+  }
+  if (request.value("assembly", false)) result["assembly"] = c.ptx;
+  const std::array<std::int64_t, 3> grid = request.at("grid").get<std::array<std::int64_t, 3>>();
+  const std::array<std::int64_t, 3> block = request.at("block").get<std::array<std::int64_t, 3>>();
+  Prepared data = prepare(request, stage);
+  if (why_no_gpu.empty()) {
+    stage("verify");
+    std::vector<DeviceBuffer> buffers;
+    for (std::size_t k = 0; k < data.physical.size(); ++k) {
+      const auto* p = static_cast<const char*>(data.physical[k].data());
+      buffers.push_back({std::vector<char>(p, p + element_size(data.physical[k].type()) * data.physical[k].count()),
+                         request["tensors"][k]["role"] != "in"});
+    }
+    const GpuRun run = run_on_gpu(c.cubin, "lego_kernel", grid, block, buffers, std::max(20, request.value("repetitions", 20)));
+    for (std::size_t k = 0; k < buffers.size(); ++k)
+      if (buffers[k].output) std::memcpy(data.physical[k].data(), buffers[k].host.data(), buffers[k].host.size());
+    if (data.reference && !check_outputs(request, data, result)) return;
+    const GpuInfo info = gpu_info();
+    static const double copy_gbs = measure_copy_bandwidth();  // once per worker
+    result["gpu"] = {{"device", info.name},
+                     {"times_ms", run.times_ms},
+                     {"rotation", run.rotation},
+                     {"copy_gbs", copy_gbs},
+                     {"triad_gbs", copy_gbs},
+                     {"peak_bandwidth_gbs", info.peak_bandwidth_gbs},
+                     {"peak_gflops_f32", info.peak_gflops_f32},
+                     {"peak_gflops_f64", info.peak_gflops_f32 / 2}};
+    result["benchmark"] = {{"context", {{"device", info.name}, {"arch", arch}}},
+                           {"benchmarks",
+                            {{{"name", request.value("variant", "")},
+                              {"run_type", "aggregate"},
+                              {"aggregate_name", "median"},
+                              {"real_time", run.median_ms},
+                              {"time_unit", "ms"},
+                              {"repetitions", run.times_ms.size()}}}}};
+    result["status"] = "ok";
+    return;
+  }
+  if (data.reference) {
+    stage("emulate");
+    CompileOptions options;
+    options.openmp = false;
+    options.want_assembly = false;
+    CompileResult e = compile_cpp(emulation_source(request.at("source").get<std::string>(), request.at("tensors")), options);
+    if (!e.module) {
+      result["status"] = "compile-error";
+      result["message"] = "the kernel does not compile for CPU emulation:\n" + e.diagnostics;
+      return;
+    }
+    using Emulate = void (*)(void**, const std::int64_t*, char*, std::int64_t);
+    auto* emulate = reinterpret_cast<Emulate>(e.module->lookup("lego_emulate"));
+    const std::int64_t threads = block[0] * block[1] * block[2];
+    if (threads > 1024) throw LegoError("a block of " + std::to_string(threads) + " threads; CUDA allows at most 1024");
+    std::vector<char> stacks(static_cast<std::size_t>(threads * kFiberStackBytes));
+    const std::int64_t launch[6] = {grid[0], grid[1], grid[2], block[0], block[1], block[2]};
+    std::vector<void*> args;
+    for (auto& p : data.physical) args.push_back(p.data());
+    emulate(args.data(), launch, stacks.data(), kFiberStackBytes);
+    if (!check_outputs(request, data, result)) return;
+    result["verified_by"] = "CPU emulation";
+  }
+  result["status"] = "no GPU";
+  result["message"] = (data.reference ? "verified by CPU emulation of its threads and barriers; " : "") + why_no_gpu;
 }
 
 }  // namespace lego::run

@@ -10,6 +10,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "kernel/instantiate.hpp"
 #include "run/jit.hpp"
@@ -42,6 +43,16 @@ class Executor {
     std::map<std::string, Buffer> outputs;  // by tensor name, logical order
   };
   Reference& reference(const nlohmann::json& request, const std::map<std::string, Buffer>& inputs);
+  // Inputs packed into each tensor's layout, outputs poisoned, and the reference's outputs.
+  struct Prepared {
+    std::vector<Buffer> physical;
+    std::vector<std::vector<std::int64_t>> tables;
+    Reference* reference = nullptr;
+  };
+  Prepared prepare(const nlohmann::json& request, const std::function<void(const char*)>& stage);
+  // Compares the outputs with the reference; false (and status "wrong") on a mismatch.
+  static bool check_outputs(const nlohmann::json& request, const Prepared& data, nlohmann::json& result);
+  void execute_cuda(const nlohmann::json& request, nlohmann::json& result, const std::function<void(const char*)>& stage);
 
   std::string reference_key_;
   std::unique_ptr<Reference> reference_;

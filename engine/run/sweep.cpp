@@ -107,7 +107,8 @@ VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, co
     row.ms = median_ms(row.raw);
     row.gbs = static_cast<double>(inst.bytes) / (row.ms / 1e3) / 1e9;
     row.gflops = static_cast<double>(inst.flops) / (row.ms / 1e3) / 1e9;
-    row.roof = percent_of_roof(inst, row.ms, roof);
+    // A GPU run brings its device's roofs: measured copy bandwidth, peak FP32.
+    row.roof = percent_of_roof(inst, row.ms, row.raw.contains("gpu") ? row.raw["gpu"] : roof);
   }
   return row;
 }

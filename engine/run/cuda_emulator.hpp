@@ -1,0 +1,22 @@
+// CUDA kernels run on the CPU for verification when no GPU is present. The
+// kernel compiles as C++ with a shim (threadIdx, blockIdx, __shared__ as
+// static storage) and every block runs its threads as fibers (ucontext):
+// __syncthreads() switches back to the block's scheduler, which resumes each
+// thread in turn, so barriers and shared memory behave as on the device.
+// Slow (one core), exact for kernels whose threads meet at the same barriers;
+// used at the sizes tests and the no-GPU path verify at.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace lego::run {
+
+// C++ source: shim + kernel + `extern "C" void lego_emulate(void** args,
+// const int64_t* launch /* grid x,y,z, block x,y,z */, char* stacks, int64_t stack_bytes)`.
+std::string emulation_source(const std::string& cuda_source, const nlohmann::json& tensors);
+
+constexpr std::int64_t kFiberStackBytes = 256 * 1024;
+
+}  // namespace lego::run
