@@ -12,6 +12,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 #include "kernel/instantiate.hpp"
 #include "kernel/spec.hpp"
@@ -19,6 +20,7 @@
 #include "layout/derive.hpp"
 #include "layout/parse.hpp"
 #include "run/analyze.hpp"
+#include "run/bench_bundle.hpp"
 #include "run/executor.hpp"
 #include "run/jit.hpp"
 #include "run/sweep.hpp"
@@ -278,9 +280,59 @@ int analyze(const std::string& project_file, const std::string& kernel_name, con
   return 0;
 }
 
+int export_bench(const std::string& project_file, const std::string& kernel_name, const std::vector<std::string>& sets,
+                 std::size_t max_variants, std::uint64_t seed, const std::string& dir, std::ostream& out, std::ostream& err) {
+  const kernel::Project project = kernel::load_project(project_file, kernel::default_resource_dirs());
+  std::vector<kernel::Instance> instances;
+  std::set<std::string> seen;
+  for (const auto& spec : project.kernels) {
+    if ((!kernel_name.empty() && spec.name != kernel_name) || spec.backend != "cuda") continue;
+    Env overrides = parse_sets(sets);
+    std::erase_if(overrides, [&](const auto& kv) {
+      return std::none_of(spec.parameters.begin(), spec.parameters.end(), [&](const auto& p) { return p.name == kv.first; });
+    });
+    for (const auto& v : kernel::enumerate_variants(spec, {max_variants, seed, overrides}).variants) {
+      kernel::Instance inst = kernel::instantiate(spec, v, sym::Lang::Cuda);
+      if (seen.insert(run::code_key(inst)).second) instances.push_back(std::move(inst));
+    }
+  }
+  if (instances.empty())
+    throw LegoError(kernel_name.empty() ? "the project has no CUDA kernels"
+                                        : "no CUDA kernel named \"" + kernel_name + "\" in the project");
+  fs::create_directories(dir);
+  for (const auto& [name, text] : run::bench_bundle(instances)) run::write_atomically(fs::path(dir) / name, text);
+  out << fmt::format("{} variants written to {}\n", instances.size(), dir);
+  err << fmt::format(
+      "on a GPU machine: cd {} && make -j ARCH=sm_90 run    (sm_80 for A100); then\n  lego import-results {} {}/results.json\n", dir,
+      project_file, dir);
+  return 0;
+}
+
+std::string read_text(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) throw LegoError("cannot read " + file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int import_results(const std::string& project_file, const std::string& results_file, std::ostream& out) {
+  const std::string merged = run::merge_results(read_text(project_file), read_text(results_file), results_file);
+  // The merged file must still load as a project before it replaces the old one.
+  const fs::path base = fs::path(project_file).parent_path();
+  kernel::parse_project(merged, project_file, base.empty() ? "." : base, kernel::default_resource_dirs());
+  run::write_atomically(project_file, merged);
+  const Json results = Json::parse(read_text(results_file));
+  out << fmt::format("{} results from {} merged into {}\n", results["variants"].size(), results.value("device", "?"), project_file);
+  return 0;
+}
+
 }  // namespace
 
-bool is_kernel_command(const std::string& name) { return name == "bench" || name == "ceilings" || name == "export" || name == "analyze"; }
+bool is_kernel_command(const std::string& name) {
+  return name == "bench" || name == "ceilings" || name == "export" || name == "analyze" || name == "export-bench" ||
+         name == "import-results";
+}
 
 int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   CLI::App app{"lego: kernel variants — run, measure, export (LEGO Studio)"};
@@ -331,6 +383,20 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   analyze_cmd->add_flag("--json", analyze_json, "Print JSON");
   analyze_cmd->add_flag("--heatmap", heatmap, "With --json: the lanes x banks matrix of each shared access");
 
+  auto* export_bench_cmd = app.add_subcommand(
+      "export-bench", "Write every CUDA variant as standalone .cu files with a harness and a Makefile (needs only nvcc) for a remote GPU");
+  export_bench_cmd->add_option("project", project, "Project file (*.lego.json)")->required()->check(CLI::ExistingFile);
+  export_bench_cmd->add_option("--kernel", kernel_name, "Kernel name (default: every CUDA kernel)");
+  export_bench_cmd->add_option("--set", sets, "Fix a parameter, e.g. --set N=1024 (repeatable)");
+  export_bench_cmd->add_option("--max-variants", max_variants, "At most N variants per kernel, a random sample (0: all)");
+  export_bench_cmd->add_option("--seed", seed, "Seed of the sample");
+  export_bench_cmd->add_option("--out", dir, "Output folder")->required();
+
+  std::string results_in;
+  auto* import_cmd = app.add_subcommand("import-results", "Merge the results.json of a bench bundle into the project (under \"results\")");
+  import_cmd->add_option("project", project, "Project file (*.lego.json), rewritten in place")->required()->check(CLI::ExistingFile);
+  import_cmd->add_option("results", results_in, "results.json written by the bundle's harness")->required()->check(CLI::ExistingFile);
+
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
   try {
@@ -361,6 +427,8 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
       }
       return 0;
     }
+    if (export_bench_cmd->parsed()) return export_bench(project, kernel_name, sets, max_variants, seed, dir, out, err);
+    if (import_cmd->parsed()) return import_results(project, results_in, out);
     if (analyze_cmd->parsed()) return analyze(project, kernel_name, analyze_variant_id, sets, analyze_json, heatmap, out, err);
     if (bench_cmd->parsed()) {
       options.verify = !no_verify;

@@ -10,6 +10,7 @@
 #include "layout/derive.hpp"
 #include "layout/parse.hpp"
 #include "run/jit.hpp"
+#include "run/nvrtc.hpp"
 
 namespace lego::run {
 
@@ -113,7 +114,55 @@ VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, co
   return row;
 }
 
+namespace {
+
+// A CUDA variant: the kernel (.cu, compiles with nvcc or NVRTC), its layouts
+// and offsets (.cuh, host and device), and the PTX NVRTC made for sm_80.
+std::map<std::string, std::string> export_cuda(const kernel::KernelSpec& spec, const kernel::Instance& inst) {
+  const std::string base = spec.name;
+  std::string header = "// " + spec.name + ", variant " + inst.variant + " (exported by LEGO Studio)\n#pragma once\n#include <cstdint>\n\n";
+  for (const auto& t : inst.tensors) {
+    std::vector<std::string> idx;
+    for (std::size_t k = 0; k < t.extents.size(); ++k) idx.push_back("i" + std::to_string(k));
+    DeriveRequest request;
+    request.indices = idx;
+    request.lang = sym::Lang::Cuda;
+    const DeriveResult d = derive(parse_layout(t.view_text), inst.parameters, request);
+    std::string sig, temps;
+    for (const auto& i : idx) sig += (sig.empty() ? "" : ", ") + std::string("int64_t ") + i;
+    for (const auto& [name, e] : d.temporaries) temps += "  const " + d.index_type + " " + name + " = " + e + ";\n";
+    header += fmt::format(
+        "// {} ({}, {}), layout \"{}\":\n//   {}\n__host__ __device__ inline int64_t {}_offset({}) {{\n{}  return {};\n}}\n\n", t.name,
+        kernel::to_string(t.role), kernel::c_type(t.type), t.layout_name, t.view_text, t.name, sig, temps, d.exprs.at(0));
+  }
+  std::string source = inst.source;
+  if (auto at = source.find("#line 1 "); at != std::string::npos) source.erase(at, source.find('\n', at) - at + 1);
+  std::string launch = fmt::format("grid ({}, {}, {}), block ({}, {}, {})", inst.grid[0], inst.grid[1], inst.grid[2], inst.block[0],
+                                   inst.block[1], inst.block[2]);
+  std::map<std::string, std::string> files = {
+      {base + ".cu", "// launch: " + launch + "\n" + source},
+      {base + ".cuh", header},
+      {"README.md", "# " + spec.name + " — variant " + inst.variant + "\n\n" + spec.description +
+                        "\n\nExported by LEGO Studio: CUDA C++ that compiles with nvcc or NVRTC.\n\n    nvcc -O3 -arch=sm_90 -c " + base +
+                        ".cu\n\nLaunch `lego_kernel` with " + launch + ", one pointer per tensor in this order:" +
+                        [&] {
+                          std::string list;
+                          for (const auto& t : inst.tensors) list += " " + t.name;
+                          return list;
+                        }() +
+                        ". `" + base + ".cuh` gives `<tensor>_offset(i, ..)`, where an element lives in its buffer. `" + base +
+                        ".ptx` is NVRTC's PTX for sm_80.\n"}};
+  if (nvrtc_unavailable().empty()) {
+    const CudaCompileResult c = compile_cuda(inst.source, "sm_80");
+    files[base + ".ptx"] = c.ok ? c.ptx : "// the kernel does not compile:\n" + c.log;
+  }
+  return files;
+}
+
+}  // namespace
+
 std::map<std::string, std::string> export_files(const kernel::KernelSpec& spec, const kernel::Instance& inst) {
+  if (inst.backend == "cuda") return export_cuda(spec, inst);
   const std::string base = spec.name;
   const std::string& variant = inst.variant;
   std::string header = "// " + spec.name + ", variant " + variant + " (exported by LEGO Studio)\n#pragma once\n#include <cstdint>\n\n";

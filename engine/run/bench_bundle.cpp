@@ -1,0 +1,383 @@
+#include "run/bench_bundle.hpp"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "expr/diagnostic.hpp"
+#include "layout/derive.hpp"
+#include "layout/parse.hpp"
+
+namespace lego::run {
+namespace {
+
+// Shared by every variant file: registration, and the main program.
+const char* kHarnessHeader = R"(// LEGO Studio bench harness: each variant_<n>.cu registers itself here.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace lego_bench {
+
+enum class Kind { F32, F64, I32, I64 };
+
+struct Tensor {
+  const char* name;
+  Kind kind;
+  int element_bytes;
+  bool input, output;
+  std::vector<int64_t> extents;
+  int64_t (*offset)(const int64_t* index);  // logical index -> position in the buffer (the layout's apply)
+};
+
+struct Variant {
+  const char* kernel;
+  const char* id;
+  const void* function;
+  unsigned grid[3], block[3];
+  std::vector<Tensor> tensors;
+  void (*reference)(void** logical);  // row-major logical buffers
+  double bytes, flops, tolerance;
+};
+
+inline std::vector<Variant>& registry() {
+  static std::vector<Variant> all;
+  return all;
+}
+
+struct Register {
+  explicit Register(Variant v) { registry().push_back(std::move(v)); }
+};
+
+}  // namespace lego_bench
+)";
+
+const char* kHarnessMain = R"(// LEGO Studio bench harness: verifies and times every registered variant.
+// Usage: ./bench [results.json] [timed runs, default 50]
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+
+#include "harness.hpp"
+
+using namespace lego_bench;
+
+#define CHECK(call)                                                                      \
+  do {                                                                                   \
+    cudaError_t e = (call);                                                              \
+    if (e != cudaSuccess) {                                                              \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e)); \
+      std::exit(1);                                                                      \
+    }                                                                                    \
+  } while (0)
+
+static int64_t elements(const Tensor& t) {
+  int64_t n = 1;
+  for (auto e : t.extents) n *= e;
+  return n;
+}
+
+static void fill(std::vector<char>& buf, const Tensor& t, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const int64_t n = elements(t);
+  for (int64_t k = 0; k < n; ++k) {
+    const double u = std::uniform_real_distribution<double>(-1, 1)(rng);
+    const int64_t v = std::uniform_int_distribution<int64_t>(-100, 100)(rng);
+    switch (t.kind) {
+      case Kind::F32: reinterpret_cast<float*>(buf.data())[k] = float(u); break;
+      case Kind::F64: reinterpret_cast<double*>(buf.data())[k] = u; break;
+      case Kind::I32: reinterpret_cast<int32_t*>(buf.data())[k] = int32_t(v); break;
+      case Kind::I64: reinterpret_cast<int64_t*>(buf.data())[k] = v; break;
+    }
+  }
+}
+
+// physical[offset(index of k)] <-> logical[k], row-major k.
+static void permute(const Tensor& t, const char* from, char* to, bool pack) {
+  const int64_t n = elements(t);
+  std::vector<int64_t> index(t.extents.size(), 0);
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t p = t.offset(index.data());
+    if (pack)
+      std::memcpy(to + p * t.element_bytes, from + k * t.element_bytes, size_t(t.element_bytes));
+    else
+      std::memcpy(to + k * t.element_bytes, from + p * t.element_bytes, size_t(t.element_bytes));
+    for (size_t d = index.size(); d-- > 0;) {
+      if (++index[d] < t.extents[d]) break;
+      index[d] = 0;
+    }
+  }
+}
+
+static double value(const Tensor& t, const char* buf, int64_t k) {
+  switch (t.kind) {
+    case Kind::F32: return reinterpret_cast<const float*>(buf)[k];
+    case Kind::F64: return reinterpret_cast<const double*>(buf)[k];
+    case Kind::I32: return reinterpret_cast<const int32_t*>(buf)[k];
+    case Kind::I64: return double(reinterpret_cast<const int64_t*>(buf)[k]);
+  }
+  return 0;
+}
+
+static double copy_bandwidth(size_t bytes) {
+  void *a, *b;
+  CHECK(cudaMalloc(&a, bytes));
+  CHECK(cudaMalloc(&b, bytes));
+  cudaEvent_t start, stop;
+  CHECK(cudaEventCreate(&start));
+  CHECK(cudaEventCreate(&stop));
+  CHECK(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice));
+  std::vector<float> times;
+  for (int r = 0; r < 20; ++r) {
+    CHECK(cudaEventRecord(start));
+    CHECK(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice));
+    CHECK(cudaEventRecord(stop));
+    CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, start, stop));
+    times.push_back(ms);
+  }
+  std::sort(times.begin(), times.end());
+  CHECK(cudaFree(a));
+  CHECK(cudaFree(b));
+  return 2.0 * double(bytes) / (times[times.size() / 2] * 1e-3) / 1e9;
+}
+
+int main(int argc, char** argv) {
+  const char* out_path = argc > 1 ? argv[1] : "results.json";
+  const int runs = std::max(20, argc > 2 ? std::atoi(argv[2]) : 50);
+  cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  const size_t l2 = size_t(prop.l2CacheSize);
+  const double copy_gbs = copy_bandwidth(std::max<size_t>(256u << 20, 8 * l2));
+  std::printf("device %s (sm_%d%d), copy bandwidth %.1f GB/s\n", prop.name, prop.major, prop.minor, copy_gbs);
+  FILE* out = std::fopen(out_path, "w");
+  if (!out) {
+    std::perror(out_path);
+    return 1;
+  }
+  std::fprintf(out, "{\n  \"lego_bench_results\": 1,\n  \"device\": \"%s\",\n  \"arch\": \"sm_%d%d\",\n  \"copy_gbs\": %.3f,\n  \"variants\": [", prop.name,
+               prop.major, prop.minor, copy_gbs);
+  int failures = 0;
+  for (size_t v = 0; v < registry().size(); ++v) {
+    const Variant& var = registry()[v];
+    // Logical inputs, the reference's outputs, and the packed buffers.
+    std::vector<std::vector<char>> logical, physical;
+    size_t set_bytes = 0;
+    for (size_t k = 0; k < var.tensors.size(); ++k) {
+      const Tensor& t = var.tensors[k];
+      const size_t bytes = size_t(elements(t)) * size_t(t.element_bytes);
+      logical.emplace_back(bytes);
+      fill(logical.back(), t, 1000003ull + k);
+      physical.emplace_back(bytes);
+      permute(t, logical.back().data(), physical.back().data(), true);
+      if (t.output && !t.input) std::memset(physical.back().data(), 0xff, bytes);  // NaN / -1: unwritten elements show
+      set_bytes += bytes;
+    }
+    std::vector<void*> host_args;
+    for (auto& l : logical) host_args.push_back(l.data());
+    var.reference(host_args.data());
+    // Enough copies that consecutive timed runs never find their data in L2.
+    const int rotation = int(std::min<size_t>(64, 2 * l2 / std::max<size_t>(set_bytes, 1) + 1));
+    std::vector<std::vector<void*>> sets(size_t(rotation), std::vector<void*>(var.tensors.size()));
+    for (auto& set : sets)
+      for (size_t k = 0; k < var.tensors.size(); ++k) {
+        CHECK(cudaMalloc(&set[k], physical[k].size()));
+        CHECK(cudaMemcpy(set[k], physical[k].data(), physical[k].size(), cudaMemcpyHostToDevice));
+      }
+    auto launch = [&](size_t s) {
+      std::vector<void*> args;
+      for (auto& p : sets[s]) args.push_back(&p);
+      CHECK(cudaLaunchKernel(var.function, dim3(var.grid[0], var.grid[1], var.grid[2]), dim3(var.block[0], var.block[1], var.block[2]),
+                             args.data(), 0, nullptr));
+    };
+    launch(0);
+    CHECK(cudaDeviceSynchronize());
+    double max_error = 0;
+    int64_t mismatches = 0;
+    for (size_t k = 0; k < var.tensors.size(); ++k) {
+      const Tensor& t = var.tensors[k];
+      if (!t.output) continue;
+      std::vector<char> got(physical[k].size()), unpacked(physical[k].size());
+      CHECK(cudaMemcpy(got.data(), sets[0][k], got.size(), cudaMemcpyDeviceToHost));
+      permute(t, got.data(), unpacked.data(), false);
+      for (int64_t e = 0; e < elements(t); ++e) {
+        const double g = value(t, unpacked.data(), e), w = value(t, logical[k].data(), e);
+        const double err = std::fabs(g - w) / (1 + std::fabs(w));
+        if (!(err <= var.tolerance)) ++mismatches;
+        if (err > max_error || std::isnan(err)) max_error = std::isnan(err) ? INFINITY : err;
+      }
+    }
+    for (int w = 0; w < 3; ++w) launch(size_t(w % rotation));
+    CHECK(cudaDeviceSynchronize());
+    cudaEvent_t start, stop;
+    CHECK(cudaEventCreate(&start));
+    CHECK(cudaEventCreate(&stop));
+    std::vector<float> times;
+    for (int r = 0; r < runs; ++r) {
+      CHECK(cudaEventRecord(start));
+      launch(size_t(r % rotation));
+      CHECK(cudaEventRecord(stop));
+      CHECK(cudaEventSynchronize(stop));
+      float ms = 0;
+      CHECK(cudaEventElapsedTime(&ms, start, stop));
+      times.push_back(ms);
+    }
+    for (auto& set : sets)
+      for (auto p : set) CHECK(cudaFree(p));
+    std::vector<float> sorted = times;
+    std::sort(sorted.begin(), sorted.end());
+    const double median = sorted[sorted.size() / 2];
+    const bool verified = mismatches == 0;
+    failures += !verified;
+    std::printf("%-16s %-60s %s %10.4f ms %9.1f GB/s %9.1f GFLOP/s\n", var.kernel, var.id, verified ? "ok   " : "WRONG", median,
+                var.bytes / (median * 1e-3) / 1e9, var.flops / (median * 1e-3) / 1e9);
+    std::fprintf(out, "%s\n    {\"kernel\": \"%s\", \"variant\": \"%s\", \"verified\": %s, \"mismatches\": %lld, \"max_error\": %.6g, ", v ? "," : "",
+                 var.kernel, var.id, verified ? "true" : "false", (long long)mismatches, std::isinf(max_error) ? 1e300 : max_error);
+    std::fprintf(out, "\"median_ms\": %.6f, \"gbs\": %.3f, \"gflops\": %.3f, \"percent_of_copy\": %.2f, \"rotation\": %d, \"times_ms\": [", median,
+                 var.bytes / (median * 1e-3) / 1e9, var.flops / (median * 1e-3) / 1e9, 100 * var.bytes / (median * 1e-3) / 1e9 / copy_gbs, rotation);
+    for (size_t r = 0; r < times.size(); ++r) std::fprintf(out, "%s%.5f", r ? ", " : "", times[r]);
+    std::fprintf(out, "]}");
+  }
+  std::fprintf(out, "\n  ]\n}\n");
+  std::fclose(out);
+  std::printf("results written to %s (%d of %zu variants wrong)\n", out_path, failures, registry().size());
+  return failures ? 2 : 0;
+}
+)";
+
+const char* kind_of(kernel::ElementType t) {
+  switch (t) {
+    case kernel::ElementType::F32:
+      return "Kind::F32";
+    case kernel::ElementType::F64:
+      return "Kind::F64";
+    case kernel::ElementType::I32:
+      return "Kind::I32";
+    case kernel::ElementType::I64:
+      return "Kind::I64";
+  }
+  return "Kind::F32";
+}
+
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+  return out + "\"";
+}
+
+// The variant's source renamed apart (each file is its own translation unit
+// but all link into one program), its offsets, reference and registration.
+std::string variant_file(const kernel::Instance& inst, std::size_t n) {
+  const std::string suffix = "_" + std::to_string(n);
+  std::string f =
+      "// " + inst.kernel + ", variant " + inst.variant + " (exported by LEGO Studio)\n#include <cstdint>\n#include \"harness.hpp\"\n";
+  f += "#define lego_kernel lego_kernel" + suffix + "\n#define lego_reference lego_reference" + suffix + "\n";
+  f += "namespace variant" + suffix + " {\n";
+  std::string source = inst.source;
+  f += source + "\n";
+  std::string reference = inst.reference;
+  if (reference.starts_with("#include <cstdint>\n")) reference.erase(0, std::string("#include <cstdint>\n").size());
+  f += "namespace reference {\n" + reference + "\n}  // namespace reference\n";
+  std::string registration = "static lego_bench::Register registration({" + quoted(inst.kernel) + ", " + quoted(inst.variant) +
+                             ", (const void*)lego_kernel, {" +
+                             fmt::format("{}, {}, {}}}, {{{}, {}, {}}}, {{", inst.grid[0], inst.grid[1], inst.grid[2], inst.block[0],
+                                         inst.block[1], inst.block[2]);
+  std::string call;
+  for (std::size_t k = 0; k < inst.tensors.size(); ++k) {
+    const auto& t = inst.tensors[k];
+    std::vector<std::string> idx;
+    for (std::size_t d = 0; d < t.extents.size(); ++d) idx.push_back("i" + std::to_string(d));
+    DeriveRequest request;
+    request.indices = idx;
+    const DeriveResult d = derive(parse_layout(t.view_text), inst.parameters, request);
+    f += "// " + t.name + ": layout \"" + t.layout_name + "\": " + t.view_text + "\nstatic int64_t offset_" + t.name +
+         "(const int64_t* index) {\n";
+    for (std::size_t i = 0; i < idx.size(); ++i) f += "  const int64_t " + idx[i] + " = index[" + std::to_string(i) + "];\n";
+    for (const auto& [name, e] : d.temporaries) f += "  const " + d.index_type + " " + name + " = " + e + ";\n";
+    f += "  return " + d.exprs.at(0) + ";\n}\n";
+    std::string extents;
+    for (auto e : t.extents) extents += (extents.empty() ? "" : ", ") + std::to_string(e);
+    registration += fmt::format("{}{{{}, lego_bench::{}, {}, {}, {}, {{{}}}, offset_{}}}", k ? ", " : "", quoted(t.name), kind_of(t.type),
+                                kernel::element_bytes(t.type), t.role != kernel::Role::Out, t.role != kernel::Role::In, extents, t.name);
+    call += fmt::format("{}({}{}*)a[{}]", k ? ", " : "", t.role == kernel::Role::In ? "const " : "", kernel::c_type(t.type), k);
+  }
+  const double tolerance = inst.tolerance > 0 ? inst.tolerance : 1e-4;
+  f += "static void reference_entry(void** a) { reference::lego_reference(" + call + "); }\n";
+  f += registration + fmt::format("}}, reference_entry, {}, {}, {}}});\n", inst.bytes, inst.flops, tolerance);
+  f += "}  // namespace variant" + suffix + "\n";
+  return f;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> bench_bundle(const std::vector<kernel::Instance>& instances) {
+  std::map<std::string, std::string> files;
+  files["harness.hpp"] = kHarnessHeader;
+  files["harness.cu"] = kHarnessMain;
+  std::string objects, table;
+  for (std::size_t n = 0; n < instances.size(); ++n) {
+    if (instances[n].backend != "cuda")
+      throw LegoError("kernel " + instances[n].kernel + " is a " + instances[n].backend + " kernel; export-bench writes CUDA kernels");
+    files["variant_" + std::to_string(n) + ".cu"] = variant_file(instances[n], n);
+    objects += " variant_" + std::to_string(n) + ".o";
+    table += "| variant_" + std::to_string(n) + ".cu | " + instances[n].kernel + " | `" + instances[n].variant + "` |\n";
+  }
+  files["Makefile"] =
+      "# Needs only the CUDA toolkit. ARCH: the GPU's compute capability (sm_80 A100, sm_90 H100).\n"
+      "NVCC ?= nvcc\nARCH ?= sm_80\nNVCCFLAGS ?= -O3 -std=c++17 -arch=$(ARCH) -lineinfo -diag-suppress 177\n\n"
+      "bench: harness.o" +
+      objects +
+      "\n\t$(NVCC) $(NVCCFLAGS) -o $@ $^\n\n"
+      "%.o: %.cu harness.hpp\n\t$(NVCC) $(NVCCFLAGS) -c -o $@ $<\n\n"
+      "run: bench\n\t./bench results.json\n\nclean:\n\trm -f bench *.o results.json\n\n.PHONY: run clean\n";
+  files["README.md"] =
+      "# LEGO Studio bench bundle\n\nStandalone CUDA sources for " + std::to_string(instances.size()) +
+      " variants, a harness and a Makefile. Needs only nvcc.\n\n    make -j ARCH=sm_90 run     # sm_80 for A100\n\n"
+      "Each variant is verified against the reference on random inputs packed into its layouts, then timed with CUDA events "
+      "(3 warm-up runs, median of 50; the tensors are rotated through enough copies to exceed twice the L2 cache). "
+      "`results.json` holds the device, its measured copy bandwidth and one entry per variant; bring it back with\n\n"
+      "    lego import-results <project>.lego.json results.json\n\n| file | kernel | variant |\n|---|---|---|\n" +
+      table;
+  return files;
+}
+
+std::string merge_results(const std::string& project_text, const std::string& results_text, const std::string& results_label) {
+  using Json = nlohmann::ordered_json;
+  Json project = Json::parse(project_text, nullptr, false);
+  if (project.is_discarded() || !project.is_object()) throw LegoError("the project is not a JSON object");
+  const Json results = Json::parse(results_text, nullptr, false);
+  if (results.is_discarded() || !results.is_object() || !results.contains("lego_bench_results") || !results.contains("variants") ||
+      !results["variants"].is_array())
+    throw LegoError(results_label + ": $: not a results file written by a LEGO Studio bench bundle");
+  std::set<std::string> kernels;
+  for (const auto& k : project.value("kernels", Json::array())) kernels.insert(k.value("name", ""));
+  Json& merged = project["results"];
+  if (!merged.is_object()) merged = Json::object();
+  for (std::size_t k = 0; k < results["variants"].size(); ++k) {
+    const Json& v = results["variants"][k];
+    const std::string path = results_label + ": $.variants[" + std::to_string(k) + "]";
+    if (!v.is_object() || !v.contains("kernel") || !v.contains("variant") || !v.contains("median_ms"))
+      throw LegoError(path + ": expected kernel, variant and median_ms");
+    const std::string kernel = v["kernel"].get<std::string>();
+    if (!kernels.count(kernel)) throw LegoError(path + ".kernel: the project has no kernel \"" + kernel + "\"");
+    Json entry = {{"device", results.value("device", "")},
+                  {"arch", results.value("arch", "")},
+                  {"copy_gbs", results.value("copy_gbs", 0.0)},
+                  {"verified", v.value("verified", false)},
+                  {"median_ms", v["median_ms"]},
+                  {"gbs", v.value("gbs", 0.0)},
+                  {"gflops", v.value("gflops", 0.0)},
+                  {"percent_of_copy", v.value("percent_of_copy", 0.0)}};
+    merged[kernel][v["variant"].get<std::string>()] = entry;
+  }
+  return project.dump(2) + "\n";
+}
+
+}  // namespace lego::run
