@@ -123,3 +123,84 @@ TEST(KernelCli, BadProjectsGetAJsonPath) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(KernelCli, AnalyzeReportsConflictsSectorsAndNvrtcResources) {
+  const Output o = shell(kBin + "/lego analyze " + kRoot +
+                         "/projects/cuda_transpose.lego.json --kernel transpose_smem --variant A=row,B=row,S=row,N=4096 --json --heatmap");
+  ASSERT_EQ(o.rc, 0) << o.text;
+  const auto j = nlohmann::json::parse(o.text.substr(o.text.find('{')));
+  const auto& v = j["variants"].at(0);
+  EXPECT_EQ(v["status"], "ok");
+  EXPECT_EQ(v["accesses"]["totals"]["worst_ways"], 32);
+  EXPECT_DOUBLE_EQ(v["accesses"]["totals"]["global_efficiency"].get<double>(), 1.0);
+  ASSERT_EQ(v["cuda"].size(), 2u);
+  EXPECT_EQ(v["cuda"][0]["arch"], "sm_80");
+  EXPECT_EQ(v["cuda"][1]["arch"], "sm_90");
+  EXPECT_EQ(v["cuda"][0]["shared_bytes"], 32 * 32 * 4);
+  for (const auto& s : v["accesses"]["sites"])
+    if (s["access"] == "smem S[c, r]") {
+      // The heatmap: S[c, r] with c = lane lives at c * 32 + r, bank r; over the 32 values of r each
+      // lane takes exactly one word from every bank.
+      ASSERT_EQ(s["lane_bank"].size(), 32u);
+      for (const auto& lane : s["lane_bank"])
+        for (const auto& words : lane) EXPECT_EQ(words, 1);
+    }
+  // The table form names each access and its verdict.
+  const Output table = shell(kBin + "/lego analyze " + kRoot + "/projects/cuda_transpose.lego.json --kernel transpose_smem --set N=256");
+  ASSERT_EQ(table.rc, 0) << table.text;
+  EXPECT_NE(table.text.find("smem S[c, r]"), std::string::npos);
+  EXPECT_NE(table.text.find("32-way"), std::string::npos);
+  EXPECT_NE(table.text.find("sm_90:"), std::string::npos);
+}
+
+TEST(KernelCli, ExportBenchBundleCompilesWithNvcc) {
+  const fs::path dir = scratch("bundle");
+  const Output o = shell(kBin + "/lego export-bench " + kRoot +
+                         "/projects/cuda_transpose.lego.json --kernel transpose_smem --set N=256 --out " + dir.string());
+  ASSERT_EQ(o.rc, 0) << o.text;
+  for (const char* f : {"Makefile", "harness.cu", "harness.hpp", "README.md", "variant_0.cu", "variant_3.cu"})
+    EXPECT_TRUE(fs::exists(dir / f)) << f;
+  // Compile and link only: this machine has no GPU to run it on.
+  const Output make = shell("make -C " + dir.string() + " -j2 NVCC=/usr/local/cuda/bin/nvcc ARCH=sm_80 bench");
+  ASSERT_EQ(make.rc, 0) << make.text;
+  EXPECT_TRUE(fs::exists(dir / "bench"));
+}
+
+TEST(KernelCli, ImportResultsMergesIntoTheProjectOrRefusesWithAPath) {
+  const fs::path dir = scratch("import");
+  const fs::path project = dir / "cuda_transpose.lego.json";
+  fs::copy_file(kRoot + "/projects/cuda_transpose.lego.json", project, fs::copy_options::overwrite_existing);
+  // The shape the bundle's harness writes.
+  const nlohmann::json results = {{"lego_bench_results", 1},
+                                  {"device", "NVIDIA H100"},
+                                  {"arch", "sm_90"},
+                                  {"copy_gbs", 2900.0},
+                                  {"variants",
+                                   {{{"kernel", "transpose_smem"},
+                                     {"variant", "A=row,B=row,S=padded,N=4096"},
+                                     {"verified", true},
+                                     {"median_ms", 0.071},
+                                     {"gbs", 1890.0}}}}};
+  std::ofstream(dir / "results.json") << results.dump();
+  const Output o = shell(kBin + "/lego import-results " + project.string() + " " + (dir / "results.json").string());
+  ASSERT_EQ(o.rc, 0) << o.text;
+  const auto merged = read_json(project);
+  EXPECT_EQ(merged["results"]["transpose_smem"]["A=row,B=row,S=padded,N=4096"]["median_ms"], 0.071);
+  EXPECT_EQ(merged["results"]["transpose_smem"]["A=row,B=row,S=padded,N=4096"]["device"], "NVIDIA H100");
+  EXPECT_EQ(merged["kernels"].size(), 2u);  // the rest is kept
+  // The project still benches: lego reads a project with results.
+  EXPECT_EQ(shell(kBin + "/lego analyze " + project.string() + " --kernel transpose_naive --set N=64").rc, 0);
+
+  nlohmann::json bad = results;
+  bad["variants"][0]["kernel"] = "nope";
+  std::ofstream(dir / "bad.json") << bad.dump();
+  const std::string before = read_json(project).dump();
+  const Output refused = shell(kBin + "/lego import-results " + project.string() + " " + (dir / "bad.json").string());
+  EXPECT_EQ(refused.rc, 2);
+  EXPECT_NE(refused.text.find("$.variants[0].kernel"), std::string::npos) << refused.text;
+  EXPECT_EQ(read_json(project).dump(), before);  // nothing written
+}
+
+}  // namespace

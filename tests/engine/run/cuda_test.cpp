@@ -1,0 +1,189 @@
+// The CUDA path on a machine without a GPU: every CUDA example variant
+// compiles with NVRTC for sm_80 and sm_90 and is verified against its
+// reference by CPU emulation (threads as fibers, barriers as switches); a
+// missing barrier is caught; and the static analyses give the known answers
+// on traces of the real templates.
+#include <gtest/gtest.h>
+
+#include "kernel/instantiate.hpp"
+#include "kernel/spec.hpp"
+#include "kernel/variant.hpp"
+#include "run/analyze.hpp"
+#include "run/cuda_driver.hpp"
+#include "run/executor.hpp"
+#include "run/nvrtc.hpp"
+#include "run/trace.hpp"
+
+namespace lego::run {
+namespace {
+
+const std::filesystem::path kProjects = LEGO_PROJECTS_DIR;
+
+kernel::Project project(const std::string& file) { return kernel::load_project(kProjects / file, kernel::default_resource_dirs()); }
+
+TEST(Nvrtc, ReadsPtxasResources) {
+  CudaCompileResult r;
+  read_ptxas_report(
+      "ptxas info    : Function properties for k\nptxas         .     8 bytes stack frame, 12 bytes spill stores, 16 bytes spill loads\n"
+      "ptxas info    : Used 40 registers, used 1 barriers, 4224 bytes smem\n",
+      r);
+  EXPECT_EQ(r.registers, 40);
+  EXPECT_EQ(r.shared_bytes, 4224);
+  EXPECT_EQ(r.stack_bytes, 8);
+  EXPECT_EQ(r.spill_stores, 12);
+  EXPECT_EQ(r.spill_loads, 16);
+}
+
+TEST(Nvrtc, BadCudaGivesTheMessageAndLine) {
+  ASSERT_EQ(nvrtc_unavailable(), "");
+  const CudaCompileResult r = compile_cuda("extern \"C\" __global__ void k(float* a) {\n  a[0] = undefined_name;\n}\n", "sm_80", "bad.cu");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.log.find("bad.cu(2)"), std::string::npos) << r.log;
+  EXPECT_NE(r.log.find("undefined_name"), std::string::npos) << r.log;
+}
+
+TEST(CudaDriver, AbsentGpuIsANormalState) {
+  // Either a device is usable, or the reason says why not; nothing throws.
+  const std::string why = gpu_unavailable();
+  if (why.empty())
+    EXPECT_FALSE(gpu_info().name.empty());
+  else
+    EXPECT_THROW(gpu_info(), LegoError);
+}
+
+struct Case {
+  std::string file, kernel;
+  Env small;
+};
+void PrintTo(const Case& c, std::ostream* os) { *os << c.file << ":" << c.kernel; }
+
+class CudaExamples : public ::testing::TestWithParam<Case> {};
+
+TEST_P(CudaExamples, EveryVariantCompilesForSm80AndSm90AndMatchesTheReference) {
+  const Case& c = GetParam();
+  const kernel::Project p = project(c.file);
+  const kernel::KernelSpec& spec = kernel::find_kernel(p, c.kernel);
+  const auto variants = kernel::enumerate_variants(spec, {0, 1, c.small}).variants;
+  ASSERT_FALSE(variants.empty());
+  Executor executor;
+  RunOptions options;
+  options.time = false;
+  int id = 0;
+  for (const auto& v : variants) {
+    const kernel::Instance inst = kernel::instantiate(spec, v, sym::Lang::Cuda);
+    const nlohmann::json resources = cuda_resources(inst.source, {"sm_80", "sm_90"});
+    for (const auto& r : resources) {
+      ASSERT_TRUE(r["ok"].get<bool>()) << v.id << " " << r["arch"] << ": " << r.value("log", "");
+      EXPECT_GT(r["registers"].get<int>(), 0) << v.id;
+      EXPECT_EQ(r["spill_stores"].get<int>(), 0) << v.id;
+    }
+    const nlohmann::json r = executor.execute(make_request(inst, options, ++id));
+    EXPECT_TRUE(r["status"] == "no GPU" || r["status"] == "ok") << v.id << ": " << r.dump(2).substr(0, 3000);
+    EXPECT_EQ(r["verified"], true) << v.id << ": " << r.dump(2).substr(0, 3000);
+    EXPECT_EQ(r["cuda"]["registers"], resources[0]["registers"]) << v.id;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, CudaExamples,
+                         ::testing::Values(Case{"cuda_transpose.lego.json", "transpose_naive", {{"N", 64}}},
+                                           Case{"cuda_transpose.lego.json", "transpose_smem", {{"N", 64}}},
+                                           Case{"cuda_paper.lego.json", "nw", {{"TILES", 3}}},
+                                           Case{"cuda_paper.lego.json", "lud_internal", {{"N", 32}}},
+                                           Case{"cuda_paper.lego.json", "stencil7", {{"N", 16}}},
+                                           Case{"cuda_matmul.lego.json", "matmul_smem", {{"M", 64}, {"N", 32}, {"K", 96}}}),
+                         [](const auto& param_info) { return param_info.param.kernel; });
+
+TEST(CudaEmulation, AMissingBarrierIsCaught) {
+  const kernel::Project p = project("cuda_transpose.lego.json");
+  kernel::KernelSpec spec = kernel::find_kernel(p, "transpose_smem");
+  const auto at = spec.template_text.find("__syncthreads();");
+  ASSERT_NE(at, std::string::npos);
+  spec.template_text.replace(at, std::string("__syncthreads();").size(), "/* no barrier */");
+  const kernel::Instance inst =
+      kernel::instantiate(spec, kernel::find_variant(spec, "A=row,B=row,S=padded,N=64", {{"N", 64}}), sym::Lang::Cuda);
+  RunOptions options;
+  options.time = false;
+  const nlohmann::json r = Executor().execute(make_request(inst, options, 1));
+  if (!gpu_unavailable().empty()) {
+    EXPECT_EQ(r["status"], "wrong") << r.dump(2).substr(0, 2000);  // on a GPU the race may happen to pass
+  }
+}
+
+// The access report of one variant, traced in this process.
+analysis::AccessReport traced(const std::string& file, const std::string& kernel_name, const std::string& variant, const Env& small) {
+  const kernel::Project p = project(file);
+  const kernel::KernelSpec& spec = kernel::find_kernel(p, kernel_name);
+  const kernel::Instance marked =
+      kernel::instantiate(spec, kernel::find_variant(spec, variant, small), sym::Lang::C, {.mark_accesses = true});
+  const Trace t = run_trace(make_trace_request(marked, {}, 1));
+  return analysis::analyze_trace(t.sites, t.records);
+}
+
+const analysis::SiteReport& site(const analysis::AccessReport& r, const std::string& placeholder, int nth = 0) {
+  for (const auto& s : r.sites)
+    if (s.info.placeholder == placeholder && nth-- == 0) return s;
+  throw std::runtime_error("no access " + placeholder);
+}
+
+TEST(KnownAnswers, TransposeTileReadByColumnsIs32WayUnlessPaddedOrSwizzled) {
+  const Env n = {{"N", 256}};
+  const auto row = traced("cuda_transpose.lego.json", "transpose_smem", "A=row,B=row,S=row,N=256", n);
+  EXPECT_EQ(site(row, "smem S[c, r]").max_ways, 32);
+  EXPECT_EQ(site(row, "smem S[r, c]").max_ways, 1);
+  EXPECT_EQ(site(row, "smem S[c, r]").excess_wavefronts, 4 * 8 * 31);  // 4 reads x 8 warps, 31 extra wavefronts each
+  EXPECT_EQ(row.worst_ways, 32);
+  for (const char* layout : {"padded", "swizzle"}) {
+    const auto r = traced("cuda_transpose.lego.json", "transpose_smem", std::string("A=row,B=row,S=") + layout + ",N=256", n);
+    EXPECT_EQ(site(r, "smem S[c, r]").max_ways, 1) << layout;
+    EXPECT_EQ(site(r, "smem S[r, c]").max_ways, 1) << layout;
+    EXPECT_EQ(r.excess_wavefronts, 0) << layout;
+    EXPECT_DOUBLE_EQ(site(r, "A[i, j]").efficiency, 1.0);
+    EXPECT_DOUBLE_EQ(site(r, "B[i, j]").efficiency, 1.0);
+  }
+}
+
+TEST(KnownAnswers, NaiveTransposeWritesUseAnEighthOfEachSector) {
+  const auto r = traced("cuda_transpose.lego.json", "transpose_naive", "A=row,B=row,N=256", {{"N", 256}});
+  EXPECT_DOUBLE_EQ(site(r, "A[i, j]").sectors_per_request, 4);  // 32 lanes x 4 bytes, contiguous
+  EXPECT_DOUBLE_EQ(site(r, "A[i, j]").efficiency, 1.0);
+  EXPECT_DOUBLE_EQ(site(r, "B[j, i]").sectors_per_request, 32);  // each lane in its own row
+  EXPECT_DOUBLE_EQ(site(r, "B[j, i]").efficiency, 0.125);
+}
+
+TEST(KnownAnswers, NwWavefrontConflictsOnRowMajorNotOnAntidiag) {
+  const Env small = {{"TILES", 4}};
+  const auto row = traced("cuda_paper.lego.json", "nw", "R=row,O=row,H=row,TILES=4,PENALTY=10", small);
+  const auto anti = traced("cuda_paper.lego.json", "nw", "R=row,O=row,H=antidiag,TILES=4,PENALTY=10", small);
+  for (const char* access : {"smem H[i, c]", "smem H[i, cp]", "smem H[tp, c]"}) {
+    EXPECT_EQ(site(row, access).max_ways, 32) << access;
+    EXPECT_EQ(site(anti, access).max_ways, 1) << access;
+  }
+  EXPECT_EQ(site(row, "smem H[tp, cp]").max_ways, 32);  // the wavefront's store
+  EXPECT_EQ(site(anti, "smem H[tp, cp]").max_ways, 1);
+  EXPECT_GT(row.excess_wavefronts, 20 * anti.excess_wavefronts);
+}
+
+TEST(KnownAnswers, MatmulTileOfBStoredColumnMajorConflicts) {
+  const Env small = {{"M", 64}, {"N", 64}, {"K", 64}};
+  const auto row = traced("cuda_matmul.lego.json", "matmul_smem", "A=row,B=row,C=row,SA=row,SB=row,M=64,N=64,K=64,T=32", small);
+  const auto col = traced("cuda_matmul.lego.json", "matmul_smem", "A=row,B=row,C=row,SA=row,SB=col,M=64,N=64,K=64,T=32", small);
+  EXPECT_EQ(site(row, "smem SA[ty, k]").max_ways, 1);  // one word for the warp: a broadcast
+  EXPECT_EQ(site(row, "smem SB[k, tx]").max_ways, 1);
+  EXPECT_EQ(site(col, "smem SB[k, tx]").max_ways, 32);
+}
+
+TEST(KnownAnswers, CpuTransposeRowsReadUnitStrideWriteAcross) {
+  const auto r = traced("transpose.lego.json", "transpose2d", "A=row,B=row,L=rows,N=256,T=8", {{"N", 256}});
+  EXPECT_TRUE(site(r, "A[i, j]").unit_stride);
+  EXPECT_NEAR(site(r, "A[i, j]").lines_per_access, 1.0 / 16, 1e-3);  // a new 64-byte line every 16 floats
+  EXPECT_FALSE(site(r, "B[j, i]").unit_stride);
+  EXPECT_EQ(site(r, "B[j, i]").common_stride, 256);
+  EXPECT_DOUBLE_EQ(site(r, "B[j, i]").lines_per_access, 1.0);
+  // Storing B in column-major tiles makes the write unit-stride too.
+  const auto tiled = traced("transpose.lego.json", "transpose2d", "A=row,B=coltiles,L=rows,N=256,T=8", {{"N", 256}});
+  EXPECT_TRUE(site(tiled, "B[j, i]").unit_stride);
+  EXPECT_LT(tiled.lines_per_iteration, r.lines_per_iteration / 4);
+}
+
+}  // namespace
+}  // namespace lego::run
