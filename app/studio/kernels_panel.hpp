@@ -7,6 +7,7 @@
 #include <QWidget>
 
 #include "studio/sweep_session.hpp"
+#include "views/bank_heatmap.hpp"
 #include "views/code_diff_view.hpp"
 #include "views/roofline_chart.hpp"
 
@@ -23,7 +24,7 @@ namespace lego::studio {
 class KernelsPanel : public QWidget {
   Q_OBJECT
  public:
-  enum Column { Variant, Status, Verified, Ms, GBs, GFlops, Roof, Columns };
+  enum Column { Variant, Status, Verified, Ms, GBs, GFlops, Roof, BankWays, Coalesced, Lines, Registers, Columns };
 
   explicit KernelsPanel(QWidget* parent = nullptr);
 
@@ -51,8 +52,11 @@ class KernelsPanel : public QWidget {
   QComboBox* kernelChoice() const { return kernel_; }
   views::CodeDiffView* kernelCode() const { return kernel_code_; }
   views::CodeDiffView* expressions() const { return expressions_; }
+  views::CodeDiffView* assembly() const { return assembly_; }
   QProgressBar* progress() const { return progress_; }
   views::RooflineChart* roofline() const { return roofline_; }
+  QTableWidget* accessTable() const { return access_table_; }
+  views::BankHeatmap* accessHeatmap() const { return access_heatmap_; }
   // Selects the variant's row (from the roofline or elsewhere).
   void selectVariant(const QString& id);
   const ProjectInfo* project() const { return project_.get(); }
@@ -70,6 +74,9 @@ class KernelsPanel : public QWidget {
  private:
   void showKernel();
   void showSelection();
+  void showAccesses(const VariantInfo* v);
+  void showAccessHeatmap();
+  void setAnalysisItems(int row, const VariantOutcome* o);
   void onOutcome(OutcomePtr outcome);
   const KernelInfo* currentKernel() const;
   const VariantInfo* variant(const QString& id) const;
@@ -93,6 +100,9 @@ class KernelsPanel : public QWidget {
   QTabWidget* tabs_;
   views::CodeDiffView *kernel_code_, *expressions_, *assembly_;
   views::RooflineChart* roofline_;
+  QTableWidget* access_table_;  // the selected variant's accesses and their verdicts
+  views::BankHeatmap* access_heatmap_;
+  nlohmann::json shown_accesses_;
   views::Ceilings ceilings_;
   void updateRoofline();
 };

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "kernel/variant.hpp"
+#include "run/analyze.hpp"
 #include "run/sweep.hpp"
 #include "run/worker_client.hpp"
 
@@ -18,6 +19,27 @@ std::string expansions_text(const kernel::Instance& inst) {
     out += std::to_string(e.line) + ":" + std::to_string(e.column) + "  {{ " + e.placeholder + " }}  ->  " + e.code +
            (e.ops ? "   (" + std::to_string(e.ops) + " ops)" : "") + "\n";
   return out;
+}
+
+// The static report beside the measurement: bank conflicts, coalescing or
+// cache lines, from a trace in the same worker.
+void analyze(run::WorkerClient& worker, const kernel::KernelSpec& spec, const VariantInfo& v, VariantOutcome& out, double timeout_s) {
+  run::AnalyzeOptions options;
+  options.archs = {};  // the run reported the registers of the target it compiled for
+  options.heatmap = true;
+  options.timeout_s = timeout_s;
+  const nlohmann::json a = run::analyze_variant(worker, spec, v.variant, options);
+  if (a.value("status", "") != "ok" || !a.contains("accesses")) return;
+  out.accesses = a["accesses"];
+  const auto& t = out.accesses["totals"];
+  bool shared = false, global = false;
+  for (const auto& s : out.accesses["sites"]) {
+    shared |= s["kind"] == "shared";
+    global |= s["kind"] == "global";
+  }
+  if (shared) out.bank_ways = t["worst_ways"].get<int>();
+  if (global) out.coalesced = 100 * t["global_efficiency"].get<double>();
+  if (spec.backend == "cpu") out.lines_per_iteration = t["lines_per_iteration"].get<double>();
 }
 
 }  // namespace
@@ -40,7 +62,7 @@ ProjectPtr SweepSession::load(const std::string& file, const std::string& json, 
     const kernel::VariantSpace space = kernel::enumerate_variants(spec, {max_variants, 1, {}});
     k.rejected = space.rejected;
     for (const auto& v : space.variants) {
-      VariantInfo vi{v.id, {}, {}, {}};
+      VariantInfo vi{v.id, v, {}, {}, {}};
       try {
         vi.instance = kernel::instantiate(spec, v, sym::Lang::C);
         vi.expansions = expansions_text(vi.instance);
@@ -139,6 +161,9 @@ void SweepSession::run(ProjectPtr project, const QString& kernel_name, const QSt
           out->gflops = r.gflops;
           out->roof = r.roof;
           out->assembly = r.raw.value("assembly", "");
+          if (r.raw.contains("cuda")) out->registers = r.raw["cuda"].value("registers", -1);
+          // A variant that crashed or hung would do it again under the trace.
+          if ((r.status == "ok" || r.status == "wrong" || r.status == "no GPU") && !cancel_) analyze(worker, k->spec, *v, *out, timeout_s);
         }
         ++done;
         emit variantDone(out);

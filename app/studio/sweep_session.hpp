@@ -14,6 +14,7 @@
 #include "kernel/instantiate.hpp"
 #include "kernel/project_edit.hpp"
 #include "kernel/spec.hpp"
+#include "kernel/variant.hpp"
 #include "run/executor.hpp"
 #include "studio/worker_thread.hpp"
 
@@ -21,6 +22,7 @@ namespace lego::studio {
 
 struct VariantInfo {
   std::string id;
+  kernel::Variant variant;
   kernel::Instance instance;  // empty source when it failed to instantiate
   std::string error;
   std::string expansions;  // each placeholder and what it became, one per line
@@ -44,6 +46,11 @@ struct VariantOutcome {
   std::string kernel, id, status, message, assembly;
   double ms = -1, gbs = 0, gflops = 0, roof = 0;
   bool verified = false;
+  // Static analysis (run::analyze_variant): its "accesses" report with the
+  // lanes x banks matrix of each shared access; -1 where it does not apply.
+  nlohmann::json accesses;
+  int bank_ways = -1, registers = -1;
+  double coalesced = -1, lines_per_iteration = -1;
 };
 
 using ProjectPtr = std::shared_ptr<const ProjectInfo>;

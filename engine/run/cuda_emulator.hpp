@@ -18,5 +18,7 @@ namespace lego::run {
 std::string emulation_source(const std::string& cuda_source, const nlohmann::json& tensors);
 
 constexpr std::int64_t kFiberStackBytes = 256 * 1024;
+// Beyond this many threads in a launch emulation takes too long to be worth it.
+constexpr std::int64_t kMaxEmulatedThreads = std::int64_t{1} << 20;
 
 }  // namespace lego::run

@@ -290,6 +290,14 @@ void Executor::execute_cuda(const Json& request, Json& result, const std::functi
     result["status"] = "ok";
     return;
   }
+  const std::int64_t total_threads = grid[0] * grid[1] * grid[2] * block[0] * block[1] * block[2];
+  if (data.reference && total_threads > kMaxEmulatedThreads) {
+    result["status"] = "no GPU";
+    result["message"] = why_no_gpu + "; not verified: " + std::to_string(total_threads) +
+                        " threads are too many to emulate on the CPU (at most " + std::to_string(kMaxEmulatedThreads) +
+                        "); verify at a smaller size (lego bench --set)";
+    return;
+  }
   if (data.reference) {
     stage("emulate");
     CompileOptions options;

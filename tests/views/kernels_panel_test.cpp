@@ -5,12 +5,16 @@
 // winner, and Cancel stops a sweep at once.
 #include "studio/kernels_panel.hpp"
 
+#include <Qsci/qsciscintilla.h>
+
 #include <QComboBox>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include "run/cuda_driver.hpp"
 
 using lego::studio::KernelsPanel;
 
@@ -19,6 +23,7 @@ class KernelsPanelTest : public QObject {
  private slots:
   void sweepReportsEveryOutcomeAndExportsTheWinner();
   void cancelStopsTheSweep();
+  void cudaSweepWithoutGpuShowsVerifiedStaticAnalysis();
 };
 
 namespace {
@@ -105,6 +110,44 @@ void KernelsPanelTest::cancelStopsTheSweep() {
   QCOMPARE(finished.first().at(0).toBool(), true);
   QVERIFY2(clock.elapsed() < 30000, "cancel waited for the running variant");
   QVERIFY(!panel.running());
+}
+
+// No GPU here: CUDA variants are compiled by NVRTC, verified by CPU
+// emulation ("no GPU", verified), and their accesses analysed: the
+// row-major tile's column read is 32-way, the padded one conflict-free, and
+// the Accesses tab shows the worst shared access's lanes x banks.
+void KernelsPanelTest::cudaSweepWithoutGpuShowsVerifiedStaticAnalysis() {
+  KernelsPanel panel;
+  panel.show();
+  QSignalSpy loaded(&panel, &KernelsPanel::projectLoaded);
+  panel.openProject(LEGO_TEST_DATA "/kernels/cuda_small.lego.json");
+  QVERIFY(loaded.wait(30000));
+  QCOMPARE(panel.table()->rowCount(), 2);
+  QSignalSpy finished(&panel, &KernelsPanel::sweepFinished);
+  panel.runSweep();
+  QVERIFY(finished.wait(120000));
+  QTableWidget* t = panel.table();
+  for (int r = 0; r < t->rowCount(); ++r) {
+    const QString id = t->item(r, KernelsPanel::Variant)->text();
+    const QString expected_status = lego::run::gpu_unavailable().empty() ? "ok" : "no GPU";
+    QCOMPARE(t->item(r, KernelsPanel::Status)->text(), expected_status);
+    QCOMPARE(t->item(r, KernelsPanel::Verified)->text(), QString::fromUtf8("✓"));
+    QCOMPARE(t->item(r, KernelsPanel::BankWays)->text(), id.contains("S=row") ? QString("32") : QString("1"));
+    QCOMPARE(t->item(r, KernelsPanel::Coalesced)->text(), QString("100"));
+    QVERIFY(t->item(r, KernelsPanel::Registers)->text().toInt() > 0);
+  }
+  for (int r = 0; r < t->rowCount(); ++r)
+    if (t->item(r, KernelsPanel::Variant)->text().contains("S=row")) t->selectRow(r);
+  QCOMPARE(panel.accessTable()->rowCount(), 4);  // S[r, c], A[i, j], B[i, j], S[c, r]
+  const auto selected = panel.accessTable()->selectionModel()->selectedRows();
+  QCOMPARE(selected.size(), 1);  // the worst shared access, selected for the heatmap
+  QCOMPARE(panel.accessTable()->item(selected.first().row(), 1)->text(), QString("smem S[c, r]"));
+  QVERIFY(panel.accessHeatmap()->caption().contains("32-way"));
+  std::int64_t words = 0;
+  for (const auto& lane : panel.accessHeatmap()->matrix())
+    for (auto w : lane) words += w;
+  QCOMPARE(words, std::int64_t{4 * 8 * 32});                                 // 4 reads x 8 warps x 32 lanes
+  QVERIFY(panel.assembly()->left()->text().contains(".entry lego_kernel"));  // the PTX
 }
 
 QTEST_MAIN(KernelsPanelTest)
