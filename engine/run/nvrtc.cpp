@@ -2,10 +2,10 @@
 
 #include <dlfcn.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
-#include <regex>
 
 #include "expr/diagnostic.hpp"
 
@@ -65,7 +65,16 @@ const Nvrtc& nvrtc() {
   return api;
 }
 
-int to_int(const std::smatch& m, int k) { return std::stoi(m[k].str()); }
+// The integer just before `suffix` (e.g. "4224" in "4224 bytes smem"), or -1.
+int number_before(const std::string& log, const std::string& suffix) {
+  const std::size_t at = log.find(suffix);
+  if (at == std::string::npos) return -1;
+  std::size_t b = at;
+  while (b > 0 && log[b - 1] == ' ') --b;
+  std::size_t e = b;
+  while (b > 0 && std::isdigit(static_cast<unsigned char>(log[b - 1]))) --b;
+  return b == e ? -1 : std::stoi(log.substr(b, e - b));
+}
 
 }  // namespace
 
@@ -77,14 +86,12 @@ std::string cuda_home() {
 std::string nvrtc_unavailable() { return nvrtc().missing; }
 
 void read_ptxas_report(const std::string& log, CudaCompileResult& out) {
-  std::smatch m;
-  if (std::regex_search(log, m, std::regex(R"(Used (\d+) registers)"))) out.registers = to_int(m, 1);
-  out.shared_bytes = std::regex_search(log, m, std::regex(R"((\d+) bytes smem)")) ? to_int(m, 1) : (out.registers >= 0 ? 0 : -1);
-  if (std::regex_search(log, m, std::regex(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)"))) {
-    out.stack_bytes = to_int(m, 1);
-    out.spill_stores = to_int(m, 2);
-    out.spill_loads = to_int(m, 3);
-  }
+  out.registers = number_before(log, " registers");
+  out.shared_bytes = number_before(log, " bytes smem");
+  if (out.shared_bytes < 0 && out.registers >= 0) out.shared_bytes = 0;  // ptxas omits smem when there is none
+  out.stack_bytes = number_before(log, " bytes stack frame");
+  out.spill_stores = number_before(log, " bytes spill stores");
+  out.spill_loads = number_before(log, " bytes spill loads");
 }
 
 CudaCompileResult compile_cuda(const std::string& source, const std::string& arch, const std::string& file_name) {
