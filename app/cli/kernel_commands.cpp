@@ -135,7 +135,10 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
       out << fmt::format("{:<4} {:<50} {:<9} {:>10.4g} {:>9.2f} {:>9.2f} {:>6.1f}%\n", ++rank, r.id, r.verified ? "✓" : "✗", r.ms, r.gbs,
                          r.gflops, r.roof);
     else
-      out << fmt::format("{:<4} {:<50} {:<9} {}\n", "-", r.id, r.verified ? "✓" : "✗",
+      out << fmt::format("{:<4} {:<50} {:<9} {}\n", "-", r.id,
+                         r.verified             ? "✓"
+                         : r.status == "no GPU" ? "–"
+                                                : "✗",
                          r.status + (r.message.empty() ? "" : ": " + r.message.substr(0, r.message.find('\n'))));
   }
   const auto duplicates = std::count_if(rows.begin(), rows.end(), [](const Row& r) { return r.status == "duplicate"; });

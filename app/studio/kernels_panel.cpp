@@ -39,6 +39,12 @@ class NumberItem : public QTableWidgetItem {
 
 std::string key(const std::string& kernel, const std::string& id) { return kernel + "/" + id; }
 
+// ✓ verified, ✗ failed the comparison or did not run, – not checked (no GPU and too large to emulate).
+QString verified_mark(const VariantOutcome& o) {
+  if (o.verified) return QString::fromUtf8("✓");
+  return o.status == "no GPU" ? QString::fromUtf8("–") : QString::fromUtf8("✗");
+}
+
 }  // namespace
 
 KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
@@ -72,7 +78,8 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
       tr("CPU: 64-byte cache lines newly touched per loop iteration, summed over the accesses"));
   table_->horizontalHeaderItem(Registers)->setToolTip(tr("CUDA: registers per thread (NVRTC/ptxas)"));
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  table_->horizontalHeader()->setSectionResizeMode(Variant, QHeaderView::Stretch);
+  table_->horizontalHeader()->setSectionResizeMode(Variant, QHeaderView::Interactive);
+  table_->setColumnWidth(Variant, 240);  // ids are long: the table scrolls sideways rather than eliding every column
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -100,6 +107,7 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   access_heatmap_ = new views::BankHeatmap;
   accesses->addWidget(access_table_);
   accesses->addWidget(access_heatmap_);
+  accesses->setSizes({170, 330});
   tabs_->addTab(accesses, tr("Accesses"));
   connect(access_table_, &QTableWidget::itemSelectionChanged, this, &KernelsPanel::showAccessHeatmap);
   roofline_ = new views::RooflineChart;
@@ -180,8 +188,12 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
     run_->setEnabled(true);
     cancel_->setEnabled(false);
     progress_->setVisible(false);
-    emit message(cancelled ? tr("sweep cancelled")
-                           : tr("sweep finished; winner: %1").arg(winner().isEmpty() ? tr("none verified") : winner()));
+    int emulated = 0;
+    for (const auto& [k, o] : outcomes_) emulated += o->status == "no GPU" && o->verified;
+    QString result = winner().isEmpty() ? tr("no verified, timed variant") : tr("winner: %1").arg(winner());
+    if (winner().isEmpty() && emulated)
+      result = tr("no GPU here, so nothing was timed; %1 variants verified by CPU emulation").arg(emulated);
+    emit message(cancelled ? tr("sweep cancelled") : tr("sweep finished; %1").arg(result));
     emit sweepFinished(cancelled);
   });
   connect(&sweep_, &SweepSession::exported, this, [this](const QStringList& files) {
@@ -297,7 +309,7 @@ void KernelsPanel::showKernel() {
     table_->setItem(row, Status, new QTableWidgetItem(o ? qs(o->status) : v.error.empty() ? tr("not run") : tr("invalid")));
     if (o && !o->message.empty()) table_->item(row, Status)->setToolTip(qs(o->message));
     if (!v.error.empty()) table_->item(row, Status)->setToolTip(qs(v.error));
-    table_->setItem(row, Verified, new QTableWidgetItem(o ? (o->verified ? QString::fromUtf8("✓") : QString::fromUtf8("✗")) : QString()));
+    table_->setItem(row, Verified, new QTableWidgetItem(o ? verified_mark(*o) : QString()));
     table_->setItem(row, Ms, new NumberItem(o ? o->ms : -1, 4));
     table_->setItem(row, GBs, new NumberItem(o && o->ms > 0 ? o->gbs : -1, 2));
     table_->setItem(row, GFlops, new NumberItem(o && o->ms > 0 ? o->gflops : -1, 2));
@@ -381,7 +393,7 @@ void KernelsPanel::onOutcome(OutcomePtr o) {
   table_->setSortingEnabled(false);
   table_->item(row, Status)->setText(qs(o->status));
   table_->item(row, Status)->setToolTip(qs(o->message));
-  table_->item(row, Verified)->setText(o->verified ? QString::fromUtf8("✓") : QString::fromUtf8("✗"));
+  table_->item(row, Verified)->setText(verified_mark(*o));
   table_->setItem(row, Ms, new NumberItem(o->ms, 4));
   table_->setItem(row, GBs, new NumberItem(o->ms > 0 ? o->gbs : -1, 2));
   table_->setItem(row, GFlops, new NumberItem(o->ms > 0 ? o->gflops : -1, 2));
@@ -454,8 +466,8 @@ void KernelsPanel::showAccessHeatmap() {
                                       .arg(qs(a["access"].get<std::string>()), qs(a["kind"].get<std::string>())));
   views::BankHeatmap::Matrix m{};
   for (std::size_t l = 0; l < 32; ++l)
-    for (std::size_t b = 0; b < 32; ++b) m[l][b] = a["lane_bank"][l][b].get<std::int64_t>();
-  access_heatmap_->setMatrix(m, tr("%1 (line %2): worst %3-way, %4 excess wavefronts over %5 warp requests")
+    for (std::size_t b = 0; b < 32; ++b) m[l][b] = a["worst_lane_bank"][l][b].get<std::int64_t>();
+  access_heatmap_->setMatrix(m, tr("%1 (line %2): the worst warp request, %3-way; %4 excess wavefronts over %5 requests")
                                     .arg(qs(a["access"].get<std::string>()))
                                     .arg(a["line"].get<int>())
                                     .arg(a["ways"].get<int>())

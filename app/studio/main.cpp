@@ -32,7 +32,8 @@ int main(int argc, char** argv) {
   cli.addOption({"project", "A project (.lego.json) whose kernels open in the kernels panel", "FILE"});
   cli.addOption({"run", "With --project: run every variant of its first kernel"});
   cli.addOption({"banks", "Show the bank-conflict heatmap for a warp walking rows, columns or anti-diagonals", "WALK"});
-  cli.addOption({"show", "The kernels panel's tab to show: kernel, expressions, assembly or roofline", "TAB"});
+  cli.addOption({"kernel", "With --project: the kernel to show (and to sweep with --run)", "NAME"});
+  cli.addOption({"show", "The kernels panel's tab to show: kernel, expressions, assembly, roofline or accesses", "TAB"});
   cli.addOption({"first-paint-ms", "Print milliseconds from start to the first painted window with a drawn layout, then quit"});
   cli.addOption({"screenshot", "Save a screenshot of the window once the layout is drawn, then quit", "FILE.png"});
   cli.addOption(
@@ -56,14 +57,24 @@ int main(int argc, char** argv) {
     });
   }
   if (cli.isSet("project")) {
+    if (cli.isSet("kernel"))  // connected first: the kernel is chosen before --run sweeps it
+      QObject::connect(
+          window.kernels(), &lego::studio::KernelsPanel::projectLoaded, window.kernels(),
+          [&window, name = cli.value("kernel")] {
+            if (window.kernels()->kernelChoice()->findText(name) < 0)
+              std::fprintf(stderr, "lego-studio: the project has no kernel %s\n", qPrintable(name));
+            else
+              window.kernels()->kernelChoice()->setCurrentText(name);
+          },
+          Qt::SingleShotConnection);
     if (cli.isSet("run"))
       QObject::connect(window.kernels(), &lego::studio::KernelsPanel::projectLoaded, window.kernels(),
                        &lego::studio::KernelsPanel::runSweep, Qt::SingleShotConnection);
     window.kernels()->openProject(cli.value("project"));
     if (cli.isSet("show")) {
-      const QStringList tabs = {"kernel", "expressions", "assembly", "roofline"};
+      const QStringList tabs = {"kernel", "expressions", "assembly", "accesses", "roofline"};  // the panel's tab order
       if (!tabs.contains(cli.value("show"))) {
-        std::fprintf(stderr, "lego-studio: --show takes kernel, expressions, assembly or roofline\n");
+        std::fprintf(stderr, "lego-studio: --show takes kernel, expressions, assembly, roofline or accesses\n");
         return 2;
       }
       window.kernels()->findChild<QTabWidget*>()->setCurrentIndex(static_cast<int>(tabs.indexOf(cli.value("show"))));
@@ -101,13 +112,20 @@ int main(int argc, char** argv) {
   if (cli.isSet("screenshot") && cli.isSet("run")) {
     // After the sweep: fastest first, the fastest and the slowest selected, so the code shows their diff.
     const QString path = cli.value("screenshot");
-    QObject::connect(window.kernels(), &lego::studio::KernelsPanel::sweepFinished, &app, [&window, path] {
+    const bool accesses = cli.value("show") == "accesses";
+    QObject::connect(window.kernels(), &lego::studio::KernelsPanel::sweepFinished, &app, [&window, path, accesses] {
       QTableWidget* table = window.kernels()->table();
-      table->sortItems(lego::studio::KernelsPanel::Ms);
-      table->setSelectionMode(QAbstractItemView::MultiSelection);
-      table->clearSelection();
-      table->selectRow(0);
-      table->selectRow(table->rowCount() - 1);
+      if (accesses) {  // the variant with the worst bank conflict, alone
+        table->sortItems(lego::studio::KernelsPanel::BankWays, Qt::DescendingOrder);
+        table->clearSelection();
+        table->selectRow(0);
+      } else {
+        table->sortItems(lego::studio::KernelsPanel::Ms);
+        table->setSelectionMode(QAbstractItemView::MultiSelection);
+        table->clearSelection();
+        table->selectRow(0);
+        table->selectRow(table->rowCount() - 1);
+      }
       QTimer::singleShot(400, &window, [&window, path] {
         if (!window.grab().save(path)) std::fprintf(stderr, "lego-studio: cannot write %s\n", qPrintable(path));
         QApplication::quit();

@@ -174,6 +174,8 @@ void MainWindow::buildDocks() {
   addDockWidget(Qt::BottomDockWidgetArea, start_dock);
   tabifyDockWidget(kernels_dock, start_dock);
   start_dock->raise();
+  // However a project was opened (menu, command line, recent files), its kernels come to the front.
+  connect(kernels_, &KernelsPanel::projectLoaded, kernels_dock, &QDockWidget::raise);
   connect(start_, &QTreeWidget::itemActivated, this, [this, kernels_dock](QTreeWidgetItem* item) {
     const QString project = item->data(0, Qt::UserRole).toString(), layout = item->data(0, Qt::UserRole + 1).toString();
     if (!project.isEmpty()) {

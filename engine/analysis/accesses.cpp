@@ -31,7 +31,11 @@ void shared_site(SiteReport& s, const std::vector<const TraceRecord*>& records) 
     const ConflictReport c = analyze(w);
     ++s.executions;
     ways_sum += c.ways;
-    s.max_ways = std::max(s.max_ways, c.ways);
+    if (c.ways > s.max_ways) {
+      s.max_ways = c.ways;
+      for (int l = 0; l < kWarp; ++l)
+        for (int b = 0; b < kBanks; ++b) s.worst_lane_bank[l][b] = c.lane_bank[l][b];
+    }
     s.wavefronts += c.wavefronts;
     s.excess_wavefronts += c.excess();
     for (int l = 0; l < kWarp; ++l)

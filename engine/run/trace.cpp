@@ -169,7 +169,10 @@ Json report_json(const analysis::AccessReport& report, const Trace& trace, bool 
       j["mean_ways"] = s.mean_ways;
       j["wavefronts"] = s.wavefronts;
       j["excess_wavefronts"] = s.excess_wavefronts;
-      if (with_heatmap) j["lane_bank"] = s.lane_bank;
+      if (with_heatmap) {
+        j["lane_bank"] = s.lane_bank;
+        j["worst_lane_bank"] = s.worst_lane_bank;
+      }
     } else if (s.info.kind == "global") {
       j["sectors_per_request"] = s.sectors_per_request;
       j["ideal_sectors_per_request"] = s.ideal_sectors_per_request;
