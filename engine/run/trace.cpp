@@ -87,6 +87,8 @@ extern "C" int64_t lego_trace_run(void** args, const int64_t* launch, int64_t pe
   *out = lego_trace_records.data();
   return int64_t(lego_trace_records.size());
 }
+// The JIT does not run this module's static destructors: the caller frees the records.
+extern "C" void lego_trace_release() { std::vector<LegoTraceRecord>().swap(lego_trace_records); }
 )";
   return s;
 }
@@ -154,6 +156,7 @@ Trace run_trace(const Json& request) {
   trace.run_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   const auto* r = static_cast<const analysis::TraceRecord*>(records);
   trace.records.assign(r, r + n);
+  if (auto* release = reinterpret_cast<void (*)()>(c.module->lookup("lego_trace_release"))) release();
   const std::int64_t b = launch[0] * launch[1] * launch[2] / 2;
   trace.block_index = {b % launch[0], b / launch[0] % launch[1], b / (launch[0] * launch[1])};
   return trace;
