@@ -130,6 +130,7 @@ void SweepSession::run(ProjectPtr project, const QString& kernel_name, const QSt
       emit ceilingsReady(QString::fromStdString(roof.dump()));
       run::WorkerClient worker(run::default_worker_path());
       std::map<std::string, std::string> seen;  // code -> first id
+      bool gpu_roof_sent = false;
       int done = 0;
       for (const auto& id : ids) {
         if (cancel_) {
@@ -161,6 +162,11 @@ void SweepSession::run(ProjectPtr project, const QString& kernel_name, const QSt
           out->gflops = r.gflops;
           out->roof = r.roof;
           out->assembly = r.raw.value("assembly", "");
+          // A GPU run brings the device's roofs (measured copy bandwidth, peak FP32): the chart uses them.
+          if (r.raw.contains("gpu") && !gpu_roof_sent) {
+            emit ceilingsReady(QString::fromStdString(r.raw["gpu"].dump()));
+            gpu_roof_sent = true;
+          }
           if (r.raw.contains("cuda")) out->registers = r.raw["cuda"].value("registers", -1);
           // A variant that crashed or hung would do it again under the trace.
           if ((r.status == "ok" || r.status == "wrong" || r.status == "no GPU") && !cancel_) analyze(worker, k->spec, *v, *out, timeout_s);
