@@ -86,7 +86,9 @@ Driver& driver() {
     bind(lib, "cuEventCreate", d.event_create, missing);
     bind(lib, "cuEventRecord", d.event_record, missing);
     bind(lib, "cuEventSynchronize", d.event_synchronize, missing);
-    bind(lib, "cuEventElapsedTime", d.event_elapsed, missing);
+    // CUDA 12.8 added the _v2 entry point; older drivers have only the first.
+    d.event_elapsed = reinterpret_cast<decltype(d.event_elapsed)>(dlsym(lib, "cuEventElapsedTime_v2"));
+    if (!d.event_elapsed) bind(lib, "cuEventElapsedTime", d.event_elapsed, missing);
     bind(lib, "cuEventDestroy_v2", d.event_destroy, missing);
     bind(lib, "cuGetErrorString", d.error_string, missing);
     if (!missing.empty()) {
@@ -115,6 +117,12 @@ int attribute(int which) {
   int v = 0;
   check(driver().device_attribute(&v, which, driver().device), "cuDeviceGetAttribute");
   return v;
+}
+
+// Clock attributes are deprecated in CUDA 13: 0 when a driver no longer reports them.
+int attribute_or_zero(int which) {
+  int v = 0;
+  return driver().device_attribute(&v, which, driver().device) == 0 ? v : 0;
 }
 
 // RAII for device memory, modules and events.
@@ -153,10 +161,10 @@ GpuInfo gpu_info() {
   std::size_t total = 0;
   check(d.total_mem(&total, d.device), "cuDeviceTotalMem");
   g.memory_bytes = static_cast<std::int64_t>(total);
-  const double clock_khz = attribute(36), bus_bits = attribute(37);  // MEMORY_CLOCK_RATE, GLOBAL_MEMORY_BUS_WIDTH
+  const double clock_khz = attribute_or_zero(36), bus_bits = attribute_or_zero(37);  // MEMORY_CLOCK_RATE, GLOBAL_MEMORY_BUS_WIDTH
   g.peak_bandwidth_gbs = 2.0 * clock_khz * 1e3 * (bus_bits / 8) / 1e9;
-  const int fp32_lanes = g.major == 8 && g.minor == 0 ? 64 : 128;                    // GA100 has 64 FP32 lanes per SM; later parts 128
-  g.peak_gflops_f32 = double(g.sms) * fp32_lanes * 2.0 * attribute(13) * 1e3 / 1e9;  // CLOCK_RATE in kHz
+  const int fp32_lanes = g.major == 8 && g.minor == 0 ? 64 : 128;  // GA100 has 64 FP32 lanes per SM; later parts 128
+  g.peak_gflops_f32 = double(g.sms) * fp32_lanes * 2.0 * attribute_or_zero(13) * 1e3 / 1e9;  // CLOCK_RATE in kHz
   return g;
 }
 

@@ -86,7 +86,9 @@ double percent_of_roof(const kernel::Instance& inst, double ms, const Json& roof
   const bool f64 = !inst.tensors.empty() && inst.tensors[0].type == kernel::ElementType::F64;
   const double peak = roof[f64 ? "peak_gflops_f64" : "peak_gflops_f32"].get<double>();
   const double intensity = inst.bytes > 0 ? static_cast<double>(inst.flops) / static_cast<double>(inst.bytes) : 1e30;
-  return 100.0 * (static_cast<double>(inst.flops) / s / 1e9) / std::min(peak, intensity * roof["triad_gbs"].get<double>());
+  // A roof the machine did not report (a driver without clock rates) bounds nothing.
+  const double bound = std::min(peak > 0 ? peak : 1e300, intensity * roof["triad_gbs"].get<double>());
+  return bound > 0 && bound < 1e300 ? 100.0 * (static_cast<double>(inst.flops) / s / 1e9) / bound : 0;
 }
 
 // The code that differs between variants: the source past its header, and the layouts.
