@@ -158,7 +158,7 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
     project_ = std::move(p);
     if (!project_->edited) saved_json_ = project_->json;
     save_project_->setEnabled(hasUnsavedProject());
-    outcomes_.clear();
+    outcomes_ = project_->imported;  // results measured elsewhere show until a sweep here replaces them
     project_label_->setText(QFileInfo(qs(project_->file)).fileName() + (hasUnsavedProject() ? "*" : ""));
     project_label_->setToolTip(qs(project_->project.description));
     const QSignalBlocker block(kernel_);

@@ -7,6 +7,7 @@
 #include <QObject>
 #include <QString>
 #include <atomic>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -34,14 +35,6 @@ struct KernelInfo {
   std::uint64_t rejected = 0;
 };
 
-struct ProjectInfo {
-  std::string file;
-  std::string json;     // the file's text as loaded, or as edited since
-  bool edited = false;  // json differs from the file: unsaved
-  kernel::Project project;
-  std::vector<KernelInfo> kernels;
-};
-
 struct VariantOutcome {
   std::string kernel, id, status, message, assembly;
   double ms = -1, gbs = 0, gflops = 0, roof = 0;
@@ -53,8 +46,19 @@ struct VariantOutcome {
   double coalesced = -1, lines_per_iteration = -1;
 };
 
-using ProjectPtr = std::shared_ptr<const ProjectInfo>;
 using OutcomePtr = std::shared_ptr<const VariantOutcome>;
+
+struct ProjectInfo {
+  std::string file;
+  std::string json;     // the file's text as loaded, or as edited since
+  bool edited = false;  // json differs from the file: unsaved
+  kernel::Project project;
+  std::vector<KernelInfo> kernels;
+  // Results measured elsewhere (lego import-results): "kernel/variant" -> outcome, status "imported".
+  std::map<std::string, OutcomePtr> imported;
+};
+
+using ProjectPtr = std::shared_ptr<const ProjectInfo>;
 
 class SweepSession : public QObject {
   Q_OBJECT

@@ -13,6 +13,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <nlohmann/json.hpp>
 
 #include "run/cuda_driver.hpp"
 
@@ -24,6 +25,7 @@ class KernelsPanelTest : public QObject {
   void sweepReportsEveryOutcomeAndExportsTheWinner();
   void cancelStopsTheSweep();
   void cudaSweepWithoutGpuShowsVerifiedStaticAnalysis();
+  void importedResultsShowAndPickTheWinner();
 };
 
 namespace {
@@ -154,6 +156,32 @@ void KernelsPanelTest::cudaSweepWithoutGpuShowsVerifiedStaticAnalysis() {
   QCOMPARE(words, std::int64_t{32});
   QCOMPARE(bank_max, std::int64_t{32});
   QVERIFY(panel.assembly()->left()->text().contains(".entry lego_kernel"));  // the PTX
+}
+
+// A project with results from a remote GPU (lego import-results) shows them
+// as "imported" rows, timed and verified, and its winner is the fastest.
+void KernelsPanelTest::importedResultsShowAndPickTheWinner() {
+  QFile source(LEGO_TEST_DATA "/kernels/cuda_small.lego.json");
+  QVERIFY(source.open(QIODevice::ReadOnly));
+  auto project = nlohmann::ordered_json::parse(source.readAll().toStdString());
+  project["results"]["transpose_smem"]["A=row,B=row,S=padded,N=64"] = {
+      {"device", "NVIDIA H100"}, {"arch", "sm_90"}, {"copy_gbs", 2900.0}, {"verified", true}, {"median_ms", 0.004}, {"gbs", 8.2}};
+  project["results"]["transpose_smem"]["A=row,B=row,S=row,N=64"] = {{"device", "NVIDIA H100"}, {"arch", "sm_90"},    {"copy_gbs", 2900.0},
+                                                                    {"verified", true},        {"median_ms", 0.006}, {"gbs", 5.5}};
+  QTemporaryDir dir;
+  QFile copy(dir.filePath("with_results.lego.json"));
+  QVERIFY(copy.open(QIODevice::WriteOnly));
+  copy.write(QByteArray::fromStdString(project.dump(2)));
+  copy.close();
+
+  KernelsPanel panel;
+  QSignalSpy loaded(&panel, &KernelsPanel::projectLoaded);
+  panel.openProject(copy.fileName());
+  QVERIFY(loaded.wait(30000));
+  QCOMPARE(status_of(panel, "A=row,B=row,S=padded,N=64"), QString("imported"));
+  QCOMPARE(status_of(panel, "A=row,B=row,S=row,N=64"), QString("imported"));
+  QCOMPARE(panel.winner(), QString("A=row,B=row,S=padded,N=64"));
+  QCOMPARE(panel.roofline()->pointCount(), 2);
 }
 
 QTEST_MAIN(KernelsPanelTest)
