@@ -246,6 +246,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       "  lego bench PROJECT.lego.json [--kernel K]   compile, verify and time every variant\n"
       "  lego ceilings                               the machine's bandwidth and FMA roofs\n"
       "  lego export PROJECT.lego.json --kernel K --variant ID|best --out DIR\n"
+      "  lego analyze PROJECT.lego.json [--kernel K] [--variant ID] [--json]   bank conflicts, sectors, cache lines; NVRTC resources\n"
+      "  lego export-bench PROJECT.lego.json --out DIR   CUDA variants + harness + Makefile for a remote GPU\n"
+      "  lego import-results PROJECT.lego.json results.json   merge the bundle's results into the project\n"
       "Shared memory:\n"
       "  lego banks '<layout>' [--bytes 4|8|16] [--heatmap]  bank conflicts of row, column and anti-diagonal walks\n");
 
