@@ -1,12 +1,11 @@
 #include "run/cuda_driver.hpp"
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <memory>
 #include <mutex>
 
 #include "expr/diagnostic.hpp"
+#include "run/dl.hpp"
 
 namespace lego::run {
 namespace {
@@ -49,12 +48,6 @@ struct Driver {
   CUcontext context = nullptr;
 };
 
-template <class F>
-void bind(void* lib, const char* name, F& f, std::string& missing) {
-  f = reinterpret_cast<F>(dlsym(lib, name));
-  if (!f) missing += std::string(missing.empty() ? "" : ", ") + name;
-}
-
 Driver& driver() {
   static Driver d;
   static std::once_flag once;
@@ -65,32 +58,32 @@ Driver& driver() {
       return;
     }
     std::string missing;
-    bind(lib, "cuInit", d.init, missing);
-    bind(lib, "cuDeviceGetCount", d.device_count, missing);
-    bind(lib, "cuDeviceGet", d.device_get, missing);
-    bind(lib, "cuDeviceGetName", d.device_name, missing);
-    bind(lib, "cuDeviceGetAttribute", d.device_attribute, missing);
-    bind(lib, "cuDeviceTotalMem_v2", d.total_mem, missing);
-    bind(lib, "cuDevicePrimaryCtxRetain", d.primary_retain, missing);
-    bind(lib, "cuCtxSetCurrent", d.set_current, missing);
-    bind(lib, "cuModuleLoadData", d.module_load, missing);
-    bind(lib, "cuModuleUnload", d.module_unload, missing);
-    bind(lib, "cuModuleGetFunction", d.get_function, missing);
-    bind(lib, "cuMemAlloc_v2", d.mem_alloc, missing);
-    bind(lib, "cuMemFree_v2", d.mem_free, missing);
-    bind(lib, "cuMemcpyHtoD_v2", d.htod, missing);
-    bind(lib, "cuMemcpyDtoH_v2", d.dtoh, missing);
-    bind(lib, "cuMemcpyDtoD_v2", d.dtod, missing);
-    bind(lib, "cuLaunchKernel", d.launch, missing);
-    bind(lib, "cuCtxSynchronize", d.synchronize, missing);
-    bind(lib, "cuEventCreate", d.event_create, missing);
-    bind(lib, "cuEventRecord", d.event_record, missing);
-    bind(lib, "cuEventSynchronize", d.event_synchronize, missing);
+    bind_symbol(lib, "cuInit", d.init, missing);
+    bind_symbol(lib, "cuDeviceGetCount", d.device_count, missing);
+    bind_symbol(lib, "cuDeviceGet", d.device_get, missing);
+    bind_symbol(lib, "cuDeviceGetName", d.device_name, missing);
+    bind_symbol(lib, "cuDeviceGetAttribute", d.device_attribute, missing);
+    bind_symbol(lib, "cuDeviceTotalMem_v2", d.total_mem, missing);
+    bind_symbol(lib, "cuDevicePrimaryCtxRetain", d.primary_retain, missing);
+    bind_symbol(lib, "cuCtxSetCurrent", d.set_current, missing);
+    bind_symbol(lib, "cuModuleLoadData", d.module_load, missing);
+    bind_symbol(lib, "cuModuleUnload", d.module_unload, missing);
+    bind_symbol(lib, "cuModuleGetFunction", d.get_function, missing);
+    bind_symbol(lib, "cuMemAlloc_v2", d.mem_alloc, missing);
+    bind_symbol(lib, "cuMemFree_v2", d.mem_free, missing);
+    bind_symbol(lib, "cuMemcpyHtoD_v2", d.htod, missing);
+    bind_symbol(lib, "cuMemcpyDtoH_v2", d.dtoh, missing);
+    bind_symbol(lib, "cuMemcpyDtoD_v2", d.dtod, missing);
+    bind_symbol(lib, "cuLaunchKernel", d.launch, missing);
+    bind_symbol(lib, "cuCtxSynchronize", d.synchronize, missing);
+    bind_symbol(lib, "cuEventCreate", d.event_create, missing);
+    bind_symbol(lib, "cuEventRecord", d.event_record, missing);
+    bind_symbol(lib, "cuEventSynchronize", d.event_synchronize, missing);
     // CUDA 12.8 added the _v2 entry point; older drivers have only the first.
     d.event_elapsed = reinterpret_cast<decltype(d.event_elapsed)>(dlsym(lib, "cuEventElapsedTime_v2"));
-    if (!d.event_elapsed) bind(lib, "cuEventElapsedTime", d.event_elapsed, missing);
-    bind(lib, "cuEventDestroy_v2", d.event_destroy, missing);
-    bind(lib, "cuGetErrorString", d.error_string, missing);
+    if (!d.event_elapsed) bind_symbol(lib, "cuEventElapsedTime", d.event_elapsed, missing);
+    bind_symbol(lib, "cuEventDestroy_v2", d.event_destroy, missing);
+    bind_symbol(lib, "cuGetErrorString", d.error_string, missing);
     if (!missing.empty()) {
       d.unavailable = "the CUDA driver lacks " + missing;
       return;

@@ -1,13 +1,12 @@
 #include "run/nvrtc.hpp"
 
-#include <dlfcn.h>
-
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
 
 #include "expr/diagnostic.hpp"
+#include "run/dl.hpp"
 
 namespace lego::run {
 namespace {
@@ -27,12 +26,6 @@ struct Nvrtc {
   std::string missing;
 };
 
-template <class F>
-void bind(void* lib, const char* name, F& f, std::string& missing) {
-  f = reinterpret_cast<F>(dlsym(lib, name));
-  if (!f) missing += std::string(missing.empty() ? "" : ", ") + name;
-}
-
 const Nvrtc& nvrtc() {
   static Nvrtc api;
   static std::once_flag once;
@@ -50,16 +43,16 @@ const Nvrtc& nvrtc() {
       return;
     }
     std::string missing;
-    bind(lib, "nvrtcCreateProgram", api.create, missing);
-    bind(lib, "nvrtcDestroyProgram", api.destroy, missing);
-    bind(lib, "nvrtcCompileProgram", api.compile, missing);
-    bind(lib, "nvrtcGetProgramLogSize", api.log_size, missing);
-    bind(lib, "nvrtcGetProgramLog", api.log, missing);
-    bind(lib, "nvrtcGetPTXSize", api.ptx_size, missing);
-    bind(lib, "nvrtcGetPTX", api.ptx, missing);
-    bind(lib, "nvrtcGetCUBINSize", api.cubin_size, missing);
-    bind(lib, "nvrtcGetCUBIN", api.cubin, missing);
-    bind(lib, "nvrtcGetErrorString", api.error_string, missing);
+    bind_symbol(lib, "nvrtcCreateProgram", api.create, missing);
+    bind_symbol(lib, "nvrtcDestroyProgram", api.destroy, missing);
+    bind_symbol(lib, "nvrtcCompileProgram", api.compile, missing);
+    bind_symbol(lib, "nvrtcGetProgramLogSize", api.log_size, missing);
+    bind_symbol(lib, "nvrtcGetProgramLog", api.log, missing);
+    bind_symbol(lib, "nvrtcGetPTXSize", api.ptx_size, missing);
+    bind_symbol(lib, "nvrtcGetPTX", api.ptx, missing);
+    bind_symbol(lib, "nvrtcGetCUBINSize", api.cubin_size, missing);
+    bind_symbol(lib, "nvrtcGetCUBIN", api.cubin, missing);
+    bind_symbol(lib, "nvrtcGetErrorString", api.error_string, missing);
     if (!missing.empty()) api.missing = "NVRTC lacks " + missing;
   });
   return api;
