@@ -249,7 +249,7 @@ void print_analysis(const Json& r, std::ostream& out) {
 }
 
 int analyze(const std::string& project_file, const std::string& kernel_name, const std::string& variant_id,
-            const std::vector<std::string>& sets, bool json, bool heatmap, std::ostream& out, std::ostream& err) {
+            const std::vector<std::string>& sets, bool json, run::ReportDetail detail, std::ostream& out, std::ostream& err) {
   const kernel::Project project = kernel::load_project(project_file, kernel::default_resource_dirs());
   std::vector<const kernel::KernelSpec*> kernels;
   if (kernel_name.empty() && variant_id.empty())
@@ -258,7 +258,8 @@ int analyze(const std::string& project_file, const std::string& kernel_name, con
     kernels.push_back(&kernel::find_kernel(project, kernel_name));
   run::WorkerClient worker(run::default_worker_path());
   run::AnalyzeOptions options;
-  options.heatmap = heatmap;
+  options.heatmap = detail.heatmap;
+  options.thread_map = detail.touches;
   Json all = Json::array();
   for (const kernel::KernelSpec* spec : kernels) {
     // Over a whole project, --set applies to the kernels that have the parameter.
@@ -373,7 +374,7 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   export_cmd->add_option("--set", sets, "Fix a parameter, e.g. --set N=1024 (repeatable)");
   export_cmd->add_option("--out", dir, "Output folder")->required();
 
-  bool analyze_json = false, heatmap = false;
+  bool analyze_json = false, heatmap = false, thread_map = false;
   std::string analyze_variant_id;
   auto* analyze_cmd = app.add_subcommand(
       "analyze",
@@ -385,6 +386,8 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   analyze_cmd->add_option("--set", sets, "Fix a parameter, e.g. --set N=1024 (repeatable)");
   analyze_cmd->add_flag("--json", analyze_json, "Print JSON");
   analyze_cmd->add_flag("--heatmap", heatmap, "With --json: the lanes x banks matrix of each shared access");
+  analyze_cmd->add_flag("--thread-map", thread_map,
+                        "With --json: per access, which thread touches which element at each step ([step, thread, offset])");
 
   auto* export_bench_cmd = app.add_subcommand(
       "export-bench", "Write every CUDA variant as standalone .cu files with a harness and a Makefile (needs only nvcc) for a remote GPU");
@@ -432,7 +435,8 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
     }
     if (export_bench_cmd->parsed()) return export_bench(project, kernel_name, sets, max_variants, seed, dir, out, err);
     if (import_cmd->parsed()) return import_results(project, results_in, out);
-    if (analyze_cmd->parsed()) return analyze(project, kernel_name, analyze_variant_id, sets, analyze_json, heatmap, out, err);
+    if (analyze_cmd->parsed())
+      return analyze(project, kernel_name, analyze_variant_id, sets, analyze_json, {.heatmap = heatmap, .touches = thread_map}, out, err);
     if (bench_cmd->parsed()) {
       options.verify = !no_verify;
       return bench(project, kernel_name, max_variants, seed, sets, json_out, options, timeout_s, out, err);

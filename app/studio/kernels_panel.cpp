@@ -93,23 +93,8 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   tabs_->addTab(kernel_code_, tr("Kernel"));
   tabs_->addTab(expressions_, tr("Index expressions"));
   tabs_->addTab(assembly_, tr("Assembly / PTX"));
-  auto* accesses = new QSplitter(Qt::Vertical);
-  access_table_ = new QTableWidget(0, 4);
-  access_table_->setHorizontalHeaderLabels({tr("line"), tr("access"), tr("kind"), tr("result")});
-  access_table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  access_table_->horizontalHeader()->setStretchLastSection(true);
-  access_table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  access_table_->setSelectionMode(QAbstractItemView::SingleSelection);
-  access_table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  access_table_->setToolTip(
-      tr("Each access of the selected variant, from a trace of one block (CUDA) or the first iterations (CPU); "
-         "select a shared access to see its lanes x banks"));
-  access_heatmap_ = new views::BankHeatmap;
-  accesses->addWidget(access_table_);
-  accesses->addWidget(access_heatmap_);
-  accesses->setSizes({170, 330});
-  tabs_->addTab(accesses, tr("Accesses"));
-  connect(access_table_, &QTableWidget::itemSelectionChanged, this, &KernelsPanel::showAccessHeatmap);
+  accesses_ = new AccessesTab;
+  tabs_->addTab(accesses_, tr("Accesses"));
   roofline_ = new views::RooflineChart;
   tabs_->addTab(roofline_, tr("Roofline"));
   connect(roofline_, &views::RooflineChart::variantClicked, this, &KernelsPanel::selectVariant);
@@ -412,67 +397,11 @@ void KernelsPanel::setAnalysisItems(int row, const VariantOutcome* o) {
 }
 
 void KernelsPanel::showAccesses(const VariantInfo* v) {
-  access_table_->setRowCount(0);
-  shown_accesses_ = nlohmann::json();
   const KernelInfo* k = currentKernel();
   const auto it = v && k ? outcomes_.find(key(k->spec.name, v->id)) : outcomes_.end();
-  if (it == outcomes_.end() || it->second->accesses.is_null()) {
-    access_heatmap_->clear(tr("Run the variant: its accesses are traced and analysed beside the timing."));
-    return;
-  }
-  shown_accesses_ = it->second->accesses;
-  int worst_row = -1, worst = 0;
-  for (const auto& a : shown_accesses_["sites"]) {
-    const int row = access_table_->rowCount();
-    access_table_->insertRow(row);
-    QString result;
-    if (a["executions"].get<std::int64_t>() == 0)
-      result = tr("not reached in the trace");
-    else if (a["kind"] == "shared")
-      result = tr("%1-way (mean %2), %3 excess wavefronts")
-                   .arg(a["ways"].get<int>())
-                   .arg(a["mean_ways"].get<double>(), 0, 'f', 2)
-                   .arg(a["excess_wavefronts"].get<std::int64_t>());
-    else if (a["kind"] == "global")
-      result = tr("%1 sectors/request (ideal %2), %3% efficient")
-                   .arg(a["sectors_per_request"].get<double>(), 0, 'f', 2)
-                   .arg(a["ideal_sectors_per_request"].get<double>(), 0, 'f', 2)
-                   .arg(100 * a["efficiency"].get<double>(), 0, 'f', 0);
-    else
-      result = tr("%1 cache lines/iteration, stride %2")
-                   .arg(a["lines_per_access"].get<double>(), 0, 'f', 3)
-                   .arg(a["stride"].get<std::int64_t>());
-    access_table_->setItem(row, 0, new QTableWidgetItem(QString::number(a["line"].get<int>())));
-    access_table_->setItem(row, 1, new QTableWidgetItem(qs(a["access"].get<std::string>())));
-    access_table_->setItem(row, 2, new QTableWidgetItem(qs(a["kind"].get<std::string>())));
-    access_table_->setItem(row, 3, new QTableWidgetItem(result));
-    if (a["kind"] == "shared" && a.value("ways", 0) > worst) {
-      worst = a["ways"].get<int>();
-      worst_row = row;
-    }
-  }
-  if (worst_row >= 0)
-    access_table_->selectRow(worst_row);  // the worst shared access first
-  else
-    access_heatmap_->clear(tr("No shared-memory accesses in this variant."));
-}
-
-void KernelsPanel::showAccessHeatmap() {
-  const auto rows = access_table_->selectionModel()->selectedRows();
-  if (rows.isEmpty() || !shown_accesses_.contains("sites")) return;
-  const auto& a = shown_accesses_["sites"][static_cast<std::size_t>(rows.front().row())];
-  if (a["kind"] != "shared" || !a.contains("lane_bank"))
-    return access_heatmap_->clear(tr("%1 is a %2 access: select a shared one for its banks.")
-                                      .arg(qs(a["access"].get<std::string>()), qs(a["kind"].get<std::string>())));
-  views::BankHeatmap::Matrix m{};
-  for (std::size_t l = 0; l < 32; ++l)
-    for (std::size_t b = 0; b < 32; ++b) m[l][b] = a["worst_lane_bank"][l][b].get<std::int64_t>();
-  access_heatmap_->setMatrix(m, tr("%1 (line %2): the worst warp request, %3-way; %4 excess wavefronts over %5 requests")
-                                    .arg(qs(a["access"].get<std::string>()))
-                                    .arg(a["line"].get<int>())
-                                    .arg(a["ways"].get<int>())
-                                    .arg(a["excess_wavefronts"].get<std::int64_t>())
-                                    .arg(a["executions"].get<std::int64_t>()));
+  if (it == outcomes_.end() || it->second->accesses.is_null())
+    return accesses_->clear(tr("Run the variant: its accesses are traced and analysed beside the timing."));
+  accesses_->showAccesses(it->second->accesses);
 }
 
 QString KernelsPanel::winner() const {

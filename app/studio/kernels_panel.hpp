@@ -6,8 +6,8 @@
 
 #include <QWidget>
 
+#include "studio/accesses_tab.hpp"
 #include "studio/sweep_session.hpp"
-#include "views/bank_heatmap.hpp"
 #include "views/code_diff_view.hpp"
 #include "views/roofline_chart.hpp"
 
@@ -55,8 +55,9 @@ class KernelsPanel : public QWidget {
   views::CodeDiffView* assembly() const { return assembly_; }
   QProgressBar* progress() const { return progress_; }
   views::RooflineChart* roofline() const { return roofline_; }
-  QTableWidget* accessTable() const { return access_table_; }
-  views::BankHeatmap* accessHeatmap() const { return access_heatmap_; }
+  AccessesTab* accesses() const { return accesses_; }
+  QTableWidget* accessTable() const { return accesses_->table(); }
+  views::BankHeatmap* accessHeatmap() const { return accesses_->heatmap(); }
   // Selects the variant's row (from the roofline or elsewhere).
   void selectVariant(const QString& id);
   const ProjectInfo* project() const { return project_.get(); }
@@ -75,7 +76,6 @@ class KernelsPanel : public QWidget {
   void showKernel();
   void showSelection();
   void showAccesses(const VariantInfo* v);
-  void showAccessHeatmap();
   void setAnalysisItems(int row, const VariantOutcome* o);
   void onOutcome(OutcomePtr outcome);
   const KernelInfo* currentKernel() const;
@@ -100,9 +100,7 @@ class KernelsPanel : public QWidget {
   QTabWidget* tabs_;
   views::CodeDiffView *kernel_code_, *expressions_, *assembly_;
   views::RooflineChart* roofline_;
-  QTableWidget* access_table_;  // the selected variant's accesses and their verdicts
-  views::BankHeatmap* access_heatmap_;
-  nlohmann::json shown_accesses_;
+  AccessesTab* accesses_;
   views::Ceilings ceilings_;
   void updateRoofline();
 };

@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
   cli.addOption({"run", "With --project: run every variant of its first kernel"});
   cli.addOption({"banks", "Show the bank-conflict heatmap for a warp walking rows, columns or anti-diagonals", "WALK"});
   cli.addOption({"kernel", "With --project: the kernel to show (and to sweep with --run)", "NAME"});
-  cli.addOption({"show", "The kernels panel's tab to show: kernel, expressions, assembly, roofline or accesses", "TAB"});
+  cli.addOption({"show", "The kernels panel's tab to show: kernel, expressions, assembly, roofline, accesses or threadmap", "TAB"});
   cli.addOption({"first-paint-ms", "Print milliseconds from start to the first painted window with a drawn layout, then quit"});
   cli.addOption({"screenshot", "Save a screenshot of the window once the layout is drawn, then quit", "FILE.png"});
   cli.addOption(
@@ -73,11 +73,14 @@ int main(int argc, char** argv) {
     window.kernels()->openProject(cli.value("project"));
     if (cli.isSet("show")) {
       const QStringList tabs = {"kernel", "expressions", "assembly", "accesses", "roofline"};  // the panel's tab order
-      if (!tabs.contains(cli.value("show"))) {
-        std::fprintf(stderr, "lego-studio: --show takes kernel, expressions, assembly, roofline or accesses\n");
+      const bool thread_map = cli.value("show") == "threadmap";                                // the Accesses tab's second view
+      if (!tabs.contains(cli.value("show")) && !thread_map) {
+        std::fprintf(stderr, "lego-studio: --show takes kernel, expressions, assembly, roofline, accesses or threadmap\n");
         return 2;
       }
-      window.kernels()->findChild<QTabWidget*>()->setCurrentIndex(static_cast<int>(tabs.indexOf(cli.value("show"))));
+      window.kernels()->findChild<QTabWidget*>()->setCurrentIndex(thread_map ? static_cast<int>(tabs.indexOf("accesses"))
+                                                                             : static_cast<int>(tabs.indexOf(cli.value("show"))));
+      if (thread_map) window.kernels()->accesses()->views()->setCurrentIndex(1);
       window.resize(1280, 1000);
       window.resizeDocks({window.findChild<QDockWidget*>("kernels")}, {440}, Qt::Vertical);
     }
@@ -112,7 +115,7 @@ int main(int argc, char** argv) {
   if (cli.isSet("screenshot") && cli.isSet("run")) {
     // After the sweep: fastest first, the fastest and the slowest selected, so the code shows their diff.
     const QString path = cli.value("screenshot");
-    const bool accesses = cli.value("show") == "accesses";
+    const bool accesses = cli.value("show") == "accesses" || cli.value("show") == "threadmap";
     QObject::connect(window.kernels(), &lego::studio::KernelsPanel::sweepFinished, &app, [&window, path, accesses] {
       QTableWidget* table = window.kernels()->table();
       if (accesses) {  // the variant with the worst bank conflict, alone

@@ -27,6 +27,7 @@ void analyze(run::WorkerClient& worker, const kernel::KernelSpec& spec, const Va
   run::AnalyzeOptions options;
   options.archs = {};  // the run reported the registers of the target it compiled for
   options.heatmap = true;
+  options.thread_map = true;
   options.timeout_s = timeout_s;
   const nlohmann::json a = run::analyze_variant(worker, spec, v.variant, options);
   if (a.value("status", "") != "ok" || !a.contains("accesses")) return;

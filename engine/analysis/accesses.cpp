@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 namespace lego::analysis {
 namespace {
@@ -110,6 +111,23 @@ AccessReport analyze_trace(const std::vector<SiteInfo>& sites, const std::vector
     out.sites.push_back(std::move(s));
   }
   out.global_efficiency = global_useful_weight ? global_weighted / double(global_useful_weight) : 0;
+  return out;
+}
+
+SiteTouches site_touches(const std::vector<TraceRecord>& records, int site, int max_steps, std::size_t max_touches) {
+  SiteTouches out;
+  std::unordered_map<std::int32_t, std::int32_t> executed;  // per thread
+  for (const auto& r : records) {
+    if (r.site != site) continue;
+    out.threads = std::max(out.threads, r.thread + 1);
+    const std::int32_t step = executed[r.thread]++;
+    if (step >= max_steps || out.touches.size() >= max_touches) {
+      out.truncated = true;
+      continue;
+    }
+    out.steps = std::max(out.steps, step + 1);
+    out.touches.push_back({step, r.thread, r.offset});
+  }
   return out;
 }
 

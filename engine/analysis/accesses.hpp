@@ -59,4 +59,19 @@ struct AccessReport {
 // Threads are numbered x-fastest within a block; lanes are thread % 32.
 AccessReport analyze_trace(const std::vector<SiteInfo>& sites, const std::vector<TraceRecord>& records);
 
+// Which thread touches which element of one access site, step by step: a
+// thread's step s is its s-th execution of the site in the trace. The thread
+// map of the app draws these; steps past `max_steps` and touches past
+// `max_touches` are left out (`truncated`).
+struct Touch {
+  std::int32_t step, thread;
+  std::int64_t offset;
+};
+struct SiteTouches {
+  std::vector<Touch> touches;
+  int steps = 0, threads = 0;  // steps kept; threads seen (max thread + 1)
+  bool truncated = false;
+};
+SiteTouches site_touches(const std::vector<TraceRecord>& records, int site, int max_steps, std::size_t max_touches);
+
 }  // namespace lego::analysis

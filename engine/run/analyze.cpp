@@ -53,6 +53,7 @@ Json analyze_variant(WorkerClient& worker, const kernel::KernelSpec& spec, const
   }
   Json request = make_trace_request(marked, options.trace, 1);
   request["heatmap"] = options.heatmap;
+  request["thread_map"] = options.thread_map;
   const Json r = worker.call(request, options.timeout_s, {}, cancel);
   result["status"] = r.value("status", "error");
   if (r.contains("message")) result["message"] = r["message"];
@@ -64,7 +65,8 @@ Json execute_analyze(const Json& request) {
   Json result = {{"id", request.value("id", 0)}, {"kernel", request.value("kernel", "")}, {"variant", request.value("variant", "")}};
   try {
     const Trace trace = run_trace(request);
-    result["accesses"] = report_json(analysis::analyze_trace(trace.sites, trace.records), trace, request.value("heatmap", false));
+    result["accesses"] = report_json(analysis::analyze_trace(trace.sites, trace.records), trace,
+                                     {.heatmap = request.value("heatmap", false), .touches = request.value("thread_map", false)});
     result["status"] = "ok";
   } catch (const std::exception& e) {
     result["status"] = "error";

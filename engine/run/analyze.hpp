@@ -17,7 +17,8 @@ namespace lego::run {
 
 struct AnalyzeOptions {
   std::vector<std::string> archs{"sm_80", "sm_90"};
-  bool heatmap = false;  // lanes x banks per shared access
+  bool heatmap = false;     // lanes x banks per shared access
+  bool thread_map = false;  // which thread touches which element, per step
   double timeout_s = 120;
   TraceOptions trace;
 };

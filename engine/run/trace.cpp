@@ -162,7 +162,9 @@ Trace run_trace(const Json& request) {
   return trace;
 }
 
-Json report_json(const analysis::AccessReport& report, const Trace& trace, bool with_heatmap) {
+Json report_json(const analysis::AccessReport& report, const Trace& trace, ReportDetail detail) {
+  constexpr int kMaxSteps = 32;
+  constexpr std::size_t kMaxTouches = 1 << 15;
   Json sites = Json::array();
   for (const auto& s : report.sites) {
     Json j = {{"site", s.info.site}, {"name", s.info.name}, {"kind", s.info.kind},       {"access", s.info.placeholder},
@@ -172,7 +174,7 @@ Json report_json(const analysis::AccessReport& report, const Trace& trace, bool 
       j["mean_ways"] = s.mean_ways;
       j["wavefronts"] = s.wavefronts;
       j["excess_wavefronts"] = s.excess_wavefronts;
-      if (with_heatmap) {
+      if (detail.heatmap) {
         j["lane_bank"] = s.lane_bank;
         j["worst_lane_bank"] = s.worst_lane_bank;
       }
@@ -184,6 +186,12 @@ Json report_json(const analysis::AccessReport& report, const Trace& trace, bool 
       j["lines_per_access"] = s.lines_per_access;
       j["stride"] = s.common_stride;
       j["unit_stride"] = s.unit_stride;
+    }
+    if (detail.touches) {
+      const analysis::SiteTouches t = analysis::site_touches(trace.records, s.info.site, kMaxSteps, kMaxTouches);
+      Json list = Json::array();
+      for (const auto& touch : t.touches) list.push_back({touch.step, touch.thread, touch.offset});
+      j["thread_map"] = {{"steps", t.steps}, {"threads", t.threads}, {"truncated", t.truncated}, {"touches", std::move(list)}};
     }
     sites.push_back(std::move(j));
   }

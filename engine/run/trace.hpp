@@ -36,7 +36,14 @@ nlohmann::json make_trace_request(const kernel::Instance& marked, const TraceOpt
 // In the worker. Throws LegoError when the traced source does not compile.
 Trace run_trace(const nlohmann::json& request);
 
+// What report_json adds to the verdicts: lanes x banks per shared access,
+// and per access which thread touches which element at each step
+// ({"steps", "threads", "truncated", "touches": [[step, thread, offset], ..]}).
+struct ReportDetail {
+  bool heatmap = false, touches = false;
+};
+
 // The analysis of a trace as the worker returns it (and `lego analyze --json` prints).
-nlohmann::json report_json(const analysis::AccessReport& report, const Trace& trace, bool with_heatmap);
+nlohmann::json report_json(const analysis::AccessReport& report, const Trace& trace, ReportDetail detail);
 
 }  // namespace lego::run

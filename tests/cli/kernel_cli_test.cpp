@@ -127,8 +127,9 @@ TEST(KernelCli, BadProjectsGetAJsonPath) {
 namespace {
 
 TEST(KernelCli, AnalyzeReportsConflictsSectorsAndNvrtcResources) {
-  const Output o = shell(kBin + "/lego analyze " + kRoot +
-                         "/projects/cuda_transpose.lego.json --kernel transpose_smem --variant A=row,B=row,S=row,N=4096 --json --heatmap");
+  const Output o =
+      shell(kBin + "/lego analyze " + kRoot +
+            "/projects/cuda_transpose.lego.json --kernel transpose_smem --variant A=row,B=row,S=row,N=4096 --json --heatmap --thread-map");
   ASSERT_EQ(o.rc, 0) << o.text;
   const auto j = nlohmann::json::parse(o.text.substr(o.text.find('{')));
   const auto& v = j["variants"].at(0);
@@ -146,6 +147,18 @@ TEST(KernelCli, AnalyzeReportsConflictsSectorsAndNvrtcResources) {
       ASSERT_EQ(s["lane_bank"].size(), 32u);
       for (const auto& lane : s["lane_bank"])
         for (const auto& words : lane) EXPECT_EQ(words, 1);
+      // The thread map: at step 0, thread t (x = t % 32, y = t / 32) reads S[x, y] at x * 32 + y.
+      const auto& tm = s["thread_map"];
+      EXPECT_EQ(tm["threads"], 32 * 8);
+      EXPECT_EQ(tm["steps"], 4);
+      int at_step0 = 0;
+      for (const auto& touch : tm["touches"])
+        if (touch[0] == 0) {
+          const int t = touch[1].get<int>();
+          EXPECT_EQ(touch[2].get<std::int64_t>(), t % 32 * 32 + t / 32) << "thread " << t;
+          ++at_step0;
+        }
+      EXPECT_EQ(at_step0, 256);
     }
   // The table form names each access and its verdict.
   const Output table = shell(kBin + "/lego analyze " + kRoot + "/projects/cuda_transpose.lego.json --kernel transpose_smem --set N=256");

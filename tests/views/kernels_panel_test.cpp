@@ -9,11 +9,14 @@
 
 #include <QComboBox>
 #include <QSignalSpy>
+#include <QSlider>
+#include <QSpinBox>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "run/cuda_driver.hpp"
 
@@ -155,6 +158,40 @@ void KernelsPanelTest::cudaSweepWithoutGpuShowsVerifiedStaticAnalysis() {
   }
   QCOMPARE(words, std::int64_t{32});
   QCOMPARE(bank_max, std::int64_t{32});
+  // The thread map of the same access: warp 0 at step 0 is one request, its
+  // 32 lanes on 32 words of a single bank column; every warp over all steps
+  // covers the whole 32 x 32 tile.
+  lego::views::AccessMap* map = panel.accesses()->threadMap();
+  QCOMPARE(map->warps(), 8);  // 32 x 8 threads
+  QCOMPARE(map->steps(), 4);  // each thread reads 4 rows of the tile
+  QCOMPARE(panel.accesses()->warpChoice()->value(), 0);
+  QCOMPARE(panel.accesses()->stepSlider()->value(), 0);
+  QCOMPARE(static_cast<int>(map->litCells().size()), 32);
+  QCOMPARE(map->maxWordsPerColumn(), 32);
+  std::set<int> lanes;
+  for (const auto& [cell, threads] : map->litCells()) {
+    QCOMPARE(cell.word, map->litCells().begin()->first.word);
+    lanes.insert(threads.begin(), threads.end());
+  }
+  QCOMPARE(static_cast<int>(lanes.size()), 32);
+  QVERIFY(map->caption().contains("at most 32 distinct words in one bank"));
+  panel.accesses()->stepSlider()->setValue(-1);
+  panel.accesses()->warpChoice()->setValue(-1);
+  QCOMPARE(static_cast<int>(map->litCells().size()), 32 * 32);
+  // The padded tile: the same request spreads over 32 banks.
+  for (int r = 0; r < t->rowCount(); ++r)
+    if (t->item(r, KernelsPanel::Variant)->text().contains("S=padded")) t->selectRow(r);
+  QCOMPARE(panel.accessTable()->item(panel.accessTable()->selectionModel()->selectedRows().first().row(), 1)->text(),
+           QString("smem S[c, r]"));
+  panel.accesses()->stepSlider()->setValue(0);
+  panel.accesses()->warpChoice()->setValue(0);
+  QCOMPARE(static_cast<int>(map->litCells().size()), 32);
+  QCOMPARE(map->maxWordsPerColumn(), 1);
+  // A global access: the tile row a warp reads from A is one 128-byte line, 4 sectors.
+  for (int r = 0; r < panel.accessTable()->rowCount(); ++r)
+    if (panel.accessTable()->item(r, 1)->text() == "A[i, j]") panel.accessTable()->selectRow(r);
+  QCOMPARE(map->sectorsTouched(), 4);
+  QVERIFY(map->caption().contains("in 4 32-byte sectors"));
   QVERIFY(panel.assembly()->left()->text().contains(".entry lego_kernel"));  // the PTX
 }
 

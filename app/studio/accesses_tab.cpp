@@ -1,0 +1,183 @@
+#include "studio/accesses_tab.hpp"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSlider>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace lego::studio {
+
+namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+QString verdict(const nlohmann::json& a) {
+  if (a["executions"].get<std::int64_t>() == 0) return AccessesTab::tr("not reached in the trace");
+  if (a["kind"] == "shared")
+    return AccessesTab::tr("%1-way (mean %2), %3 excess wavefronts")
+        .arg(a["ways"].get<int>())
+        .arg(a["mean_ways"].get<double>(), 0, 'f', 2)
+        .arg(a["excess_wavefronts"].get<std::int64_t>());
+  if (a["kind"] == "global")
+    return AccessesTab::tr("%1 sectors/request (ideal %2), %3% efficient")
+        .arg(a["sectors_per_request"].get<double>(), 0, 'f', 2)
+        .arg(a["ideal_sectors_per_request"].get<double>(), 0, 'f', 2)
+        .arg(100 * a["efficiency"].get<double>(), 0, 'f', 0);
+  return AccessesTab::tr("%1 cache lines/iteration, stride %2")
+      .arg(a["lines_per_access"].get<double>(), 0, 'f', 3)
+      .arg(a["stride"].get<std::int64_t>());
+}
+
+}  // namespace
+
+AccessesTab::AccessesTab(QWidget* parent) : QWidget(parent) {
+  table_ = new QTableWidget(0, 4);
+  table_->setHorizontalHeaderLabels({tr("line"), tr("access"), tr("kind"), tr("result")});
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->horizontalHeader()->setStretchLastSection(true);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::SingleSelection);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->setToolTip(
+      tr("Each access of the selected variant, from a trace of one block (CUDA) or the first iterations (CPU); "
+         "select one to see its banks and its thread map"));
+  heatmap_ = new views::BankHeatmap;
+
+  map_ = new views::AccessMap;
+  map_->setToolTip(
+      tr("Rows: the memory the access touches, in 4-byte words (shared: columns are banks; global: 128-byte lines "
+         "in 32-byte sectors; CPU: 64-byte lines); lit: the words the chosen warp touches at the chosen step"));
+  warp_ = new QSpinBox;
+  warp_->setRange(-1, 0);
+  warp_->setSpecialValueText(tr("all"));
+  warp_->setToolTip(tr("The warp whose lanes are lit (all: every warp of the simulated block)"));
+  step_ = new QSlider(Qt::Horizontal);
+  step_->setRange(-1, 0);
+  step_->setToolTip(
+      tr("A thread's step s is its s-th execution of this access; one warp at one step is one warp request "
+         "(leftmost: every step)"));
+  step_label_ = new QLabel;
+  colouring_ = new QComboBox;
+  colouring_->addItems({tr("lane"), tr("warp")});
+  colouring_->setToolTip(tr("Colour each lit word by the lane or the warp of the thread touching it"));
+  auto* controls = new QHBoxLayout;
+  controls->addWidget(new QLabel(tr("Warp")));
+  controls->addWidget(warp_);
+  controls->addWidget(new QLabel(tr("Step")));
+  controls->addWidget(step_, 1);
+  controls->addWidget(step_label_);
+  controls->addWidget(new QLabel(tr("Colour by")));
+  controls->addWidget(colouring_);
+  auto* map_page = new QWidget;
+  auto* map_layout = new QVBoxLayout(map_page);
+  map_layout->setContentsMargins(0, 0, 0, 0);
+  map_layout->addLayout(controls);
+  map_layout->addWidget(map_, 1);
+  connect(warp_, &QSpinBox::valueChanged, map_, &views::AccessMap::setWarp);
+  connect(step_, &QSlider::valueChanged, this, [this](int s) {
+    step_label_->setText(s < 0 ? tr("all") : QString::number(s));
+    map_->setStep(s);
+  });
+  connect(colouring_, &QComboBox::currentIndexChanged, this,
+          [this](int i) { map_->setColouring(i == 0 ? views::AccessMap::Colouring::Lane : views::AccessMap::Colouring::Warp); });
+
+  views_ = new QTabWidget;
+  views_->addTab(heatmap_, tr("Banks"));
+  views_->addTab(map_page, tr("Thread map"));
+  auto* split = new QSplitter(Qt::Vertical);
+  split->addWidget(table_);
+  split->addWidget(views_);
+  split->setSizes({170, 330});
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(split);
+  connect(table_, &QTableWidget::itemSelectionChanged, this, &AccessesTab::showSelected);
+}
+
+void AccessesTab::clear(const QString& why) {
+  table_->setRowCount(0);
+  accesses_ = nlohmann::json();
+  heatmap_->clear(why);
+  map_->clear(why);
+}
+
+void AccessesTab::showAccesses(const nlohmann::json& accesses) {
+  // Comparing variants: the access selected in the last one stays selected.
+  const auto selected = table_->selectionModel()->selectedRows();
+  const QString kept = selected.isEmpty() ? QString() : table_->item(selected.front().row(), 1)->text();
+  clear({});
+  accesses_ = accesses;
+  int worst_row = -1, worst = 0, kept_row = -1;
+  for (const auto& a : accesses_["sites"]) {
+    const int row = table_->rowCount();
+    table_->insertRow(row);
+    table_->setItem(row, 0, new QTableWidgetItem(QString::number(a["line"].get<int>())));
+    table_->setItem(row, 1, new QTableWidgetItem(qs(a["access"].get<std::string>())));
+    table_->setItem(row, 2, new QTableWidgetItem(qs(a["kind"].get<std::string>())));
+    table_->setItem(row, 3, new QTableWidgetItem(verdict(a)));
+    if (kept_row < 0 && qs(a["access"].get<std::string>()) == kept) kept_row = row;
+    if (a["kind"] == "shared" && a.value("ways", 0) > worst) {
+      worst = a["ways"].get<int>();
+      worst_row = row;
+    }
+  }
+  if (worst_row < 0) heatmap_->clear(tr("No shared-memory accesses in this variant."));
+  if (kept_row >= 0)
+    table_->selectRow(kept_row);
+  else if (table_->rowCount() > 0)
+    table_->selectRow(std::max(worst_row, 0));  // the worst shared access first
+}
+
+void AccessesTab::showSelected() {
+  const auto rows = table_->selectionModel()->selectedRows();
+  if (rows.isEmpty() || !accesses_.contains("sites")) return;
+  const auto& site = accesses_["sites"][static_cast<std::size_t>(rows.front().row())];
+  showHeatmap(site);
+  showThreadMap(site);
+}
+
+void AccessesTab::showHeatmap(const nlohmann::json& a) {
+  if (a["kind"] != "shared" || !a.contains("lane_bank"))
+    return heatmap_->clear(tr("%1 is a %2 access: select a shared one for its banks.")
+                               .arg(qs(a["access"].get<std::string>()), qs(a["kind"].get<std::string>())));
+  views::BankHeatmap::Matrix m{};
+  for (std::size_t l = 0; l < 32; ++l)
+    for (std::size_t b = 0; b < 32; ++b) m[l][b] = a["worst_lane_bank"][l][b].get<std::int64_t>();
+  heatmap_->setMatrix(m, tr("%1 (line %2): the worst warp request, %3-way; %4 excess wavefronts over %5 requests")
+                             .arg(qs(a["access"].get<std::string>()))
+                             .arg(a["line"].get<int>())
+                             .arg(a["ways"].get<int>())
+                             .arg(a["excess_wavefronts"].get<std::int64_t>())
+                             .arg(a["executions"].get<std::int64_t>()));
+}
+
+void AccessesTab::showThreadMap(const nlohmann::json& a) {
+  if (!a.contains("thread_map")) return map_->clear(tr("This analysis has no thread map: run the variant again."));
+  const auto& tm = a["thread_map"];
+  std::vector<views::AccessMap::Touch> touches;
+  touches.reserve(tm["touches"].size());
+  for (const auto& t : tm["touches"]) touches.push_back({t[0].get<int>(), t[1].get<int>(), t[2].get<std::int64_t>()});
+  const auto memory = a["kind"] == "shared"   ? views::AccessMap::Memory::Shared
+                      : a["kind"] == "global" ? views::AccessMap::Memory::Global
+                                              : views::AccessMap::Memory::Host;
+  QString title =
+      tr("%1 (line %2), %3 threads").arg(qs(a["access"].get<std::string>())).arg(a["line"].get<int>()).arg(tm["threads"].get<int>());
+  if (tm["truncated"].get<bool>()) title += tr(", first %1 steps").arg(tm["steps"].get<int>());
+  map_->setTouches(std::move(touches), a["bytes"].get<int>(), memory, title);
+  const QSignalBlocker block_warp(warp_), block_step(step_);
+  warp_->setRange(-1, std::max(0, map_->warps() - 1));
+  step_->setRange(-1, std::max(0, map_->steps() - 1));
+  warp_->setValue(std::min(warp_->value(), map_->warps() - 1));
+  step_->setValue(std::min(step_->value(), map_->steps() - 1));
+  step_label_->setText(step_->value() < 0 ? tr("all") : QString::number(step_->value()));
+  map_->setWarp(warp_->value());
+  map_->setStep(step_->value());
+}
+
+}  // namespace lego::studio

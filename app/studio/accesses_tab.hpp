@@ -1,0 +1,53 @@
+// The Accesses tab of the kernels panel: every access of the selected
+// variant with its verdict (from the trace analysis that follows each run),
+// and for the selected access the lanes x banks of its worst shared request
+// and its thread map (which warp and lane touch which word, step by step).
+#pragma once
+
+#include <QWidget>
+#include <nlohmann/json.hpp>
+
+#include "views/access_map.hpp"
+#include "views/bank_heatmap.hpp"
+
+class QComboBox;
+class QLabel;
+class QSlider;
+class QSpinBox;
+class QTableWidget;
+class QTabWidget;
+
+namespace lego::studio {
+
+class AccessesTab : public QWidget {
+  Q_OBJECT
+ public:
+  explicit AccessesTab(QWidget* parent = nullptr);
+  // `accesses`: the "accesses" object of an analysis (run/trace report_json).
+  void showAccesses(const nlohmann::json& accesses);
+  void clear(const QString& why);
+
+  QTableWidget* table() const { return table_; }
+  views::BankHeatmap* heatmap() const { return heatmap_; }
+  views::AccessMap* threadMap() const { return map_; }
+  QTabWidget* views() const { return views_; }
+  QSlider* stepSlider() const { return step_; }
+  QSpinBox* warpChoice() const { return warp_; }
+
+ private:
+  void showSelected();
+  void showHeatmap(const nlohmann::json& site);
+  void showThreadMap(const nlohmann::json& site);
+
+  nlohmann::json accesses_;
+  QTableWidget* table_;
+  QTabWidget* views_;
+  views::BankHeatmap* heatmap_;
+  views::AccessMap* map_;
+  QSpinBox* warp_;
+  QSlider* step_;
+  QLabel* step_label_;
+  QComboBox* colouring_;
+};
+
+}  // namespace lego::studio
