@@ -20,6 +20,8 @@ QColor threadColour(int thread, AccessMap::Colouring c) {
   return QColor::fromHsvF(hue - static_cast<int>(hue), 0.6, 0.9);
 }
 
+QString counted(std::size_t n, const char* noun) { return QString("%1 %2%3").arg(n).arg(noun).arg(n == 1 ? "" : "s"); }
+
 }  // namespace
 
 AccessMap::AccessMap(QWidget* parent) : QWidget(parent) {
@@ -96,9 +98,13 @@ void AccessMap::relight() {
   }
   std::set<int> threads;
   for (const auto& [cell, ts] : lit_) threads.insert(ts.begin(), ts.end());
-  const QString who = (warp_ < 0 ? tr("every warp") : tr("warp %1").arg(warp_)) + ", " +
-                      (step_ < 0 ? tr("every step") : tr("step %1 of %2").arg(step_).arg(steps_));
-  QString what = tr("%1 threads touch %2 words").arg(threads.size()).arg(lit_.size());
+  QString who = (warp_ < 0 ? tr("every warp") : tr("warp %1").arg(warp_)) + ", " +
+                (step_ < 0 ? tr("every step") : tr("step %1 of %2").arg(step_).arg(steps_));
+  QString what = counted(threads.size(), "thread") + tr(" touch ") + counted(lit_.size(), "word");
+  if (memory_ == Memory::Host) {  // one CPU thread: a step is a loop iteration
+    who = step_ < 0 ? tr("the first %1 iterations").arg(steps_) : tr("iteration %1 of %2").arg(step_).arg(steps_);
+    what = counted(lit_.size(), "word") + tr(" in ") + counted(static_cast<std::size_t>(linesTouched()), "64-byte line");
+  }
   if (memory_ == Memory::Shared)
     what += tr("; at most %1 distinct words in one bank").arg(maxWordsPerColumn());
   else if (memory_ == Memory::Global)
@@ -113,6 +119,12 @@ int AccessMap::maxWordsPerColumn() const {
   int worst = 0;
   for (const auto& [cell, threads] : lit_) worst = std::max(worst, ++per_column[cell.word]);
   return worst;
+}
+
+int AccessMap::linesTouched() const {
+  std::set<int> rows;
+  for (const auto& [cell, threads] : lit_) rows.insert(cell.row);
+  return static_cast<int>(rows.size());
 }
 
 int AccessMap::sectorsTouched() const {

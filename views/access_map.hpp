@@ -46,6 +46,7 @@ class AccessMap : public QWidget {
   const std::map<Cell, std::vector<int>>& litCells() const { return lit_; }
   int maxWordsPerColumn() const;  // distinct words in one column: the bank conflict of a shared request
   int sectorsTouched() const;     // distinct 32-byte sectors
+  int linesTouched() const;       // distinct rows (cache lines)
   QSize sizeHint() const override { return {420, 380}; }
 
  signals:
