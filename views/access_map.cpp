@@ -46,7 +46,8 @@ void AccessMap::setTouches(std::vector<Touch> touches, int bytes, Memory memory,
   row_of_.clear();
   for (std::size_t r = 0; r < row_base_.size(); ++r) row_of_[row_base_[r]] = static_cast<int>(r);
   touched_.clear();
-  for (const auto& t : touches_) touched_.emplace(cellOf(t.offset), t.thread);
+  for (const auto& t : touches_)
+    for (const Cell& c : cellsOf(t.offset)) touched_.insert(c);
   step_ = std::clamp(step_, -1, steps_ - 1);  // the user's choice, as far as this access has it
   warp_ = std::clamp(warp_, -1, warps_ - 1);
   relight();
@@ -79,20 +80,22 @@ void AccessMap::setColouring(Colouring c) {
   update();
 }
 
-AccessMap::Cell AccessMap::cellOf(std::int64_t offset) const {
+std::vector<AccessMap::Cell> AccessMap::cellsOf(std::int64_t offset) const {
   const std::int64_t word = offset * bytes_ / 4;
   const std::int64_t base = word / words_per_row_ * words_per_row_;
-  return {row_of_.at(base), static_cast<int>(word - base)};
+  const Cell first{row_of_.at(base), static_cast<int>(word - base)};
+  // An 8- or 16-byte element covers 2 or 4 words of its row.
+  std::vector<Cell> cells;
+  for (int w = 0; w < std::max(1, bytes_ / 4) && first.word + w < words_per_row_; ++w) cells.push_back({first.row, first.word + w});
+  return cells;
 }
 
 void AccessMap::relight() {
   lit_.clear();
   for (const auto& t : touches_) {
     if ((step_ >= 0 && t.step != step_) || (warp_ >= 0 && t.thread / 32 != warp_)) continue;
-    const Cell first = cellOf(t.offset);
-    // An 8- or 16-byte element covers 2 or 4 words of its row.
-    for (int w = 0; w < std::max(1, bytes_ / 4) && first.word + w < words_per_row_; ++w) {
-      auto& threads = lit_[{first.row, first.word + w}];
+    for (const Cell& c : cellsOf(t.offset)) {
+      auto& threads = lit_[c];
       if (std::find(threads.begin(), threads.end(), t.thread) == threads.end()) threads.push_back(t.thread);
     }
   }
@@ -167,7 +170,7 @@ void AccessMap::paintEvent(QPaintEvent*) {
   for (int r = 0; r < visible_rows; r += label_every)
     p.drawText(QPointF(4, kTop + r * ch + std::min(ch, 10.0)), QString::number(row_base_[static_cast<std::size_t>(r)] * 4));
   const double gap = std::min(cw, ch) > 5 ? 1 : 0;
-  for (const auto& [cell, first_thread] : touched_) {
+  for (const Cell& cell : touched_) {
     if (cell.row >= visible_rows) continue;
     const QRectF box(kLeft + cell.word * cw, kTop + cell.row * ch, cw - gap, ch - gap);
     const auto lit = lit_.find(cell);

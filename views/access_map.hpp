@@ -11,6 +11,7 @@
 #include <QWidget>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <vector>
 
 namespace lego::views {
@@ -37,6 +38,8 @@ class AccessMap : public QWidget {
   void setWarp(int warp);  // -1: every warp
   void setColouring(Colouring c);
 
+  int step() const { return step_; }  // as clamped to this access
+  int warp() const { return warp_; }
   int steps() const { return steps_; }
   int warps() const { return warps_; }
   int rows() const { return static_cast<int>(row_base_.size()); }
@@ -58,14 +61,14 @@ class AccessMap : public QWidget {
 
  private:
   void relight();
-  Cell cellOf(std::int64_t offset) const;
+  std::vector<Cell> cellsOf(std::int64_t offset) const;  // the words an element covers
   bool cellAt(QPointF pos, Cell& cell) const;
   QSizeF cellSize() const;
 
   std::vector<Touch> touches_;
   std::vector<std::int64_t> row_base_;  // the touched rows' first word, sorted
   std::map<std::int64_t, int> row_of_;  // row base -> row index
-  std::map<Cell, int> touched_;         // every word the trace touches, with its first thread
+  std::set<Cell> touched_;              // every word the trace touches
   std::map<Cell, std::vector<int>> lit_;
   int bytes_ = 4, words_per_row_ = 32, steps_ = 0, warps_ = 0, step_ = 0, warp_ = 0;
   Memory memory_ = Memory::Shared;

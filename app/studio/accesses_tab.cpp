@@ -169,15 +169,13 @@ void AccessesTab::showThreadMap(const nlohmann::json& a) {
   QString title =
       tr("%1 (line %2), %3 threads").arg(qs(a["access"].get<std::string>())).arg(a["line"].get<int>()).arg(tm["threads"].get<int>());
   if (tm["truncated"].get<bool>()) title += tr(", first %1 steps").arg(tm["steps"].get<int>());
-  map_->setTouches(std::move(touches), a["bytes"].get<int>(), memory, title);
+  map_->setTouches(std::move(touches), a["bytes"].get<int>(), memory, title);  // keeps the step and warp it can
   const QSignalBlocker block_warp(warp_), block_step(step_);
   warp_->setRange(-1, std::max(0, map_->warps() - 1));
   step_->setRange(-1, std::max(0, map_->steps() - 1));
-  warp_->setValue(std::min(warp_->value(), map_->warps() - 1));
-  step_->setValue(std::min(step_->value(), map_->steps() - 1));
-  step_label_->setText(step_->value() < 0 ? tr("all") : QString::number(step_->value()));
-  map_->setWarp(warp_->value());
-  map_->setStep(step_->value());
+  warp_->setValue(map_->warp());
+  step_->setValue(map_->step());
+  step_label_->setText(map_->step() < 0 ? tr("all") : QString::number(map_->step()));
 }
 
 }  // namespace lego::studio

@@ -8,13 +8,14 @@
 #include "expr/parser.hpp"
 #include "layout/compile.hpp"
 #include "layout/derive.hpp"
+#include "layout/parse.hpp"
 #include "layout/tensor_view.hpp"
 
 namespace lego::kernel {
-
-std::string access_macro();
-
 namespace {
+
+// A plain build leaves accesses as their indices; a tracing build defines LEGO_ACCESS first.
+std::string access_macro() { return "#ifndef LEGO_ACCESS\n#define LEGO_ACCESS(site, array, index) (index)\n#endif\n"; }
 
 std::string trim(std::string_view s) {
   std::size_t b = 0, e = s.size();
@@ -331,8 +332,6 @@ class Instantiator {
 
 }  // namespace
 
-std::string access_macro() { return "#ifndef LEGO_ACCESS\n#define LEGO_ACCESS(site, array, index) (index)\n#endif\n"; }
-
 std::string cuda_prelude() {
   // NVRTC has no system headers; nvcc and the tracing C++ build do.
   return "#ifdef __CUDACC_RTC__\ntypedef long long int64_t;\ntypedef int int32_t;\ntypedef unsigned long long uint64_t;\n"
@@ -342,6 +341,18 @@ std::string cuda_prelude() {
 
 Instance instantiate(const KernelSpec& spec, const Variant& variant, sym::Lang lang, const InstantiateOptions& options) {
   return Instantiator(spec, variant, lang, options).run();
+}
+
+OffsetCode offset_code(const Instance& inst, const BoundTensor& tensor, sym::Lang lang) {
+  OffsetCode out;
+  for (std::size_t k = 0; k < tensor.extents.size(); ++k) out.indices.push_back("i" + std::to_string(k));
+  DeriveRequest request;
+  request.indices = out.indices;
+  request.lang = lang;
+  const DeriveResult d = derive(parse_layout(tensor.view_text), inst.parameters, request);
+  for (const auto& [name, e] : d.temporaries) out.declarations += "  const " + d.index_type + " " + name + " = " + e + ";\n";
+  out.offset = d.exprs.at(0);
+  return out;
 }
 
 }  // namespace lego::kernel

@@ -75,4 +75,13 @@ Instance instantiate(const KernelSpec& spec, const Variant& variant, sym::Lang l
 // headers under NVRTC, the index helpers, and LEGO_ACCESS.
 std::string cuda_prelude();
 
+// Where element (i0, i1, ..) of a tensor lives in its buffer, for the
+// exported offset functions: the index names, the derived temporaries as
+// declarations (indented two spaces) and the offset expression, in `lang`.
+struct OffsetCode {
+  std::vector<std::string> indices;
+  std::string declarations, offset;
+};
+OffsetCode offset_code(const Instance& inst, const BoundTensor& tensor, sym::Lang lang);
+
 }  // namespace lego::kernel

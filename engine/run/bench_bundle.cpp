@@ -5,8 +5,6 @@
 #include <set>
 
 #include "expr/diagnostic.hpp"
-#include "layout/derive.hpp"
-#include "layout/parse.hpp"
 
 namespace lego::run {
 namespace {
@@ -292,16 +290,12 @@ std::string variant_file(const kernel::Instance& inst, std::size_t n) {
   std::string call;
   for (std::size_t k = 0; k < inst.tensors.size(); ++k) {
     const auto& t = inst.tensors[k];
-    std::vector<std::string> idx;
-    for (std::size_t d = 0; d < t.extents.size(); ++d) idx.push_back("i" + std::to_string(d));
-    DeriveRequest request;
-    request.indices = idx;
-    const DeriveResult d = derive(parse_layout(t.view_text), inst.parameters, request);
+    const kernel::OffsetCode code = kernel::offset_code(inst, t, sym::Lang::C);
     f += "// " + t.name + ": layout \"" + t.layout_name + "\": " + t.view_text + "\nstatic int64_t offset_" + t.name +
          "(const int64_t* index) {\n";
-    for (std::size_t i = 0; i < idx.size(); ++i) f += "  const int64_t " + idx[i] + " = index[" + std::to_string(i) + "];\n";
-    for (const auto& [name, e] : d.temporaries) f += "  const " + d.index_type + " " + name + " = " + e + ";\n";
-    f += "  return " + d.exprs.at(0) + ";\n}\n";
+    for (std::size_t i = 0; i < code.indices.size(); ++i)
+      f += "  const int64_t " + code.indices[i] + " = index[" + std::to_string(i) + "];\n";
+    f += code.declarations + "  return " + code.offset + ";\n}\n";
     std::string extents;
     for (auto e : t.extents) extents += (extents.empty() ? "" : ", ") + std::to_string(e);
     registration += fmt::format("{}{{{}, lego_bench::{}, {}, {}, {}, {{{}}}, offset_{}}}", k ? ", " : "", quoted(t.name), kind_of(t.type),

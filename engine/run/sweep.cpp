@@ -7,8 +7,6 @@
 #include <fstream>
 
 #include "kernel/spec.hpp"
-#include "layout/derive.hpp"
-#include "layout/parse.hpp"
 #include "run/jit.hpp"
 #include "run/nvrtc.hpp"
 
@@ -118,25 +116,22 @@ VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, co
 
 namespace {
 
+// `QUALIFIERS int64_t A_offset(int64_t i0, ..)`: where element (i0, ..) of a tensor lives in its buffer.
+std::string offset_function(const kernel::Instance& inst, const kernel::BoundTensor& t, sym::Lang lang, const char* qualifiers) {
+  const kernel::OffsetCode code = kernel::offset_code(inst, t, lang);
+  std::string signature;
+  for (const auto& i : code.indices) signature += (signature.empty() ? "" : ", ") + std::string("int64_t ") + i;
+  return fmt::format("{} int64_t {}_offset({}) {{\n{}  return {};\n}}\n", qualifiers, t.name, signature, code.declarations, code.offset);
+}
+
 // A CUDA variant: the kernel (.cu, compiles with nvcc or NVRTC), its layouts
 // and offsets (.cuh, host and device), and the PTX NVRTC made for sm_80.
 std::map<std::string, std::string> export_cuda(const kernel::KernelSpec& spec, const kernel::Instance& inst) {
   const std::string base = spec.name;
   std::string header = "// " + spec.name + ", variant " + inst.variant + " (exported by LEGO Studio)\n#pragma once\n#include <cstdint>\n\n";
-  for (const auto& t : inst.tensors) {
-    std::vector<std::string> idx;
-    for (std::size_t k = 0; k < t.extents.size(); ++k) idx.push_back("i" + std::to_string(k));
-    DeriveRequest request;
-    request.indices = idx;
-    request.lang = sym::Lang::Cuda;
-    const DeriveResult d = derive(parse_layout(t.view_text), inst.parameters, request);
-    std::string sig, temps;
-    for (const auto& i : idx) sig += (sig.empty() ? "" : ", ") + std::string("int64_t ") + i;
-    for (const auto& [name, e] : d.temporaries) temps += "  const " + d.index_type + " " + name + " = " + e + ";\n";
-    header += fmt::format(
-        "// {} ({}, {}), layout \"{}\":\n//   {}\n__host__ __device__ inline int64_t {}_offset({}) {{\n{}  return {};\n}}\n\n", t.name,
-        kernel::to_string(t.role), kernel::c_type(t.type), t.layout_name, t.view_text, t.name, sig, temps, d.exprs.at(0));
-  }
+  for (const auto& t : inst.tensors)
+    header += fmt::format("// {} ({}, {}), layout \"{}\":\n//   {}\n{}\n", t.name, kernel::to_string(t.role), kernel::c_type(t.type),
+                          t.layout_name, t.view_text, offset_function(inst, t, sym::Lang::Cuda, "__host__ __device__ inline"));
   std::string source = inst.source;
   if (auto at = source.find("#line 1 "); at != std::string::npos) source.erase(at, source.find('\n', at) - at + 1);
   std::string launch = fmt::format("grid ({}, {}, {}), block ({}, {}, {})", inst.grid[0], inst.grid[1], inst.grid[2], inst.block[0],
@@ -170,20 +165,10 @@ std::map<std::string, std::string> export_files(const kernel::KernelSpec& spec, 
   std::string header = "// " + spec.name + ", variant " + variant + " (exported by LEGO Studio)\n#pragma once\n#include <cstdint>\n\n";
   std::string params, args;
   for (const auto& t : inst.tensors) {
-    // Where element (i, j, ..) of each tensor lives in its buffer, derived from its layout.
-    std::vector<std::string> idx;
-    for (std::size_t k = 0; k < t.extents.size(); ++k) idx.push_back("i" + std::to_string(k));
-    DeriveRequest request;
-    request.indices = idx;
-    const DeriveResult d = derive(parse_layout(t.view_text), inst.parameters, request);
-    std::string sig, temps;
-    for (const auto& i : idx) sig += (sig.empty() ? "" : ", ") + std::string("int64_t ") + i;
-    for (const auto& [name, e] : d.temporaries) temps += "  const " + d.index_type + " " + name + " = " + e + ";\n";
     std::string extents;
     for (auto e : t.extents) extents += (extents.empty() ? "" : " x ") + std::to_string(e);
-    header += fmt::format("// {} ({}, {}): {} {}, layout \"{}\":\n//   {}\ninline int64_t {}_offset({}) {{\n{}  return {};\n}}\n\n", t.name,
-                          kernel::to_string(t.role), kernel::c_type(t.type), extents, kernel::c_type(t.type), t.layout_name, t.view_text,
-                          t.name, sig, temps, d.exprs.at(0));
+    header += fmt::format("// {} ({}, {}): {} {}, layout \"{}\":\n//   {}\n{}\n", t.name, kernel::to_string(t.role), kernel::c_type(t.type),
+                          extents, kernel::c_type(t.type), t.layout_name, t.view_text, offset_function(inst, t, sym::Lang::C, "inline"));
     params +=
         (params.empty() ? "" : ", ") + std::string(t.role == kernel::Role::In ? "const " : "") + kernel::c_type(t.type) + "* " + t.name;
     args += (args.empty() ? "" : ", ") + t.name + ".data()";
