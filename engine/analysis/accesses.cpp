@@ -34,13 +34,12 @@ void shared_site(SiteReport& s, const std::vector<const TraceRecord*>& records) 
     ways_sum += c.ways;
     if (c.ways > s.max_ways) {
       s.max_ways = c.ways;
-      for (int l = 0; l < kWarp; ++l)
-        for (int b = 0; b < kBanks; ++b) s.worst_lane_bank[l][b] = c.lane_bank[l][b];
+      s.worst_lane_bank = {};
+      add_lane_bank(s.worst_lane_bank, c);
     }
     s.wavefronts += c.wavefronts;
     s.excess_wavefronts += c.excess();
-    for (int l = 0; l < kWarp; ++l)
-      for (int b = 0; b < kBanks; ++b) s.lane_bank[l][b] += c.lane_bank[l][b];
+    add_lane_bank(s.lane_bank, c);
   }
   s.mean_ways = s.executions ? double(ways_sum) / double(s.executions) : 0;
 }

@@ -36,8 +36,8 @@ struct SiteReport {
   int max_ways = 0;
   double mean_ways = 0;
   std::int64_t wavefronts = 0, excess_wavefronts = 0;
-  std::array<std::array<std::int64_t, kBanks>, kWarp> lane_bank{};        // summed over the requests
-  std::array<std::array<std::int64_t, kBanks>, kWarp> worst_lane_bank{};  // the first request with max_ways
+  LaneBankCounts lane_bank{};        // summed over the requests
+  LaneBankCounts worst_lane_bank{};  // the first request with max_ways
   // global
   double sectors_per_request = 0, ideal_sectors_per_request = 0;
   double efficiency = 0;  // useful bytes / transferred bytes

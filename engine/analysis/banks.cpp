@@ -35,6 +35,11 @@ ConflictReport analyze(const WarpAccess& access) {
   return r;
 }
 
+void add_lane_bank(LaneBankCounts& into, const ConflictReport& r) {
+  for (std::size_t l = 0; l < kWarp; ++l)
+    for (std::size_t b = 0; b < kBanks; ++b) into[l][b] += r.lane_bank[l][b];
+}
+
 SharedAccessReport analyze_shared(const Plan& layout, int element_bytes, int steps, const ElementOf& element) {
   SharedAccessReport out;
   std::int64_t ways_sum = 0;
@@ -60,18 +65,13 @@ SharedAccessReport analyze_shared(const Plan& layout, int element_bytes, int ste
       worst_active = active;
       out.max_ways = r.ways;
       out.worst_step = step;
-      for (int l = 0; l < kWarp; ++l)
-        for (int b = 0; b < kBanks; ++b)
-          out.worst_lane_bank[static_cast<std::size_t>(l)][static_cast<std::size_t>(b)] =
-              r.lane_bank[static_cast<std::size_t>(l)][static_cast<std::size_t>(b)];
+      out.worst_lane_bank = {};
+      add_lane_bank(out.worst_lane_bank, r);
     }
     ways_sum += r.ways;
     out.wavefronts += r.wavefronts;
     out.excess_wavefronts += r.excess();
-    for (int l = 0; l < kWarp; ++l)
-      for (int b = 0; b < kBanks; ++b)
-        out.lane_bank[static_cast<std::size_t>(l)][static_cast<std::size_t>(b)] +=
-            r.lane_bank[static_cast<std::size_t>(l)][static_cast<std::size_t>(b)];
+    add_lane_bank(out.lane_bank, r);
   }
   if (!out.ways_per_step.empty()) out.mean_ways = static_cast<double>(ways_sum) / static_cast<double>(out.ways_per_step.size());
   return out;

@@ -34,6 +34,10 @@ struct ConflictReport {
   int excess() const { return wavefronts - phases; }
 };
 
+// Words per lane and bank, counted over many requests.
+using LaneBankCounts = std::array<std::array<std::int64_t, kBanks>, kWarp>;
+void add_lane_bank(LaneBankCounts& into, const ConflictReport& r);
+
 // Throws LegoError for an access width other than 4, 8 or 16 or a
 // misaligned address.
 ConflictReport analyze(const WarpAccess& access);
@@ -45,9 +49,9 @@ struct SharedAccessReport {
   int max_ways = 0;
   double mean_ways = 0;
   std::int64_t wavefronts = 0, excess_wavefronts = 0;
-  std::array<std::array<std::int64_t, kBanks>, kWarp> lane_bank{};  // summed over steps
-  int worst_step = -1;                                              // the first step with max_ways and, among those, the most active lanes
-  std::array<std::array<std::int64_t, kBanks>, kWarp> worst_lane_bank{};
+  LaneBankCounts lane_bank{};  // summed over steps
+  int worst_step = -1;         // the first step with max_ways and, among those, the most active lanes
+  LaneBankCounts worst_lane_bank{};
   std::vector<int> ways_per_step;
 };
 using ElementOf = std::function<std::vector<std::int64_t>(int lane, int step)>;
