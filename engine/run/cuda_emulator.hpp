@@ -13,6 +13,13 @@
 
 namespace lego::run {
 
+// What lets CUDA compile as C++ on the CPU: dim3 and the launch built-ins
+// (threadIdx, blockIdx, blockDim, gridDim), the qualifiers (__shared__ as
+// static storage), lego_set_dims(launch) for gridDim and blockDim, and
+// lego_unravel(i, x, y), a linear thread or block number as a dim3 (x
+// fastest). __syncthreads() is the runner's to define.
+std::string cuda_on_cpu_shim();
+
 // C++ source: shim + kernel + `extern "C" void lego_emulate(void** args,
 // const int64_t* launch /* grid x,y,z, block x,y,z */, char* stacks, int64_t stack_bytes)`.
 std::string emulation_source(const std::string& cuda_source, const nlohmann::json& tensors);

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "expr/diagnostic.hpp"
+#include "run/cuda_emulator.hpp"
 #include "run/executor.hpp"
 #include "run/jit.hpp"
 #include "run/tensors.hpp"
@@ -41,14 +42,7 @@ static inline int64_t lego_trace_access(int site, const T*, int64_t index) {
 #define LEGO_ACCESS(site, array, index) lego_trace_access(site, array, index)
 )";
   if (cuda)
-    s += R"(struct dim3 { unsigned x = 1, y = 1, z = 1; };
-static dim3 threadIdx, blockIdx, blockDim, gridDim;
-#define __global__
-#define __device__
-#define __host__
-#define __forceinline__ inline
-#define __shared__ static
-static inline void __syncthreads() {
+    s += cuda_on_cpu_shim() + R"(static inline void __syncthreads() {
   ++lego_trace_phase;
   for (auto& o : lego_trace_occurrence) o = 0;
 }
@@ -67,14 +61,13 @@ extern "C" int64_t lego_trace_run(void** args, const int64_t* launch, int64_t pe
   const int64_t b = blocks / 2;  // a block from the middle of the grid: away from the edges
 )";
   if (cuda)
-    s += R"(  gridDim = {unsigned(launch[0]), unsigned(launch[1]), unsigned(launch[2])};
-  blockDim = {unsigned(launch[3]), unsigned(launch[4]), unsigned(launch[5])};
-  blockIdx = {unsigned(b % launch[0]), unsigned(b / launch[0] % launch[1]), unsigned(b / (launch[0] * launch[1]))};
+    s += R"(  lego_set_dims(launch);
+  blockIdx = lego_unravel(b, launch[0], launch[1]);
 )";
   s += R"(  for (int64_t t = 0; t < threads; ++t) {
 )";
   if (cuda)
-    s += R"(    threadIdx = {unsigned(t % launch[3]), unsigned(t / launch[3] % launch[4]), unsigned(t / (launch[3] * launch[4]))};
+    s += R"(    threadIdx = lego_unravel(t, launch[3], launch[4]);
 )";
   s += R"(    lego_trace_thread = int32_t(t);
     lego_trace_block = b;
