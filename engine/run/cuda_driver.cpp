@@ -135,6 +135,19 @@ struct Event {
   Event& operator=(const Event&) = delete;
 };
 
+// The device time of the work `enqueue` puts on the default stream, between two events.
+template <class F>
+float timed_ms(Event& start, Event& stop, const F& enqueue, const char* what) {
+  Driver& d = driver();
+  check(d.event_record(start.e, nullptr), "cuEventRecord");
+  enqueue();
+  check(d.event_record(stop.e, nullptr), "cuEventRecord");
+  check(d.event_synchronize(stop.e), what);
+  float ms = 0;
+  check(d.event_elapsed(&ms, start.e, stop.e), "cuEventElapsedTime");
+  return ms;
+}
+
 }  // namespace
 
 std::string gpu_unavailable() { return driver().unavailable; }
@@ -203,15 +216,9 @@ GpuRun run_on_gpu(const std::vector<char>& cubin, const std::string& entry, cons
   for (int w = 0; w < warmup; ++w) launch(static_cast<std::size_t>(w % out.rotation));
   check(d.synchronize(), "the warm-up runs");
   Event start, stop;
-  for (int r = 0; r < timed_runs; ++r) {
-    check(d.event_record(start.e, nullptr), "cuEventRecord");
-    launch(static_cast<std::size_t>(r % out.rotation));
-    check(d.event_record(stop.e, nullptr), "cuEventRecord");
-    check(d.event_synchronize(stop.e), "the timed run");
-    float ms = 0;
-    check(d.event_elapsed(&ms, start.e, stop.e), "cuEventElapsedTime");
-    out.times_ms.push_back(ms);
-  }
+  for (int r = 0; r < timed_runs; ++r)
+    out.times_ms.push_back(timed_ms(
+        start, stop, [&] { launch(static_cast<std::size_t>(r % out.rotation)); }, "the timed run"));
   std::vector<double> sorted = out.times_ms;
   std::sort(sorted.begin(), sorted.end());
   out.median_ms = sorted.empty() ? 0 : sorted[sorted.size() / 2];
@@ -226,15 +233,9 @@ double measure_copy_bandwidth() {
   Event start, stop;
   check(d.dtod(b.ptr, a.ptr, bytes), "cuMemcpyDtoD");
   std::vector<float> times;
-  for (int r = 0; r < 20; ++r) {
-    check(d.event_record(start.e, nullptr), "cuEventRecord");
-    check(d.dtod(b.ptr, a.ptr, bytes), "cuMemcpyDtoD");
-    check(d.event_record(stop.e, nullptr), "cuEventRecord");
-    check(d.event_synchronize(stop.e), "the copy");
-    float ms = 0;
-    check(d.event_elapsed(&ms, start.e, stop.e), "cuEventElapsedTime");
-    times.push_back(ms);
-  }
+  for (int r = 0; r < 20; ++r)
+    times.push_back(timed_ms(
+        start, stop, [&] { check(d.dtod(b.ptr, a.ptr, bytes), "cuMemcpyDtoD"); }, "the copy"));
   std::sort(times.begin(), times.end());
   return 2.0 * static_cast<double>(bytes) / (times[times.size() / 2] * 1e-3) / 1e9;
 }
