@@ -357,8 +357,9 @@ std::string merge_results(const std::string& project_text, const std::string& re
   for (std::size_t k = 0; k < results["variants"].size(); ++k) {
     const Json& v = results["variants"][k];
     const std::string path = results_label + ": $.variants[" + std::to_string(k) + "]";
-    if (!v.is_object() || !v.contains("kernel") || !v.contains("variant") || !v.contains("median_ms"))
-      throw LegoError(path + ": expected kernel, variant and median_ms");
+    if (!v.is_object() || !v.contains("kernel") || !v["kernel"].is_string() || !v.contains("variant") || !v["variant"].is_string() ||
+        !v.contains("median_ms") || !v["median_ms"].is_number())
+      throw LegoError(path + ": expected kernel, variant (strings) and median_ms (a number)");
     const std::string kernel = v["kernel"].get<std::string>();
     if (!kernels.count(kernel)) throw LegoError(path + ".kernel: the project has no kernel \"" + kernel + "\"");
     Json entry = {{"device", results.value("device", "")},

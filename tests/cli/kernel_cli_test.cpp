@@ -214,6 +214,15 @@ TEST(KernelCli, ImportResultsMergesIntoTheProjectOrRefusesWithAPath) {
   EXPECT_EQ(refused.rc, 2);
   EXPECT_NE(refused.text.find("$.variants[0].kernel"), std::string::npos) << refused.text;
   EXPECT_EQ(read_json(project).dump(), before);  // nothing written
+  // A median that is not a number is refused with its entry's path, not a JSON library message.
+  bad = results;
+  bad["variants"][0]["median_ms"] = "fast";
+  std::ofstream(dir / "bad.json") << bad.dump();
+  const Output wrong_type = shell(kBin + "/lego import-results " + project.string() + " " + (dir / "bad.json").string());
+  EXPECT_EQ(wrong_type.rc, 2);
+  EXPECT_NE(wrong_type.text.find("$.variants[0]: expected kernel, variant (strings) and median_ms (a number)"), std::string::npos)
+      << wrong_type.text;
+  EXPECT_EQ(read_json(project).dump(), before);
 }
 
 }  // namespace
