@@ -12,7 +12,6 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 #include "kernel/instantiate.hpp"
 #include "kernel/spec.hpp"
@@ -204,6 +203,15 @@ int export_kernel(const std::string& project_file, const std::string& kernel_nam
   return 0;
 }
 
+// The --set values for the parameters `spec` has (one --set over several kernels).
+Env sets_for(const kernel::KernelSpec& spec, const std::vector<std::string>& sets) {
+  Env overrides = parse_sets(sets);
+  std::erase_if(overrides, [&](const auto& kv) {
+    return std::none_of(spec.parameters.begin(), spec.parameters.end(), [&](const auto& p) { return p.name == kv.first; });
+  });
+  return overrides;
+}
+
 void print_analysis(const Json& r, std::ostream& out) {
   out << fmt::format("{}  {}", r["kernel"].get<std::string>(), r["variant"].get<std::string>());
   if (r.contains("accesses") && r["backend"] == "cuda") {
@@ -222,22 +230,9 @@ void print_analysis(const Json& r, std::ostream& out) {
     return;
   }
   out << fmt::format("  {:<5} {:<28} {:<7} {}\n", "line", "access", "kind", "result");
-  for (const auto& s : r["accesses"]["sites"]) {
-    std::string what;
-    if (s["executions"].get<std::int64_t>() == 0)
-      what = "not reached in the trace";
-    else if (s["kind"] == "shared")
-      what = fmt::format("{}-way (mean {:.2f}), {} excess wavefronts", s["ways"].get<int>(), s["mean_ways"].get<double>(),
-                         s["excess_wavefronts"].get<std::int64_t>());
-    else if (s["kind"] == "global")
-      what = fmt::format("{:.2f} sectors/request (ideal {:.2f}), {:.0f}% efficient", s["sectors_per_request"].get<double>(),
-                         s["ideal_sectors_per_request"].get<double>(), 100 * s["efficiency"].get<double>());
-    else
-      what = fmt::format("{:.3f} cache lines/iteration, stride {}{}", s["lines_per_access"].get<double>(), s["stride"].get<std::int64_t>(),
-                         s["unit_stride"].get<bool>() ? " (unit)" : "");
+  for (const auto& s : r["accesses"]["sites"])
     out << fmt::format("  {:<5} {:<28} {:<7} {}\n", s["line"].get<int>(), s["access"].get<std::string>(), s["kind"].get<std::string>(),
-                       what);
-  }
+                       run::access_verdict(s));
   const auto& t = r["accesses"]["totals"];
   if (r["backend"] == "cuda" && t["worst_ways"].get<int>() == 0)
     out << fmt::format("  total: no shared accesses; global efficiency {:.0f}%\n", 100 * t["global_efficiency"].get<double>());
@@ -263,11 +258,7 @@ int analyze(const std::string& project_file, const std::string& kernel_name, con
   Json all = Json::array();
   for (const kernel::KernelSpec* spec : kernels) {
     // Over a whole project, --set applies to the kernels that have the parameter.
-    Env overrides = parse_sets(sets);
-    if (kernels.size() > 1)
-      std::erase_if(overrides, [&](const auto& kv) {
-        return std::none_of(spec->parameters.begin(), spec->parameters.end(), [&](const auto& p) { return p.name == kv.first; });
-      });
+    const Env overrides = kernels.size() > 1 ? sets_for(*spec, sets) : parse_sets(sets);
     std::vector<kernel::Variant> variants;
     if (!variant_id.empty())
       variants.push_back(kernel::find_variant(*spec, variant_id, overrides));
@@ -291,11 +282,7 @@ int export_bench(const std::string& project_file, const std::string& kernel_name
   std::set<std::string> seen;
   for (const auto& spec : project.kernels) {
     if ((!kernel_name.empty() && spec.name != kernel_name) || spec.backend != "cuda") continue;
-    Env overrides = parse_sets(sets);
-    std::erase_if(overrides, [&](const auto& kv) {
-      return std::none_of(spec.parameters.begin(), spec.parameters.end(), [&](const auto& p) { return p.name == kv.first; });
-    });
-    for (const auto& v : kernel::enumerate_variants(spec, {max_variants, seed, overrides}).variants) {
+    for (const auto& v : kernel::enumerate_variants(spec, {max_variants, seed, sets_for(spec, sets)}).variants) {
       kernel::Instance inst = kernel::instantiate(spec, v, sym::Lang::Cuda);
       if (seen.insert(run::code_key(inst)).second) instances.push_back(std::move(inst));
     }
@@ -312,21 +299,14 @@ int export_bench(const std::string& project_file, const std::string& kernel_name
   return 0;
 }
 
-std::string read_text(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) throw LegoError("cannot read " + file);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 int import_results(const std::string& project_file, const std::string& results_file, std::ostream& out) {
-  const std::string merged = run::merge_results(read_text(project_file), read_text(results_file), results_file);
+  const std::string results_text = kernel::read_text_file(results_file);
+  const std::string merged = run::merge_results(kernel::read_text_file(project_file), results_text, results_file);
   // The merged file must still load as a project before it replaces the old one.
   const fs::path base = fs::path(project_file).parent_path();
   kernel::parse_project(merged, project_file, base.empty() ? "." : base, kernel::default_resource_dirs());
   run::write_atomically(project_file, merged);
-  const Json results = Json::parse(read_text(results_file));
+  const Json results = Json::parse(results_text);
   out << fmt::format("{} results from {} merged into {}\n", results["variants"].size(), results.value("device", "?"), project_file);
   return 0;
 }

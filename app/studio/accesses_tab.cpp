@@ -11,28 +11,13 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "run/trace.hpp"
+
 namespace lego::studio {
 
 namespace {
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
-
-QString verdict(const nlohmann::json& a) {
-  if (a["executions"].get<std::int64_t>() == 0) return AccessesTab::tr("not reached in the trace");
-  if (a["kind"] == "shared")
-    return AccessesTab::tr("%1-way (mean %2), %3 excess wavefronts")
-        .arg(a["ways"].get<int>())
-        .arg(a["mean_ways"].get<double>(), 0, 'f', 2)
-        .arg(a["excess_wavefronts"].get<std::int64_t>());
-  if (a["kind"] == "global")
-    return AccessesTab::tr("%1 sectors/request (ideal %2), %3% efficient")
-        .arg(a["sectors_per_request"].get<double>(), 0, 'f', 2)
-        .arg(a["ideal_sectors_per_request"].get<double>(), 0, 'f', 2)
-        .arg(100 * a["efficiency"].get<double>(), 0, 'f', 0);
-  return AccessesTab::tr("%1 cache lines/iteration, stride %2")
-      .arg(a["lines_per_access"].get<double>(), 0, 'f', 3)
-      .arg(a["stride"].get<std::int64_t>());
-}
 
 }  // namespace
 
@@ -120,7 +105,7 @@ void AccessesTab::showAccesses(const nlohmann::json& accesses) {
     table_->setItem(row, 0, new QTableWidgetItem(QString::number(a["line"].get<int>())));
     table_->setItem(row, 1, new QTableWidgetItem(qs(a["access"].get<std::string>())));
     table_->setItem(row, 2, new QTableWidgetItem(qs(a["kind"].get<std::string>())));
-    table_->setItem(row, 3, new QTableWidgetItem(verdict(a)));
+    table_->setItem(row, 3, new QTableWidgetItem(qs(run::access_verdict(a))));
     if (kept_row < 0 && qs(a["access"].get<std::string>()) == kept) kept_row = row;
     if (a["kind"] == "shared" && a.value("ways", 0) > worst) {
       worst = a["ways"].get<int>();

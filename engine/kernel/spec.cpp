@@ -300,12 +300,17 @@ Project parse_project(const std::string& json_text, const std::string& file_labe
   return p;
 }
 
-Project load_project(const std::filesystem::path& file, const std::vector<std::filesystem::path>& resource_dirs) {
+std::string read_text_file(const std::filesystem::path& file, const std::string& what) {
   std::ifstream in(file);
-  if (!in) throw LegoError("cannot read project file " + file.string());
+  if (!in) throw LegoError("cannot read " + (what.empty() ? "" : what + " ") + file.string());
   std::stringstream ss;
   ss << in.rdbuf();
-  return parse_project(ss.str(), file.string(), file.parent_path().empty() ? "." : file.parent_path(), resource_dirs);
+  return ss.str();
+}
+
+Project load_project(const std::filesystem::path& file, const std::vector<std::filesystem::path>& resource_dirs) {
+  return parse_project(read_text_file(file, "project file"), file.string(), file.parent_path().empty() ? "." : file.parent_path(),
+                       resource_dirs);
 }
 
 const KernelSpec& find_kernel(const Project& project, const std::string& name) {

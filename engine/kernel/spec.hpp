@@ -86,6 +86,9 @@ class ProjectError : public LegoError {
 
 // Templates and references named in the project are looked up next to the
 // project file, then in each of `resource_dirs` (resources/templates).
+// A whole file as text; LegoError "cannot read <what> <file>" when it cannot be opened.
+std::string read_text_file(const std::filesystem::path& file, const std::string& what = "");
+
 Project load_project(const std::filesystem::path& file, const std::vector<std::filesystem::path>& resource_dirs);
 Project parse_project(const std::string& json_text, const std::string& file_label, const std::filesystem::path& base_dir,
                       const std::vector<std::filesystem::path>& resource_dirs);

@@ -1,5 +1,7 @@
 #include "run/trace.hpp"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <memory>
@@ -198,6 +200,18 @@ Json report_json(const analysis::AccessReport& report, const Trace& trace, Repor
           {"records", trace.records.size()},
           {"trace_compile_ms", trace.compile_ms},
           {"trace_run_ms", trace.run_ms}};
+}
+
+std::string access_verdict(const Json& s) {
+  if (s["executions"].get<std::int64_t>() == 0) return "not reached in the trace";
+  if (s["kind"] == "shared")
+    return fmt::format("{}-way (mean {:.2f}), {} excess wavefronts", s["ways"].get<int>(), s["mean_ways"].get<double>(),
+                       s["excess_wavefronts"].get<std::int64_t>());
+  if (s["kind"] == "global")
+    return fmt::format("{:.2f} sectors/request (ideal {:.2f}), {:.0f}% efficient", s["sectors_per_request"].get<double>(),
+                       s["ideal_sectors_per_request"].get<double>(), 100 * s["efficiency"].get<double>());
+  return fmt::format("{:.3f} cache lines/iteration, stride {}{}", s["lines_per_access"].get<double>(), s["stride"].get<std::int64_t>(),
+                     s["unit_stride"].get<bool>() ? " (unit)" : "");
 }
 
 }  // namespace lego::run

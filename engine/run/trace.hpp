@@ -46,4 +46,8 @@ struct ReportDetail {
 // The analysis of a trace as the worker returns it (and `lego analyze --json` prints).
 nlohmann::json report_json(const analysis::AccessReport& report, const Trace& trace, ReportDetail detail);
 
+// One access's verdict in words, from its entry in report_json's "sites"
+// ("32-way (mean 32.00), 992 excess wavefronts", ...): lego analyze and the app.
+std::string access_verdict(const nlohmann::json& site);
+
 }  // namespace lego::run
