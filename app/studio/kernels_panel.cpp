@@ -37,8 +37,6 @@ class NumberItem : public QTableWidgetItem {
   double value_;
 };
 
-std::string key(const std::string& kernel, const std::string& id) { return kernel + "/" + id; }
-
 // ✓ verified, ✗ failed the comparison or did not run, – not checked (no GPU and too large to emulate).
 QString verified_mark(const VariantOutcome& o) {
   if (o.verified) return QString::fromUtf8("✓");
@@ -194,11 +192,16 @@ const KernelInfo* KernelsPanel::currentKernel() const {
   return &project_->kernels[static_cast<std::size_t>(kernel_->currentIndex())];
 }
 
+const VariantOutcome* KernelsPanel::outcome(const KernelInfo& k, const VariantInfo& v) const {
+  const auto it = outcomes_.find(outcome_key(k.spec.name, v.id()));
+  return it == outcomes_.end() ? nullptr : it->second.get();
+}
+
 const VariantInfo* KernelsPanel::variant(const QString& id) const {
   const KernelInfo* k = currentKernel();
   if (!k) return nullptr;
   for (const auto& v : k->variants)
-    if (qs(v.id) == id) return &v;
+    if (qs(v.id()) == id) return &v;
   return nullptr;
 }
 
@@ -285,12 +288,11 @@ void KernelsPanel::showKernel() {
   table_->setRowCount(0);
   if (!k) return;
   for (const auto& v : k->variants) {
-    const auto it = outcomes_.find(key(k->spec.name, v.id));
-    const VariantOutcome* o = it == outcomes_.end() ? nullptr : it->second.get();
+    const VariantOutcome* o = outcome(*k, v);
     if (verified_only_->isChecked() && !(o && o->verified)) continue;
     const int row = table_->rowCount();
     table_->insertRow(row);
-    table_->setItem(row, Variant, new QTableWidgetItem(qs(v.id)));
+    table_->setItem(row, Variant, new QTableWidgetItem(qs(v.id())));
     table_->setItem(row, Status, new QTableWidgetItem(o ? qs(o->status) : v.error.empty() ? tr("not run") : tr("invalid")));
     if (o && !o->message.empty()) table_->item(row, Status)->setToolTip(qs(o->message));
     if (!v.error.empty()) table_->item(row, Status)->setToolTip(qs(v.error));
@@ -311,10 +313,10 @@ void KernelsPanel::updateRoofline() {
   if (!k) return;
   std::vector<views::RooflinePoint> points;
   for (const auto& v : k->variants) {
-    const auto it = outcomes_.find(key(k->spec.name, v.id));
-    if (it == outcomes_.end() || it->second->ms <= 0) continue;
+    const VariantOutcome* o = outcome(*k, v);
+    if (!o || o->ms <= 0) continue;
     const double intensity = v.instance.bytes > 0 ? static_cast<double>(v.instance.flops) / static_cast<double>(v.instance.bytes) : 0;
-    points.push_back({qs(v.id), intensity, it->second->gflops, it->second->gbs, it->second->verified});
+    points.push_back({qs(v.id()), intensity, o->gflops, o->gbs, o->verified});
   }
   const bool bandwidth_only = k->variants.empty() || k->variants.front().instance.flops == 0;
   roofline_->setData(ceilings_, std::move(points), bandwidth_only);
@@ -337,11 +339,10 @@ void KernelsPanel::showSelection() {
   auto text = [](const VariantInfo* v) { return v ? (v->error.empty() ? qs(v->instance.source) : qs(v->error)) : QString(); };
   auto asm_of = [this](const VariantInfo* v) {
     if (!v) return QString();
-    const auto it = outcomes_.find(key(currentKernel()->spec.name, v->id));
-    return it != outcomes_.end() && !it->second->assembly.empty() ? qs(it->second->assembly)
-                                                                  : tr("; run the variant to see its assembly (PTX for CUDA)");
+    const VariantOutcome* o = outcome(*currentKernel(), *v);
+    return o && !o->assembly.empty() ? qs(o->assembly) : tr("; run the variant to see its assembly (PTX for CUDA)");
   };
-  const QString ta = a ? qs(a->id) : QString(), tb = b ? qs(b->id) : QString();
+  const QString ta = a ? qs(a->id()) : QString(), tb = b ? qs(b->id()) : QString();
   kernel_code_->setTexts(ta, text(a), tb, b ? text(b) : QString());
   expressions_->setTexts(ta, a ? qs(a->expansions) : QString(), tb, b ? qs(b->expansions) : QString());
   assembly_->setTexts(ta, asm_of(a), tb, b ? asm_of(b) : QString());
@@ -352,7 +353,7 @@ void KernelsPanel::runSweep() {
   const KernelInfo* k = currentKernel();
   if (!k || sweep_.running()) return;
   QStringList ids;
-  for (const auto& v : k->variants) ids << qs(v.id);
+  for (const auto& v : k->variants) ids << qs(v.id());
   run_->setEnabled(false);
   cancel_->setEnabled(true);
   progress_->setVisible(true);
@@ -370,7 +371,7 @@ void KernelsPanel::cancelSweep() {
 }
 
 void KernelsPanel::onOutcome(OutcomePtr o) {
-  outcomes_[key(o->kernel, o->id)] = o;
+  outcomes_[outcome_key(o->kernel, o->id)] = o;
   const KernelInfo* k = currentKernel();
   if (!k || k->spec.name != o->kernel) return;
   const int row = rowOf(qs(o->id));
@@ -398,10 +399,9 @@ void KernelsPanel::setAnalysisItems(int row, const VariantOutcome* o) {
 
 void KernelsPanel::showAccesses(const VariantInfo* v) {
   const KernelInfo* k = currentKernel();
-  const auto it = v && k ? outcomes_.find(key(k->spec.name, v->id)) : outcomes_.end();
-  if (it == outcomes_.end() || it->second->accesses.is_null())
-    return accesses_->clear(tr("Run the variant: its accesses are traced and analysed beside the timing."));
-  accesses_->showAccesses(it->second->accesses);
+  const VariantOutcome* o = v && k ? outcome(*k, *v) : nullptr;
+  if (!o || o->accesses.is_null()) return accesses_->clear(tr("Run the variant: its accesses are traced and analysed beside the timing."));
+  accesses_->showAccesses(o->accesses);
 }
 
 QString KernelsPanel::winner() const {
@@ -410,11 +410,11 @@ QString KernelsPanel::winner() const {
   QString best;
   double best_ms = 1e300;
   for (const auto& v : k->variants) {
-    const auto it = outcomes_.find(key(k->spec.name, v.id));
-    if (it == outcomes_.end() || !it->second->verified || it->second->ms <= 0) continue;
-    if (it->second->ms < best_ms) {
-      best_ms = it->second->ms;
-      best = qs(v.id);
+    const VariantOutcome* o = outcome(*k, v);
+    if (!o || !o->verified || o->ms <= 0) continue;
+    if (o->ms < best_ms) {
+      best_ms = o->ms;
+      best = qs(v.id());
     }
   }
   return best;

@@ -80,6 +80,7 @@ class KernelsPanel : public QWidget {
   void onOutcome(OutcomePtr outcome);
   const KernelInfo* currentKernel() const;
   const VariantInfo* variant(const QString& id) const;
+  const VariantOutcome* outcome(const KernelInfo& k, const VariantInfo& v) const;  // the last result, or null
   int rowOf(const QString& id) const;
 
   SweepSession sweep_;

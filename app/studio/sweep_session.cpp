@@ -63,7 +63,7 @@ ProjectPtr SweepSession::load(const std::string& file, const std::string& json, 
     const kernel::VariantSpace space = kernel::enumerate_variants(spec, {max_variants, 1, {}});
     k.rejected = space.rejected;
     for (const auto& v : space.variants) {
-      VariantInfo vi{v.id, v, {}, {}, {}};
+      VariantInfo vi{v, {}, {}, {}};
       try {
         vi.instance = kernel::instantiate(spec, v, sym::Lang::C);
         vi.expansions = expansions_text(vi.instance);
@@ -92,7 +92,7 @@ ProjectPtr SweepSession::load(const std::string& file, const std::string& json, 
         o->gbs = r.value("gbs", 0.0);
         o->gflops = r.value("gflops", 0.0);
         o->roof = r.value("percent_of_copy", 0.0);
-        info->imported[kernel + "/" + id] = o;
+        info->imported[outcome_key(kernel, id)] = o;
       }
     }
   return info;
@@ -165,7 +165,7 @@ void SweepSession::run(ProjectPtr project, const QString& kernel_name, const QSt
         out->id = id;
         const VariantInfo* v = nullptr;
         for (const auto& candidate : k->variants)
-          if (candidate.id == id) v = &candidate;
+          if (candidate.id() == id) v = &candidate;
         if (!v || !v->error.empty()) {
           out->status = "invalid";
           out->message = v ? v->error : "no such variant";
@@ -215,7 +215,7 @@ void SweepSession::exportVariant(ProjectPtr project, const QString& kernel_name,
       for (const auto& k : project->kernels) {
         if (k.spec.name != kernel) continue;
         for (const auto& v : k.variants) {
-          if (v.id != id) continue;
+          if (v.id() != id) continue;
           if (!v.error.empty()) throw LegoError(v.error);
           std::filesystem::create_directories(dir);
           QStringList written;

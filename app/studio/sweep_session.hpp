@@ -22,8 +22,8 @@
 namespace lego::studio {
 
 struct VariantInfo {
-  std::string id;
   kernel::Variant variant;
+  const std::string& id() const { return variant.id; }
   kernel::Instance instance;  // empty source when it failed to instantiate
   std::string error;
   std::string expansions;  // each placeholder and what it became, one per line
@@ -47,6 +47,9 @@ struct VariantOutcome {
 };
 
 using OutcomePtr = std::shared_ptr<const VariantOutcome>;
+
+// How outcomes are filed: "kernel/variant".
+inline std::string outcome_key(const std::string& kernel, const std::string& variant_id) { return kernel + "/" + variant_id; }
 
 struct ProjectInfo {
   std::string file;
