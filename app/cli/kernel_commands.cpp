@@ -50,51 +50,53 @@ Env parse_sets(const std::vector<std::string>& sets) {
 struct Row {
   std::string id, status, message, duplicate_of;
   double ms = -1, gbs = 0, gflops = 0, roof = 0;
-  bool verified = false;
+  bool verified = false, baseline = false, cached = false;
+  std::string verified_at;  // "N=256" when checked at a smaller size
 };
+
+// "N=256, T=8" from the worker's verified_at object.
+std::string sizes_text(const Json& sizes) {
+  std::string out;
+  if (sizes.is_object())
+    for (const auto& [k, v] : sizes.items()) out += (out.empty() ? "" : ",") + k + "=" + v.dump();
+  return out;
+}
 
 int bench(const std::string& project_file, const std::string& kernel_name, std::size_t max_variants, std::uint64_t seed,
           const std::vector<std::string>& sets, const std::string& json_out, const run::RunOptions& options, double timeout_s,
           std::ostream& out, std::ostream& err) {
+  const auto started = std::chrono::steady_clock::now();
   const kernel::Project project = kernel::load_project(project_file, kernel::default_resource_dirs());
   const kernel::KernelSpec& spec = kernel::find_kernel(project, kernel_name);
   const kernel::VariantSpace space = kernel::enumerate_variants(spec, {max_variants, seed, parse_sets(sets)});
   if (space.variants.empty())
     throw LegoError("no variant of " + spec.name + " satisfies the constraints (" + std::to_string(space.rejected) + " rejected)");
   const Json roof = run::machine_ceilings(false, [&](const std::string& m) { err << m << "\n"; });
-  err << fmt::format("{}: {} variants ({} candidates, {} ruled out by constraints{})\n", spec.name, space.variants.size(), space.candidates,
-                     space.rejected, space.sampled ? fmt::format(", a random sample with seed {}", seed) : "");
+  err << fmt::format("{}: {} variants ({} candidates, {} ruled out by constraints{}){}\n", spec.name, space.variants.size(),
+                     space.candidates, space.rejected, space.sampled ? fmt::format(", a random sample with seed {}", seed) : "",
+                     spec.baselines.empty() ? "" : fmt::format(" and {} baseline(s)", spec.baselines.size()));
 
   run::WorkerClient worker(run::default_worker_path());
   std::vector<Row> rows;
   Json benchmarks = Json::array(), context;
   std::map<std::string, std::string> seen;  // code -> first variant id
+  const std::size_t total = space.variants.size() + spec.baselines.size();
   std::size_t n = 0;
-  for (const auto& v : space.variants) {
-    ++n;
-    Row row{v.id, "", "", "", -1, 0, 0, 0, false};
-    kernel::Instance inst;
-    try {
-      inst = kernel::instantiate(spec, v, sym::Lang::C);
-    } catch (const LegoError& e) {
-      row.status = "invalid";
-      row.message = e.what();
-      rows.push_back(row);
-      err << fmt::format("[{}/{}] {}: invalid: {}\n", n, space.variants.size(), v.id, e.what());
-      continue;
-    }
-    if (auto [it, fresh] = seen.emplace(run::code_key(inst), v.id); !fresh) {
-      row.status = "duplicate";
-      row.duplicate_of = it->second;
-      rows.push_back(row);
-      continue;
-    }
-    err << fmt::format("[{}/{}] {} ", n, space.variants.size(), v.id) << std::flush;
-    const run::VariantResult r = run::run_variant(worker, inst, options, timeout_s, roof, static_cast<std::int64_t>(n),
-                                                  [&](const Json&) { err << "." << std::flush; });
+  double best_ms = -1;
+  std::string best_id;
+  // Runs one instance and records its row; baselines first, so every variant's speed-up is known when it finishes.
+  const auto run_one = [&](const kernel::Instance& inst, const kernel::Instance* verify_at) {
+    Row row{inst.variant, "", "", "", -1, 0, 0, 0, false, inst.baseline, false, ""};
+    const auto t0 = std::chrono::steady_clock::now();
+    err << fmt::format("[{}/{}] {} ", n, total, inst.variant) << std::flush;
+    const run::VariantResult r = run::run_variant(
+        worker, inst, options, timeout_s, roof, static_cast<std::int64_t>(n), [&](const Json&) { err << "." << std::flush; }, nullptr,
+        verify_at);
     row.status = r.status;
     row.message = r.message;
     row.verified = r.verified;
+    row.cached = r.raw.value("cached", false);
+    row.verified_at = sizes_text(r.raw.value("verified_at", Json()));
     if (r.ms > 0) {
       row.ms = r.ms;
       row.gbs = r.gbs;
@@ -102,49 +104,96 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
       row.roof = r.roof;
       if (context.is_null()) context = r.raw["benchmark"]["context"];
       for (Json b : r.raw["benchmark"]["benchmarks"]) {
-        b["variant"] = v.id;
+        b["variant"] = inst.variant;
         b["kernel"] = spec.name;
         b["verified"] = row.verified;
+        b["baseline"] = row.baseline;
         b["percent_of_roof"] = row.roof;
         benchmarks.push_back(b);
       }
+      if (!row.baseline && row.verified && (best_ms < 0 || row.ms < best_ms)) {
+        best_ms = row.ms;
+        best_id = row.id;
+      }
     } else {
-      benchmarks.push_back({{"name", v.id},
-                            {"variant", v.id},
+      benchmarks.push_back({{"name", inst.variant},
+                            {"variant", inst.variant},
                             {"kernel", spec.name},
                             {"run_type", "iteration"},
                             {"error_occurred", true},
                             {"error_message", row.status + ": " + row.message},
                             {"status", row.status},
-                            {"verified", row.verified}});
+                            {"verified", row.verified},
+                            {"baseline", row.baseline}});
     }
-    err << " " << row.status << (row.ms > 0 ? fmt::format(" {:.4g} ms", row.ms) : "") << "\n";
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    err << " " << row.status << (row.ms > 0 ? fmt::format(" {:.4g} ms", row.ms) : "")
+        << (row.cached ? " (cached)" : fmt::format(" ({:.1f} s)", took))
+        << (best_ms > 0 && !row.baseline ? fmt::format("; best so far {:.4g} ms", best_ms) : "") << "\n";
     rows.push_back(row);
+  };
+  const Env sizes = space.variants.front().parameters;
+  for (const auto& b : spec.baselines) {
+    ++n;
+    run_one(kernel::instantiate_baseline(spec, b, sizes), nullptr);
+  }
+  for (const auto& v : space.variants) {
+    ++n;
+    kernel::Instance inst;
+    try {
+      inst = kernel::instantiate(spec, v, sym::Lang::C);
+    } catch (const LegoError& e) {
+      rows.push_back({v.id, "invalid", e.what(), "", -1, 0, 0, 0, false, false, false, ""});
+      err << fmt::format("[{}/{}] {}: invalid: {}\n", n, total, v.id, e.what());
+      continue;
+    }
+    if (auto [it, fresh] = seen.emplace(run::code_key(inst), v.id); !fresh) {
+      rows.push_back({v.id, "duplicate", "", it->second, -1, 0, 0, 0, false, false, false, ""});
+      continue;
+    }
+    const std::optional<kernel::Instance> small = options.verify ? run::verification_instance(spec, v) : std::nullopt;
+    run_one(inst, small ? &*small : nullptr);
   }
 
   std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
     const bool ta = a.ms > 0, tb = b.ms > 0;
     return ta != tb ? ta : (ta && a.ms < b.ms);
   });
-  out << fmt::format("{:<4} {:<50} {:<9} {:>10} {:>9} {:>9} {:>7}\n", "#", "variant", "verified", "ms", "GB/s", "GFLOP/s", "% roof");
+  // Speed-up over the first timed baseline, side by side in this run.
+  double base_ms = -1;
+  std::string base_id;
+  for (const auto& r : rows)
+    if (r.baseline && r.ms > 0 && base_id.empty()) {
+      base_ms = r.ms;
+      base_id = r.id;
+    }
+  out << fmt::format("{:<4} {:<50} {:<9} {:>10} {:>9} {:>9} {:>7}{}\n", "#", "variant", "verified", "ms", "GB/s", "GFLOP/s", "% roof",
+                     base_ms > 0 ? fmt::format(" {:>8}", "vs base") : "");
   int rank = 0;
   for (const auto& r : rows) {
     if (r.status == "duplicate") continue;
+    const std::string mark = r.verified ? "✓" : r.status == "no GPU" ? "–" : "✗";
     if (r.ms > 0)
-      out << fmt::format("{:<4} {:<50} {:<9} {:>10.4g} {:>9.2f} {:>9.2f} {:>6.1f}%\n", ++rank, r.id, r.verified ? "✓" : "✗", r.ms, r.gbs,
-                         r.gflops, r.roof);
+      out << fmt::format("{:<4} {:<50} {:<9} {:>10.4g} {:>9.2f} {:>9.2f} {:>6.1f}%{}\n", r.baseline ? "base" : std::to_string(++rank), r.id,
+                         mark, r.ms, r.gbs, r.gflops, r.roof, base_ms > 0 ? fmt::format(" {:>7.2f}x", base_ms / r.ms) : "");
     else
-      out << fmt::format("{:<4} {:<50} {:<9} {}\n", "-", r.id,
-                         r.verified             ? "✓"
-                         : r.status == "no GPU" ? "–"
-                                                : "✗",
+      out << fmt::format("{:<4} {:<50} {:<9} {}\n", "-", r.id, mark,
                          r.status + (r.message.empty() ? "" : ": " + r.message.substr(0, r.message.find('\n'))));
   }
   const auto duplicates = std::count_if(rows.begin(), rows.end(), [](const Row& r) { return r.status == "duplicate"; });
   if (duplicates) out << fmt::format("({} variants generate the same code as one above and were not run again)\n", duplicates);
-  out << fmt::format("roof: copy {:.1f} GB/s, triad {:.1f} GB/s, peak {:.0f} / {:.0f} GFLOP/s (fp32 / fp64), {} threads\n",
+  const auto cached = std::count_if(rows.begin(), rows.end(), [](const Row& r) { return r.cached; });
+  if (cached) out << fmt::format("({} results reused from the cache of unchanged code; --no-cache runs them again)\n", cached);
+  if (!spec.verify_at.empty() && options.verify) {
+    std::string at;
+    for (const auto& [k, v] : spec.verify_at) at += (at.empty() ? "" : ", ") + k + "=" + std::to_string(v);
+    out << "(verified against the reference at " << at << ", the same template and layouts; timed at full size)\n";
+  }
+  out << fmt::format("roof: copy {:.1f} GB/s, triad {:.1f} GB/s, peak {:.0f} / {:.0f} GFLOP/s (fp32 / fp64), {} threads{}\n",
                      roof["copy_gbs"].get<double>(), roof["triad_gbs"].get<double>(), roof["peak_gflops_f32"].get<double>(),
-                     roof["peak_gflops_f64"].get<double>(), roof["threads"].get<int>());
+                     roof["peak_gflops_f64"].get<double>(), roof["threads"].get<int>(),
+                     roof.contains("measured_at") ? ", measured " + roof["measured_at"].get<std::string>() : "");
+  err << fmt::format("sweep took {:.1f} s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   if (!json_out.empty()) {
     if (context.is_null()) context = Json::object();
     context["lego_project"] = project_file;
@@ -156,12 +205,17 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
                           {"status", r.status},
                           {"message", r.message},
                           {"verified", r.verified},
+                          {"verified_at", r.verified_at},
+                          {"baseline", r.baseline},
+                          {"cached", r.cached},
                           {"median_ms", r.ms},
                           {"gbs", r.gbs},
                           {"gflops", r.gflops},
                           {"percent_of_roof", r.roof},
+                          {"speedup_vs_baseline", base_ms > 0 && r.ms > 0 ? base_ms / r.ms : 0.0},
                           {"duplicate_of", r.duplicate_of}});
     context["lego_variants"] = variants;
+    if (!base_id.empty()) context["lego_baseline"] = base_id;
     run::write_atomically(json_out, Json{{"context", context}, {"benchmarks", benchmarks}}.dump(2) + "\n");
     err << "results written to " << json_out << "\n";
   }
@@ -179,7 +233,8 @@ std::string best_variant(const std::string& results_file, const std::string& ker
   std::string best;
   double best_ms = 1e300;
   for (const auto& v : j["context"]["lego_variants"])
-    if (v.value("verified", false) && v.value("median_ms", -1.0) > 0 && v["median_ms"].get<double>() < best_ms) {
+    if (v.value("verified", false) && !v.value("baseline", false) && v.value("median_ms", -1.0) > 0 &&
+        v["median_ms"].get<double>() < best_ms) {
       best_ms = v["median_ms"].get<double>();
       best = v["variant"].get<std::string>();
     }
@@ -341,6 +396,8 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   bench_cmd->add_option("--min-time", options.min_time_s, "Minimum seconds per repetition")->check(CLI::Range(0.0, 60.0));
   bench_cmd->add_option("--timeout", timeout_s, "Seconds before a variant is killed as hung")->check(CLI::Range(1.0, 86400.0));
   bench_cmd->add_flag("--no-verify", no_verify, "Skip the comparison with the reference");
+  bool no_cache = false;
+  bench_cmd->add_flag("--no-cache", no_cache, "Run every variant again instead of reusing results of unchanged code");
 
   auto* ceilings_cmd = app.add_subcommand("ceilings", "The machine's measured roofs: STREAM copy/triad bandwidth, peak FMA FP32/FP64");
   ceilings_cmd->add_flag("--json", ceilings_json, "Print JSON");
@@ -419,6 +476,7 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
       return analyze(project, kernel_name, analyze_variant_id, sets, analyze_json, {.heatmap = heatmap, .touches = thread_map}, out, err);
     if (bench_cmd->parsed()) {
       options.verify = !no_verify;
+      options.cache = !no_cache;
       return bench(project, kernel_name, max_variants, seed, sets, json_out, options, timeout_s, out, err);
     }
     return export_kernel(project, kernel_name, variant, results, sets, dir, out);

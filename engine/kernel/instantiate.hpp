@@ -6,6 +6,11 @@
 //   {{ A.size }}                   the number of elements A's (or layout A's) storage holds
 //   {{ smem S[r, c] }}             the index of S, a named layout that stores a
 //                                  __shared__ array of the same name (CUDA)
+//   {{ for i, j in L [parallel] [simd] }} .. {{ end }}
+//                                  loops over L's physical order (poly/loop_nest.hpp);
+//                                  inside, i and j are affine in the loop variables
+//   {{ [stream] B[j, i] = A[i, j] }}  one element moved; alone in a nest, the
+//                                  layouts may pick a register micro-kernel
 // Index arguments are names (ranged by the layout) or integers. Expansions
 // never add lines, so compiler messages keep the template's line numbers.
 #pragma once
@@ -58,6 +63,11 @@ struct Instance {
   std::string backend = "cpu";                                // or "cuda"
   std::array<std::int64_t, 3> grid{1, 1, 1}, block{1, 1, 1};  // CUDA launch shape
   std::vector<AccessSite> accesses;
+  // How the code was generated where there was a choice: loop nests or the
+  // flat form (and why), micro-kernels or scalar code (and why).
+  std::vector<std::string> notes;
+  std::string library;  // baselines: the library they call ("openblas")
+  bool baseline = false;
 };
 
 struct InstantiateOptions {
@@ -74,6 +84,11 @@ Instance instantiate(const KernelSpec& spec, const Variant& variant, sym::Lang l
 // What precedes a CUDA kernel's template: integer types without system
 // headers under NVRTC, the index helpers, and LEGO_ACCESS.
 std::string cuda_prelude();
+
+// A baseline of the kernel at the variant's parameters: its source as the
+// reference is built (parameters as constants), every tensor row-major.
+// The instance's variant is "baseline:<name>".
+Instance instantiate_baseline(const KernelSpec& spec, const Baseline& baseline, const Env& parameters);
 
 // Where element (i0, i1, ..) of a tensor lives in its buffer, for the
 // exported offset functions: the index names, the derived temporaries as

@@ -1,5 +1,6 @@
 #include "kernel/spec.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -228,6 +229,39 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
       r.check_name(name, path + ".parameters." + name);
       unique(name, path + ".parameters." + name);
       s.parameters.push_back({name, parameter_values(r, value, path + ".parameters." + name)});
+    }
+  }
+  if (k.contains("baselines")) {
+    // "name": "file.cpp"  or  "name": {"source": "file.cpp", "library": "openblas"}
+    const Json& bs = k.at("baselines");
+    if (!bs.is_object()) r.fail(path + ".baselines", "expected an object: name -> source file or {\"source\", \"library\"}");
+    for (const auto& [name, value] : bs.items()) {
+      const std::string bp = path + ".baselines." + name;
+      r.check_name(name, bp);
+      Baseline b;
+      b.name = name;
+      if (value.is_string()) {
+        b.source_name = value.get<std::string>();
+      } else if (value.is_object()) {
+        b.source_name = r.string_at(value, "source", bp);
+        b.library = r.optional_string(value, "library", bp);
+        if (!b.library.empty() && b.library != "openblas") r.fail(bp + ".library", "unknown library \"" + b.library + "\" (openblas)");
+      } else {
+        r.fail(bp, "expected a source file name or {\"source\", \"library\"}");
+      }
+      b.source_text = r.file_text(b.source_name, bp + (value.is_string() ? "" : ".source"));
+      s.baselines.push_back(std::move(b));
+    }
+  }
+  if (k.contains("verify_at")) {
+    const Json& va = k.at("verify_at");
+    if (!va.is_object()) r.fail(path + ".verify_at", "expected an object: parameter -> the value to verify at");
+    for (const auto& [name, value] : va.items()) {
+      const std::string vp = path + ".verify_at." + name;
+      if (std::none_of(s.parameters.begin(), s.parameters.end(), [&](const Parameter& p) { return p.name == name; }))
+        r.fail(vp, "\"" + name + "\" is not a parameter of this kernel");
+      if (!value.is_number_integer() || value.get<std::int64_t>() < 1) r.fail(vp, "expected a positive integer");
+      s.verify_at[name] = value.get<std::int64_t>();
     }
   }
   if (k.contains("constraints")) {

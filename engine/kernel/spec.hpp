@@ -51,6 +51,16 @@ struct Constraint {
   Expr expr;
 };
 
+// A library implementation timed beside the variants (plain C++ over
+// row-major logical arrays, the reference's signature and constants), e.g.
+// OpenBLAS's cblas_sgemm. `library` names a library from a fixed list
+// (run/jit.hpp) that the worker loads for it; generated kernels link none.
+struct Baseline {
+  std::string name;
+  std::string source_name, source_text;
+  std::string library;  // "" or "openblas"
+};
+
 struct KernelSpec {
   std::string name, description;
   std::string backend = "cpu";
@@ -64,6 +74,10 @@ struct KernelSpec {
   double tolerance = 0;  // 0: the element type's default
   // CUDA kernels: the launch shape over the parameters (x, y, z; missing ones are 1).
   std::vector<Expr> grid, block;
+  std::vector<Baseline> baselines;
+  // Parameters to verify at (e.g. N = 256): each variant is checked against
+  // the reference at these sizes and timed at its own without a check.
+  Env verify_at;
 };
 
 struct Project {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <functional>
+#include <optional>
 #include <set>
 
 #include "expr/print_mlir.hpp"
@@ -16,6 +17,26 @@ namespace {
 bool is_integer(const std::string& s, std::int64_t& v) {
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   return ec == std::errc() && end == s.data() + s.size();
+}
+
+// The coefficient of variable `name` when e is affine in it: it appears only
+// as a top-level term of the sum (0 when it does not appear at all).
+std::optional<std::int64_t> linear_coefficient(sym::Ref e, const std::string& name) {
+  const auto mentions = [&](sym::Ref t) {
+    std::set<std::string> vars;
+    sym::collect_vars(t, vars);
+    return vars.count(name) > 0;
+  };
+  if (e->kind == sym::Kind::Var) return e->name == name ? 1 : 0;
+  if (e->kind != sym::Kind::Sum) return mentions(e) ? std::nullopt : std::optional<std::int64_t>(0);
+  std::int64_t coef = 0;
+  for (const auto& t : e->terms) {
+    if (t.term->kind == sym::Kind::Var && t.term->name == name)
+      coef += t.coef;
+    else if (mentions(t.term))
+      return std::nullopt;
+  }
+  return coef;
 }
 
 }  // namespace
@@ -57,10 +78,19 @@ DeriveResult derive(const LayoutAst& layout, const Env& env, const DeriveRequest
       if (v < 0 || (sym::is_const(extents[k]) && v >= extents[k]->value))
         throw LegoError("index " + std::to_string(k) + " is " + std::to_string(v) + ", outside [0, " + sym::debug_string(extents[k]) + ")");
       idx.push_back(pool.constant(v));
+    } else if (auto def = r.index_definitions.find(r.indices[k]); def != r.index_definitions.end()) {
+      std::vector<sym::Term> terms;
+      for (const auto& [var, coef] : def->second) terms.push_back({coef, pool.var(var)});
+      idx.push_back(pool.sum(0, terms));
     } else {
       ranges.emplace_back(r.indices[k], extents[k]);
       idx.push_back(pool.var(r.indices[k]));
     }
+  }
+  for (const auto& v : r.loop_variables) {
+    if (sizes.count(v.name) || env.count(v.name))
+      throw LegoError("loop variable '" + v.name + "' is also a size of the layout; give the index another name");
+    ranges.emplace_back(v.name, pool.constant(v.extent));
   }
   sym::Simplifier simplifier(pool, d.facts(ranges));
   if (r.second_prover) simplifier.prover().set_fallback(r.second_prover);
@@ -76,6 +106,17 @@ DeriveResult derive(const LayoutAst& layout, const Env& env, const DeriveRequest
   };
   for (sym::Ref e : results) check(e);
   if (fits) out.index_type = "int32_t";
+  if (!r.inverse)
+    for (const auto& v : r.loop_variables)
+      if (auto stride = linear_coefficient(results[0], v.name)) out.strides[v.name] = *stride;
+  if (!r.inverse && !r.loop_variables.empty()) {
+    std::set<std::string> vars;
+    sym::collect_vars(results[0], vars);
+    bool affine = true;
+    for (const auto& v : vars) affine = affine && out.strides.count(v) > 0;
+    const sym::Ref e = results[0];
+    if (affine) out.constant = e->kind == sym::Kind::Sum || e->kind == sym::Kind::Const ? e->value : 0;
+  }
   if (r.lang == sym::Lang::Mlir) {
     std::set<std::string> free;
     for (sym::Ref e : results) sym::collect_vars(e, free);

@@ -2,7 +2,10 @@
 // the benchmarks and (later) template instantiation use.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,6 +15,12 @@
 
 namespace lego {
 
+// A variable of an enclosing generated loop, in [0, extent).
+struct LoopVariable {
+  std::string name;
+  std::int64_t extent = 1;
+};
+
 struct DeriveRequest {
   bool inverse = false;
   std::vector<std::string> indices;  // names (symbolic, ranged by the layout) or integers
@@ -20,6 +29,11 @@ struct DeriveRequest {
   // A second prover for side conditions (engine/poly's ISL bridge); layout
   // does not depend on poly, so the caller plugs it in.
   std::function<bool(sym::Ref, const sym::Facts&)> second_prover;
+  // Inside a generated loop nest an index is an affine function of the loop
+  // variables (sum coefficient * variable); a name found here is replaced by
+  // it, so div/mod of tiled layouts fold onto the loops' own digits.
+  std::vector<LoopVariable> loop_variables;
+  std::map<std::string, std::vector<std::pair<std::string, std::int64_t>>> index_definitions;
 };
 
 struct DeriveResult {
@@ -31,6 +45,12 @@ struct DeriveResult {
   int ops = 0;
   // C/CUDA: int32_t when every intermediate value is proved to fit, else int64_t.
   std::string index_type = "int64_t";
+  // apply: for each loop variable the single result is affine in, its
+  // coefficient (the access's stride along that loop); absent otherwise.
+  std::map<std::string, std::int64_t> strides;
+  // apply: the constant term when the result is affine over the loop
+  // variables alone (offset = constant + sum stride * variable).
+  std::optional<std::int64_t> constant;
 };
 
 // Throws LegoError on a wrong index count, an out-of-range integer index, or

@@ -25,6 +25,7 @@ struct RunOptions {
   int repetitions = 5;
   double min_time_s = 0.05;  // per repetition
   std::uint64_t seed = 1;
+  bool cache = false;  // reuse results of unchanged code (run/sweep.hpp); not sent to the worker
 };
 
 // A self-contained request: the worker needs no project file.

@@ -21,6 +21,7 @@
 #include <llvm/Transforms/Utils/Cloning.h>
 
 #include <chrono>
+#include <map>
 #include <mutex>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -142,6 +143,20 @@ CompileResult compile_cpp(const std::string& source, const CompileOptions& optio
     return finish();
   }
 
+  if (!options.library.empty()) {
+    // Only names on this list are ever loaded: a project cannot pick a file.
+    static const std::map<std::string, std::string> known = {{"openblas", "libopenblas.so.0"}};
+    auto it = known.find(options.library);
+    std::string error;
+    if (it == known.end()) {
+      result.diagnostics += "error: unknown library \"" + options.library + "\"\n";
+      return finish();
+    }
+    if (llvm::sys::DynamicLibrary::LoadLibraryPermanently(it->second.c_str(), &error)) {
+      result.diagnostics += "error: cannot load " + it->second + " (install libopenblas-dev): " + error + "\n";
+      return finish();
+    }
+  }
   auto target = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!target) {
     result.diagnostics += error_text(target.takeError());

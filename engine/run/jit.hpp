@@ -13,6 +13,9 @@ struct CompileOptions {
   std::vector<std::string> extra_args;  // e.g. -DNAME=value
   bool openmp = true;
   bool want_assembly = true;
+  // A library the code may call, from a fixed list: "openblas" (baselines
+  // only; loaded from the system's libopenblas.so.0). Empty: none.
+  std::string library;
 };
 
 class JitModule {

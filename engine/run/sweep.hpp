@@ -8,9 +8,11 @@
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "kernel/instantiate.hpp"
+#include "kernel/variant.hpp"
 #include "run/executor.hpp"
 #include "run/worker_client.hpp"
 
@@ -40,10 +42,21 @@ struct VariantResult {
   nlohmann::json raw;  // the worker's result
 };
 
-// Runs one instance in `worker`; never throws for a bad kernel.
+// The variant instantiated at the kernel's "verify_at" sizes, or nullopt
+// when it has none (or a constraint fails there): then it is verified at
+// its own size.
+std::optional<kernel::Instance> verification_instance(const kernel::KernelSpec& spec, const kernel::Variant& variant);
+
+// Runs one instance in `worker`; never throws for a bad kernel. With
+// `verify_at`, the check runs on that smaller instance (the same template
+// and layouts) and `inst` is only timed. With options.cache, a result for
+// the same code, sizes, options and machine is reused (raw["cached"]).
 VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, const RunOptions& options, double timeout_s,
                           const nlohmann::json& roof, std::int64_t id, const WorkerClient::OnEvent& on_event = {},
-                          const std::atomic<bool>* cancel = nullptr);
+                          const std::atomic<bool>* cancel = nullptr, const kernel::Instance* verify_at = nullptr);
+
+// Where results are cached: <cache>/lego-studio/results (XDG_CACHE_HOME or ~/.cache).
+std::filesystem::path results_cache_dir();
 
 // The files of a standalone export: <kernel>.cpp, <kernel>.hpp (layouts and
 // <tensor>_offset()), example.cpp, README.md and <kernel>.s (the JIT's

@@ -14,7 +14,7 @@ namespace {
 void BM_Derive(benchmark::State& state) {
   const auto& c = testing::paper_cases()[static_cast<std::size_t>(state.range(0))];
   const LayoutAst ast = parse_layout(c.layout);
-  DeriveRequest request{c.inverse, c.indices, {}, sym::Lang::Cuda, {}};
+  DeriveRequest request{c.inverse, c.indices, {}, sym::Lang::Cuda, {}, {}, {}};
   if (*c.where) request.constraints.push_back(parse_expression(c.where));
   int ops = 0;
   for (auto _ : state) {

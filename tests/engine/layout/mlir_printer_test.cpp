@@ -77,7 +77,7 @@ TEST(MlirPrinter, VerifiedByMlirOptAndRunMatchesTheLayout) {
   for (const auto& c : testing::paper_cases()) {
     SCOPED_TRACE(c.name);
     const LayoutAst ast = parse_layout(c.layout);
-    DeriveRequest request{c.inverse, c.indices, {}, sym::Lang::Mlir, {}};
+    DeriveRequest request{c.inverse, c.indices, {}, sym::Lang::Mlir, {}, {}, {}};
     if (*c.where) request.constraints.push_back(parse_expression(c.where));
     DeriveResult d = derive(ast, {}, request);
     std::string f = d.exprs[0];

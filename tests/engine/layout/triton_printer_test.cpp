@@ -88,7 +88,7 @@ TEST(TritonPrinter, BroadcastSlicesEvaluateToTheLayout) {
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.layout);
     const LayoutAst ast = parse_layout(c.layout);
-    DeriveRequest request{c.inverse, c.indices, {}, sym::Lang::Triton, {}};
+    DeriveRequest request{c.inverse, c.indices, {}, sym::Lang::Triton, {}, {}, {}};
     if (*c.where) request.constraints.push_back(parse_expression(c.where));
     const DeriveResult d = derive(ast, {}, request);
     const Plan plan = compile(ast, c.sizes);
