@@ -159,23 +159,27 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
     const bool ta = a.ms > 0, tb = b.ms > 0;
     return ta != tb ? ta : (ta && a.ms < b.ms);
   });
-  // Speed-up over the first timed baseline, side by side in this run.
-  double base_ms = -1;
-  std::string base_id;
-  for (const auto& r : rows)
-    if (r.baseline && r.ms > 0 && base_id.empty()) {
-      base_ms = r.ms;
-      base_id = r.id;
-    }
-  out << fmt::format("{:<4} {:<50} {:<9} {:>10} {:>9} {:>9} {:>7}{}\n", "#", "variant", "verified", "ms", "GB/s", "GFLOP/s", "% roof",
-                     base_ms > 0 ? fmt::format(" {:>8}", "vs base") : "");
+  // Speed-up over each timed baseline, side by side in this run (over a
+  // copy baseline it is the fraction of the copy bandwidth).
+  std::vector<std::pair<std::string, double>> bases;
+  for (const auto& b : spec.baselines)
+    for (const auto& r : rows)
+      if (r.id == "baseline:" + b.name && r.ms > 0) bases.emplace_back(b.name, r.ms);
+  const double base_ms = bases.empty() ? -1 : bases.back().second;  // the library, where there is one
+  const std::string base_id = bases.empty() ? "" : "baseline:" + bases.back().first;
+  std::string header =
+      fmt::format("{:<4} {:<50} {:<9} {:>10} {:>9} {:>9} {:>7}", "#", "variant", "verified", "ms", "GB/s", "GFLOP/s", "% roof");
+  for (const auto& [name, ms] : bases) header += fmt::format(" {:>11}", "vs " + name.substr(0, 8));
+  out << header << "\n";
   int rank = 0;
   for (const auto& r : rows) {
     if (r.status == "duplicate") continue;
     const std::string mark = r.verified ? "✓" : r.status == "no GPU" ? "–" : "✗";
+    std::string ratios;
+    for (const auto& [name, ms] : bases) ratios += r.ms > 0 ? fmt::format(" {:>10.2f}x", ms / r.ms) : "";
     if (r.ms > 0)
       out << fmt::format("{:<4} {:<50} {:<9} {:>10.4g} {:>9.2f} {:>9.2f} {:>6.1f}%{}\n", r.baseline ? "base" : std::to_string(++rank), r.id,
-                         mark, r.ms, r.gbs, r.gflops, r.roof, base_ms > 0 ? fmt::format(" {:>7.2f}x", base_ms / r.ms) : "");
+                         mark, r.ms, r.gbs, r.gflops, r.roof, ratios);
     else
       out << fmt::format("{:<4} {:<50} {:<9} {}\n", "-", r.id, mark,
                          r.status + (r.message.empty() ? "" : ": " + r.message.substr(0, r.message.find('\n'))));
@@ -193,6 +197,10 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
                      roof["copy_gbs"].get<double>(), roof["triad_gbs"].get<double>(), roof["peak_gflops_f32"].get<double>(),
                      roof["peak_gflops_f64"].get<double>(), roof["threads"].get<int>(),
                      roof.contains("measured_at") ? ", measured " + roof["measured_at"].get<std::string>() : "");
+  if (std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.roof > 100.0; })) {
+    err << "a variant ran above the cached roof: measuring the ceilings again for later runs\n";
+    run::machine_ceilings(true, [&](const std::string& m) { err << m << "\n"; });
+  }
   err << fmt::format("sweep took {:.1f} s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   if (!json_out.empty()) {
     if (context.is_null()) context = Json::object();
@@ -213,6 +221,12 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
                           {"gflops", r.gflops},
                           {"percent_of_roof", r.roof},
                           {"speedup_vs_baseline", base_ms > 0 && r.ms > 0 ? base_ms / r.ms : 0.0},
+                          {"speedups",
+                           [&] {
+                             Json s = Json::object();
+                             for (const auto& [name, ms] : bases) s[name] = r.ms > 0 ? ms / r.ms : 0.0;
+                             return s;
+                           }()},
                           {"duplicate_of", r.duplicate_of}});
     context["lego_variants"] = variants;
     if (!base_id.empty()) context["lego_baseline"] = base_id;
@@ -466,7 +480,8 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
             "GFLOP/s\n",
             r["copy_gbs"].get<double>(), r["triad_gbs"].get<double>(), r["peak_gflops_f32"].get<double>(),
             r["peak_gflops_f64"].get<double>());
-        out << fmt::format("threads          {}\ncached in        {}\n", r["threads"].get<int>(), r.value("cached", ""));
+        out << fmt::format("threads          {}\nmeasured         {}\ncached in        {}\n", r["threads"].get<int>(),
+                           r.value("measured_at", "(unknown: measured before dates were kept)"), r.value("cached", ""));
       }
       return 0;
     }

@@ -401,10 +401,12 @@ class Instantiator {
     std::string dst_args, src_args;
     side(trim(p.substr(0, eq)), m.dst, dst_args);
     side(trim(p.substr(eq + 1)), m.src, src_args);
-    Expansion part = x;
+    Expansion part = x;  // each side is its own access site, named by its own text
+    part.placeholder = trim(p.substr(0, eq));
     const DeriveResult d = access_code(part, m.dst, dst_args, false, at, length, inst);
     m.dst_code = m.dst + "[" + part.code + "]";
     x.ops = part.ops;
+    part.placeholder = trim(p.substr(eq + 1));
     const DeriveResult s = access_code(part, m.src, src_args, false, at, length, inst);
     m.src_code = m.src + "[" + part.code + "]";
     x.ops += part.ops;

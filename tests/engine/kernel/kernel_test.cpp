@@ -55,33 +55,55 @@ TEST(Variants, CartesianProductFilteredByConstraints) {
   const Project p = transposes();
   const KernelSpec& t = find_kernel(p, "transpose2d");
   const VariantSpace all = enumerate_variants(t, {0, 1, {{"N", 64}}});
-  EXPECT_EQ(all.candidates, 1u * 2 * 4 * 1 * 4);  // A, B, L, N, T
+  EXPECT_EQ(all.candidates, 1u * 2 * 4 * 1 * 4 * 2);  // A, B, L, N, T, FLAT
   EXPECT_EQ(all.rejected, 0u);
-  EXPECT_EQ(all.variants.size(), 32u);
+  EXPECT_EQ(all.variants.size(), 64u);
   const VariantSpace some = enumerate_variants(t, {0, 1, {{"N", 24}}});  // 24 % 16 != 0, 24 % 32, 24 % 64
-  EXPECT_EQ(some.variants.size(), 8u);
-  EXPECT_EQ(some.rejected, 24u);
+  EXPECT_EQ(some.variants.size(), 16u);
+  EXPECT_EQ(some.rejected, 48u);
   const VariantSpace sampled = enumerate_variants(t, {5, 7, {{"N", 64}}});
   EXPECT_EQ(sampled.variants.size(), 5u);
   EXPECT_TRUE(sampled.sampled);
   EXPECT_EQ(enumerate_variants(t, {5, 7, {{"N", 64}}}).variants[2].id, sampled.variants[2].id);  // seeded: reproducible
   EXPECT_THROW(enumerate_variants(t, {0, 1, {{"Q", 1}}}), LegoError);
-  EXPECT_EQ(find_variant(t, "A=row,B=row,L=tiles,N=64,T=16", {{"N", 64}}).parameters.at("T"), 16);
+  EXPECT_EQ(find_variant(t, "A=row,B=row,L=tiles,N=64,T=16,FLAT=0", {{"N", 64}}).parameters.at("T"), 16);
 }
 
 TEST(Instantiate, ExpandsPlaceholdersWithoutAddingLines) {
   const Project p = transposes();
   const KernelSpec& t = find_kernel(p, "transpose2d");
-  const Instance inst = instantiate(t, find_variant(t, "A=row,B=row,L=tiles,N=64,T=16", {{"N", 64}}), sym::Lang::C);
-  ASSERT_EQ(inst.expansions.size(), 4u);
-  EXPECT_EQ(inst.expansions[0].code, "4096");
-  EXPECT_EQ(inst.expansions[0].line, 6);
-  EXPECT_NE(inst.expansions[1].code.find("const int64_t i = "), std::string::npos);
-  EXPECT_EQ(inst.expansions[2].code, "(i + 64*j)") << inst.expansions[2].code;
-  EXPECT_EQ(inst.flops, 0);
-  EXPECT_EQ(inst.bytes, 2 * 4 * 64 * 64);
-  const auto body = inst.source.substr(inst.source.find("#line 1"));
+  // The flat form: one loop over L's order, L.inv per element.
+  const Instance flat = instantiate(t, find_variant(t, "A=row,B=row,L=tiles,N=64,T=16,FLAT=1", {{"N", 64}}), sym::Lang::C);
+  ASSERT_EQ(flat.expansions.size(), 3u);  // for, the move, end
+  EXPECT_NE(flat.expansions[0].code.find("lego_x < 4096"), std::string::npos) << flat.expansions[0].code;
+  EXPECT_NE(flat.expansions[0].code.find("const int64_t i = "), std::string::npos);
+  EXPECT_EQ(flat.expansions[1].code, "B[(i + 64*j)] = A[(64*i + j)];") << flat.expansions[1].code;
+  EXPECT_EQ(flat.expansions[1].line, 10);
+  EXPECT_EQ(flat.flops, 0);
+  EXPECT_EQ(flat.bytes, 2 * 4 * 64 * 64);
+  for (const Instance* inst : {&flat}) {
+    const auto body = inst->source.substr(inst->source.find("#line 1"));
+    EXPECT_EQ(std::count(body.begin(), body.end(), '\n'), std::count(t.template_text.begin(), t.template_text.end(), '\n') + 1);
+  }
+  // The loop nest: tiles of 16 become four loops, and the tile that swaps
+  // A's and B's contiguous dimensions moves through a 16x16 register transpose.
+  const Instance nest = instantiate(t, find_variant(t, "A=row,B=row,L=tiles,N=64,T=16,FLAT=0", {{"N", 64}}), sym::Lang::C);
+  const std::string& loops = nest.expansions[0].code;
+  EXPECT_NE(loops.find("for (int64_t i_0 = 0; i_0 < 4; ++i_0) { for (int64_t j_0 = 0; j_0 < 4; ++j_0) {"), std::string::npos) << loops;
+  EXPECT_NE(loops.find("for (int64_t i_1 = 0; i_1 < 16; i_1 += 16) { for (int64_t j_1 = 0; j_1 < 16; j_1 += 16) {"), std::string::npos)
+      << loops;
+  EXPECT_NE(loops.find("const int64_t i = 16 * i_0 + i_1;"), std::string::npos) << loops;
+  EXPECT_EQ(nest.expansions[1].code,
+            "lego_transpose_16x16<true>(&A[(1024*i_0 + 64*i_1 + 16*j_0 + j_1)], 64, "
+            "&B[(16*i_0 + i_1 + 1024*j_0 + 64*j_1)], 64);")
+      << nest.expansions[1].code;
+  EXPECT_NE(nest.expansions[2].code.find("lego_store_fence();"), std::string::npos);
+  const auto body = nest.source.substr(nest.source.find("#line 1"));
   EXPECT_EQ(std::count(body.begin(), body.end(), '\n'), std::count(t.template_text.begin(), t.template_text.end(), '\n') + 1);
+  std::string notes;
+  for (const auto& n : nest.notes) notes += n + "\n";
+  EXPECT_NE(notes.find("L: 4 nested loops from its digits (ISL)"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("16x16 register transpose over loops i_1, j_1, streaming stores"), std::string::npos) << notes;
 }
 
 KernelSpec with_template(const std::string& text) {
@@ -93,7 +115,7 @@ KernelSpec with_template(const std::string& text) {
 std::string instantiate_error(const std::string& text) {
   const KernelSpec t = with_template(text);
   try {
-    instantiate(t, find_variant(t, "A=row,B=row,L=rows,N=64,T=8", {{"N", 64}}), sym::Lang::C);
+    instantiate(t, find_variant(t, "A=row,B=row,L=rows,N=64,T=8,FLAT=0", {{"N", 64}}), sym::Lang::C);
   } catch (const LegoError& e) {
     return e.what();
   }
@@ -112,7 +134,7 @@ TEST(Instantiate, BadPlaceholdersGetTemplateLineAndColumn) {
 
 nlohmann::json run_with_template(const std::string& text) {
   const KernelSpec t = with_template(text);
-  const Instance inst = instantiate(t, find_variant(t, "A=row,B=row,L=tiles,N=64,T=8", {{"N", 64}}), sym::Lang::C);
+  const Instance inst = instantiate(t, find_variant(t, "A=row,B=row,L=tiles,N=64,T=8,FLAT=0", {{"N", 64}}), sym::Lang::C);
   run::Executor executor;
   run::RunOptions options;
   options.time = false;
@@ -145,10 +167,27 @@ TEST(Executor, CompileErrorsPointAtTheTemplateLine) {
   EXPECT_NE(r["message"].get<std::string>().find("cpu/transpose2d.cpp:2:3: error"), std::string::npos) << r["message"];
 }
 
+TEST(Executor, APlantedWrongMicroKernelIsCaught) {
+  const Project p = transposes();
+  const KernelSpec& t = find_kernel(p, "transpose2d");
+  Instance inst = instantiate(t, find_variant(t, "A=row,B=row,L=tiles,N=64,T=16,FLAT=0", {{"N", 64}}), sym::Lang::C);
+  run::Executor executor;
+  run::RunOptions options;
+  options.time = false;
+  ASSERT_EQ(executor.execute(run::make_request(inst, options, 1))["verified"], true);
+  // The same call with the destination's row stride off by one element.
+  const std::string good = "&B[(16*i_0 + i_1 + 1024*j_0 + 64*j_1)], 64);";
+  const auto at = inst.source.find(good);
+  ASSERT_NE(at, std::string::npos);
+  inst.source.replace(at, good.size(), "&B[(16*i_0 + i_1 + 1024*j_0 + 64*j_1)], 63);");
+  const auto r = executor.execute(run::make_request(inst, options, 2));
+  EXPECT_EQ(r["status"], "wrong") << r.dump(2).substr(0, 2000);
+}
+
 TEST(Executor, TimesWithGoogleBenchmark) {
   const Project p = transposes();
   const KernelSpec& t = find_kernel(p, "transpose2d");
-  const Instance inst = instantiate(t, find_variant(t, "A=row,B=row,L=tiles,N=64,T=8", {{"N", 64}}), sym::Lang::C);
+  const Instance inst = instantiate(t, find_variant(t, "A=row,B=row,L=tiles,N=64,T=8,FLAT=0", {{"N", 64}}), sym::Lang::C);
   run::Executor executor;
   run::RunOptions options;
   options.repetitions = 3;
@@ -200,7 +239,7 @@ INSTANTIATE_TEST_SUITE_P(Transposes, ExampleKernels,
                                            Case{"transpose.lego.json", "transpose3d_210", {{"D0", 32}, {"D1", 8}, {"D2", 16}}},
                                            Case{"transpose.lego.json", "transpose3d_021", {{"D0", 8}, {"D1", 32}, {"D2", 16}}},
                                            Case{"transpose.lego.json", "transpose4d_3210", {{"D0", 16}, {"D1", 4}, {"D2", 6}, {"D3", 32}}},
-                                           Case{"transpose.lego.json", "transpose4d_1302", {{"D0", 4}, {"D1", 6}, {"D2", 8}, {"D3", 10}}}),
+                                           Case{"transpose.lego.json", "transpose4d_1302", {{"D0", 4}, {"D1", 6}, {"D2", 8}, {"D3", 16}}}),
                          [](const auto& param_info) { return param_info.param.kernel; });
 
 INSTANTIATE_TEST_SUITE_P(MatmulAndStencils, ExampleKernels,

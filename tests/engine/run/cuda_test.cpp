@@ -173,14 +173,14 @@ TEST(KnownAnswers, MatmulTileOfBStoredColumnMajorConflicts) {
 }
 
 TEST(KnownAnswers, CpuTransposeRowsReadUnitStrideWriteAcross) {
-  const auto r = traced("transpose.lego.json", "transpose2d", "A=row,B=row,L=rows,N=256,T=8", {{"N", 256}});
+  const auto r = traced("transpose.lego.json", "transpose2d", "A=row,B=row,L=rows,N=256,T=8,FLAT=0", {{"N", 256}});
   EXPECT_TRUE(site(r, "A[i, j]").unit_stride);
   EXPECT_NEAR(site(r, "A[i, j]").lines_per_access, 1.0 / 16, 1e-3);  // a new 64-byte line every 16 floats
   EXPECT_FALSE(site(r, "B[j, i]").unit_stride);
   EXPECT_EQ(site(r, "B[j, i]").common_stride, 256);
   EXPECT_DOUBLE_EQ(site(r, "B[j, i]").lines_per_access, 1.0);
   // Storing B in column-major tiles makes the write unit-stride too.
-  const auto tiled = traced("transpose.lego.json", "transpose2d", "A=row,B=coltiles,L=rows,N=256,T=8", {{"N", 256}});
+  const auto tiled = traced("transpose.lego.json", "transpose2d", "A=row,B=coltiles,L=rows,N=256,T=8,FLAT=0", {{"N", 256}});
   EXPECT_TRUE(site(tiled, "B[j, i]").unit_stride);
   EXPECT_LT(tiled.lines_per_iteration, r.lines_per_iteration / 4);
 }
