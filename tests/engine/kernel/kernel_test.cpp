@@ -175,11 +175,15 @@ TEST(Executor, APlantedWrongMicroKernelIsCaught) {
   run::RunOptions options;
   options.time = false;
   ASSERT_EQ(executor.execute(run::make_request(inst, options, 1))["verified"], true);
-  // The same call with the destination's row stride off by one element.
+  // The same call with the destination's row stride off by one element
+  // (plain stores: a streamed store to a misaligned row would fault).
   const std::string good = "&B[(16*i_0 + i_1 + 1024*j_0 + 64*j_1)], 64);";
   const auto at = inst.source.find(good);
   ASSERT_NE(at, std::string::npos);
   inst.source.replace(at, good.size(), "&B[(16*i_0 + i_1 + 1024*j_0 + 64*j_1)], 63);");
+  const auto call = inst.source.find("lego_transpose_16x16<true>(&A");
+  ASSERT_NE(call, std::string::npos);
+  inst.source.replace(call, std::string("lego_transpose_16x16<true>").size(), "lego_transpose_16x16<false>");
   const auto r = executor.execute(run::make_request(inst, options, 2));
   EXPECT_EQ(r["status"], "wrong") << r.dump(2).substr(0, 2000);
 }
