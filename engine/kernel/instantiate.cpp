@@ -614,6 +614,7 @@ Instance instantiate_baseline(const KernelSpec& spec, const Baseline& baseline, 
   inst.kernel = spec.name;
   inst.variant = "baseline:" + baseline.name;
   inst.baseline = true;
+  inst.check = baseline.verify;
   inst.library = baseline.library;
   inst.parameters = parameters;
   inst.tolerance = spec.tolerance;

@@ -68,6 +68,7 @@ struct Instance {
   std::vector<std::string> notes;
   std::string library;  // baselines: the library they call ("openblas")
   bool baseline = false;
+  bool check = true;  // false: a baseline that is a roof, timed without a comparison
 };
 
 struct InstantiateOptions {

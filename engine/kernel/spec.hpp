@@ -59,6 +59,9 @@ struct Baseline {
   std::string name;
   std::string source_name, source_text;
   std::string library;  // "" or "openblas"
+  // False for a roof rather than an implementation (a plain copy of the
+  // same bytes): timed, never compared with the reference.
+  bool verify = true;
 };
 
 struct KernelSpec {
