@@ -1,8 +1,6 @@
 #include "poly/isl_layout.hpp"
 
-#include <isl/ctx.h>
 #include <isl/map.h>
-#include <isl/options.h>
 #include <isl/point.h>
 #include <isl/set.h>
 #include <isl/val.h>
@@ -12,6 +10,7 @@
 #include <set>
 
 #include "layout/symbolic.hpp"
+#include "poly/isl_context.hpp"
 #include "poly/isl_prover.hpp"
 
 namespace lego::poly {
@@ -27,15 +26,6 @@ const char* const kPosition = "lego_x";
 // Chains of several mods make ISL's existentials explode; past this many
 // elementary operations the verdict is "ISL gave up", in well under a second.
 constexpr unsigned long kMaxOperations = 2'000'000;
-
-struct Ctx {
-  isl_ctx* ctx = isl_ctx_alloc();
-  Ctx() {
-    isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE);
-    isl_ctx_set_max_operations(ctx, kMaxOperations);
-  }
-  ~Ctx() { isl_ctx_free(ctx); }
-};
 
 struct MapDeleter {
   void operator()(isl_map* m) const { isl_map_free(m); }
@@ -184,7 +174,7 @@ IslVerdict isl_check_layout(const LayoutAst& layout, const Env& env, const std::
   const std::string header = "[" + join({params.begin(), params.end()}, ", ") + "] -> { ";
   const std::string target_text = "0 <= " + std::string(kPosition) + " <= (" + *size_text + ") - 1" + ctx_text;
 
-  Ctx ctx;
+  IslContext ctx(kMaxOperations);
   const std::string a_text = header + "[" + join(names, ", ") + "] -> [" + kPosition + "] : " + kPosition + " = " + *apply_text + " and " +
                              join(domain, " and ") + ctx_text + " }";
   Map a(isl_map_read_from_str(ctx.ctx, a_text.c_str()));

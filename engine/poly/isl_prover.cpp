@@ -1,12 +1,12 @@
 #include "poly/isl_prover.hpp"
 
-#include <isl/ctx.h>
-#include <isl/options.h>
 #include <isl/set.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <set>
+
+#include "poly/isl_context.hpp"
 
 namespace lego::poly {
 
@@ -61,11 +61,7 @@ std::optional<std::string> to_isl(Ref e, Ref* offending) {
   return s;
 }
 
-struct IslProver::Ctx {
-  isl_ctx* ctx;
-  Ctx() : ctx(isl_ctx_alloc()) { isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE); }
-  ~Ctx() { isl_ctx_free(ctx); }
-};
+struct IslProver::Ctx : IslContext {};
 
 IslProver::IslProver() : ctx_(std::make_unique<Ctx>()) {}
 IslProver::~IslProver() = default;

@@ -2,9 +2,7 @@
 
 #include <isl/ast.h>
 #include <isl/ast_build.h>
-#include <isl/ctx.h>
 #include <isl/id.h>
-#include <isl/options.h>
 #include <isl/set.h>
 #include <isl/union_map.h>
 #include <isl/union_set.h>
@@ -14,6 +12,7 @@
 #include <memory>
 
 #include "layout/compile.hpp"
+#include "poly/isl_context.hpp"
 
 namespace lego::poly {
 
@@ -38,11 +37,6 @@ std::string linear_digits(const LayoutAst& layout, const Env& env, std::vector<D
   return "";
 }
 
-struct Ctx {
-  isl_ctx* ctx = isl_ctx_alloc();
-  Ctx() { isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE); }
-  ~Ctx() { isl_ctx_free(ctx); }
-};
 struct NodeDeleter {
   void operator()(isl_ast_node* n) const { isl_ast_node_free(n); }
 };
@@ -277,7 +271,7 @@ LoopNestResult build_loop_nest(const LayoutAst& layout, const Env& env, const st
   for (const auto& g : isl_guards) set += " and " + g;
   if (nest.loops.empty()) set.clear();  // one element: no loops at all
 
-  Ctx ctx;
+  IslContext ctx;
   isl_union_set* domain = isl_union_set_read_from_str(ctx.ctx, ("{ S[" + vars + "]" + set + " }").c_str());
   isl_union_map* schedule = isl_union_map_read_from_str(ctx.ctx, ("{ S[" + vars + "] -> [" + vars + "] }").c_str());
   isl_ast_node* root = nullptr;
