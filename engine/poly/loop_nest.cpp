@@ -10,7 +10,9 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 
+#include "layout/bound.hpp"
 #include "layout/compile.hpp"
 #include "poly/isl_context.hpp"
 
@@ -196,11 +198,10 @@ bool headers_of(isl_ast_node* node, const std::map<std::string, std::int64_t>& e
 // ExpandBy: the expanded physical position x (a sum of digits times their
 // place values) lies in the original box when each of its row-major
 // coordinates over the expanded extents is below the original extent.
-std::vector<std::string> expand_guards(const LoopNest& nest, const std::vector<Digit>& digits, const LayoutAst& layout, const Env& env,
-                                       bool isl_syntax) {
-  if (!layout.expand_to) return {};
-  const Plan plan = compile(layout, env);
-  const auto& e = *plan.layout().expand;
+std::vector<std::string> expand_guards(const LoopNest& nest, const std::vector<Digit>& digits,
+                                       const std::optional<BoundLayout::Expand>& expand, bool isl_syntax) {
+  if (!expand) return {};
+  const auto& e = *expand;
   std::string x;
   std::int64_t place = 1;
   for (std::size_t s = digits.size(); s-- > 0;) {
@@ -262,7 +263,8 @@ LoopNestResult build_loop_nest(const LayoutAst& layout, const Env& env, const st
     extents[var] = d.radix;
   }
 
-  const std::vector<std::string> isl_guards = expand_guards(nest, digits, layout, env, true);
+  const std::optional<BoundLayout::Expand> expand = layout.expand_to ? bind(layout, env).expand : std::nullopt;
+  const std::vector<std::string> isl_guards = expand_guards(nest, digits, expand, true);
   std::string vars, set = " : ";
   for (const auto& l : nest.loops) {
     vars += (vars.empty() ? "" : ", ") + l.var;
@@ -289,7 +291,7 @@ LoopNestResult build_loop_nest(const LayoutAst& layout, const Env& env, const st
   isl_union_set_free(domain);
   isl_union_map_free(schedule);
   const Node tree(root);
-  if (!tree || !headers_of(tree.get(), extents, nest)) box_headers(nest, expand_guards(nest, digits, layout, env, false));
+  if (!tree || !headers_of(tree.get(), extents, nest)) box_headers(nest, expand_guards(nest, digits, expand, false));
   return result;
 }
 
