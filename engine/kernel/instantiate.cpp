@@ -71,6 +71,25 @@ std::string rename(const std::string& code, const std::map<std::string, std::str
   return out;
 }
 
+// The parameters as constants, for code compiled per size (the reference, baselines).
+std::string parameter_constants(const Env& parameters) {
+  std::string out = "#include <cstdint>\n";
+  for (const auto& [name, value] : parameters) out += "constexpr int64_t " + name + " = " + std::to_string(value) + ";\n";
+  return out;
+}
+
+std::string reference_source(const KernelSpec& spec, const Env& parameters) {
+  return parameter_constants(parameters) + "#line 1 \"" + spec.reference_name + "\"\n" + spec.reference_text;
+}
+
+std::int64_t formula_value(const KernelSpec& spec, const Expr& e, const Env& parameters, const std::string& what) {
+  try {
+    return evaluate(e, parameters);
+  } catch (const LegoError& err) {
+    throw LegoError("kernel " + spec.name + ": the \"" + what + "\" formula: " + err.what());
+  }
+}
+
 class Instantiator {
  public:
   Instantiator(const KernelSpec& spec, const Variant& variant, sym::Lang lang, const InstantiateOptions& options)
@@ -81,11 +100,7 @@ class Instantiator {
     inst.kernel = spec_.name;
     inst.variant = variant_.id;
     inst.parameters = variant_.parameters;
-    // The reference sees the parameters as constants.
-    inst.reference = "#include <cstdint>\n";
-    for (const auto& [name, value] : variant_.parameters)
-      inst.reference += "constexpr int64_t " + name + " = " + std::to_string(value) + ";\n";
-    inst.reference += "#line 1 \"" + spec_.reference_name + "\"\n" + spec_.reference_text;
+    inst.reference = reference_source(spec_, variant_.parameters);
     inst.tolerance = spec_.tolerance;
     bind_layouts(inst);
     inst.flops = evaluate_formula(spec_.flops, "flops");
@@ -164,13 +179,7 @@ class Instantiator {
     return format_diagnostic(spec_.template_text, Diagnostic{Span{offset, offset + length}, message}, "");
   }
 
-  std::int64_t evaluate_formula(const Expr& e, const char* what) const {
-    try {
-      return evaluate(e, variant_.parameters);
-    } catch (const LegoError& err) {
-      throw LegoError(std::string("kernel ") + spec_.name + ": the \"" + what + "\" formula: " + err.what());
-    }
-  }
+  std::int64_t evaluate_formula(const Expr& e, const std::string& what) const { return formula_value(spec_, e, variant_.parameters, what); }
 
   void bind_layouts(Instance& inst) {
     for (const auto& t : spec_.tensors) {
@@ -182,7 +191,7 @@ class Instantiator {
       b.layout_name = choice.name;
       b.elements = 1;
       for (const auto& e : t.extents) {
-        b.extents.push_back(evaluate_formula(e, ("extents of " + t.name).c_str()));
+        b.extents.push_back(evaluate_formula(e, "extents of " + t.name));
         if (b.extents.back() < 1)
           throw LegoError("tensor " + t.name + ": an extent is " + std::to_string(b.extents.back()) + "; extents are >= 1");
         b.elements *= b.extents.back();
@@ -437,7 +446,7 @@ class Instantiator {
       return;
     }
     std::vector<std::string> headers = n.nest.headers;
-    bool stream = false;
+    bool stream = false, microkernel = false;
     // A move alone in the body: the layout picks a register micro-kernel.
     if (n.moves.size() == 1 && n.statements.size() == 1 && body_is_only(n.expansion, n.moves[0].expansion, inst.expansions.size() - 1) &&
         !options_.mark_accesses && headers.size() >= 2 && !n.nest.header_loop[headers.size() - 1].empty() &&
@@ -463,41 +472,41 @@ class Instantiator {
         }
         inst.expansions[m.expansion].code = transpose_call(*c, m.src_code, m.dst_code);
         stream = c->stream;
-        uses_microkernels_ = true;
+        microkernel = uses_microkernels_ = true;
         inst.notes.push_back(m.dst + " = " + m.src + ": " + c->note);
       } else {
         inst.notes.push_back(m.dst + " = " + m.src + ": scalar move (" + why_not + ")");
       }
     }
-    // Collapse the leading whole-range loops until they give the threads enough work.
+    // Collapse the leading whole-range loops until they give the threads
+    // enough work; never the two a micro-kernel steps by its tile.
+    const int unstepped = static_cast<int>(headers.size()) - (microkernel ? 2 : 0);
     int collapse = 0;
     std::int64_t iterations = 1;
-    while (collapse < static_cast<int>(headers.size()) && iterations < 64 &&
-           std::count(n.nest.rectangular.begin(), n.nest.rectangular.end(), collapse) && !headers[collapse].ends_with("+= 8) {") &&
-           !headers[collapse].ends_with("+= 16) {")) {
+    while (collapse < unstepped && iterations < 64 && std::count(n.nest.rectangular.begin(), n.nest.rectangular.end(), collapse)) {
       for (const auto& l : n.nest.loops)
         if (l.var == n.nest.header_loop[collapse]) iterations *= l.extent;
       ++collapse;
     }
     std::string code;
+    bool region = false;  // an omp parallel block of our own, closed after the fence
     if (n.parallel) {
       const bool first_is_loop = !n.nest.header_loop.empty() && !n.nest.header_loop[0].empty();
       const std::string clause = " schedule(static)" + (collapse > 1 ? " collapse(" + std::to_string(collapse) + ")" : std::string());
       if (!first_is_loop)
         inst.notes.push_back(n.layout + ": not parallel (the nest does not start with a loop)");
-      else if (stream)  // each thread fences its own streamed stores before the region's barrier
+      else if ((region = stream))  // each thread fences its own streamed stores before the region's barrier
         code = "_Pragma(\"omp parallel\") { _Pragma(\"omp for" + clause + " nowait\") ";
       else
         code = "_Pragma(\"omp parallel for" + clause + "\") ";
     }
     for (std::size_t h = 0; h < headers.size(); ++h) {
-      if (n.simd && h + 1 == headers.size() && !n.nest.header_loop[h].empty() && !uses_microkernel(inst, n))
-        code += "_Pragma(\"omp simd\") ";
+      if (n.simd && h + 1 == headers.size() && !n.nest.header_loop[h].empty() && !microkernel) code += "_Pragma(\"omp simd\") ";
       code += headers[h] + " ";
     }
     open.code = code + poly::coordinate_declarations(n.nest);
     x.code = std::string(headers.size(), '}');
-    if (stream) x.code += n.parallel && code.starts_with("_Pragma(\"omp parallel\") {") ? " lego_store_fence(); }" : " lego_store_fence();";
+    if (stream) x.code += region ? " lego_store_fence(); }" : " lego_store_fence();";
   }
 
   // True when the template text between placeholders `open` and `close` is
@@ -509,10 +518,6 @@ class Instantiator {
                          [](char c) { return std::isspace(static_cast<unsigned char>(c)); });
     };
     return blank(spans_[open].second, spans_[only].first) && blank(spans_[only].second, spans_[close].first);
-  }
-
-  bool uses_microkernel(const Instance& inst, const OpenNest& n) const {
-    return n.moves.size() == 1 && inst.expansions[n.moves[0].expansion].code.starts_with("lego_transpose_");
   }
 
   // Records the access and, for tracing builds, wraps it in LEGO_ACCESS.
@@ -618,18 +623,10 @@ Instance instantiate_baseline(const KernelSpec& spec, const Baseline& baseline, 
   inst.library = baseline.library;
   inst.parameters = parameters;
   inst.tolerance = spec.tolerance;
-  std::string constants = "#include <cstdint>\n";
-  for (const auto& [name, value] : parameters) constants += "constexpr int64_t " + name + " = " + std::to_string(value) + ";\n";
-  inst.reference = constants + "#line 1 \"" + spec.reference_name + "\"\n" + spec.reference_text;
-  inst.source = "// baseline " + baseline.name + " of kernel " + spec.name + "\n" + constants + "#line 1 \"" + baseline.source_name +
-                "\"\n" + baseline.source_text;
-  const auto value = [&](const Expr& e, const std::string& what) {
-    try {
-      return evaluate(e, parameters);
-    } catch (const LegoError& err) {
-      throw LegoError("kernel " + spec.name + ": the \"" + what + "\" formula: " + err.what());
-    }
-  };
+  inst.reference = reference_source(spec, parameters);
+  inst.source = "// baseline " + baseline.name + " of kernel " + spec.name + "\n" + parameter_constants(parameters) + "#line 1 \"" +
+                baseline.source_name + "\"\n" + baseline.source_text;
+  const auto value = [&](const Expr& e, const std::string& what) { return formula_value(spec, e, parameters, what); };
   inst.flops = value(spec.flops, "flops");
   inst.bytes = value(spec.bytes, "bytes");
   for (const auto& t : spec.tensors) {
