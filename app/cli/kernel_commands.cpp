@@ -86,7 +86,9 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   std::string best_id;
   // Runs one instance and records its row; baselines first, so every variant's speed-up is known when it finishes.
   const auto run_one = [&](const kernel::Instance& inst, const kernel::Instance* verify_at) {
-    Row row{inst.variant, "", "", "", -1, 0, 0, 0, false, inst.baseline, false, ""};
+    Row row;
+    row.id = inst.variant;
+    row.baseline = inst.baseline;
     const auto t0 = std::chrono::steady_clock::now();
     err << fmt::format("[{}/{}] {} ", n, total, inst.variant) << std::flush;
     const run::VariantResult r = run::run_variant(
@@ -143,12 +145,12 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
     try {
       inst = kernel::instantiate(spec, v, sym::Lang::C);
     } catch (const LegoError& e) {
-      rows.push_back({v.id, "invalid", e.what(), "", -1, 0, 0, 0, false, false, false, ""});
+      rows.push_back(Row{v.id, "invalid", e.what(), "", -1, 0, 0, 0, false, false, false, ""});
       err << fmt::format("[{}/{}] {}: invalid: {}\n", n, total, v.id, e.what());
       continue;
     }
     if (auto [it, fresh] = seen.emplace(run::code_key(inst), v.id); !fresh) {
-      rows.push_back({v.id, "duplicate", "", it->second, -1, 0, 0, 0, false, false, false, ""});
+      rows.push_back(Row{v.id, "duplicate", "", it->second, -1, 0, 0, 0, false, false, false, ""});
       continue;
     }
     const std::optional<kernel::Instance> small = options.verify ? run::verification_instance(spec, v) : std::nullopt;
@@ -165,8 +167,6 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   for (const auto& b : spec.baselines)
     for (const auto& r : rows)
       if (r.id == "baseline:" + b.name && r.ms > 0) bases.emplace_back(b.name, r.ms);
-  const double base_ms = bases.empty() ? -1 : bases.back().second;  // the library, where there is one
-  const std::string base_id = bases.empty() ? "" : "baseline:" + bases.back().first;
   std::string header =
       fmt::format("{:<4} {:<50} {:<9} {:>10} {:>9} {:>9} {:>7}", "#", "variant", "verified", "ms", "GB/s", "GFLOP/s", "% roof");
   for (const auto& [name, ms] : bases) header += fmt::format(" {:>11}", "vs " + name.substr(0, 8));
@@ -220,7 +220,6 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
                           {"gbs", r.gbs},
                           {"gflops", r.gflops},
                           {"percent_of_roof", r.roof},
-                          {"speedup_vs_baseline", base_ms > 0 && r.ms > 0 ? base_ms / r.ms : 0.0},
                           {"speedups",
                            [&] {
                              Json s = Json::object();
@@ -229,7 +228,6 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
                            }()},
                           {"duplicate_of", r.duplicate_of}});
     context["lego_variants"] = variants;
-    if (!base_id.empty()) context["lego_baseline"] = base_id;
     run::write_atomically(json_out, Json{{"context", context}, {"benchmarks", benchmarks}}.dump(2) + "\n");
     err << "results written to " << json_out << "\n";
   }
