@@ -203,9 +203,10 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   const double ceiling_bytes = 2.0 * roof.value("array_mib", 128) * 1024 * 1024;
   const auto beats_roof = [&](const Row& r) { return r.roof > 100.0 && r.gbs * r.ms * 1e6 >= ceiling_bytes; };
   if (std::any_of(rows.begin(), rows.end(), [&](const Row& r) { return r.roof > 100.0 && !beats_roof(r); }))
-    out << fmt::format("(above 100%: this kernel's bytes fit in a cache the {:.0f} MiB STREAM arrays do not; a copy baseline in the same run is "
-                       "the roof at this size)\n",
-                       ceiling_bytes / (1024 * 1024));
+    out << fmt::format(
+        "(above 100%: this kernel's bytes fit in a cache the {:.0f} MiB STREAM arrays do not; a copy baseline in the same run is "
+        "the roof at this size)\n",
+        ceiling_bytes / (1024 * 1024));
   if (std::any_of(rows.begin(), rows.end(), beats_roof)) {
     err << "a variant ran above the cached roof: measuring the ceilings again for later runs\n";
     run::machine_ceilings(true, [&](const std::string& m) { err << m << "\n"; });
