@@ -137,7 +137,8 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   const Env sizes = space.variants.front().parameters;
   for (const auto& b : spec.baselines) {
     ++n;
-    run_one(kernel::instantiate_baseline(spec, b, sizes), nullptr);
+    const std::optional<kernel::Instance> small = options.verify ? run::verification_instance(spec, b, sizes) : std::nullopt;
+    run_one(kernel::instantiate_baseline(spec, b, sizes), small ? &*small : nullptr);
   }
   for (const auto& v : space.variants) {
     ++n;

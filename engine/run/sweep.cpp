@@ -110,24 +110,44 @@ std::string code_key(const kernel::Instance& inst) {
   return key;
 }
 
-std::optional<kernel::Instance> verification_instance(const kernel::KernelSpec& spec, const kernel::Variant& variant) {
+namespace {
+
+// The parameters with verify_at's smaller sizes, when they are smaller and
+// still meet the constraints.
+std::optional<Env> verification_sizes(const kernel::KernelSpec& spec, const Env& parameters) {
   if (spec.verify_at.empty() || spec.backend != "cpu") return std::nullopt;
-  kernel::Variant small = variant;
+  Env small = parameters;
   bool smaller = false;
   for (const auto& [name, value] : spec.verify_at) {
-    auto it = small.parameters.find(name);
-    if (it == small.parameters.end() || it->second <= value) continue;
+    auto it = small.find(name);
+    if (it == small.end() || it->second <= value) continue;
     it->second = value;
     smaller = true;
   }
   if (!smaller) return std::nullopt;
   for (const auto& c : spec.constraints)
-    if (evaluate(c.expr, small.parameters) == 0) return std::nullopt;
+    if (evaluate(c.expr, small) == 0) return std::nullopt;
+  return small;
+}
+
+}  // namespace
+
+std::optional<kernel::Instance> verification_instance(const kernel::KernelSpec& spec, const kernel::Variant& variant) {
+  const std::optional<Env> sizes = verification_sizes(spec, variant.parameters);
+  if (!sizes) return std::nullopt;
+  kernel::Variant small = variant;
+  small.parameters = *sizes;
   try {
     return kernel::instantiate(spec, small, sym::Lang::C);
   } catch (const LegoError&) {
     return std::nullopt;  // a layout that does not fit the smaller size: verify at full size
   }
+}
+
+std::optional<kernel::Instance> verification_instance(const kernel::KernelSpec& spec, const kernel::Baseline& baseline, const Env& parameters) {
+  const std::optional<Env> sizes = verification_sizes(spec, parameters);
+  if (!sizes || !baseline.verify) return std::nullopt;
+  return kernel::instantiate_baseline(spec, baseline, *sizes);
 }
 
 fs::path results_cache_dir() { return cache_file().parent_path() / "results"; }
