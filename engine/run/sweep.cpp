@@ -144,7 +144,8 @@ std::optional<kernel::Instance> verification_instance(const kernel::KernelSpec& 
   }
 }
 
-std::optional<kernel::Instance> verification_instance(const kernel::KernelSpec& spec, const kernel::Baseline& baseline, const Env& parameters) {
+std::optional<kernel::Instance> verification_instance(const kernel::KernelSpec& spec, const kernel::Baseline& baseline,
+                                                      const Env& parameters) {
   const std::optional<Env> sizes = verification_sizes(spec, parameters);
   if (!sizes || !baseline.verify) return std::nullopt;
   return kernel::instantiate_baseline(spec, baseline, *sizes);
@@ -278,6 +279,24 @@ std::map<std::string, std::string> export_cuda(const kernel::KernelSpec& spec, c
 
 }  // namespace
 
+// The exported example allocates its buffers 64-byte aligned, as the
+// sweep's tensors are, so its timing is comparable with the sweep's.
+constexpr const char* kAlignedAllocator = R"(// 64-byte aligned storage, as LEGO Studio's sweep allocates it.
+template <class T>
+struct Aligned64 {
+  using value_type = T;
+  Aligned64() = default;
+  template <class U>
+  Aligned64(const Aligned64<U>&) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(64))); }
+  void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t(64)); }
+  template <class U>
+  bool operator==(const Aligned64<U>&) const { return true; }
+  template <class U>
+  bool operator!=(const Aligned64<U>&) const { return false; }
+};
+)";
+
 std::map<std::string, std::string> export_files(const kernel::KernelSpec& spec, const kernel::Instance& inst) {
   if (inst.backend == "cuda") return export_cuda(spec, inst);
   const std::string base = spec.name;
@@ -298,19 +317,32 @@ std::map<std::string, std::string> export_files(const kernel::KernelSpec& spec, 
   header += "extern \"C\" void lego_kernel(" + params + ");\n";
 
   std::string example =
-      "// Calls the exported kernel once on filled buffers and prints a checksum.\n// Build: c++ -O3 -march=native -fopenmp example.cpp " +
-      base + ".cpp -o example\n#include <chrono>\n#include <cstdio>\n#include <vector>\n\n#include \"" + base + ".hpp\"\n\nint main() {\n";
+      "// Calls the exported kernel on filled buffers, prints a checksum of the first call's output and the median time of\n"
+      "// repeated calls (what LEGO Studio's sweep reports).\n// Build: c++ -O3 -march=native -fopenmp example.cpp " +
+      base +
+      ".cpp -o example\n#include <algorithm>\n#include <chrono>\n#include <cstdio>\n#include <new>\n#include <vector>\n\n#include \"" +
+      base + ".hpp\"\n\n" + kAlignedAllocator + "\nint main() {\n";
   std::string sums;
   for (const auto& t : inst.tensors) {
-    example += fmt::format("  std::vector<{}> {}({});\n  for (size_t k = 0; k < {}.size(); ++k) {}[k] = {}(k % 97) * {}(0.5);\n",
-                           kernel::c_type(t.type), t.name, t.elements, t.name, t.name, kernel::c_type(t.type), kernel::c_type(t.type));
+    example += fmt::format(
+        "  std::vector<{0}, Aligned64<{0}>> {1}({2});\n  for (size_t k = 0; k < {1}.size(); ++k) {1}[k] = {0}(k % 97) * {0}(0.5);\n",
+        kernel::c_type(t.type), t.name, t.elements);
     if (t.role != kernel::Role::In)
       sums += fmt::format(
           "  double sum_{0} = 0;\n  for (auto v : {0}) sum_{0} += v;\n  std::printf(\"checksum {0} = %.17g\\n\", sum_{0});\n", t.name);
   }
-  example += "  const auto t0 = std::chrono::steady_clock::now();\n  lego_kernel(" + args +
-             ");\n  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();\n" + sums +
-             "  std::printf(\"time %.3f ms\\n\", ms);\n  return 0;\n}\n";
+  // The first call also touches the pages; the sweep times warm calls, so
+  // the median of at least 5 calls over at least 0.5 s is comparable.
+  example += "  using clock = std::chrono::steady_clock;\n  const auto first = clock::now();\n  lego_kernel(" + args + ");\n" +
+             "  const double first_ms = std::chrono::duration<double, std::milli>(clock::now() - first).count();\n" + sums +
+             "  std::vector<double> times;\n  const auto start = clock::now();\n"
+             "  while (times.size() < 5 || (times.size() < 10000 && clock::now() - start < std::chrono::milliseconds(500))) {\n"
+             "    const auto t0 = clock::now();\n    lego_kernel(" +
+             args +
+             ");\n    times.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());\n  }\n"
+             "  std::sort(times.begin(), times.end());\n"
+             "  std::printf(\"first call %.4f ms; median %.4f ms over %zu calls\\n\", first_ms, times[times.size() / 2], times.size());\n"
+             "  return 0;\n}\n";
 
   std::string source = inst.source;
   if (auto at = source.find("#line 1 "); at != std::string::npos) source.erase(at, source.find('\n', at) - at + 1);

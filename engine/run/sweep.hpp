@@ -47,7 +47,8 @@ struct VariantResult {
 // its own size.
 std::optional<kernel::Instance> verification_instance(const kernel::KernelSpec& spec, const kernel::Variant& variant);
 // The same for a baseline that is compared with the reference.
-std::optional<kernel::Instance> verification_instance(const kernel::KernelSpec& spec, const kernel::Baseline& baseline, const Env& parameters);
+std::optional<kernel::Instance> verification_instance(const kernel::KernelSpec& spec, const kernel::Baseline& baseline,
+                                                      const Env& parameters);
 
 // Runs one instance in `worker`; never throws for a bad kernel. With
 // `verify_at`, the check runs on that smaller instance (the same template

@@ -3,6 +3,7 @@
 // the sweep goes on, and an exported kernel builds with a plain c++ command.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -103,6 +104,41 @@ TEST(KernelCli, BenchWritesGoogleBenchmarkJsonWithOurFields) {
   const auto at = build.text.find("checksum B = ");
   ASSERT_NE(at, std::string::npos) << build.text;
   EXPECT_NEAR(std::stod(build.text.substr(at + 13)), want, want * 1e-6) << build.text;
+}
+
+// The promise to a user: the winner, built with the plain command the
+// export's README gives, runs as fast as the sweep said (within 10%; faster
+// is fine: gcc may schedule the register tile better than the JIT's clang).
+// A reduced matmul (512^3, about a millisecond a call) keeps it quick; the
+// example is run up to three times because this machine is shared.
+TEST(KernelCli, ExportedWinnerRunsAsFastAsTheSweepMeasured) {
+  const fs::path out = scratch("winner") / "results.json";
+  const std::string project = kRoot + "/projects/matmul.lego.json --set M=512 --set N=512 --set K=512";
+  const Output o = shell(kBin + "/lego bench " + project + " --max-variants 4 --seed 2 --no-cache --repetitions 5 --json " + out.string());
+  ASSERT_EQ(o.rc, 0) << o.text;
+  double sweep_ms = -1;
+  const nlohmann::json results = read_json(out);
+  for (const auto& v : results["context"]["lego_variants"])
+    if (v.value("verified", false) && !v.value("baseline", false) && (sweep_ms < 0 || v["median_ms"].get<double>() < sweep_ms))
+      sweep_ms = v["median_ms"].get<double>();
+  ASSERT_GT(sweep_ms, 0) << o.text;
+
+  const fs::path dir = scratch("winner-export");
+  const Output e = shell(kBin + "/lego export " + project + " --variant best --results " + out.string() + " --out " + dir.string());
+  ASSERT_EQ(e.rc, 0) << e.text;
+  const Output build = shell("cd " + dir.string() + " && c++ -O3 -march=native -fopenmp example.cpp matmul.cpp -o example");
+  ASSERT_EQ(build.rc, 0) << build.text;
+  double best_ratio = 1e9;
+  std::string runs;
+  for (int attempt = 0; attempt < 3 && best_ratio > 1.10; ++attempt) {
+    const Output run = shell(dir.string() + "/example");
+    ASSERT_EQ(run.rc, 0) << run.text;
+    const auto at = run.text.find("median ");
+    ASSERT_NE(at, std::string::npos) << run.text;
+    best_ratio = std::min(best_ratio, std::stod(run.text.substr(at + 7)) / sweep_ms);
+    runs += run.text;
+  }
+  EXPECT_LE(best_ratio, 1.10) << "sweep median " << sweep_ms << " ms; the exported build:\n" << runs;
 }
 
 TEST(KernelCli, ExportOfAnUnknownVariantListsValidOnes) {

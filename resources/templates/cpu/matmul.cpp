@@ -40,6 +40,16 @@ static inline void store16(float* p, int64_t stride, lego_f32x16 v) {
   }
 }
 
+// An empty asm that claims to change v: gcc would otherwise fold the B loads
+// into the FMAs as memory operands and load each B vector BM times per k.
+static inline void keep_in_register(lego_f32x16& v) {
+#if defined(__x86_64__)
+  __asm__("" : "+v"(v));
+#else
+  (void)v;
+#endif
+}
+
 constexpr int64_t kMC = {{ M }} < {{ MC }} ? {{ M }} : {{ MC }};
 constexpr int64_t kNC = {{ N }} < {{ NC }} ? {{ N }} : {{ NC }};
 constexpr int64_t kKC = {{ K }} < {{ KC }} ? {{ K }} : {{ KC }};
@@ -80,6 +90,7 @@ extern "C" void lego_kernel(const float* A, const float* B, float* C) {
                 for (int v = 0; v < {{ BN // 16 }}; ++v) {
                   const int64_t jj = 16 * v;
                   bv[v] = load16(b + {{ BP[kk, jj] }}, b_stride);
+                  keep_in_register(bv[v]);
                 }
 #pragma GCC unroll 32
                 for (int64_t ii = 0; ii < {{ BM }}; ++ii) {
