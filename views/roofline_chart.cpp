@@ -54,7 +54,8 @@ QPointF RooflineChart::pointPosition(const QString& id) const {
   return {};
 }
 
-void RooflineChart::setData(const Ceilings& ceilings, std::vector<RooflinePoint> points, bool bandwidth_only) {
+void RooflineChart::setData(const Ceilings& ceilings, std::vector<RooflinePoint> points, bool bandwidth_only,
+                            std::vector<RooflineBaseline> baselines) {
   QChart* c = chart();
   c->removeAllSeries();
   for (QAbstractAxis* axis : c->axes()) {
@@ -62,6 +63,7 @@ void RooflineChart::setData(const Ceilings& ceilings, std::vector<RooflinePoint>
     delete axis;
   }
   bandwidth_only_ = bandwidth_only;
+  baseline_count_ = 0;
   points_.clear();
   for (auto& p : points)
     if ((bandwidth_only ? p.gbs : p.gflops) > 0) points_.push_back(std::move(p));
@@ -80,6 +82,12 @@ void RooflineChart::setData(const Ceilings& ceilings, std::vector<RooflinePoint>
     y_max = std::max(y_max, v.y());
     y_min = std::min(y_min, v.y());
   }
+  const auto level = [&](const RooflineBaseline& b) { return bandwidth_only ? b.gbs : b.gflops; };
+  for (const auto& b : baselines)
+    if (level(b) > 0) {
+      y_max = std::max(y_max, level(b));
+      y_min = std::min(y_min, level(b));
+    }
   if (bandwidth_only) {
     c->setTitle(tr("Bandwidth per variant (the kernel does no arithmetic); roof: copy %1 GB/s").arg(ceilings.copy_gbs, 0, 'f', 1));
     roof->setName(tr("copy bandwidth"));
@@ -119,6 +127,25 @@ void RooflineChart::setData(const Ceilings& ceilings, std::vector<RooflinePoint>
   c->addSeries(roof);
   roof->attachAxis(x_axis);
   roof->attachAxis(y_axis);
+
+  const double x_lo = bandwidth_only ? 0.5 : static_cast<QLogValueAxis*>(x_axis)->min();
+  const double x_hi = bandwidth_only ? static_cast<double>(points_.size()) + 0.5 : static_cast<QLogValueAxis*>(x_axis)->max();
+  for (const auto& b : baselines) {
+    if (level(b) <= 0) continue;
+    auto* line = new QLineSeries;
+    line->setName(bandwidth_only ? tr("%1: %2 GB/s").arg(b.name).arg(b.gbs, 0, 'f', 1)
+                                 : tr("%1: %2 GFLOP/s").arg(b.name).arg(b.gflops, 0, 'f', 1));
+    QPen pen = line->pen();
+    pen.setStyle(Qt::DashLine);
+    pen.setWidth(2);
+    line->setPen(pen);
+    line->append(x_lo, level(b));
+    line->append(x_hi, level(b));
+    c->addSeries(line);
+    line->attachAxis(x_axis);
+    line->attachAxis(y_axis);
+    ++baseline_count_;
+  }
 
   auto* verified = new QScatterSeries;
   verified->setName(tr("verified"));

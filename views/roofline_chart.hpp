@@ -19,6 +19,13 @@ struct RooflinePoint {
   bool verified = false;
 };
 
+// A baseline timed in the same sweep (a library call, or a copy of the same
+// bytes): a dashed horizontal line at its GFLOP/s (GB/s when bandwidth only).
+struct RooflineBaseline {
+  QString name;
+  double gflops = 0, gbs = 0;
+};
+
 struct Ceilings {
   double copy_gbs = 0, triad_gbs = 0, peak_gflops = 0;
 };
@@ -28,10 +35,12 @@ class RooflineChart : public QChartView {
  public:
   explicit RooflineChart(QWidget* parent = nullptr);
 
-  void setData(const Ceilings& ceilings, std::vector<RooflinePoint> points, bool bandwidth_only);
+  void setData(const Ceilings& ceilings, std::vector<RooflinePoint> points, bool bandwidth_only,
+               std::vector<RooflineBaseline> baselines = {});
   // Where a variant's point is drawn, in widget coordinates (tests, tooltips).
   QPointF pointPosition(const QString& id) const;
   int pointCount() const { return static_cast<int>(points_.size()); }
+  int baselineCount() const { return baseline_count_; }
 
  signals:
   void variantClicked(const QString& id);
@@ -42,6 +51,7 @@ class RooflineChart : public QChartView {
 
   std::vector<RooflinePoint> points_;
   bool bandwidth_only_ = false;
+  int baseline_count_ = 0;
 };
 
 }  // namespace lego::views

@@ -40,7 +40,8 @@ class NumberItem : public QTableWidgetItem {
 // ✓ verified, ✗ failed the comparison or did not run, – not checked (no GPU and too large to emulate).
 QString verified_mark(const VariantOutcome& o) {
   if (o.verified) return QString::fromUtf8("✓");
-  return o.status == "no GPU" ? QString::fromUtf8("–") : QString::fromUtf8("✗");
+  // A roof baseline (a plain copy) is timed, never compared with the reference.
+  return o.status == "no GPU" || (o.baseline && o.status == "ok") ? QString::fromUtf8("–") : QString::fromUtf8("✗");
 }
 
 }  // namespace
@@ -205,6 +206,13 @@ const VariantInfo* KernelsPanel::variant(const QString& id) const {
   return nullptr;
 }
 
+std::vector<const VariantOutcome*> KernelsPanel::baselines(const KernelInfo& k) const {
+  std::vector<const VariantOutcome*> found;
+  for (const auto& b : k.spec.baselines)
+    if (const auto it = outcomes_.find(outcome_key(k.spec.name, "baseline:" + b.name)); it != outcomes_.end()) found.push_back(it->second.get());
+  return found;
+}
+
 int KernelsPanel::rowOf(const QString& id) const {
   for (int r = 0; r < table_->rowCount(); ++r)
     if (table_->item(r, Variant) && table_->item(r, Variant)->text() == id) return r;
@@ -303,6 +311,28 @@ void KernelsPanel::showKernel() {
     table_->setItem(row, Roof, new NumberItem(o && o->ms > 0 ? o->roof : -1, 1));
     setAnalysisItems(row, o);
   }
+  for (const VariantOutcome* o : baselines(*k)) {
+    const int row = table_->rowCount();
+    table_->insertRow(row);
+    table_->setItem(row, Variant, new QTableWidgetItem(qs(o->id)));
+    table_->setItem(row, Status, new QTableWidgetItem(qs(o->status)));
+    table_->setItem(row, Verified, new QTableWidgetItem(verified_mark(*o)));
+    table_->setItem(row, Ms, new NumberItem(o->ms, 4));
+    table_->setItem(row, GBs, new NumberItem(o->ms > 0 ? o->gbs : -1, 2));
+    table_->setItem(row, GFlops, new NumberItem(o->ms > 0 ? o->gflops : -1, 2));
+    table_->setItem(row, Roof, new NumberItem(o->ms > 0 ? o->roof : -1, 1));
+    setAnalysisItems(row, nullptr);
+    const QString why = tr("Baseline, timed in the same sweep: the code a user would call instead (a library, or a copy of the same "
+                           "bytes as the roof). Never the winner.%1")
+                            .arg(o->message.empty() ? QString() : "\n" + qs(o->message));
+    for (int c = 0; c < table_->columnCount(); ++c)
+      if (QTableWidgetItem* item = table_->item(row, c)) {
+        item->setToolTip(why);
+        QFont f = item->font();
+        f.setItalic(true);
+        item->setFont(f);
+      }
+  }
   table_->setSortingEnabled(true);
   if (table_->rowCount() > 0) table_->selectRow(0);
   updateRoofline();
@@ -319,7 +349,10 @@ void KernelsPanel::updateRoofline() {
     points.push_back({qs(v.id()), intensity, o->gflops, o->gbs, o->verified});
   }
   const bool bandwidth_only = k->variants.empty() || k->variants.front().instance.flops == 0;
-  roofline_->setData(ceilings_, std::move(points), bandwidth_only);
+  std::vector<views::RooflineBaseline> lines;
+  for (const VariantOutcome* o : baselines(*k))
+    if (o->ms > 0) lines.push_back({qs(o->id.substr(o->id.find(':') + 1)), o->gflops, o->gbs});
+  roofline_->setData(ceilings_, std::move(points), bandwidth_only, std::move(lines));
 }
 
 void KernelsPanel::selectVariant(const QString& id) {

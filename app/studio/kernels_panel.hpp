@@ -81,6 +81,8 @@ class KernelsPanel : public QWidget {
   const KernelInfo* currentKernel() const;
   const VariantInfo* variant(const QString& id) const;
   const VariantOutcome* outcome(const KernelInfo& k, const VariantInfo& v) const;  // the last result, or null
+  // The kernel's baselines that have run, in the project's order.
+  std::vector<const VariantOutcome*> baselines(const KernelInfo& k) const;
   int rowOf(const QString& id) const;
 
   SweepSession sweep_;

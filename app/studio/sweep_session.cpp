@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 
 #include "kernel/variant.hpp"
 #include "run/analyze.hpp"
@@ -154,12 +155,41 @@ void SweepSession::run(ProjectPtr project, const QString& kernel_name, const QSt
       std::map<std::string, std::string> seen;  // code -> first id
       bool gpu_roof_sent = false;
       int done = 0;
+      const int total = static_cast<int>(ids.size() + k->spec.baselines.size());
+      // Baselines first, at the sizes of the variants, so each variant's
+      // speed-up is known as it finishes (as in lego bench).
+      for (const auto& b : k->spec.baselines) {
+        if (cancel_ || k->variants.empty()) break;
+        auto out = std::make_shared<VariantOutcome>();
+        out->kernel = kernel;
+        out->id = "baseline:" + b.name;
+        out->baseline = true;
+        emit progress(done, total, QString::fromStdString(out->id));
+        try {
+          const Env& sizes = k->variants.front().variant.parameters;
+          const kernel::Instance inst = kernel::instantiate_baseline(k->spec, b, sizes);
+          const std::optional<kernel::Instance> small = options.verify ? run::verification_instance(k->spec, b, sizes) : std::nullopt;
+          const run::VariantResult r = run::run_variant(worker, inst, options, timeout_s, roof, done + 1, {}, &cancel_, small ? &*small : nullptr);
+          out->status = r.status;
+          out->message = r.message;
+          out->verified = r.verified;
+          out->ms = r.ms;
+          out->gbs = r.gbs;
+          out->gflops = r.gflops;
+          out->roof = r.roof;
+        } catch (const LegoError& e) {
+          out->status = "invalid";
+          out->message = e.what();
+        }
+        ++done;
+        emit variantDone(out);
+      }
       for (const auto& id : ids) {
         if (cancel_) {
           cancelled = true;
           break;
         }
-        emit progress(done, static_cast<int>(ids.size()), QString::fromStdString(id));
+        emit progress(done, total, QString::fromStdString(id));
         auto out = std::make_shared<VariantOutcome>();
         out->kernel = kernel;
         out->id = id;
@@ -175,7 +205,9 @@ void SweepSession::run(ProjectPtr project, const QString& kernel_name, const QSt
         } else {
           run::RunOptions o = options;
           o.want_assembly = true;
-          const run::VariantResult r = run::run_variant(worker, v->instance, o, timeout_s, roof, done + 1, {}, &cancel_);
+          // Verified at the project's verify_at sizes when it has them, timed at full size.
+          const std::optional<kernel::Instance> small = o.verify ? run::verification_instance(k->spec, v->variant) : std::nullopt;
+          const run::VariantResult r = run::run_variant(worker, v->instance, o, timeout_s, roof, done + 1, {}, &cancel_, small ? &*small : nullptr);
           out->status = r.status;
           out->message = r.message;
           out->verified = r.verified;
@@ -200,7 +232,7 @@ void SweepSession::run(ProjectPtr project, const QString& kernel_name, const QSt
           break;
         }
       }
-      emit progress(done, static_cast<int>(ids.size()), {});
+      emit progress(done, total, {});
     } catch (const std::exception& e) {
       emit failed(QString::fromStdString(e.what()));
     }

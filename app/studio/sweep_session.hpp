@@ -39,6 +39,9 @@ struct VariantOutcome {
   std::string kernel, id, status, message, assembly;
   double ms = -1, gbs = 0, gflops = 0, roof = 0;
   bool verified = false;
+  // A baseline of the kernel (id "baseline:NAME"), timed in the same sweep:
+  // shown as its own row and line on the roofline, never the winner.
+  bool baseline = false;
   // Static analysis (run::analyze_variant): its "accesses" report with the
   // lanes x banks matrix of each shared access; -1 where it does not apply.
   nlohmann::json accesses;

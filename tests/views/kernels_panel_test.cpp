@@ -29,6 +29,7 @@ class KernelsPanelTest : public QObject {
   void cancelStopsTheSweep();
   void cudaSweepWithoutGpuShowsVerifiedStaticAnalysis();
   void importedResultsShowAndPickTheWinner();
+  void baselinesAreRowsAndRooflineLinesButNeverTheWinner();
 };
 
 namespace {
@@ -219,6 +220,35 @@ void KernelsPanelTest::importedResultsShowAndPickTheWinner() {
   QCOMPARE(status_of(panel, "A=row,B=row,S=row,N=64"), QString("imported"));
   QCOMPARE(panel.winner(), QString("A=row,B=row,S=padded,N=64"));
   QCOMPARE(panel.roofline()->pointCount(), 2);
+}
+
+// A project's baseline is timed in the same sweep as the variants, as in
+// lego bench: its own (italic) row with a tooltip that says what it is, a
+// dashed line on the roofline, and never the winner even when fastest.
+void KernelsPanelTest::baselinesAreRowsAndRooflineLinesButNeverTheWinner() {
+  KernelsPanel panel;
+  panel.show();
+  QSignalSpy loaded(&panel, &KernelsPanel::projectLoaded);
+  panel.openProject(LEGO_TEST_DATA "/kernels/baselines.lego.json");
+  QVERIFY(loaded.wait(30000));
+  QCOMPARE(panel.table()->rowCount(), 2);  // B: fwd, rev
+  panel.setTimeout(10);
+  QSignalSpy finished(&panel, &KernelsPanel::sweepFinished);
+  panel.runSweep();
+  QVERIFY(finished.wait(120000));
+  QCOMPARE(panel.table()->rowCount(), 3);
+  QCOMPARE(status_of(panel, "baseline:plain"), QString("ok"));
+  QCOMPARE(status_of(panel, "A=default,B=fwd,N=4000,MODE=0"), QString("ok"));
+  QTableWidget* t = panel.table();
+  for (int r = 0; r < t->rowCount(); ++r)
+    if (t->item(r, KernelsPanel::Variant)->text() == "baseline:plain") {
+      QVERIFY(t->item(r, KernelsPanel::Variant)->font().italic());
+      QVERIFY(t->item(r, KernelsPanel::Status)->toolTip().contains("Baseline"));
+      QCOMPARE(t->item(r, KernelsPanel::Verified)->text(), QString("\u2713"));  // checked against the reference at verify_at
+    }
+  QVERIFY(panel.winner().startsWith("A=default"));
+  QCOMPARE(panel.roofline()->pointCount(), 2);
+  QCOMPARE(panel.roofline()->baselineCount(), 1);
 }
 
 QTEST_MAIN(KernelsPanelTest)
