@@ -25,7 +25,7 @@ QString counted(std::size_t n, const char* noun) { return QString("%1 %2%3").arg
 }  // namespace
 
 AccessMap::AccessMap(QWidget* parent) : QWidget(parent) {
-  setMinimumSize(240, 200);
+  setMinimumSize(200, 80);  // fits a 1280x800 screen beside the other docks
   setMouseTracking(true);
 }
 

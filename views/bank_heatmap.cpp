@@ -6,7 +6,7 @@
 namespace lego::views {
 
 BankHeatmap::BankHeatmap(QWidget* parent) : QWidget(parent) {
-  setMinimumSize(200, 220);
+  setMinimumSize(160, 90);  // fits a 1280x800 screen beside the other docks
   setToolTip(tr("Rows: lanes 0..31; columns: banks 0..31; darker = more words from that bank"));
 }
 

@@ -13,7 +13,7 @@ namespace lego::views {
 
 RooflineChart::RooflineChart(QWidget* parent) : QChartView(new QChart, parent) {
   setRenderHint(QPainter::Antialiasing);
-  setMinimumHeight(220);
+  setMinimumHeight(120);  // small enough for a 1280x800 screen with the other docks
   chart()->setTitle(tr("Roofline: run the variants to place them"));
   chart()->setMargins(QMargins(4, 4, 4, 4));
   chart()->legend()->setAlignment(Qt::AlignRight);

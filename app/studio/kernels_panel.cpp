@@ -209,7 +209,8 @@ const VariantInfo* KernelsPanel::variant(const QString& id) const {
 std::vector<const VariantOutcome*> KernelsPanel::baselines(const KernelInfo& k) const {
   std::vector<const VariantOutcome*> found;
   for (const auto& b : k.spec.baselines)
-    if (const auto it = outcomes_.find(outcome_key(k.spec.name, "baseline:" + b.name)); it != outcomes_.end()) found.push_back(it->second.get());
+    if (const auto it = outcomes_.find(outcome_key(k.spec.name, "baseline:" + b.name)); it != outcomes_.end())
+      found.push_back(it->second.get());
   return found;
 }
 

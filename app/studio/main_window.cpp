@@ -17,6 +17,7 @@
 #include <QPlainTextEdit>
 #include <QRegularExpression>
 #include <QSaveFile>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSlider>
@@ -87,7 +88,10 @@ MainWindow::MainWindow(QWidget* parent)
   autosave_timer_.start();
   connect(doc_.undoStack(), &QUndoStack::cleanChanged, this, [this](bool clean) { setWindowModified(!clean); });
   setWindowTitle(tr("LEGO Studio[*]"));
-  resize(1280, 820);
+  // 1280x820, or less on a smaller screen (a 1280x800 laptop).
+  QSize size(1280, 820);
+  if (const QScreen* s = screen()) size = size.boundedTo(s->availableGeometry().size());
+  resize(size);
   resizeDocks({findChild<QDockWidget*>("kernels")}, {300}, Qt::Vertical);
   resizeDocks({findChild<QDockWidget*>("pieces")}, {190}, Qt::Horizontal);
 }

@@ -169,7 +169,8 @@ void SweepSession::run(ProjectPtr project, const QString& kernel_name, const QSt
           const Env& sizes = k->variants.front().variant.parameters;
           const kernel::Instance inst = kernel::instantiate_baseline(k->spec, b, sizes);
           const std::optional<kernel::Instance> small = options.verify ? run::verification_instance(k->spec, b, sizes) : std::nullopt;
-          const run::VariantResult r = run::run_variant(worker, inst, options, timeout_s, roof, done + 1, {}, &cancel_, small ? &*small : nullptr);
+          const run::VariantResult r =
+              run::run_variant(worker, inst, options, timeout_s, roof, done + 1, {}, &cancel_, small ? &*small : nullptr);
           out->status = r.status;
           out->message = r.message;
           out->verified = r.verified;
@@ -207,7 +208,8 @@ void SweepSession::run(ProjectPtr project, const QString& kernel_name, const QSt
           o.want_assembly = true;
           // Verified at the project's verify_at sizes when it has them, timed at full size.
           const std::optional<kernel::Instance> small = o.verify ? run::verification_instance(k->spec, v->variant) : std::nullopt;
-          const run::VariantResult r = run::run_variant(worker, v->instance, o, timeout_s, roof, done + 1, {}, &cancel_, small ? &*small : nullptr);
+          const run::VariantResult r =
+              run::run_variant(worker, v->instance, o, timeout_s, roof, done + 1, {}, &cancel_, small ? &*small : nullptr);
           out->status = r.status;
           out->message = r.message;
           out->verified = r.verified;

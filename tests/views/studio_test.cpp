@@ -4,11 +4,14 @@
 // thread drops stale requests, errors mark the offending piece and lose
 // nothing, and a saved layout reopens identical.
 #include <QComboBox>
+#include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QMimeData>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTreeWidget>
 #include <QtTest>
@@ -86,6 +89,7 @@ class StudioTest : public QObject {
   void savedLayoutReopensIdentical();
   void staleRequestsAreDropped();
   void exportsSvgAndPng();
+  void windowFitsALaptopScreen();
 };
 
 void StudioTest::dropFromPaletteAddsAPieceAndUndoRestoresIt() {
@@ -464,5 +468,42 @@ void StudioTest::openingIsNotAnEditAndSavingCleans() {
   QCOMPARE(other.document()->sizes(), QString("R=4, T=4"));
 }
 
-QTEST_MAIN(StudioTest)
 #include "studio_test.moc"
+
+// Issue 15's defect that every new user meets: on a 1280x800 screen every
+// dock's title bar, the kernels panel's buttons and the status bar must be
+// on screen, with a project open (its panel used to push the minimum height
+// to 1043 px).
+void StudioTest::windowFitsALaptopScreen() {
+  MainWindow w;
+  auto* panel = w.kernels();
+  QSignalSpy loaded(panel, &lego::studio::KernelsPanel::projectLoaded);
+  panel->openProject(LEGO_PROJECTS_DIR "/matmul.lego.json");
+  QVERIFY(loaded.wait(30000));
+  w.resize(1280, 800);
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  QTest::qWait(50);
+  QVERIFY2(w.minimumSizeHint().height() <= 800, qPrintable(QString::number(w.minimumSizeHint().height())));
+  QVERIFY2(w.height() <= 800, qPrintable(QString::number(w.height())));
+  const QRect window = w.rect();
+  QVERIFY(window.contains(w.statusBar()->geometry()));
+  for (QDockWidget* dock : w.findChildren<QDockWidget*>()) {
+    if (!dock->isVisible() || dock->isFloating() || dock->visibleRegion().isEmpty()) continue;  // a background tab of a tabified group
+    const QRect title = QRect(dock->mapTo(&w, QPoint(0, 0)), QSize(dock->width(), 16));
+    QVERIFY2(window.contains(title), qPrintable(dock->windowTitle() + QString(" at %1,%2 %3x%4 in %5x%6")
+                                                                          .arg(title.x())
+                                                                          .arg(title.y())
+                                                                          .arg(title.width())
+                                                                          .arg(title.height())
+                                                                          .arg(window.width())
+                                                                          .arg(window.height())));
+  }
+  for (QPushButton* button : panel->findChildren<QPushButton*>()) {
+    if (!button->isVisible()) continue;
+    const QRect at(button->mapTo(&w, QPoint(0, 0)), button->size());
+    QVERIFY2(window.contains(at), qPrintable(button->text()));
+  }
+}
+
+QTEST_MAIN(StudioTest)
