@@ -9,8 +9,12 @@
 #include <QMenu>
 #include <QMimeData>
 #include <QMouseEvent>
+#include <cstdlib>
+#include <limits>
 
+#include "layout/bound.hpp"
 #include "layout/edit.hpp"
+#include "session/layout_snapshot.hpp"
 #include "views/palette.hpp"
 
 namespace lego::views {
@@ -160,6 +164,49 @@ void CompositionEditor::apply(const std::function<LayoutAst(const LayoutAst&)>& 
   emit message(error.isEmpty() ? description : tr("Not done: %1").arg(error));
 }
 
+bool CompositionEditor::applyValid(const std::function<LayoutAst(const LayoutAst&)>& change, const QString& description) {
+  // Only a layout that binds now is protected: one that does not (unbound
+  // sizes, an error already) is edited as before, so the user can repair it.
+  const auto binds = [this](const LayoutAst& l) -> std::string {
+    try {
+      validate_structure(l);
+      lego::bind(l, session::parse_sizes(doc_->sizes().toStdString()));  // qualified: Env is a std::map, so ADL would find std::bind
+      return {};
+    } catch (const LegoError& e) {
+      return e.diagnostic().message;
+    }
+  };
+  if (doc_->layout() && binds(*doc_->layout()).empty()) {
+    std::string why;
+    try {
+      why = binds(change(*doc_->layout()));
+    } catch (const LegoError& e) {
+      why = e.diagnostic().message;
+    }
+    if (!why.empty()) {
+      emit message(tr("Not dropped: %1").arg(qs(why)));
+      return false;
+    }
+  }
+  apply(change, description);
+  return true;
+}
+
+std::size_t CompositionEditor::pieceAt(std::size_t block, const QPoint& pos) const {
+  if (block >= chips_.size() || chips_[block].empty()) return 0;
+  std::size_t nearest = 0;
+  int best = std::numeric_limits<int>::max();
+  for (std::size_t k = 0; k < chips_[block].size(); ++k) {
+    const QRect r(chips_[block][k]->mapTo(this, QPoint(0, 0)), chips_[block][k]->size());
+    const int distance = r.contains(pos) ? 0 : std::abs(r.center().x() - pos.x());
+    if (distance < best) {
+      best = distance;
+      nearest = k;
+    }
+  }
+  return nearest;
+}
+
 void CompositionEditor::remove(PieceChip* c) {
   const std::size_t b = c->block(), p = c->position();
   apply([=](const LayoutAst& l) { return remove_piece(l, b, p); }, tr("Remove piece"));
@@ -241,15 +288,17 @@ void CompositionEditor::dropEvent(QDropEvent* e) {
     } else if (t.kind == Target::Closing) {
       emit message(tr("Drop pieces on an OrderBy block; the closing block takes \"TileBy level\" and \"ExpandBy\""));
       return e->ignore();
+    } else if (t.kind == Target::NewBlock) {
+      apply([=](const LayoutAst& l) { return insert_block(l, l.chain.size(), default_piece(l, l.chain.size(), entry)); },
+            tr("Add %1").arg(qs(entry)));
     } else {
-      const std::size_t b = t.block, p = t.position;
-      const bool new_block = t.kind == Target::NewBlock;
-      apply(
-          [=](const LayoutAst& l) {
-            const Piece piece = default_piece(l, b, entry);
-            return new_block ? insert_block(l, l.chain.size(), piece) : insert_piece(l, b, p, piece);
-          },
-          tr("Add %1").arg(qs(entry)));
+      // On a block: the piece under the drop (or the nearest one) is replaced
+      // by the new piece at its extents, so the layout keeps its size. Adding
+      // a piece beside it would multiply the block's size.
+      const std::size_t b = t.block, p = pieceAt(b, e->position().toPoint());
+      if (!applyValid([=](const LayoutAst& l) { return replace_piece(l, b, p, default_piece_at(l, b, p, entry)); },
+                      tr("Replace piece with %1").arg(qs(entry))))
+        return e->ignore();
     }
   }
   e->acceptProposedAction();

@@ -79,6 +79,10 @@ class CompositionEditor : public QWidget {
   void beginEdit(PieceChip* chip);
   void remove(PieceChip* chip);
   void apply(const std::function<LayoutAst(const LayoutAst&)>& change, const QString& description);
+  // apply() unless the change turns a layout that binds into one that does
+  // not; then nothing changes and the reason is the message. True if applied.
+  bool applyValid(const std::function<LayoutAst(const LayoutAst&)>& change, const QString& description);
+  std::size_t pieceAt(std::size_t block, const QPoint& pos) const;
 
   LayoutDocument* doc_;
   QVBoxLayout* rows_;

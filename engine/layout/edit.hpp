@@ -20,6 +20,9 @@ namespace lego {
 // Its extents copy the block's first piece, or the logical shape for a new
 // block, so a drop starts from a layout of the same size.
 Piece default_piece(const LayoutAst& layout, std::size_t block, std::string_view entry);
+// The palette entry at the extents of piece `position` of OrderBy `block`,
+// so that replacing that piece keeps the layout's size.
+Piece default_piece_at(const LayoutAst& layout, std::size_t block, std::size_t position, std::string_view entry);
 
 // block == layout.chain.size() appends a new OrderBy (closest to the logical
 // index); a block index < 0 is not representable, so "new block in front"

@@ -16,6 +16,7 @@
 #include <QTreeWidget>
 #include <QtTest>
 
+#include "layout/bound.hpp"
 #include "layout/compile.hpp"
 #include "layout/parse.hpp"
 #include "session/layout_snapshot.hpp"
@@ -92,6 +93,11 @@ class StudioTest : public QObject {
   void windowFitsALaptopScreen();
 };
 
+// Issue 15's first defect: a piece dropped on a block used to be added
+// beside the block's piece, multiplying its size (Col on RegP([2,3,2,3], ..)
+// gave 1296 elements against GroupBy's 36). Now it replaces the piece under
+// the drop at that piece's extents, and a drop that cannot keep the layout
+// valid is refused with the reason, leaving the layout as it was.
 void StudioTest::dropFromPaletteAddsAPieceAndUndoRestoresIt() {
   MainWindow w;
   w.show();
@@ -101,22 +107,38 @@ void StudioTest::dropFromPaletteAddsAPieceAndUndoRestoresIt() {
   QCOMPARE(w.composition()->blockCount(), 1);
   QVERIFY(w.composition()->chip(0, 1) == nullptr);
 
-  // Dropped right of the RegP chip: appended to that OrderBy.
+  // Dropped right of the RegP chip, still on its block: replaces it.
   auto* editor = w.composition();
   const QPoint at = centre_in(editor, editor->block(0)) + QPoint(editor->block(0)->width() / 2 - 4, 0);
   drop(editor, at, lego::views::kPieceMime, "Col");
-  QVERIFY(w.document()->text() != before);
-  QVERIFY(w.document()->text().contains("Col(2,3,2,3)"));
-  QVERIFY(w.composition()->chip(0, 1) != nullptr);
-  QCOMPARE(w.composition()->chip(0, 1)->text(), QString("Col(2,3,2,3)"));
+  QVERIFY2(w.document()->text().contains("OrderBy(Col(2,3,2,3)).GroupBy"), qPrintable(w.document()->text()));
+  QVERIFY(w.composition()->chip(0, 1) == nullptr);
+  QCOMPARE(w.composition()->chip(0, 0)->text(), QString("Col(2,3,2,3)"));
   QCOMPARE(w.textEditor()->toPlainText(), w.document()->text());  // the text view follows
+  try {
+    lego::bind(lego::parse_layout(w.document()->text().toStdString()), {});  // 36 elements, as GroupBy says
+  } catch (const lego::LegoError& e) {
+    QFAIL(e.what());
+  }
 
   w.document()->undoStack()->undo();
   QCOMPARE(w.document()->text(), before);
   QCOMPARE(w.textEditor()->toPlainText(), before);
-  QVERIFY(w.composition()->chip(0, 1) == nullptr);
   w.document()->undoStack()->redo();
   QVERIFY(w.document()->text().contains("Col(2,3,2,3)"));
+  w.document()->undoStack()->undo();
+
+  // antidiag needs a square 2-D tile: refused, with the reason, nothing changed.
+  QSignalSpy said(editor, &lego::views::CompositionEditor::message);
+  drop(editor, centre_in(editor, editor->chip(0, 0)), lego::views::kPieceMime, "antidiag");
+  QCOMPARE(w.document()->text(), before);
+  QVERIFY(!said.isEmpty());
+  QVERIFY2(said.last().at(0).toString().contains("square"), qPrintable(said.last().at(0).toString()));
+
+  // On a square tile it fits: Row(8,8) becomes GenP([8,8], antidiag), still 64 elements.
+  w.document()->setText("OrderBy(Row(8,8)).GroupBy([(8,8)])", "test");
+  drop(editor, centre_in(editor, editor->chip(0, 0)), lego::views::kPieceMime, "antidiag");
+  QVERIFY2(w.document()->text().contains("OrderBy(GenP([8,8], antidiag)).GroupBy([(8,8)])"), qPrintable(w.document()->text()));
 }
 
 void StudioTest::dropBelowTheBlocksAddsAnOrderBy() {
