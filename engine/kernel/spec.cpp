@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "expr/parser.hpp"
+#include "kernel/project_files.hpp"
 #include "layout/parse.hpp"
 
 namespace lego::kernel {
@@ -96,20 +97,14 @@ class Reader {
     if (!ok) fail(path, "\"" + name + "\" is not a name (letters, digits and _, not starting with a digit)");
   }
 
+  // A template, reference or baseline: inside the project's folder or a
+  // resource folder only (kernel/project_files.hpp).
   std::string file_text(const std::string& name, const std::string& path) const {
-    std::vector<std::filesystem::path> tried;
-    for (const auto& dir : with_base()) {
-      const auto candidate = dir / name;
-      tried.push_back(candidate);
-      std::ifstream in(candidate);
-      if (!in) continue;
-      std::stringstream ss;
-      ss << in.rdbuf();
-      return ss.str();
+    try {
+      return read_confined(name, with_base(), kMaxTemplateBytes);
+    } catch (const LegoError& e) {
+      fail(path, e.what());
     }
-    std::string where;
-    for (const auto& t : tried) where += "\n  " + t.string();
-    fail(path, "cannot read \"" + name + "\"; looked in:" + where);
   }
 
  private:
@@ -339,16 +334,17 @@ Project parse_project(const std::string& json_text, const std::string& file_labe
 }
 
 std::string read_text_file(const std::filesystem::path& file, const std::string& what) {
-  std::ifstream in(file);
-  if (!in) throw LegoError("cannot read " + (what.empty() ? "" : what + " ") + file.string());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return read_regular_file(file, what.empty() ? "file" : what, kMaxProjectBytes);
 }
 
 Project load_project(const std::filesystem::path& file, const std::vector<std::filesystem::path>& resource_dirs) {
-  return parse_project(read_text_file(file, "project file"), file.string(), file.parent_path().empty() ? "." : file.parent_path(),
-                       resource_dirs);
+  const std::string text = read_text_file(file, "project file");
+  // Files are looked up beside the real project file: a symlinked project
+  // reads its own folder's templates, not the link's folder.
+  std::error_code ec;
+  const std::filesystem::path real = std::filesystem::canonical(file, ec);
+  const std::filesystem::path base = ec ? file.parent_path() : real.parent_path();
+  return parse_project(text, file.string(), base.empty() ? "." : base, resource_dirs);
 }
 
 const KernelSpec& find_kernel(const Project& project, const std::string& name) {

@@ -1,0 +1,108 @@
+// What a project may make the tools read (issue 13, failure 1): its own
+// folder and resources/templates only, through real paths, regular files
+// under a size cap. Each probe that used to copy any file into an export,
+// or read /dev/zero forever, is refused with the JSON path and the reason.
+#include "kernel/project_files.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "expr/diagnostic.hpp"
+#include "kernel/spec.hpp"
+
+namespace lego::kernel {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Folder {
+  fs::path root = fs::temp_directory_path() / ("lego-project-files-" + std::to_string(::getpid()));
+  Folder() {
+    fs::remove_all(root);
+    fs::create_directories(root / "project");
+    fs::create_directories(root / "outside");
+    write(root / "outside" / "secret.txt", "the user's secret");
+    write(root / "project" / "copy.cpp", "extern \"C\" void lego_kernel(const float* A, float* B) { B[0] = A[0]; }\n");
+    write(root / "project" / "copy.ref.cpp", "extern \"C\" void lego_reference(const float* A, float* B) { B[0] = A[0]; }\n");
+  }
+  ~Folder() { fs::remove_all(root); }
+  static void write(const fs::path& file, const std::string& text) { std::ofstream(file) << text; }
+  // A one-kernel project whose template is `name`.
+  fs::path project(const std::string& name) const {
+    const fs::path file = root / "project" / "p.lego.json";
+    write(file, R"json({"lego_studio_project": 1, "kernels": [{"name": "k", "template": ")json" + name +
+                    R"json(", "reference": "copy.ref.cpp", "tensors": [
+                      {"name": "A", "role": "in", "extents": [1], "layouts": "OrderBy(Row(1)).GroupBy([(1,)])"},
+                      {"name": "B", "role": "out", "extents": [1], "layouts": "OrderBy(Row(1)).GroupBy([(1,)])"}]}]})json");
+    return file;
+  }
+};
+
+std::string refusal(const fs::path& project) {
+  try {
+    load_project(project, {});
+  } catch (const LegoError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ProjectFiles, AProjectReadsItsOwnTemplates) {
+  Folder f;
+  const Project p = load_project(f.project("copy.cpp"), {});
+  EXPECT_NE(p.kernels.at(0).template_text.find("B[0] = A[0]"), std::string::npos);
+}
+
+TEST(ProjectFiles, AbsolutePathsAreRefusedWithTheJsonPath) {
+  Folder f;
+  const std::string why = refusal(f.project((f.root / "outside" / "secret.txt").string()));
+  EXPECT_NE(why.find("kernels[0].template"), std::string::npos) << why;
+  EXPECT_NE(why.find("absolute path"), std::string::npos) << why;
+  EXPECT_NE(refusal(f.project("/dev/zero")).find("absolute path"), std::string::npos);
+}
+
+TEST(ProjectFiles, DotDotEscapesAreRefused) {
+  Folder f;
+  const std::string why = refusal(f.project("../outside/secret.txt"));
+  EXPECT_NE(why.find("leaves its folder"), std::string::npos) << why;
+}
+
+TEST(ProjectFiles, SymlinksOutOfTheFolderAreRefused) {
+  Folder f;
+  fs::create_symlink(f.root / "outside" / "secret.txt", f.root / "project" / "link.cpp");
+  const std::string why = refusal(f.project("link.cpp"));
+  EXPECT_NE(why.find("outside"), std::string::npos) << why;
+  fs::create_symlink("/dev/zero", f.root / "project" / "zero.cpp");
+  EXPECT_NE(refusal(f.project("zero.cpp")).find("outside"), std::string::npos);
+}
+
+TEST(ProjectFiles, SpecialAndOversizedFilesAreRefused) {
+  Folder f;
+  ASSERT_EQ(::mkfifo((f.root / "project" / "fifo.cpp").c_str(), 0600), 0);
+  EXPECT_NE(refusal(f.project("fifo.cpp")).find("not a regular file"), std::string::npos);
+  Folder::write(f.root / "project" / "big.cpp", std::string(kMaxTemplateBytes + 1, ' '));
+  const std::string why = refusal(f.project("big.cpp"));
+  EXPECT_NE(why.find("the limit is 4 MiB"), std::string::npos) << why;
+  try {
+    load_project("/dev/zero", {});
+    ADD_FAILURE() << "a project read from /dev/zero";
+  } catch (const LegoError& e) {
+    EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ProjectFiles, ASymlinkedProjectReadsBesideTheRealFile) {
+  Folder f;
+  const fs::path real = f.project("copy.cpp");
+  fs::create_directories(f.root / "elsewhere");
+  Folder::write(f.root / "elsewhere" / "copy.cpp", "planted beside the link");
+  fs::create_symlink(real, f.root / "elsewhere" / "p.lego.json");
+  const Project p = load_project(f.root / "elsewhere" / "p.lego.json", {});
+  EXPECT_NE(p.kernels.at(0).template_text.find("B[0] = A[0]"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace lego::kernel
