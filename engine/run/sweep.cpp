@@ -360,9 +360,12 @@ std::map<std::string, std::string> export_files(const kernel::KernelSpec& spec, 
            base + ".cpp -o example && ./example\n\n`" + base +
            ".hpp` documents each tensor's layout and gives `<tensor>_offset(i, ..)`, the position of an element in its buffer. `" + base +
            ".s` is the assembly LEGO Studio's JIT produced for this machine (-O3 -march=native).\n"}};
-  // What the compiler made of it (compiled here, never run here).
+  // What the compiler made of it (compiled here, never run here). A kernel
+  // that does not compile is not exported: the user would find out later,
+  // from a build that fails far from the tool that wrote it.
   CompileResult compiled = compile_cpp(inst.source);
-  files[base + ".s"] = compiled.module ? compiled.module->assembly() : "; the kernel does not compile:\n" + compiled.diagnostics;
+  if (!compiled.module) throw LegoError("variant " + variant + " does not compile, so nothing was exported:\n" + compiled.diagnostics);
+  files[base + ".s"] = compiled.module->assembly();
   return files;
 }
 

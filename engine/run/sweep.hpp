@@ -63,7 +63,8 @@ std::filesystem::path results_cache_dir();
 
 // The files of a standalone export: <kernel>.cpp, <kernel>.hpp (layouts and
 // <tensor>_offset()), example.cpp, README.md and <kernel>.s (the JIT's
-// assembly for this machine).
+// assembly for this machine). Throws LegoError, with the compiler's
+// messages, for a CPU kernel that does not compile.
 std::map<std::string, std::string> export_files(const kernel::KernelSpec& spec, const kernel::Instance& inst);
 
 }  // namespace lego::run

@@ -141,6 +141,17 @@ TEST(KernelCli, ExportedWinnerRunsAsFastAsTheSweepMeasured) {
   EXPECT_LE(best_ratio, 1.10) << "sweep median " << sweep_ms << " ms; the exported build:\n" << runs;
 }
 
+// Issue 13: export used to write a kernel that does not compile and exit 0.
+TEST(KernelCli, ExportOfAKernelThatDoesNotCompileFailsAndSaysWhy) {
+  const fs::path dir = scratch("broken-export");
+  const Output e = shell(kBin + "/lego export " + kRoot +
+                         "/tests/data/kernels/broken.lego.json --kernel broken --variant A=default,B=default,N=100 --out " + dir.string());
+  EXPECT_NE(e.rc, 0) << e.text;
+  EXPECT_NE(e.text.find("does not compile"), std::string::npos) << e.text;
+  EXPECT_NE(e.text.find("undeclared_name"), std::string::npos) << e.text;
+  EXPECT_FALSE(fs::exists(dir / "broken.cpp"));
+}
+
 TEST(KernelCli, ExportOfAnUnknownVariantListsValidOnes) {
   const Output e = shell(kBin + "/lego export " + kRoot + "/projects/transpose.lego.json --kernel transpose2d --variant nope --out " +
                          scratch("bad").string());
