@@ -2,6 +2,7 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,9 +29,15 @@ WorkerClient::~WorkerClient() { stop(); }
 void WorkerClient::start() {
   int in[2], out[2];
   if (pipe(in) != 0 || pipe(out) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  const pid_t parent = getpid();
   pid_ = fork();
   if (pid_ < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid_ == 0) {
+    // The worker dies with its parent: a lego killed by PID mid-sweep must
+    // not leave a worker spinning in a hung kernel. The getppid() check
+    // covers a parent that died before prctl took effect.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(1);
     dup2(in[0], 0);
     dup2(out[1], 1);
     close(in[0]);

@@ -2,6 +2,8 @@
 // runs in its own process, a crash or hang of generated code is reported and
 // the sweep goes on, and an exported kernel builds with a plain c++ command.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -150,6 +152,32 @@ TEST(KernelCli, ExportOfAKernelThatDoesNotCompileFailsAndSaysWhy) {
   EXPECT_NE(e.text.find("does not compile"), std::string::npos) << e.text;
   EXPECT_NE(e.text.find("undeclared_name"), std::string::npos) << e.text;
   EXPECT_FALSE(fs::exists(dir / "broken.cpp"));
+}
+
+// Issue 13, failure 4: lego killed by PID while a variant hangs used to
+// leave lego-worker reparented to PID 1, spinning at 99% CPU.
+TEST(KernelCli, TheWorkerDiesWithItsParent) {
+  const Output started = shell(kBin + "/lego bench " + kRoot +
+                               "/tests/data/kernels/faulty.lego.json --set MODE=2 --timeout 60 --no-cache > /dev/null 2>&1 & echo $!");
+  const int lego = std::stoi(started.text);
+  int worker = 0;
+  for (int tries = 0; tries < 200 && worker == 0; ++tries) {  // up to 20 s for the first variant to start hanging
+    const Output children = shell("pgrep -P " + std::to_string(lego) + " lego-worker");
+    if (children.rc == 0) worker = std::stoi(children.text);
+    ::usleep(100000);
+  }
+  ASSERT_GT(worker, 0) << "no worker started";
+  ::usleep(500000);  // inside the hanging kernel
+  ASSERT_EQ(::kill(lego, SIGKILL), 0);
+  bool gone = false;
+  for (int tries = 0; tries < 50 && !gone; ++tries) {
+    std::ifstream stat("/proc/" + std::to_string(worker) + "/stat");
+    std::string pid, name, state;
+    gone = !(stat >> pid >> name >> state) || state == "Z";  // exited (a zombie until reaped) or reaped
+    ::usleep(100000);
+  }
+  EXPECT_TRUE(gone) << "lego-worker " << worker << " outlived its parent";
+  if (!gone) ::kill(worker, SIGKILL);
 }
 
 TEST(KernelCli, ExportOfAnUnknownVariantListsValidOnes) {
