@@ -19,18 +19,6 @@ using Json = nlohmann::json;
 namespace fs = std::filesystem;
 
 // A reader never sees half a file: write beside it, then rename over it.
-void write_atomically(const fs::path& file, const std::string& text) {
-  const fs::path tmp = file.string() + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << text;
-    if (!out.flush()) throw LegoError("cannot write " + tmp.string());
-  }
-  std::error_code ec;
-  fs::rename(tmp, file, ec);
-  if (ec) throw LegoError("cannot write " + file.string() + ": " + ec.message());
-}
-
 namespace {
 
 fs::path cache_file() {

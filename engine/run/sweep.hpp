@@ -13,14 +13,11 @@
 
 #include "kernel/instantiate.hpp"
 #include "kernel/variant.hpp"
+#include "run/atomic_file.hpp"
 #include "run/executor.hpp"
 #include "run/worker_client.hpp"
 
 namespace lego::run {
-
-// A reader never sees half a file: written beside it, then renamed over it.
-// Throws LegoError when it cannot be written.
-void write_atomically(const std::filesystem::path& file, const std::string& text);
 
 // STREAM copy/triad and peak FMA, measured once per machine and thread count
 // by a lego-worker and cached in ~/.cache/lego-studio/ceilings-<host>.json.
