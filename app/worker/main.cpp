@@ -51,27 +51,35 @@ int main(int argc, char** argv) {
       send(out, {{"status", "error"}, {"message", "the request is not a JSON object"}});
       continue;
     }
-    const auto id = request.value("id", 0);
+    // Every field is checked: a wrong type is an error result, never an abort.
+    const nlohmann::json id = request.contains("id") ? request["id"] : nlohmann::json(0);
+    const nlohmann::json nonce = request.contains("nonce") ? request["nonce"] : nlohmann::json("");
+    const auto reply = [&](nlohmann::json message) {
+      message["id"] = id;
+      message["nonce"] = nonce;
+      send(out, message);
+    };
+    if (!id.is_number_integer() || !nonce.is_string() || (request.contains("kind") && !request["kind"].is_string())) {
+      reply({{"status", "error"}, {"message", "bad request: id must be an integer, nonce and kind strings"}});
+      continue;
+    }
     const std::string kind = request.value("kind", "run");
-    if (kind == "ping") {
-      send(out, {{"id", id}, {"status", "ok"}});
-    } else if (kind == "ceilings") {
-      try {
+    try {
+      if (kind == "ping") {
+        reply({{"status", "ok"}});
+      } else if (kind == "ceilings") {
         nlohmann::json r = lego::run::measure_ceilings(request.value("array_mib", 128));
-        r["id"] = id;
         r["status"] = "ok";
-        send(out, r);
-      } catch (const std::exception& e) {
-        send(out, {{"id", id}, {"status", "error"}, {"message", e.what()}});
+        reply(r);
+      } else if (kind == "run") {
+        reply(executor.execute(request, [&](const std::string& stage) { reply({{"event", "stage"}, {"stage", stage}}); }));
+      } else if (kind == "analyze") {
+        reply(lego::run::execute_analyze(request));
+      } else {
+        reply({{"status", "error"}, {"message", "unknown request kind \"" + kind + "\""}});
       }
-    } else if (kind == "run") {
-      send(out, executor.execute(request, [&](const std::string& stage) {
-        send(out, {{"id", id}, {"event", "stage"}, {"stage", stage}});
-      }));
-    } else if (kind == "analyze") {
-      send(out, lego::run::execute_analyze(request));
-    } else {
-      send(out, {{"id", id}, {"status", "error"}, {"message", "unknown request kind \"" + kind + "\""}});
+    } catch (const std::exception& e) {  // a field of the wrong type, or an engine error
+      reply({{"status", "error"}, {"message", std::string("bad request: ") + e.what()}});
     }
   }
   return 0;

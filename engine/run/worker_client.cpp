@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <random>
 #include <stdexcept>
 
 namespace lego::run {
@@ -69,7 +70,14 @@ void WorkerClient::stop() {
 Json WorkerClient::call(const Json& request, double timeout_s, const OnEvent& on_event, const std::atomic<bool>* cancel) {
   if (pid_ <= 0) start();
   const Json base = {{"id", request.value("id", 0)}, {"kernel", request.value("kernel", "")}, {"variant", request.value("variant", "")}};
-  const std::string line = request.dump() + "\n";
+  // A fresh nonce per request, echoed by the worker in every line it sends
+  // for it: a line without it was not written by the worker's protocol code
+  // (a kernel writing to the protocol descriptor) or belongs to another request.
+  static thread_local std::mt19937_64 random{std::random_device{}()};
+  const std::string nonce = std::to_string(random()) + std::to_string(random());
+  Json sent_request = request;
+  sent_request["nonce"] = nonce;
+  const std::string line = sent_request.dump() + "\n";
   for (std::size_t sent = 0; sent < line.size();) {
     const ssize_t n = write(to_worker_, line.data() + sent, line.size() - sent);
     if (n <= 0) break;  // a dead worker shows up below as end of file
@@ -82,6 +90,16 @@ Json WorkerClient::call(const Json& request, double timeout_s, const OnEvent& on
       pending_.erase(0, nl + 1);
       Json message = Json::parse(text, nullptr, false);
       if (message.is_discarded()) continue;
+      if (!message.is_object() || message.value("nonce", Json()) != nonce || message.value("id", Json()) != base["id"]) {
+        stop();  // the stream can no longer be trusted
+        Json r = base;
+        r["status"] = "error";
+        r["message"] =
+            "protocol error: the worker's output had a line that is not its answer to this request (a kernel writing "
+            "to the protocol descriptor?); the variant's result is discarded and the worker restarted";
+        return r;
+      }
+      message.erase("nonce");
       if (message.contains("event")) {
         if (on_event) on_event(message);
         continue;

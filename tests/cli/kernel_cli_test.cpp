@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -178,6 +179,39 @@ TEST(KernelCli, TheWorkerDiesWithItsParent) {
   }
   EXPECT_TRUE(gone) << "lego-worker " << worker << " outlived its parent";
   if (!gone) ::kill(worker, SIGKILL);
+}
+
+// Issue 13, failure 6: a kernel that wrote a JSON result line to the
+// worker's output showed up as verified at 92,682% of roof, and the next
+// variant received the previous one's result. Each request now carries a
+// nonce that every line must echo.
+TEST(KernelCli, AKernelCannotForgeItsResult) {
+  const fs::path out = scratch("forge") / "results.json";
+  const Output o = shell(kBin + "/lego bench " + kRoot +
+                         "/tests/data/kernels/forge.lego.json --min-time 0.01 --repetitions 2 --no-cache --json " + out.string());
+  std::map<std::string, nlohmann::json> rows;
+  const nlohmann::json results = read_json(out);
+  for (const auto& v : results["context"]["lego_variants"]) rows[v["variant"].get<std::string>()] = v;
+  ASSERT_EQ(rows.size(), 2u) << o.text;
+  const auto& forged = rows["A=default,B=default,N=1000,FORGE=1"];
+  EXPECT_NE(forged["status"], "ok") << forged.dump();
+  EXPECT_FALSE(forged["verified"].get<bool>());
+  EXPECT_NE(forged["message"].get<std::string>().find("protocol error"), std::string::npos) << forged.dump();
+  const auto& honest = rows["A=default,B=default,N=1000,FORGE=0"];
+  EXPECT_EQ(honest["status"], "ok") << honest.dump();
+  EXPECT_TRUE(honest["verified"].get<bool>());
+  EXPECT_EQ(o.text.find("internal error"), std::string::npos) << o.text;
+}
+
+// A request with a field of the wrong type used to abort the worker (rc 134).
+TEST(KernelCli, TheWorkerAnswersBadRequestsWithAnError) {
+  const Output o = shell(
+      "printf '%s\\n' '{\"kind\":\"ping\",\"id\":\"x\"}' '{\"kind\":7,\"id\":2}' '{\"kind\":\"run\",\"id\":3,\"source\":5}' "
+      "'{\"kind\":\"ping\",\"id\":4}' | " +
+      kBin + "/lego-worker");
+  EXPECT_EQ(o.rc, 0) << o.text;
+  EXPECT_NE(o.text.find("bad request"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("\"id\":4"), std::string::npos) << o.text;  // still answering after the bad ones
 }
 
 TEST(KernelCli, ExportOfAnUnknownVariantListsValidOnes) {
