@@ -175,7 +175,7 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   int rank = 0;
   for (const auto& r : rows) {
     if (r.status == "duplicate") continue;
-    const std::string mark = r.verified ? "✓" : r.status == "no GPU" || (r.baseline && r.status == "ok") ? "–" : "✗";
+    const std::string mark = run::verification_mark(r.verified, r.status, r.baseline);
     std::string ratios;
     for (const auto& [name, ms] : bases) ratios += r.ms > 0 ? fmt::format(" {:>10.2f}x", ms / r.ms) : "";
     if (r.ms > 0)

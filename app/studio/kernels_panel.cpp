@@ -14,6 +14,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "run/sweep.hpp"
+
 namespace lego::studio {
 
 namespace {
@@ -38,11 +40,7 @@ class NumberItem : public QTableWidgetItem {
 };
 
 // ✓ verified, ✗ failed the comparison or did not run, – not checked (no GPU and too large to emulate).
-QString verified_mark(const VariantOutcome& o) {
-  if (o.verified) return QString::fromUtf8("✓");
-  // A roof baseline (a plain copy) is timed, never compared with the reference.
-  return o.status == "no GPU" || (o.baseline && o.status == "ok") ? QString::fromUtf8("–") : QString::fromUtf8("✗");
-}
+QString verified_mark(const VariantOutcome& o) { return QString::fromUtf8(run::verification_mark(o.verified, o.status, o.baseline)); }
 
 }  // namespace
 

@@ -44,6 +44,17 @@ void analyze(run::WorkerClient& worker, const kernel::KernelSpec& spec, const Va
   if (spec.backend == "cpu") out.lines_per_iteration = t["lines_per_iteration"].get<double>();
 }
 
+// The timing and verification of a worker's result, for the table.
+void record(const run::VariantResult& r, VariantOutcome& out) {
+  out.status = r.status;
+  out.message = r.message;
+  out.verified = r.verified;
+  out.ms = r.ms;
+  out.gbs = r.gbs;
+  out.gflops = r.gflops;
+  out.roof = r.roof;
+}
+
 }  // namespace
 
 SweepSession::SweepSession(QObject* parent) : QObject(parent) {
@@ -171,13 +182,7 @@ void SweepSession::run(ProjectPtr project, const QString& kernel_name, const QSt
           const std::optional<kernel::Instance> small = options.verify ? run::verification_instance(k->spec, b, sizes) : std::nullopt;
           const run::VariantResult r =
               run::run_variant(worker, inst, options, timeout_s, roof, done + 1, {}, &cancel_, small ? &*small : nullptr);
-          out->status = r.status;
-          out->message = r.message;
-          out->verified = r.verified;
-          out->ms = r.ms;
-          out->gbs = r.gbs;
-          out->gflops = r.gflops;
-          out->roof = r.roof;
+          record(r, *out);
         } catch (const LegoError& e) {
           out->status = "invalid";
           out->message = e.what();
@@ -210,13 +215,7 @@ void SweepSession::run(ProjectPtr project, const QString& kernel_name, const QSt
           const std::optional<kernel::Instance> small = o.verify ? run::verification_instance(k->spec, v->variant) : std::nullopt;
           const run::VariantResult r =
               run::run_variant(worker, v->instance, o, timeout_s, roof, done + 1, {}, &cancel_, small ? &*small : nullptr);
-          out->status = r.status;
-          out->message = r.message;
-          out->verified = r.verified;
-          out->ms = r.ms;
-          out->gbs = r.gbs;
-          out->gflops = r.gflops;
-          out->roof = r.roof;
+          record(r, *out);
           out->assembly = r.raw.value("assembly", "");
           // A GPU run brings the device's roofs (measured copy bandwidth, peak FP32): the chart uses them.
           if (r.raw.contains("gpu") && !gpu_roof_sent) {

@@ -13,7 +13,7 @@
 
 namespace lego::kernel {
 
-// Documented caps (README, "Project files").
+// Documented caps (README, "What a project may read and write").
 constexpr std::uintmax_t kMaxTemplateBytes = 4u << 20;  // a template, reference or baseline source
 constexpr std::uintmax_t kMaxProjectBytes = 64u << 20;  // a .lego.json project
 

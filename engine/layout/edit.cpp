@@ -46,26 +46,6 @@ std::vector<Expr> logical_extents(const LayoutAst& layout) {
 
 namespace {
 
-Piece piece_of_entry(std::vector<Expr> dims, std::string_view entry);
-
-}  // namespace
-
-Piece default_piece(const LayoutAst& layout, std::size_t block, std::string_view entry) {
-  std::vector<Expr> dims;
-  if (block < layout.chain.size() && !layout.chain[block].pieces.empty())
-    dims = layout.chain[block].pieces.front().dims;
-  else
-    dims = logical_extents(layout);
-  return piece_of_entry(std::move(dims), entry);
-}
-
-Piece default_piece_at(const LayoutAst& layout, std::size_t block, std::size_t position, std::string_view entry) {
-  check_position(block_at(layout, block), position, false);
-  return piece_of_entry(layout.chain[block].pieces[position].dims, entry);
-}
-
-namespace {
-
 Piece piece_of_entry(std::vector<Expr> dims, std::string_view entry) {
   if (dims.empty()) dims = {constant(1)};
   std::string text;
@@ -101,6 +81,20 @@ Piece piece_of_entry(std::vector<Expr> dims, std::string_view entry) {
 }
 
 }  // namespace
+
+Piece default_piece(const LayoutAst& layout, std::size_t block, std::string_view entry) {
+  std::vector<Expr> dims;
+  if (block < layout.chain.size() && !layout.chain[block].pieces.empty())
+    dims = layout.chain[block].pieces.front().dims;
+  else
+    dims = logical_extents(layout);
+  return piece_of_entry(std::move(dims), entry);
+}
+
+Piece default_piece_at(const LayoutAst& layout, std::size_t block, std::size_t position, std::string_view entry) {
+  check_position(block_at(layout, block), position, false);
+  return piece_of_entry(layout.chain[block].pieces[position].dims, entry);
+}
 
 Piece parse_piece(std::string_view text) {
   // Parsed inside a stand-in layout; spans shift back into `text`.

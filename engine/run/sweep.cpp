@@ -120,6 +120,11 @@ std::optional<Env> verification_sizes(const kernel::KernelSpec& spec, const Env&
 
 }  // namespace
 
+const char* verification_mark(bool verified, const std::string& status, bool baseline) {
+  if (verified) return "✓";
+  return status == "no GPU" || (baseline && status == "ok") ? "–" : "✗";
+}
+
 std::optional<kernel::Instance> verification_instance(const kernel::KernelSpec& spec, const kernel::Variant& variant) {
   const std::optional<Env> sizes = verification_sizes(spec, variant.parameters);
   if (!sizes) return std::nullopt;

@@ -39,6 +39,11 @@ struct VariantResult {
   nlohmann::json raw;  // the worker's result
 };
 
+// The verified column's mark, UTF-8: ✓ verified; – not compared (no GPU to
+// run on, or a baseline that is a roof); ✗ failed. The CLI and the app both
+// show it.
+const char* verification_mark(bool verified, const std::string& status, bool baseline);
+
 // The variant instantiated at the kernel's "verify_at" sizes, or nullopt
 // when it has none (or a constraint fails there): then it is verified at
 // its own size.
