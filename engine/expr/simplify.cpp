@@ -1,6 +1,8 @@
 #include "expr/simplify.hpp"
 
 #include <algorithm>
+#include <numeric>
+#include <set>
 
 #include "expr/monomial.hpp"
 
@@ -19,6 +21,35 @@ std::vector<Term> terms_of(Ref e, std::int64_t& c0) {
   }
   c0 = 0;
   return {{1, e}};
+}
+
+// a = g*high + low for a constant g > 1 that divides d and every
+// coefficient of `high`, with 0 <= low < g proved: the low part cannot carry
+// into a quotient by a multiple of g. It is how a brick's offset inside its
+// plane (km in 256*jm + km) stops blocking (256*jm + km) // 2048 = jm // 8.
+struct Split {
+  std::int64_t g = 0;
+  Ref high = nullptr, low = nullptr;
+};
+
+template <typename Pool, typename Prover>
+Split split_below(Pool& pool, Prover& prover, Ref a, std::int64_t d) {
+  std::int64_t c0;
+  const auto terms = terms_of(a, c0);
+  std::set<std::int64_t, std::greater<>> divisors;
+  for (const auto& t : terms) {
+    const std::int64_t g = std::gcd(t.coef, d);
+    if (g > 1 && g < d) divisors.insert(g);
+  }
+  for (const std::int64_t g : divisors) {
+    std::vector<Term> high, low;
+    for (const auto& t : terms) (t.coef % g == 0 ? high : low).push_back(t.coef % g == 0 ? Term{t.coef / g, t.term} : t);
+    if (high.empty() || low.empty()) continue;
+    Ref r = pool.sum(floor_mod(c0, g), low);
+    if (!prover.nonneg(r) || !prover.less_than(r, pool.constant(g))) continue;
+    return {g, pool.sum(floor_div(c0, g), high), r};
+  }
+  return {};
 }
 
 }  // namespace
@@ -210,6 +241,9 @@ Ref Simplifier::divide(Ref a, Ref d) {
     if (i.lo != Interval::kNegInf && i.hi != Interval::kPosInf && floor_div(i.lo, d->value) == floor_div(i.hi, d->value))
       return pool_.constant(floor_div(i.lo, d->value));
   }
+  // (g*y + r) // (g*m) -> y // m for 0 <= r < g.
+  if (is_const(d))
+    if (const Split s = split_below(pool_, prover_, rest, d->value); s.g != 0) return divide(s.high, pool_.constant(d->value / s.g));
   // (x // a) // d -> x // (a*d) for positive a, d.
   if (rest->kind == Kind::FloorDiv && prover_.positive(rest->args[1]))
     return simplify_div(rest->args[0], simplify(pool_.mul(rest->args[1], d)));
@@ -258,6 +292,10 @@ Ref Simplifier::simplify_mod(Ref a, Ref d) {
   Ref rest = pool_.sum(r0, r);
   if (rest != a) rest = simplify(rest);
   if (prover_.nonneg(rest) && prover_.less_than(rest, d)) return rest;
+  // (g*y + r) % (g*m) -> g*(y % m) + r for 0 <= r < g.
+  if (is_const(d))
+    if (const Split s = split_below(pool_, prover_, rest, d->value); s.g != 0)
+      return simplify(pool_.add(pool_.scale(s.g, simplify_mod(s.high, pool_.constant(d->value / s.g))), s.low));
   // (x % (d*k)) % d -> x % d.
   if (rest->kind == Kind::Mod) {
     Monomial outer;

@@ -4,6 +4,7 @@
 
 #include "expr/diagnostic.hpp"
 #include "layout/compile.hpp"
+#include "layout/derive.hpp"
 #include "layout/parse.hpp"
 
 namespace lego {
@@ -26,6 +27,18 @@ TEST(TensorView, UntiledIndexReachesTheSameElementAsTileCoordinates) {
         ASSERT_EQ(by_element.apply(elem), by_tiles.apply(tile)) << text << " at " << i << "," << j;
       }
   }
+}
+
+// A brick's index: the coordinates' low parts cannot carry into the brick
+// number, so (256*j + k) // 2048 folds to j // 8 and only per-coordinate
+// divisions by the brick edge remain (the simplifier's split rule).
+TEST(TensorView, BricksIndexDividesEachCoordinateByTheBrickEdgeOnly) {
+  const LayoutAst bricks = parse_layout("OrderBy(Row(N//B,N//B,N//B), Row(B,B,B)).TileBy([N//B]*3,[B]*3)");
+  DeriveRequest request;
+  request.indices = {"i", "j", "k"};
+  const DeriveResult r = derive(tensor_view(bricks, 3), {{"N", 256}, {"B", 8}}, request);
+  ASSERT_EQ(r.exprs.size(), 1u);
+  EXPECT_EQ(r.exprs[0], "524288*(i / 8) + 16384*(j / 8) + 512*(k / 8) + 64*(i % 8) + 8*(j % 8) + k % 8");
 }
 
 TEST(TensorView, LayoutsOfTheTensorsRankAreUnchanged) {
