@@ -95,6 +95,10 @@ Derivation::Derivation(sym::Pool& pool, const LayoutAst& ast, const Env& env, co
       sp.span = p.span;
       if (p.kind == PieceKind::GenP) {
         sp.genp = &p.genp;
+        // The numeric plan checks this too, but symbolic sizes reach here first.
+        if ((p.genp.library == "antidiag" || p.genp.library == "skew") && sp.dims.size() != 2)
+          throw LegoError(p.genp.span.known() ? p.genp.span : p.span,
+                          p.genp.library + " needs a 2-D tile, got " + std::to_string(sp.dims.size()) + " dimension(s)");
         if (p.genp.library.empty() && p.genp.inv_body.empty()) injective_ = true;
       } else {
         sp.perm = piece_permutation(p);
