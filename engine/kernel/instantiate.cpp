@@ -558,6 +558,7 @@ class Instantiator {
     request.inverse = inverse;
     request.indices = args;
     request.lang = lang_;
+    request.strength_reduce = true;
     if (!inverse) in_nests(args, request);
     try {
       // A TileBy iteration layout read with as many coordinates as one tile level has: its untiled view.

@@ -55,6 +55,7 @@ DeriveResult derive(const LayoutAst& layout, const Env& env, const DeriveRequest
     if (sizes.count(name) || env.count(name))
       throw LegoError("index name '" + name + "' is also a size of the layout; give the index another name");
   sym::PrintOptions options = sym::default_options(r.lang);
+  options.strength_reduce = options.strength_reduce || r.strength_reduce;
   std::vector<std::size_t> slices;  // positions written ':' (Triton: a whole dimension)
   for (std::size_t k = 0; k < r.indices.size(); ++k)
     if (r.indices[k] == ":") slices.push_back(k);

@@ -34,6 +34,11 @@ struct DeriveRequest {
   // it, so div/mod of tiled layouts fold onto the loops' own digits.
   std::vector<LoopVariable> loop_variables;
   std::map<std::string, std::vector<std::pair<std::string, std::int64_t>>> index_definitions;
+  // Print x // 2^k and x % 2^k as x >> k and x & (2^k - 1) (x proved
+  // nonnegative). Generated kernels want it: a compiler folds
+  // ((8*kb + 3) >> 3) to kb by known bits, but not a signed (8*kb + 3) / 8.
+  // The readable / and % stay for what a person reads (lego expr, the app).
+  bool strength_reduce = false;
 };
 
 struct DeriveResult {

@@ -8,6 +8,7 @@
 #include "kernel/project_edit.hpp"
 #include "kernel/spec.hpp"
 #include "kernel/variant.hpp"
+#include "layout/parse.hpp"
 #include "run/executor.hpp"
 #include "run/sweep.hpp"
 
@@ -238,6 +239,27 @@ TEST_P(ExampleKernels, EveryVariantMatchesTheReference) {
   }
 }
 
+// The staged stencil copies a run with one memcpy only when the run's
+// indices are consecutive; a layout whose rows are not (column-major) takes
+// the gather and scatter path, and must still match the reference.
+TEST(StagedStencil, ALayoutWithoutContiguousRowsTakesTheGatherPathAndStillVerifies) {
+  const Project p = load_project(kProjects / "stencils.lego.json", default_resource_dirs());
+  KernelSpec spec = find_kernel(p, "stencil27");
+  const std::string text = "OrderBy(Col(N, N, N)).GroupBy([(N, N, N)])";
+  for (auto& t : spec.tensors) t.layouts = {LayoutChoice{"col", text, parse_layout(text)}};
+  const VariantSpace space = enumerate_variants(spec, {0, 1, {{"N", 16}}});
+  ASSERT_FALSE(space.variants.empty());
+  run::Executor executor;
+  run::RunOptions options;
+  options.time = false;
+  int id = 0;
+  for (const auto& v : space.variants) {
+    const Instance inst = instantiate(spec, v, sym::Lang::C);
+    const nlohmann::json r = executor.execute(run::make_request(inst, options, ++id));
+    EXPECT_EQ(r["verified"], true) << v.id << ": " << r.dump(2).substr(0, 3000);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Transposes, ExampleKernels,
                          ::testing::Values(Case{"transpose.lego.json", "transpose2d", {{"N", 64}}},
                                            Case{"transpose.lego.json", "transpose3d_210", {{"D0", 32}, {"D1", 8}, {"D2", 16}}},
@@ -250,6 +272,7 @@ INSTANTIATE_TEST_SUITE_P(MatmulAndStencils, ExampleKernels,
                          ::testing::Values(Case{"matmul.lego.json", "matmul", {{"M", 32}, {"N", 64}, {"K", 24}}},
                                            Case{"stencils.lego.json", "stencil7", {{"N", 16}}},
                                            Case{"stencils.lego.json", "stencil27", {{"N", 16}}},
+                                           Case{"stencils.lego.json", "stencil27_points", {{"N", 16}}},
                                            Case{"rows.lego.json", "softmax", {{"M", 8}, {"N", 32}}},
                                            Case{"rows.lego.json", "layernorm", {{"M", 8}, {"N", 256}}}),
                          [](const auto& param_info) { return param_info.param.kernel; });

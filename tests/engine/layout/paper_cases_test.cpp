@@ -30,7 +30,7 @@ TEST(PaperCases, OpCountsAtOrBelowTheirBoundsAndValuesExact) {
   for (const auto& c : testing::paper_cases()) {
     SCOPED_TRACE(c.name);
     const LayoutAst ast = parse_layout(c.layout);
-    DeriveRequest request{c.inverse, c.indices, constraints_of(c.where), sym::Lang::Python, {}, {}, {}};
+    DeriveRequest request{c.inverse, c.indices, constraints_of(c.where), sym::Lang::Python, {}, {}, {}, false};
     const DeriveResult result = derive(ast, {}, request);  // every size symbolic
     EXPECT_LE(result.ops, c.max_ops) << result.exprs[0];
     // With its constraints stated, no size equality is left to assume.
