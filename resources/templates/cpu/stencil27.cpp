@@ -104,30 +104,38 @@ extern "C" void lego_kernel(const float* __restrict in, float* __restrict out) {
       for (int64_t y = 0; y < TJ; ++y) {
         const int64_t j = tj + y;
         const bool edge_row = edge_plane || j == 0 || j == N - 1;
-        // Row pointers: with the ring slots as run-time subscripts clang
-        // leaves this loop scalar.
         const float* __restrict lower = box[below][y];
         const float* __restrict middle = box[here][y];
         const float* __restrict upper = box[above][y];
         const float* __restrict centre = plane[here][y + 1] + 1;
+        // The row's results first, in whole vectors and apart from the
+        // layout; then they go out in runs, like the staging.
+        alignas(64) float result[N];
+        if (edge_row) {
+          std::memcpy(result, centre, sizeof result);
+        } else {
+          for (int64_t z = 0; z < N; z += 16) {
+            const lego_f32x16 sum = (load16(lower + z) + load16(middle + z) + load16(upper + z)) * (1.0f / 27.0f);
+            std::memcpy(result + z, &sum, sizeof sum);
+          }
+          result[0] = centre[0];
+          result[N - 1] = centre[N - 1];
+        }
         for (int64_t kb = 0; kb < N; kb += RUN) {
           int64_t at[RUN];
-          float value[RUN];
           for (int64_t kr = 0; kr < RUN; ++kr) {
             const int64_t k = kb + kr;
             at[kr] = {{ out[i, j, k] }};
-            // Both sides are plain loads from the buffers, so this is a
-            // vector select, not a branch. k - 1 >= N - 2 unsigned is k == 0
-            // or k == N - 1 in one compare (clang turns the pair into a
-            // switch, which blocks the vectorizer).
-            const bool edge = edge_row | (static_cast<uint64_t>(k - 1) >= uint64_t{N - 2});
-            const float sum = (lower[k] + middle[k] + upper[k]) * (1.0f / 27.0f);
-            value[kr] = edge ? centre[k] : sum;
+          }
+          {
+            // As for `in`: the same run four planes down, for writing.
+            const int64_t ahead = i + 4 < N ? i + 4 : N - 1, k = kb;
+            __builtin_prefetch(&out[{{ out[ahead, j, k] }}], 1);
           }
           if (contiguous(at))
-            std::memcpy(out + at[0], value, sizeof value);
+            std::memcpy(out + at[0], result + kb, sizeof(float) * RUN);
           else
-            for (int64_t kr = 0; kr < RUN; ++kr) out[at[kr]] = value[kr];
+            for (int64_t kr = 0; kr < RUN; ++kr) out[at[kr]] = result[kb + kr];
         }
       }
     }
