@@ -1,5 +1,6 @@
 #include "expr/expr.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -7,7 +8,14 @@ namespace lego {
 
 Expr constant(std::int64_t v, Span span) { return std::make_shared<const Node>(Node{Op::Const, v, {}, {}, span}); }
 Expr symbol(std::string name, Span span) { return std::make_shared<const Node>(Node{Op::Sym, 0, std::move(name), {}, span}); }
-Expr make(Op op, std::vector<Expr> args, Span span) { return std::make_shared<const Node>(Node{op, 0, {}, std::move(args), span}); }
+Expr make(Op op, std::vector<Expr> args, Span span) {
+  int height = 1;
+  for (const auto& a : args) height = std::max(height, a->height + 1);
+  if (height > kMaxExprHeight)
+    throw LegoError(span, "this expression is nested more than " + std::to_string(kMaxExprHeight) +
+                              " operations deep; split it into shorter definitions (let)");
+  return std::make_shared<const Node>(Node{op, 0, {}, std::move(args), span, height});
+}
 
 std::int64_t floor_div(std::int64_t a, std::int64_t b) {
   std::int64_t q = a / b;

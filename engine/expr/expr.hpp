@@ -54,8 +54,14 @@ struct Node {
   std::int64_t value = 0;  // Const
   std::string name;        // Sym
   std::vector<Expr> args;
-  Span span;  // where it was written, if parsed
+  Span span;       // where it was written, if parsed
+  int height = 1;  // the longest path to a leaf, counting this node
 };
+
+// Every walk over an expression recurses, so a tree is at most this tall
+// (1+1+...+1 with 60000 terms once overflowed the stack of every tool);
+// make() refuses a taller one with an error at the operator.
+constexpr int kMaxExprHeight = 1000;
 
 Expr constant(std::int64_t v, Span span = {});
 Expr symbol(std::string name, Span span = {});

@@ -113,23 +113,27 @@ TEST(KernelCli, BenchWritesGoogleBenchmarkJsonWithOurFields) {
 // export's README gives, runs as fast as the sweep said (within 10%; faster
 // is fine: gcc may schedule the register tile better than the JIT's clang).
 // A reduced matmul (512^3, about two milliseconds a call on one thread)
-// keeps it quick; the example is run up to three times because this machine
-// is shared.
+// keeps it quick; both are timed again, up to three times, because this
+// machine is shared.
 TEST(KernelCli, ExportedWinnerRunsAsFastAsTheSweepMeasured) {
   const fs::path out = scratch("winner") / "results.json";
   const std::string project = kRoot + "/projects/matmul.lego.json --set M=512 --set N=512 --set K=512";
   // One thread on both sides: a two-thread time on this shared 2-core machine
   // swings with whatever else runs, the comparison of the builds does not.
   const std::string one_thread = "OMP_NUM_THREADS=1 ";
-  const Output o =
-      shell(one_thread + kBin + "/lego bench " + project + " --max-variants 4 --seed 2 --no-cache --repetitions 5 --json " + out.string());
-  ASSERT_EQ(o.rc, 0) << o.text;
-  double sweep_ms = -1;
-  const nlohmann::json results = read_json(out);
-  for (const auto& v : results["context"]["lego_variants"])
-    if (v.value("verified", false) && !v.value("baseline", false) && (sweep_ms < 0 || v["median_ms"].get<double>() < sweep_ms))
-      sweep_ms = v["median_ms"].get<double>();
-  ASSERT_GT(sweep_ms, 0) << o.text;
+  auto sweep_best_ms = [&]() {
+    const Output o = shell(one_thread + kBin + "/lego bench " + project + " --max-variants 4 --seed 2 --no-cache --repetitions 5 --json " +
+                           out.string());
+    EXPECT_EQ(o.rc, 0) << o.text;
+    double best = -1;
+    const nlohmann::json results = read_json(out);
+    for (const auto& v : results["context"]["lego_variants"])
+      if (v.value("verified", false) && !v.value("baseline", false) && (best < 0 || v["median_ms"].get<double>() < best))
+        best = v["median_ms"].get<double>();
+    return best;
+  };
+  double sweep_ms = sweep_best_ms();
+  ASSERT_GT(sweep_ms, 0);
 
   const fs::path dir = scratch("winner-export");
   const Output e = shell(kBin + "/lego export " + project + " --variant best --results " + out.string() + " --out " + dir.string());
@@ -138,7 +142,10 @@ TEST(KernelCli, ExportedWinnerRunsAsFastAsTheSweepMeasured) {
   ASSERT_EQ(build.rc, 0) << build.text;
   double best_ratio = 1e9;
   std::string runs;
+  // Each retry times both sides again, side by side: a sweep that ran in a
+  // quiet moment is not held against an export that ran in a busy one.
   for (int attempt = 0; attempt < 3 && best_ratio > 1.10; ++attempt) {
+    if (attempt > 0) sweep_ms = sweep_best_ms();
     const Output run = shell(one_thread + dir.string() + "/example");
     ASSERT_EQ(run.rc, 0) << run.text;
     const auto at = run.text.find("median ");

@@ -49,6 +49,24 @@ TEST(Expr, DivisionByZeroAndOverflowAreErrors) {
   EXPECT_THROW(evaluate(parse_expression("1 << 70"), {}), LegoError);
 }
 
+// A long operator chain is a tall tree, and every walk over it recurses:
+// it is refused where it is written instead of overflowing the stack.
+TEST(Expr, ATreeTallerThanTheLimitIsAnErrorAtItsOperator) {
+  auto chain = [](int terms) {
+    std::string s = "1";
+    for (int k = 1; k < terms; ++k) s += "+1";
+    return s;
+  };
+  EXPECT_EQ(evaluate(parse_expression(chain(kMaxExprHeight)), {}), kMaxExprHeight);
+  try {
+    parse_expression(chain(60000));
+    FAIL();
+  } catch (const LegoError& e) {
+    EXPECT_EQ(e.diagnostic().span.begin, 0u);
+    EXPECT_NE(e.diagnostic().message.find("nested more than"), std::string::npos);
+  }
+}
+
 TEST(Expr, ParseErrorsSayWhatWasExpected) {
   try {
     parse_expression("a + * b");
