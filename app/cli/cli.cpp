@@ -16,6 +16,7 @@
 #include "bindings.hpp"
 #include "expr/parser.hpp"
 #include "expr/print.hpp"
+#include "expr/text_file.hpp"
 #include "layout/compile.hpp"
 #include "layout/derive.hpp"
 #include "layout/genp.hpp"
@@ -57,11 +58,7 @@ void add_layout_options(CLI::App* cmd, LayoutOptions& o) {
 Source load_source(const LayoutOptions& o) {
   if (!o.file.empty() && !o.layout.empty()) throw LegoError("give the layout either as text or with --file, not both");
   if (!o.file.empty()) {
-    std::ifstream in(o.file, std::ios::binary);
-    if (!in) throw LegoError("cannot read '" + o.file + "'");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return {ss.str(), o.file};
+    return {read_regular_file(o.file, "layout program", kMaxSourceBytes), o.file};
   }
   if (o.layout.empty()) throw LegoError("no layout given; pass it as text or with --file (see --help)");
   return {o.layout, "<layout>"};

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "expr/text_file.hpp"
 #include "kernel/instantiate.hpp"
 #include "kernel/spec.hpp"
 #include "kernel/variant.hpp"
@@ -247,8 +248,7 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
 
 std::string best_variant(const std::string& results_file, const std::string& kernel_name) {
   if (results_file.empty()) throw LegoError("--variant best needs --results FILE (the --json output of lego bench)");
-  std::ifstream in(results_file);
-  const Json j = Json::parse(in, nullptr, false);
+  const Json j = Json::parse(read_regular_file(results_file, "results file", kMaxProjectBytes), nullptr, false);
   if (j.is_discarded() || !j.contains("context") || !j["context"].contains("lego_variants"))
     throw LegoError(results_file + ": not a results file written by lego bench --json");
   if (j["context"].value("lego_kernel", "") != kernel_name)

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "expr/text_file.hpp"
 #include "layout/parse.hpp"
 #include "layout/symbolic.hpp"
 
@@ -15,11 +16,7 @@ std::string projects_dir() {
 }
 
 std::vector<Example> load_examples(const std::string& lego_file) {
-  std::ifstream in(lego_file);
-  if (!in) throw LegoError("cannot read " + lego_file);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string source = buffer.str();
+  const std::string source = read_regular_file(lego_file, "layout program", kMaxSourceBytes);
   Program program;
   try {
     program = parse_program(source);

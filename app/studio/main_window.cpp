@@ -32,6 +32,8 @@
 #include <QVBoxLayout>
 #include <nlohmann/json.hpp>
 
+#include "expr/text_file.hpp"
+
 namespace lego::studio {
 
 namespace {
@@ -415,9 +417,12 @@ void MainWindow::fillStartList() {
   QDir dir(qs(projects_dir()));
   for (const QString& file : dir.entryList({"*.lego.json"}, QDir::Files, QDir::Name)) {
     const QString path = dir.filePath(file);
-    QFile f(path);
     nlohmann::json j;
-    if (f.open(QIODevice::ReadOnly)) j = nlohmann::json::parse(f.readAll().toStdString(), nullptr, false);
+    try {  // capped and regular files only: the folder can be LEGO_PROJECTS, anywhere
+      j = nlohmann::json::parse(read_regular_file(path.toStdString(), "project", kMaxProjectBytes), nullptr, false);
+    } catch (const LegoError&) {
+      j = nlohmann::json(nlohmann::json::value_t::discarded);
+    }
     const bool ok = !j.is_discarded() && j.is_object();
     auto* item = new QTreeWidgetItem(projects, {ok ? qs(j.value("name", file.toStdString())) : file,
                                                 ok ? qs(j.value("description", "")) : tr("(not readable: open it for the error)")});

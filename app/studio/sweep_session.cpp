@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 
+#include "expr/text_file.hpp"
 #include "kernel/variant.hpp"
 #include "run/analyze.hpp"
 #include "run/sweep.hpp"
@@ -113,10 +114,7 @@ ProjectPtr SweepSession::load(const std::string& file, const std::string& json, 
 void SweepSession::open(const QString& project_file, std::size_t max_variants) {
   thread_.post([this, file = project_file.toStdString(), max_variants] {
     try {
-      std::ifstream in(file);
-      if (!in) throw LegoError("cannot read " + file);
-      const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      emit projectLoaded(load(file, json, false, max_variants));
+      emit projectLoaded(load(file, read_regular_file(file, "project", kMaxProjectBytes), false, max_variants));
     } catch (const LegoError& e) {
       emit failed(QString::fromStdString(e.what()));
     } catch (const std::exception& e) {

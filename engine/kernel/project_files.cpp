@@ -10,10 +10,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string size_text(std::uintmax_t bytes) {
-  return bytes >= (1u << 20) ? std::to_string(bytes >> 20) + " MiB" : std::to_string(bytes) + " bytes";
-}
-
 // True when `path` (real) is `root` (real) or below it, compared by components.
 bool inside(const fs::path& path, const fs::path& root) {
   auto p = path.begin();
@@ -23,22 +19,6 @@ bool inside(const fs::path& path, const fs::path& root) {
 }
 
 }  // namespace
-
-std::string read_regular_file(const fs::path& file, const std::string& what, std::uintmax_t max_bytes) {
-  std::error_code ec;
-  const fs::file_status status = fs::status(file, ec);
-  if (ec || !fs::exists(status)) throw LegoError("cannot read " + what + " " + file.string() + ": it does not exist");
-  if (!fs::is_regular_file(status)) throw LegoError(what + " " + file.string() + " is not a regular file");
-  const std::uintmax_t size = fs::file_size(file, ec);
-  if (ec) throw LegoError("cannot read " + what + " " + file.string() + ": " + ec.message());
-  if (size > max_bytes) throw LegoError(what + " " + file.string() + " is " + size_text(size) + "; the limit is " + size_text(max_bytes));
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw LegoError("cannot read " + what + " " + file.string());
-  std::string text(static_cast<std::size_t>(size), '\0');
-  in.read(text.data(), static_cast<std::streamsize>(size));
-  text.resize(static_cast<std::size_t>(in.gcount()));  // a file that shrank meanwhile
-  return text;
-}
 
 std::string read_confined(const std::string& name, const std::vector<fs::path>& roots, std::uintmax_t max_bytes) {
   const fs::path relative(name);

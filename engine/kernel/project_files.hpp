@@ -11,20 +11,16 @@
 #include <string>
 #include <vector>
 
+#include "expr/text_file.hpp"
+
 namespace lego::kernel {
 
-// Documented caps (README, "What a project may read and write").
-constexpr std::uintmax_t kMaxTemplateBytes = 4u << 20;  // a template, reference or baseline source
-constexpr std::uintmax_t kMaxProjectBytes = 64u << 20;  // a .lego.json project
+constexpr std::uintmax_t kMaxTemplateBytes = kMaxSourceBytes;  // a template, reference or baseline source
 
 // The text of `name` (a relative path, no `..`) found in the first of
 // `roots` that has it. Throws LegoError with the reason (absolute, escapes
 // its folder, a link out of it, not a regular file, too large, unreadable)
 // and, when no root has it, the places looked in.
 std::string read_confined(const std::string& name, const std::vector<std::filesystem::path>& roots, std::uintmax_t max_bytes);
-
-// A regular file's text, refused above max_bytes (special files such as
-// /dev/zero or a FIFO are refused, not read).
-std::string read_regular_file(const std::filesystem::path& file, const std::string& what, std::uintmax_t max_bytes);
 
 }  // namespace lego::kernel

@@ -102,6 +102,23 @@ TEST(Cli, ReadsProgramsFromFiles) {
   fs::remove(file);
 }
 
+// Issue 13, failure 5: --file /dev/zero used to grow without bound.
+TEST(Cli, ProgramFilesAreRegularFilesUnderTheCap) {
+  Result r = run({"table", "--file", "/dev/zero"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("/dev/zero is not a regular file"), std::string::npos) << r.err;
+  const fs::path big = fs::temp_directory_path() / "lego_cli_test_big.lego";
+  {
+    std::ofstream out(big);
+    const std::string line(1023, '#');
+    for (int k = 0; k < 5 * 1024; ++k) out << line << "\n";  // 5 MiB of comments
+  }
+  r = run({"table", "--file", big.string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("is 5 MiB; the limit is 4 MiB"), std::string::npos) << r.err;
+  fs::remove(big);
+}
+
 TEST(Cli, NeverCrashesOnHostileArguments) {
   const std::vector<std::vector<std::string>> inputs = {
       {},
