@@ -8,7 +8,7 @@
 namespace lego {
 
 // Documented caps (README, "What a project may read and write").
-constexpr std::uintmax_t kMaxSourceBytes = 4u << 20;   // a layout program, template, reference or baseline source
+constexpr std::uintmax_t kMaxSourceBytes = 4u << 20;    // a layout program, template, reference or baseline source
 constexpr std::uintmax_t kMaxProjectBytes = 64u << 20;  // a .lego.json project or a results file
 
 // A regular file's text, refused above max_bytes (special files such as

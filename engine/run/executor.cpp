@@ -247,6 +247,24 @@ bool Executor::check_outputs(const Json& request, const Prepared& data, Json& re
     result["status"] = "wrong";
     result["message"] = "the output differs from the reference";
   }
+  // Writes outside a tensor, inputs included, are caught by its canaries
+  // even when every element inside is right.
+  std::string overruns;
+  for (std::size_t k = 0; k < tensors.size(); ++k) {
+    const Overrun o = data.physical[k].overrun();
+    const std::string name = tensors[k]["name"].get<std::string>();
+    if (o.after > 0)
+      overruns += (overruns.empty() ? "" : "; ") + std::string("wrote ") + std::to_string(o.after) + " element(s) past " + name + "'s end";
+    if (o.before > 0)
+      overruns +=
+          (overruns.empty() ? "" : "; ") + std::string("wrote ") + std::to_string(o.before) + " element(s) before " + name + "'s start";
+  }
+  if (!overruns.empty()) {
+    ok = false;
+    result["verified"] = false;
+    result["status"] = "out of bounds";
+    result["message"] = overruns;
+  }
   return ok;
 }
 

@@ -1,5 +1,6 @@
 #include "run/tensors.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -21,10 +22,38 @@ std::size_t element_size(Element e) { return (e == Element::F32 || e == Element:
 
 void Buffer::Free::operator()(void* p) const { std::free(p); }
 
+namespace {
+constexpr unsigned char kCanary = 0xA5;  // 0xA5A5A5A5 is neither a likely float nor a likely integer result
+}
+
 Buffer::Buffer(Element type, std::int64_t count) : count_(count), type_(type) {
-  const std::size_t bytes = (static_cast<std::size_t>(count) * element_size(type) + 63) / 64 * 64;
-  data_.reset(std::aligned_alloc(64, bytes == 0 ? 64 : bytes));
+  bytes_ = std::max<std::size_t>((static_cast<std::size_t>(count) * element_size(type) + 63) / 64 * 64, 64);
+  data_.reset(std::aligned_alloc(64, kGuardBytes + bytes_ + kGuardBytes));
   if (!data_) throw std::bad_alloc();
+  char* base = static_cast<char*>(data_.get());
+  const std::size_t used = static_cast<std::size_t>(count) * element_size(type);
+  std::memset(base, kCanary, kGuardBytes);
+  std::memset(base + kGuardBytes + used, kCanary, bytes_ - used + kGuardBytes);
+}
+
+Overrun Buffer::overrun() const {
+  Overrun o;
+  if (!data_) return o;
+  const auto* base = static_cast<const unsigned char*>(data_.get());
+  const std::size_t size = element_size(type_), used = static_cast<std::size_t>(count_) * size;
+  // The farthest changed byte on each side, in whole elements from the edge.
+  for (std::size_t b = 0; b < kGuardBytes; ++b)
+    if (base[b] != kCanary) {
+      o.before = static_cast<std::int64_t>((kGuardBytes - b + size - 1) / size);
+      break;
+    }
+  const unsigned char* tail = base + kGuardBytes + used;
+  for (std::size_t b = bytes_ - used + kGuardBytes; b-- > 0;)
+    if (tail[b] != kCanary) {
+      o.after = static_cast<std::int64_t>(b / size + 1);
+      break;
+    }
+  return o;
 }
 
 namespace {

@@ -15,22 +15,35 @@ enum class Element { F32, F64, I32, I64 };
 Element element_from_name(const std::string& name);  // float, double, int32_t, int64_t
 std::size_t element_size(Element e);
 
-// 64-byte aligned, uninitialized storage of `count` elements.
+// Elements a kernel wrote outside its buffer, found by the canaries.
+struct Overrun {
+  std::int64_t before = 0, after = 0;  // elements before the start, past the end
+  bool any() const { return before > 0 || after > 0; }
+};
+
+// 64-byte aligned, uninitialized storage of `count` elements, between two
+// guard zones of kGuardBytes filled with a canary pattern: a kernel that
+// writes a few elements outside its tensor (B[N*N]) changes a canary
+// instead of another buffer, and verification reports it.
 class Buffer {
  public:
+  static constexpr std::size_t kGuardBytes = 4096;
+
   Buffer() = default;
   Buffer(Element type, std::int64_t count);
-  void* data() const { return data_.get(); }
+  void* data() const { return data_ ? static_cast<char*>(data_.get()) + kGuardBytes : nullptr; }
   std::int64_t count() const { return count_; }
   Element type() const { return type_; }
+  Overrun overrun() const;
 
  private:
   struct Free {
     void operator()(void* p) const;
   };
-  std::unique_ptr<void, Free> data_;
+  std::unique_ptr<void, Free> data_;  // the allocation, front guard first
   std::int64_t count_ = 0;
   Element type_ = Element::F32;
+  std::size_t bytes_ = 0;  // of the elements, rounded up to 64; the rest up to the back guard is canary too
 };
 
 void fill_random(Buffer& b, std::uint64_t seed);  // floats in [-1, 1), integers in [-100, 100]

@@ -215,6 +215,28 @@ TEST(KernelCli, AKernelCannotForgeItsResult) {
   EXPECT_EQ(o.text.find("internal error"), std::string::npos) << o.text;
 }
 
+// Issue 13, failure 7: a template that wrote B[N] once was verified. Every
+// buffer now sits between canaries that verification checks.
+TEST(KernelCli, AWriteOutsideATensorIsReportedOutOfBounds) {
+  const fs::path out = scratch("overrun") / "results.json";
+  const Output o = shell(kBin + "/lego bench " + kRoot +
+                         "/tests/data/kernels/overrun.lego.json --min-time 0.01 --repetitions 2 --no-cache --json " + out.string());
+  std::map<std::string, nlohmann::json> rows;
+  const nlohmann::json results = read_json(out);
+  for (const auto& v : results["context"]["lego_variants"]) rows[v["variant"].get<std::string>()] = v;
+  ASSERT_EQ(rows.size(), 4u) << o.text;
+  EXPECT_TRUE(rows["A=default,B=default,N=1000,OVER=0"]["verified"].get<bool>()) << o.text;
+  const std::map<std::string, std::string> expected = {{"OVER=1", "wrote 1 element(s) past B's end"},
+                                                       {"OVER=3", "wrote 3 element(s) past B's end"},
+                                                       {"OVER=-1", "wrote 1 element(s) before B's start"}};
+  for (const auto& [over, message] : expected) {
+    const auto& row = rows["A=default,B=default,N=1000," + over];
+    EXPECT_EQ(row["status"], "out of bounds") << row.dump();
+    EXPECT_FALSE(row["verified"].get<bool>()) << row.dump();
+    EXPECT_EQ(row["message"], message) << row.dump();
+  }
+}
+
 // A request with a field of the wrong type used to abort the worker (rc 134).
 TEST(KernelCli, TheWorkerAnswersBadRequestsWithAnError) {
   const Output o = shell(
