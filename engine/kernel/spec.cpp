@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -120,28 +121,72 @@ class Reader {
   std::vector<std::filesystem::path> dirs_;
 };
 
+// A parser callback that notes the path of the first key an object repeats:
+// nlohmann keeps the last value silently, so a project edited by hand could
+// mean one thing and say another.
+Json::parser_callback_t duplicate_key_finder(std::string& first) {
+  struct Frame {
+    bool object = false;
+    std::set<std::string> keys;
+    std::string key;
+    long index = -1;
+  };
+  auto frames = std::make_shared<std::vector<Frame>>();
+  return [frames, &first](int, Json::parse_event_t event, Json& parsed) {
+    using E = Json::parse_event_t;
+    auto& f = *frames;
+    if ((event == E::object_start || event == E::array_start || event == E::value) && !f.empty() && !f.back().object) ++f.back().index;
+    if (event == E::object_start || event == E::array_start) f.push_back({event == E::object_start, {}, {}, -1});
+    if ((event == E::object_end || event == E::array_end) && !f.empty()) f.pop_back();
+    if (event == E::key && !f.empty()) {
+      const std::string key = parsed.get<std::string>();
+      if (!f.back().keys.insert(key).second && first.empty()) {
+        first = "$";
+        for (std::size_t k = 0; k + 1 < f.size(); ++k) first += f[k].object ? "." + f[k].key : "[" + std::to_string(f[k].index) + "]";
+        first += "." + key;
+      }
+      f.back().key = key;
+    }
+    return true;
+  };
+}
+
+// An integer that fits int64: nlohmann reads 18446744073709551615 as an
+// unsigned number, and get<int64_t> would wrap it to -1.
+bool is_int64(const Json& v) {
+  return v.is_number_integer() && (!v.is_number_unsigned() || v.get<std::uint64_t>() <= std::uint64_t(INT64_MAX));
+}
+
+std::int64_t int64_at(const Reader& r, const Json& v, const std::string& path) {
+  if (!v.is_number_integer()) r.fail(path, "expected an integer");
+  if (!is_int64(v)) r.fail(path, "the integer is out of range (at most 9223372036854775807)");
+  return v.get<std::int64_t>();
+}
+
+// Range values: at most this many, and never past int64 (a range used to wrap
+// to negative values, and was cut at 4096 values without a word).
+constexpr std::size_t kMaxRangeValues = 4096;
+
 std::vector<std::int64_t> parameter_values(const Reader& r, const Json& v, const std::string& path) {
   std::vector<std::int64_t> out;
-  if (v.is_number_integer()) return {v.get<std::int64_t>()};
+  if (v.is_number_integer()) return {int64_at(r, v, path)};
   if (v.is_array()) {
-    for (std::size_t k = 0; k < v.size(); ++k) {
-      if (!v[k].is_number_integer()) r.fail(path + "[" + std::to_string(k) + "]", "expected an integer");
-      out.push_back(v[k].get<std::int64_t>());
-    }
+    for (std::size_t k = 0; k < v.size(); ++k) out.push_back(int64_at(r, v[k], path + "[" + std::to_string(k) + "]"));
   } else if (v.is_object()) {
     // {"from": 8, "to": 64, "times": 2} or {"from": 1, "to": 8, "step": 1}
-    auto integer = [&](const char* key) {
-      const Json& x = r.member(v, key, path);
-      if (!x.is_number_integer()) r.fail(path + "." + key, "expected an integer");
-      return x.get<std::int64_t>();
-    };
+    auto integer = [&](const char* key) { return int64_at(r, r.member(v, key, path), path + "." + key); };
     const std::int64_t from = integer("from"), to = integer("to");
     const bool geometric = v.contains("times");
     const std::int64_t by = geometric ? integer("times") : v.contains("step") ? integer("step") : 1;
     if (by < (geometric ? 2 : 1)) r.fail(path, geometric ? "\"times\" must be at least 2" : "\"step\" must be at least 1");
     if (from > to) r.fail(path, "\"from\" is greater than \"to\"");
     if (geometric && from < 1) r.fail(path + ".from", "a geometric range starts at 1 or more");
-    for (std::int64_t x = from; x <= to && out.size() < 4096; x = geometric ? x * by : x + by) out.push_back(x);
+    for (std::int64_t x = from; x <= to;) {
+      if (out.size() == kMaxRangeValues)
+        r.fail(path, "the range has more than " + std::to_string(kMaxRangeValues) + " values; use a larger step or a list");
+      out.push_back(x);
+      if (geometric ? __builtin_mul_overflow(x, by, &x) : __builtin_add_overflow(x, by, &x)) break;  // the next would pass int64
+    }
   } else {
     r.fail(path, "expected an integer, a list of integers, or {\"from\", \"to\", \"step\" | \"times\"}");
   }
@@ -199,7 +244,7 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
     for (std::size_t e = 0; e < ex.size(); ++e) {
       const std::string ep = tp + ".extents[" + std::to_string(e) + "]";
       if (ex[e].is_number_integer())
-        ts.extents.push_back(constant(ex[e].get<std::int64_t>()));
+        ts.extents.push_back(constant(int64_at(r, ex[e], ep)));
       else if (ex[e].is_string())
         ts.extents.push_back(r.expression(ex[e].get<std::string>(), ep));
       else
@@ -259,7 +304,7 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
       const std::string vp = path + ".verify_at." + name;
       if (std::none_of(s.parameters.begin(), s.parameters.end(), [&](const Parameter& p) { return p.name == name; }))
         r.fail(vp, "\"" + name + "\" is not a parameter of this kernel");
-      if (!value.is_number_integer() || value.get<std::int64_t>() < 1) r.fail(vp, "expected a positive integer");
+      if (int64_at(r, value, vp) < 1) r.fail(vp, "expected a positive integer");
       s.verify_at[name] = value.get<std::int64_t>();
     }
   }
@@ -288,7 +333,7 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
       for (std::size_t d = 0; d < dims.size(); ++d) {
         const std::string dp = lp + "[" + std::to_string(d) + "]";
         if (dims[d].is_number_integer())
-          out.push_back(constant(dims[d].get<std::int64_t>()));
+          out.push_back(constant(int64_at(r, dims[d], dp)));
         else if (dims[d].is_string())
           out.push_back(r.expression(dims[d].get<std::string>(), dp));
         else
@@ -305,19 +350,22 @@ Project parse_project(const std::string& json_text, const std::string& file_labe
                       const std::vector<std::filesystem::path>& resource_dirs) {
   const Reader r(file_label, base_dir, resource_dirs);
   Json j;
+  std::string duplicate;  // the JSON path of the first repeated key
   try {
-    j = Json::parse(json_text);
+    j = Json::parse(json_text, duplicate_key_finder(duplicate));
   } catch (const Json::parse_error& e) {
     const LineColumn at = line_column(json_text, e.byte > 0 ? e.byte - 1 : 0);
     r.fail("$", "not valid JSON at line " + std::to_string(at.line) + ", column " + std::to_string(at.column) + ": " + e.what());
   }
+  if (!duplicate.empty()) r.fail(duplicate, "this key appears twice in its object; keep one (JSON keeps the last silently)");
   if (!j.is_object()) r.fail("$", "expected a project object");
   if (!j.contains("lego_studio_project")) r.fail("$", "missing \"lego_studio_project\" (the schema version, 1)");
-  const Json& version = j.at("lego_studio_project");
-  if (!version.is_number_integer() || version.get<int>() < 1)
+  const Json& version_json = j.at("lego_studio_project");
+  if (!is_int64(version_json) || version_json.get<std::int64_t>() < 1)
     r.fail("$.lego_studio_project", "expected the schema version, a positive integer");
-  if (version.get<int>() > Project::kSchemaVersion)
-    r.fail("$.lego_studio_project", "schema version " + std::to_string(version.get<int>()) + " is newer than this build reads (" +
+  const std::int64_t version = version_json.get<std::int64_t>();
+  if (version > Project::kSchemaVersion)
+    r.fail("$.lego_studio_project", "schema version " + std::to_string(version) + " is newer than this build reads (" +
                                         std::to_string(Project::kSchemaVersion) + "); update LEGO Studio");
   Project p;
   p.name = j.contains("name") ? r.string_at(j, "name", "$") : file_label;

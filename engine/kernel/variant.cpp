@@ -76,16 +76,24 @@ VariantSpace enumerate_variants(const KernelSpec& spec, const SearchOptions& opt
       throw LegoError("the variant space has more than 2^40 candidates; narrow it");
     space.candidates *= a.size();
   }
+  // Spaces up to kMaxEnumerated candidates are listed whole; a larger one is
+  // sampled when a budget is given and refused otherwise (30 two-valued
+  // parameters once asked for 2^30 indices and died of bad_alloc).
+  constexpr std::uint64_t kMaxEnumerated = std::uint64_t{1} << 20;
   std::vector<std::uint64_t> order;
-  if (options.max_variants == 0 || space.candidates <= options.max_variants || space.candidates <= (1u << 20)) {
+  if (space.candidates <= kMaxEnumerated) {
     order.resize(space.candidates);
     std::iota(order.begin(), order.end(), 0);
+  } else if (options.max_variants == 0) {
+    throw LegoError("the variant space has " + std::to_string(space.candidates) + " candidates, more than the " +
+                    std::to_string(kMaxEnumerated) + " listed at once; sample it (--max-variants N) or narrow the parameters");
   } else {
     // Sample without enumerating a huge space: draw distinct indices (4x the budget, to survive the constraints).
     std::mt19937_64 rng(options.seed);
     std::uniform_int_distribution<std::uint64_t> pick(0, space.candidates - 1);
     std::set<std::uint64_t> drawn;
-    while (drawn.size() < options.max_variants * 4) drawn.insert(pick(rng));
+    const std::uint64_t wanted = std::min<std::uint64_t>({options.max_variants * 4, kMaxEnumerated * 4, space.candidates / 2});
+    while (drawn.size() < wanted) drawn.insert(pick(rng));
     order.assign(drawn.begin(), drawn.end());
   }
   std::vector<Variant> valid;

@@ -52,6 +52,53 @@ TEST(Project, ErrorsNameTheJsonPath) {
   EXPECT_NE(project_error(missing).find("$.kernels[0].template"), std::string::npos);
 }
 
+// Issue 13, failure 8: numbers wrapped silently.
+TEST(Project, NumbersOutOfRangeAreRefusedWithTheirPath) {
+  auto with_parameters = [](const std::string& parameters, const std::string& version = "1") {
+    return R"J({"lego_studio_project": )J" + version + R"J(, "kernels": [{"name": "k", "template": "cpu/transpose2d.cpp",
+      "reference": "cpu/transpose2d.ref.cpp", "tensors": [{"name": "A", "extents": ["N"],
+      "layouts": "OrderBy(Row(N)).GroupBy([(N,)])"}], "parameters": )J" +
+           parameters + "}]}";
+  };
+  std::string e = project_error(with_parameters(R"({"N": 8})", "4294967297"));
+  EXPECT_NE(e.find("$.lego_studio_project | "), std::string::npos) << e;
+  e = project_error(with_parameters(R"({"N": 18446744073709551615})"));
+  EXPECT_NE(e.find("$.kernels[0].parameters.N | "), std::string::npos) << e;
+  EXPECT_NE(e.find("out of range"), std::string::npos) << e;
+  e = project_error(with_parameters(R"({"N": [4, 18446744073709551615]})"));
+  EXPECT_NE(e.find("$.kernels[0].parameters.N[1] | "), std::string::npos) << e;
+  e = project_error(with_parameters(R"({"N": {"from": 1, "to": 100000}})"));
+  EXPECT_NE(e.find("more than 4096 values"), std::string::npos) << e;
+  // A geometric range up to INT64_MAX ends before it would wrap: no negative values.
+  const Project p = parse_project(with_parameters(R"({"N": {"from": 1, "to": 9223372036854775807, "times": 3}})"), "p.lego.json", kProjects,
+                                  default_resource_dirs());
+  const auto& values = p.kernels.at(0).parameters.at(0).values;
+  EXPECT_EQ(values.size(), 40u);  // 3^0 .. 3^39
+  EXPECT_TRUE(std::all_of(values.begin(), values.end(), [](std::int64_t v) { return v > 0; }));
+}
+
+TEST(Project, ARepeatedKeyIsRefusedWithItsPath) {
+  EXPECT_NE(project_error(R"({"lego_studio_project": 1, "lego_studio_project": 1, "kernels": []})").find("$.lego_studio_project | "),
+            std::string::npos);
+  const std::string nested = R"J({"lego_studio_project": 1, "kernels": [{"name": "a"}, {"name": "k", "tensors": [1, {"x": 1, "x": 2}]}]})J";
+  const std::string e = project_error(nested);
+  EXPECT_NE(e.find("$.kernels[1].tensors[1].x | "), std::string::npos) << e;
+  EXPECT_NE(e.find("appears twice"), std::string::npos) << e;
+}
+
+// 30 two-valued parameters used to ask for 2^30 indices (bad_alloc).
+TEST(Variants, AHugeSpaceIsRefusedOrSampledNeverListed) {
+  KernelSpec spec = find_kernel(transposes(), "transpose2d");
+  for (int k = 0; k < 30; ++k) spec.parameters.push_back({"P" + std::to_string(k), {0, 1}});
+  try {
+    enumerate_variants(spec, {0, 1, {{"N", 64}}});
+    ADD_FAILURE() << "a space of 2^30+ candidates was listed";
+  } catch (const LegoError& e) {
+    EXPECT_NE(std::string(e.what()).find("--max-variants"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(enumerate_variants(spec, {3, 1, {{"N", 64}}}).variants.size(), 3u);
+}
+
 TEST(Variants, CartesianProductFilteredByConstraints) {
   const Project p = transposes();
   const KernelSpec& t = find_kernel(p, "transpose2d");
