@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <set>
 
 #include "expr/diagnostic.hpp"
@@ -354,23 +355,44 @@ std::string merge_results(const std::string& project_text, const std::string& re
   for (const auto& k : project.value("kernels", Json::array())) kernels.insert(k.value("name", ""));
   Json& merged = project["results"];
   if (!merged.is_object()) merged = Json::object();
+  // Every field is checked for its type and range, with its JSON path: a
+  // results file comes from another machine, and a wrong type used to end in
+  // an internal error.
+  auto text = [](const Json& o, const char* key, const std::string& where) -> std::string {
+    if (!o.contains(key)) return "";
+    if (!o[key].is_string()) throw LegoError(where + "." + key + ": expected a string");
+    return o[key].get<std::string>();
+  };
+  auto number = [](const Json& o, const char* key, const std::string& where) -> double {
+    if (!o.contains(key)) return 0.0;
+    if (!o[key].is_number() || !std::isfinite(o[key].get<double>()) || o[key].get<double>() < 0)
+      throw LegoError(where + "." + key + ": expected a number >= 0");
+    return o[key].get<double>();
+  };
+  const std::string top = results_label + ": $";
+  const std::string device = text(results, "device", top), arch = text(results, "arch", top);
+  const double copy_gbs = number(results, "copy_gbs", top);
   for (std::size_t k = 0; k < results["variants"].size(); ++k) {
     const Json& v = results["variants"][k];
     const std::string path = results_label + ": $.variants[" + std::to_string(k) + "]";
     if (!v.is_object() || !v.contains("kernel") || !v["kernel"].is_string() || !v.contains("variant") || !v["variant"].is_string() ||
         !v.contains("median_ms") || !v["median_ms"].is_number())
       throw LegoError(path + ": expected kernel, variant (strings) and median_ms (a number)");
-    const std::string kernel = v["kernel"].get<std::string>();
+    const std::string kernel = v["kernel"].get<std::string>(), variant = v["variant"].get<std::string>();
     if (!kernels.count(kernel)) throw LegoError(path + ".kernel: the project has no kernel \"" + kernel + "\"");
-    Json entry = {{"device", results.value("device", "")},
-                  {"arch", results.value("arch", "")},
-                  {"copy_gbs", results.value("copy_gbs", 0.0)},
+    if (variant.empty()) throw LegoError(path + ".variant: empty");
+    const double median_ms = number(v, "median_ms", path);
+    if (median_ms <= 0) throw LegoError(path + ".median_ms: expected a time > 0");
+    if (v.contains("verified") && !v["verified"].is_boolean()) throw LegoError(path + ".verified: expected true or false");
+    Json entry = {{"device", device},
+                  {"arch", arch},
+                  {"copy_gbs", copy_gbs},
                   {"verified", v.value("verified", false)},
-                  {"median_ms", v["median_ms"]},
-                  {"gbs", v.value("gbs", 0.0)},
-                  {"gflops", v.value("gflops", 0.0)},
-                  {"percent_of_copy", v.value("percent_of_copy", 0.0)}};
-    merged[kernel][v["variant"].get<std::string>()] = entry;
+                  {"median_ms", median_ms},
+                  {"gbs", number(v, "gbs", path)},
+                  {"gflops", number(v, "gflops", path)},
+                  {"percent_of_copy", number(v, "percent_of_copy", path)}};
+    merged[kernel][variant] = entry;
   }
   return project.dump(2) + "\n";
 }

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -373,6 +374,24 @@ TEST(KernelCli, ImportResultsMergesIntoTheProjectOrRefusesWithAPath) {
   EXPECT_NE(wrong_type.text.find("$.variants[0]: expected kernel, variant (strings) and median_ms (a number)"), std::string::npos)
       << wrong_type.text;
   EXPECT_EQ(read_json(project).dump(), before);
+  // Issue 13, failure 9: these ended in "internal error ... type_error" or were merged with rc 0.
+  const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> cases = {
+      {[](nlohmann::json& j) { j["device"] = 42; }, "$.device: expected a string"},
+      {[](nlohmann::json& j) { j["copy_gbs"] = "x"; }, "$.copy_gbs: expected a number >= 0"},
+      {[](nlohmann::json& j) { j["variants"][0]["verified"] = "yes"; }, "$.variants[0].verified: expected true or false"},
+      {[](nlohmann::json& j) { j["variants"][0]["gbs"] = "fast"; }, "$.variants[0].gbs: expected a number >= 0"},
+      {[](nlohmann::json& j) { j["variants"][0]["median_ms"] = -1.0; }, "$.variants[0].median_ms: expected a number >= 0"},
+      {[](nlohmann::json& j) { j["variants"][0]["variant"] = ""; }, "$.variants[0].variant: empty"}};
+  for (const auto& [spoil, message] : cases) {
+    bad = results;
+    spoil(bad);
+    std::ofstream(dir / "bad.json") << bad.dump();
+    const Output r = shell(kBin + "/lego import-results " + project.string() + " " + (dir / "bad.json").string());
+    EXPECT_EQ(r.rc, 2) << r.text;
+    EXPECT_NE(r.text.find(message), std::string::npos) << r.text;
+    EXPECT_EQ(r.text.find("internal error"), std::string::npos) << r.text;
+    EXPECT_EQ(read_json(project).dump(), before);
+  }
 }
 
 }  // namespace
