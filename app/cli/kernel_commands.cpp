@@ -243,6 +243,30 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
     run::write_atomically(json_out, Json{{"context", context}, {"benchmarks", benchmarks}}.dump(2) + "\n");
     err << "results written to " << json_out << "\n";
   }
+  // The exit status tells a script how the sweep went (README): 1 when no
+  // variant verified, 3 when some failed (wrong, crashed, hung, out of
+  // bounds, did not compile), 0 otherwise. Variants that could not be
+  // built at these sizes ("invalid"), duplicates and CUDA runs without a GPU
+  // are not failures.
+  auto not_a_failure = [](const std::string& status) {
+    return status == "ok" || status == "no GPU" || status == "duplicate" || status == "invalid" || status == "imported";
+  };
+  std::size_t failed = 0, ran = 0;
+  bool any_verified = false;
+  for (const auto& r : rows) {
+    if (r.baseline || r.status == "duplicate" || r.status == "invalid") continue;
+    ++ran;
+    if (!not_a_failure(r.status)) ++failed;
+    any_verified = any_verified || r.verified;
+  }
+  if (options.verify && ran > 0 && !any_verified && failed > 0) {
+    err << "no variant verified (exit 1)\n";
+    return 1;
+  }
+  if (failed > 0) {
+    err << failed << " variant(s) failed (exit 3)\n";
+    return 3;
+  }
   return 0;
 }
 
@@ -416,7 +440,8 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   bench_cmd->add_option("--json", json_out, "Write results (Google Benchmark JSON with variant, verified, percent_of_roof) to this file");
   bench_cmd->add_option("--repetitions", options.repetitions, "Timed repetitions per variant (median reported)")
       ->check(CLI::Range(1, 1000));
-  bench_cmd->add_option("--min-time", options.min_time_s, "Minimum seconds per repetition")->check(CLI::Range(0.0, 60.0));
+  bench_cmd->add_option("--min-time", options.min_time_s, "Minimum seconds per repetition, above 0 (Google Benchmark aborts at 0)")
+      ->check(CLI::Range(0.001, 60.0));
   bench_cmd->add_option("--timeout", timeout_s, "Seconds before a variant is killed as hung")->check(CLI::Range(1.0, 86400.0));
   bench_cmd->add_flag("--no-verify", no_verify, "Skip the comparison with the reference");
   bool no_cache = false;

@@ -50,7 +50,8 @@ TEST(KernelCli, BenchSurvivesCrashesHangsAndWrongResults) {
   const fs::path out = scratch("faulty") / "results.json";
   const Output o = shell(kBin + "/lego bench " + kRoot +
                          "/tests/data/kernels/faulty.lego.json --timeout 3 --min-time 0.01 --repetitions 2 --json " + out.string());
-  ASSERT_EQ(o.rc, 0) << o.text;
+  EXPECT_EQ(o.rc, 3) << o.text;  // some variants failed
+  EXPECT_NE(o.text.find("variant(s) failed (exit 3)"), std::string::npos) << o.text;
   std::map<std::string, std::string> status;
   const auto results = read_json(out);
   for (const auto& v : results["context"]["lego_variants"]) status[v["variant"].get<std::string>()] = v["status"].get<std::string>();
@@ -61,6 +62,14 @@ TEST(KernelCli, BenchSurvivesCrashesHangsAndWrongResults) {
   EXPECT_EQ(status["A=default,B=rev,N=1000,MODE=2"], "timeout");
   EXPECT_EQ(status["A=default,B=rev,N=1000,MODE=3"], "wrong");
   EXPECT_NE(o.text.find("crashed: the worker"), std::string::npos) << o.text;  // signal 11, or ASan's abort in the sanitizer build
+  // Issue 13: bench exited 0 when every variant failed, and --min-time 0 made every variant crash.
+  const Output none =
+      shell(kBin + "/lego bench " + kRoot + "/tests/data/kernels/faulty.lego.json --set MODE=3 --min-time 0.01 --repetitions 2");
+  EXPECT_EQ(none.rc, 1) << none.text;
+  EXPECT_NE(none.text.find("no variant verified (exit 1)"), std::string::npos) << none.text;
+  const Output zero = shell(kBin + "/lego bench " + kRoot + "/tests/data/kernels/faulty.lego.json --set MODE=0 --min-time 0");
+  EXPECT_EQ(zero.rc, 2) << zero.text;
+  EXPECT_NE(zero.text.find("--min-time"), std::string::npos) << zero.text;
 }
 
 TEST(KernelCli, BenchWritesGoogleBenchmarkJsonWithOurFields) {
