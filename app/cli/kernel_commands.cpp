@@ -29,6 +29,16 @@
 namespace lego::cli {
 namespace {
 
+// The folder --out names, created if missing; an empty name, a file, or a
+// place the user cannot write is a user error, not an internal one.
+void make_output_folder(const std::string& dir) {
+  if (dir.empty()) throw LegoError("--out is empty; give the folder to write to");
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw LegoError("cannot create the output folder " + dir + ": " + ec.message());
+  if (!std::filesystem::is_directory(dir)) throw LegoError("--out " + dir + " is not a folder");
+}
+
 using Json = nlohmann::json;
 namespace fs = std::filesystem;
 
@@ -296,7 +306,7 @@ int export_kernel(const std::string& project_file, const std::string& kernel_nam
   if (variant_id == "best") variant_id = best_variant(results, spec.name);
   const kernel::Variant v = kernel::find_variant(spec, variant_id, parse_sets(sets));
   const kernel::Instance inst = kernel::instantiate(spec, v, sym::Lang::C);
-  fs::create_directories(dir);
+  make_output_folder(dir);
   const std::map<std::string, std::string> files = run::export_files(spec, inst);
   for (const auto& [name, text] : files) {
     run::write_atomically(fs::path(dir) / name, text);
@@ -392,7 +402,7 @@ int export_bench(const std::string& project_file, const std::string& kernel_name
   if (instances.empty())
     throw LegoError(kernel_name.empty() ? "the project has no CUDA kernels"
                                         : "no CUDA kernel named \"" + kernel_name + "\" in the project");
-  fs::create_directories(dir);
+  make_output_folder(dir);
   for (const auto& [name, text] : run::bench_bundle(instances)) run::write_atomically(fs::path(dir) / name, text);
   out << fmt::format("{} variants written to {}\n", instances.size(), dir);
   err << fmt::format(

@@ -166,6 +166,21 @@ TEST(KernelCli, ExportedWinnerRunsAsFastAsTheSweepMeasured) {
   EXPECT_LE(best_ratio, 1.10) << "sweep median " << sweep_ms << " ms; the exported build:\n" << runs;
 }
 
+// Issue 13, failure 9: --out at a file, under a file, empty or in /sys was an
+// internal error (rc 70).
+TEST(KernelCli, ExportToAPlaceThatIsNotAFolderIsAUserError) {
+  const fs::path file = scratch("export-out") / "a-file";
+  std::ofstream(file) << "x";
+  const std::string export_cmd =
+      kBin + "/lego export " + kRoot +
+      "/projects/transpose.lego.json --kernel transpose2d --variant A=row,B=row,L=tiles,N=8192,T=16,FLAT=0 --out ";
+  for (const std::string& out : {file.string(), (file / "sub").string(), std::string("''"), std::string("/sys/lego-export")}) {
+    const Output o = shell(export_cmd + out);
+    EXPECT_EQ(o.rc, 2) << out << ": " << o.text;
+    EXPECT_EQ(o.text.find("internal error"), std::string::npos) << out << ": " << o.text;
+  }
+}
+
 // Issue 13: export used to write a kernel that does not compile and exit 0.
 TEST(KernelCli, ExportOfAKernelThatDoesNotCompileFailsAndSaysWhy) {
   const fs::path dir = scratch("broken-export");
