@@ -202,6 +202,7 @@ Ref Simplifier::recombine(Ref s) {
 }
 
 Ref Simplifier::simplify_div(Ref a, Ref d) {
+  if (is_const(d) && d->value == 0) throw LegoError("a division by zero: the divisor simplifies to 0");
   // Multiples of d show in the distributed form, but the factored one can be
   // cheaper ((i+j+1)*(i+j) // 2): try both, keep the cheaper.
   Ref expanded = prover_.expand(a);
@@ -273,6 +274,7 @@ Ref Simplifier::divide_by_polynomial(Ref a, Ref d) {
 }
 
 Ref Simplifier::simplify_mod(Ref a, Ref d) {
+  if (is_const(d) && d->value == 0) throw LegoError("a modulo by zero: the divisor simplifies to 0");
   Monomial dm;
   if (prover_.positive(d) && !as_monomial(d, dm)) {
     // a % d = a - d*(a // d), worth it when the division folds away.

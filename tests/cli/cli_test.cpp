@@ -119,6 +119,13 @@ TEST(Cli, ProgramFilesAreRegularFilesUnderTheCap) {
   fs::remove(big);
 }
 
+// Issue 13, failure 9: expr printed lego_floordiv(j, 0) and exited 0.
+TEST(Cli, ADivisorThatSimplifiesToZeroIsAnError) {
+  const Result r = run({"expr", "OrderBy(GenP([n,n], lambda i, j: i*n + j//(n-n))).GroupBy([(n,n)])", "--apply", "i,j"});
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.err.find("division by zero"), std::string::npos) << r.err;
+}
+
 TEST(Cli, NeverCrashesOnHostileArguments) {
   const std::vector<std::vector<std::string>> inputs = {
       {},
