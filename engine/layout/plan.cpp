@@ -11,7 +11,7 @@ namespace lego {
 
 namespace {
 
-constexpr int kMaxAccumulators = 128;
+constexpr int kMaxAccumulators = kMaxLayoutRank + 1;
 
 int log2_or_minus1(std::int64_t r) { return (r > 0 && (r & (r - 1)) == 0) ? __builtin_ctzll(static_cast<unsigned long long>(r)) : -1; }
 

@@ -17,6 +17,9 @@
 
 namespace lego {
 
+// Logical dimensions a plan supports (one accumulator each, plus one).
+constexpr int kMaxLayoutRank = 127;
+
 struct SubDigit {
   std::int64_t radix;
   std::int64_t mult;

@@ -126,6 +126,16 @@ TEST(Cli, ADivisorThatSimplifiesToZeroIsAnError) {
   EXPECT_NE(r.err.find("division by zero"), std::string::npos) << r.err;
 }
 
+// Issue 13, failure 9: a rank above 127 was refused without a location.
+TEST(Cli, ARankAboveTheLimitIsRefusedAtTheLayout) {
+  std::string ones = "1";
+  for (int k = 1; k < 130; ++k) ones += ",1";
+  const Result r = run({"check", "OrderBy(Row(" + ones + ")).GroupBy([(" + ones + ")])"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("<layout>:1:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("130 logical dimensions; at most 127"), std::string::npos) << r.err;
+}
+
 TEST(Cli, NeverCrashesOnHostileArguments) {
   const std::vector<std::vector<std::string>> inputs = {
       {},
