@@ -1,11 +1,15 @@
 // lego-worker: compiles, verifies and times one variant at a time. Requests
-// are JSON lines on stdin; stage events and one result per request are JSON
-// lines on stdout. Generated code runs here, never in the GUI or the CLI;
-// if it crashes this process dies and the parent reports it and moves on.
+// are JSON lines; stage events and one result per request are JSON lines
+// back. Started by lego or lego-studio, it talks on the two pipes named by
+// --protocol-fds; by hand, on stdin and stdout. Generated code runs here,
+// never in the GUI or the CLI; if it crashes this process dies and the
+// parent reports it and moves on.
 #include <benchmark/benchmark.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -16,12 +20,37 @@
 
 namespace {
 
-// The protocol gets its own descriptor; fd 1 goes to stderr so a kernel's
-// printf cannot corrupt it.
-FILE* protocol_stream() {
-  const int fd = dup(1);
-  dup2(2, 1);
-  return fdopen(fd, "w");
+struct Protocol {
+  FILE* requests;
+  FILE* answers;
+};
+
+// By hand: stdin and a copy of stdout, with fd 1 sent to stderr so that a
+// kernel's printf cannot corrupt the answers. From lego: the two pipe ends
+// its parent passed, kept from any process the worker itself starts.
+Protocol open_protocol(const std::string& fds) {
+  if (fds.empty()) {
+    const int answers = dup(1);
+    dup2(2, 1);
+    return {stdin, fdopen(answers, "w")};
+  }
+  int request_fd = -1, answer_fd = -1;
+  if (std::sscanf(fds.c_str(), "%d,%d", &request_fd, &answer_fd) != 2 || fcntl(request_fd, F_GETFD) < 0 || fcntl(answer_fd, F_GETFD) < 0) {
+    std::fprintf(stderr, "lego-worker: --protocol-fds needs two open descriptors R,W, got \"%s\"\n", fds.c_str());
+    std::exit(2);
+  }
+  fcntl(request_fd, F_SETFD, FD_CLOEXEC);
+  fcntl(answer_fd, F_SETFD, FD_CLOEXEC);
+  return {fdopen(request_fd, "r"), fdopen(answer_fd, "w")};
+}
+
+bool read_line(FILE* in, std::string& line) {
+  line.clear();
+  for (int c; (c = std::getc(in)) != EOF;) {
+    if (c == '\n') return true;
+    line.push_back(static_cast<char>(c));
+  }
+  return !line.empty();
 }
 
 void send(FILE* out, const nlohmann::json& message) {
@@ -33,18 +62,29 @@ void send(FILE* out, const nlohmann::json& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 1 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
-    std::cout
-        << "lego-worker: reads JSON requests on stdin, one per line ({\"kind\": \"run\" | \"analyze\" | \"ceilings\" | \"ping\", ..}),\n"
-           "writes stage events and one JSON result per request on stdout. Started by lego and lego-studio.\n";
-    return 0;
+  std::string fds;
+  for (int a = 1; a < argc; ++a) {
+    const std::string arg = argv[a];
+    if (arg == "--help" || arg == "-h") {
+      std::cout << "lego-worker: reads JSON requests, one per line ({\"kind\": \"run\" | \"analyze\" | \"ceilings\" | \"ping\", ..}),\n"
+                   "writes stage events and one JSON result per request. Started by lego and lego-studio, which pass\n"
+                   "--protocol-fds R,W (the pipes to read requests from and write answers to); by hand it uses stdin and stdout.\n";
+      return 0;
+    }
+    if (arg == "--protocol-fds" && a + 1 < argc) {
+      fds = argv[++a];
+    } else {
+      std::fprintf(stderr, "lego-worker: unknown argument \"%s\" (try --help)\n", arg.c_str());
+      return 2;
+    }
   }
   int bargc = 1;
   benchmark::Initialize(&bargc, argv);
-  FILE* out = protocol_stream();
+  const Protocol protocol = open_protocol(fds);
+  FILE* out = protocol.answers;
   lego::run::Executor executor;
   std::string line;
-  while (std::getline(std::cin, line)) {
+  while (read_line(protocol.requests, line)) {
     if (line.empty()) continue;
     const nlohmann::json request = nlohmann::json::parse(line, nullptr, false);
     if (request.is_discarded() || !request.is_object()) {

@@ -1,5 +1,7 @@
 #include "run/worker_client.hpp"
 
+#include <fcntl.h>
+#include <linux/close_range.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -28,8 +30,13 @@ WorkerClient::WorkerClient(std::string executable) : executable_(std::move(execu
 WorkerClient::~WorkerClient() { stop(); }
 
 void WorkerClient::start() {
-  int in[2], out[2];
-  if (pipe(in) != 0 || pipe(out) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  // Two pipes of their own carry the protocol: requests in, answers out.
+  // The worker's stdin is /dev/null and its stdout goes to stderr, so what a
+  // kernel prints never reaches the protocol; the nonce below catches a
+  // kernel that finds the descriptors anyway (it runs in the same process).
+  int requests[2], answers[2];
+  if (pipe2(requests, O_CLOEXEC) != 0 || pipe2(answers, O_CLOEXEC) != 0)
+    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   const pid_t parent = getpid();
   pid_ = fork();
   if (pid_ < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
@@ -39,21 +46,25 @@ void WorkerClient::start() {
     // covers a parent that died before prctl took effect.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(1);
-    dup2(in[0], 0);
-    dup2(out[1], 1);
-    close(in[0]);
-    close(in[1]);
-    close(out[0]);
-    close(out[1]);
-    execl(executable_.c_str(), executable_.c_str(), static_cast<char*>(nullptr));
+    const int null = open("/dev/null", O_RDONLY);
+    if (null >= 0) dup2(null, 0);
+    dup2(2, 1);
+    // Only these two ends reach the worker: every other descriptor of the
+    // parent (a GUI's files and sockets) closes at exec.
+    const int request_fd = requests[0], answer_fd = answers[1];
+    close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+    fcntl(request_fd, F_SETFD, 0);
+    fcntl(answer_fd, F_SETFD, 0);
+    const std::string fds = std::to_string(request_fd) + "," + std::to_string(answer_fd);
+    execl(executable_.c_str(), executable_.c_str(), "--protocol-fds", fds.c_str(), static_cast<char*>(nullptr));
     const std::string msg = "lego-worker: cannot start " + executable_ + ": " + std::strerror(errno) + "\n";
     (void)!write(2, msg.data(), msg.size());
     _exit(127);
   }
-  close(in[0]);
-  close(out[1]);
-  to_worker_ = in[1];
-  from_worker_ = out[0];
+  close(requests[0]);
+  close(answers[1]);
+  to_worker_ = requests[1];
+  from_worker_ = answers[0];
   pending_.clear();
   signal(SIGPIPE, SIG_IGN);  // a dead worker must not kill the parent on write
 }

@@ -419,3 +419,28 @@ TEST(KernelCli, ImportResultsMergesIntoTheProjectOrRefusesWithAPath) {
 }
 
 }  // namespace
+
+namespace {
+
+// Issue 13, failure 6: the protocol has pipes of its own. What the worker's
+// stdout receives (a kernel's printf) is not read as an answer.
+TEST(KernelCli, TheWorkerAnswersOnThePipesItIsGiven) {
+  const fs::path dir = scratch("protocol_fds");
+  std::ofstream(dir / "requests.txt") << R"({"kind":"ping","id":7,"nonce":"n"})"
+                                      << "\n";
+  const Output o =
+      shell("cd " + dir.string() + " && " + kBin + "/lego-worker --protocol-fds 3,4 3< requests.txt 4> answers.txt > stdout.txt");
+  EXPECT_EQ(o.rc, 0) << o.text;
+  std::ifstream answers(dir / "answers.txt");
+  const std::string answer((std::istreambuf_iterator<char>(answers)), {});
+  EXPECT_NE(answer.find("\"id\":7"), std::string::npos) << answer;
+  EXPECT_NE(answer.find("\"nonce\":\"n\""), std::string::npos) << answer;
+  std::ifstream printed(dir / "stdout.txt");
+  const std::string stdout_text((std::istreambuf_iterator<char>(printed)), {});
+  EXPECT_EQ(stdout_text.find("\"id\""), std::string::npos) << stdout_text;
+  const Output bad = shell(kBin + "/lego-worker --protocol-fds 97,98 </dev/null");
+  EXPECT_EQ(bad.rc, 2) << bad.text;
+  EXPECT_NE(bad.text.find("two open descriptors"), std::string::npos) << bad.text;
+}
+
+}  // namespace
