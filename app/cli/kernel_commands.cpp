@@ -407,9 +407,18 @@ int export_bench(const std::string& project_file, const std::string& kernel_name
   return 0;
 }
 
-int import_results(const std::string& project_file, const std::string& results_file, std::ostream& out) {
+int import_results(const std::string& project_file, const std::string& results_file, bool allow_unknown, std::ostream& out) {
   const std::string results_text = kernel::read_text_file(results_file);
-  const std::string merged = run::merge_results(kernel::read_text_file(project_file), results_text, results_file);
+  const kernel::Project project = kernel::load_project(project_file, kernel::default_resource_dirs());
+  // A results row for a variant the project cannot produce (a typo, a
+  // bundle from another version of the project) would sit in the project
+  // unseen; it is refused unless the user says otherwise.
+  const run::UnknownVariant unknown = [&](const std::string& kernel_name, const std::string& variant) -> std::string {
+    const kernel::KernelSpec& spec = kernel::find_kernel(project, kernel_name);
+    return kernel::names_a_variant(spec, variant) ? "" : "kernel " + kernel_name + " has no variant \"" + variant + "\"";
+  };
+  const std::string merged =
+      run::merge_results(kernel::read_text_file(project_file), results_text, results_file, allow_unknown ? run::UnknownVariant() : unknown);
   // The merged file must still load as a project before it replaces the old one.
   const fs::path base = fs::path(project_file).parent_path();
   kernel::parse_project(merged, project_file, base.empty() ? "." : base, kernel::default_resource_dirs());
@@ -434,7 +443,7 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   std::size_t max_variants = 0;
   std::uint64_t seed = 1;
   double timeout_s = 120;
-  bool no_verify = false, ceilings_json = false, refresh = false;
+  bool no_verify = false, ceilings_json = false, refresh = false, allow_unknown = false;
   run::RunOptions options;
 
   auto* bench_cmd = app.add_subcommand("bench", "Compile, verify and time every variant of a kernel; table sorted by time");
@@ -493,6 +502,7 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   auto* import_cmd = app.add_subcommand("import-results", "Merge the results.json of a bench bundle into the project (under \"results\")");
   import_cmd->add_option("project", project, "Project file (*.lego.json), rewritten in place")->required()->check(CLI::ExistingFile);
   import_cmd->add_option("results", results_in, "results.json written by the bundle's harness")->required()->check(CLI::ExistingFile);
+  import_cmd->add_flag("--allow-unknown", allow_unknown, "Merge rows whose variant the project cannot produce (refused by default)");
 
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
@@ -526,7 +536,7 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
       return 0;
     }
     if (export_bench_cmd->parsed()) return export_bench(project, kernel_name, sets, max_variants, seed, dir, out, err);
-    if (import_cmd->parsed()) return import_results(project, results_in, out);
+    if (import_cmd->parsed()) return import_results(project, results_in, allow_unknown, out);
     if (analyze_cmd->parsed())
       return analyze(project, kernel_name, analyze_variant_id, sets, analyze_json, {.heatmap = heatmap, .touches = thread_map}, out, err);
     if (bench_cmd->parsed()) {

@@ -1,6 +1,7 @@
 #include "kernel/variant.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <numeric>
 #include <random>
 #include <set>
@@ -123,6 +124,31 @@ Variant find_variant(const KernelSpec& spec, const std::string& id, const Env& o
   for (std::size_t k = 0; k < space.variants.size() && k < 5; ++k) some += "\n  " + space.variants[k].id;
   throw LegoError("no variant \"" + id + "\" in kernel " + spec.name + " (" + std::to_string(space.variants.size()) +
                   " valid), e.g.:" + some);
+}
+
+bool names_a_variant(const KernelSpec& spec, const std::string& id) {
+  Env overrides;
+  for (std::size_t start = 0; start <= id.size();) {
+    const std::size_t comma = std::min(id.find(',', start), id.size());
+    const std::string item = id.substr(start, comma - start);
+    const std::size_t eq = item.find('=');
+    if (eq == std::string::npos) return false;
+    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    for (const auto& p : spec.parameters)
+      if (p.name == key) {
+        std::int64_t v = 0;
+        const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+        if (ec != std::errc() || end != value.data() + value.size()) return false;
+        overrides[key] = v;
+      }
+    start = comma + 1;
+  }
+  try {
+    const VariantSpace space = enumerate_variants(spec, {0, 1, overrides});
+    return std::any_of(space.variants.begin(), space.variants.end(), [&](const Variant& v) { return v.id == id; });
+  } catch (const LegoError&) {
+    return false;  // e.g. a parameter value a constraint cannot evaluate
+  }
 }
 
 }  // namespace lego::kernel

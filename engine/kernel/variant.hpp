@@ -36,4 +36,10 @@ VariantSpace enumerate_variants(const KernelSpec& spec, const SearchOptions& opt
 // The variant named `id` ("best" is resolved by the caller); throws LegoError listing a few valid ids.
 Variant find_variant(const KernelSpec& spec, const std::string& id, const Env& overrides);
 
+// Whether `id` names a variant of `spec` at some parameter values: its
+// parameters are read from the id itself (a results file may come from a
+// sweep run with --set), the layouts must be the spec's alternatives and the
+// constraints must hold. Never throws for a malformed id.
+bool names_a_variant(const KernelSpec& spec, const std::string& id);
+
 }  // namespace lego::kernel

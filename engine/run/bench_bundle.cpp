@@ -343,7 +343,8 @@ std::map<std::string, std::string> bench_bundle(const std::vector<kernel::Instan
   return files;
 }
 
-std::string merge_results(const std::string& project_text, const std::string& results_text, const std::string& results_label) {
+std::string merge_results(const std::string& project_text, const std::string& results_text, const std::string& results_label,
+                          const UnknownVariant& unknown_variant) {
   using Json = nlohmann::ordered_json;
   Json project = Json::parse(project_text, nullptr, false);
   if (project.is_discarded() || !project.is_object()) throw LegoError("the project is not a JSON object");
@@ -381,6 +382,9 @@ std::string merge_results(const std::string& project_text, const std::string& re
     const std::string kernel = v["kernel"].get<std::string>(), variant = v["variant"].get<std::string>();
     if (!kernels.count(kernel)) throw LegoError(path + ".kernel: the project has no kernel \"" + kernel + "\"");
     if (variant.empty()) throw LegoError(path + ".variant: empty");
+    if (unknown_variant)
+      if (const std::string why = unknown_variant(kernel, variant); !why.empty())
+        throw LegoError(path + ".variant: " + why + " (--allow-unknown merges it anyway)");
     const double median_ms = number(v, "median_ms", path);
     if (median_ms <= 0) throw LegoError(path + ".median_ms: expected a time > 0");
     if (v.contains("verified") && !v["verified"].is_boolean()) throw LegoError(path + ".verified: expected true or false");

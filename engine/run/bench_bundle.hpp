@@ -6,6 +6,7 @@
 // through more than twice the L2) and writes results.json, which
 // `lego import-results` merges into the project.
 #pragma once
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -23,6 +24,11 @@ std::map<std::string, std::string> bench_bundle(const std::vector<kernel::Instan
 // The project text with the bundle's results under "results": kernel ->
 // variant -> {device, median_ms, verified, ...}; other content and key order
 // kept. Throws LegoError naming what is wrong with the results file.
-std::string merge_results(const std::string& project_text, const std::string& results_text, const std::string& results_label);
+// `unknown_variant(kernel, variant)` says why a variant id is not one of the
+// project's (empty: it is); such a row is refused with its path. Without it,
+// any id is merged (import-results --allow-unknown).
+using UnknownVariant = std::function<std::string(const std::string& kernel, const std::string& variant)>;
+std::string merge_results(const std::string& project_text, const std::string& results_text, const std::string& results_label,
+                          const UnknownVariant& unknown_variant = {});
 
 }  // namespace lego::run

@@ -416,6 +416,25 @@ TEST(KernelCli, ImportResultsMergesIntoTheProjectOrRefusesWithAPath) {
     EXPECT_EQ(r.text.find("internal error"), std::string::npos) << r.text;
     EXPECT_EQ(read_json(project).dump(), before);
   }
+  // A variant the project cannot produce is refused unless --allow-unknown;
+  // one at other parameter values (a bundle made with --set N=64) is not unknown.
+  bad = results;
+  bad["variants"][0]["variant"] = "A=row,B=nope,S=padded,N=4096";
+  std::ofstream(dir / "bad.json") << bad.dump();
+  const Output unknown = shell(kBin + "/lego import-results " + project.string() + " " + (dir / "bad.json").string());
+  EXPECT_EQ(unknown.rc, 2) << unknown.text;
+  EXPECT_NE(unknown.text.find("$.variants[0].variant: kernel transpose_smem has no variant \"A=row,B=nope,S=padded,N=4096\""),
+            std::string::npos)
+      << unknown.text;
+  EXPECT_EQ(read_json(project).dump(), before);
+  const Output allowed = shell(kBin + "/lego import-results --allow-unknown " + project.string() + " " + (dir / "bad.json").string());
+  EXPECT_EQ(allowed.rc, 0) << allowed.text;
+  EXPECT_EQ(read_json(project)["results"]["transpose_smem"]["A=row,B=nope,S=padded,N=4096"]["median_ms"], 0.071);
+  nlohmann::json smaller = results;
+  smaller["variants"][0]["variant"] = "A=row,B=row,S=padded,N=64";
+  std::ofstream(dir / "smaller.json") << smaller.dump();
+  const Output at_64 = shell(kBin + "/lego import-results " + project.string() + " " + (dir / "smaller.json").string());
+  EXPECT_EQ(at_64.rc, 0) << at_64.text;
 }
 
 }  // namespace
