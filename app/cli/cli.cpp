@@ -1,9 +1,11 @@
 #include "cli.hpp"
 
 #include <fmt/format.h>
+#include <signal.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -46,6 +48,7 @@ struct LayoutOptions {
   std::string file;
   std::string name;
   std::string bind;
+  std::int64_t max_check = kExhaustiveLimit;
 };
 
 void add_layout_options(CLI::App* cmd, LayoutOptions& o) {
@@ -53,7 +56,46 @@ void add_layout_options(CLI::App* cmd, LayoutOptions& o) {
   cmd->add_option("-f,--file", o.file, "Read a layout program (let/where definitions) from a file instead");
   cmd->add_option("--name", o.name, "Which layout definition of the program to use (default: the last one)");
   cmd->add_option("--bind", o.bind, "Values for symbols, e.g. n=8,B=2 (override the program's lets)");
+  cmd->add_option("--max-check", o.max_check,
+                  "Largest user GenP or layout checked exhaustively, in elements (default 2^28; larger ones are not checked)")
+      ->check(CLI::Range(std::int64_t{1}, kMaxExhaustiveLimit));
 }
+
+// Ctrl-C during a long exhaustive check stops it cleanly (exit 130) instead
+// of killing the process mid-write.
+std::atomic<bool> interrupted{false};
+extern "C" void on_interrupt(int) { interrupted.store(true); }
+
+class InterruptibleChecks {
+ public:
+  InterruptibleChecks(std::int64_t limit, std::ostream& err)
+      : scope_(CheckControl{limit, std::int64_t{1} << 24, [&err, this](std::int64_t done, std::int64_t total) { report(err, done, total); },
+                            &interrupted}) {
+    interrupted.store(false);
+    struct sigaction action {};
+    action.sa_handler = on_interrupt;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &previous_);
+  }
+  ~InterruptibleChecks() { sigaction(SIGINT, &previous_, nullptr); }
+  InterruptibleChecks(const InterruptibleChecks&) = delete;
+  InterruptibleChecks& operator=(const InterruptibleChecks&) = delete;
+
+ private:
+  // One line per tenth, so that a log and a terminal both read well.
+  void report(std::ostream& err, std::int64_t done, std::int64_t total) {
+    const int tenth = static_cast<int>(done * 10 / total);
+    if (total != total_) total_ = total, tenth_ = 0;
+    if (tenth <= tenth_) return;
+    tenth_ = tenth;
+    err << fmt::format("checking {} elements exhaustively: {}% (Ctrl-C stops; --max-check sets the limit)\n", total, tenth * 10)
+        << std::flush;
+  }
+  ScopedCheckControl scope_;
+  struct sigaction previous_ {};
+  std::int64_t total_ = 0;
+  int tenth_ = 0;
+};
 
 Source load_source(const LayoutOptions& o) {
   if (!o.file.empty() && !o.layout.empty()) throw LegoError("give the layout either as text or with --file, not both");
@@ -319,6 +361,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                                                 : eval_opts;
   Source src;
   try {
+    const InterruptibleChecks checks(opts.max_check, err);
     const auto start = std::chrono::steady_clock::now();
     src = load_source(opts);
     const Loaded loaded = load(opts, src);
@@ -381,6 +424,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     // An error without a location is about the command line, not the text.
     err << format_diagnostic(src.text, e.diagnostic(), e.diagnostic().span.known() ? src.origin : "lego");
     return 2;
+  } catch (const CheckCancelled& e) {
+    err << "lego: interrupted: " << e.what() << "\n";
+    return 130;
   } catch (const std::bad_alloc&) {
     err << "error: out of memory; the layout is too large for this command\n";
     return 2;

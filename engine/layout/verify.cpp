@@ -4,6 +4,37 @@
 
 namespace lego {
 
+namespace {
+
+thread_local CheckControl current_control;
+
+// Called once per element; every 2^20 elements it reports progress and
+// honours a cancel request, so the per-element cost stays one increment.
+class CheckPacer {
+ public:
+  explicit CheckPacer(std::int64_t total) : total_(total), control_(check_control()) {}
+  void step() {
+    if ((++done_ & ((std::int64_t{1} << 20) - 1)) != 0) return;
+    if (control_.cancel && control_.cancel->load())
+      throw CheckCancelled("the exhaustive check stopped at " + std::to_string(done_) + " of " + std::to_string(total_) + " elements");
+    if (control_.progress && total_ > control_.report_above) control_.progress(done_, total_);
+  }
+
+ private:
+  std::int64_t total_, done_ = 0;
+  const CheckControl& control_;
+};
+
+}  // namespace
+
+const CheckControl& check_control() { return current_control; }
+
+ScopedCheckControl::ScopedCheckControl(CheckControl control) : previous_(std::move(current_control)) {
+  current_control = std::move(control);
+}
+
+ScopedCheckControl::~ScopedCheckControl() { current_control = std::move(previous_); }
+
 BijectivityReport check_bijective(const MapUnderTest& m, std::int64_t limit) {
   BijectivityReport r;
   const std::int64_t n = product(m.shape);
@@ -20,7 +51,9 @@ BijectivityReport check_bijective(const MapUnderTest& m, std::int64_t limit) {
   std::optional<std::int64_t> collision_value;
   std::vector<std::int64_t> collision_second;
   bool more = n > 0;
+  CheckPacer pacer(n);
   while (more) {
+    pacer.step();
     const std::int64_t x = m.apply(idx.data());
     if (x == -1 && m.allow_dropped) {
       more = next_index(idx, m.shape);
@@ -95,7 +128,9 @@ void validate_user_genps(const BoundLayout& layout, std::int64_t limit) {
         // Apply-only GenPs may be injective or broadcast; only the range is checked.
         std::vector<std::int64_t> idx(f.dims().size(), 0);
         if (f.size() > limit) continue;
+        CheckPacer pacer(f.size());
         do {
+          pacer.step();
           const std::int64_t x = f.apply(idx.data());
           if (x < 0 || x >= f.size())
             throw LegoError(p.span, "GenP apply" + index_text(idx.data(), idx.size()) + " = " + std::to_string(x) + " is outside [0, " +

@@ -3,9 +3,11 @@
 // does not come back to x.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,35 @@
 namespace lego {
 
 inline constexpr std::int64_t kExhaustiveLimit = std::int64_t{1} << 28;
+// The most a user may raise it to: the check keeps one bit per position.
+inline constexpr std::int64_t kMaxExhaustiveLimit = std::int64_t{1} << 32;
+
+// How the exhaustive checks on this thread behave: their size limit, a
+// progress callback for checks above `report_above` elements (called about
+// every million elements) and a flag that stops them with CheckCancelled.
+// The CLI installs one for --max-check, progress on stderr and Ctrl-C.
+struct CheckControl {
+  std::int64_t limit = kExhaustiveLimit;
+  std::int64_t report_above = std::int64_t{1} << 24;
+  std::function<void(std::int64_t done, std::int64_t total)> progress;
+  const std::atomic<bool>* cancel = nullptr;
+};
+const CheckControl& check_control();
+
+class ScopedCheckControl {
+ public:
+  explicit ScopedCheckControl(CheckControl control);
+  ~ScopedCheckControl();
+  ScopedCheckControl(const ScopedCheckControl&) = delete;
+  ScopedCheckControl& operator=(const ScopedCheckControl&) = delete;
+
+ private:
+  CheckControl previous_;
+};
+
+struct CheckCancelled : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 struct BijectivityReport {
   bool checked = false;  // false: too large to check exhaustively
@@ -31,13 +62,13 @@ struct MapUnderTest {
   std::function<void(std::int64_t, std::int64_t*)> inv;  // may be empty
   bool allow_dropped = false;
 };
-BijectivityReport check_bijective(const MapUnderTest& m, std::int64_t limit = kExhaustiveLimit);
+BijectivityReport check_bijective(const MapUnderTest& m, std::int64_t limit = check_control().limit);
 
-BijectivityReport check_bijective(const Plan& plan, std::int64_t limit = kExhaustiveLimit);
+BijectivityReport check_bijective(const Plan& plan, std::int64_t limit = check_control().limit);
 
 // Every user-defined GenP of the layout, exhaustively; throws a LegoError at
 // the GenP's span with the evidence when one is not a bijection (or, for an
 // apply-only GenP, maps outside its range).
-void validate_user_genps(const BoundLayout& layout, std::int64_t limit = kExhaustiveLimit);
+void validate_user_genps(const BoundLayout& layout, std::int64_t limit = check_control().limit);
 
 }  // namespace lego

@@ -119,6 +119,18 @@ TEST(Cli, ProgramFilesAreRegularFilesUnderTheCap) {
   fs::remove(big);
 }
 
+// Issue 13, failure 10: --max-check sets the exhaustive-check limit.
+TEST(Cli, MaxCheckSetsTheExhaustiveLimit) {
+  const std::string layout = "OrderBy(GenP([n,n], lambda i, j: i*n + (i+j)%n, lambda x: (x//n, (x%n - x//n) % n))).GroupBy([(n,n)])";
+  Result r = run({"check", layout, "--bind", "n=64", "--max-check", "1000"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("not checked: 4096 elements exceed the exhaustive-check limit of 1000"), std::string::npos) << r.out;
+  r = run({"check", layout, "--bind", "n=64", "--max-check", "4096"});
+  EXPECT_NE(r.out.find("verdict   bijective: all 4096 physical positions"), std::string::npos) << r.out;
+  r = run({"check", layout, "--bind", "n=64", "--max-check", "0"});
+  EXPECT_EQ(r.code, 2);
+}
+
 // Issue 13, failure 9: expr printed lego_floordiv(j, 0) and exited 0.
 TEST(Cli, ADivisorThatSimplifiesToZeroIsAnError) {
   const Result r = run({"expr", "OrderBy(GenP([n,n], lambda i, j: i*n + j//(n-n))).GroupBy([(n,n)])", "--apply", "i,j"});

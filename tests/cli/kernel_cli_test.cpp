@@ -463,3 +463,24 @@ TEST(KernelCli, TheWorkerAnswersOnThePipesItIsGiven) {
 }
 
 }  // namespace
+
+namespace {
+
+// Issue 13, failure 10: a check at 2^26 elements ran for minutes with no
+// progress and no clean way to stop it.
+TEST(KernelCli, ALongCheckShowsProgressAndStopsOnCtrlC) {
+  const fs::path dir = scratch("long_check");
+  const std::string layout = "'OrderBy(GenP([n,n], lambda i, j: i*n + (i+j)%n, lambda x: (x//n, (x%n - x//n) % n))).GroupBy([(n,n)])'";
+  const Output o = shell("cd " + dir.string() + " && (timeout 300 " + kBin + "/lego check " + layout +
+                         " --bind n=8192 > out.txt 2> err.txt & pid=$!; "
+                         "until grep -q checking err.txt || ! kill -0 $pid 2>/dev/null; do sleep 0.05; done; "
+                         "kill -INT $pid; wait $pid; echo rc=$?)");
+  EXPECT_NE(o.text.find("rc=130"), std::string::npos) << o.text;
+  std::ifstream err(dir / "err.txt");
+  const std::string text((std::istreambuf_iterator<char>(err)), {});
+  EXPECT_NE(text.find("checking 67108864 elements exhaustively: 10%"), std::string::npos) << text;
+  EXPECT_NE(text.find("lego: interrupted: the exhaustive check stopped at"), std::string::npos) << text;
+  EXPECT_EQ(fs::file_size(dir / "out.txt"), 0u);
+}
+
+}  // namespace
