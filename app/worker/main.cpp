@@ -17,6 +17,7 @@
 #include "run/analyze.hpp"
 #include "run/ceilings.hpp"
 #include "run/executor.hpp"
+#include "run/worker_request.hpp"
 
 namespace {
 
@@ -86,23 +87,19 @@ int main(int argc, char** argv) {
   std::string line;
   while (read_line(protocol.requests, line)) {
     if (line.empty()) continue;
-    const nlohmann::json request = nlohmann::json::parse(line, nullptr, false);
-    if (request.is_discarded() || !request.is_object()) {
-      send(out, {{"status", "error"}, {"message", "the request is not a JSON object"}});
-      continue;
-    }
-    // Every field is checked: a wrong type is an error result, never an abort.
-    const nlohmann::json id = request.contains("id") ? request["id"] : nlohmann::json(0);
-    const nlohmann::json nonce = request.contains("nonce") ? request["nonce"] : nlohmann::json("");
+    // Every field is checked before anything runs: a wrong type or range is
+    // an error result naming the field, never an abort.
+    const lego::run::ParsedRequest parsed = lego::run::parse_request(line);
     const auto reply = [&](nlohmann::json message) {
-      message["id"] = id;
-      message["nonce"] = nonce;
+      message["id"] = parsed.id;
+      message["nonce"] = parsed.nonce;
       send(out, message);
     };
-    if (!id.is_number_integer() || !nonce.is_string() || (request.contains("kind") && !request["kind"].is_string())) {
-      reply({{"status", "error"}, {"message", "bad request: id must be an integer, nonce and kind strings"}});
+    if (!parsed.error.empty()) {
+      reply({{"status", "error"}, {"message", parsed.error}});
       continue;
     }
+    const nlohmann::json& request = parsed.request;
     const std::string kind = request.value("kind", "run");
     try {
       if (kind == "ping") {

@@ -302,7 +302,7 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
     if (!va.is_object()) r.fail(path + ".verify_at", "expected an object: parameter -> the value to verify at");
     for (const auto& [name, value] : va.items()) {
       const std::string vp = path + ".verify_at." + name;
-      if (std::none_of(s.parameters.begin(), s.parameters.end(), [&](const Parameter& p) { return p.name == name; }))
+      if (std::none_of(s.parameters.begin(), s.parameters.end(), [&name = name](const Parameter& p) { return p.name == name; }))
         r.fail(vp, "\"" + name + "\" is not a parameter of this kernel");
       if (int64_at(r, value, vp) < 1) r.fail(vp, "expected a positive integer");
       s.verify_at[name] = value.get<std::int64_t>();

@@ -33,7 +33,7 @@ std::vector<Axis> axes_of(const KernelSpec& spec, const Env& overrides) {
     axes.push_back(std::move(a));
   }
   for (const auto& [name, value] : overrides)
-    if (std::none_of(spec.parameters.begin(), spec.parameters.end(), [&](const Parameter& p) { return p.name == name; }))
+    if (std::none_of(spec.parameters.begin(), spec.parameters.end(), [&name = name](const Parameter& p) { return p.name == name; }))
       throw LegoError("--set " + name + "=" + std::to_string(value) + ": the kernel has no parameter named \"" + name + "\"");
   return axes;
 }

@@ -1,0 +1,36 @@
+// Fuzzes project files: the input is a project's JSON text, read as if it
+// sat in projects/. Parsing, the variant space and the first variant's
+// instantiation (derivation, simplification, printing) may refuse it with a
+// LegoError; any other exception, a crash, a sanitizer report or a hang is
+// a bug.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "kernel/instantiate.hpp"
+#include "kernel/spec.hpp"
+#include "kernel/variant.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace lego;
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  try {
+    const kernel::Project project = kernel::parse_project(text, "fuzz.lego.json", LEGO_PROJECTS_DIR, kernel::default_resource_dirs());
+    for (const auto& spec : project.kernels) {
+      const kernel::VariantSpace space = kernel::enumerate_variants(spec, {2, 1, {}});
+      if (!space.variants.empty()) {
+        (void)kernel::instantiate(spec, space.variants.front(), spec.backend == "cuda" ? sym::Lang::Cuda : sym::Lang::C);
+      }
+    }
+  } catch (const LegoError&) {
+    // a refusal with a location: fine
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "out of memory on a project the caps should have refused\n");
+    std::abort();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "internal error: %s\n", e.what());
+    std::abort();
+  }
+  return 0;
+}
