@@ -8,13 +8,13 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
 #include "run/sweep.hpp"
+#include "studio/save_file.hpp"
 
 namespace lego::studio {
 
@@ -261,9 +261,9 @@ void KernelsPanel::applyLayout(const QString& text) {
 
 bool KernelsPanel::saveProject(QString* error) {
   if (!project_) return false;
-  QSaveFile file(qs(project_->file));
-  if (!file.open(QIODevice::WriteOnly) || file.write(QByteArray::fromStdString(project_->json)) < 0 || !file.commit()) {
-    if (error) *error = tr("Could not save %1: %2").arg(qs(project_->file), file.errorString());
+  QString why;
+  if (!saveFile(qs(project_->file), project_->json, &why)) {
+    if (error) *error = tr("Could not save %1: %2").arg(qs(project_->file), why);
     return false;
   }
   saved_json_ = project_->json;
@@ -277,9 +277,9 @@ bool KernelsPanel::saveProjectAs(const QString& path, QString* error) {
   if (!project_) return false;
   // Templates are looked up next to the project first, then in resources/,
   // so a copy elsewhere still finds the shipped ones.
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly) || file.write(QByteArray::fromStdString(project_->json)) < 0 || !file.commit()) {
-    if (error) *error = tr("Could not save %1: %2").arg(path, file.errorString());
+  QString why;
+  if (!saveFile(path, project_->json, &why)) {
+    if (error) *error = tr("Could not save %1: %2").arg(path, why);
     return false;
   }
   saved_json_ = project_->json;

@@ -16,7 +16,6 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QRegularExpression>
-#include <QSaveFile>
 #include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
@@ -33,6 +32,7 @@
 #include <nlohmann/json.hpp>
 
 #include "expr/text_file.hpp"
+#include "studio/save_file.hpp"
 
 namespace lego::studio {
 
@@ -459,9 +459,9 @@ void MainWindow::saveLayout() {
 }
 
 bool MainWindow::saveLayoutTo(const QString& path, QString* error) {
-  QSaveFile file(path);  // atomic: the old file stays until the new one is complete
-  if (!file.open(QIODevice::WriteOnly) || file.write(programText().toUtf8()) < 0 || !file.commit()) {
-    if (error) *error = tr("Could not save %1: %2").arg(path, file.errorString());
+  QString why;  // atomic: the old file stays until the new one is complete
+  if (!saveFile(path, programText().toStdString(), &why)) {
+    if (error) *error = tr("Could not save %1: %2").arg(path, why);
     return false;
   }
   doc_.undoStack()->setClean();
@@ -486,12 +486,12 @@ void MainWindow::autosaveNow() {
   autosaveProject();
   if (!hasUnsavedChanges() || programText() == last_autosaved_) return;
   QDir().mkpath(stateDir());
-  QSaveFile file(stateDir() + "/autosave.lego");
   const QString text = programText();
-  if (file.open(QIODevice::WriteOnly) && file.write(text.toUtf8()) >= 0 && file.commit())
+  QString why;
+  if (saveFile(stateDir() + "/autosave.lego", text.toStdString(), &why))
     last_autosaved_ = text;
   else
-    log(tr("autosave failed: %1").arg(file.errorString()));
+    log(tr("autosave failed: %1").arg(why));
 }
 
 // Unsaved project edits: the project's path and its edited JSON.
@@ -504,11 +504,11 @@ void MainWindow::autosaveProject() {
   const std::string text = nlohmann::json{{"file", kernels_->project()->file}, {"json", kernels_->project()->json}}.dump();
   if (text == last_project_autosave_) return;
   QDir().mkpath(stateDir());
-  QSaveFile file(path);
-  if (file.open(QIODevice::WriteOnly) && file.write(QByteArray::fromStdString(text)) >= 0 && file.commit())
+  QString why;
+  if (saveFile(path, text, &why))
     last_project_autosave_ = text;
   else
-    log(tr("project autosave failed: %1").arg(file.errorString()));
+    log(tr("project autosave failed: %1").arg(why));
 }
 
 void MainWindow::recoverProject() {

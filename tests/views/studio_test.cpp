@@ -88,6 +88,7 @@ class StudioTest : public QObject {
   void invalidLayoutMarksThePieceAndKeepsTheText();
   void corruptProgramIsRefusedAndNothingIsLost();
   void savedLayoutReopensIdentical();
+  void savesWriteThroughSymlinksAndReportFailures();
   void staleRequestsAreDropped();
   void exportsSvgAndPng();
   void windowFitsALaptopScreen();
@@ -264,6 +265,26 @@ void StudioTest::savedLayoutReopensIdentical() {
   QVERIFY(other.openProgram(path));
   QCOMPARE(other.document()->text(), text);
   QCOMPARE(other.document()->sizes(), sizes);
+}
+
+// Issue 13, atomic writes in the app: saves go through the engine's one
+// writer, run::write_atomically, as the CLI's do; a symlinked file stays a
+// link and a failed save says why.
+void StudioTest::savesWriteThroughSymlinksAndReportFailures() {
+  MainWindow w;
+  QVERIFY(w.openExample("Bricks"));
+  QTemporaryDir dir;
+  const QString real = dir.filePath("real.lego"), link = dir.filePath("link.lego");
+  QVERIFY(QFile(real).open(QIODevice::WriteOnly));
+  QVERIFY(QFile::link(real, link));
+  QString error;
+  QVERIFY2(w.saveLayoutTo(link, &error), qPrintable(error));
+  QVERIFY(QFileInfo(link).isSymLink());
+  QFile saved(real);
+  QVERIFY(saved.open(QIODevice::ReadOnly));
+  QVERIFY(saved.readAll().contains(w.document()->text().toUtf8()));
+  QVERIFY(!w.saveLayoutTo(dir.filePath("no/such/folder/x.lego"), &error));
+  QVERIFY2(error.contains("Could not save") && error.contains("no/such/folder"), qPrintable(error));
 }
 
 void StudioTest::staleRequestsAreDropped() {
