@@ -232,6 +232,16 @@ void StudioTest::invalidLayoutMarksThePieceAndKeepsTheText() {
   QCOMPARE(w.composition()->blockCount(), 0);
   QCOMPARE(w.textEditor()->toPlainText(), broken);
   QVERIFY(!w.textEditor()->extraSelections().isEmpty());  // the error underlined
+
+  // Issue 13, failure 2: a 60,000-term chain overflowed the app's stack.
+  // It is a located error like any other, and the text is kept.
+  QString chain = "1";
+  for (int k = 1; k < 60000; ++k) chain += "+1";
+  const QString tall = "OrderBy(Row(" + chain + ",4)).GroupBy([(4,4)])";
+  w.document()->setText(tall, "test");
+  QVERIFY(!w.document()->layout());
+  QCOMPARE(w.textEditor()->toPlainText(), tall);
+  QVERIFY(!w.textEditor()->extraSelections().isEmpty());
 }
 
 void StudioTest::corruptProgramIsRefusedAndNothingIsLost() {
