@@ -1,7 +1,9 @@
 #include "run/executor.hpp"
 
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <sstream>
 
@@ -185,8 +187,36 @@ Json Executor::execute(const Json& request, const Progress& progress) {
   return result;
 }
 
+namespace {
+
+// A variant whose buffers would take more than half the machine's memory is
+// refused before anything is allocated: a project's sizes (or a range that
+// reaches M = 531441) must not push the machine into swap or the OOM killer.
+void require_memory_for(const Json& tensors, bool verify) {
+  double need = 0;
+  for (const auto& t : tensors) {
+    const double bytes = (t["type"] == "float" || t["type"] == "int32_t") ? 4 : 8;
+    // Verifying keeps the logical input, the reference output, the layout
+    // table (8 bytes an element) and the packed copy.
+    need += static_cast<double>(elements(t)) * (verify ? 3 * bytes + 8 : bytes);
+  }
+  const double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  if (memory > 0 && need > memory / 2) {
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    char text[320];
+    std::snprintf(text, sizeof text,
+                  "the buffers of this variant need %.1f GiB%s; this machine has %.1f GiB and a variant may use half; "
+                  "run it at a smaller size (--set, or the project's verify_at)",
+                  need / gib, verify ? " (inputs, reference outputs, layout tables and packed copies)" : "", memory / gib);
+    throw LegoError(text);
+  }
+}
+
+}  // namespace
+
 Executor::Prepared Executor::prepare(const Json& request, const std::function<void(const char*)>& stage) {
   const Json& tensors = request.at("tensors");
+  require_memory_for(tensors, request.value("verify", true));
   Env env;
   for (const auto& [k, v] : request.at("parameters").items()) env[k] = v.get<std::int64_t>();
   Prepared data;

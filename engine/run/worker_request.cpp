@@ -56,7 +56,9 @@ class Fields {
     // Unsigned values above int64's range are refused, not wrapped.
     if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t(hi)) || v.get<std::int64_t>() < lo ||
         v.get<std::int64_t>() > hi)
-      throw Problem{path + ": expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]"};
+      throw Problem{path + (lo == std::numeric_limits<std::int64_t>::min() && hi == std::numeric_limits<std::int64_t>::max()
+                                ? std::string(": expected an integer")
+                                : ": expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]")};
     return v.get<std::int64_t>();
   }
 

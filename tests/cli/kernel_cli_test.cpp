@@ -484,3 +484,30 @@ TEST(KernelCli, ALongCheckShowsProgressAndStopsOnCtrlC) {
 }
 
 }  // namespace
+
+namespace {
+
+// A variant whose buffers would take more than half the machine's memory is
+// refused before anything is allocated (a range of sizes reached M = 531441
+// and the worker grew to 15 GiB).
+TEST(KernelCli, AVariantTooLargeForTheMachineIsRefusedBeforeAllocating) {
+  const double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  // Verifying a float tensor keeps about 20 bytes an element.
+  const auto n = static_cast<std::int64_t>(memory / 16);
+  const bool under_request_cap = n * 4 <= (std::int64_t{1} << 34);
+  const std::string layout = "OrderBy(Row(" + std::to_string(n) + ")).GroupBy([(" + std::to_string(n) + ")])";
+  const nlohmann::json request = {{"id", 1},
+                                  {"kind", "run"},
+                                  {"source", "extern \"C\" void lego_kernel(float* A) {}"},
+                                  {"reference", "extern \"C\" void lego_reference(float* A) {}"},
+                                  {"tensors", {{{"name", "A"}, {"type", "float"}, {"role", "in"}, {"extents", {n}}, {"layout", layout}}}},
+                                  {"parameters", nlohmann::json::object()}};
+  const fs::path dir = scratch("too_large");
+  std::ofstream(dir / "request.txt") << request.dump() << "\n";
+  const Output o = shell(kBin + "/lego-worker < " + (dir / "request.txt").string());
+  EXPECT_EQ(o.rc, 0) << o.text;
+  EXPECT_NE(o.text.find(under_request_cap ? "and a variant may use half" : "the tensors together exceed 16 GiB"), std::string::npos)
+      << o.text;
+}
+
+}  // namespace
