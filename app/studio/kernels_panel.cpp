@@ -42,6 +42,20 @@ class NumberItem : public QTableWidgetItem {
 // ✓ verified, ✗ failed the comparison or did not run, – not checked (no GPU and too large to emulate).
 QString verified_mark(const VariantOutcome& o) { return QString::fromUtf8(run::verification_mark(o.verified, o.status, o.baseline)); }
 
+// A result reused from the cache says so, in the row and its tooltip.
+QString status_text(const VariantOutcome& o) {
+  return QString::fromStdString(o.status) + (o.cached ? QObject::tr(" (cached)") : QString());
+}
+
+QString status_tip(const VariantOutcome& o) {
+  QString tip = QString::fromStdString(o.message);
+  if (o.cached)
+    tip += (tip.isEmpty() ? "" : "\n") + QObject::tr(
+                                             "Reused from the results cache: the code, sizes and run options are unchanged since "
+                                             "it last ran on this machine. Untick Reuse to run it again.");
+  return tip;
+}
+
 }  // namespace
 
 KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
@@ -50,6 +64,11 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   kernel_ = new QComboBox;
   kernel_->setToolTip(tr("The project's kernels"));
   verified_only_ = new QCheckBox(tr("Verified only"));
+  reuse_ = new QCheckBox(tr("Reuse"));
+  reuse_->setChecked(true);
+  reuse_->setToolTip(
+      tr("Reuse the results of variants whose code, sizes and run options are unchanged since they last ran on this "
+         "machine (as lego bench does); untick to run every variant again"));
   run_ = new QPushButton(tr("Run all variants"));
   run_->setToolTip(tr("Compile, verify against the reference and time every variant in lego-worker processes"));
   cancel_ = new QPushButton(tr("Cancel"));
@@ -61,6 +80,7 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   top->addWidget(project_label_);
   top->addWidget(kernel_, 1);
   top->addWidget(verified_only_);
+  top->addWidget(reuse_);
   top->addWidget(run_);
   top->addWidget(cancel_);
   top->addWidget(export_);
@@ -300,8 +320,8 @@ void KernelsPanel::showKernel() {
     const int row = table_->rowCount();
     table_->insertRow(row);
     table_->setItem(row, Variant, new QTableWidgetItem(qs(v.id())));
-    table_->setItem(row, Status, new QTableWidgetItem(o ? qs(o->status) : v.error.empty() ? tr("not run") : tr("invalid")));
-    if (o && !o->message.empty()) table_->item(row, Status)->setToolTip(qs(o->message));
+    table_->setItem(row, Status, new QTableWidgetItem(o ? status_text(*o) : v.error.empty() ? tr("not run") : tr("invalid")));
+    if (o) table_->item(row, Status)->setToolTip(status_tip(*o));
     if (!v.error.empty()) table_->item(row, Status)->setToolTip(qs(v.error));
     table_->setItem(row, Verified, new QTableWidgetItem(o ? verified_mark(*o) : QString()));
     table_->setItem(row, Ms, new NumberItem(o ? o->ms : -1, 4));
@@ -314,7 +334,7 @@ void KernelsPanel::showKernel() {
     const int row = table_->rowCount();
     table_->insertRow(row);
     table_->setItem(row, Variant, new QTableWidgetItem(qs(o->id)));
-    table_->setItem(row, Status, new QTableWidgetItem(qs(o->status)));
+    table_->setItem(row, Status, new QTableWidgetItem(status_text(*o)));
     table_->setItem(row, Verified, new QTableWidgetItem(verified_mark(*o)));
     table_->setItem(row, Ms, new NumberItem(o->ms, 4));
     table_->setItem(row, GBs, new NumberItem(o->ms > 0 ? o->gbs : -1, 2));
@@ -394,6 +414,7 @@ void KernelsPanel::runSweep() {
   run::RunOptions options;
   options.repetitions = 3;
   options.min_time_s = 0.02;
+  options.cache = reuse_->isChecked();
   sweep_.run(project_, qs(k->spec.name), ids, options, timeout_s_);
 }
 
@@ -409,8 +430,8 @@ void KernelsPanel::onOutcome(OutcomePtr o) {
   const int row = rowOf(qs(o->id));
   if (row < 0) return showKernel();
   table_->setSortingEnabled(false);
-  table_->item(row, Status)->setText(qs(o->status));
-  table_->item(row, Status)->setToolTip(qs(o->message));
+  table_->item(row, Status)->setText(status_text(*o));
+  table_->item(row, Status)->setToolTip(status_tip(*o));
   table_->item(row, Verified)->setText(verified_mark(*o));
   table_->setItem(row, Ms, new NumberItem(o->ms, 4));
   table_->setItem(row, GBs, new NumberItem(o->ms > 0 ? o->gbs : -1, 2));

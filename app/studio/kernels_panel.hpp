@@ -97,6 +97,7 @@ class KernelsPanel : public QWidget {
   kernel::LayoutSlot slotAt(int index) const;
   QComboBox* kernel_;
   QCheckBox* verified_only_;
+  QCheckBox* reuse_;  // results cache of unchanged code
   QPushButton *run_, *cancel_, *export_;
   QProgressBar* progress_;
   QTableWidget* table_;

@@ -54,6 +54,7 @@ void record(const run::VariantResult& r, VariantOutcome& out) {
   out.gbs = r.gbs;
   out.gflops = r.gflops;
   out.roof = r.roof;
+  out.cached = r.raw.value("cached", false);
 }
 
 }  // namespace

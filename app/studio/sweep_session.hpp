@@ -39,6 +39,7 @@ struct VariantOutcome {
   std::string kernel, id, status, message, assembly;
   double ms = -1, gbs = 0, gflops = 0, roof = 0;
   bool verified = false;
+  bool cached = false;  // reused from the results cache of unchanged code (run/sweep.hpp)
   // A baseline of the kernel (id "baseline:NAME"), timed in the same sweep:
   // shown as its own row and line on the roofline, never the winner.
   bool baseline = false;

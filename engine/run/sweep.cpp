@@ -175,7 +175,10 @@ VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, co
   if (options.cache) {
     std::ifstream in(cached);
     Json hit = Json::parse(in, nullptr, false);
-    if (!hit.is_discarded() && hit.is_object() && hit.contains("status")) row.raw = std::move(hit);
+    // A result stored without assembly (lego bench) does not serve a caller
+    // that shows it (the app); that caller runs it again and stores both.
+    if (!hit.is_discarded() && hit.is_object() && hit.contains("status") && (!options.want_assembly || hit.contains("assembly")))
+      row.raw = std::move(hit);
   }
   if (row.raw.is_null()) {
     if (verify_at && options.verify) {

@@ -15,6 +15,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -25,11 +26,16 @@ using lego::studio::KernelsPanel;
 class KernelsPanelTest : public QObject {
   Q_OBJECT
  private slots:
+  void init();
   void sweepReportsEveryOutcomeAndExportsTheWinner();
   void cancelStopsTheSweep();
   void cudaSweepWithoutGpuShowsVerifiedStaticAnalysis();
   void importedResultsShowAndPickTheWinner();
   void baselinesAreRowsAndRooflineLinesButNeverTheWinner();
+  void aSecondSweepReusesUnchangedResults();
+
+ private:
+  std::unique_ptr<QTemporaryDir> cache_;
 };
 
 namespace {
@@ -50,6 +56,47 @@ void open_faulty(KernelsPanel& panel) {
 }
 
 }  // namespace
+
+// Each test starts with an empty results cache (XDG_CACHE_HOME), so that no
+// sweep is served by an earlier one; the machine's ceilings are copied over
+// rather than measured again.
+void KernelsPanelTest::init() {
+  const QString previous = qEnvironmentVariableIsEmpty("XDG_CACHE_HOME") ? QDir::homePath() + "/.cache" : qgetenv("XDG_CACHE_HOME");
+  cache_ = std::make_unique<QTemporaryDir>();
+  QDir().mkpath(cache_->filePath("lego-studio"));
+  for (const QFileInfo& f : QDir(previous + "/lego-studio").entryInfoList({"ceilings-*.json"}, QDir::Files))
+    QFile::copy(f.filePath(), cache_->filePath("lego-studio/" + f.fileName()));
+  qputenv("XDG_CACHE_HOME", cache_->path().toUtf8());
+}
+
+// With Reuse ticked (the default) a second sweep of unchanged variants
+// takes their results from the cache and says so; the hanging and crashing
+// variants are never cached, so they run again.
+void KernelsPanelTest::aSecondSweepReusesUnchangedResults() {
+  KernelsPanel panel;
+  panel.show();
+  open_faulty(panel);
+  panel.setTimeout(10);
+  QSignalSpy finished(&panel, &KernelsPanel::sweepFinished);
+  panel.runSweep();
+  QVERIFY(finished.wait(120000));
+  const QString ok = "A=default,B=fwd,N=1000,MODE=0", wrong = "A=default,B=fwd,N=1000,MODE=3";
+  QCOMPARE(status_of(panel, ok), QString("ok"));
+  panel.runSweep();
+  QVERIFY(finished.wait(120000));
+  QCOMPARE(status_of(panel, ok), QString("ok (cached)"));
+  QCOMPARE(status_of(panel, wrong), QString("wrong (cached)"));
+  QCOMPARE(status_of(panel, "A=default,B=fwd,N=1000,MODE=1"), QString("crashed"));
+  // The code view still has the assembly of a cached variant: a result
+  // stored without it (by lego bench) would have been run again.
+  QTableWidget* t = panel.table();
+  t->clearSelection();
+  for (int r = 0; r < t->rowCount(); ++r)
+    if (t->item(r, KernelsPanel::Variant)->text() == ok) t->selectRow(r);
+  const QString assembly = panel.assembly()->left()->text();
+  QVERIFY2(!assembly.contains("run the variant to see its assembly") && assembly.contains("lego_kernel"), qPrintable(assembly.left(200)));
+  QVERIFY(!panel.winner().isEmpty());
+}
 
 void KernelsPanelTest::sweepReportsEveryOutcomeAndExportsTheWinner() {
   KernelsPanel panel;
