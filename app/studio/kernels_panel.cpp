@@ -383,22 +383,36 @@ void KernelsPanel::selectVariant(const QString& id) {
   emit message(tr("selected %1").arg(id));
 }
 
+// What the code views show for a selected row: a variant's generated code,
+// index expressions and assembly, or a baseline's source as it was timed.
+KernelsPanel::Shown KernelsPanel::shown(const QString& id) const {
+  Shown s{id, {}, {}, {}, variant(id)};
+  const QString no_assembly = tr("; run the variant to see its assembly (PTX for CUDA)");
+  if (const VariantInfo* v = s.variant) {
+    s.code = v->error.empty() ? qs(v->instance.source) : qs(v->error);
+    s.expansions = qs(v->expansions);
+    const VariantOutcome* o = outcome(*currentKernel(), *v);
+    s.assembly = o && !o->assembly.empty() ? qs(o->assembly) : no_assembly;
+    return s;
+  }
+  for (const VariantOutcome* o : baselines(*currentKernel()))
+    if (qs(o->id) == id) {
+      s.code = o->source.empty() ? tr("// %1: %2").arg(id, qs(o->message)) : qs(o->source);
+      s.expansions = tr("A baseline is plain code (a library call, or a copy of the same bytes): it has no layout expressions.");
+      s.assembly = o->assembly.empty() ? no_assembly : qs(o->assembly);
+    }
+  return s;
+}
+
 void KernelsPanel::showSelection() {
   QStringList ids;
   for (const QModelIndex& index : table_->selectionModel()->selectedRows(Variant)) ids << index.data().toString();
-  const VariantInfo* a = ids.size() > 0 ? variant(ids[0]) : nullptr;
-  const VariantInfo* b = ids.size() > 1 ? variant(ids[1]) : nullptr;
-  auto text = [](const VariantInfo* v) { return v ? (v->error.empty() ? qs(v->instance.source) : qs(v->error)) : QString(); };
-  auto asm_of = [this](const VariantInfo* v) {
-    if (!v) return QString();
-    const VariantOutcome* o = outcome(*currentKernel(), *v);
-    return o && !o->assembly.empty() ? qs(o->assembly) : tr("; run the variant to see its assembly (PTX for CUDA)");
-  };
-  const QString ta = a ? qs(a->id()) : QString(), tb = b ? qs(b->id()) : QString();
-  kernel_code_->setTexts(ta, text(a), tb, b ? text(b) : QString());
-  expressions_->setTexts(ta, a ? qs(a->expansions) : QString(), tb, b ? qs(b->expansions) : QString());
-  assembly_->setTexts(ta, asm_of(a), tb, b ? asm_of(b) : QString());
-  showAccesses(a);
+  if (!currentKernel()) return;
+  const Shown a = ids.size() > 0 ? shown(ids[0]) : Shown{}, b = ids.size() > 1 ? shown(ids[1]) : Shown{};
+  kernel_code_->setTexts(a.title, a.code, b.title, b.code);
+  expressions_->setTexts(a.title, a.expansions, b.title, b.expansions);
+  assembly_->setTexts(a.title, a.assembly, b.title, b.assembly);
+  showAccesses(a.variant);
 }
 
 void KernelsPanel::runSweep() {

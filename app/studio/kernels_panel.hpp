@@ -75,6 +75,11 @@ class KernelsPanel : public QWidget {
  private:
   void showKernel();
   void showSelection();
+  struct Shown {
+    QString title, code, expansions, assembly;
+    const VariantInfo* variant = nullptr;
+  };
+  Shown shown(const QString& id) const;
   void showAccesses(const VariantInfo* v);
   void setAnalysisItems(int row, const VariantOutcome* o);
   void onOutcome(OutcomePtr outcome);

@@ -178,10 +178,14 @@ void SweepSession::run(ProjectPtr project, const QString& kernel_name, const QSt
         try {
           const Env& sizes = k->variants.front().variant.parameters;
           const kernel::Instance inst = kernel::instantiate_baseline(k->spec, b, sizes);
-          const std::optional<kernel::Instance> small = options.verify ? run::verification_instance(k->spec, b, sizes) : std::nullopt;
+          out->source = inst.source;
+          run::RunOptions o = options;
+          o.want_assembly = true;
+          const std::optional<kernel::Instance> small = o.verify ? run::verification_instance(k->spec, b, sizes) : std::nullopt;
           const run::VariantResult r =
-              run::run_variant(worker, inst, options, timeout_s, roof, done + 1, {}, &cancel_, small ? &*small : nullptr);
+              run::run_variant(worker, inst, o, timeout_s, roof, done + 1, {}, &cancel_, small ? &*small : nullptr);
           record(r, *out);
+          out->assembly = r.raw.value("assembly", "");
         } catch (const LegoError& e) {
           out->status = "invalid";
           out->message = e.what();

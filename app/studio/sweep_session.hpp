@@ -37,6 +37,7 @@ struct KernelInfo {
 
 struct VariantOutcome {
   std::string kernel, id, status, message, assembly;
+  std::string source;  // a baseline's code as it was timed (a variant's is in its VariantInfo)
   double ms = -1, gbs = 0, gflops = 0, roof = 0;
   bool verified = false;
   bool cached = false;  // reused from the results cache of unchanged code (run/sweep.hpp)

@@ -296,6 +296,13 @@ void KernelsPanelTest::baselinesAreRowsAndRooflineLinesButNeverTheWinner() {
   QVERIFY(panel.winner().startsWith("A=default"));
   QCOMPARE(panel.roofline()->pointCount(), 2);
   QCOMPARE(panel.roofline()->baselineCount(), 1);
+  // Selecting the baseline shows its code as timed, and its assembly.
+  t->clearSelection();
+  for (int r = 0; r < t->rowCount(); ++r)
+    if (t->item(r, KernelsPanel::Variant)->text() == "baseline:plain") t->selectRow(r);
+  const QString code = panel.kernelCode()->left()->text();
+  QVERIFY2(code.contains("lego_kernel"), qPrintable(code));
+  QVERIFY(panel.assembly()->left()->text().contains("lego_kernel"));
 }
 
 QTEST_MAIN(KernelsPanelTest)
