@@ -296,10 +296,12 @@ TEST_P(ExampleKernels, EveryVariantMatchesTheReference) {
 // the gather and scatter path, and must still match the reference.
 TEST(StagedStencil, ALayoutWithoutContiguousRowsTakesTheGatherPathAndStillVerifies) {
   const Project p = load_project(kProjects / "stencils.lego.json", default_resource_dirs());
-  KernelSpec spec = find_kernel(p, "stencil27");
-  const std::string text = "OrderBy(Col(N, N, N)).GroupBy([(N, N, N)])";
-  for (auto& t : spec.tensors) t.layouts = {LayoutChoice{"col", text, parse_layout(text)}};
-  expect_every_variant_verifies(spec, {{"N", 16}});
+  for (const char* kernel : {"stencil7", "stencil27"}) {
+    KernelSpec spec = find_kernel(p, kernel);
+    const std::string text = "OrderBy(Col(N, N, N)).GroupBy([(N, N, N)])";
+    for (auto& t : spec.tensors) t.layouts = {LayoutChoice{"col", text, parse_layout(text)}};
+    expect_every_variant_verifies(spec, {{"N", 16}});
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Transposes, ExampleKernels,
@@ -313,6 +315,7 @@ INSTANTIATE_TEST_SUITE_P(Transposes, ExampleKernels,
 INSTANTIATE_TEST_SUITE_P(MatmulAndStencils, ExampleKernels,
                          ::testing::Values(Case{"matmul.lego.json", "matmul", {{"M", 32}, {"N", 64}, {"K", 24}}},
                                            Case{"stencils.lego.json", "stencil7", {{"N", 16}}},
+                                           Case{"stencils.lego.json", "stencil7_points", {{"N", 16}}},
                                            Case{"stencils.lego.json", "stencil27", {{"N", 16}}},
                                            Case{"stencils.lego.json", "stencil27_points", {{"N", 16}}},
                                            Case{"rows.lego.json", "softmax", {{"M", 8}, {"N", 32}}},

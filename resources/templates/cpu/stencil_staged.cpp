@@ -1,23 +1,25 @@
-// 3D 27-point box stencil (paper Section V-B): the mean of the 3x3x3
-// neighbourhood for interior points; the boundary copies `in`. `in` and
+// 3D stencils (paper Section V-B), POINTS = 27: the mean of the 3x3x3
+// neighbourhood; POINTS = 7: 0.4 of the centre plus 0.1 of each of its six
+// face neighbours. Interior points only; the boundary copies `in`. `in` and
 // `out` are stored row-major or in bricks of BR^3, and only the layouts
 // change between variants.
 //
 // Why it is staged: a brick's neighbour can sit in another brick, so
-// reading 27 neighbours through the layout costs a division per coordinate
+// reading the neighbours through the layout costs a division per coordinate
 // per neighbour, and the loads are gathers. Instead each thread walks a
 // pencil of TJ whole rows down i and copies one plane of it (with its
 // one-element halo) at a time through the layout into a small buffer;
-// everything after that reads the buffer with constant strides. The sums
-// are separable: 3 along k, then 3 along j give each plane's 3x3 sums, and
-// an output adds three planes' sums, 9 loads instead of 27. Three planes
-// live in a ring, so each input element is staged once per pencil (plus the
-// two halo rows its neighbour pencils stage again).
+// everything after that reads the buffer with constant strides. For 27
+// points the sums are separable: 3 along k, then 3 along j give each
+// plane's 3x3 sums, and an output adds three planes' sums, 9 loads instead
+// of 27. Three planes live in a ring, so each input element is staged once
+// per pencil (plus the two halo rows its neighbour pencils stage again).
 //
 // Rows are copied in and out in runs of RUN = BR elements starting at
 // multiples of BR; a run whose indices are consecutive is one plain copy
 // (every run, in both layouts here).
-// stencil27_points is the per-point form, with the flat L.inv baseline.
+// stencil7_points and stencil27_points are the per-point forms, with the
+// flat L.inv baseline.
 #include <cstdint>
 #include <cstring>
 
@@ -28,7 +30,8 @@ static inline lego_f32x16 load16(const float* p) {
   return v;
 }
 
-constexpr int64_t N = {{ N }}, TJ = {{ TJ }}, RUN = {{ BR }};
+constexpr int64_t N = {{ N }}, TJ = {{ TJ }}, RUN = {{ BR }}, POINTS = {{ POINTS }};
+static_assert(POINTS == 7 || POINTS == 27, "a 7-point or a 27-point stencil");
 constexpr int64_t PJ = TJ + 2, PK = N + 2;  // a staged plane: the pencil and its halo
 static_assert(N % TJ == 0 && N % 16 == 0, "pencils tile the grid; rows are whole vectors");
 
@@ -79,6 +82,7 @@ extern "C" void lego_kernel(const float* __restrict in, float* __restrict out) {
         p[-1] = p[0];
         p[N] = p[N - 1];
       }
+      if constexpr (POINTS == 7) return;  // the 7-point form reads the planes themselves
       // Written with vector types: clang turns the three overlapping loads
       // into a value carried to the next iteration and then does not
       // vectorize that recurrence.
@@ -113,9 +117,21 @@ extern "C" void lego_kernel(const float* __restrict in, float* __restrict out) {
         alignas(64) float result[N];
         if (edge_row) {
           std::memcpy(result, centre, sizeof result);
-        } else {
+        } else if constexpr (POINTS == 27) {
           for (int64_t z = 0; z < N; z += 16) {
             const lego_f32x16 sum = (load16(lower + z) + load16(middle + z) + load16(upper + z)) * (1.0f / 27.0f);
+            std::memcpy(result + z, &sum, sizeof sum);
+          }
+          result[0] = centre[0];
+          result[N - 1] = centre[N - 1];
+        } else {
+          const float* __restrict north = plane[here][y] + 1;
+          const float* __restrict south = plane[here][y + 2] + 1;
+          const float* __restrict down = plane[below][y + 1] + 1;
+          const float* __restrict up = plane[above][y + 1] + 1;
+          for (int64_t z = 0; z < N; z += 16) {
+            const lego_f32x16 sum = 0.4f * load16(centre + z) + 0.1f * (load16(down + z) + load16(up + z) + load16(north + z) +
+                                                                       load16(south + z) + load16(centre + z - 1) + load16(centre + z + 1));
             std::memcpy(result + z, &sum, sizeof sum);
           }
           result[0] = centre[0];
