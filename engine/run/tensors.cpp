@@ -1,5 +1,8 @@
 #include "run/tensors.hpp"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -20,17 +23,29 @@ Element element_from_name(const std::string& name) {
 
 std::size_t element_size(Element e) { return (e == Element::F32 || e == Element::I32) ? 4 : 8; }
 
-void Buffer::Free::operator()(void* p) const { std::free(p); }
+void Buffer::Free::operator()(void* p) const { munmap(p, bytes); }
 
 namespace {
 constexpr unsigned char kCanary = 0xA5;  // 0xA5A5A5A5 is neither a likely float nor a likely integer result
 }
 
+// [no-access page][front canary][elements][back canary][no-access page]:
+// a small overrun changes a canary and is reported; a larger one stops at
+// a page the kernel cannot touch and crashes the worker, never reaching
+// another buffer.
 Buffer::Buffer(Element type, std::int64_t count) : count_(count), type_(type) {
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   bytes_ = std::max<std::size_t>((static_cast<std::size_t>(count) * element_size(type) + 63) / 64 * 64, 64);
-  data_.reset(std::aligned_alloc(64, kGuardBytes + bytes_ + kGuardBytes));
-  if (!data_) throw std::bad_alloc();
-  char* base = static_cast<char*>(data_.get());
+  const std::size_t inner = (kGuardBytes + bytes_ + kGuardBytes + page - 1) / page * page;
+  const std::size_t total = page + inner + page;
+  void* map = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (map == MAP_FAILED) throw std::bad_alloc();
+  char* mapped = static_cast<char*>(map);
+  mprotect(mapped, page, PROT_NONE);
+  mprotect(mapped + page + inner, page, PROT_NONE);
+  data_ = std::unique_ptr<void, Free>(map, Free(total));
+  front_ = page;
+  char* base = mapped + front_;
   const std::size_t used = static_cast<std::size_t>(count) * element_size(type);
   std::memset(base, kCanary, kGuardBytes);
   std::memset(base + kGuardBytes + used, kCanary, bytes_ - used + kGuardBytes);
@@ -39,7 +54,7 @@ Buffer::Buffer(Element type, std::int64_t count) : count_(count), type_(type) {
 Overrun Buffer::overrun() const {
   Overrun o;
   if (!data_) return o;
-  const auto* base = static_cast<const unsigned char*>(data_.get());
+  const auto* base = static_cast<const unsigned char*>(data_.get()) + front_;
   const std::size_t size = element_size(type_), used = static_cast<std::size_t>(count_) * size;
   // The farthest changed byte on each side, in whole elements from the edge.
   for (std::size_t b = 0; b < kGuardBytes; ++b)

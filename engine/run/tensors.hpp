@@ -21,26 +21,31 @@ struct Overrun {
   bool any() const { return before > 0 || after > 0; }
 };
 
-// 64-byte aligned, uninitialized storage of `count` elements, between two
-// guard zones of kGuardBytes filled with a canary pattern: a kernel that
-// writes a few elements outside its tensor (B[N*N]) changes a canary
-// instead of another buffer, and verification reports it.
+// Page-aligned, uninitialized storage of `count` elements, between two
+// guard zones of kGuardBytes filled with a canary pattern and, beyond them,
+// two pages without access: a kernel that writes a few elements outside its
+// tensor (B[N*N]) changes a canary instead of another buffer, and
+// verification reports it; one that writes farther crashes its worker.
 class Buffer {
  public:
   static constexpr std::size_t kGuardBytes = 4096;
 
   Buffer() = default;
   Buffer(Element type, std::int64_t count);
-  void* data() const { return data_ ? static_cast<char*>(data_.get()) + kGuardBytes : nullptr; }
+  void* data() const { return data_ ? static_cast<char*>(data_.get()) + front_ + kGuardBytes : nullptr; }
   std::int64_t count() const { return count_; }
   Element type() const { return type_; }
   Overrun overrun() const;
 
  private:
   struct Free {
+    Free() : bytes(0) {}
+    explicit Free(std::size_t mapped) : bytes(mapped) {}
     void operator()(void* p) const;
+    std::size_t bytes;
   };
-  std::unique_ptr<void, Free> data_;  // the allocation, front guard first
+  std::unique_ptr<void, Free> data_;  // the mapping, its no-access page first
+  std::size_t front_ = 0;             // bytes of that page
   std::int64_t count_ = 0;
   Element type_ = Element::F32;
   std::size_t bytes_ = 0;  // of the elements, rounded up to 64; the rest up to the back guard is canary too
