@@ -54,7 +54,6 @@ extern "C" void lego_kernel(const float* __restrict in, float* __restrict out) {
   for (int64_t tj = 0; tj < N; tj += TJ) {
     alignas(64) float plane[3][PJ][PK];  // staged planes i-1, i, i+1 (slot i % 3)
     alignas(64) float box[3][TJ][N];     // their 3x3 sums over (j, k)
-    alignas(64) float rows[PJ][N];       // 3 sums along k, one plane at a time
     // Halo positions outside the grid are clamped onto it: only boundary
     // outputs would read them, and those copy `in` instead.
     auto stage = [&](int64_t i, int64_t slot) {
@@ -83,18 +82,18 @@ extern "C" void lego_kernel(const float* __restrict in, float* __restrict out) {
         p[N] = p[N - 1];
       }
       if constexpr (POINTS == 7) return;  // the 7-point form reads the planes themselves
-      // Written with vector types: clang turns the three overlapping loads
-      // into a value carried to the next iteration and then does not
-      // vectorize that recurrence.
-      for (int64_t y = 0; y < PJ; ++y)
-        for (int64_t z = 0; z < N; z += 16) {
-          const float* p = &plane[slot][y][z];
-          const lego_f32x16 sum = load16(p) + load16(p + 1) + load16(p + 2);
-          std::memcpy(&rows[y][z], &sum, sizeof sum);
-        }
+      // Each plane's 3x3 sums straight from the three staged rows, nine
+      // vector loads per 16 sums and no buffer in between: a buffer of row
+      // sums was one more array competing for L1. Written with vector types:
+      // clang turns overlapping loads into a value carried to the next
+      // iteration and then does not vectorize that recurrence.
       for (int64_t y = 0; y < TJ; ++y)
         for (int64_t z = 0; z < N; z += 16) {
-          const lego_f32x16 sum = load16(rows[y] + z) + load16(rows[y + 1] + z) + load16(rows[y + 2] + z);
+          const float* a = &plane[slot][y][z];
+          const float* b = &plane[slot][y + 1][z];
+          const float* c = &plane[slot][y + 2][z];
+          const lego_f32x16 sum = (load16(a) + load16(a + 1) + load16(a + 2)) + (load16(b) + load16(b + 1) + load16(b + 2)) +
+                                  (load16(c) + load16(c + 1) + load16(c + 2));
           std::memcpy(&box[slot][y][z], &sum, sizeof sum);
         }
     };
