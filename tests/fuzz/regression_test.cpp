@@ -65,8 +65,8 @@ TEST(FuzzRegressions, EveryKeptProjectLoadsOrIsRefusedWithALegoError) {
 }
 
 TEST(FuzzRegressions, EveryKeptRequestLineIsAnsweredWithoutThrowing) {
-  const int replayed =
-      replay("worker_request", [](const std::string& name, const std::string& line) { EXPECT_NO_THROW((void)run::parse_request(line)) << name; });
+  const int replayed = replay(
+      "worker_request", [](const std::string& name, const std::string& line) { EXPECT_NO_THROW((void)run::parse_request(line)) << name; });
   EXPECT_GE(replayed, 4);
 }
 
