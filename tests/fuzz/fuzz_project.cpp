@@ -8,21 +8,13 @@
 #include <cstdlib>
 #include <string>
 
-#include "kernel/instantiate.hpp"
-#include "kernel/spec.hpp"
-#include "kernel/variant.hpp"
+#include "project_input.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace lego;
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
-    const kernel::Project project = kernel::parse_project(text, "fuzz.lego.json", LEGO_PROJECTS_DIR, kernel::default_resource_dirs());
-    for (const auto& spec : project.kernels) {
-      const kernel::VariantSpace space = kernel::enumerate_variants(spec, {2, 1, {}});
-      if (!space.variants.empty()) {
-        (void)kernel::instantiate(spec, space.variants.front(), spec.backend == "cuda" ? sym::Lang::Cuda : sym::Lang::C);
-      }
-    }
+    (void)fuzz::load_and_instantiate(text);
   } catch (const LegoError&) {
     // a refusal with a location: fine
   } catch (const std::bad_alloc&) {

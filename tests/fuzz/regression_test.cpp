@@ -11,9 +11,7 @@
 
 #include "cli.hpp"
 #include "fuzz/fuzz_input.hpp"
-#include "kernel/instantiate.hpp"
-#include "kernel/spec.hpp"
-#include "kernel/variant.hpp"
+#include "fuzz/project_input.hpp"
 #include "run/worker_request.hpp"
 
 namespace lego {
@@ -47,14 +45,7 @@ TEST(FuzzRegressions, EveryKeptProjectLoadsOrIsRefusedWithALegoError) {
   int instantiated = 0;
   const int replayed = replay("project", [&](const std::string& name, const std::string& text) {
     try {
-      const kernel::Project project = kernel::parse_project(text, "fuzz.lego.json", LEGO_PROJECTS_DIR, kernel::default_resource_dirs());
-      for (const auto& spec : project.kernels) {
-        const kernel::VariantSpace space = kernel::enumerate_variants(spec, {2, 1, {}});
-        if (!space.variants.empty()) {
-          (void)kernel::instantiate(spec, space.variants.front(), spec.backend == "cuda" ? sym::Lang::Cuda : sym::Lang::C);
-          ++instantiated;
-        }
-      }
+      instantiated += fuzz::load_and_instantiate(text);
     } catch (const LegoError&) {
     } catch (const std::exception& e) {
       ADD_FAILURE() << name << ": " << e.what();
