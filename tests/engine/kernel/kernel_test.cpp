@@ -304,6 +304,15 @@ TEST(StagedStencil, ALayoutWithoutContiguousRowsTakesTheGatherPathAndStillVerifi
   }
 }
 
+// softmax and layer norm pipeline ROWS = 64 rows per task and walk columns
+// in 16-lane vectors: rows that span several tasks and end in a partial one,
+// and columns that end in a partial vector, take every edge of the pipeline.
+TEST(RowPipelines, PartialTasksAndPartialVectorsMatchTheReference) {
+  const Project p = load_project(kProjects / "rows.lego.json", default_resource_dirs());
+  expect_every_variant_verifies(find_kernel(p, "softmax"), {{"M", 137}, {"N", 37}});
+  expect_every_variant_verifies(find_kernel(p, "layernorm"), {{"M", 137}, {"N", 48}});
+}
+
 INSTANTIATE_TEST_SUITE_P(Transposes, ExampleKernels,
                          ::testing::Values(Case{"transpose.lego.json", "transpose2d", {{"N", 64}}},
                                            Case{"transpose.lego.json", "transpose3d_210", {{"D0", 32}, {"D1", 8}, {"D2", 16}}},
