@@ -321,15 +321,14 @@ INSTANTIATE_TEST_SUITE_P(Transposes, ExampleKernels,
                                            Case{"transpose.lego.json", "transpose4d_1302", {{"D0", 4}, {"D1", 6}, {"D2", 8}, {"D3", 16}}}),
                          [](const auto& param_info) { return param_info.param.kernel; });
 
-INSTANTIATE_TEST_SUITE_P(MatmulAndStencils, ExampleKernels,
-                         ::testing::Values(Case{"matmul.lego.json", "matmul", {{"M", 32}, {"N", 64}, {"K", 24}}},
-                                           Case{"stencils.lego.json", "stencil7", {{"N", 16}}},
-                                           Case{"stencils.lego.json", "stencil7_points", {{"N", 16}}},
-                                           Case{"stencils.lego.json", "stencil27", {{"N", 16}}},
-                                           Case{"stencils.lego.json", "stencil27_points", {{"N", 16}}},
-                                           Case{"rows.lego.json", "softmax", {{"M", 8}, {"N", 32}}},
-                                           Case{"rows.lego.json", "layernorm", {{"M", 8}, {"N", 256}}}),
-                         [](const auto& param_info) { return param_info.param.kernel; });
+INSTANTIATE_TEST_SUITE_P(
+    MatmulAndStencils, ExampleKernels,
+    ::testing::Values(Case{"matmul.lego.json", "matmul", {{"M", 32}, {"N", 64}, {"K", 24}}},
+                      Case{"stencils.lego.json", "stencil7", {{"N", 16}}}, Case{"stencils.lego.json", "stencil7_points", {{"N", 16}}},
+                      Case{"stencils.lego.json", "stencil27", {{"N", 16}}}, Case{"stencils.lego.json", "stencil27_points", {{"N", 16}}},
+                      Case{"rows.lego.json", "softmax", {{"M", 8}, {"N", 32}}}, Case{"rows.lego.json", "layernorm", {{"M", 8}, {"N", 256}}},
+                      Case{"nw.lego.json", "nw", {{"TILES", 32}}}, Case{"nw.lego.json", "nw_wavefront", {{"TILES", 32}}}),
+    [](const auto& param_info) { return param_info.param.kernel; });
 
 }  // namespace
 }  // namespace lego::kernel
