@@ -9,15 +9,16 @@
 // per neighbour, and the loads are gathers. Instead each thread walks a
 // pencil of TJ whole rows down i and copies one plane of it (with its
 // one-element halo) at a time through the layout into a small buffer;
-// everything after that reads the buffer with constant strides. For 27
-// points the sums are separable: 3 along k, then 3 along j give each
-// plane's 3x3 sums, and an output adds three planes' sums, 9 loads instead
-// of 27. Three planes live in a ring, so each input element is staged once
-// per pencil (plus the two halo rows its neighbour pencils stage again).
+// everything after that reads the buffer with constant strides. Three
+// planes live in a ring, so each input element is staged once per pencil
+// (plus the two halo rows its neighbour pencils stage again). For 27 points
+// the sums are separable: 3 along j, then 3 along k give a plane's 3x3
+// sums, and an output adds three planes' sums. A row's outputs are computed
+// and written out in the same pass as the next plane's sums.
 //
-// Rows are copied in and out in runs of RUN = BR elements starting at
-// multiples of BR; a run whose indices are consecutive is one plain copy
-// (every run, in both layouts here).
+// Rows are copied in and out 16 elements at a time: one vector copy when
+// their indices are consecutive (row-major), else runs of RUN = BR (a
+// brick's row), else element by element.
 // stencil7_points and stencil27_points are the per-point forms, with the
 // flat L.inv baseline.
 #include <cstdint>
@@ -32,20 +33,51 @@ static inline lego_f32x16 load16(const float* p) {
 
 constexpr int64_t N = {{ N }}, TJ = {{ TJ }}, RUN = {{ BR }}, POINTS = {{ POINTS }};
 static_assert(POINTS == 7 || POINTS == 27, "a 7-point or a 27-point stencil");
-constexpr int64_t PJ = TJ + 2, PK = N + 2;  // a staged plane: the pencil and its halo
+// A staged plane: the pencil and its halo. Row element k sits at k + 16,
+// so every row's k = 0 is vector-aligned and the halos k = -1 and k = N sit
+// in the vectors on either side.
+constexpr int64_t PJ = TJ + 2, PK = N + 32;
 static_assert(N % TJ == 0 && N % 16 == 0, "pencils tile the grid; rows are whole vectors");
 
-// A run's indices, computed in vector registers, are checked rather than
-// assumed: when they are consecutive (a row-major row, a brick's row) the
-// run is one plain copy, otherwise a gather or scatter. Either way the
-// result is right for any layout.
-static inline bool contiguous(const int64_t* at) {
+// A chunk of 16 positions along k, computed in vector registers, is checked
+// rather than assumed: when all 16 are consecutive (a row-major row) it is
+// one vector copy; otherwise it goes in runs of RUN, each one plain copy
+// when consecutive (a brick's row) and element by element when not. Either
+// way the result is right for any layout.
+constexpr int64_t CHUNK = 16;
+static_assert(CHUNK % RUN == 0 && N % CHUNK == 0, "a chunk is whole runs; a row is whole chunks");
+static inline bool consecutive(const int64_t* at, int64_t count) {
   bool yes = true;
-  for (int64_t r = 1; r < RUN; ++r) yes &= at[r] == at[0] + r;
+  for (int64_t r = 1; r < count; ++r) yes &= at[r] == at[0] + r;
   return yes;
+}
+static inline void gather_chunk(float* to, const float* from, const int64_t* at) {
+  if (consecutive(at, CHUNK)) return (void)std::memcpy(to, from + at[0], sizeof(float) * CHUNK);
+  for (int64_t r = 0; r < CHUNK; r += RUN)
+    if (consecutive(at + r, RUN))
+      std::memcpy(to + r, from + at[r], sizeof(float) * RUN);
+    else
+      for (int64_t e = r; e < r + RUN; ++e) to[e] = from[at[e]];
+}
+static inline void scatter_chunk(float* to, const int64_t* at, const float* from) {
+  if (consecutive(at, CHUNK)) return (void)std::memcpy(to + at[0], from, sizeof(float) * CHUNK);
+  for (int64_t r = 0; r < CHUNK; r += RUN)
+    if (consecutive(at + r, RUN))
+      std::memcpy(to + at[r], from + r, sizeof(float) * RUN);
+    else
+      for (int64_t e = r; e < r + RUN; ++e) to[at[e]] = from[e];
 }
 
 static inline int64_t clamp_to_grid(int64_t x) { return x < 0 ? 0 : (x > N - 1 ? N - 1 : x); }
+
+// Lanes 15 of `before` and 0..14 of `here`: each lane's k - 1 neighbour.
+static inline lego_f32x16 shift_in_left(lego_f32x16 before, lego_f32x16 here) {
+  return __builtin_shufflevector(before, here, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
+}
+// Lanes 1..15 of `here` and 0 of `after`: each lane's k + 1 neighbour.
+static inline lego_f32x16 shift_in_right(lego_f32x16 here, lego_f32x16 after) {
+  return __builtin_shufflevector(here, after, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
+}
 
 // `in` and `out` never overlap: __restrict lets the compiler vectorize
 // without run-time overlap checks.
@@ -53,104 +85,122 @@ extern "C" void lego_kernel(const float* __restrict in, float* __restrict out) {
 #pragma omp parallel for schedule(static)
   for (int64_t tj = 0; tj < N; tj += TJ) {
     alignas(64) float plane[3][PJ][PK];  // staged planes i-1, i, i+1 (slot i % 3)
-    alignas(64) float box[3][TJ][N];     // their 3x3 sums over (j, k)
+    // 27 points: each row's 3x3 sums over (j, k) of plane i (`box`) and
+    // of planes i-1 and i together (`pair`); plane i's output row is
+    // pair + the next plane's box.
+    alignas(64) float box[TJ][N], pair[TJ][N];
+    // The padding around a row's halo is summed in lanes that are then
+    // shifted out: zero, so it is never a NaN or a slow denormal.
+    std::memset(plane, 0, sizeof plane);
     // Halo positions outside the grid are clamped onto it: only boundary
     // outputs would read them, and those copy `in` instead.
-    auto stage = [&](int64_t i, int64_t slot) {
+    auto stage = [&](int64_t i) {
+      float(*rows)[PK] = plane[i % 3];
       for (int64_t y = 0; y < PJ; ++y) {
         const int64_t j = clamp_to_grid(tj + y - 1);
-        float* p = plane[slot][y] + 1;
-        for (int64_t kb = 0; kb < N; kb += RUN) {
-          int64_t at[RUN];
-          for (int64_t kr = 0; kr < RUN; ++kr) {
+        float* p = rows[y] + 16;
+        for (int64_t kb = 0; kb < N; kb += CHUNK) {
+          int64_t at[CHUNK];
+          for (int64_t kr = 0; kr < CHUNK; ++kr) {
             const int64_t k = kb + kr;
             at[kr] = {{ in[i, j, k] }};
           }
-          {
-            // The same run four planes down, fetched ahead: in bricks a
-            // plane's runs are spread over many lines the hardware
-            // prefetcher does not follow (15% of the time at 256^3).
-            const int64_t ahead = i + 4 < N ? i + 4 : N - 1, k = kb;
-            __builtin_prefetch(&in[{{ in[ahead, j, k] }}]);
+          // The same runs four planes down, fetched ahead: in bricks a
+          // plane's runs are spread over many lines the hardware prefetcher
+          // does not follow. One prefetch per line the runs start in.
+          const int64_t ahead = i + 4 < N ? i + 4 : N - 1;
+          int64_t line = -1;
+          for (int64_t kr = 0; kr < CHUNK; kr += RUN) {
+            const int64_t k = kb + kr, at_ahead = {{ in[ahead, j, k] }};
+            if (at_ahead >> 4 != line) __builtin_prefetch(&in[at_ahead]);
+            line = at_ahead >> 4;
           }
-          if (contiguous(at))
-            std::memcpy(p + kb, in + at[0], sizeof(float) * RUN);
-          else
-            for (int64_t kr = 0; kr < RUN; ++kr) p[kb + kr] = in[at[kr]];
+          gather_chunk(p + kb, in, at);
         }
         p[-1] = p[0];
         p[N] = p[N - 1];
       }
-      if constexpr (POINTS == 7) return;  // the 7-point form reads the planes themselves
-      // Each plane's 3x3 sums straight from the three staged rows, nine
-      // vector loads per 16 sums and no buffer in between: a buffer of row
-      // sums was one more array competing for L1. Written with vector types:
-      // clang turns overlapping loads into a value carried to the next
-      // iteration and then does not vectorize that recurrence.
-      for (int64_t y = 0; y < TJ; ++y)
-        for (int64_t z = 0; z < N; z += 16) {
-          const float* a = &plane[slot][y][z];
-          const float* b = &plane[slot][y + 1][z];
-          const float* c = &plane[slot][y + 2][z];
-          const lego_f32x16 sum = (load16(a) + load16(a + 1) + load16(a + 2)) + (load16(b) + load16(b + 1) + load16(b + 2)) +
-                                  (load16(c) + load16(c + 1) + load16(c + 2));
-          std::memcpy(&box[slot][y][z], &sum, sizeof sum);
-        }
     };
-    for (auto& row : box[2])
-      for (float& v : row) v = 0.0f;  // plane -1 does not exist; plane 0's outputs are boundary copies anyway
-    stage(0, 0);
+    // The 3x3 sum of staged rows y .. y + 2 at k = z .. z + 15: the three
+    // rows summed in aligned vectors (`columns`), then their k-neighbours
+    // shifted in across lanes. Loads at k - 1 and k + 1 would split cache
+    // lines, and the load ports were the limit.
+    auto columns = [&](const float (*rows)[PK], int64_t y, int64_t at) {
+      return load16(rows[y] + at) + load16(rows[y + 1] + at) + load16(rows[y + 2] + at);
+    };
+    stage(0);
+    if constexpr (POINTS == 27) {
+      for (int64_t y = 0; y < TJ; ++y) {
+        lego_f32x16 before = columns(plane[0], y, 0), here = columns(plane[0], y, 16);
+        for (int64_t z = 0; z < N; z += 16) {
+          const lego_f32x16 after = columns(plane[0], y, z + 32);
+          const lego_f32x16 sum = shift_in_left(before, here) + here + shift_in_right(here, after);
+          std::memcpy(&box[y][z], &sum, sizeof sum);
+          std::memcpy(&pair[y][z], &sum, sizeof sum);  // plane -1 adds nothing; plane 0's outputs are copies anyway
+          before = here;
+          here = after;
+        }
+      }
+    }
     for (int64_t i = 0; i < N; ++i) {
-      if (i + 1 < N) stage(i + 1, (i + 1) % 3);
-      const int64_t here = i % 3, below = (i + 2) % 3, above = (i + 1) % 3;
+      const bool next_exists = i + 1 < N;
+      if (next_exists) stage(i + 1);
+      const float(*here_rows)[PK] = plane[i % 3];
+      const float(*next_rows)[PK] = plane[(i + 1) % 3];
+      const float(*previous_rows)[PK] = plane[(i + 2) % 3];
       const bool edge_plane = i == 0 || i == N - 1;
+      // One pass per row: the next plane's sums, this plane's outputs and
+      // their way out through the layout, 16 at a time, so the stores to
+      // `out` overlap the arithmetic.
       for (int64_t y = 0; y < TJ; ++y) {
         const int64_t j = tj + y;
         const bool edge_row = edge_plane || j == 0 || j == N - 1;
-        const float* __restrict lower = box[below][y];
-        const float* __restrict middle = box[here][y];
-        const float* __restrict upper = box[above][y];
-        const float* __restrict centre = plane[here][y + 1] + 1;
-        // The row's results first, in whole vectors and apart from the
-        // layout; then they go out in runs, like the staging.
-        alignas(64) float result[N];
-        if (edge_row) {
-          std::memcpy(result, centre, sizeof result);
-        } else if constexpr (POINTS == 27) {
-          for (int64_t z = 0; z < N; z += 16) {
-            const lego_f32x16 sum = (load16(lower + z) + load16(middle + z) + load16(upper + z)) * (1.0f / 27.0f);
-            std::memcpy(result + z, &sum, sizeof sum);
+        const float* centre = here_rows[y + 1] + 16;
+        lego_f32x16 before = {}, here = {};
+        if (POINTS == 27 && next_exists) before = columns(next_rows, y, 0), here = columns(next_rows, y, 16);
+        for (int64_t z = 0; z < N; z += 16) {
+          lego_f32x16 result;
+          if constexpr (POINTS == 27) {
+            lego_f32x16 next_box = {};
+            if (next_exists) {
+              const lego_f32x16 after = columns(next_rows, y, z + 32);
+              next_box = shift_in_left(before, here) + here + shift_in_right(here, after);
+              before = here;
+              here = after;
+            }
+            const lego_f32x16 this_box = load16(&box[y][z]), planes_so_far = load16(&pair[y][z]);
+            result = (planes_so_far + next_box) * (1.0f / 27.0f);
+            const lego_f32x16 next_pair = this_box + next_box;
+            std::memcpy(&pair[y][z], &next_pair, sizeof next_pair);
+            std::memcpy(&box[y][z], &next_box, sizeof next_box);
+          } else {
+            const lego_f32x16 c = load16(centre + z);
+            const lego_f32x16 sides = load16(centre + z - 1) + load16(centre + z + 1) + load16(here_rows[y] + 16 + z) +
+                                      load16(here_rows[y + 2] + 16 + z) + load16(previous_rows[y + 1] + 16 + z) +
+                                      load16(next_rows[y + 1] + 16 + z);
+            result = 0.4f * c + 0.1f * sides;
           }
-          result[0] = centre[0];
-          result[N - 1] = centre[N - 1];
-        } else {
-          const float* __restrict north = plane[here][y] + 1;
-          const float* __restrict south = plane[here][y + 2] + 1;
-          const float* __restrict down = plane[below][y + 1] + 1;
-          const float* __restrict up = plane[above][y + 1] + 1;
-          for (int64_t z = 0; z < N; z += 16) {
-            const lego_f32x16 sum = 0.4f * load16(centre + z) + 0.1f * (load16(down + z) + load16(up + z) + load16(north + z) +
-                                                                       load16(south + z) + load16(centre + z - 1) + load16(centre + z + 1));
-            std::memcpy(result + z, &sum, sizeof sum);
-          }
-          result[0] = centre[0];
-          result[N - 1] = centre[N - 1];
-        }
-        for (int64_t kb = 0; kb < N; kb += RUN) {
-          int64_t at[RUN];
-          for (int64_t kr = 0; kr < RUN; ++kr) {
-            const int64_t k = kb + kr;
+          alignas(64) float values[16];
+          if (edge_row)
+            std::memcpy(values, centre + z, sizeof values);
+          else
+            std::memcpy(values, &result, sizeof values);
+          if (z == 0) values[0] = centre[0];
+          if (z == N - 16) values[15] = centre[N - 1];
+          int64_t at[CHUNK];
+          for (int64_t kr = 0; kr < CHUNK; ++kr) {
+            const int64_t k = z + kr;
             at[kr] = {{ out[i, j, k] }};
           }
-          {
-            // As for `in`: the same run four planes down, for writing.
-            const int64_t ahead = i + 4 < N ? i + 4 : N - 1, k = kb;
-            __builtin_prefetch(&out[{{ out[ahead, j, k] }}], 1);
+          // As for `in`: the same runs four planes down, for writing.
+          const int64_t ahead = i + 4 < N ? i + 4 : N - 1;
+          int64_t line = -1;
+          for (int64_t kr = 0; kr < CHUNK; kr += RUN) {
+            const int64_t k = z + kr, at_ahead = {{ out[ahead, j, k] }};
+            if (at_ahead >> 4 != line) __builtin_prefetch(&out[at_ahead], 1);
+            line = at_ahead >> 4;
           }
-          if (contiguous(at))
-            std::memcpy(out + at[0], result + kb, sizeof(float) * RUN);
-          else
-            for (int64_t kr = 0; kr < RUN; ++kr) out[at[kr]] = result[kb + kr];
+          scatter_chunk(out, at, values);
         }
       }
     }

@@ -304,6 +304,15 @@ TEST(StagedStencil, ALayoutWithoutContiguousRowsTakesTheGatherPathAndStillVerifi
   }
 }
 
+// At N = 48 a thread walks three pencils, and a 16-element chunk of a row
+// in bricks of 4 is four runs in four bricks.
+TEST(StagedStencil, SeveralPencilsAndChunksAcrossBricksVerify) {
+  const Project p = load_project(kProjects / "stencils.lego.json", default_resource_dirs());
+  for (const char* kernel : {"stencil7", "stencil27"}) {
+    expect_every_variant_verifies(find_kernel(p, kernel), {{"N", 48}});
+  }
+}
+
 // softmax and layer norm pipeline ROWS = 64 rows per task and walk columns
 // in 16-lane vectors: rows that span several tasks and end in a partial one,
 // and columns that end in a partial vector, take every edge of the pipeline.
