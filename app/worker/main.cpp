@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
       } else {
         reply({{"status", "error"}, {"message", "unknown request kind \"" + kind + "\""}});
       }
-    } catch (const std::exception& e) {  // a field of the wrong type, or an engine error
+    } catch (const std::exception& e) {  // an engine error: the fields were checked above
       reply({{"status", "error"}, {"message", std::string("bad request: ") + e.what()}});
     }
   }

@@ -45,6 +45,12 @@ Diagonal plan_diagonal(int64_t d) {
   }
   return p;
 }
+
+// The cell's score: the best of a match or mismatch from the diagonal and a
+// gap from above or from the left.
+inline int32_t best_of(int32_t diag, int32_t up, int32_t left) {
+  return diag > up ? (diag > left ? diag : left) : (up > left ? up : left);
+}
 }  // namespace
 
 extern "C" void lego_kernel(const int32_t* __restrict R, int32_t* __restrict O) {
@@ -69,7 +75,7 @@ extern "C" void lego_kernel(const int32_t* __restrict R, int32_t* __restrict O) 
           const int32_t diag = H[p.diag + lane] + R[{{ R[b, i, c] }}];
           const int32_t up = H[p.up + lane] - {{ PENALTY }};
           const int32_t left = H[p.left + lane] - {{ PENALTY }};
-          H[p.result + lane] = diag > up ? (diag > left ? diag : left) : (up > left ? up : left);
+          H[p.result + lane] = best_of(diag, up, left);
         }
       } else {
 #pragma omp simd
@@ -78,7 +84,7 @@ extern "C" void lego_kernel(const int32_t* __restrict R, int32_t* __restrict O) 
           const int32_t diag = H[{{ H[i, c] }}] + R[{{ R[b, i, c] }}];
           const int32_t up = H[{{ H[i, cp] }}] - {{ PENALTY }};
           const int32_t left = H[{{ H[ip, c] }}] - {{ PENALTY }};
-          H[{{ H[ip, cp] }}] = diag > up ? (diag > left ? diag : left) : (up > left ? up : left);
+          H[{{ H[ip, cp] }}] = best_of(diag, up, left);
         }
       }
     }
