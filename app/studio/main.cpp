@@ -1,5 +1,5 @@
 // lego-studio: the desktop app. Usage:
-//   lego-studio [program.lego [--layout NAME]]   open a layout program
+//   lego-studio [FILE [--layout NAME]]            open a layout program (.lego) or a project (.lego.json)
 //   lego-studio --example NAME                    open one of the paper's examples
 //   lego-studio --first-paint-ms                  print the time to the first painted window and quit
 #include <QApplication>
@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
   QCommandLineParser cli;
   cli.setApplicationDescription("Compose data and thread layouts from LEGO pieces and see what they produce.");
   cli.addHelpOption();
-  cli.addPositionalArgument("program", "A layout program (.lego) to open");
+  cli.addPositionalArgument("file", "A layout program (.lego) or a project (.lego.json) to open");
   // Not --name: Qt's X11 platform takes -name/--name for itself and removes it.
   cli.addOption({"layout", "The layout of the program to open (by its name in the program)", "NAME"});
   cli.addOption({"example", "One of the paper's example layouts (Fig6Chain, NW, LUD, Bricks, MatmulPid, ..)", "NAME"});
@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
   cli.process(app);
 
   lego::studio::MainWindow window;
-  if (!cli.positionalArguments().isEmpty()) window.openProgram(cli.positionalArguments().first(), cli.value("layout"));
+  if (!cli.positionalArguments().isEmpty()) window.openFile(cli.positionalArguments().first(), cli.value("layout"));
   if (cli.isSet("example") && !window.openExample(cli.value("example"))) {
     std::fprintf(stderr, "lego-studio: no example named %s\n", qPrintable(cli.value("example")));
     return 2;

@@ -4,6 +4,9 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QMimeData>
 #include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
@@ -51,6 +54,7 @@ int char_position(const QString& text, std::size_t byte_offset) {
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), composition_(new views::CompositionEditor(&doc_)), tensor_(new views::TensorView) {
   setWindowTitle(tr("LEGO Studio"));
+  setAcceptDrops(true);  // a .lego program or a .lego.json project dropped from a file manager opens
   auto* scroll = new QScrollArea;
   scroll->setWidget(composition_);
   scroll->setWidgetResizable(true);
@@ -586,16 +590,33 @@ void MainWindow::addRecent(const QString& path) {
   rebuildRecentMenu();
 }
 
+void MainWindow::openFile(const QString& path, const QString& layout_name) {
+  QFile file(path);
+  QByteArray start;
+  if (file.open(QIODevice::ReadOnly)) start = file.read(4096).trimmed();
+  if (path.endsWith(".json") || start.startsWith('{')) {
+    kernels_->openProject(path);
+    addRecent(path);
+  } else {
+    openProgram(path, layout_name);  // says what is wrong with the file, or that it cannot be read
+  }
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
+  if (e->mimeData()->hasUrls() && !e->mimeData()->urls().isEmpty() && e->mimeData()->urls().first().isLocalFile()) e->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* e) {
+  for (const QUrl& url : e->mimeData()->urls())
+    if (url.isLocalFile()) openFile(url.toLocalFile());
+  e->acceptProposedAction();
+}
+
 void MainWindow::rebuildRecentMenu() {
   if (!recent_menu_) return;
   recent_menu_->clear();
   for (const QString& path : QSettings().value("recent").toStringList())
-    recent_menu_->addAction(path, this, [this, path] {
-      if (path.endsWith(".lego.json"))
-        kernels_->openProject(path);
-      else
-        openProgram(path);
-    });
+    recent_menu_->addAction(path, this, [this, path] { openFile(path); });
   recent_menu_->setEnabled(!recent_menu_->isEmpty());
 }
 

@@ -48,6 +48,10 @@ class MainWindow : public QMainWindow {
   bool openExample(const QString& name);
   // A .lego program: its layouts join the example list; the first (or `name`) opens.
   bool openProgram(const QString& path, const QString& name = {});
+  // Whatever the file is: a project (.json, or text that starts with '{')
+  // opens in the kernels panel, anything else as a layout program. Used for
+  // the command line's file, files dropped on the window and recent files.
+  void openFile(const QString& path, const QString& layout_name = {});
   // The layout and its sizes as a .lego program (atomically replaced).
   bool saveLayoutTo(const QString& path, QString* error = nullptr);
   void setColouring(views::TensorView::Colouring c);
@@ -66,6 +70,8 @@ class MainWindow : public QMainWindow {
 
  private:
   void closeEvent(QCloseEvent* e) override;
+  void dragEnterEvent(QDragEnterEvent* e) override;
+  void dropEvent(QDropEvent* e) override;
   void buildActions();
   void recoverAutosave();
   void recoverProject();

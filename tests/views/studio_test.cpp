@@ -87,6 +87,7 @@ class StudioTest : public QObject {
   void hoverLightsUpTheImageUnderApply();
   void invalidLayoutMarksThePieceAndKeepsTheText();
   void corruptProgramIsRefusedAndNothingIsLost();
+  void filesOpenAsWhatTheyAre();
   void savedLayoutReopensIdentical();
   void savesWriteThroughSymlinksAndReportFailures();
   void staleRequestsAreDropped();
@@ -259,6 +260,45 @@ void StudioTest::corruptProgramIsRefusedAndNothingIsLost() {
   QVERIFY(!w.openProgram(path));
   QCOMPARE(w.document()->text(), text);
   QCOMPARE(w.document()->sizes(), sizes);
+}
+
+// `lego-studio FILE`, a file dropped on the window and the recent list all
+// go through openFile: a project opens in the kernels panel (also without
+// its .json extension), a layout program in the composer.
+void StudioTest::filesOpenAsWhatTheyAre() {
+  MainWindow w;
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  QVERIFY(w.openExample("NW"));
+  const QString example_text = w.document()->text();
+  QSignalSpy loaded(w.kernels(), &lego::studio::KernelsPanel::projectLoaded);
+  w.openFile(LEGO_PROJECTS_DIR "/rows.lego.json");
+  QVERIFY(loaded.wait(30000));
+  QVERIFY(w.kernels()->kernelChoice()->findText("softmax") >= 0);
+  QCOMPARE(w.document()->text(), example_text);  // not read as a layout program
+
+  QTemporaryDir dir;
+  const QString renamed = dir.filePath("matmul-project.txt");
+  QVERIFY(QFile::copy(LEGO_PROJECTS_DIR "/matmul.lego.json", renamed));
+  w.openFile(renamed);
+  QVERIFY(loaded.wait(30000));
+  QVERIFY(w.kernels()->kernelChoice()->findText("matmul") >= 0);
+  QCOMPARE(w.document()->text(), example_text);
+
+  const QString program = dir.filePath("one.lego");
+  QFile f(program);
+  QVERIFY(f.open(QIODevice::WriteOnly));
+  f.write("let n = 8\nlet Dropped = OrderBy(Col(n, n)).GroupBy([(n, n)])\n");
+  f.close();
+  QMimeData mime;
+  mime.setUrls({QUrl::fromLocalFile(program)});
+  const QPoint centre = w.rect().center();
+  QDragEnterEvent enter(centre, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+  QCoreApplication::sendEvent(&w, &enter);
+  QVERIFY(enter.isAccepted());
+  QDropEvent dropped(QPointF(centre), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+  QCoreApplication::sendEvent(&w, &dropped);
+  QCOMPARE(w.document()->text(), QString("OrderBy(Col(n,n)).GroupBy([(n,n)])"));
 }
 
 void StudioTest::savedLayoutReopensIdentical() {
