@@ -24,6 +24,7 @@
 #include "run/executor.hpp"
 #include "run/jit.hpp"
 #include "run/sweep.hpp"
+#include "run/sweep_driver.hpp"
 #include "run/worker_client.hpp"
 
 namespace lego::cli {
@@ -58,21 +59,6 @@ Env parse_sets(const std::vector<std::string>& sets) {
   return env;
 }
 
-struct Row {
-  std::string id, status, message, duplicate_of;
-  double ms = -1, gbs = 0, gflops = 0, roof = 0;
-  bool verified = false, baseline = false, cached = false;
-  std::string verified_at;  // "N=256" when checked at a smaller size
-};
-
-// "N=256, T=8" from the worker's verified_at object.
-std::string sizes_text(const Json& sizes) {
-  std::string out;
-  if (sizes.is_object())
-    for (const auto& [k, v] : sizes.items()) out += (out.empty() ? "" : ",") + k + "=" + v.dump();
-  return out;
-}
-
 int bench(const std::string& project_file, const std::string& kernel_name, std::size_t max_variants, std::uint64_t seed,
           const std::vector<std::string>& sets, const std::string& json_out, const run::RunOptions& options, double timeout_s,
           std::ostream& out, std::ostream& err) {
@@ -87,89 +73,61 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
                      space.candidates, space.rejected, space.sampled ? fmt::format(", a random sample with seed {}", seed) : "",
                      spec.baselines.empty() ? "" : fmt::format(" and {} baseline(s)", spec.baselines.size()));
 
+  std::vector<run::PreparedVariant> prepared;
+  for (const auto& v : space.variants) prepared.push_back(run::prepare_variant(spec, v));
+  std::vector<const run::PreparedVariant*> order;
+  for (const auto& p : prepared) order.push_back(&p);
   run::WorkerClient worker(run::default_worker_path());
-  std::vector<Row> rows;
-  Json benchmarks = Json::array(), context;
-  std::map<std::string, std::string> seen;  // code -> first variant id
-  const std::size_t total = space.variants.size() + spec.baselines.size();
-  std::size_t n = 0;
+  run::SweepOptions sweep_options;
+  sweep_options.run = options;
+  sweep_options.timeout_s = timeout_s;
   double best_ms = -1;
-  std::string best_id;
-  // Runs one instance and records its row; baselines first, so every variant's speed-up is known when it finishes.
-  const auto run_one = [&](const kernel::Instance& inst, const kernel::Instance* verify_at) {
-    Row row;
-    row.id = inst.variant;
-    row.baseline = inst.baseline;
-    const auto t0 = std::chrono::steady_clock::now();
-    err << fmt::format("[{}/{}] {} ", n, total, inst.variant) << std::flush;
-    const run::VariantResult r = run::run_variant(
-        worker, inst, options, timeout_s, roof, static_cast<std::int64_t>(n), [&](const Json&) { err << "." << std::flush; }, nullptr,
-        verify_at);
-    row.status = r.status;
-    row.message = r.message;
-    row.verified = r.verified;
-    row.cached = r.raw.value("cached", false);
-    row.verified_at = sizes_text(r.raw.value("verified_at", Json()));
+  run::SweepEvents events;
+  events.started = [&](std::size_t n, std::size_t total, const std::string& id) {
+    err << fmt::format("[{}/{}] {} ", n, total, id) << std::flush;
+  };
+  events.tick = [&] { err << "." << std::flush; };
+  events.finished = [&](const run::Outcome& o, std::size_t n, std::size_t total, double seconds) {
+    if (o.status == run::Status::Duplicate) return;
+    if (o.status == run::Status::Invalid) {
+      err << fmt::format("[{}/{}] {}: invalid: {}\n", n, total, o.id, o.message);
+      return;
+    }
+    if (!o.baseline && o.verified && o.ms > 0 && (best_ms < 0 || o.ms < best_ms)) best_ms = o.ms;
+    err << " " << run::status_text(o.status) << (o.ms > 0 ? fmt::format(" {:.4g} ms", o.ms) : "")
+        << (o.cached ? " (cached)" : fmt::format(" ({:.1f} s)", seconds))
+        << (best_ms > 0 && !o.baseline ? fmt::format("; best so far {:.4g} ms", best_ms) : "") << "\n";
+  };
+  std::vector<run::Outcome> rows = run::run_sweep(worker, spec, order, roof, sweep_options, events).outcomes;
+
+  // Google Benchmark's entries in run order, with our fields.
+  Json benchmarks = Json::array(), context;
+  for (const auto& r : rows) {
+    if (r.status == run::Status::Duplicate || r.status == run::Status::Invalid) continue;
     if (r.ms > 0) {
-      row.ms = r.ms;
-      row.gbs = r.gbs;
-      row.gflops = r.gflops;
-      row.roof = r.roof;
-      if (context.is_null()) context = r.raw["benchmark"]["context"];
-      for (Json b : r.raw["benchmark"]["benchmarks"]) {
-        b["variant"] = inst.variant;
+      if (context.is_null()) context = r.benchmark_context;
+      for (Json b : r.benchmarks) {
+        b["variant"] = r.id;
         b["kernel"] = spec.name;
-        b["verified"] = row.verified;
-        b["baseline"] = row.baseline;
-        b["percent_of_roof"] = row.roof;
+        b["verified"] = r.verified;
+        b["baseline"] = r.baseline;
+        b["percent_of_roof"] = r.percent_of_roof;
         benchmarks.push_back(b);
       }
-      if (!row.baseline && row.verified && (best_ms < 0 || row.ms < best_ms)) {
-        best_ms = row.ms;
-        best_id = row.id;
-      }
     } else {
-      benchmarks.push_back({{"name", inst.variant},
-                            {"variant", inst.variant},
+      benchmarks.push_back({{"name", r.id},
+                            {"variant", r.id},
                             {"kernel", spec.name},
                             {"run_type", "iteration"},
                             {"error_occurred", true},
-                            {"error_message", row.status + ": " + row.message},
-                            {"status", row.status},
-                            {"verified", row.verified},
-                            {"baseline", row.baseline}});
+                            {"error_message", std::string(run::status_text(r.status)) + ": " + r.message},
+                            {"status", run::status_text(r.status)},
+                            {"verified", r.verified},
+                            {"baseline", r.baseline}});
     }
-    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    err << " " << row.status << (row.ms > 0 ? fmt::format(" {:.4g} ms", row.ms) : "")
-        << (row.cached ? " (cached)" : fmt::format(" ({:.1f} s)", took))
-        << (best_ms > 0 && !row.baseline ? fmt::format("; best so far {:.4g} ms", best_ms) : "") << "\n";
-    rows.push_back(row);
-  };
-  const Env sizes = space.variants.front().parameters;
-  for (const auto& b : spec.baselines) {
-    ++n;
-    const std::optional<kernel::Instance> small = options.verify ? run::verification_instance(spec, b, sizes) : std::nullopt;
-    run_one(kernel::instantiate_baseline(spec, b, sizes), small ? &*small : nullptr);
-  }
-  for (const auto& v : space.variants) {
-    ++n;
-    kernel::Instance inst;
-    try {
-      inst = kernel::instantiate(spec, v, sym::Lang::C);
-    } catch (const LegoError& e) {
-      rows.push_back(Row{v.id, "invalid", e.what(), "", -1, 0, 0, 0, false, false, false, ""});
-      err << fmt::format("[{}/{}] {}: invalid: {}\n", n, total, v.id, e.what());
-      continue;
-    }
-    if (auto [it, fresh] = seen.emplace(run::code_key(inst), v.id); !fresh) {
-      rows.push_back(Row{v.id, "duplicate", "", it->second, -1, 0, 0, 0, false, false, false, ""});
-      continue;
-    }
-    const std::optional<kernel::Instance> small = options.verify ? run::verification_instance(spec, v) : std::nullopt;
-    run_one(inst, small ? &*small : nullptr);
   }
 
-  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+  std::stable_sort(rows.begin(), rows.end(), [](const run::Outcome& a, const run::Outcome& b) {
     const bool ta = a.ms > 0, tb = b.ms > 0;
     return ta != tb ? ta : (ta && a.ms < b.ms);
   });
@@ -185,20 +143,20 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   out << header << "\n";
   int rank = 0;
   for (const auto& r : rows) {
-    if (r.status == "duplicate") continue;
-    const std::string mark = run::verification_mark(r.verified, r.status, r.baseline);
+    if (r.status == run::Status::Duplicate) continue;
+    const std::string mark = run::verification_mark(r);
     std::string ratios;
     for (const auto& [name, ms] : bases) ratios += r.ms > 0 ? fmt::format(" {:>10.2f}x", ms / r.ms) : "";
     if (r.ms > 0)
       out << fmt::format("{:<4} {:<50} {:<9} {:>10.4g} {:>9.2f} {:>9.2f} {:>6.1f}%{}\n", r.baseline ? "base" : std::to_string(++rank), r.id,
-                         mark, r.ms, r.gbs, r.gflops, r.roof, ratios);
+                         mark, r.ms, r.gbs, r.gflops, r.percent_of_roof, ratios);
     else
       out << fmt::format("{:<4} {:<50} {:<9} {}\n", "-", r.id, mark,
-                         r.status + (r.message.empty() ? "" : ": " + r.message.substr(0, r.message.find('\n'))));
+                         run::status_text(r.status) + (r.message.empty() ? "" : ": " + r.message.substr(0, r.message.find('\n'))));
   }
-  const auto duplicates = std::count_if(rows.begin(), rows.end(), [](const Row& r) { return r.status == "duplicate"; });
+  const auto duplicates = std::count_if(rows.begin(), rows.end(), [](const run::Outcome& r) { return r.status == run::Status::Duplicate; });
   if (duplicates) out << fmt::format("({} variants generate the same code as one above and were not run again)\n", duplicates);
-  const auto cached = std::count_if(rows.begin(), rows.end(), [](const Row& r) { return r.cached; });
+  const auto cached = std::count_if(rows.begin(), rows.end(), [](const run::Outcome& r) { return r.cached; });
   if (cached) out << fmt::format("({} results reused from the cache of unchanged code; --no-cache runs them again)\n", cached);
   if (!spec.verify_at.empty() && options.verify) {
     std::string at;
@@ -213,8 +171,8 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   // fit in may legitimately run above the memory roof; only a kernel moving
   // at least as many bytes as the copy measurement says the roof is stale.
   const double ceiling_bytes = 2.0 * roof.value("array_mib", 128) * 1024 * 1024;
-  const auto beats_roof = [&](const Row& r) { return r.roof > 100.0 && r.gbs * r.ms * 1e6 >= ceiling_bytes; };
-  if (std::any_of(rows.begin(), rows.end(), [&](const Row& r) { return r.roof > 100.0 && !beats_roof(r); }))
+  const auto beats_roof = [&](const run::Outcome& r) { return r.percent_of_roof > 100.0 && r.gbs * r.ms * 1e6 >= ceiling_bytes; };
+  if (std::any_of(rows.begin(), rows.end(), [&](const run::Outcome& r) { return r.percent_of_roof > 100.0 && !beats_roof(r); }))
     out << fmt::format(
         "(above 100%: this kernel's bytes fit in a cache the {:.0f} MiB STREAM arrays do not; a copy baseline in the same run is "
         "the roof at this size)\n",
@@ -232,8 +190,8 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
     Json variants = Json::array();
     for (const auto& r : rows)
       variants.push_back({{"variant", r.id},
-                          {"status", r.status},
-                          {"message", r.message},
+                          {"status", run::status_text(r.status)},
+                          {"message", r.status == run::Status::Duplicate ? std::string() : r.message},
                           {"verified", r.verified},
                           {"verified_at", r.verified_at},
                           {"baseline", r.baseline},
@@ -241,7 +199,7 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
                           {"median_ms", r.ms},
                           {"gbs", r.gbs},
                           {"gflops", r.gflops},
-                          {"percent_of_roof", r.roof},
+                          {"percent_of_roof", r.percent_of_roof},
                           {"speedups",
                            [&] {
                              Json s = Json::object();
@@ -253,27 +211,13 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
     run::write_atomically(json_out, Json{{"context", context}, {"benchmarks", benchmarks}}.dump(2) + "\n");
     err << "results written to " << json_out << "\n";
   }
-  // The exit status tells a script how the sweep went (README): 1 when no
-  // variant verified, 3 when some failed (wrong, crashed, hung, out of
-  // bounds, did not compile), 0 otherwise. Variants that could not be
-  // built at these sizes ("invalid"), duplicates and CUDA runs without a GPU
-  // are not failures.
-  std::size_t failed = 0;
-  bool any_verified = false;
-  for (const auto& r : rows) {
-    if (r.baseline || r.status == "duplicate" || r.status == "invalid") continue;
-    if (r.status != "ok" && r.status != "no GPU" && r.status != "imported") ++failed;
-    any_verified = any_verified || r.verified;
-  }
-  if (options.verify && !any_verified && failed > 0) {
-    err << "no variant verified (exit 1)\n";
-    return 1;
-  }
-  if (failed > 0) {
-    err << failed << " variant(s) failed (exit 3)\n";
-    return 3;
-  }
-  return 0;
+  // The exit status tells a script how the sweep went (run::sweep_exit_status).
+  const int status = run::sweep_exit_status(rows, options.verify);
+  if (status == 1) err << "no variant verified (exit 1)\n";
+  if (status == 3)
+    err << std::count_if(rows.begin(), rows.end(), [](const run::Outcome& r) { return !r.baseline && run::is_failure(r.status); })
+        << " variant(s) failed (exit 3)\n";
+  return status;
 }
 
 std::string best_variant(const std::string& results_file, const std::string& kernel_name) {

@@ -40,11 +40,11 @@ class NumberItem : public QTableWidgetItem {
 };
 
 // ✓ verified, ✗ failed the comparison or did not run, – not checked (no GPU and too large to emulate).
-QString verified_mark(const VariantOutcome& o) { return QString::fromUtf8(run::verification_mark(o.verified, o.status, o.baseline)); }
+QString verified_mark(const VariantOutcome& o) { return QString::fromUtf8(run::verification_mark(o)); }
 
 // A result reused from the cache says so, in the row and its tooltip.
 QString status_text(const VariantOutcome& o) {
-  return QString::fromStdString(o.status) + (o.cached ? QObject::tr(" (cached)") : QString());
+  return QString::fromUtf8(run::status_text(o.status)) + (o.cached ? QObject::tr(" (cached)") : QString());
 }
 
 QString status_tip(const VariantOutcome& o) {
@@ -191,7 +191,7 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
     cancel_->setEnabled(false);
     progress_->setVisible(false);
     int emulated = 0;
-    for (const auto& [k, o] : outcomes_) emulated += o->status == "no GPU" && o->verified;
+    for (const auto& [k, o] : outcomes_) emulated += o->status == run::Status::NoGpu && o->verified;
     QString result = winner().isEmpty() ? tr("no verified, timed variant") : tr("winner: %1").arg(winner());
     if (winner().isEmpty() && emulated)
       result = tr("no GPU here, so nothing was timed; %1 variants verified by CPU emulation").arg(emulated);
@@ -320,14 +320,14 @@ void KernelsPanel::showKernel() {
     const int row = table_->rowCount();
     table_->insertRow(row);
     table_->setItem(row, Variant, new QTableWidgetItem(qs(v.id())));
-    table_->setItem(row, Status, new QTableWidgetItem(o ? status_text(*o) : v.error.empty() ? tr("not run") : tr("invalid")));
+    table_->setItem(row, Status, new QTableWidgetItem(o ? status_text(*o) : v.instantiated() ? tr("not run") : tr("invalid")));
     if (o) table_->item(row, Status)->setToolTip(status_tip(*o));
-    if (!v.error.empty()) table_->item(row, Status)->setToolTip(qs(v.error));
+    if (!v.instantiated()) table_->item(row, Status)->setToolTip(qs(v.error()));
     table_->setItem(row, Verified, new QTableWidgetItem(o ? verified_mark(*o) : QString()));
     table_->setItem(row, Ms, new NumberItem(o ? o->ms : -1, 4));
     table_->setItem(row, GBs, new NumberItem(o && o->ms > 0 ? o->gbs : -1, 2));
     table_->setItem(row, GFlops, new NumberItem(o && o->ms > 0 ? o->gflops : -1, 2));
-    table_->setItem(row, Roof, new NumberItem(o && o->ms > 0 ? o->roof : -1, 1));
+    table_->setItem(row, Roof, new NumberItem(o && o->ms > 0 ? o->percent_of_roof : -1, 1));
     setAnalysisItems(row, o);
   }
   for (const VariantOutcome* o : baselines(*k)) {
@@ -339,7 +339,7 @@ void KernelsPanel::showKernel() {
     table_->setItem(row, Ms, new NumberItem(o->ms, 4));
     table_->setItem(row, GBs, new NumberItem(o->ms > 0 ? o->gbs : -1, 2));
     table_->setItem(row, GFlops, new NumberItem(o->ms > 0 ? o->gflops : -1, 2));
-    table_->setItem(row, Roof, new NumberItem(o->ms > 0 ? o->roof : -1, 1));
+    table_->setItem(row, Roof, new NumberItem(o->ms > 0 ? o->percent_of_roof : -1, 1));
     setAnalysisItems(row, nullptr);
     const QString why = tr("Baseline, timed in the same sweep: the code a user would call instead (a library, or a copy of the same "
                            "bytes as the roof). Never the winner.%1")
@@ -364,10 +364,9 @@ void KernelsPanel::updateRoofline() {
   for (const auto& v : k->variants) {
     const VariantOutcome* o = outcome(*k, v);
     if (!o || o->ms <= 0) continue;
-    const double intensity = v.instance.bytes > 0 ? static_cast<double>(v.instance.flops) / static_cast<double>(v.instance.bytes) : 0;
-    points.push_back({qs(v.id()), intensity, o->gflops, o->gbs, o->verified});
+    points.push_back({qs(v.id()), o->intensity, o->gflops, o->gbs, o->verified});
   }
-  const bool bandwidth_only = k->variants.empty() || k->variants.front().instance.flops == 0;
+  const bool bandwidth_only = k->variants.empty() || !k->variants.front().instantiated() || k->variants.front().instance().flops == 0;
   std::vector<views::RooflineBaseline> lines;
   for (const VariantOutcome* o : baselines(*k))
     if (o->ms > 0) lines.push_back({qs(o->id.substr(o->id.find(':') + 1)), o->gflops, o->gbs});
@@ -389,7 +388,7 @@ KernelsPanel::Shown KernelsPanel::shown(const QString& id) const {
   Shown s{id, {}, {}, {}, variant(id)};
   const QString no_assembly = tr("; run the variant to see its assembly (PTX for CUDA)");
   if (const VariantInfo* v = s.variant) {
-    s.code = v->error.empty() ? qs(v->instance.source) : qs(v->error);
+    s.code = v->instantiated() ? qs(v->instance().source) : qs(v->error());
     s.expansions = qs(v->expansions);
     const VariantOutcome* o = outcome(*currentKernel(), *v);
     s.assembly = o && !o->assembly.empty() ? qs(o->assembly) : no_assembly;
@@ -450,7 +449,7 @@ void KernelsPanel::onOutcome(OutcomePtr o) {
   table_->setItem(row, Ms, new NumberItem(o->ms, 4));
   table_->setItem(row, GBs, new NumberItem(o->ms > 0 ? o->gbs : -1, 2));
   table_->setItem(row, GFlops, new NumberItem(o->ms > 0 ? o->gflops : -1, 2));
-  table_->setItem(row, Roof, new NumberItem(o->ms > 0 ? o->roof : -1, 1));
+  table_->setItem(row, Roof, new NumberItem(o->ms > 0 ? o->percent_of_roof : -1, 1));
   setAnalysisItems(row, o.get());
   table_->setSortingEnabled(true);
   updateRoofline();
@@ -459,7 +458,7 @@ void KernelsPanel::onOutcome(OutcomePtr o) {
 
 void KernelsPanel::setAnalysisItems(int row, const VariantOutcome* o) {
   table_->setItem(row, BankWays, new NumberItem(o ? o->bank_ways : -1, 0));
-  table_->setItem(row, Coalesced, new NumberItem(o ? o->coalesced : -1, 0));
+  table_->setItem(row, Coalesced, new NumberItem(o ? o->coalesced_percent : -1, 0));
   table_->setItem(row, Lines, new NumberItem(o ? o->lines_per_iteration : -1, 3));
   table_->setItem(row, Registers, new NumberItem(o ? o->registers : -1, 0));
 }
@@ -474,17 +473,11 @@ void KernelsPanel::showAccesses(const VariantInfo* v) {
 QString KernelsPanel::winner() const {
   const KernelInfo* k = currentKernel();
   if (!k) return {};
-  QString best;
-  double best_ms = 1e300;
-  for (const auto& v : k->variants) {
-    const VariantOutcome* o = outcome(*k, v);
-    if (!o || !o->verified || o->ms <= 0) continue;
-    if (o->ms < best_ms) {
-      best_ms = o->ms;
-      best = qs(v.id());
-    }
-  }
-  return best;
+  std::vector<const VariantOutcome*> landed;  // the winner is the engine's choice (run::winner)
+  for (const auto& v : k->variants)
+    if (const VariantOutcome* o = outcome(*k, v)) landed.push_back(o);
+  const std::optional<std::size_t> best = run::winner(landed);
+  return best ? qs(landed[*best]->id) : QString();
 }
 
 void KernelsPanel::exportWinner(const QString& dir) {

@@ -17,16 +17,19 @@
 #include "kernel/spec.hpp"
 #include "kernel/variant.hpp"
 #include "run/executor.hpp"
+#include "run/outcome.hpp"
+#include "run/sweep_driver.hpp"
 #include "studio/worker_thread.hpp"
 
 namespace lego::studio {
 
 struct VariantInfo {
-  kernel::Variant variant;
-  const std::string& id() const { return variant.id; }
-  kernel::Instance instance;  // empty source when it failed to instantiate
-  std::string error;
-  std::string expansions;  // each placeholder and what it became, one per line
+  run::PreparedVariant prepared;  // the variant and its code, or why it has none at these sizes
+  std::string expansions;         // each placeholder and what it became, one per line
+  const std::string& id() const { return prepared.variant.id; }
+  const std::string& error() const { return prepared.error; }
+  bool instantiated() const { return prepared.instance.has_value(); }
+  const kernel::Instance& instance() const { return *prepared.instance; }  // only when instantiated()
 };
 
 struct KernelInfo {
@@ -35,21 +38,9 @@ struct KernelInfo {
   std::uint64_t rejected = 0;
 };
 
-struct VariantOutcome {
-  std::string kernel, id, status, message, assembly;
-  std::string source;  // a baseline's code as it was timed (a variant's is in its VariantInfo)
-  double ms = -1, gbs = 0, gflops = 0, roof = 0;
-  bool verified = false;
-  bool cached = false;  // reused from the results cache of unchanged code (run/sweep.hpp)
-  // A baseline of the kernel (id "baseline:NAME"), timed in the same sweep:
-  // shown as its own row and line on the roofline, never the winner.
-  bool baseline = false;
-  // Static analysis (run::analyze_variant): its "accesses" report with the
-  // lanes x banks matrix of each shared access; -1 where it does not apply.
-  nlohmann::json accesses;
-  int bank_ways = -1, registers = -1;
-  double coalesced = -1, lines_per_iteration = -1;
-};
+// What a run came to (engine/run/outcome.hpp): the sweep driver's typed
+// outcome, shared by the table, the roofline and the Accesses tab.
+using VariantOutcome = run::Outcome;
 
 using OutcomePtr = std::shared_ptr<const VariantOutcome>;
 

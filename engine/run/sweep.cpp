@@ -79,13 +79,17 @@ double median_ms(const Json& result) {
 
 // Percent of the roof that bounds this kernel: copy bandwidth for a
 // kernel without FLOPs, else min(peak, intensity x triad bandwidth).
+double arithmetic_intensity(const kernel::Instance& inst) {
+  return inst.bytes > 0 ? static_cast<double>(inst.flops) / static_cast<double>(inst.bytes) : 0;
+}
+
 double percent_of_roof(const kernel::Instance& inst, double ms, const Json& roof) {
   if (ms <= 0) return 0;
   const double s = ms / 1e3;
   if (inst.flops == 0) return 100.0 * (static_cast<double>(inst.bytes) / s / 1e9) / roof["copy_gbs"].get<double>();
   const bool f64 = !inst.tensors.empty() && inst.tensors[0].type == kernel::ElementType::F64;
   const double peak = roof[f64 ? "peak_gflops_f64" : "peak_gflops_f32"].get<double>();
-  const double intensity = inst.bytes > 0 ? static_cast<double>(inst.flops) / static_cast<double>(inst.bytes) : 1e30;
+  const double intensity = inst.bytes > 0 ? arithmetic_intensity(inst) : 1e30;
   // A roof the machine did not report (a driver without clock rates) bounds nothing.
   const double bound = std::min(peak > 0 ? peak : 1e300, intensity * roof["triad_gbs"].get<double>());
   return bound > 0 && bound < 1e300 ? 100.0 * (static_cast<double>(inst.flops) / s / 1e9) / bound : 0;
@@ -119,11 +123,6 @@ std::optional<Env> verification_sizes(const kernel::KernelSpec& spec, const Env&
 }
 
 }  // namespace
-
-const char* verification_mark(bool verified, const std::string& status, bool baseline) {
-  if (verified) return "✓";
-  return status == "no GPU" || (baseline && status == "ok") ? "–" : "✗";
-}
 
 std::optional<kernel::Instance> verification_instance(const kernel::KernelSpec& spec, const kernel::Variant& variant) {
   const std::optional<Env> sizes = verification_sizes(spec, variant.parameters);

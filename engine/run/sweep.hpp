@@ -1,7 +1,7 @@
-// A sweep over a kernel's variants, shared by `lego bench` / `lego export`
-// and the desktop app: each variant instantiated, deduplicated by its code,
-// run in a lego-worker (compile, verify, time), and placed against the
-// machine's measured roofs; and a variant written out as standalone source.
+// The pieces of a sweep (run/sweep_driver.hpp puts them together): the
+// machine's measured roofs, one instance run in a lego-worker with its
+// results cache, the code key that finds duplicates, the instance to verify
+// at a smaller size, and a variant written out as standalone source.
 #pragma once
 
 #include <filesystem>
@@ -25,6 +25,8 @@ namespace lego::run {
 nlohmann::json machine_ceilings(bool refresh, const std::function<void(const std::string&)>& note = {});
 
 double median_ms(const nlohmann::json& result);
+// FLOPs per byte moved; 0 for a kernel that moves no bytes.
+double arithmetic_intensity(const kernel::Instance& inst);
 // Percent of the roof that bounds the kernel: copy bandwidth without FLOPs,
 // else min(peak, intensity x triad bandwidth).
 double percent_of_roof(const kernel::Instance& inst, double ms, const nlohmann::json& roof);
@@ -38,11 +40,6 @@ struct VariantResult {
   bool verified = false;
   nlohmann::json raw;  // the worker's result
 };
-
-// The verified column's mark, UTF-8: ✓ verified; – not compared (no GPU to
-// run on, or a baseline that is a roof); ✗ failed. The CLI and the app both
-// show it.
-const char* verification_mark(bool verified, const std::string& status, bool baseline);
 
 // The variant instantiated at the kernel's "verify_at" sizes, or nullopt
 // when it has none (or a constraint fails there): then it is verified at

@@ -15,25 +15,16 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cli/run_command.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 const std::string kBin = LEGO_BIN_DIR;
 const std::string kRoot = LEGO_SOURCE_DIR;
 
-struct Output {
-  int rc;
-  std::string text;
-};
-
-Output shell(const std::string& command) {
-  std::string text;
-  FILE* p = popen((command + " 2>&1").c_str(), "r");
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p)) text += buf.data();
-  const int status = pclose(p);
-  return {WEXITSTATUS(status), text};
-}
+using lego::test::Output;
+using lego::test::shell;
 
 fs::path scratch(const std::string& name) {
   const fs::path d = fs::temp_directory_path() / ("lego-kernel-cli-" + std::to_string(::getpid())) / name;

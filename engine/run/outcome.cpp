@@ -1,0 +1,71 @@
+#include "run/outcome.hpp"
+
+#include <array>
+#include <utility>
+
+namespace lego::run {
+
+namespace {
+constexpr std::array<std::pair<Status, const char*>, 13> kWords = {{{Status::NotRun, "not run"},
+                                                                    {Status::Ok, "ok"},
+                                                                    {Status::Wrong, "wrong"},
+                                                                    {Status::CompileError, "compile-error"},
+                                                                    {Status::OutOfBounds, "out of bounds"},
+                                                                    {Status::Crashed, "crashed"},
+                                                                    {Status::Timeout, "timeout"},
+                                                                    {Status::Cancelled, "cancelled"},
+                                                                    {Status::NoGpu, "no GPU"},
+                                                                    {Status::Error, "error"},
+                                                                    {Status::Invalid, "invalid"},
+                                                                    {Status::Duplicate, "duplicate"},
+                                                                    {Status::Imported, "imported"}}};
+}  // namespace
+
+const char* status_text(Status status) {
+  for (const auto& [s, word] : kWords)
+    if (s == status) return word;
+  return "error";
+}
+
+Status status_from_text(const std::string& text) {
+  for (const auto& [s, word] : kWords)
+    if (text == word) return s;
+  return Status::Error;
+}
+
+bool is_failure(Status status) {
+  switch (status) {
+    case Status::Ok:
+    case Status::NoGpu:
+    case Status::Imported:
+    case Status::Invalid:
+    case Status::Duplicate:
+    case Status::NotRun:
+      return false;
+    default:
+      return true;
+  }
+}
+
+const char* verification_mark(const Outcome& outcome) {
+  if (outcome.verified) return "✓";
+  return outcome.status == Status::NoGpu || (outcome.baseline && outcome.status == Status::Ok) ? "–" : "✗";
+}
+
+std::optional<std::size_t> winner(const std::vector<const Outcome*>& outcomes) {
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    const Outcome& o = *outcomes[i];
+    if (o.baseline || !o.verified || o.ms <= 0) continue;
+    if (!best || o.ms < outcomes[*best]->ms) best = i;
+  }
+  return best;
+}
+
+std::optional<std::size_t> winner(const std::vector<Outcome>& outcomes) {
+  std::vector<const Outcome*> all;
+  for (const Outcome& o : outcomes) all.push_back(&o);
+  return winner(all);
+}
+
+}  // namespace lego::run

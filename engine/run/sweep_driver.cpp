@@ -1,0 +1,174 @@
+#include "run/sweep_driver.hpp"
+
+#include <chrono>
+#include <map>
+
+#include "run/analyze.hpp"
+#include "run/sweep.hpp"
+
+namespace lego::run {
+
+namespace {
+
+using Json = nlohmann::json;
+
+// "N=256,T=8" from the worker's verified_at object.
+std::string sizes_text(const Json& sizes) {
+  std::string out;
+  if (sizes.is_object())
+    for (const auto& [k, v] : sizes.items()) out += (out.empty() ? "" : ",") + k + "=" + v.dump();
+  return out;
+}
+
+// The one place a worker's result becomes an Outcome.
+void read_result(const VariantResult& r, Outcome& out) {
+  out.status = status_from_text(r.status);
+  out.message = r.message;
+  out.verified = r.verified;
+  out.cached = r.raw.value("cached", false);
+  out.verified_at = sizes_text(r.raw.value("verified_at", Json()));
+  out.assembly = r.raw.value("assembly", "");
+  if (r.raw.contains("cuda") && r.raw["cuda"].is_object()) out.registers = r.raw["cuda"].value("registers", -1);
+  if (r.ms > 0) {
+    out.ms = r.ms;
+    out.gbs = r.gbs;
+    out.gflops = r.gflops;
+    out.percent_of_roof = r.roof;
+    out.benchmark_context = r.raw["benchmark"]["context"];
+    out.benchmarks = r.raw["benchmark"]["benchmarks"];
+  }
+}
+
+// The static report beside the measurement: bank conflicts, coalescing or
+// cache lines, from a trace in the same worker.
+void analyze(WorkerClient& worker, const kernel::KernelSpec& spec, const kernel::Variant& variant, double timeout_s,
+             const std::atomic<bool>* cancel, Outcome& out) {
+  AnalyzeOptions options;
+  options.archs = {};  // the run reported the registers of the target it compiled for
+  options.heatmap = true;
+  options.thread_map = true;
+  options.timeout_s = timeout_s;
+  const Json a = analyze_variant(worker, spec, variant, options, cancel);
+  if (a.value("status", "") != "ok" || !a.contains("accesses")) return;
+  out.accesses = a["accesses"];
+  const Json& totals = out.accesses["totals"];
+  bool shared = false, global = false;
+  for (const auto& site : out.accesses["sites"]) {
+    shared |= site["kind"] == "shared";
+    global |= site["kind"] == "global";
+  }
+  if (shared) out.bank_ways = totals["worst_ways"].get<int>();
+  if (global) out.coalesced_percent = 100 * totals["global_efficiency"].get<double>();
+  if (spec.backend == "cpu") out.lines_per_iteration = totals["lines_per_iteration"].get<double>();
+}
+
+bool stopped(const std::atomic<bool>* cancel) { return cancel && cancel->load(); }
+
+}  // namespace
+
+PreparedVariant prepare_variant(const kernel::KernelSpec& spec, const kernel::Variant& variant) {
+  PreparedVariant p{variant, std::nullopt, {}};
+  try {
+    p.instance = kernel::instantiate(spec, variant, sym::Lang::C);
+  } catch (const LegoError& e) {
+    p.error = e.what();
+  }
+  return p;
+}
+
+SweepResult run_sweep(WorkerClient& worker, const kernel::KernelSpec& spec, const std::vector<const PreparedVariant*>& variants,
+                      const Json& roof, const SweepOptions& options, const SweepEvents& events, const std::atomic<bool>* cancel) {
+  SweepResult result;
+  const std::size_t total = variants.size() + (options.baselines ? spec.baselines.size() : 0);
+  std::size_t position = 0;
+  bool gpu_roof_sent = false;
+  const auto land = [&](Outcome out, std::chrono::steady_clock::time_point t0) {
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (events.finished) events.finished(out, position, total, seconds);
+    result.outcomes.push_back(std::move(out));
+  };
+  const auto run_one = [&](const kernel::Instance& inst, const kernel::Instance* verify_at, Outcome& out) {
+    if (events.started) events.started(position, total, inst.variant);
+    out.intensity = arithmetic_intensity(inst);
+    const WorkerClient::OnEvent tick = events.tick ? WorkerClient::OnEvent([&](const Json&) { events.tick(); }) : WorkerClient::OnEvent();
+    const VariantResult r =
+        run_variant(worker, inst, options.run, options.timeout_s, roof, static_cast<std::int64_t>(position), tick, cancel, verify_at);
+    read_result(r, out);
+    if (r.raw.contains("gpu") && !gpu_roof_sent && events.gpu_roof) {
+      events.gpu_roof(r.raw["gpu"]);
+      gpu_roof_sent = true;
+    }
+  };
+
+  // Baselines at the sizes of the variants.
+  const PreparedVariant* sized = variants.empty() ? nullptr : variants.front();
+  if (options.baselines && sized)
+    for (const auto& b : spec.baselines) {
+      if (stopped(cancel)) break;
+      ++position;
+      const auto t0 = std::chrono::steady_clock::now();
+      Outcome out;
+      out.kernel = spec.name;
+      out.id = "baseline:" + b.name;
+      out.baseline = true;
+      try {
+        const Env& sizes = sized->variant.parameters;
+        const kernel::Instance inst = kernel::instantiate_baseline(spec, b, sizes);
+        out.source = inst.source;
+        const std::optional<kernel::Instance> small = options.run.verify ? verification_instance(spec, b, sizes) : std::nullopt;
+        run_one(inst, small ? &*small : nullptr, out);
+      } catch (const LegoError& e) {
+        out.status = Status::Invalid;
+        out.message = e.what();
+      }
+      land(std::move(out), t0);
+    }
+
+  std::map<std::string, std::string> seen;  // code -> first variant id
+  for (const PreparedVariant* v : variants) {
+    if (stopped(cancel)) {
+      result.cancelled = true;
+      break;
+    }
+    ++position;
+    const auto t0 = std::chrono::steady_clock::now();
+    Outcome out;
+    out.kernel = spec.name;
+    out.id = v->variant.id;
+    if (!v->instance) {
+      out.status = Status::Invalid;
+      out.message = v->error;
+    } else if (auto [it, fresh] = seen.emplace(code_key(*v->instance), v->variant.id); !fresh) {
+      out.status = Status::Duplicate;
+      out.duplicate_of = it->second;
+      out.message = "same code as " + it->second;
+    } else {
+      const std::optional<kernel::Instance> small = options.run.verify ? verification_instance(spec, v->variant) : std::nullopt;
+      run_one(*v->instance, small ? &*small : nullptr, out);
+      // A variant that crashed or hung would do it again under the trace.
+      const bool ran = out.status == Status::Ok || out.status == Status::Wrong || out.status == Status::NoGpu;
+      if (options.analyze && ran && !stopped(cancel)) analyze(worker, spec, v->variant, options.timeout_s, cancel, out);
+    }
+    const bool cancelled_here = out.status == Status::Cancelled;
+    land(std::move(out), t0);
+    if (cancelled_here) {
+      result.cancelled = true;
+      break;
+    }
+  }
+  return result;
+}
+
+int sweep_exit_status(const std::vector<Outcome>& outcomes, bool verify) {
+  std::size_t failed = 0;
+  bool any_verified = false;
+  for (const auto& o : outcomes) {
+    if (o.baseline) continue;
+    failed += is_failure(o.status);
+    any_verified = any_verified || o.verified;
+  }
+  if (verify && !any_verified && failed > 0) return 1;
+  return failed > 0 ? 3 : 0;
+}
+
+}  // namespace lego::run

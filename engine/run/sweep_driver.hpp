@@ -1,0 +1,68 @@
+// One sweep over a kernel's variants, for `lego bench` and the app alike:
+// baselines first (so every variant's speed-up is known as it lands), then
+// each variant instantiated, skipped when its code repeats an earlier one,
+// verified at the kernel's verify_at sizes, timed at full size in a
+// lego-worker and, when asked, analysed. Each Outcome is reported as it
+// lands; a cancel token stops the sweep between variants and the running
+// worker at once.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernel/instantiate.hpp"
+#include "kernel/spec.hpp"
+#include "kernel/variant.hpp"
+#include "run/executor.hpp"
+#include "run/outcome.hpp"
+#include "run/worker_client.hpp"
+
+namespace lego::run {
+
+// A variant and its code, or why it has none at these sizes.
+struct PreparedVariant {
+  kernel::Variant variant;
+  std::optional<kernel::Instance> instance;
+  std::string error;
+};
+
+PreparedVariant prepare_variant(const kernel::KernelSpec& spec, const kernel::Variant& variant);
+
+struct SweepOptions {
+  RunOptions run;
+  double timeout_s = 120;
+  bool baselines = true;  // time the kernel's baselines first
+  bool analyze = false;   // the static access report beside each timing (the app's Accesses tab)
+};
+
+struct SweepEvents {
+  // Before a baseline or variant starts running (not for invalid or
+  // duplicate ones): its 1-based position among `total`.
+  std::function<void(std::size_t position, std::size_t total, const std::string& id)> started;
+  std::function<void()> tick;  // the worker reports a stage (compile, verify, time)
+  // Each outcome as it lands, with its position and the seconds it took.
+  std::function<void(const Outcome& outcome, std::size_t position, std::size_t total, double seconds)> finished;
+  // A GPU run's device roofs (measured copy bandwidth, peak FP32), once.
+  std::function<void(const nlohmann::json& gpu_roof)> gpu_roof;
+};
+
+struct SweepResult {
+  std::vector<Outcome> outcomes;  // baselines first, then the variants in the order given
+  bool cancelled = false;
+};
+
+// `variants` are run in order; `roof` is machine_ceilings(). Never throws
+// for a bad variant: its outcome says what happened.
+SweepResult run_sweep(WorkerClient& worker, const kernel::KernelSpec& spec, const std::vector<const PreparedVariant*>& variants,
+                      const nlohmann::json& roof, const SweepOptions& options, const SweepEvents& events = {},
+                      const std::atomic<bool>* cancel = nullptr);
+
+// lego bench's exit status (README): 1 when variants were verified, none
+// passed and some failed; 3 when some failed; 0 otherwise.
+int sweep_exit_status(const std::vector<Outcome>& outcomes, bool verify);
+
+}  // namespace lego::run

@@ -1,0 +1,121 @@
+// The one sweep driver behind `lego bench` and the app, on a project whose
+// variants are right, crash, hang or are wrong by a parameter: each comes
+// back as a typed outcome, the winner is the one that verified, and a
+// cancel token stops the sweep between variants.
+#include "run/sweep_driver.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <map>
+
+#include "kernel/spec.hpp"
+#include "kernel/variant.hpp"
+#include "run/outcome.hpp"
+#include "run/worker_client.hpp"
+
+namespace lego::run {
+namespace {
+
+struct Faulty {
+  kernel::Project project = kernel::load_project(LEGO_TEST_DATA "/kernels/faulty.lego.json", kernel::default_resource_dirs());
+  const kernel::KernelSpec& spec = kernel::find_kernel(project, "faulty");
+  std::vector<PreparedVariant> prepared;
+  std::vector<const PreparedVariant*> order;
+  // B=fwd only: MODE 0 right, 1 crashes, 2 hangs, 3 wrong.
+  Faulty() {
+    for (const auto& v : kernel::enumerate_variants(spec, {0, 1, {}}).variants)
+      if (v.id.find("B=fwd") != std::string::npos) prepared.push_back(prepare_variant(spec, v));
+    for (const auto& p : prepared) order.push_back(&p);
+  }
+};
+
+SweepOptions quick() {
+  SweepOptions o;
+  o.run.min_time_s = 0.01;
+  o.run.repetitions = 2;
+  o.timeout_s = 3;
+  return o;
+}
+
+const nlohmann::json kRoof = {{"copy_gbs", 10.0}, {"triad_gbs", 10.0}, {"peak_gflops_f32", 100.0}, {"peak_gflops_f64", 50.0}};
+
+TEST(SweepDriver, CrashHangAndWrongVariantsAreTypedOutcomes) {
+  Faulty f;
+  ASSERT_EQ(f.order.size(), 4u);
+  WorkerClient worker(default_worker_path());
+  std::vector<std::string> started, finished;
+  SweepEvents events;
+  events.started = [&](std::size_t, std::size_t, const std::string& id) { started.push_back(id); };
+  events.finished = [&](const Outcome& o, std::size_t, std::size_t total, double) {
+    finished.push_back(o.id);
+    EXPECT_EQ(total, 4u);
+  };
+  const SweepResult r = run_sweep(worker, f.spec, f.order, kRoof, quick(), events);
+  ASSERT_EQ(r.outcomes.size(), 4u);
+  EXPECT_FALSE(r.cancelled);
+  std::map<std::string, Status> status;
+  for (const auto& o : r.outcomes) status[o.id] = o.status;
+  EXPECT_EQ(status["A=default,B=fwd,N=1000,MODE=0"], Status::Ok);
+  EXPECT_EQ(status["A=default,B=fwd,N=1000,MODE=1"], Status::Crashed);
+  EXPECT_EQ(status["A=default,B=fwd,N=1000,MODE=2"], Status::Timeout);
+  EXPECT_EQ(status["A=default,B=fwd,N=1000,MODE=3"], Status::Wrong);
+  EXPECT_EQ(started, finished);  // every run announced, then landed, in order
+  const std::optional<std::size_t> best = winner(r.outcomes);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(r.outcomes[*best].id, "A=default,B=fwd,N=1000,MODE=0");
+  EXPECT_GT(r.outcomes[*best].ms, 0);
+  EXPECT_STREQ(verification_mark(r.outcomes[*best]), "✓");
+  EXPECT_EQ(sweep_exit_status(r.outcomes, true), 3);  // some failed
+}
+
+TEST(SweepDriver, RepeatedCodeIsADuplicateAndUnbuildableIsInvalid) {
+  Faulty f;
+  std::vector<const PreparedVariant*> order = {f.order[0], f.order[0]};
+  const PreparedVariant broken{f.prepared[0].variant, std::nullopt, "N: too large here"};
+  order.push_back(&broken);
+  WorkerClient worker(default_worker_path());
+  const SweepResult r = run_sweep(worker, f.spec, order, kRoof, quick());
+  ASSERT_EQ(r.outcomes.size(), 3u);
+  EXPECT_EQ(r.outcomes[0].status, Status::Ok);
+  EXPECT_EQ(r.outcomes[1].status, Status::Duplicate);
+  EXPECT_EQ(r.outcomes[1].duplicate_of, r.outcomes[0].id);
+  EXPECT_EQ(r.outcomes[2].status, Status::Invalid);
+  EXPECT_EQ(r.outcomes[2].message, "N: too large here");
+  EXPECT_EQ(sweep_exit_status(r.outcomes, true), 0);  // neither counts as a failure
+}
+
+TEST(SweepDriver, ACancelStopsBetweenVariants) {
+  Faulty f;
+  WorkerClient worker(default_worker_path());
+  std::atomic<bool> cancel{false};
+  SweepEvents events;
+  events.finished = [&](const Outcome&, std::size_t, std::size_t, double) { cancel = true; };
+  const SweepResult r = run_sweep(worker, f.spec, f.order, kRoof, quick(), events, &cancel);
+  EXPECT_TRUE(r.cancelled);
+  EXPECT_EQ(r.outcomes.size(), 1u);
+}
+
+TEST(Outcome, StatusWordsRoundTripAndUnknownWordsAreErrors) {
+  for (Status s : {Status::NotRun, Status::Ok, Status::Wrong, Status::CompileError, Status::OutOfBounds, Status::Crashed, Status::Timeout,
+                   Status::Cancelled, Status::NoGpu, Status::Error, Status::Invalid, Status::Duplicate, Status::Imported})
+    EXPECT_EQ(status_from_text(status_text(s)), s) << status_text(s);
+  EXPECT_EQ(status_from_text("no such word"), Status::Error);
+  EXPECT_STREQ(status_text(Status::NoGpu), "no GPU");
+  EXPECT_TRUE(is_failure(Status::Crashed));
+  EXPECT_FALSE(is_failure(Status::NoGpu));
+}
+
+TEST(Outcome, TheWinnerIsTheFastestVerifiedVariantNeverABaseline) {
+  std::vector<Outcome> o(4);
+  o[0].id = "slow", o[0].verified = true, o[0].ms = 3;
+  o[1].id = "fast but wrong", o[1].verified = false, o[1].ms = 1;
+  o[2].id = "copy", o[2].baseline = true, o[2].verified = true, o[2].ms = 0.5;
+  o[3].id = "fast", o[3].verified = true, o[3].ms = 2;
+  ASSERT_TRUE(winner(o).has_value());
+  EXPECT_EQ(o[*winner(o)].id, "fast");
+  EXPECT_FALSE(winner(std::vector<Outcome>{o[1], o[2]}).has_value());
+}
+
+}  // namespace
+}  // namespace lego::run
