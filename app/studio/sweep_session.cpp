@@ -8,6 +8,7 @@
 #include "expr/text_file.hpp"
 #include "kernel/variant.hpp"
 #include "run/analyze.hpp"
+#include "run/bench_bundle.hpp"
 #include "run/sweep.hpp"
 #include "run/sweep_driver.hpp"
 #include "run/worker_client.hpp"
@@ -51,26 +52,10 @@ ProjectPtr SweepSession::load(const std::string& file, const std::string& json, 
     info->kernels.push_back(std::move(k));
   }
   // Results a bench bundle measured on another machine, merged by lego import-results.
-  const auto j = nlohmann::json::parse(json, nullptr, false);
-  if (!j.is_discarded() && j.contains("results") && j["results"].is_object())
-    for (const auto& [kernel, variants] : j["results"].items()) {
-      if (!variants.is_object()) continue;
-      for (const auto& [id, r] : variants.items()) {
-        if (!r.is_object() || !r.contains("median_ms")) continue;
-        auto o = std::make_shared<VariantOutcome>();
-        o->kernel = kernel;
-        o->id = id;
-        o->status = run::Status::Imported;
-        o->message = "measured on " + r.value("device", std::string("another machine")) + " (" + r.value("arch", std::string("?")) +
-                     "), copy bandwidth " + std::to_string(static_cast<int>(r.value("copy_gbs", 0.0))) + " GB/s; lego import-results";
-        o->verified = r.value("verified", false);
-        o->ms = r.value("median_ms", -1.0);
-        o->gbs = r.value("gbs", 0.0);
-        o->gflops = r.value("gflops", 0.0);
-        o->percent_of_roof = r.value("percent_of_copy", 0.0);
-        info->imported[outcome_key(kernel, id)] = o;
-      }
-    }
+  for (auto& o : run::imported_outcomes(nlohmann::json::parse(json, nullptr, false))) {
+    const std::string key = outcome_key(o.kernel, o.id);  // before the move: the right side of `=` is evaluated first
+    info->imported[key] = std::make_shared<const run::Outcome>(std::move(o));
+  }
   return info;
 }
 

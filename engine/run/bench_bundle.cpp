@@ -401,4 +401,28 @@ std::string merge_results(const std::string& project_text, const std::string& re
   return project.dump(2) + "\n";
 }
 
+std::vector<Outcome> imported_outcomes(const nlohmann::json& project) {
+  std::vector<Outcome> found;
+  if (!project.is_object() || !project.contains("results") || !project["results"].is_object()) return found;
+  for (const auto& [kernel, variants] : project["results"].items()) {
+    if (!variants.is_object()) continue;
+    for (const auto& [id, r] : variants.items()) {
+      if (!r.is_object() || !r.contains("median_ms") || !r["median_ms"].is_number()) continue;
+      Outcome o;
+      o.kernel = kernel;
+      o.id = id;
+      o.status = Status::Imported;
+      o.message = "measured on " + r.value("device", std::string("another machine")) + " (" + r.value("arch", std::string("?")) +
+                  "), copy bandwidth " + std::to_string(static_cast<int>(r.value("copy_gbs", 0.0))) + " GB/s; lego import-results";
+      o.verified = r.value("verified", false);
+      o.ms = r.value("median_ms", -1.0);
+      o.gbs = r.value("gbs", 0.0);
+      o.gflops = r.value("gflops", 0.0);
+      o.percent_of_roof = r.value("percent_of_copy", 0.0);
+      found.push_back(std::move(o));
+    }
+  }
+  return found;
+}
+
 }  // namespace lego::run

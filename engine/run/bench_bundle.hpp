@@ -6,6 +6,7 @@
 // through more than twice the L2) and writes results.json, which
 // `lego import-results` merges into the project.
 #pragma once
+
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -14,6 +15,7 @@
 
 #include "kernel/instantiate.hpp"
 #include "kernel/spec.hpp"
+#include "run/outcome.hpp"
 
 namespace lego::run {
 
@@ -30,5 +32,10 @@ std::map<std::string, std::string> bench_bundle(const std::vector<kernel::Instan
 using UnknownVariant = std::function<std::string(const std::string& kernel, const std::string& variant)>;
 std::string merge_results(const std::string& project_text, const std::string& results_text, const std::string& results_label,
                           const UnknownVariant& unknown_variant = {});
+
+// The results merge_results put in a project ("results": kernel -> variant ->
+// row), as outcomes with status Imported and a message naming the device.
+// Rows without a median are left out; a project without results has none.
+std::vector<Outcome> imported_outcomes(const nlohmann::json& project);
 
 }  // namespace lego::run
