@@ -87,28 +87,28 @@ AccessesTab::AccessesTab(QWidget* parent) : QWidget(parent) {
 
 void AccessesTab::clear(const QString& why) {
   table_->setRowCount(0);
-  accesses_ = nlohmann::json();
+  accesses_.reset();
   heatmap_->clear(why);
   map_->clear(why);
 }
 
-void AccessesTab::showAccesses(const nlohmann::json& accesses) {
+void AccessesTab::showAccesses(const run::AccessAnalysis& accesses) {
   // Comparing variants: the access selected in the last one stays selected.
   const auto selected = table_->selectionModel()->selectedRows();
   const QString kept = selected.isEmpty() ? QString() : table_->item(selected.front().row(), 1)->text();
   clear({});
   accesses_ = accesses;
   int worst_row = -1, worst = 0, kept_row = -1;
-  for (const auto& a : accesses_["sites"]) {
+  for (const auto& a : accesses_->report.sites) {
     const int row = table_->rowCount();
     table_->insertRow(row);
-    table_->setItem(row, 0, new QTableWidgetItem(QString::number(a["line"].get<int>())));
-    table_->setItem(row, 1, new QTableWidgetItem(qs(a["access"].get<std::string>())));
-    table_->setItem(row, 2, new QTableWidgetItem(qs(a["kind"].get<std::string>())));
+    table_->setItem(row, 0, new QTableWidgetItem(QString::number(a.info.line)));
+    table_->setItem(row, 1, new QTableWidgetItem(qs(a.info.placeholder)));
+    table_->setItem(row, 2, new QTableWidgetItem(qs(a.info.kind)));
     table_->setItem(row, 3, new QTableWidgetItem(qs(run::access_verdict(a))));
-    if (kept_row < 0 && qs(a["access"].get<std::string>()) == kept) kept_row = row;
-    if (a["kind"] == "shared" && a.value("ways", 0) > worst) {
-      worst = a["ways"].get<int>();
+    if (kept_row < 0 && qs(a.info.placeholder) == kept) kept_row = row;
+    if (a.info.kind == "shared" && a.max_ways > worst) {
+      worst = a.max_ways;
       worst_row = row;
     }
   }
@@ -121,40 +121,37 @@ void AccessesTab::showAccesses(const nlohmann::json& accesses) {
 
 void AccessesTab::showSelected() {
   const auto rows = table_->selectionModel()->selectedRows();
-  if (rows.isEmpty() || !accesses_.contains("sites")) return;
-  const auto& site = accesses_["sites"][static_cast<std::size_t>(rows.front().row())];
-  showHeatmap(site);
-  showThreadMap(site);
+  if (rows.isEmpty() || !accesses_) return;
+  const auto row = static_cast<std::size_t>(rows.front().row());
+  showHeatmap(accesses_->report.sites[row]);
+  showThreadMap(accesses_->report.sites[row], accesses_->touches[row]);
 }
 
-void AccessesTab::showHeatmap(const nlohmann::json& a) {
-  if (a["kind"] != "shared" || !a.contains("lane_bank"))
-    return heatmap_->clear(tr("%1 is a %2 access: select a shared one for its banks.")
-                               .arg(qs(a["access"].get<std::string>()), qs(a["kind"].get<std::string>())));
+void AccessesTab::showHeatmap(const analysis::SiteReport& a) {
+  if (a.info.kind != "shared" || !accesses_->heatmap)
+    return heatmap_->clear(tr("%1 is a %2 access: select a shared one for its banks.").arg(qs(a.info.placeholder), qs(a.info.kind)));
   views::BankHeatmap::Matrix m{};
   for (std::size_t l = 0; l < 32; ++l)
-    for (std::size_t b = 0; b < 32; ++b) m[l][b] = a["worst_lane_bank"][l][b].get<std::int64_t>();
+    for (std::size_t b = 0; b < 32; ++b) m[l][b] = a.worst_lane_bank[l][b];
   heatmap_->setMatrix(m, tr("%1 (line %2): the worst warp request, %3-way; %4 excess wavefronts over %5 requests")
-                             .arg(qs(a["access"].get<std::string>()))
-                             .arg(a["line"].get<int>())
-                             .arg(a["ways"].get<int>())
-                             .arg(a["excess_wavefronts"].get<std::int64_t>())
-                             .arg(a["executions"].get<std::int64_t>()));
+                             .arg(qs(a.info.placeholder))
+                             .arg(a.info.line)
+                             .arg(a.max_ways)
+                             .arg(a.excess_wavefronts)
+                             .arg(a.executions));
 }
 
-void AccessesTab::showThreadMap(const nlohmann::json& a) {
-  if (!a.contains("thread_map")) return map_->clear(tr("This analysis has no thread map: run the variant again."));
-  const auto& tm = a["thread_map"];
+void AccessesTab::showThreadMap(const analysis::SiteReport& a, const std::optional<analysis::SiteTouches>& map) {
+  if (!map) return map_->clear(tr("This analysis has no thread map: run the variant again."));
   std::vector<views::AccessMap::Touch> touches;
-  touches.reserve(tm["touches"].size());
-  for (const auto& t : tm["touches"]) touches.push_back({t[0].get<int>(), t[1].get<int>(), t[2].get<std::int64_t>()});
-  const auto memory = a["kind"] == "shared"   ? views::AccessMap::Memory::Shared
-                      : a["kind"] == "global" ? views::AccessMap::Memory::Global
-                                              : views::AccessMap::Memory::Host;
-  QString title =
-      tr("%1 (line %2), %3 threads").arg(qs(a["access"].get<std::string>())).arg(a["line"].get<int>()).arg(tm["threads"].get<int>());
-  if (tm["truncated"].get<bool>()) title += tr(", first %1 steps").arg(tm["steps"].get<int>());
-  map_->setTouches(std::move(touches), a["bytes"].get<int>(), memory, title);  // keeps the step and warp it can
+  touches.reserve(map->touches.size());
+  for (const auto& t : map->touches) touches.push_back({t.step, t.thread, t.offset});
+  const auto memory = a.info.kind == "shared"   ? views::AccessMap::Memory::Shared
+                      : a.info.kind == "global" ? views::AccessMap::Memory::Global
+                                                : views::AccessMap::Memory::Host;
+  QString title = tr("%1 (line %2), %3 threads").arg(qs(a.info.placeholder)).arg(a.info.line).arg(map->threads);
+  if (map->truncated) title += tr(", first %1 steps").arg(map->steps);
+  map_->setTouches(std::move(touches), a.bytes, memory, title);  // keeps the step and warp it can
   const QSignalBlocker block_warp(warp_), block_step(step_);
   warp_->setRange(-1, std::max(0, map_->warps() - 1));
   step_->setRange(-1, std::max(0, map_->steps() - 1));

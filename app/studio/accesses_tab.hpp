@@ -5,8 +5,9 @@
 #pragma once
 
 #include <QWidget>
-#include <nlohmann/json.hpp>
+#include <optional>
 
+#include "run/trace.hpp"
 #include "views/access_map.hpp"
 #include "views/bank_heatmap.hpp"
 
@@ -23,8 +24,8 @@ class AccessesTab : public QWidget {
   Q_OBJECT
  public:
   explicit AccessesTab(QWidget* parent = nullptr);
-  // `accesses`: the "accesses" object of an analysis (run/trace report_json).
-  void showAccesses(const nlohmann::json& accesses);
+  // The analysis that followed the variant's run (run/trace.hpp).
+  void showAccesses(const run::AccessAnalysis& accesses);
   void clear(const QString& why);
 
   QTableWidget* table() const { return table_; }
@@ -36,10 +37,10 @@ class AccessesTab : public QWidget {
 
  private:
   void showSelected();
-  void showHeatmap(const nlohmann::json& site);
-  void showThreadMap(const nlohmann::json& site);
+  void showHeatmap(const analysis::SiteReport& site);
+  void showThreadMap(const analysis::SiteReport& site, const std::optional<analysis::SiteTouches>& touches);
 
-  nlohmann::json accesses_;
+  std::optional<run::AccessAnalysis> accesses_;
   QTableWidget* table_;
   QTabWidget* views_;
   views::BankHeatmap* heatmap_;

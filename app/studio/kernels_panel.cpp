@@ -180,10 +180,8 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
     progress_->setFormat(current.isEmpty() ? tr("%v / %m") : tr("%v / %m  %1").arg(current));
   });
   connect(&sweep_, &SweepSession::variantDone, this, &KernelsPanel::onOutcome);
-  connect(&sweep_, &SweepSession::ceilingsReady, this, [this](const QString& text) {
-    const auto j = nlohmann::json::parse(text.toStdString(), nullptr, false);
-    if (j.is_discarded()) return;
-    ceilings_ = {j.value("copy_gbs", 0.0), j.value("triad_gbs", 0.0), j.value("peak_gflops_f32", 0.0)};
+  connect(&sweep_, &SweepSession::ceilingsReady, this, [this](const run::Roof& roof) {
+    ceilings_ = {roof.copy_gbs, roof.triad_gbs, roof.peak_gflops_f32};
     updateRoofline();
   });
   connect(&sweep_, &SweepSession::finished, this, [this](bool cancelled) {
@@ -466,8 +464,8 @@ void KernelsPanel::setAnalysisItems(int row, const VariantOutcome* o) {
 void KernelsPanel::showAccesses(const VariantInfo* v) {
   const KernelInfo* k = currentKernel();
   const VariantOutcome* o = v && k ? outcome(*k, *v) : nullptr;
-  if (!o || o->accesses.is_null()) return accesses_->clear(tr("Run the variant: its accesses are traced and analysed beside the timing."));
-  accesses_->showAccesses(o->accesses);
+  if (!o || !o->accesses) return accesses_->clear(tr("Run the variant: its accesses are traced and analysed beside the timing."));
+  accesses_->showAccesses(*o->accesses);
 }
 
 QString KernelsPanel::winner() const {

@@ -30,6 +30,7 @@ std::string expansions_text(const kernel::Instance& inst) {
 SweepSession::SweepSession(QObject* parent) : QObject(parent) {
   qRegisterMetaType<ProjectPtr>();
   qRegisterMetaType<OutcomePtr>();
+  qRegisterMetaType<run::Roof>();
 }
 
 SweepSession::~SweepSession() { cancel_ = true; }  // a running sweep stops; thread_ then waits for it
@@ -107,7 +108,7 @@ void SweepSession::run(ProjectPtr project, const QString& kernel_name, const QSt
     try {
       if (!k) throw LegoError("no kernel " + kernel + " in the project");
       const nlohmann::json roof = run::machine_ceilings(false, [this](const std::string& m) { emit message(QString::fromStdString(m)); });
-      emit ceilingsReady(QString::fromStdString(roof.dump()));
+      emit ceilingsReady(run::roof_from_json(roof));
       std::vector<const run::PreparedVariant*> order;
       std::vector<run::PreparedVariant> unknown;  // ids the project does not have: reported invalid
       unknown.reserve(ids.size());
@@ -133,7 +134,7 @@ void SweepSession::run(ProjectPtr project, const QString& kernel_name, const QSt
       events.finished = [this](const run::Outcome& outcome, std::size_t, std::size_t, double) {
         emit variantDone(std::make_shared<const run::Outcome>(outcome));
       };
-      events.gpu_roof = [this](const nlohmann::json& gpu) { emit ceilingsReady(QString::fromStdString(gpu.dump())); };
+      events.gpu_roof = [this](const nlohmann::json& gpu) { emit ceilingsReady(run::roof_from_json(gpu)); };
       run::WorkerClient worker(run::default_worker_path());
       const run::SweepResult result = run::run_sweep(worker, k->spec, order, roof, o, events, &cancel_);
       cancelled = result.cancelled;

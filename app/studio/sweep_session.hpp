@@ -87,7 +87,7 @@ class SweepSession : public QObject {
   void finished(bool cancelled);
   void message(const QString& text);
   void exported(const QStringList& files);
-  void ceilingsReady(const QString& json);  // the machine's roofs, as a sweep starts
+  void ceilingsReady(lego::run::Roof roof);  // the machine's roofs as a sweep starts, then a GPU's from its first run
 
  private:
   std::atomic<bool> cancel_{false}, running_{false};
@@ -101,3 +101,4 @@ class SweepSession : public QObject {
 
 Q_DECLARE_METATYPE(lego::studio::ProjectPtr)
 Q_DECLARE_METATYPE(lego::studio::OutcomePtr)
+Q_DECLARE_METATYPE(lego::run::Roof)

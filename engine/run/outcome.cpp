@@ -47,6 +47,13 @@ bool is_failure(Status status) {
   }
 }
 
+Roof roof_from_json(const nlohmann::json& roof) {
+  const auto figure = [&](const char* key) {
+    return roof.is_object() && roof.contains(key) && roof[key].is_number() ? roof[key].get<double>() : 0.0;
+  };
+  return {figure("copy_gbs"), figure("triad_gbs"), figure("peak_gflops_f32")};
+}
+
 const char* verification_mark(const Outcome& outcome) {
   if (outcome.verified) return "✓";
   return outcome.status == Status::NoGpu || (outcome.baseline && outcome.status == Status::Ok) ? "–" : "✗";

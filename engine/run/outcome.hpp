@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "run/trace.hpp"
+
 namespace lego::run {
 
 enum class Status {
@@ -54,12 +56,20 @@ struct Outcome {
   int registers = -1;          // CUDA: NVRTC's registers per thread
   // The static access report (run/analyze.hpp) when the sweep asked for it,
   // and its headline figures; -1 where they do not apply.
-  nlohmann::json accesses;
+  std::optional<AccessAnalysis> accesses;
   int bank_ways = -1;
   double coalesced_percent = -1, lines_per_iteration = -1;
   // The worker's Google Benchmark entries, kept for the --json file.
   nlohmann::json benchmarks = nlohmann::json::array(), benchmark_context;
 };
+
+// The roofs a run is placed against: the machine's (run::machine_ceilings)
+// or a GPU's (copy bandwidth measured on the device, peak FP32).
+struct Roof {
+  double copy_gbs = 0, triad_gbs = 0, peak_gflops_f32 = 0;
+};
+// Missing figures read as 0 (a roof that bounds nothing).
+Roof roof_from_json(const nlohmann::json& roof);
 
 // ✓ verified; – not compared (no GPU to run on, or a baseline that is a
 // roof); ✗ failed. UTF-8, shown by the CLI and the app.

@@ -50,16 +50,20 @@ void analyze(WorkerClient& worker, const kernel::KernelSpec& spec, const kernel:
   options.timeout_s = timeout_s;
   const Json a = analyze_variant(worker, spec, variant, options, cancel);
   if (a.value("status", "") != "ok" || !a.contains("accesses")) return;
-  out.accesses = a["accesses"];
-  const Json& totals = out.accesses["totals"];
-  bool shared = false, global = false;
-  for (const auto& site : out.accesses["sites"]) {
-    shared |= site["kind"] == "shared";
-    global |= site["kind"] == "global";
+  try {
+    out.accesses = access_analysis_from_json(a["accesses"]);
+  } catch (const LegoError&) {
+    return;  // a worker that answers with something else leaves the figures blank
   }
-  if (shared) out.bank_ways = totals["worst_ways"].get<int>();
-  if (global) out.coalesced_percent = 100 * totals["global_efficiency"].get<double>();
-  if (spec.backend == "cpu") out.lines_per_iteration = totals["lines_per_iteration"].get<double>();
+  const analysis::AccessReport& report = out.accesses->report;
+  bool shared = false, global = false;
+  for (const auto& site : report.sites) {
+    shared |= site.info.kind == "shared";
+    global |= site.info.kind == "global";
+  }
+  if (shared) out.bank_ways = report.worst_ways;
+  if (global) out.coalesced_percent = 100 * report.global_efficiency;
+  if (spec.backend == "cpu") out.lines_per_iteration = report.lines_per_iteration;
 }
 
 bool stopped(const std::atomic<bool>* cancel) { return cancel && cancel->load(); }

@@ -202,16 +202,84 @@ Json report_json(const analysis::AccessReport& report, const Trace& trace, Repor
           {"trace_run_ms", trace.run_ms}};
 }
 
-std::string access_verdict(const Json& s) {
-  if (s["executions"].get<std::int64_t>() == 0) return "not reached in the trace";
-  if (s["kind"] == "shared")
-    return fmt::format("{}-way (mean {:.2f}), {} excess wavefronts", s["ways"].get<int>(), s["mean_ways"].get<double>(),
-                       s["excess_wavefronts"].get<std::int64_t>());
-  if (s["kind"] == "global")
-    return fmt::format("{:.2f} sectors/request (ideal {:.2f}), {:.0f}% efficient", s["sectors_per_request"].get<double>(),
-                       s["ideal_sectors_per_request"].get<double>(), 100 * s["efficiency"].get<double>());
-  return fmt::format("{:.3f} cache lines/iteration, stride {}{}", s["lines_per_access"].get<double>(), s["stride"].get<std::int64_t>(),
-                     s["unit_stride"].get<bool>() ? " (unit)" : "");
+std::string access_verdict(const analysis::SiteReport& s) {
+  if (s.executions == 0) return "not reached in the trace";
+  if (s.info.kind == "shared")
+    return fmt::format("{}-way (mean {:.2f}), {} excess wavefronts", s.max_ways, s.mean_ways, s.excess_wavefronts);
+  if (s.info.kind == "global")
+    return fmt::format("{:.2f} sectors/request (ideal {:.2f}), {:.0f}% efficient", s.sectors_per_request, s.ideal_sectors_per_request,
+                       100 * s.efficiency);
+  return fmt::format("{:.3f} cache lines/iteration, stride {}{}", s.lines_per_access, s.common_stride, s.unit_stride ? " (unit)" : "");
+}
+
+namespace {
+
+// A field of the report, or a LegoError that names it.
+template <class T>
+T field(const Json& j, const char* key, const std::string& where) {
+  if (!j.is_object() || !j.contains(key)) throw LegoError(where + "." + key + ": missing from the access report");
+  try {
+    return j[key].get<T>();
+  } catch (const Json::exception&) {
+    throw LegoError(where + "." + key + ": not the type the access report has there");
+  }
+}
+
+}  // namespace
+
+AccessAnalysis access_analysis_from_json(const Json& accesses) {
+  AccessAnalysis a;
+  const auto sites = field<Json>(accesses, "sites", "$");
+  const auto totals = field<Json>(accesses, "totals", "$");
+  a.report.worst_ways = field<int>(totals, "worst_ways", "$.totals");
+  a.report.excess_wavefronts = field<std::int64_t>(totals, "excess_wavefronts", "$.totals");
+  a.report.global_efficiency = field<double>(totals, "global_efficiency", "$.totals");
+  a.report.lines_per_iteration = field<double>(totals, "lines_per_iteration", "$.totals");
+  for (std::size_t i = 0; i < sites.size(); ++i) {
+    const Json& j = sites[i];
+    const std::string at = "$.sites[" + std::to_string(i) + "]";
+    analysis::SiteReport s;
+    s.info = {field<int>(j, "site", at), field<std::string>(j, "name", at), field<std::string>(j, "kind", at),
+              field<std::string>(j, "access", at), field<int>(j, "line", at)};
+    s.bytes = field<int>(j, "bytes", at);
+    s.executions = field<std::int64_t>(j, "executions", at);
+    if (s.info.kind == "shared") {
+      s.max_ways = field<int>(j, "ways", at);
+      s.mean_ways = field<double>(j, "mean_ways", at);
+      s.wavefronts = field<std::int64_t>(j, "wavefronts", at);
+      s.excess_wavefronts = field<std::int64_t>(j, "excess_wavefronts", at);
+      if (j.contains("worst_lane_bank")) {
+        s.lane_bank = field<analysis::LaneBankCounts>(j, "lane_bank", at);
+        s.worst_lane_bank = field<analysis::LaneBankCounts>(j, "worst_lane_bank", at);
+        a.heatmap = true;
+      }
+    } else if (s.info.kind == "global") {
+      s.sectors_per_request = field<double>(j, "sectors_per_request", at);
+      s.ideal_sectors_per_request = field<double>(j, "ideal_sectors_per_request", at);
+      s.efficiency = field<double>(j, "efficiency", at);
+    } else {
+      s.lines_per_access = field<double>(j, "lines_per_access", at);
+      s.common_stride = field<std::int64_t>(j, "stride", at);
+      s.unit_stride = field<bool>(j, "unit_stride", at);
+    }
+    std::optional<analysis::SiteTouches> touches;
+    if (j.contains("thread_map")) {
+      const Json map = field<Json>(j, "thread_map", at);
+      const std::string map_at = at + ".thread_map";
+      analysis::SiteTouches t;
+      t.steps = field<int>(map, "steps", map_at);
+      t.threads = field<int>(map, "threads", map_at);
+      t.truncated = field<bool>(map, "truncated", map_at);
+      for (const auto& touch : field<Json>(map, "touches", map_at)) {
+        if (!touch.is_array() || touch.size() != 3) throw LegoError(map_at + ".touches: each is [step, thread, offset]");
+        t.touches.push_back({touch[0].get<std::int32_t>(), touch[1].get<std::int32_t>(), touch[2].get<std::int64_t>()});
+      }
+      touches = std::move(t);
+    }
+    a.report.sites.push_back(std::move(s));
+    a.touches.push_back(std::move(touches));
+  }
+  return a;
 }
 
 }  // namespace lego::run

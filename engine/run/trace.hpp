@@ -9,6 +9,7 @@
 #pragma once
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,8 +47,19 @@ struct ReportDetail {
 // The analysis of a trace as the worker returns it (and `lego analyze --json` prints).
 nlohmann::json report_json(const analysis::AccessReport& report, const Trace& trace, ReportDetail detail);
 
-// One access's verdict in words, from its entry in report_json's "sites"
-// ("32-way (mean 32.00), 992 excess wavefronts", ...): lego analyze and the app.
-std::string access_verdict(const nlohmann::json& site);
+// The analysis as a caller of the worker gets it back: report_json read
+// into types (its inverse), with each site's thread map when the request
+// asked for one. Throws LegoError naming the field when the JSON is not a
+// report.
+struct AccessAnalysis {
+  analysis::AccessReport report;
+  std::vector<std::optional<analysis::SiteTouches>> touches;  // per site, in report.sites' order
+  bool heatmap = false;                                       // shared sites carry lanes x banks
+};
+AccessAnalysis access_analysis_from_json(const nlohmann::json& accesses);
+
+// One access's verdict in words ("32-way (mean 32.00), 992 excess
+// wavefronts", ...): lego analyze and the app.
+std::string access_verdict(const analysis::SiteReport& site);
 
 }  // namespace lego::run

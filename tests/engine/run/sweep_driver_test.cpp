@@ -13,6 +13,7 @@
 #include "kernel/variant.hpp"
 #include "run/bench_bundle.hpp"
 #include "run/outcome.hpp"
+#include "run/trace.hpp"
 #include "run/worker_client.hpp"
 
 namespace lego::run {
@@ -138,6 +139,53 @@ TEST(Outcome, ImportedResultsBecomeImportedOutcomesNamingTheDevice) {
   EXPECT_DOUBLE_EQ(found[0].ms, 0.5);
   EXPECT_NE(found[0].message.find("NVIDIA H100 (sm_90)"), std::string::npos) << found[0].message;
   EXPECT_TRUE(imported_outcomes(nlohmann::json::object()).empty());
+}
+
+}  // namespace
+}  // namespace lego::run
+
+namespace lego::run {
+namespace {
+
+// The worker sends report_json; the sweep reads it back with
+// access_analysis_from_json: the round trip keeps every figure the app shows.
+TEST(AccessAnalysis, ReadsBackWhatReportJsonWrote) {
+  analysis::AccessReport report;
+  analysis::SiteReport shared;
+  shared.info = {0, "S", "shared", "S[t, 0]", 12};
+  shared.bytes = 4, shared.executions = 8, shared.max_ways = 32, shared.mean_ways = 32, shared.wavefronts = 256;
+  shared.excess_wavefronts = 248;
+  shared.worst_lane_bank[3][0] = 1;
+  analysis::SiteReport host;
+  host.info = {1, "A", "host", "A[i]", 20};
+  host.bytes = 4, host.executions = 64, host.lines_per_access = 0.0625, host.common_stride = 1, host.unit_stride = true;
+  report.sites = {shared, host};
+  report.worst_ways = 32, report.excess_wavefronts = 248, report.lines_per_iteration = 0.0625;
+  Trace trace;
+  trace.records = {{0, 0, 0, 5, 0, 7, 4, 0}};
+  const AccessAnalysis back = access_analysis_from_json(report_json(report, trace, {.heatmap = true, .touches = true}));
+  ASSERT_EQ(back.report.sites.size(), 2u);
+  EXPECT_TRUE(back.heatmap);
+  EXPECT_EQ(back.report.sites[0].info.placeholder, "S[t, 0]");
+  EXPECT_EQ(back.report.sites[0].worst_lane_bank[3][0], 1);
+  EXPECT_EQ(access_verdict(back.report.sites[0]), "32-way (mean 32.00), 248 excess wavefronts");
+  EXPECT_EQ(access_verdict(back.report.sites[1]), "0.062 cache lines/iteration, stride 1 (unit)");
+  EXPECT_EQ(back.report.worst_ways, 32);
+  ASSERT_TRUE(back.touches[0].has_value());
+  ASSERT_EQ(back.touches[0]->touches.size(), 1u);
+  EXPECT_EQ(back.touches[0]->touches[0].thread, 5);
+  EXPECT_EQ(back.touches[0]->touches[0].offset, 7);
+}
+
+TEST(AccessAnalysis, AReportWithAFieldMissingNamesItsPath) {
+  nlohmann::json bad = {{"sites", {{{"site", 0}, {"name", "S"}, {"kind", "shared"}, {"access", "S[i]"}, {"line", 3}, {"bytes", 4}}}},
+                        {"totals", {{"worst_ways", 1}, {"excess_wavefronts", 0}, {"global_efficiency", 1.0}, {"lines_per_iteration", 0}}}};
+  try {
+    access_analysis_from_json(bad);
+    FAIL() << "a site without executions was accepted";
+  } catch (const LegoError& e) {
+    EXPECT_NE(std::string(e.what()).find("$.sites[0].executions"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
