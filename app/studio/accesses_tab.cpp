@@ -12,14 +12,9 @@
 #include <QVBoxLayout>
 
 #include "run/trace.hpp"
+#include "studio/qt_text.hpp"
 
 namespace lego::studio {
-
-namespace {
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
-
-}  // namespace
 
 AccessesTab::AccessesTab(QWidget* parent) : QWidget(parent) {
   table_ = new QTableWidget(0, 4);

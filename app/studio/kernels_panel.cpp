@@ -3,60 +3,19 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFileInfo>
-#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>
-#include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
 #include "run/sweep.hpp"
+#include "studio/qt_text.hpp"
 #include "studio/save_file.hpp"
 
 namespace lego::studio {
-
-namespace {
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
-
-// Numbers sort as numbers; an unrun variant sorts last.
-class NumberItem : public QTableWidgetItem {
- public:
-  NumberItem(double value, int decimals) : QTableWidgetItem(value < 0 ? QString() : QString::number(value, 'f', decimals)), value_(value) {
-    setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-  }
-  bool operator<(const QTableWidgetItem& other) const override {
-    const auto* o = dynamic_cast<const NumberItem*>(&other);
-    if (!o) return QTableWidgetItem::operator<(other);
-    const double a = value_ < 0 ? 1e300 : value_, b = o->value_ < 0 ? 1e300 : o->value_;
-    return a < b;
-  }
-
- private:
-  double value_;
-};
-
-// ✓ verified, ✗ failed the comparison or did not run, – not checked (no GPU and too large to emulate).
-QString verified_mark(const VariantOutcome& o) { return QString::fromUtf8(run::verification_mark(o)); }
-
-// A result reused from the cache says so, in the row and its tooltip.
-QString status_text(const VariantOutcome& o) {
-  return QString::fromUtf8(run::status_text(o.status)) + (o.cached ? QObject::tr(" (cached)") : QString());
-}
-
-QString status_tip(const VariantOutcome& o) {
-  QString tip = QString::fromStdString(o.message);
-  if (o.cached)
-    tip += (tip.isEmpty() ? "" : "\n") + QObject::tr(
-                                             "Reused from the results cache: the code, sizes and run options are unchanged since "
-                                             "it last ran on this machine. Untick Reuse to run it again.");
-  return tip;
-}
-
-}  // namespace
 
 KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   auto* top = new QHBoxLayout;
@@ -236,125 +195,6 @@ int KernelsPanel::rowOf(const QString& id) const {
   return -1;
 }
 
-void KernelsPanel::fillLayouts() {
-  layout_->clear();
-  const KernelInfo* k = currentKernel();
-  if (!k) return;
-  for (const auto& t : k->spec.tensors)
-    for (const auto& a : t.layouts) layout_->addItem(qs(t.name + ": " + a.name), QStringList{qs(t.name), qs(a.name)});
-  for (const auto& l : k->spec.layouts)
-    for (const auto& a : l.alternatives) layout_->addItem(qs(l.name + ": " + a.name), QStringList{qs(l.name), qs(a.name)});
-}
-
-kernel::LayoutSlot KernelsPanel::slotAt(int index) const {
-  const QStringList parts = layout_->itemData(index).toStringList();
-  const KernelInfo* k = currentKernel();
-  if (!k || parts.size() != 2) return {};
-  return {k->spec.name, parts[0].toStdString(), parts[1].toStdString()};
-}
-
-void KernelsPanel::editSelectedLayout() {
-  const KernelInfo* k = currentKernel();
-  const kernel::LayoutSlot slot = slotAt(layout_->currentIndex());
-  if (!k || slot.owner.empty()) return;
-  std::string text;
-  for (const auto& t : k->spec.tensors)
-    for (const auto& a : t.layouts)
-      if (t.name == slot.owner && a.name == slot.alternative) text = a.text;
-  for (const auto& l : k->spec.layouts)
-    for (const auto& a : l.alternatives)
-      if (l.name == slot.owner && a.name == slot.alternative) text = a.text;
-  QStringList sizes;
-  for (const auto& p : k->spec.parameters)
-    if (!p.values.empty()) sizes << QStringLiteral("%1=%2").arg(qs(p.name)).arg(p.values.front());
-  emit editLayoutRequested(qs(text), sizes.join(", "), layout_->currentText());
-}
-
-void KernelsPanel::applyLayout(const QString& text) {
-  const kernel::LayoutSlot slot = slotAt(layout_->currentIndex());
-  if (!project_ || slot.owner.empty()) return emit message(tr("open a project and choose the layout to replace first"));
-  sweep_.editLayout(project_, slot, text);
-  emit message(tr("replacing %1.%2 of kernel %3 ...").arg(qs(slot.owner), qs(slot.alternative), qs(slot.kernel)));
-}
-
-bool KernelsPanel::saveProject(QString* error) {
-  if (!project_) return false;
-  QString why;
-  if (!saveFile(qs(project_->file), project_->json, &why)) {
-    if (error) *error = tr("Could not save %1: %2").arg(qs(project_->file), why);
-    return false;
-  }
-  saved_json_ = project_->json;
-  save_project_->setEnabled(false);
-  project_label_->setText(QFileInfo(qs(project_->file)).fileName());
-  emit message(tr("saved %1").arg(qs(project_->file)));
-  return true;
-}
-
-bool KernelsPanel::saveProjectAs(const QString& path, QString* error) {
-  if (!project_) return false;
-  // Templates are looked up next to the project first, then in resources/,
-  // so a copy elsewhere still finds the shipped ones.
-  QString why;
-  if (!saveFile(path, project_->json, &why)) {
-    if (error) *error = tr("Could not save %1: %2").arg(path, why);
-    return false;
-  }
-  saved_json_ = project_->json;
-  sweep_.open(path);
-  emit message(tr("saved as %1").arg(path));
-  return true;
-}
-
-void KernelsPanel::showKernel() {
-  fillLayouts();
-  const KernelInfo* k = currentKernel();
-  table_->setSortingEnabled(false);
-  table_->setRowCount(0);
-  if (!k) return;
-  for (const auto& v : k->variants) {
-    const VariantOutcome* o = outcome(*k, v);
-    if (verified_only_->isChecked() && !(o && o->verified)) continue;
-    const int row = table_->rowCount();
-    table_->insertRow(row);
-    table_->setItem(row, Variant, new QTableWidgetItem(qs(v.id())));
-    table_->setItem(row, Status, new QTableWidgetItem(o ? status_text(*o) : v.instantiated() ? tr("not run") : tr("invalid")));
-    if (o) table_->item(row, Status)->setToolTip(status_tip(*o));
-    if (!v.instantiated()) table_->item(row, Status)->setToolTip(qs(v.error()));
-    table_->setItem(row, Verified, new QTableWidgetItem(o ? verified_mark(*o) : QString()));
-    table_->setItem(row, Ms, new NumberItem(o ? o->ms : -1, 4));
-    table_->setItem(row, GBs, new NumberItem(o && o->ms > 0 ? o->gbs : -1, 2));
-    table_->setItem(row, GFlops, new NumberItem(o && o->ms > 0 ? o->gflops : -1, 2));
-    table_->setItem(row, Roof, new NumberItem(o && o->ms > 0 ? o->percent_of_roof : -1, 1));
-    setAnalysisItems(row, o);
-  }
-  for (const VariantOutcome* o : baselines(*k)) {
-    const int row = table_->rowCount();
-    table_->insertRow(row);
-    table_->setItem(row, Variant, new QTableWidgetItem(qs(o->id)));
-    table_->setItem(row, Status, new QTableWidgetItem(status_text(*o)));
-    table_->setItem(row, Verified, new QTableWidgetItem(verified_mark(*o)));
-    table_->setItem(row, Ms, new NumberItem(o->ms, 4));
-    table_->setItem(row, GBs, new NumberItem(o->ms > 0 ? o->gbs : -1, 2));
-    table_->setItem(row, GFlops, new NumberItem(o->ms > 0 ? o->gflops : -1, 2));
-    table_->setItem(row, Roof, new NumberItem(o->ms > 0 ? o->percent_of_roof : -1, 1));
-    setAnalysisItems(row, nullptr);
-    const QString why = tr("Baseline, timed in the same sweep: the code a user would call instead (a library, or a copy of the same "
-                           "bytes as the roof). Never the winner.%1")
-                            .arg(o->message.empty() ? QString() : "\n" + qs(o->message));
-    for (int c = 0; c < table_->columnCount(); ++c)
-      if (QTableWidgetItem* item = table_->item(row, c)) {
-        item->setToolTip(why);
-        QFont f = item->font();
-        f.setItalic(true);
-        item->setFont(f);
-      }
-  }
-  table_->setSortingEnabled(true);
-  if (table_->rowCount() > 0) table_->selectRow(0);
-  updateRoofline();
-}
-
 void KernelsPanel::updateRoofline() {
   const KernelInfo* k = currentKernel();
   if (!k) return;
@@ -432,33 +272,6 @@ void KernelsPanel::runSweep() {
 void KernelsPanel::cancelSweep() {
   sweep_.cancel();
   emit message(tr("cancelling..."));
-}
-
-void KernelsPanel::onOutcome(OutcomePtr o) {
-  outcomes_[outcome_key(o->kernel, o->id)] = o;
-  const KernelInfo* k = currentKernel();
-  if (!k || k->spec.name != o->kernel) return;
-  const int row = rowOf(qs(o->id));
-  if (row < 0) return showKernel();
-  table_->setSortingEnabled(false);
-  table_->item(row, Status)->setText(status_text(*o));
-  table_->item(row, Status)->setToolTip(status_tip(*o));
-  table_->item(row, Verified)->setText(verified_mark(*o));
-  table_->setItem(row, Ms, new NumberItem(o->ms, 4));
-  table_->setItem(row, GBs, new NumberItem(o->ms > 0 ? o->gbs : -1, 2));
-  table_->setItem(row, GFlops, new NumberItem(o->ms > 0 ? o->gflops : -1, 2));
-  table_->setItem(row, Roof, new NumberItem(o->ms > 0 ? o->percent_of_roof : -1, 1));
-  setAnalysisItems(row, o.get());
-  table_->setSortingEnabled(true);
-  updateRoofline();
-  if (table_->selectionModel()->isRowSelected(row, {})) showSelection();
-}
-
-void KernelsPanel::setAnalysisItems(int row, const VariantOutcome* o) {
-  table_->setItem(row, BankWays, new NumberItem(o ? o->bank_ways : -1, 0));
-  table_->setItem(row, Coalesced, new NumberItem(o ? o->coalesced_percent : -1, 0));
-  table_->setItem(row, Lines, new NumberItem(o ? o->lines_per_iteration : -1, 3));
-  table_->setItem(row, Registers, new NumberItem(o ? o->registers : -1, 0));
 }
 
 void KernelsPanel::showAccesses(const VariantInfo* v) {

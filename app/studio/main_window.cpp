@@ -1,47 +1,23 @@
 #include "studio/main_window.hpp"
 
-#include <QAction>
-#include <QApplication>
-#include <QCloseEvent>
 #include <QComboBox>
-#include <QDir>
 #include <QDockWidget>
-#include <QDragEnterEvent>
-#include <QDropEvent>
 #include <QFileDialog>
-#include <QFileInfo>
-#include <QFontDatabase>
 #include <QFormLayout>
-#include <QLabel>
 #include <QLineEdit>
-#include <QMenuBar>
 #include <QMessageBox>
-#include <QMimeData>
 #include <QPlainTextEdit>
-#include <QRegularExpression>
-#include <QScreen>
-#include <QScrollArea>
-#include <QSettings>
-#include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
-#include <QStandardPaths>
 #include <QStatusBar>
-#include <QTextBlock>
-#include <QTime>
-#include <QToolBar>
-#include <QTreeWidget>
-#include <QVBoxLayout>
-#include <nlohmann/json.hpp>
 
 #include "expr/text_file.hpp"
+#include "studio/qt_text.hpp"
 #include "studio/save_file.hpp"
 
 namespace lego::studio {
 
 namespace {
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 // Byte offset in UTF-8 text -> character position in the QString.
 int char_position(const QString& text, std::size_t byte_offset) {
@@ -210,152 +186,6 @@ void MainWindow::buildDocks() {
   });
 }
 
-void MainWindow::buildActions() {
-  QMenu* file = menuBar()->addMenu(tr("&File"));
-  QAction* open = file->addAction(tr("&Open layout program..."), this, [this] {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open layout program"), qs(projects_dir()), tr("Layout programs (*.lego)"));
-    if (!path.isEmpty()) openProgram(path);
-  });
-  open->setShortcut(QKeySequence::Open);
-  QAction* open_project = file->addAction(tr("Open &project (kernels)..."), this, [this] {
-    const QString path =
-        QFileDialog::getOpenFileName(this, tr("Open project"), qs(projects_dir()), tr("LEGO Studio projects (*.lego.json)"));
-    if (path.isEmpty()) return;
-    kernels_->openProject(path);
-    addRecent(path);
-  });
-  file->addAction(tr("Save project"), this, [this] {
-    QString error;
-    if (kernels_->project() && !kernels_->saveProject(&error)) warn(tr("Save project"), error);
-  });
-  file->addAction(tr("Save project as..."), this, [this] {
-    if (!kernels_->project()) return warn(tr("Save project as"), tr("No project is open."));
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Save project as"), QDir::homePath(), tr("LEGO Studio projects (*.lego.json)"));
-    QString error;
-    if (!path.isEmpty() && !kernels_->saveProjectAs(path, &error)) warn(tr("Save project as"), error);
-  });
-  QAction* export_winner = file->addAction(tr("Export &winner..."), this, [this] {
-    if (kernels_->winner().isEmpty())
-      return warn(tr("Export winner"), tr("No verified, timed variant yet: open a project and run its variants first."));
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Export the fastest verified variant into"), QDir::homePath());
-    if (!dir.isEmpty()) kernels_->exportWinner(dir);
-  });
-  connect(kernels_, &KernelsPanel::exportRequested, export_winner, &QAction::trigger);
-  recent_menu_ = file->addMenu(tr("Open &recent"));
-  rebuildRecentMenu();
-  QAction* save = file->addAction(tr("&Save layout as..."), this, &MainWindow::saveLayout);
-  save->setShortcut(QKeySequence::SaveAs);
-  QAction* export_view = file->addAction(tr("&Export tensor view (SVG/PNG)..."), this, &MainWindow::exportView);
-  file->addSeparator();
-  file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
-
-  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-  QAction* undo = doc_.undoStack()->createUndoAction(this, tr("&Undo"));
-  undo->setShortcut(QKeySequence::Undo);
-  QAction* redo = doc_.undoStack()->createRedoAction(this, tr("&Redo"));
-  redo->setShortcut(QKeySequence::Redo);
-  edit->addAction(undo);
-  edit->addAction(redo);
-
-  QMenu* view = menuBar()->addMenu(tr("&View"));
-  for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
-
-  QToolBar* bar = addToolBar(tr("Main"));
-  bar->setObjectName("main-toolbar");
-  bar->addAction(open);
-  bar->addAction(open_project);
-  bar->addAction(export_winner);
-  bar->addAction(save);
-  bar->addAction(export_view);
-  bar->addSeparator();
-  bar->addAction(undo);
-  bar->addAction(redo);
-  bar->addSeparator();
-  bar->addWidget(new QLabel(tr(" Colour by ")));
-  colouring_ = new QComboBox;
-  colouring_->addItems({tr("tile"), tr("physical order"), tr("logical order"), tr("thread"), tr("warp"), tr("bank")});
-  colouring_->setToolTip(
-      tr("Tile: each outer tile its own colour (untiled layouts: memory order). "
-         "Physical/logical order: a gradient along memory or along the tensor's row-major order."));
-  connect(colouring_, &QComboBox::currentIndexChanged, this,
-          [this](int k) { tensor_->setColouring(static_cast<views::TensorView::Colouring>(k)); });
-  bar->addWidget(colouring_);
-  // The layout as a thread mapping: position x is done by thread x % threads at step x / threads.
-  bar->addWidget(new QLabel(tr("  Threads ")));
-  threads_ = new QSpinBox;
-  threads_->setRange(1, 1024);
-  threads_->setValue(32);
-  threads_->setToolTip(
-      tr("Threads per step: reading the layout as a thread mapping, physical position x is done by thread x % threads "
-         "(warp = thread / 32, lane = thread % 32) at step x / threads"));
-  bar->addWidget(threads_);
-  bar->addWidget(new QLabel(tr("  Step ")));
-  step_ = new QSlider(Qt::Horizontal);
-  step_->setRange(-1, 0);
-  step_->setValue(-1);
-  step_->setMaximumWidth(180);
-  step_->setToolTip(tr("Step through the iterations: the elements the threads touch at this step stay lit (leftmost: all steps)"));
-  bar->addWidget(step_);
-  step_label_ = new QLabel(tr("all"));
-  step_label_->setMinimumWidth(60);
-  bar->addWidget(step_label_);
-  connect(threads_, &QSpinBox::valueChanged, this, [this](int t) {
-    tensor_->setThreads(t);
-    step_->setRange(-1, std::max(0, tensor_->steps() - 1));
-  });
-  connect(step_, &QSlider::valueChanged, this, [this](int k) {
-    tensor_->setStep(k);
-    step_label_->setText(k < 0 ? tr("all") : tr("%1 / %2").arg(k).arg(tensor_->steps()));
-  });
-
-  QMenu* help = menuBar()->addMenu(tr("&Help"));
-  help->addAction(tr("Layout language"), this, [this] {
-    QMessageBox::information(this, tr("Layout language"),
-                             tr("A layout is a chain of OrderBy blocks closed by GroupBy or TileBy:\n\n"
-                                "  OrderBy(Row(N//B,N//B), Row(B,B)).TileBy([N//B]*2,[B]*2)\n\n"
-                                "Pieces: Row, Col, RegP([dims],[perm]), GenP([dims], antidiag | reverse | skew | morton | "
-                                "swizzle(B,M,S) | cyclic(b,p) | lambda ...).\n"
-                                "The OrderBy written last is applied first to the logical index.\n"
-                                "Drag pieces from the palette onto a block; double-click a piece to edit it; Delete removes it."));
-  });
-}
-
-bool MainWindow::openExample(const QString& name) {
-  for (const auto& e : example_list_) {
-    if (qs(e.name) != name) continue;
-    examples_->setCurrentText(name);
-    doc_.undoStack()->beginMacro(tr("Open example %1").arg(name));
-    doc_.setSizes(qs(e.sizes));
-    doc_.setText(qs(e.text), tr("Open example"));
-    doc_.undoStack()->endMacro();
-    doc_.undoStack()->setClean();  // a load, not an edit
-    log(tr("opened %1 from %2").arg(name, qs(e.file)));
-    return true;
-  }
-  return false;
-}
-
-bool MainWindow::openProgram(const QString& path, const QString& name) {
-  try {
-    std::vector<Example> loaded = load_examples(path.toStdString());
-    if (loaded.empty()) {
-      warn(tr("Open"), tr("%1 defines no layout").arg(path));
-      return false;
-    }
-    const QString first = name.isEmpty() ? qs(loaded.front().name) : name;
-    addRecent(path);
-    for (auto& e : loaded) {
-      example_list_.push_back(e);
-      examples_->addItem(qs(e.name));
-    }
-    return openExample(first);
-  } catch (const LegoError& e) {
-    warn(tr("Open"), tr("%1 was not opened; the current layout is unchanged.\n\n%2").arg(path, qs(e.diagnostic().message)));
-    return false;
-  }
-}
-
 void MainWindow::setColouring(views::TensorView::Colouring c) { colouring_->setCurrentIndex(static_cast<int>(c)); }
 
 void MainWindow::setThreadMapping(int threads, int step) {
@@ -455,172 +285,6 @@ void MainWindow::showBanks() {
                                      .arg(w.steps));
 }
 
-void MainWindow::saveLayout() {
-  const QString path = QFileDialog::getSaveFileName(this, tr("Save layout"), QDir::homePath(), tr("Layout programs (*.lego)"));
-  if (path.isEmpty()) return;
-  QString error;
-  if (!saveLayoutTo(path, &error)) warn(tr("Save"), error);
-}
-
-bool MainWindow::saveLayoutTo(const QString& path, QString* error) {
-  QString why;  // atomic: the old file stays until the new one is complete
-  if (!saveFile(path, programText().toStdString(), &why)) {
-    if (error) *error = tr("Could not save %1: %2").arg(path, why);
-    return false;
-  }
-  doc_.undoStack()->setClean();
-  addRecent(path);
-  log(tr("saved %1").arg(path));
-  return true;
-}
-
-// A program that binds the sizes and names the layout, so it reopens as it was.
-QString MainWindow::programText() const {
-  QString program;
-  for (const QString& item : doc_.sizes().split(QRegularExpression("[,;\\s]+"), Qt::SkipEmptyParts)) program += "let " + item + "\n";
-  return program + "let Layout = " + doc_.text() + "\n";
-}
-
-QString MainWindow::stateDir() {
-  const QString env = qEnvironmentVariable("LEGO_STUDIO_STATE_DIR");
-  return env.isEmpty() ? QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation) : env;
-}
-
-void MainWindow::autosaveNow() {
-  autosaveProject();
-  if (!hasUnsavedChanges() || programText() == last_autosaved_) return;
-  QDir().mkpath(stateDir());
-  const QString text = programText();
-  QString why;
-  if (saveFile(stateDir() + "/autosave.lego", text.toStdString(), &why))
-    last_autosaved_ = text;
-  else
-    log(tr("autosave failed: %1").arg(why));
-}
-
-// Unsaved project edits: the project's path and its edited JSON.
-void MainWindow::autosaveProject() {
-  const QString path = stateDir() + "/autosave-project.json";
-  if (!kernels_->hasUnsavedProject()) {
-    if (QFile::exists(path)) QFile::remove(path);
-    return;
-  }
-  const std::string text = nlohmann::json{{"file", kernels_->project()->file}, {"json", kernels_->project()->json}}.dump();
-  if (text == last_project_autosave_) return;
-  QDir().mkpath(stateDir());
-  QString why;
-  if (saveFile(path, text, &why))
-    last_project_autosave_ = text;
-  else
-    log(tr("project autosave failed: %1").arg(why));
-}
-
-void MainWindow::recoverProject() {
-  const QString path = stateDir() + "/autosave-project.json";
-  QFile f(path);
-  if (!f.open(QIODevice::ReadOnly)) return;
-  const auto j = nlohmann::json::parse(f.readAll().toStdString(), nullptr, false);
-  f.close();
-  if (j.is_discarded() || !j.is_object() || !j.contains("file") || !j.contains("json")) {
-    QFile::remove(path + ".unreadable");
-    QFile::rename(path, path + ".unreadable");
-    log(tr("the project autosave could not be read; kept as %1").arg(path + ".unreadable"));
-    return;
-  }
-  kernels_->openEdited(qs(j["file"].get<std::string>()), qs(j["json"].get<std::string>()));
-  log(tr("recovered unsaved edits of %1 from a session that did not close; Save project keeps them").arg(qs(j["file"].get<std::string>())));
-}
-
-void MainWindow::recoverAutosave() {
-  recoverProject();
-  const QString path = stateDir() + "/autosave.lego";
-  if (!QFile::exists(path)) return;
-  try {
-    const std::vector<Example> saved = load_examples(path.toStdString());
-    if (saved.empty()) throw LegoError("no layout in it");
-    doc_.undoStack()->beginMacro(tr("Recover autosave"));
-    doc_.setSizes(qs(saved.front().sizes));
-    doc_.setText(qs(saved.front().text), tr("Recover autosave"));
-    doc_.undoStack()->endMacro();  // unsaved on purpose: it is not in a file of the user's yet
-    const QString when = QFileInfo(path).lastModified().toString("yyyy-MM-dd HH:mm:ss");
-    log(tr("recovered the layout autosaved at %1 by a session that did not close; Undo returns to the example").arg(when));
-    statusBar()->showMessage(tr("Recovered unsaved work from %1").arg(when), 15000);
-  } catch (const LegoError& e) {
-    // Kept for the user to inspect, never deleted.
-    const QString kept = path + ".unreadable";
-    QFile::remove(kept);
-    QFile::rename(path, kept);
-    log(tr("the autosave could not be read (%1); kept as %2").arg(qs(e.diagnostic().message), kept));
-  }
-}
-
-void MainWindow::closeEvent(QCloseEvent* e) {
-  if (kernels_->hasUnsavedProject()) {
-    const auto answer =
-        QMessageBox::question(this, tr("Unsaved project"), tr("The project has layout edits that are not saved. Save the project?"),
-                              QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
-    if (answer == QMessageBox::Cancel) return e->ignore();
-    QString error;
-    if (answer == QMessageBox::Save && !kernels_->saveProject(&error)) {
-      warn(tr("Save project"), error);
-      return e->ignore();
-    }
-  }
-  if (hasUnsavedChanges()) {
-    const auto answer = QMessageBox::question(this, tr("Unsaved changes"), tr("The layout has changes that are not saved. Save them?"),
-                                              QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
-    if (answer == QMessageBox::Cancel) return e->ignore();
-    if (answer == QMessageBox::Save) {
-      saveLayout();
-      if (hasUnsavedChanges()) return e->ignore();  // the save dialog was cancelled or failed
-    }
-  }
-  QFile::remove(stateDir() + "/autosave.lego");  // closed on purpose: nothing to recover
-  QFile::remove(stateDir() + "/autosave-project.json");
-  e->accept();
-}
-
-void MainWindow::addRecent(const QString& path) {
-  QSettings settings;
-  QStringList recent = settings.value("recent").toStringList();
-  recent.removeAll(path);
-  recent.prepend(path);
-  while (recent.size() > 10) recent.removeLast();
-  settings.setValue("recent", recent);
-  rebuildRecentMenu();
-}
-
-void MainWindow::openFile(const QString& path, const QString& layout_name) {
-  QFile file(path);
-  QByteArray start;
-  if (file.open(QIODevice::ReadOnly)) start = file.read(4096).trimmed();
-  if (path.endsWith(".json") || start.startsWith('{')) {
-    kernels_->openProject(path);
-    addRecent(path);
-  } else {
-    openProgram(path, layout_name);  // says what is wrong with the file, or that it cannot be read
-  }
-}
-
-void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
-  if (e->mimeData()->hasUrls() && !e->mimeData()->urls().isEmpty() && e->mimeData()->urls().first().isLocalFile())
-    e->acceptProposedAction();
-}
-
-void MainWindow::dropEvent(QDropEvent* e) {
-  for (const QUrl& url : e->mimeData()->urls())
-    if (url.isLocalFile()) openFile(url.toLocalFile());
-  e->acceptProposedAction();
-}
-
-void MainWindow::rebuildRecentMenu() {
-  if (!recent_menu_) return;
-  recent_menu_->clear();
-  for (const QString& path : QSettings().value("recent").toStringList())
-    recent_menu_->addAction(path, this, [this, path] { openFile(path); });
-  recent_menu_->setEnabled(!recent_menu_->isEmpty());
-}
-
 void MainWindow::warn(const QString& title, const QString& text) {
   log(text);
   statusBar()->showMessage(text, 8000);
@@ -628,16 +292,6 @@ void MainWindow::warn(const QString& title, const QString& text) {
   auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
   box->setAttribute(Qt::WA_DeleteOnClose);
   box->open();
-}
-
-void MainWindow::exportView() {
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export tensor view"), QDir::homePath(), tr("SVG (*.svg);;PNG (*.png)"));
-  if (path.isEmpty()) return;
-  QString error;
-  if (!tensor_->exportTo(path, &error))
-    warn(tr("Export"), error);
-  else
-    log(tr("exported %1").arg(path));
 }
 
 void MainWindow::log(const QString& line) { log_->appendPlainText(QTime::currentTime().toString("HH:mm:ss  ") + line); }

@@ -1,0 +1,86 @@
+// The project side of the kernels panel: its layout alternatives, edited
+// in the composer and put back, and saving the project.
+
+#include <QComboBox>
+#include <QFileInfo>
+#include <QLabel>
+#include <QPushButton>
+
+#include "run/sweep.hpp"
+#include "studio/kernels_panel.hpp"
+#include "studio/qt_text.hpp"
+#include "studio/save_file.hpp"
+
+namespace lego::studio {
+
+void KernelsPanel::fillLayouts() {
+  layout_->clear();
+  const KernelInfo* k = currentKernel();
+  if (!k) return;
+  for (const auto& t : k->spec.tensors)
+    for (const auto& a : t.layouts) layout_->addItem(qs(t.name + ": " + a.name), QStringList{qs(t.name), qs(a.name)});
+  for (const auto& l : k->spec.layouts)
+    for (const auto& a : l.alternatives) layout_->addItem(qs(l.name + ": " + a.name), QStringList{qs(l.name), qs(a.name)});
+}
+
+kernel::LayoutSlot KernelsPanel::slotAt(int index) const {
+  const QStringList parts = layout_->itemData(index).toStringList();
+  const KernelInfo* k = currentKernel();
+  if (!k || parts.size() != 2) return {};
+  return {k->spec.name, parts[0].toStdString(), parts[1].toStdString()};
+}
+
+void KernelsPanel::editSelectedLayout() {
+  const KernelInfo* k = currentKernel();
+  const kernel::LayoutSlot slot = slotAt(layout_->currentIndex());
+  if (!k || slot.owner.empty()) return;
+  std::string text;
+  for (const auto& t : k->spec.tensors)
+    for (const auto& a : t.layouts)
+      if (t.name == slot.owner && a.name == slot.alternative) text = a.text;
+  for (const auto& l : k->spec.layouts)
+    for (const auto& a : l.alternatives)
+      if (l.name == slot.owner && a.name == slot.alternative) text = a.text;
+  QStringList sizes;
+  for (const auto& p : k->spec.parameters)
+    if (!p.values.empty()) sizes << QStringLiteral("%1=%2").arg(qs(p.name)).arg(p.values.front());
+  emit editLayoutRequested(qs(text), sizes.join(", "), layout_->currentText());
+}
+
+void KernelsPanel::applyLayout(const QString& text) {
+  const kernel::LayoutSlot slot = slotAt(layout_->currentIndex());
+  if (!project_ || slot.owner.empty()) return emit message(tr("open a project and choose the layout to replace first"));
+  sweep_.editLayout(project_, slot, text);
+  emit message(tr("replacing %1.%2 of kernel %3 ...").arg(qs(slot.owner), qs(slot.alternative), qs(slot.kernel)));
+}
+
+bool KernelsPanel::saveProject(QString* error) {
+  if (!project_) return false;
+  QString why;
+  if (!saveFile(qs(project_->file), project_->json, &why)) {
+    if (error) *error = tr("Could not save %1: %2").arg(qs(project_->file), why);
+    return false;
+  }
+  saved_json_ = project_->json;
+  save_project_->setEnabled(false);
+  project_label_->setText(QFileInfo(qs(project_->file)).fileName());
+  emit message(tr("saved %1").arg(qs(project_->file)));
+  return true;
+}
+
+bool KernelsPanel::saveProjectAs(const QString& path, QString* error) {
+  if (!project_) return false;
+  // Templates are looked up next to the project first, then in resources/,
+  // so a copy elsewhere still finds the shipped ones.
+  QString why;
+  if (!saveFile(path, project_->json, &why)) {
+    if (error) *error = tr("Could not save %1: %2").arg(path, why);
+    return false;
+  }
+  saved_json_ = project_->json;
+  sweep_.open(path);
+  emit message(tr("saved as %1").arg(path));
+  return true;
+}
+
+}  // namespace lego::studio

@@ -1,0 +1,131 @@
+// The main window's menus and toolbar: every action a user can pick, with
+// its shortcut and help text.
+
+#include <QApplication>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSpinBox>
+#include <QToolBar>
+
+#include "expr/text_file.hpp"
+#include "studio/main_window.hpp"
+#include "studio/qt_text.hpp"
+#include "studio/save_file.hpp"
+
+namespace lego::studio {
+
+void MainWindow::buildActions() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QAction* open = file->addAction(tr("&Open layout program..."), this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open layout program"), qs(projects_dir()), tr("Layout programs (*.lego)"));
+    if (!path.isEmpty()) openProgram(path);
+  });
+  open->setShortcut(QKeySequence::Open);
+  QAction* open_project = file->addAction(tr("Open &project (kernels)..."), this, [this] {
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open project"), qs(projects_dir()), tr("LEGO Studio projects (*.lego.json)"));
+    if (path.isEmpty()) return;
+    kernels_->openProject(path);
+    addRecent(path);
+  });
+  file->addAction(tr("Save project"), this, [this] {
+    QString error;
+    if (kernels_->project() && !kernels_->saveProject(&error)) warn(tr("Save project"), error);
+  });
+  file->addAction(tr("Save project as..."), this, [this] {
+    if (!kernels_->project()) return warn(tr("Save project as"), tr("No project is open."));
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Save project as"), QDir::homePath(), tr("LEGO Studio projects (*.lego.json)"));
+    QString error;
+    if (!path.isEmpty() && !kernels_->saveProjectAs(path, &error)) warn(tr("Save project as"), error);
+  });
+  QAction* export_winner = file->addAction(tr("Export &winner..."), this, [this] {
+    if (kernels_->winner().isEmpty())
+      return warn(tr("Export winner"), tr("No verified, timed variant yet: open a project and run its variants first."));
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Export the fastest verified variant into"), QDir::homePath());
+    if (!dir.isEmpty()) kernels_->exportWinner(dir);
+  });
+  connect(kernels_, &KernelsPanel::exportRequested, export_winner, &QAction::trigger);
+  recent_menu_ = file->addMenu(tr("Open &recent"));
+  rebuildRecentMenu();
+  QAction* save = file->addAction(tr("&Save layout as..."), this, &MainWindow::saveLayout);
+  save->setShortcut(QKeySequence::SaveAs);
+  QAction* export_view = file->addAction(tr("&Export tensor view (SVG/PNG)..."), this, &MainWindow::exportView);
+  file->addSeparator();
+  file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
+
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  QAction* undo = doc_.undoStack()->createUndoAction(this, tr("&Undo"));
+  undo->setShortcut(QKeySequence::Undo);
+  QAction* redo = doc_.undoStack()->createRedoAction(this, tr("&Redo"));
+  redo->setShortcut(QKeySequence::Redo);
+  edit->addAction(undo);
+  edit->addAction(redo);
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
+
+  QToolBar* bar = addToolBar(tr("Main"));
+  bar->setObjectName("main-toolbar");
+  bar->addAction(open);
+  bar->addAction(open_project);
+  bar->addAction(export_winner);
+  bar->addAction(save);
+  bar->addAction(export_view);
+  bar->addSeparator();
+  bar->addAction(undo);
+  bar->addAction(redo);
+  bar->addSeparator();
+  bar->addWidget(new QLabel(tr(" Colour by ")));
+  colouring_ = new QComboBox;
+  colouring_->addItems({tr("tile"), tr("physical order"), tr("logical order"), tr("thread"), tr("warp"), tr("bank")});
+  colouring_->setToolTip(
+      tr("Tile: each outer tile its own colour (untiled layouts: memory order). "
+         "Physical/logical order: a gradient along memory or along the tensor's row-major order."));
+  connect(colouring_, &QComboBox::currentIndexChanged, this,
+          [this](int k) { tensor_->setColouring(static_cast<views::TensorView::Colouring>(k)); });
+  bar->addWidget(colouring_);
+  // The layout as a thread mapping: position x is done by thread x % threads at step x / threads.
+  bar->addWidget(new QLabel(tr("  Threads ")));
+  threads_ = new QSpinBox;
+  threads_->setRange(1, 1024);
+  threads_->setValue(32);
+  threads_->setToolTip(
+      tr("Threads per step: reading the layout as a thread mapping, physical position x is done by thread x % threads "
+         "(warp = thread / 32, lane = thread % 32) at step x / threads"));
+  bar->addWidget(threads_);
+  bar->addWidget(new QLabel(tr("  Step ")));
+  step_ = new QSlider(Qt::Horizontal);
+  step_->setRange(-1, 0);
+  step_->setValue(-1);
+  step_->setMaximumWidth(180);
+  step_->setToolTip(tr("Step through the iterations: the elements the threads touch at this step stay lit (leftmost: all steps)"));
+  bar->addWidget(step_);
+  step_label_ = new QLabel(tr("all"));
+  step_label_->setMinimumWidth(60);
+  bar->addWidget(step_label_);
+  connect(threads_, &QSpinBox::valueChanged, this, [this](int t) {
+    tensor_->setThreads(t);
+    step_->setRange(-1, std::max(0, tensor_->steps() - 1));
+  });
+  connect(step_, &QSlider::valueChanged, this, [this](int k) {
+    tensor_->setStep(k);
+    step_label_->setText(k < 0 ? tr("all") : tr("%1 / %2").arg(k).arg(tensor_->steps()));
+  });
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("Layout language"), this, [this] {
+    QMessageBox::information(this, tr("Layout language"),
+                             tr("A layout is a chain of OrderBy blocks closed by GroupBy or TileBy:\n\n"
+                                "  OrderBy(Row(N//B,N//B), Row(B,B)).TileBy([N//B]*2,[B]*2)\n\n"
+                                "Pieces: Row, Col, RegP([dims],[perm]), GenP([dims], antidiag | reverse | skew | morton | "
+                                "swizzle(B,M,S) | cyclic(b,p) | lambda ...).\n"
+                                "The OrderBy written last is applied first to the logical index.\n"
+                                "Drag pieces from the palette onto a block; double-click a piece to edit it; Delete removes it."));
+  });
+}
+
+}  // namespace lego::studio

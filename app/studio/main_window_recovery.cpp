@@ -1,0 +1,116 @@
+// No lost work: the layout and unsaved project edits are autosaved to the
+// state folder while the app runs, recovered after a crash, and a close
+// with unsaved changes asks first.
+
+#include <QFileDialog>
+#include <QMessageBox>
+#include <QStandardPaths>
+#include <QStatusBar>
+
+#include "expr/text_file.hpp"
+#include "studio/main_window.hpp"
+#include "studio/qt_text.hpp"
+#include "studio/save_file.hpp"
+
+namespace lego::studio {
+
+QString MainWindow::stateDir() {
+  const QString env = qEnvironmentVariable("LEGO_STUDIO_STATE_DIR");
+  return env.isEmpty() ? QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation) : env;
+}
+
+void MainWindow::autosaveNow() {
+  autosaveProject();
+  if (!hasUnsavedChanges() || programText() == last_autosaved_) return;
+  QDir().mkpath(stateDir());
+  const QString text = programText();
+  QString why;
+  if (saveFile(stateDir() + "/autosave.lego", text.toStdString(), &why))
+    last_autosaved_ = text;
+  else
+    log(tr("autosave failed: %1").arg(why));
+}
+
+// Unsaved project edits: the project's path and its edited JSON.
+void MainWindow::autosaveProject() {
+  const QString path = stateDir() + "/autosave-project.json";
+  if (!kernels_->hasUnsavedProject()) {
+    if (QFile::exists(path)) QFile::remove(path);
+    return;
+  }
+  const std::string text = nlohmann::json{{"file", kernels_->project()->file}, {"json", kernels_->project()->json}}.dump();
+  if (text == last_project_autosave_) return;
+  QDir().mkpath(stateDir());
+  QString why;
+  if (saveFile(path, text, &why))
+    last_project_autosave_ = text;
+  else
+    log(tr("project autosave failed: %1").arg(why));
+}
+
+void MainWindow::recoverProject() {
+  const QString path = stateDir() + "/autosave-project.json";
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return;
+  const auto j = nlohmann::json::parse(f.readAll().toStdString(), nullptr, false);
+  f.close();
+  if (j.is_discarded() || !j.is_object() || !j.contains("file") || !j.contains("json")) {
+    QFile::remove(path + ".unreadable");
+    QFile::rename(path, path + ".unreadable");
+    log(tr("the project autosave could not be read; kept as %1").arg(path + ".unreadable"));
+    return;
+  }
+  kernels_->openEdited(qs(j["file"].get<std::string>()), qs(j["json"].get<std::string>()));
+  log(tr("recovered unsaved edits of %1 from a session that did not close; Save project keeps them").arg(qs(j["file"].get<std::string>())));
+}
+
+void MainWindow::recoverAutosave() {
+  recoverProject();
+  const QString path = stateDir() + "/autosave.lego";
+  if (!QFile::exists(path)) return;
+  try {
+    const std::vector<Example> saved = load_examples(path.toStdString());
+    if (saved.empty()) throw LegoError("no layout in it");
+    doc_.undoStack()->beginMacro(tr("Recover autosave"));
+    doc_.setSizes(qs(saved.front().sizes));
+    doc_.setText(qs(saved.front().text), tr("Recover autosave"));
+    doc_.undoStack()->endMacro();  // unsaved on purpose: it is not in a file of the user's yet
+    const QString when = QFileInfo(path).lastModified().toString("yyyy-MM-dd HH:mm:ss");
+    log(tr("recovered the layout autosaved at %1 by a session that did not close; Undo returns to the example").arg(when));
+    statusBar()->showMessage(tr("Recovered unsaved work from %1").arg(when), 15000);
+  } catch (const LegoError& e) {
+    // Kept for the user to inspect, never deleted.
+    const QString kept = path + ".unreadable";
+    QFile::remove(kept);
+    QFile::rename(path, kept);
+    log(tr("the autosave could not be read (%1); kept as %2").arg(qs(e.diagnostic().message), kept));
+  }
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+  if (kernels_->hasUnsavedProject()) {
+    const auto answer =
+        QMessageBox::question(this, tr("Unsaved project"), tr("The project has layout edits that are not saved. Save the project?"),
+                              QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Cancel) return e->ignore();
+    QString error;
+    if (answer == QMessageBox::Save && !kernels_->saveProject(&error)) {
+      warn(tr("Save project"), error);
+      return e->ignore();
+    }
+  }
+  if (hasUnsavedChanges()) {
+    const auto answer = QMessageBox::question(this, tr("Unsaved changes"), tr("The layout has changes that are not saved. Save them?"),
+                                              QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Cancel) return e->ignore();
+    if (answer == QMessageBox::Save) {
+      saveLayout();
+      if (hasUnsavedChanges()) return e->ignore();  // the save dialog was cancelled or failed
+    }
+  }
+  QFile::remove(stateDir() + "/autosave.lego");  // closed on purpose: nothing to recover
+  QFile::remove(stateDir() + "/autosave-project.json");
+  e->accept();
+}
+
+}  // namespace lego::studio
