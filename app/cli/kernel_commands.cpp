@@ -93,7 +93,7 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
       err << fmt::format("[{}/{}] {}: invalid: {}\n", n, total, o.id, o.message);
       return;
     }
-    if (!o.baseline && o.verified && o.ms > 0 && (best_ms < 0 || o.ms < best_ms)) best_ms = o.ms;
+    if (run::can_win(o) && (best_ms < 0 || o.ms < best_ms)) best_ms = o.ms;
     err << " " << run::status_text(o.status) << (o.ms > 0 ? fmt::format(" {:.4g} ms", o.ms) : "")
         << (o.cached ? " (cached)" : fmt::format(" ({:.1f} s)", seconds))
         << (best_ms > 0 && !o.baseline ? fmt::format("; best so far {:.4g} ms", best_ms) : "") << "\n";
@@ -214,9 +214,7 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   // The exit status tells a script how the sweep went (run::sweep_exit_status).
   const int status = run::sweep_exit_status(rows, options.verify);
   if (status == 1) err << "no variant verified (exit 1)\n";
-  if (status == 3)
-    err << std::count_if(rows.begin(), rows.end(), [](const run::Outcome& r) { return !r.baseline && run::is_failure(r.status); })
-        << " variant(s) failed (exit 3)\n";
+  if (status == 3) err << run::failed_variants(rows) << " variant(s) failed (exit 3)\n";
   return status;
 }
 

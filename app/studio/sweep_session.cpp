@@ -131,14 +131,14 @@ void SweepSession::run(ProjectPtr project, const QString& kernel_name, const QSt
       events.started = [this](std::size_t done, std::size_t total, const std::string& id) {
         emit progress(static_cast<int>(done) - 1, static_cast<int>(total), QString::fromStdString(id));
       };
-      events.finished = [this](const run::Outcome& outcome, std::size_t, std::size_t, double) {
+      // Every outcome that lands moves the bar, invalid and duplicate ones too (they never start).
+      events.finished = [this](const run::Outcome& outcome, std::size_t done, std::size_t total, double) {
         emit variantDone(std::make_shared<const run::Outcome>(outcome));
+        emit progress(static_cast<int>(done), static_cast<int>(total), {});
       };
       events.gpu_roof = [this](const nlohmann::json& gpu) { emit ceilingsReady(run::roof_from_json(gpu)); };
       run::WorkerClient worker(run::default_worker_path());
-      const run::SweepResult result = run::run_sweep(worker, k->spec, order, roof, o, events, &cancel_);
-      cancelled = result.cancelled;
-      emit progress(static_cast<int>(result.outcomes.size()), static_cast<int>(result.outcomes.size()), {});
+      cancelled = run::run_sweep(worker, k->spec, order, roof, o, events, &cancel_).cancelled;
     } catch (const std::exception& e) {
       emit failed(QString::fromStdString(e.what()));
     }

@@ -59,13 +59,12 @@ const char* verification_mark(const Outcome& outcome) {
   return outcome.status == Status::NoGpu || (outcome.baseline && outcome.status == Status::Ok) ? "–" : "✗";
 }
 
+bool can_win(const Outcome& outcome) { return !outcome.baseline && outcome.verified && outcome.ms > 0; }
+
 std::optional<std::size_t> winner(const std::vector<const Outcome*>& outcomes) {
   std::optional<std::size_t> best;
-  for (std::size_t i = 0; i < outcomes.size(); ++i) {
-    const Outcome& o = *outcomes[i];
-    if (o.baseline || !o.verified || o.ms <= 0) continue;
-    if (!best || o.ms < outcomes[*best]->ms) best = i;
-  }
+  for (std::size_t i = 0; i < outcomes.size(); ++i)
+    if (can_win(*outcomes[i]) && (!best || outcomes[i]->ms < outcomes[*best]->ms)) best = i;
   return best;
 }
 

@@ -75,7 +75,9 @@ Roof roof_from_json(const nlohmann::json& roof);
 // roof); ✗ failed. UTF-8, shown by the CLI and the app.
 const char* verification_mark(const Outcome& outcome);
 
-// The fastest verified, timed variant (never a baseline), or nullopt.
+// Whether it may be the winner: a verified, timed variant, never a baseline.
+bool can_win(const Outcome& outcome);
+// The fastest outcome that can_win, or nullopt.
 std::optional<std::size_t> winner(const std::vector<const Outcome*>& outcomes);
 std::optional<std::size_t> winner(const std::vector<Outcome>& outcomes);
 

@@ -1,5 +1,6 @@
 #include "run/sweep_driver.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 
@@ -163,14 +164,14 @@ SweepResult run_sweep(WorkerClient& worker, const kernel::KernelSpec& spec, cons
   return result;
 }
 
+std::size_t failed_variants(const std::vector<Outcome>& outcomes) {
+  return static_cast<std::size_t>(
+      std::count_if(outcomes.begin(), outcomes.end(), [](const Outcome& o) { return !o.baseline && is_failure(o.status); }));
+}
+
 int sweep_exit_status(const std::vector<Outcome>& outcomes, bool verify) {
-  std::size_t failed = 0;
-  bool any_verified = false;
-  for (const auto& o : outcomes) {
-    if (o.baseline) continue;
-    failed += is_failure(o.status);
-    any_verified = any_verified || o.verified;
-  }
+  const std::size_t failed = failed_variants(outcomes);
+  const bool any_verified = std::any_of(outcomes.begin(), outcomes.end(), [](const Outcome& o) { return !o.baseline && o.verified; });
   if (verify && !any_verified && failed > 0) return 1;
   return failed > 0 ? 3 : 0;
 }

@@ -61,6 +61,8 @@ SweepResult run_sweep(WorkerClient& worker, const kernel::KernelSpec& spec, cons
                       const nlohmann::json& roof, const SweepOptions& options, const SweepEvents& events = {},
                       const std::atomic<bool>* cancel = nullptr);
 
+// The variants (not baselines) whose status is_failure.
+std::size_t failed_variants(const std::vector<Outcome>& outcomes);
 // lego bench's exit status (README): 1 when variants were verified, none
 // passed and some failed; 3 when some failed; 0 otherwise.
 int sweep_exit_status(const std::vector<Outcome>& outcomes, bool verify);
