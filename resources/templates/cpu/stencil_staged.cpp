@@ -79,6 +79,11 @@ static inline lego_f32x16 shift_in_right(lego_f32x16 here, lego_f32x16 after) {
   return __builtin_shufflevector(here, after, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
 }
 
+// A row's 3x3 sums at k .. k + 15 from the column sums around them.
+static inline lego_f32x16 box_of(lego_f32x16 before, lego_f32x16 here, lego_f32x16 after) {
+  return shift_in_left(before, here) + here + shift_in_right(here, after);
+}
+
 // `in` and `out` never overlap: __restrict lets the compiler vectorize
 // without run-time overlap checks.
 extern "C" void lego_kernel(const float* __restrict in, float* __restrict out) {
@@ -134,7 +139,7 @@ extern "C" void lego_kernel(const float* __restrict in, float* __restrict out) {
         lego_f32x16 before = columns(plane[0], y, 0), here = columns(plane[0], y, 16);
         for (int64_t z = 0; z < N; z += 16) {
           const lego_f32x16 after = columns(plane[0], y, z + 32);
-          const lego_f32x16 sum = shift_in_left(before, here) + here + shift_in_right(here, after);
+          const lego_f32x16 sum = box_of(before, here, after);
           std::memcpy(&box[y][z], &sum, sizeof sum);
           std::memcpy(&pair[y][z], &sum, sizeof sum);  // plane -1 adds nothing; plane 0's outputs are copies anyway
           before = here;
@@ -164,7 +169,7 @@ extern "C" void lego_kernel(const float* __restrict in, float* __restrict out) {
             lego_f32x16 next_box = {};
             if (next_exists) {
               const lego_f32x16 after = columns(next_rows, y, z + 32);
-              next_box = shift_in_left(before, here) + here + shift_in_right(here, after);
+              next_box = box_of(before, here, after);
               before = here;
               here = after;
             }
