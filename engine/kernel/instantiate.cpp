@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -11,6 +12,7 @@
 #include "layout/derive.hpp"
 #include "layout/parse.hpp"
 #include "layout/tensor_view.hpp"
+#include "poly/isl_runs.hpp"
 #include "poly/loop_nest.hpp"
 
 namespace lego::kernel {
@@ -280,8 +282,37 @@ class Instantiator {
       }
       fail(at, length, "\"" + name + "\" is not a tensor or layout of kernel " + spec_.name);
     }
+    // A.run(d)
+    if (const std::size_t r = p.find(".run("); r != std::string::npos && p.back() == ')') {
+      x.code = std::to_string(run_code(trim(p.substr(0, r)), trim(p.substr(r + 5, p.size() - r - 6)), at, length, inst));
+      return;
+    }
     // a constant expression over the parameters
     x.code = std::to_string(constant(p, at, length));
+  }
+
+  // {{ A.run(d) }}: the longest run along index d that A stores at
+  // consecutive positions, as ISL proves it (1 when it cannot). The
+  // template may copy such a run without checking it at run time.
+  std::int64_t run_code(const std::string& name, const std::string& dimension_text, std::size_t at, std::size_t length, Instance& inst) {
+    auto it = views_.find(name);
+    if (it == views_.end()) fail(at, length, "\"" + name + "\" is not a tensor or layout of kernel " + spec_.name);
+    if (!is_integer(dimension_text)) fail(at, length, "expected NAME.run(index position), e.g. out.run(2)");
+    const std::size_t dimension = std::stoul(dimension_text);
+    // A tensor is indexed by its extents, so a TileBy layout is read through its untiled view, as A[i, j] reads it.
+    const LayoutAst& ast = it->second.first;
+    std::size_t rank = logical_rank(ast);
+    for (const auto& t : inst.tensors)
+      if (t.name == name) rank = t.extents.size();
+    if (dimension >= rank) fail(at, length, name + " has " + std::to_string(rank) + " indices; run(" + dimension_text + ") is past them");
+    try {
+      const LayoutAst view = rank != logical_rank(ast) && ast.closing == Closing::TileBy ? tensor_view(ast, rank) : ast;
+      const poly::RunProof proof = poly::prove_runs(view, variant_.parameters, dimension, std::numeric_limits<std::int64_t>::max());
+      inst.notes.push_back(name + ".run(" + dimension_text + ") = " + std::to_string(proof.run) + ": " + proof.evidence);
+      return proof.run;
+    } catch (const LegoError& e) {
+      fail(at, length, it->second.second + ": " + e.what());
+    }
   }
 
   std::int64_t constant(const std::string& text, std::size_t at, std::size_t length) const {

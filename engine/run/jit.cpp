@@ -12,6 +12,7 @@
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/DynamicLibrary.h>
@@ -163,9 +164,21 @@ CompileResult compile_cpp(const std::string& source, const CompileOptions& optio
     return finish();
   }
   target->setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
+  // A JIT defaults to the large code model: every constant-pool load and
+  // call goes through a 64-bit absolute address, which halved the speed of
+  // the 27-point stencil against the same source built by clang++. JITLink
+  // places a module's sections in one slab and builds GOT/PLT entries for
+  // symbols outside it, so the small model (what clang++ uses) is safe.
+  target->setCodeModel(llvm::CodeModel::Small);
+  target->setRelocationModel(llvm::Reloc::PIC_);
   const std::string assembly = options.want_assembly ? emit_assembly(*module, *target) : std::string();
 
-  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*target).create();
+  auto jit = llvm::orc::LLJITBuilder()
+                 .setJITTargetMachineBuilder(*target)
+                 .setObjectLinkingLayerCreator([](llvm::orc::ExecutionSession& session, const llvm::Triple&) {
+                   return std::make_unique<llvm::orc::ObjectLinkingLayer>(session);
+                 })
+                 .create();
   if (!jit) {
     result.diagnostics += error_text(jit.takeError());
     return finish();

@@ -16,9 +16,12 @@
 // sums, and an output adds three planes' sums. A row's outputs are computed
 // and written out in the same pass as the next plane's sums.
 //
-// Rows are copied in and out 16 elements at a time: one vector copy when
-// their indices are consecutive (row-major), else runs of RUN = BR (a
-// brick's row), else element by element.
+// Rows are copied in and out 16 elements at a time, in runs. The
+// placeholder in.run(2) is the longest run along k that the layout stores
+// at consecutive positions, as the engine proves it with ISL: the whole row
+// row-major, a brick's row in bricks, 1 where it proves nothing. A run is
+// one plain copy with no check at run time, and the compiler sees the
+// layout's structure as constants.
 // stencil7_points and stencil27_points are the per-point forms, with the
 // flat L.inv baseline.
 #include <cstdint>
@@ -31,7 +34,7 @@ static inline lego_f32x16 load16(const float* p) {
   return v;
 }
 
-constexpr int64_t N = {{ N }}, TJ = {{ TJ }}, RUN = {{ BR }}, POINTS = {{ POINTS }};
+constexpr int64_t N = {{ N }}, TJ = {{ TJ }}, POINTS = {{ POINTS }};
 static_assert(POINTS == 7 || POINTS == 27, "a 7-point or a 27-point stencil");
 // A staged plane: the pencil and its halo. Row element k sits at k + 16,
 // so every row's k = 0 is vector-aligned and the halos k = -1 and k = N sit
@@ -39,33 +42,29 @@ static_assert(POINTS == 7 || POINTS == 27, "a 7-point or a 27-point stencil");
 constexpr int64_t PJ = TJ + 2, PK = N + 32;
 static_assert(N % TJ == 0 && N % 16 == 0, "pencils tile the grid; rows are whole vectors");
 
-// A chunk of 16 positions along k, computed in vector registers, is checked
-// rather than assumed: when all 16 are consecutive (a row-major row) it is
-// one vector copy; otherwise it goes in runs of RUN, each one plain copy
-// when consecutive (a brick's row) and element by element when not. Either
-// way the result is right for any layout.
+// A row goes in and out in chunks of 16 along k, each made of runs.
 constexpr int64_t CHUNK = 16;
-static_assert(CHUNK % RUN == 0 && N % CHUNK == 0, "a chunk is whole runs; a row is whole chunks");
-static inline bool consecutive(const int64_t* at, int64_t count) {
-  bool yes = true;
-  for (int64_t r = 1; r < count; ++r) yes &= at[r] == at[0] + r;
-  return yes;
-}
-static inline void gather_chunk(float* to, const float* from, const int64_t* at) {
-  if (consecutive(at, CHUNK)) return (void)std::memcpy(to, from + at[0], sizeof(float) * CHUNK);
-  for (int64_t r = 0; r < CHUNK; r += RUN)
-    if (consecutive(at + r, RUN))
-      std::memcpy(to + r, from + at[r], sizeof(float) * RUN);
-    else
-      for (int64_t e = r; e < r + RUN; ++e) to[e] = from[at[e]];
-}
-static inline void scatter_chunk(float* to, const int64_t* at, const float* from) {
-  if (consecutive(at, CHUNK)) return (void)std::memcpy(to + at[0], from, sizeof(float) * CHUNK);
-  for (int64_t r = 0; r < CHUNK; r += RUN)
-    if (consecutive(at + r, RUN))
-      std::memcpy(to + at[r], from + r, sizeof(float) * RUN);
-    else
-      for (int64_t e = r; e < r + RUN; ++e) to[at[e]] = from[e];
+constexpr int64_t run_in_chunk(int64_t run) { return run < CHUNK ? run : CHUNK; }
+constexpr int64_t IN_RUN = run_in_chunk({{ in.run(2) }}), OUT_RUN = run_in_chunk({{ out.run(2) }});
+static_assert(N % CHUNK == 0 && CHUNK % IN_RUN == 0 && CHUNK % OUT_RUN == 0, "a row is whole chunks; a chunk is whole runs");
+
+// The positions of a chunk's runs in a tensor (`position(i, j, k)`), and
+// the same runs four planes down fetched ahead: in bricks a plane's runs
+// are spread over many lines the hardware prefetcher does not follow. One
+// prefetch per line the runs start in; WRITE: fetched for writing. Always
+// inlined: as a call its positions went through memory, and the stencil
+// ran at half the speed.
+template <int64_t RUN, int WRITE, class Position>
+__attribute__((always_inline)) static inline void run_positions(int64_t* at, Position position, const float* tensor, int64_t i, int64_t j,
+                                                                 int64_t kb) {
+  const int64_t ahead = i + 4 < N ? i + 4 : N - 1;
+  int64_t line = -1;
+  for (int64_t r = 0; r < CHUNK / RUN; ++r) {
+    at[r] = position(i, j, kb + r * RUN);
+    const int64_t at_ahead = position(ahead, j, kb + r * RUN);
+    if (at_ahead >> 4 != line) __builtin_prefetch(&tensor[at_ahead], WRITE);
+    line = at_ahead >> 4;
+  }
 }
 
 static inline int64_t clamp_to_grid(int64_t x) { return x < 0 ? 0 : (x > N - 1 ? N - 1 : x); }
@@ -87,6 +86,8 @@ static inline lego_f32x16 box_of(lego_f32x16 before, lego_f32x16 here, lego_f32x
 // `in` and `out` never overlap: __restrict lets the compiler vectorize
 // without run-time overlap checks.
 extern "C" void lego_kernel(const float* __restrict in, float* __restrict out) {
+  const auto in_at = [](int64_t i, int64_t j, int64_t k) { return {{ in[i, j, k] }}; };
+  const auto out_at = [](int64_t i, int64_t j, int64_t k) { return {{ out[i, j, k] }}; };
 #pragma omp parallel for schedule(static)
   for (int64_t tj = 0; tj < N; tj += TJ) {
     alignas(64) float plane[3][PJ][PK];  // staged planes i-1, i, i+1 (slot i % 3)
@@ -105,22 +106,9 @@ extern "C" void lego_kernel(const float* __restrict in, float* __restrict out) {
         const int64_t j = clamp_to_grid(tj + y - 1);
         float* p = rows[y] + 16;
         for (int64_t kb = 0; kb < N; kb += CHUNK) {
-          int64_t at[CHUNK];
-          for (int64_t kr = 0; kr < CHUNK; ++kr) {
-            const int64_t k = kb + kr;
-            at[kr] = {{ in[i, j, k] }};
-          }
-          // The same runs four planes down, fetched ahead: in bricks a
-          // plane's runs are spread over many lines the hardware prefetcher
-          // does not follow. One prefetch per line the runs start in.
-          const int64_t ahead = i + 4 < N ? i + 4 : N - 1;
-          int64_t line = -1;
-          for (int64_t kr = 0; kr < CHUNK; kr += RUN) {
-            const int64_t k = kb + kr, at_ahead = {{ in[ahead, j, k] }};
-            if (at_ahead >> 4 != line) __builtin_prefetch(&in[at_ahead]);
-            line = at_ahead >> 4;
-          }
-          gather_chunk(p + kb, in, at);
+          int64_t at[CHUNK / IN_RUN];
+          run_positions<IN_RUN, 0>(at, in_at, in, i, j, kb);
+          for (int64_t r = 0; r < CHUNK / IN_RUN; ++r) std::memcpy(p + kb + r * IN_RUN, in + at[r], sizeof(float) * IN_RUN);
         }
         p[-1] = p[0];
         p[N] = p[N - 1];
@@ -192,20 +180,9 @@ extern "C" void lego_kernel(const float* __restrict in, float* __restrict out) {
             std::memcpy(values, &result, sizeof values);
           if (z == 0) values[0] = centre[0];
           if (z == N - 16) values[15] = centre[N - 1];
-          int64_t at[CHUNK];
-          for (int64_t kr = 0; kr < CHUNK; ++kr) {
-            const int64_t k = z + kr;
-            at[kr] = {{ out[i, j, k] }};
-          }
-          // As for `in`: the same runs four planes down, for writing.
-          const int64_t ahead = i + 4 < N ? i + 4 : N - 1;
-          int64_t line = -1;
-          for (int64_t kr = 0; kr < CHUNK; kr += RUN) {
-            const int64_t k = z + kr, at_ahead = {{ out[ahead, j, k] }};
-            if (at_ahead >> 4 != line) __builtin_prefetch(&out[at_ahead], 1);
-            line = at_ahead >> 4;
-          }
-          scatter_chunk(out, at, values);
+          int64_t at[CHUNK / OUT_RUN];
+          run_positions<OUT_RUN, 1>(at, out_at, out, i, j, z);
+          for (int64_t r = 0; r < CHUNK / OUT_RUN; ++r) std::memcpy(out + at[r], values + r * OUT_RUN, sizeof(float) * OUT_RUN);
         }
       }
     }
