@@ -190,8 +190,25 @@ int run_symbolic_check(const LayoutAst& layout, const Env& env, const std::vecto
 
 struct ExprRequest {
   std::string apply, inv, lang, where, prover;
-  bool ops, json, has_apply, has_inv;
+  bool ops, json, has_apply, has_inv, explain;
 };
+
+// --explain: each rewrite with its rule, then how often each rule fired.
+void print_explanation(const DeriveResult& result, bool json, std::ostream& out) {
+  if (json) {
+    nlohmann::ordered_json steps = nlohmann::ordered_json::array(), hits = nlohmann::ordered_json::object();
+    for (const auto& s : result.steps) steps.push_back({{"rule", s.rule}, {"before", s.before}, {"after", s.after}});
+    for (const auto& [rule, n] : result.rule_hits) hits[rule] = n;
+    out << nlohmann::ordered_json{{"steps", steps}, {"rule_hits", hits}}.dump() << "\n";
+    return;
+  }
+  out << "# rewrites (rule: before -> after), outer ones first:\n";
+  if (result.steps.empty()) out << "#   none: no rule's side condition was proved\n";
+  for (const auto& s : result.steps) out << "#   " << s.rule << ": " << s.before << "  ->  " << s.after << "\n";
+  std::string hits;
+  for (const auto& [rule, n] : result.rule_hits) hits += (hits.empty() ? "" : ", ") + rule + " x" + std::to_string(n);
+  if (!hits.empty()) out << "# rules fired: " << hits << "\n";
+}
 
 // `lego expr`: index arguments are integers or symbols; a symbol's range is
 // the extent of its position in the layout.
@@ -202,6 +219,7 @@ int run_expr(const Loaded& loaded, const ExprRequest& r, std::chrono::steady_clo
   request.inverse = r.has_inv;
   request.indices = split_names(r.has_apply ? r.apply : r.inv, r.has_apply ? "--apply" : "--inv");
   request.constraints = constraints;
+  request.explain = r.explain;
   static const std::map<std::string, sym::Lang> langs = {{"c", sym::Lang::C},
                                                          {"cuda", sym::Lang::Cuda},
                                                          {"python", sym::Lang::Python},
@@ -219,6 +237,7 @@ int run_expr(const Loaded& loaded, const ExprRequest& r, std::chrono::steady_clo
     for (const auto& [name, e] : result.temporaries) temps += (temps.empty() ? "" : ",") + nlohmann::json::array({name, e}).dump();
     out << fmt::format("{{\"exprs\":[{}],\"ops\":{},\"ms\":{:.3f}{}}}\n", exprs, result.ops, ms,
                        temps.empty() ? "" : ",\"temps\":[" + temps + "]");
+    if (r.explain) print_explanation(result, true, out);
     return 0;
   }
   for (const auto& a : result.assumptions) out << "# assumes " << a << "\n";
@@ -229,6 +248,7 @@ int run_expr(const Loaded& loaded, const ExprRequest& r, std::chrono::steady_clo
     out << (request.lang == sym::Lang::Triton ? name + " = " + e : "const " + result.index_type + " " + name + " = " + e + ";") << "\n";
   for (const auto& p : result.exprs) out << p << "\n";
   if (r.ops) out << "# ops: " << result.ops << "\n";
+  if (r.explain) print_explanation(result, false, out);
   return 0;
 }
 
@@ -312,7 +332,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
 
   LayoutOptions expr_opts;
   std::string expr_apply, expr_inv, expr_lang = "c", expr_where, expr_prover = "isl";
-  bool expr_ops = false, expr_json = false;
+  bool expr_ops = false, expr_json = false, expr_explain = false;
   auto* expr = app.add_subcommand("expr", "Derive, simplify and print the index expression of apply or inv");
   add_layout_options(expr, expr_opts);
   auto* expr_apply_opt =
@@ -326,6 +346,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   expr->add_option("--prover", expr_prover, "Side conditions: 'isl' (intervals, then ISL) or 'intervals' only")
       ->check(CLI::IsMember({"isl", "intervals"}));
   expr->add_flag("--json", expr_json, "Print {\"exprs\":[..], \"ops\":N, \"ms\":T}");
+  expr->add_flag("--explain", expr_explain,
+                 "Also print each rewrite the simplifier made (rule: before -> after) and how often each rule fired; with --json, a "
+                 "second line {\"steps\":[..], \"rule_hits\":{..}}");
 
   LayoutOptions banks_opts;
   int banks_bytes = 4;
@@ -374,7 +397,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                           expr_ops,
                           expr_json,
                           expr_apply_opt->count() > 0,
-                          expr_inv_opt->count() > 0};
+                          expr_inv_opt->count() > 0,
+                          expr_explain};
       return run_expr(loaded, request, start, out);
     }
     std::vector<Expr> constraints;

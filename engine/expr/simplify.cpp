@@ -4,7 +4,6 @@
 #include <numeric>
 #include <set>
 
-#include "expr/monomial.hpp"
 
 namespace lego::sym {
 
@@ -84,6 +83,17 @@ int op_count(Ref e, const std::function<bool(Ref)>& is_atom) {
   }
 }
 
+template <class Apply>
+Ref Simplifier::attempt(Rule rule, Ref before, Apply apply) {
+  const std::size_t at = steps_ ? steps_->size() : 0;
+  Ref after = apply();
+  if (!after) return nullptr;
+  ++hits_[static_cast<std::size_t>(rule)];
+  // Inserted where the attempt began, so the steps it caused come after it.
+  if (steps_) steps_->insert(steps_->begin() + static_cast<std::ptrdiff_t>(at), RuleStep{rule, before, after});
+  return after;
+}
+
 Ref Simplifier::simplify(Ref e) {
   if (auto it = memo_.find(e); it != memo_.end()) return it->second;
   Ref r = rewrite(e);
@@ -119,24 +129,33 @@ Ref Simplifier::rewrite(Ref e) {
     case Kind::Max: {
       Ref a = simplify(e->args[0]), b = simplify(e->args[1]);
       const bool is_min = e->kind == Kind::Min;
-      if (prover_.less_equal(a, b)) return is_min ? a : b;
-      if (prover_.less_equal(b, a)) return is_min ? b : a;
-      return is_min ? pool_.min(a, b) : pool_.max(a, b);
+      Ref kept = is_min ? pool_.min(a, b) : pool_.max(a, b);
+      if (Ref r = attempt(Rule::MinMaxOrdered, kept, [&]() -> Ref {
+            if (prover_.less_equal(a, b)) return is_min ? a : b;
+            if (prover_.less_equal(b, a)) return is_min ? b : a;
+            return nullptr;
+          }))
+        return r;
+      return kept;
     }
     case Kind::Lt:
     case Kind::Le:
     case Kind::Eq:
     case Kind::Ne: {
       Ref a = simplify(e->args[0]), b = simplify(e->args[1]);
-      const bool lt = e->kind == Kind::Lt, le = e->kind == Kind::Le;
-      if (lt || le) {
-        if (lt ? prover_.less_than(a, b) : prover_.less_equal(a, b)) return pool_.constant(1);
-        if (lt ? prover_.less_equal(b, a) : prover_.less_than(b, a)) return pool_.constant(0);
-      }
-      if (e->kind == Kind::Ne || e->kind == Kind::Eq) {
-        if (prover_.less_than(a, b) || prover_.less_than(b, a)) return pool_.constant(e->kind == Kind::Ne);
-      }
-      return pool_.compare(e->kind, a, b);
+      Ref kept = pool_.compare(e->kind, a, b);
+      if (Ref r = attempt(Rule::CompareDecided, kept, [&]() -> Ref {
+            const bool lt = e->kind == Kind::Lt, le = e->kind == Kind::Le;
+            if (lt || le) {
+              if (lt ? prover_.less_than(a, b) : prover_.less_equal(a, b)) return pool_.constant(1);
+              if (lt ? prover_.less_equal(b, a) : prover_.less_than(b, a)) return pool_.constant(0);
+              return nullptr;
+            }
+            if (prover_.less_than(a, b) || prover_.less_than(b, a)) return pool_.constant(e->kind == Kind::Ne);
+            return nullptr;
+          }))
+        return r;
+      return kept;
     }
     case Kind::Select: {
       Ref c = simplify(e->args[0]);
@@ -160,8 +179,8 @@ Ref Simplifier::simplify_sum(Ref e) {
   return recombine(pool_.sum(e->value, terms));
 }
 
-// a*(x//a) + x%a -> x  and  a*((x//a)%b) + x%a -> x%(a*b), with any common
-// coefficient, repeated until nothing pairs up.
+// recombine.div_mod and recombine.nested_mod, with any common coefficient,
+// repeated until nothing pairs up.
 Ref Simplifier::recombine(Ref s) {
   for (bool changed = true; changed && s->kind == Kind::Sum;) {
     changed = false;
@@ -181,19 +200,21 @@ Ref Simplifier::recombine(Ref s) {
         as_monomial(y, ym);
         if (ym.factors.size() != 1 || ym.coef != terms[m].coef) continue;
         Ref f = ym.factors[0];
-        Ref replacement = nullptr;
-        if (f->kind == Kind::FloorDiv && f->args[0] == x && f->args[1] == a) {
-          replacement = x;
-        } else if (f->kind == Kind::Mod && f->args[0]->kind == Kind::FloorDiv && f->args[0]->args[0] == x && f->args[0]->args[1] == a &&
-                   prover_.positive(f->args[1])) {
-          replacement = simplify_mod(x, pool_.mul(a, f->args[1]));
-        }
-        if (!replacement) continue;
-        std::vector<Term> rest;
-        for (std::size_t t = 0; t < terms.size(); ++t)
-          if (t != m && t != k) rest.push_back(terms[t]);
-        rest.push_back({terms[m].coef, replacement});
-        s = pool_.sum(s->value, rest);
+        auto pair_up = [&](Ref replacement) {
+          std::vector<Term> rest;
+          for (std::size_t t = 0; t < terms.size(); ++t)
+            if (t != m && t != k) rest.push_back(terms[t]);
+          rest.push_back({terms[m].coef, replacement});
+          return pool_.sum(s->value, rest);
+        };
+        Ref next = nullptr;
+        if (f->kind == Kind::FloorDiv && f->args[0] == x && f->args[1] == a)
+          next = attempt(Rule::RecombineDivMod, s, [&] { return pair_up(x); });
+        else if (f->kind == Kind::Mod && f->args[0]->kind == Kind::FloorDiv && f->args[0]->args[0] == x && f->args[0]->args[1] == a &&
+                 prover_.positive(f->args[1]))
+          next = attempt(Rule::RecombineNestedMod, s, [&] { return pair_up(simplify_mod(x, pool_.mul(a, f->args[1]))); });
+        if (!next) continue;
+        s = next;
         changed = true;
       }
     }
@@ -214,11 +235,30 @@ Ref Simplifier::simplify_div(Ref a, Ref d) {
   return best;
 }
 
+// The division rules in table order; the first that applies wins.
 Ref Simplifier::divide(Ref a, Ref d) {
+  Ref kept = pool_.floordiv(a, d);
+  if (!prover_.positive(d)) return kept;
   Monomial dm;
-  if (!prover_.positive(d)) return pool_.floordiv(a, d);
-  if (!as_monomial(d, dm)) return divide_by_polynomial(a, d);
-  // (d*q + r) // d = q + r // d: move every multiple of d out.
+  if (!as_monomial(d, dm)) {
+    Ref r = attempt(Rule::DivByPolynomial, kept, [&] { return div_by_polynomial(a, d); });
+    return r ? r : kept;
+  }
+  using DivisionRule = Ref (Simplifier::*)(Ref, Ref, const Monomial&);
+  static constexpr std::pair<Rule, DivisionRule> rules[] = {
+      {Rule::DivMultiplesOut, &Simplifier::div_multiples_out},
+      {Rule::DivInRange, &Simplifier::div_in_range},
+      {Rule::DivConstantOnInterval, &Simplifier::div_constant_on_interval},
+      {Rule::DivBelowCommonFactor, &Simplifier::div_below_common_factor},
+      {Rule::DivOfDiv, &Simplifier::div_of_div},
+  };
+  for (const auto& [rule, apply] : rules)
+    if (Ref r = attempt(rule, kept, [&] { return (this->*apply)(a, d, dm); })) return r;
+  return kept;
+}
+
+// (d*q + r) // d -> q + r // d: every multiple of d moves out.
+Ref Simplifier::div_multiples_out(Ref a, Ref d, const Monomial& dm) {
   std::int64_t c0;
   const auto terms = terms_of(a, c0);
   std::vector<Term> q, r;
@@ -233,31 +273,43 @@ Ref Simplifier::divide(Ref a, Ref d) {
     q.push_back({floor_div(c0, d->value), pool_.constant(1)});
     r0 = floor_mod(c0, d->value);
   }
-  Ref rest = pool_.sum(r0, r);
-  if (!q.empty()) return simplify(pool_.add(pool_.sum(0, q), divide(rest, d)));
-  // r // d for r in [k*d, (k+1)*d) is k.
-  if (prover_.nonneg(rest) && prover_.less_than(rest, d)) return pool_.constant(0);
-  if (is_const(d)) {
-    const Interval i = prover_.interval(rest);
-    if (i.lo != Interval::kNegInf && i.hi != Interval::kPosInf && floor_div(i.lo, d->value) == floor_div(i.hi, d->value))
-      return pool_.constant(floor_div(i.lo, d->value));
-  }
-  // (g*y + r) // (g*m) -> y // m for 0 <= r < g.
-  if (is_const(d))
-    if (const Split s = split_below(pool_, prover_, rest, d->value); s.g != 0) return divide(s.high, pool_.constant(d->value / s.g));
-  // (x // a) // d -> x // (a*d) for positive a, d.
-  if (rest->kind == Kind::FloorDiv && prover_.positive(rest->args[1]))
-    return simplify_div(rest->args[0], simplify(pool_.mul(rest->args[1], d)));
-  return pool_.floordiv(rest, d);
+  if (q.empty()) return nullptr;
+  return simplify(pool_.add(pool_.sum(0, q), divide(pool_.sum(r0, r), d)));
+}
+
+// r // d -> 0 for 0 <= r < d.
+Ref Simplifier::div_in_range(Ref a, Ref d, const Monomial&) {
+  return prover_.nonneg(a) && prover_.less_than(a, d) ? pool_.constant(0) : nullptr;
+}
+
+// r // c -> k for r in [k*c, (k+1)*c).
+Ref Simplifier::div_constant_on_interval(Ref a, Ref d, const Monomial&) {
+  if (!is_const(d)) return nullptr;
+  const Interval i = prover_.interval(a);
+  if (i.lo == Interval::kNegInf || i.hi == Interval::kPosInf || floor_div(i.lo, d->value) != floor_div(i.hi, d->value)) return nullptr;
+  return pool_.constant(floor_div(i.lo, d->value));
+}
+
+// (g*y + r) // (g*m) -> y // m for 0 <= r < g.
+Ref Simplifier::div_below_common_factor(Ref a, Ref d, const Monomial&) {
+  if (!is_const(d)) return nullptr;
+  const Split s = split_below(pool_, prover_, a, d->value);
+  return s.g ? divide(s.high, pool_.constant(d->value / s.g)) : nullptr;
+}
+
+// (x // a) // d -> x // (a*d) for positive a, d.
+Ref Simplifier::div_of_div(Ref a, Ref d, const Monomial&) {
+  if (a->kind != Kind::FloorDiv || !prover_.positive(a->args[1])) return nullptr;
+  return simplify_div(a->args[0], simplify(pool_.mul(a->args[1], d)));
 }
 
 // a // d for a sum d (a padded extent such as T + 1): divide a by d's
 // leading term as polynomials, a = d*q + r exactly, so a // d = q + r // d;
-// kept only when r // d then folds to a constant.
-Ref Simplifier::divide_by_polynomial(Ref a, Ref d) {
-  if (d->kind != Kind::Sum || a->kind != Kind::Sum) return pool_.floordiv(a, d);
+// kept only when r // d then folds to 0.
+Ref Simplifier::div_by_polynomial(Ref a, Ref d) {
+  if (d->kind != Kind::Sum || a->kind != Kind::Sum) return nullptr;
   Monomial lead;
-  if (!as_monomial(pool_.scale(d->terms[0].coef, d->terms[0].term), lead)) return pool_.floordiv(a, d);
+  if (!as_monomial(pool_.scale(d->terms[0].coef, d->terms[0].term), lead)) return nullptr;
   std::vector<Term> q;
   Ref r = a;
   for (int guard = 0; guard < 8 && r->kind == Kind::Sum; ++guard) {
@@ -268,43 +320,69 @@ Ref Simplifier::divide_by_polynomial(Ref a, Ref d) {
     q.push_back({1, quotient});
     r = prover_.expand(pool_.sub(r, pool_.mul(d, quotient)));
   }
-  if (q.empty()) return pool_.floordiv(a, d);
-  if (prover_.nonneg(r) && prover_.less_than(r, d)) return simplify(pool_.sum(0, q));
-  return pool_.floordiv(a, d);
+  if (q.empty() || !prover_.nonneg(r) || !prover_.less_than(r, d)) return nullptr;
+  return simplify(pool_.sum(0, q));
 }
 
+// a % d = a - d*(a // d), worth it when the division folds away.
+Ref Simplifier::mod_by_polynomial(Ref a, Ref d) {
+  Ref q = div_by_polynomial(prover_.expand(a), d);
+  return q ? simplify(prover_.expand(pool_.sub(a, pool_.mul(d, q)))) : nullptr;
+}
+
+// The modulo rules in table order; the first that applies wins.
 Ref Simplifier::simplify_mod(Ref a, Ref d) {
   if (is_const(d) && d->value == 0) throw LegoError("a modulo by zero: the divisor simplifies to 0");
+  Ref kept = pool_.mod(a, d);
+  if (!prover_.positive(d)) return kept;
   Monomial dm;
-  if (prover_.positive(d) && !as_monomial(d, dm)) {
-    // a % d = a - d*(a // d), worth it when the division folds away.
-    Ref q = divide_by_polynomial(prover_.expand(a), d);
-    if (q->kind != Kind::FloorDiv) return simplify(prover_.expand(pool_.sub(a, pool_.mul(d, q))));
-    return pool_.mod(a, d);
+  if (!as_monomial(d, dm)) {
+    Ref r = attempt(Rule::ModByPolynomial, kept, [&] { return mod_by_polynomial(a, d); });
+    return r ? r : kept;
   }
-  if (!prover_.positive(d) || !as_monomial(d, dm)) return pool_.mod(a, d);
   a = prover_.expand(a);
-  // (d*q + r) % d = r % d.
+  kept = pool_.mod(a, d);
+  using ModuloRule = Ref (Simplifier::*)(Ref, Ref, const Monomial&);
+  static constexpr std::pair<Rule, ModuloRule> rules[] = {
+      {Rule::ModMultiplesOut, &Simplifier::mod_multiples_out},
+      {Rule::ModInRange, &Simplifier::mod_in_range},
+      {Rule::ModBelowCommonFactor, &Simplifier::mod_below_common_factor},
+      {Rule::ModOfMod, &Simplifier::mod_of_mod},
+  };
+  for (const auto& [rule, apply] : rules)
+    if (Ref r = attempt(rule, kept, [&] { return (this->*apply)(a, d, dm); })) return r;
+  return kept;
+}
+
+// (d*q + r) % d -> r % d.
+Ref Simplifier::mod_multiples_out(Ref a, Ref d, const Monomial& dm) {
   std::int64_t c0;
   const auto terms = terms_of(a, c0);
   std::vector<Term> r;
   for (const auto& t : terms)
     if (!exact_quotient(pool_, t.coef, t.term, dm)) r.push_back(t);
-  const std::int64_t r0 = is_const(d) ? floor_mod(c0, d->value) : c0;
-  Ref rest = pool_.sum(r0, r);
-  if (rest != a) rest = simplify(rest);
-  if (prover_.nonneg(rest) && prover_.less_than(rest, d)) return rest;
-  // (g*y + r) % (g*m) -> g*(y % m) + r for 0 <= r < g.
-  if (is_const(d))
-    if (const Split s = split_below(pool_, prover_, rest, d->value); s.g != 0)
-      return simplify(pool_.add(pool_.scale(s.g, simplify_mod(s.high, pool_.constant(d->value / s.g))), s.low));
-  // (x % (d*k)) % d -> x % d.
-  if (rest->kind == Kind::Mod) {
-    Monomial outer;
-    if (as_monomial(rest->args[1], outer) && exact_quotient(pool_, outer.coef, rest->args[1], dm) && prover_.positive(rest->args[1]))
-      return simplify_mod(rest->args[0], d);
-  }
-  return pool_.mod(rest, d);
+  Ref rest = pool_.sum(is_const(d) ? floor_mod(c0, d->value) : c0, r);
+  return rest == a ? nullptr : simplify_mod(simplify(rest), d);
+}
+
+// r % d -> r for 0 <= r < d.
+Ref Simplifier::mod_in_range(Ref a, Ref d, const Monomial&) { return prover_.nonneg(a) && prover_.less_than(a, d) ? a : nullptr; }
+
+// (g*y + r) % (g*m) -> g*(y % m) + r for 0 <= r < g.
+Ref Simplifier::mod_below_common_factor(Ref a, Ref d, const Monomial&) {
+  if (!is_const(d)) return nullptr;
+  const Split s = split_below(pool_, prover_, a, d->value);
+  if (!s.g) return nullptr;
+  return simplify(pool_.add(pool_.scale(s.g, simplify_mod(s.high, pool_.constant(d->value / s.g))), s.low));
+}
+
+// (x % (d*k)) % d -> x % d.
+Ref Simplifier::mod_of_mod(Ref a, Ref d, const Monomial& dm) {
+  if (a->kind != Kind::Mod) return nullptr;
+  Monomial outer;
+  if (!as_monomial(a->args[1], outer) || !exact_quotient(pool_, outer.coef, a->args[1], dm) || !prover_.positive(a->args[1]))
+    return nullptr;
+  return simplify_mod(a->args[0], d);
 }
 
 }  // namespace lego::sym

@@ -7,12 +7,16 @@
 //   a*(x // a) + x % a -> x           a*((x // a) % b) + x % a -> x % (a*b)
 //   min/max/select/compare with a proved order -> the known side
 // Expanded and unexpanded forms are both tried; the cheaper one is kept.
+// The rules, their names and examples are the table in simplify_rules.hpp.
 #pragma once
 
 #include <functional>
 #include <unordered_map>
+#include <vector>
 
+#include "expr/monomial.hpp"
 #include "expr/prover.hpp"
+#include "expr/simplify_rules.hpp"
 #include "expr/sym.hpp"
 
 namespace lego::sym {
@@ -24,18 +28,47 @@ class Simplifier {
   Ref simplify(Ref e);
   Prover& prover() { return prover_; }
 
+  // How often each rule has fired (a node simplified once is remembered,
+  // so a repeated subexpression counts once).
+  const RuleHits& hits() const { return hits_; }
+  // Every rewrite from now on is appended to `steps`, outer rewrites before
+  // the ones they caused; null stops recording.
+  void record(std::vector<RuleStep>* steps) { steps_ = steps; }
+
  private:
   Ref rewrite(Ref e);
   Ref simplify_sum(Ref e);
   Ref simplify_div(Ref a, Ref d);
   Ref divide(Ref a, Ref d);
-  Ref divide_by_polynomial(Ref a, Ref d);
   Ref simplify_mod(Ref a, Ref d);
   Ref recombine(Ref sum);
+
+  // Tries `rule` (a method returning null when it does not apply) on a
+  // node `before`; counts and records it when it fires.
+  template <class Apply>
+  Ref attempt(Rule rule, Ref before, Apply apply);
+
+  // The rules (simplify_rules.hpp); each returns null when it does not apply.
+  // Division a // d with d > 0, d a monomial:
+  Ref div_multiples_out(Ref a, Ref d, const Monomial& dm);
+  Ref div_in_range(Ref a, Ref d, const Monomial& dm);
+  Ref div_constant_on_interval(Ref a, Ref d, const Monomial& dm);
+  Ref div_below_common_factor(Ref a, Ref d, const Monomial& dm);
+  Ref div_of_div(Ref a, Ref d, const Monomial& dm);
+  // d > 0 a sum:
+  Ref div_by_polynomial(Ref a, Ref d);
+  Ref mod_by_polynomial(Ref a, Ref d);
+  // Modulo a % d with d > 0, d a monomial, a expanded:
+  Ref mod_multiples_out(Ref a, Ref d, const Monomial& dm);
+  Ref mod_in_range(Ref a, Ref d, const Monomial& dm);
+  Ref mod_below_common_factor(Ref a, Ref d, const Monomial& dm);
+  Ref mod_of_mod(Ref a, Ref d, const Monomial& dm);
 
   Pool& pool_;
   Prover prover_;
   std::unordered_map<Ref, Ref> memo_;
+  RuleHits hits_{};
+  std::vector<RuleStep>* steps_ = nullptr;
 };
 
 // Arithmetic operations the printed expression performs (the paper's cost

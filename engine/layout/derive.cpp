@@ -95,8 +95,15 @@ DeriveResult derive(const LayoutAst& layout, const Env& env, const DeriveRequest
   }
   sym::Simplifier simplifier(pool, d.facts(ranges));
   if (r.second_prover) simplifier.prover().set_fallback(r.second_prover);
+  std::vector<sym::RuleStep> steps;
+  if (r.explain) simplifier.record(&steps);
   const std::vector<sym::Ref> results = r.inverse ? d.inv(idx[0], simplifier) : std::vector<sym::Ref>{d.apply(idx, simplifier)};
   DeriveResult out;
+  for (const auto& step : steps)
+    out.steps.push_back({sym::rule_info(step.rule).name, sym::debug_string(d.present(step.before)), sym::debug_string(d.present(step.after))});
+  if (r.explain)
+    for (const auto& row : sym::rule_table())
+      if (const int hits = simplifier.hits()[static_cast<std::size_t>(row.rule)]) out.rule_hits.emplace_back(row.name, hits);
   out.assumptions = d.assumptions();
   bool fits = true;
   std::function<void(sym::Ref)> check = [&](sym::Ref e) {

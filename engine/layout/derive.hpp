@@ -39,6 +39,14 @@ struct DeriveRequest {
   // ((8*kb + 3) >> 3) to kb by known bits, but not a signed (8*kb + 3) / 8.
   // The readable / and % stay for what a person reads (lego expr, the app).
   bool strength_reduce = false;
+  // Record the simplifier's rewrites (lego expr --explain).
+  bool explain = false;
+};
+
+// One rewrite the simplifier made: the rule's name and the node before and
+// after, as Python-syntax text.
+struct ExplainedStep {
+  std::string rule, before, after;
 };
 
 struct DeriveResult {
@@ -56,6 +64,9 @@ struct DeriveResult {
   // apply: the constant term when the result is affine over the loop
   // variables alone (offset = constant + sum stride * variable).
   std::optional<std::int64_t> constant;
+  // explain: every rewrite in order, and how often each rule fired.
+  std::vector<ExplainedStep> steps;
+  std::vector<std::pair<std::string, int>> rule_hits;
 };
 
 // Throws LegoError on a wrong index count, an out-of-range integer index, or

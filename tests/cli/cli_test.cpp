@@ -82,6 +82,23 @@ TEST(Cli, ExprJsonHasExpressionsOpsAndTime) {
   EXPECT_LT(j["ms"].get<double>(), 5000.0);
 }
 
+// --explain names the rule behind each rewrite, outer ones first, and
+// counts them; with --json it is a second JSON line.
+TEST(Cli, ExprExplainNamesTheRules) {
+  const char* layout = "OrderBy(Row(4, 4), Col(2, 2)).TileBy([4, 4], [2, 2])";
+  const Result text = run({"expr", layout, "--inv", "x", "--explain"});
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("#   mod.of_mod: x % 4 % 2  ->  x % 2\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("#   div.of_div: x//4//4  ->  x//16\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("# rules fired: div.in_range x3, div.of_div x1, mod.of_mod x1\n"), std::string::npos) << text.out;
+  const Result json = run({"expr", layout, "--inv", "x", "--explain", "--json"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  const auto second = nlohmann::json::parse(json.out.substr(json.out.find('\n') + 1));
+  EXPECT_EQ(second["rule_hits"]["mod.of_mod"], 1);
+  EXPECT_EQ(second["steps"][0]["rule"], "mod.of_mod");
+  EXPECT_EQ(second["steps"][0]["after"], "x % 2");
+}
+
 TEST(Cli, ApplyOnlyLayoutOmitsInv) {
   const Result r = run({"table", "OrderBy(GenP([2,3], lambda i, j: j)).GroupBy([(2,3)])", "--json"});
   ASSERT_EQ(r.code, 0) << r.err;
