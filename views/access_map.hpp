@@ -5,30 +5,26 @@
 // chosen step. Step s of a thread is its s-th execution of the access, so one
 // warp at one step is one warp request: a column holding several of its lanes
 // is a bank conflict, a request spread over many rows wastes sectors. Only the
-// rows the trace touches are drawn.
+// rows the trace touches are drawn. What is touched, and what a request
+// costs, is engine/analysis/access_grid's; this widget draws it.
 #pragma once
 
 #include <QWidget>
 #include <cstdint>
 #include <map>
-#include <set>
 #include <vector>
+
+#include "analysis/access_grid.hpp"
 
 namespace lego::views {
 
 class AccessMap : public QWidget {
   Q_OBJECT
  public:
-  struct Touch {
-    int step = 0, thread = 0;
-    std::int64_t offset = 0;  // element index into the array
-  };
+  using Touch = analysis::Touch;
   enum class Colouring { Lane, Warp };
-  enum class Memory { Shared, Global, Host };  // columns are banks; 128-byte lines of 4 sectors; 64-byte lines
-  struct Cell {
-    int row = 0, word = 0;
-    bool operator<(const Cell& o) const { return row != o.row ? row < o.row : word < o.word; }
-  };
+  using Memory = analysis::MemoryKind;  // columns are banks; 128-byte lines of 4 sectors; 64-byte lines
+  using Cell = analysis::GridCell;
 
   explicit AccessMap(QWidget* parent = nullptr);
   // bytes: the element size.
@@ -40,16 +36,16 @@ class AccessMap : public QWidget {
 
   int step() const { return step_; }  // as clamped to this access
   int warp() const { return warp_; }
-  int steps() const { return steps_; }
-  int warps() const { return warps_; }
-  int rows() const { return static_cast<int>(row_base_.size()); }
-  int wordsPerRow() const { return words_per_row_; }
+  int steps() const { return grid_.steps(); }
+  int warps() const { return grid_.warps(); }
+  int rows() const { return grid_.rows(); }
+  int wordsPerRow() const { return grid_.words_per_row(); }
   const QString& caption() const { return caption_; }
   // The words the chosen step and warp touch, with the threads touching each.
-  const std::map<Cell, std::vector<int>>& litCells() const { return lit_; }
-  int maxWordsPerColumn() const;  // distinct words in one column: the bank conflict of a shared request
-  int sectorsTouched() const;     // distinct 32-byte sectors
-  int linesTouched() const;       // distinct rows (cache lines)
+  const std::map<Cell, std::vector<int>>& litCells() const { return lit_.threads; }
+  int maxWordsPerColumn() const { return lit_.max_words_per_column; }  // the bank conflict of a shared request
+  int sectorsTouched() const { return lit_.sectors; }                  // distinct 32-byte sectors
+  int linesTouched() const { return lit_.lines; }                      // distinct rows (cache lines)
   QSize sizeHint() const override { return {420, 380}; }
 
  signals:
@@ -61,17 +57,12 @@ class AccessMap : public QWidget {
 
  private:
   void relight();
-  std::vector<Cell> cellsOf(std::int64_t offset) const;  // the words an element covers
   bool cellAt(QPointF pos, Cell& cell) const;
   QSizeF cellSize() const;
 
-  std::vector<Touch> touches_;
-  std::vector<std::int64_t> row_base_;  // the touched rows' first word, sorted
-  std::map<std::int64_t, int> row_of_;  // row base -> row index
-  std::set<Cell> touched_;              // every word the trace touches
-  std::map<Cell, std::vector<int>> lit_;
-  int bytes_ = 4, words_per_row_ = 32, steps_ = 0, warps_ = 0, step_ = 0, warp_ = 0;
-  Memory memory_ = Memory::Shared;
+  analysis::AccessGrid grid_;
+  analysis::GridSelection lit_;
+  int step_ = 0, warp_ = 0;
   Colouring colouring_ = Colouring::Lane;
   QString title_, caption_;
 };
