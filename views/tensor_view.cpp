@@ -30,13 +30,6 @@ TensorView::TensorView(QWidget* parent) : QWidget(parent) {
 
 void TensorView::setSnapshot(std::shared_ptr<const session::LayoutSnapshot> snapshot) {
   snapshot_ = std::move(snapshot);
-  inverse_.clear();
-  if (snapshot_ && snapshot_->ok) {
-    inverse_.assign(static_cast<std::size_t>(snapshot_->physical_size), -1);
-    for (std::size_t k = 0; k < snapshot_->apply.size(); ++k)
-      if (const auto x = snapshot_->apply[k]; x >= 0 && x < snapshot_->physical_size)
-        inverse_[static_cast<std::size_t>(x)] = static_cast<std::int64_t>(k);
-  }
   hovered_ = highlighted_ = {};
   step_ = std::min(step_, steps() - 1);
   logical_image_ = physical_image_ = QImage();
@@ -127,19 +120,10 @@ std::vector<std::int64_t> TensorView::coordinates(std::int64_t logical) const {
   return c;
 }
 
-std::int64_t TensorView::tileOf(std::int64_t logical) const {
-  if (snapshot_->tile_spans.empty()) return 0;
-  const auto c = coordinates(logical);
-  const auto& span = snapshot_->tile_spans.front();
-  std::int64_t id = 0;
-  for (std::size_t k = 0; k < c.size(); ++k) id = id * (snapshot_->shape[k] / span[k]) + c[k] / span[k];
-  return id;
-}
-
 bool TensorView::inStep(std::int64_t logical) const {
   if (step_ < 0 || !snapshot_ || logical < 0 || logical >= static_cast<std::int64_t>(snapshot_->apply.size())) return true;
   const auto x = snapshot_->apply[static_cast<std::size_t>(logical)];
-  return x >= 0 && x / threads_ == step_;
+  return x >= 0 && session::place(x, threads_).step == step_;
 }
 
 int TensorView::steps() const {
@@ -170,8 +154,8 @@ QColor TensorView::colour(std::int64_t logical) const {
   const double n = static_cast<double>(std::max<std::int64_t>(static_cast<std::int64_t>(snapshot_->apply.size()), 1));
   switch (colouring_) {
     case Colouring::Tile:
-      if (!snapshot_->tile_spans.empty()) {
-        const std::int64_t t = tileOf(logical);
+      if (!snapshot_->tile.empty()) {
+        const std::int64_t t = snapshot_->tile[static_cast<std::size_t>(logical)];
         return QColor::fromHsv(static_cast<int>((t * 47) % 360), 70 + static_cast<int>((t * 29) % 60), 245);
       }
       [[fallthrough]];  // untiled: memory order says the most
@@ -185,9 +169,11 @@ QColor TensorView::colour(std::int64_t logical) const {
     case Colouring::Bank: {
       const auto x = snapshot_->apply[static_cast<std::size_t>(logical)];
       if (x < 0) return QColor(220, 220, 220);
-      const std::int64_t thread = x % threads_;
-      const std::int64_t value = colouring_ == Colouring::Thread ? thread : colouring_ == Colouring::Warp ? thread / 32 : x % 32;
-      const std::int64_t count = colouring_ == Colouring::Thread ? threads_ : colouring_ == Colouring::Warp ? (threads_ + 31) / 32 : 32;
+      const session::Placement at = session::place(x, threads_);
+      const std::int64_t value = colouring_ == Colouring::Thread ? at.thread : colouring_ == Colouring::Warp ? at.warp : at.bank;
+      const std::int64_t count = colouring_ == Colouring::Thread ? threads_
+                                 : colouring_ == Colouring::Warp ? session::place(threads_ - 1, threads_).warp + 1
+                                                                 : 32;
       // Neighbouring values far apart on the hue circle, so adjacent lanes stand out.
       const double hue = std::fmod(static_cast<double>(value) * 0.381966, 1.0);
       return count <= 1 ? QColor::fromHsv(210, 60, 240) : QColor::fromHsvF(hue, 0.55, 0.97);
@@ -212,7 +198,7 @@ QImage TensorView::cellImage(Side side, std::int64_t width) const {
   QImage image(static_cast<int>(width), static_cast<int>(rows), QImage::Format_RGB32);
   image.fill(palette().base().color());
   for (std::int64_t x = 0; x < snapshot_->physical_size; ++x) {
-    const std::int64_t logical = inverse_[static_cast<std::size_t>(x)];
+    const std::int64_t logical = snapshot_->inverse[static_cast<std::size_t>(x)];
     image.setPixel(static_cast<int>(x % width), static_cast<int>(x / width), logical >= 0 ? shade(logical) : qRgb(200, 200, 200));
   }
   return image;
@@ -289,7 +275,7 @@ void TensorView::render(QPainter& p, QSize size) const {
     if (g.cell >= 14.0 * static_cast<double>(shape.size()))
       for (std::int64_t x = 0; x < snapshot_->physical_size; ++x) {
         const QRectF r = cellRect(g, Side::Physical, x);
-        const std::int64_t logical = inverse_[static_cast<std::size_t>(x)];
+        const std::int64_t logical = snapshot_->inverse[static_cast<std::size_t>(x)];
         if (!visible.intersects(r) || logical < 0) continue;
         QStringList parts;
         for (auto v : coordinates(logical)) parts << QString::number(v);
@@ -318,15 +304,12 @@ void TensorView::setHover(Cell c) {
       highlighted_ = {Side::Physical, x};
       text =
           tr("logical %1 -> physical %2").arg(coords_text(coordinates(c.index)), x < 0 ? tr("(dropped by ExpandBy)") : QString::number(x));
-      if (x >= 0)
-        text += tr("   thread %1 (warp %2, lane %3), step %4, bank %5")
-                    .arg(x % threads_)
-                    .arg(x % threads_ / 32)
-                    .arg(x % threads_ % 32)
-                    .arg(x / threads_)
-                    .arg(x % 32);
+      if (x >= 0) {
+        const session::Placement at = session::place(x, threads_);
+        text += tr("   thread %1 (warp %2, lane %3), step %4, bank %5").arg(at.thread).arg(at.warp).arg(at.lane).arg(at.step).arg(at.bank);
+      }
     } else {
-      const std::int64_t logical = inverse_[static_cast<std::size_t>(c.index)];
+      const std::int64_t logical = snapshot_->inverse[static_cast<std::size_t>(c.index)];
       highlighted_ = {Side::Logical, logical};
       text = tr("physical %1 <- logical %2").arg(c.index).arg(logical < 0 ? tr("(none: padding)") : coords_text(coordinates(logical)));
     }

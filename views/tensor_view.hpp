@@ -79,14 +79,12 @@ class TensorView : public QWidget {
   Cell hit(const Geometry& g, QPointF p) const;
   QColor colour(std::int64_t logical) const;
   QRgb shade(std::int64_t logical) const;  // colour, faded when outside the step
-  std::int64_t tileOf(std::int64_t logical) const;
   std::vector<std::int64_t> coordinates(std::int64_t logical) const;
   void render(QPainter& p, QSize size) const;
   QImage cellImage(Side side, std::int64_t width) const;
   void setHover(Cell c);
 
   std::shared_ptr<const session::LayoutSnapshot> snapshot_;
-  std::vector<std::int64_t> inverse_;              // physical position -> logical cell, -1 if none
   mutable QImage logical_image_, physical_image_;  // one pixel per cell, rebuilt per snapshot and colouring
   Colouring colouring_ = Colouring::Tile;
   int threads_ = 32, step_ = -1;

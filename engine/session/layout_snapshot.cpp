@@ -25,6 +25,22 @@ std::string code_of(const DeriveResult& r) {
 
 // Per level (outermost first, the innermost level has no border), per
 // dimension, the extent one tile of that level spans.
+// Each cell's tile of span `span`, numbered row-major over the tiles.
+std::vector<std::int64_t> outer_tiles(const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& span) {
+  std::int64_t cells = 1;
+  for (std::int64_t e : shape) cells *= e;
+  std::vector<std::int64_t> tiles(static_cast<std::size_t>(cells));
+  for (std::int64_t cell = 0; cell < cells; ++cell) {
+    std::vector<std::int64_t> c(shape.size());
+    std::int64_t rest = cell;
+    for (std::size_t k = shape.size(); k-- > 0;) c[k] = rest % shape[k], rest /= shape[k];
+    std::int64_t id = 0;
+    for (std::size_t k = 0; k < shape.size() && k < span.size(); ++k) id = id * (shape[k] / span[k]) + c[k] / span[k];
+    tiles[static_cast<std::size_t>(cell)] = id;
+  }
+  return tiles;
+}
+
 std::vector<std::vector<std::int64_t>> tile_spans_of(const LayoutAst& layout, const Env& env) {
   std::vector<std::vector<std::int64_t>> spans;
   if (layout.closing != Closing::TileBy || layout.groups.size() < 2) return spans;
@@ -78,6 +94,17 @@ Env parse_sizes(const std::string& text) {
   return env;
 }
 
+Placement place(std::int64_t x, std::int64_t threads) {
+  Placement p;
+  threads = std::max<std::int64_t>(threads, 1);
+  p.thread = x % threads;
+  p.step = x / threads;
+  p.warp = p.thread / 32;
+  p.lane = p.thread % 32;
+  p.bank = x % 32;  // 4-byte words, 32 banks
+  return p;
+}
+
 LayoutSnapshot build_snapshot(std::uint64_t generation, const std::string& text, const std::string& bindings) {
   const auto start = std::chrono::steady_clock::now();
   LayoutSnapshot s;
@@ -112,6 +139,10 @@ LayoutSnapshot build_snapshot(std::uint64_t generation, const std::string& text,
     s.apply.resize(static_cast<std::size_t>(plan.size()));
     plan.apply_all(s.apply.data());
     s.physical_size = plan.physical_size();
+    s.inverse.assign(static_cast<std::size_t>(s.physical_size), -1);
+    for (std::size_t k = 0; k < s.apply.size(); ++k)
+      if (const auto x = s.apply[k]; x >= 0 && x < s.physical_size) s.inverse[static_cast<std::size_t>(x)] = static_cast<std::int64_t>(k);
+    if (!s.tile_spans.empty()) s.tile = outer_tiles(s.shape, s.tile_spans.front());
     if (!plan.layout().expand && plan.has_inverse()) s.bank_walks = bank_walks_of(plan);
     const BijectivityReport r = check_bijective(original);
     s.verdict = std::string(!r.checked ? "unknown" : r.bijective ? "bijective" : "not bijective") + ": " + r.evidence;

@@ -30,6 +30,8 @@ struct LayoutSnapshot {
   std::vector<std::vector<std::int64_t>> tile_spans;
   std::vector<std::int64_t> apply;  // per cell in row-major order: physical position, -1 if dropped
   std::int64_t physical_size = 0;
+  std::vector<std::int64_t> inverse;  // per physical position: the cell stored there, -1 if none
+  std::vector<std::int64_t> tile;     // per cell: its outermost tile, numbered row-major over the tiles; empty when untiled
 
   std::string verdict;  // exhaustive check
   std::string isl;      // ISL's verdict
@@ -54,6 +56,15 @@ struct LayoutSnapshot {
 
 // Cells beyond this are not tabulated (the view would be unreadable).
 constexpr std::int64_t kMaxCells = 1 << 18;
+
+// Where physical position x lands when `threads` threads walk memory in
+// order, one element each per step (the thread-map colourings): thread
+// x % threads at step x / threads, its warp and lane, and the 4-byte
+// shared-memory bank of x.
+struct Placement {
+  std::int64_t thread = 0, warp = 0, lane = 0, step = 0, bank = 0;
+};
+Placement place(std::int64_t x, std::int64_t threads);
 
 // Never throws for bad input: errors land in `error`.
 LayoutSnapshot build_snapshot(std::uint64_t generation, const std::string& text, const std::string& bindings);
