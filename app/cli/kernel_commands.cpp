@@ -20,6 +20,7 @@
 #include "layout/derive.hpp"
 #include "layout/parse.hpp"
 #include "run/analyze.hpp"
+#include "project/results.hpp"
 #include "run/bench_bundle.hpp"
 #include "run/executor.hpp"
 #include "run/jit.hpp"
@@ -354,12 +355,13 @@ int import_results(const std::string& project_file, const std::string& results_f
   // A results row for a variant the project cannot produce (a typo, a
   // bundle from another version of the project) would sit in the project
   // unseen; it is refused unless the user says otherwise.
-  const run::UnknownVariant unknown = [&](const std::string& kernel_name, const std::string& variant) -> std::string {
+  const project::UnknownVariant unknown = [&](const std::string& kernel_name, const std::string& variant) -> std::string {
     const kernel::KernelSpec& spec = kernel::find_kernel(project, kernel_name);
     return kernel::names_a_variant(spec, variant) ? "" : "kernel " + kernel_name + " has no variant \"" + variant + "\"";
   };
   const std::string merged =
-      run::merge_results(kernel::read_text_file(project_file), results_text, results_file, allow_unknown ? run::UnknownVariant() : unknown);
+      project::merge_results(kernel::read_text_file(project_file), results_text, results_file,
+                               allow_unknown ? project::UnknownVariant() : unknown);
   // The merged file must still load as a project before it replaces the old one.
   const fs::path base = fs::path(project_file).parent_path();
   kernel::parse_project(merged, project_file, base.empty() ? "." : base, kernel::default_resource_dirs());

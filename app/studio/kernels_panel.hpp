@@ -99,7 +99,7 @@ class KernelsPanel : public QWidget {
   QPushButton *edit_layout_, *apply_layout_, *save_project_;
   std::string saved_json_;
   void fillLayouts();
-  kernel::LayoutSlot slotAt(int index) const;
+  project::LayoutSlot slotAt(int index) const;
   QComboBox* kernel_;
   QCheckBox* verified_only_;
   QCheckBox* reuse_;  // results cache of unchanged code

@@ -23,7 +23,7 @@ void KernelsPanel::fillLayouts() {
     for (const auto& a : l.alternatives) layout_->addItem(qs(l.name + ": " + a.name), QStringList{qs(l.name), qs(a.name)});
 }
 
-kernel::LayoutSlot KernelsPanel::slotAt(int index) const {
+project::LayoutSlot KernelsPanel::slotAt(int index) const {
   const QStringList parts = layout_->itemData(index).toStringList();
   const KernelInfo* k = currentKernel();
   if (!k || parts.size() != 2) return {};
@@ -32,7 +32,7 @@ kernel::LayoutSlot KernelsPanel::slotAt(int index) const {
 
 void KernelsPanel::editSelectedLayout() {
   const KernelInfo* k = currentKernel();
-  const kernel::LayoutSlot slot = slotAt(layout_->currentIndex());
+  const project::LayoutSlot slot = slotAt(layout_->currentIndex());
   if (!k || slot.owner.empty()) return;
   std::string text;
   for (const auto& t : k->spec.tensors)
@@ -48,7 +48,7 @@ void KernelsPanel::editSelectedLayout() {
 }
 
 void KernelsPanel::applyLayout(const QString& text) {
-  const kernel::LayoutSlot slot = slotAt(layout_->currentIndex());
+  const project::LayoutSlot slot = slotAt(layout_->currentIndex());
   if (!project_ || slot.owner.empty()) return emit message(tr("open a project and choose the layout to replace first"));
   sweep_.editLayout(project_, slot, text);
   emit message(tr("replacing %1.%2 of kernel %3 ...").arg(qs(slot.owner), qs(slot.alternative), qs(slot.kernel)));

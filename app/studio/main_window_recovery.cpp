@@ -8,6 +8,7 @@
 #include <QStatusBar>
 
 #include "expr/text_file.hpp"
+#include "project/autosave.hpp"
 #include "studio/main_window.hpp"
 #include "studio/qt_text.hpp"
 #include "studio/save_file.hpp"
@@ -38,7 +39,7 @@ void MainWindow::autosaveProject() {
     if (QFile::exists(path)) QFile::remove(path);
     return;
   }
-  const std::string text = nlohmann::json{{"file", kernels_->project()->file}, {"json", kernels_->project()->json}}.dump();
+  const std::string text = project::autosave_payload({kernels_->project()->file, kernels_->project()->json});
   if (text == last_project_autosave_) return;
   QDir().mkpath(stateDir());
   QString why;
@@ -52,16 +53,17 @@ void MainWindow::recoverProject() {
   const QString path = stateDir() + "/autosave-project.json";
   QFile f(path);
   if (!f.open(QIODevice::ReadOnly)) return;
-  const auto j = nlohmann::json::parse(f.readAll().toStdString(), nullptr, false);
+  std::string why;
+  const auto edits = project::read_autosave(f.readAll().toStdString(), why);
   f.close();
-  if (j.is_discarded() || !j.is_object() || !j.contains("file") || !j.contains("json")) {
+  if (!edits) {
     QFile::remove(path + ".unreadable");
     QFile::rename(path, path + ".unreadable");
-    log(tr("the project autosave could not be read; kept as %1").arg(path + ".unreadable"));
+    log(tr("the project autosave could not be read (%1); kept as %2").arg(qs(why), path + ".unreadable"));
     return;
   }
-  kernels_->openEdited(qs(j["file"].get<std::string>()), qs(j["json"].get<std::string>()));
-  log(tr("recovered unsaved edits of %1 from a session that did not close; Save project keeps them").arg(qs(j["file"].get<std::string>())));
+  kernels_->openEdited(qs(edits->file), qs(edits->json));
+  log(tr("recovered unsaved edits of %1 from a session that did not close; Save project keeps them").arg(qs(edits->file)));
 }
 
 void MainWindow::recoverAutosave() {

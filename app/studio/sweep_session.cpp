@@ -8,6 +8,7 @@
 #include "expr/text_file.hpp"
 #include "kernel/variant.hpp"
 #include "run/analyze.hpp"
+#include "project/results.hpp"
 #include "run/bench_bundle.hpp"
 #include "run/sweep.hpp"
 #include "run/sweep_driver.hpp"
@@ -53,7 +54,7 @@ ProjectPtr SweepSession::load(const std::string& file, const std::string& json, 
     info->kernels.push_back(std::move(k));
   }
   // Results a bench bundle measured on another machine, merged by lego import-results.
-  for (auto& o : run::imported_outcomes(nlohmann::json::parse(json, nullptr, false))) {
+  for (auto& o : project::imported_outcomes(nlohmann::json::parse(json, nullptr, false))) {
     const std::string key = outcome_key(o.kernel, o.id);  // before the move: the right side of `=` is evaluated first
     info->imported[key] = std::make_shared<const run::Outcome>(std::move(o));
   }
@@ -82,10 +83,10 @@ void SweepSession::openEdited(const QString& project_file, const QString& json) 
   });
 }
 
-void SweepSession::editLayout(ProjectPtr project, const kernel::LayoutSlot& slot, const QString& layout_text) {
+void SweepSession::editLayout(ProjectPtr project, const project::LayoutSlot& slot, const QString& layout_text) {
   thread_.post([this, project, slot, text = layout_text.toStdString()] {
     try {
-      const std::string json = kernel::replace_layout(project->json, project->file, std::filesystem::path(project->file).parent_path(),
+      const std::string json = project::replace_layout(project->json, project->file, std::filesystem::path(project->file).parent_path(),
                                                       kernel::default_resource_dirs(), slot, text);
       emit projectLoaded(load(project->file, json, true, 256));
     } catch (const LegoError& e) {

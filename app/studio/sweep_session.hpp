@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "kernel/instantiate.hpp"
-#include "kernel/project_edit.hpp"
+#include "project/edit.hpp"
 #include "kernel/spec.hpp"
 #include "kernel/variant.hpp"
 #include "run/executor.hpp"
@@ -70,7 +70,7 @@ class SweepSession : public QObject {
   void open(const QString& project_file, std::size_t max_variants = 256);
   // Replaces one layout alternative (validated as a whole project) and
   // reloads from the edited text; the file is not written (see KernelsPanel::save).
-  void editLayout(ProjectPtr project, const kernel::LayoutSlot& slot, const QString& layout_text);
+  void editLayout(ProjectPtr project, const project::LayoutSlot& slot, const QString& layout_text);
   // A project from edited (unsaved) JSON, e.g. recovered from an autosave.
   void openEdited(const QString& project_file, const QString& json);
   void run(ProjectPtr project, const QString& kernel, const QStringList& variant_ids, const run::RunOptions& options, double timeout_s);

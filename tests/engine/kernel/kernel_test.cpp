@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "kernel/instantiate.hpp"
-#include "kernel/project_edit.hpp"
+#include "project/edit.hpp"
 #include "kernel/spec.hpp"
 #include "kernel/variant.hpp"
 #include "layout/parse.hpp"
@@ -367,8 +367,8 @@ TEST(ProjectEdit, ReplacesOneLayoutKeepsTheRestAndRefusesBreakingEdits) {
   const std::filesystem::path file = std::filesystem::path(LEGO_PROJECTS_DIR) / "rows.lego.json";
   std::ifstream in(file);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const LayoutSlot slot{"softmax", "X", "col"};
-  const std::string edited = replace_layout(text, file.string(), file.parent_path(), default_resource_dirs(), slot,
+  const project::LayoutSlot slot{"softmax", "X", "col"};
+  const std::string edited = project::replace_layout(text, file.string(), file.parent_path(), default_resource_dirs(), slot,
                                             "OrderBy(Row(M // 4, N), Row(4, 1)).TileBy([M // 4, N], [4, 1])");
   const Project p = parse_project(edited, "edited", file.parent_path(), default_resource_dirs());
   const KernelSpec& softmax = find_kernel(p, "softmax");
@@ -379,12 +379,12 @@ TEST(ProjectEdit, ReplacesOneLayoutKeepsTheRestAndRefusesBreakingEdits) {
   EXPECT_LT(edited.find("\"name\""), edited.find("\"kernels\""));  // key order kept
 
   try {
-    replace_layout(text, "rows.lego.json", file.parent_path(), default_resource_dirs(), slot, "OrderBy(Row(M, N).GroupBy([(M, N)])");
+    project::replace_layout(text, "rows.lego.json", file.parent_path(), default_resource_dirs(), slot, "OrderBy(Row(M, N).GroupBy([(M, N)])");
     FAIL() << "a broken layout was accepted";
   } catch (const ProjectError& e) {
     EXPECT_EQ(e.path(), "$.kernels[0].tensors[0].layouts.col");
   }
-  EXPECT_THROW(replace_layout(text, "rows.lego.json", file.parent_path(), default_resource_dirs(), {"softmax", "X", "nope"}, "x"),
+  EXPECT_THROW(project::replace_layout(text, "rows.lego.json", file.parent_path(), default_resource_dirs(), {"softmax", "X", "nope"}, "x"),
                LegoError);
 }
 

@@ -11,6 +11,7 @@
 
 #include "kernel/spec.hpp"
 #include "kernel/variant.hpp"
+#include "project/results.hpp"
 #include "run/bench_bundle.hpp"
 #include "run/outcome.hpp"
 #include "run/trace.hpp"
@@ -131,14 +132,14 @@ TEST(Outcome, ImportedResultsBecomeImportedOutcomesNamingTheDevice) {
        {{"k",
          {{"fast", {{"device", "NVIDIA H100"}, {"arch", "sm_90"}, {"copy_gbs", 2900.0}, {"verified", true}, {"median_ms", 0.5}}},
           {"no median", {{"device", "NVIDIA H100"}, {"verified", true}}}}}}}};
-  const std::vector<Outcome> found = imported_outcomes(project);
+  const std::vector<Outcome> found = project::imported_outcomes(project);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].kernel, "k");
   EXPECT_EQ(found[0].id, "fast");
   EXPECT_EQ(found[0].status, Status::Imported);
   EXPECT_DOUBLE_EQ(found[0].ms, 0.5);
   EXPECT_NE(found[0].message.find("NVIDIA H100 (sm_90)"), std::string::npos) << found[0].message;
-  EXPECT_TRUE(imported_outcomes(nlohmann::json::object()).empty());
+  EXPECT_TRUE(project::imported_outcomes(nlohmann::json::object()).empty());
 }
 
 }  // namespace

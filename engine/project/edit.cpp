@@ -1,10 +1,10 @@
-#include "kernel/project_edit.hpp"
+#include "project/edit.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include "kernel/spec.hpp"
 
-namespace lego::kernel {
+namespace lego::project {
 
 namespace {
 
@@ -44,8 +44,8 @@ std::string replace_layout(const std::string& json_text, const std::string& file
   if (!done)
     throw LegoError(file_label + ": kernel " + slot.kernel + " has no layout " + slot.owner + "." + slot.alternative + " to replace");
   const std::string text = j.dump(2) + "\n";
-  parse_project(text, file_label, base_dir, resource_dirs);  // throws at the edit's JSON path when it breaks the project
+  kernel::parse_project(text, file_label, base_dir, resource_dirs);  // throws at the edit's JSON path when it breaks the project
   return text;
 }
 
-}  // namespace lego::kernel
+}  // namespace lego::project

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace lego::kernel {
+namespace lego::project {
 
 struct LayoutSlot {
   std::string kernel;
@@ -21,4 +21,4 @@ struct LayoutSlot {
 std::string replace_layout(const std::string& json_text, const std::string& file_label, const std::filesystem::path& base_dir,
                            const std::vector<std::filesystem::path>& resource_dirs, const LayoutSlot& slot, const std::string& layout_text);
 
-}  // namespace lego::kernel
+}  // namespace lego::project

@@ -1,0 +1,95 @@
+#include "project/results.hpp"
+
+#include <cmath>
+#include <set>
+
+#include "expr/diagnostic.hpp"
+
+namespace lego::project {
+
+using run::Outcome;
+using run::Status;
+
+std::string merge_results(const std::string& project_text, const std::string& results_text, const std::string& results_label,
+                          const UnknownVariant& unknown_variant) {
+  using Json = nlohmann::ordered_json;
+  Json project = Json::parse(project_text, nullptr, false);
+  if (project.is_discarded() || !project.is_object()) throw LegoError("the project is not a JSON object");
+  const Json results = Json::parse(results_text, nullptr, false);
+  if (results.is_discarded() || !results.is_object() || !results.contains("lego_bench_results") || !results.contains("variants") ||
+      !results["variants"].is_array())
+    throw LegoError(results_label + ": $: not a results file written by a LEGO Studio bench bundle");
+  std::set<std::string> kernels;
+  for (const auto& k : project.value("kernels", Json::array())) kernels.insert(k.value("name", ""));
+  Json& merged = project["results"];
+  if (!merged.is_object()) merged = Json::object();
+  // Every field is checked for its type and range, with its JSON path: a
+  // results file comes from another machine, and a wrong type used to end in
+  // an internal error.
+  auto text = [](const Json& o, const char* key, const std::string& where) -> std::string {
+    if (!o.contains(key)) return "";
+    if (!o[key].is_string()) throw LegoError(where + "." + key + ": expected a string");
+    return o[key].get<std::string>();
+  };
+  auto number = [](const Json& o, const char* key, const std::string& where) -> double {
+    if (!o.contains(key)) return 0.0;
+    if (!o[key].is_number() || !std::isfinite(o[key].get<double>()) || o[key].get<double>() < 0)
+      throw LegoError(where + "." + key + ": expected a number >= 0");
+    return o[key].get<double>();
+  };
+  const std::string top = results_label + ": $";
+  const std::string device = text(results, "device", top), arch = text(results, "arch", top);
+  const double copy_gbs = number(results, "copy_gbs", top);
+  for (std::size_t k = 0; k < results["variants"].size(); ++k) {
+    const Json& v = results["variants"][k];
+    const std::string path = results_label + ": $.variants[" + std::to_string(k) + "]";
+    if (!v.is_object() || !v.contains("kernel") || !v["kernel"].is_string() || !v.contains("variant") || !v["variant"].is_string() ||
+        !v.contains("median_ms") || !v["median_ms"].is_number())
+      throw LegoError(path + ": expected kernel, variant (strings) and median_ms (a number)");
+    const std::string kernel = v["kernel"].get<std::string>(), variant = v["variant"].get<std::string>();
+    if (!kernels.count(kernel)) throw LegoError(path + ".kernel: the project has no kernel \"" + kernel + "\"");
+    if (variant.empty()) throw LegoError(path + ".variant: empty");
+    if (unknown_variant)
+      if (const std::string why = unknown_variant(kernel, variant); !why.empty())
+        throw LegoError(path + ".variant: " + why + " (--allow-unknown merges it anyway)");
+    const double median_ms = number(v, "median_ms", path);
+    if (median_ms <= 0) throw LegoError(path + ".median_ms: expected a time > 0");
+    if (v.contains("verified") && !v["verified"].is_boolean()) throw LegoError(path + ".verified: expected true or false");
+    Json entry = {{"device", device},
+                  {"arch", arch},
+                  {"copy_gbs", copy_gbs},
+                  {"verified", v.value("verified", false)},
+                  {"median_ms", median_ms},
+                  {"gbs", number(v, "gbs", path)},
+                  {"gflops", number(v, "gflops", path)},
+                  {"percent_of_copy", number(v, "percent_of_copy", path)}};
+    merged[kernel][variant] = entry;
+  }
+  return project.dump(2) + "\n";
+}
+
+std::vector<Outcome> imported_outcomes(const nlohmann::json& project) {
+  std::vector<Outcome> found;
+  if (!project.is_object() || !project.contains("results") || !project["results"].is_object()) return found;
+  for (const auto& [kernel, variants] : project["results"].items()) {
+    if (!variants.is_object()) continue;
+    for (const auto& [id, r] : variants.items()) {
+      if (!r.is_object() || !r.contains("median_ms") || !r["median_ms"].is_number()) continue;
+      Outcome o;
+      o.kernel = kernel;
+      o.id = id;
+      o.status = Status::Imported;
+      o.message = "measured on " + r.value("device", std::string("another machine")) + " (" + r.value("arch", std::string("?")) +
+                  "), copy bandwidth " + std::to_string(static_cast<int>(r.value("copy_gbs", 0.0))) + " GB/s; lego import-results";
+      o.verified = r.value("verified", false);
+      o.ms = r.value("median_ms", -1.0);
+      o.gbs = r.value("gbs", 0.0);
+      o.gflops = r.value("gflops", 0.0);
+      o.percent_of_roof = r.value("percent_of_copy", 0.0);
+      found.push_back(std::move(o));
+    }
+  }
+  return found;
+}
+
+}  // namespace lego::project
