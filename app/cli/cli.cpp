@@ -17,11 +17,10 @@
 #include "analysis/banks.hpp"
 #include "bindings.hpp"
 #include "expr/parser.hpp"
-#include "expr/print.hpp"
 #include "expr/text_file.hpp"
-#include "layout/compile.hpp"
 #include "layout/derive.hpp"
 #include "layout/genp.hpp"
+#include "layout/make_plan.hpp"
 #include "layout/parse.hpp"
 #include "layout/shape.hpp"
 #include "layout/symbolic.hpp"
@@ -29,6 +28,7 @@
 #include "layout/verify.hpp"
 #include "poly/isl_layout.hpp"
 #include "poly/isl_prover.hpp"
+#include "sym/print.hpp"
 #include "table_output.hpp"
 
 namespace lego::cli {
@@ -408,7 +408,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       if (!free_symbols(loaded.layout(), loaded.env).empty())
         return run_symbolic_check(loaded.layout(), loaded.env, constraints, check_json, out);
     }
-    const Plan plan = compile(loaded.layout(), loaded.env);
+    const Plan plan = make_plan(loaded.layout(), loaded.env);
     if (banks->parsed()) return run_banks(plan, banks_bytes, banks_heatmap, banks_json, out);
     if (table->parsed()) {
       require_table_size(plan);

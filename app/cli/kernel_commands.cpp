@@ -19,8 +19,8 @@
 #include "kernel/variant.hpp"
 #include "layout/derive.hpp"
 #include "layout/parse.hpp"
-#include "run/analyze.hpp"
 #include "project/results.hpp"
+#include "run/analyze.hpp"
 #include "run/bench_bundle.hpp"
 #include "run/executor.hpp"
 #include "run/jit.hpp"
@@ -359,9 +359,8 @@ int import_results(const std::string& project_file, const std::string& results_f
     const kernel::KernelSpec& spec = kernel::find_kernel(project, kernel_name);
     return kernel::names_a_variant(spec, variant) ? "" : "kernel " + kernel_name + " has no variant \"" + variant + "\"";
   };
-  const std::string merged =
-      project::merge_results(kernel::read_text_file(project_file), results_text, results_file,
-                               allow_unknown ? project::UnknownVariant() : unknown);
+  const std::string merged = project::merge_results(kernel::read_text_file(project_file), results_text, results_file,
+                                                    allow_unknown ? project::UnknownVariant() : unknown);
   // The merged file must still load as a project before it replaces the old one.
   const fs::path base = fs::path(project_file).parent_path();
   kernel::parse_project(merged, project_file, base.empty() ? "." : base, kernel::default_resource_dirs());

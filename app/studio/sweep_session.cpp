@@ -7,8 +7,8 @@
 
 #include "expr/text_file.hpp"
 #include "kernel/variant.hpp"
-#include "run/analyze.hpp"
 #include "project/results.hpp"
+#include "run/analyze.hpp"
 #include "run/bench_bundle.hpp"
 #include "run/sweep.hpp"
 #include "run/sweep_driver.hpp"
@@ -87,7 +87,7 @@ void SweepSession::editLayout(ProjectPtr project, const project::LayoutSlot& slo
   thread_.post([this, project, slot, text = layout_text.toStdString()] {
     try {
       const std::string json = project::replace_layout(project->json, project->file, std::filesystem::path(project->file).parent_path(),
-                                                      kernel::default_resource_dirs(), slot, text);
+                                                       kernel::default_resource_dirs(), slot, text);
       emit projectLoaded(load(project->file, json, true, 256));
     } catch (const LegoError& e) {
       emit failed(QStringLiteral("the project was not changed: %1").arg(QString::fromStdString(e.what())));

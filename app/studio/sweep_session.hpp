@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "kernel/instantiate.hpp"
-#include "project/edit.hpp"
 #include "kernel/spec.hpp"
 #include "kernel/variant.hpp"
+#include "project/edit.hpp"
 #include "run/executor.hpp"
 #include "run/outcome.hpp"
 #include "run/sweep_driver.hpp"

@@ -8,10 +8,10 @@
 
 #include "expr/parser.hpp"
 #include "kernel/microkernel.hpp"
-#include "layout/compile.hpp"
 #include "layout/derive.hpp"
+#include "layout/make_plan.hpp"
 #include "layout/parse.hpp"
-#include "layout/tensor_view.hpp"
+#include "layout/untiled_view.hpp"
 #include "poly/isl_runs.hpp"
 #include "poly/loop_nest.hpp"
 
@@ -201,8 +201,8 @@ class Instantiator {
       const std::string where = "tensor " + t.name + ", layout \"" + choice.name + "\"";
       LayoutAst view;
       try {
-        view = tensor_view(choice.ast, b.extents.size());
-        const Plan plan = compile(view, variant_.parameters);
+        view = untiled_view(choice.ast, b.extents.size());
+        const Plan plan = make_plan(view, variant_.parameters);
         for (std::size_t k = 0; k < b.extents.size(); ++k)
           if (plan.shape()[k] != b.extents[k])
             throw LegoError("its logical extent " + std::to_string(k) + " is " + std::to_string(plan.shape()[k]) + " but the tensor's is " +
@@ -274,7 +274,7 @@ class Instantiator {
         }
       if (auto it = views_.find(name); it != views_.end()) {
         try {
-          x.code = std::to_string(compile(it->second.first, variant_.parameters).physical_size());
+          x.code = std::to_string(make_plan(it->second.first, variant_.parameters).physical_size());
         } catch (const LegoError& e) {
           fail(at, length, it->second.second + ": " + e.what());
         }
@@ -306,7 +306,7 @@ class Instantiator {
       if (t.name == name) rank = t.extents.size();
     if (dimension >= rank) fail(at, length, name + " has " + std::to_string(rank) + " indices; run(" + dimension_text + ") is past them");
     try {
-      const LayoutAst view = rank != logical_rank(ast) && ast.closing == Closing::TileBy ? tensor_view(ast, rank) : ast;
+      const LayoutAst view = rank != logical_rank(ast) && ast.closing == Closing::TileBy ? untiled_view(ast, rank) : ast;
       const poly::RunProof proof = poly::prove_runs(view, variant_.parameters, dimension, std::numeric_limits<std::int64_t>::max());
       inst.notes.push_back(name + ".run(" + dimension_text + ") = " + std::to_string(proof.run) + ": " + proof.evidence);
       return proof.run;
@@ -393,13 +393,13 @@ class Instantiator {
     if (it == views_.end()) fail(at, length, "\"" + n.layout + "\" is not a layout of kernel " + spec_.name);
     const LayoutAst& ast = it->second.first;
     try {
-      const LayoutAst view = n.names.size() == logical_rank(ast) ? ast : tensor_view(ast, n.names.size());
+      const LayoutAst view = n.names.size() == logical_rank(ast) ? ast : untiled_view(ast, n.names.size());
       poly::LoopNestResult r = forced_flat ? poly::LoopNestResult{{}, "the flat form was asked for (flat=)"}
                                            : poly::build_loop_nest(view, variant_.parameters, n.names);
       n.nest = std::move(r.nest);
       if (!r.fallback.empty()) {
         n.flat = true;
-        const std::int64_t size = compile(view, variant_.parameters).physical_size();
+        const std::int64_t size = make_plan(view, variant_.parameters).physical_size();
         n.flat_code = "for (int64_t lego_x = 0; lego_x < " + std::to_string(size) + "; ++lego_x) { " +
                       inv_code(x, n.layout, {"lego_x"}, n.names, at, length, inst);
         inst.notes.push_back(n.layout + ": one flat loop with " + n.layout + ".inv per element; " + r.fallback);
@@ -598,7 +598,7 @@ class Instantiator {
       const bool untiled = coordinates != 0 && coordinates != logical_rank(ast);
       if (untiled && ast.closing != Closing::TileBy)
         fail(at, length, layout + " takes " + std::to_string(logical_rank(ast)) + " indices, got " + std::to_string(coordinates));
-      return derive(untiled ? tensor_view(ast, coordinates) : ast, variant_.parameters, request);
+      return derive(untiled ? untiled_view(ast, coordinates) : ast, variant_.parameters, request);
     } catch (const LegoError& e) {
       fail(at, length, it->second.second + ": " + e.what());
     }

@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "expr/print.hpp"
 #include "kernel/spec.hpp"
 #include "kernel/variant.hpp"
+#include "sym/print.hpp"
 
 namespace lego::kernel {
 
@@ -32,7 +32,7 @@ struct BoundTensor {
   Role role = Role::In;
   std::vector<std::int64_t> extents;
   std::string layout_name;  // the alternative chosen
-  std::string view_text;    // the layout over the tensor's own coordinates (tensor_view)
+  std::string view_text;    // the layout over the tensor's own coordinates (untiled_view)
   std::int64_t elements = 0;
 };
 

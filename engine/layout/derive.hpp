@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "expr/print.hpp"
 #include "layout/ast.hpp"
+#include "sym/print.hpp"
 
 namespace lego {
 

@@ -12,8 +12,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "expr/simplify.hpp"
 #include "layout/ast.hpp"
+#include "sym/simplify.hpp"
 
 namespace lego {
 

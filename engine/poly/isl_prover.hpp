@@ -11,7 +11,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "expr/prover.hpp"
+#include "sym/prover.hpp"
 
 namespace lego::poly {
 

@@ -13,7 +13,7 @@
 #include <optional>
 
 #include "layout/bound.hpp"
-#include "layout/compile.hpp"
+#include "layout/make_plan.hpp"
 #include "poly/isl_context.hpp"
 
 namespace lego::poly {
@@ -29,7 +29,7 @@ struct Digit {
 std::string linear_digits(const LayoutAst& layout, const Env& env, std::vector<Digit>& digits) {
   LayoutAst inner = layout;
   inner.expand_to.reset();  // ExpandBy narrows by guards; the digits are the expanded layout's
-  const Plan plan = compile(inner, env);
+  const Plan plan = make_plan(inner, env);
   if (!plan.has_inverse()) return "the layout is apply-only (injective), so it has no order to visit";
   const auto& steps = plan.inv_steps();
   if (steps.size() != 1 || !steps[0].linear() || steps[0].outputs != plan.rank())

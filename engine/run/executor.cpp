@@ -7,7 +7,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "layout/compile.hpp"
+#include "layout/make_plan.hpp"
 #include "layout/parse.hpp"
 #include "run/cuda_driver.hpp"
 #include "run/cuda_emulator.hpp"
@@ -62,7 +62,7 @@ namespace {
 using Entry = void (*)(void**);
 
 std::vector<std::int64_t> layout_table(const Json& tensor, const Env& env) {
-  const Plan plan = compile(parse_layout(tensor["layout"].get<std::string>()), env);
+  const Plan plan = make_plan(parse_layout(tensor["layout"].get<std::string>()), env);
   std::vector<std::int64_t> table(static_cast<std::size_t>(plan.size()));
   plan.apply_all(table.data());
   return table;
@@ -227,7 +227,7 @@ Executor::Prepared Executor::prepare(const Json& request, const std::function<vo
     // the packing, which cost far more than the kernel at full size.
     stage("pack");
     for (std::size_t k = 0; k < tensors.size(); ++k) {
-      const Plan plan = compile(parse_layout(tensors[k]["layout"].get<std::string>()), env);
+      const Plan plan = make_plan(parse_layout(tensors[k]["layout"].get<std::string>()), env);
       Buffer b(element_from_name(tensors[k]["type"]), plan.physical_size());
       fill_random(b, seed * 1000003 + k);
       data.physical.push_back(std::move(b));

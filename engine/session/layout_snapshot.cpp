@@ -4,11 +4,11 @@
 
 #include "analysis/banks.hpp"
 #include "expr/parser.hpp"
-#include "layout/compile.hpp"
 #include "layout/derive.hpp"
+#include "layout/make_plan.hpp"
 #include "layout/parse.hpp"
 #include "layout/symbolic.hpp"
-#include "layout/tensor_view.hpp"
+#include "layout/untiled_view.hpp"
 #include "layout/verify.hpp"
 #include "poly/isl_layout.hpp"
 
@@ -128,9 +128,9 @@ LayoutSnapshot build_snapshot(std::uint64_t generation, const std::string& text,
     }
     // The tensor's own coordinates: untiled for TileBy.
     const std::size_t rank = layout.closing == Closing::TileBy && !layout.groups.empty() ? layout.groups[0].size() : logical_rank(layout);
-    const Plan original = compile(layout, env);  // first: its errors point into the user's text
-    const LayoutAst view = tensor_view(layout, rank);
-    const Plan plan = compile(view, env);
+    const Plan original = make_plan(layout, env);  // first: its errors point into the user's text
+    const LayoutAst view = untiled_view(layout, rank);
+    const Plan plan = make_plan(view, env);
     if (plan.size() > kMaxCells)
       throw LegoError("the tensor has " + std::to_string(plan.size()) + " cells; bind smaller sizes to draw it (at most " +
                       std::to_string(kMaxCells) + ")");

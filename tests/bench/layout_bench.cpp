@@ -6,7 +6,7 @@
 #include <benchmark/benchmark.h>
 
 #include "engine/layout/reference.hpp"
-#include "layout/compile.hpp"
+#include "layout/make_plan.hpp"
 #include "layout/parse.hpp"
 
 namespace lego {
@@ -22,7 +22,7 @@ const char* const kLayouts[] = {
     "OrderBy(Row(16,16,16), Row(2,2,2), Row(4,4,4)).TileBy([16,16,16],[2,2,2],[4,4,4])",
 };
 
-Plan plan(int which) { return compile(parse_layout(kLayouts[which]), {}); }
+Plan plan(int which) { return make_plan(parse_layout(kLayouts[which]), {}); }
 
 void label(benchmark::State& state, int which, std::int64_t items) {
   state.SetItemsProcessed(state.iterations() * items);
@@ -88,7 +88,7 @@ BENCHMARK(BM_ReferenceApplyAll)->DenseRange(0, 3)->Unit(benchmark::kMillisecond)
 
 void BM_ParseAndCompile(benchmark::State& state) {
   const int which = static_cast<int>(state.range(0));
-  for (auto _ : state) benchmark::DoNotOptimize(compile(parse_layout(kLayouts[which]), {}));
+  for (auto _ : state) benchmark::DoNotOptimize(make_plan(parse_layout(kLayouts[which]), {}));
   state.SetLabel(kLayouts[which]);
 }
 BENCHMARK(BM_ParseAndCompile)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);

@@ -17,7 +17,7 @@
 #include <QtTest>
 
 #include "layout/bound.hpp"
-#include "layout/compile.hpp"
+#include "layout/make_plan.hpp"
 #include "layout/parse.hpp"
 #include "session/layout_snapshot.hpp"
 #include "studio/main_window.hpp"
@@ -191,7 +191,7 @@ void StudioTest::hoverLightsUpTheImageUnderApply() {
   QVERIFY(QTest::qWaitForWindowExposed(&w));
   QVERIFY(w.openExample("Fig6Chain"));
   QVERIFY(wait_for_snapshot(w));
-  const lego::Plan plan = lego::compile(lego::parse_layout(w.document()->text().toStdString()), {});
+  const lego::Plan plan = lego::make_plan(lego::parse_layout(w.document()->text().toStdString()), {});
   TensorView* view = w.tensorView();
   for (std::int64_t i : {0, 1, 4}) {
     for (std::int64_t j : {0, 2, 5}) {

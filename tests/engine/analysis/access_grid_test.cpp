@@ -55,9 +55,9 @@ TEST(AccessGrid, HostRowsAre64ByteLines) {
 }
 
 TEST(AccessGrid, AStepAndAWarpSelectOneRequest) {
-  std::vector<Touch> touches = one_warp([](int lane) -> std::int64_t { return lane; });                          // warp 0, step 0
+  std::vector<Touch> touches = one_warp([](int lane) -> std::int64_t { return lane; });                             // warp 0, step 0
   for (const Touch& t : one_warp([](int lane) -> std::int64_t { return lane * 32; }, 0, 32)) touches.push_back(t);  // warp 1, step 0
-  for (const Touch& t : one_warp([](int lane) -> std::int64_t { return 1024 + lane; }, 1)) touches.push_back(t);  // warp 0, step 1
+  for (const Touch& t : one_warp([](int lane) -> std::int64_t { return 1024 + lane; }, 1)) touches.push_back(t);    // warp 0, step 1
   const AccessGrid grid(touches, 4, MemoryKind::Shared);
   EXPECT_EQ(grid.steps(), 2);
   EXPECT_EQ(grid.warps(), 2);

@@ -7,13 +7,13 @@
 
 #include <gtest/gtest.h>
 
-#include "layout/compile.hpp"
+#include "layout/make_plan.hpp"
 #include "layout/parse.hpp"
 
 namespace lego::analysis {
 namespace {
 
-Plan plan_of(const char* text) { return compile(parse_layout(text), {}); }
+Plan plan_of(const char* text) { return make_plan(parse_layout(text), {}); }
 
 // Lane l reads element (l, j) at step j: a column per step.
 SharedAccessReport columns(const Plan& tile) {

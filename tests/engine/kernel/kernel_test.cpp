@@ -5,10 +5,10 @@
 #include <fstream>
 
 #include "kernel/instantiate.hpp"
-#include "project/edit.hpp"
 #include "kernel/spec.hpp"
 #include "kernel/variant.hpp"
 #include "layout/parse.hpp"
+#include "project/edit.hpp"
 #include "run/executor.hpp"
 #include "run/sweep.hpp"
 
@@ -369,7 +369,7 @@ TEST(ProjectEdit, ReplacesOneLayoutKeepsTheRestAndRefusesBreakingEdits) {
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const project::LayoutSlot slot{"softmax", "X", "col"};
   const std::string edited = project::replace_layout(text, file.string(), file.parent_path(), default_resource_dirs(), slot,
-                                            "OrderBy(Row(M // 4, N), Row(4, 1)).TileBy([M // 4, N], [4, 1])");
+                                                     "OrderBy(Row(M // 4, N), Row(4, 1)).TileBy([M // 4, N], [4, 1])");
   const Project p = parse_project(edited, "edited", file.parent_path(), default_resource_dirs());
   const KernelSpec& softmax = find_kernel(p, "softmax");
   EXPECT_EQ(softmax.tensors[0].layouts[1].name, "col");
@@ -379,7 +379,8 @@ TEST(ProjectEdit, ReplacesOneLayoutKeepsTheRestAndRefusesBreakingEdits) {
   EXPECT_LT(edited.find("\"name\""), edited.find("\"kernels\""));  // key order kept
 
   try {
-    project::replace_layout(text, "rows.lego.json", file.parent_path(), default_resource_dirs(), slot, "OrderBy(Row(M, N).GroupBy([(M, N)])");
+    project::replace_layout(text, "rows.lego.json", file.parent_path(), default_resource_dirs(), slot,
+                            "OrderBy(Row(M, N).GroupBy([(M, N)])");
     FAIL() << "a broken layout was accepted";
   } catch (const ProjectError& e) {
     EXPECT_EQ(e.path(), "$.kernels[0].tensors[0].layouts.col");

@@ -12,11 +12,11 @@
 
 #include "engine/layout/run_output.hpp"
 #include "expr/parser.hpp"
-#include "expr/print.hpp"
-#include "layout/compile.hpp"
+#include "layout/make_plan.hpp"
 #include "layout/parse.hpp"
 #include "layout/shape.hpp"
 #include "layout/symbolic.hpp"
+#include "sym/print.hpp"
 
 namespace lego {
 namespace {
@@ -79,7 +79,7 @@ TEST(CPrinter, GeneratedCodeComputesTheLayout) {
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.layout);
     const LayoutAst ast = parse_layout(c.layout);
-    const Plan plan = compile(ast, c.sizes);
+    const Plan plan = make_plan(ast, c.sizes);
     Env known = c.sizes;
     std::vector<std::int64_t> symbol_values;
     for (const auto& s : c.symbolic) {

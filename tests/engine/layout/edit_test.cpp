@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "layout/compile.hpp"
+#include "layout/make_plan.hpp"
 #include "layout/parse.hpp"
 #include "layout/verify.hpp"
 
@@ -18,7 +18,7 @@ TEST(LayoutEdit, DefaultPiecesKeepTheSizeSoTheLayoutStaysValid) {
   for (const char* entry : {"Row", "Col", "RegP", "reverse", "skew", "GenP:user"}) {
     const LayoutAst edited = insert_block(base, 0, default_piece(base, 0, entry));
     ASSERT_EQ(edited.chain.size(), 2u) << entry;
-    const Plan plan = compile(edited, {});
+    const Plan plan = make_plan(edited, {});
     const BijectivityReport r = check_bijective(plan);
     EXPECT_TRUE(r.checked && r.bijective) << entry << ": " << text(edited) << ": " << r.evidence;
   }
@@ -56,10 +56,10 @@ TEST(LayoutEdit, TileLevelsAndExpandBy) {
   const LayoutAst base = parse_layout("OrderBy(Row(4,4)).GroupBy([(4,4)])");
   const LayoutAst tiled = add_tile_level(base);
   EXPECT_EQ(text(tiled), "OrderBy(Row(4,4)).TileBy([4,4],[1,1])");
-  EXPECT_NO_THROW(compile(tiled, {}));
+  EXPECT_NO_THROW(make_plan(tiled, {}));
   const LayoutAst expanded = toggle_expand(tiled);
   EXPECT_EQ(text(expanded), "ExpandBy(OrderBy(Row(4,4)).TileBy([4,4],[1,1]), [4,4])");
-  EXPECT_NO_THROW(compile(expanded, {}));
+  EXPECT_NO_THROW(make_plan(expanded, {}));
   EXPECT_TRUE(equal(toggle_expand(expanded), tiled));
 }
 

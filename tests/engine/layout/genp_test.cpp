@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "layout/compile.hpp"
+#include "layout/make_plan.hpp"
 #include "layout/parse.hpp"
 #include "layout/shape.hpp"
 #include "layout/verify.hpp"
@@ -97,7 +97,7 @@ TEST(GenPLibrary, RejectsUnsupportedShapesWithLocation) {
   for (const char* text : bad) {
     SCOPED_TRACE(text);
     try {
-      compile(parse_layout(text), {});
+      make_plan(parse_layout(text), {});
       ADD_FAILURE() << "accepted";
     } catch (const LegoError& e) {
       // The diagnostic points into the GenP piece, not at the whole layout.
@@ -110,7 +110,7 @@ TEST(GenPLibrary, RejectsUnsupportedShapesWithLocation) {
 }
 
 TEST(UserGenP, LambdaPairEvaluatesAndChecks) {
-  const Plan p = compile(
+  const Plan p = make_plan(
       parse_layout("OrderBy(GenP([n,n], lambda i, j: i*n + (i+j)%n, lambda x: (x//n, (x%n - x//n) % n))).GroupBy([(n,n)])"), {{"n", 5}});
   EXPECT_TRUE(check_bijective(p).bijective);
   EXPECT_EQ(p.apply_checked({1, 4}), 5);
@@ -118,7 +118,7 @@ TEST(UserGenP, LambdaPairEvaluatesAndChecks) {
 
 TEST(UserGenP, NonBijectiveReportsCollidingPair) {
   try {
-    compile(parse_layout("OrderBy(GenP([4], lambda i: i // 2, lambda x: (2*x,))).GroupBy([(4,)])"), {});
+    make_plan(parse_layout("OrderBy(GenP([4], lambda i: i // 2, lambda x: (2*x,))).GroupBy([(4,)])"), {});
     FAIL();
   } catch (const LegoError& e) {
     EXPECT_NE(e.diagnostic().message.find("apply(0) = apply(1) = 0"), std::string::npos) << e.diagnostic().message;
@@ -127,7 +127,7 @@ TEST(UserGenP, NonBijectiveReportsCollidingPair) {
 
 TEST(UserGenP, WrongInverseReportsFirstMismatch) {
   try {
-    compile(parse_layout("OrderBy(GenP([2,3], lambda i, j: j*2 + i, lambda x: (x//3, x%3))).GroupBy([(2,3)])"), {});
+    make_plan(parse_layout("OrderBy(GenP([2,3], lambda i, j: j*2 + i, lambda x: (x//3, x%3))).GroupBy([(2,3)])"), {});
     FAIL();
   } catch (const LegoError& e) {
     EXPECT_NE(e.diagnostic().message.find("inv(apply(0,1))"), std::string::npos) << e.diagnostic().message;
@@ -136,7 +136,7 @@ TEST(UserGenP, WrongInverseReportsFirstMismatch) {
 
 TEST(UserGenP, OutOfRangeReportsIndex) {
   try {
-    compile(parse_layout("OrderBy(GenP([4], lambda i: i + 1, lambda x: (x - 1,))).GroupBy([(4,)])"), {});
+    make_plan(parse_layout("OrderBy(GenP([4], lambda i: i + 1, lambda x: (x - 1,))).GroupBy([(4,)])"), {});
     FAIL();
   } catch (const LegoError& e) {
     EXPECT_NE(e.diagnostic().message.find("apply(3) = 4 is outside [0, 4)"), std::string::npos) << e.diagnostic().message;
@@ -144,12 +144,12 @@ TEST(UserGenP, OutOfRangeReportsIndex) {
 }
 
 TEST(UserGenP, ApplyOnlyBroadcastIsAllowedOnlyAlone) {
-  const Plan p = compile(parse_layout("OrderBy(GenP([4,4], lambda i, j: j)).GroupBy([(4,4)])"), {});
+  const Plan p = make_plan(parse_layout("OrderBy(GenP([4,4], lambda i, j: j)).GroupBy([(4,4)])"), {});
   EXPECT_FALSE(p.has_inverse());
   EXPECT_EQ(p.apply_checked({3, 2}), 2);
   EXPECT_THROW(p.inv_checked(0), LegoError);
-  EXPECT_THROW(compile(parse_layout("OrderBy(Row(2,2), GenP([2,2], lambda i, j: j)).GroupBy([(4,4)])"), {}), LegoError);
-  EXPECT_THROW(compile(parse_layout("OrderBy(GenP([4,4], lambda i, j: j)).OrderBy(Row(4,4)).GroupBy([(4,4)])"), {}), LegoError);
+  EXPECT_THROW(make_plan(parse_layout("OrderBy(Row(2,2), GenP([2,2], lambda i, j: j)).GroupBy([(4,4)])"), {}), LegoError);
+  EXPECT_THROW(make_plan(parse_layout("OrderBy(GenP([4,4], lambda i, j: j)).OrderBy(Row(4,4)).GroupBy([(4,4)])"), {}), LegoError);
 }
 
 }  // namespace

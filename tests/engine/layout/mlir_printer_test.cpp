@@ -11,8 +11,8 @@
 #include "engine/layout/paper_cases.hpp"
 #include "engine/layout/run_output.hpp"
 #include "expr/parser.hpp"
-#include "layout/compile.hpp"
 #include "layout/derive.hpp"
+#include "layout/make_plan.hpp"
 #include "layout/parse.hpp"
 #include "layout/shape.hpp"
 
@@ -83,7 +83,7 @@ TEST(MlirPrinter, VerifiedByMlirOptAndRunMatchesTheLayout) {
     std::string f = d.exprs[0];
     f.replace(f.find(c.inverse ? "@lego_inv" : "@lego_apply"), c.inverse ? 9 : 11, "@f" + std::to_string(id));
     functions += f;
-    const Loop l = loop_for(c, d, compile(ast, c.check_sizes), id);
+    const Loop l = loop_for(c, d, make_plan(ast, c.check_sizes), id);
     main_body += l.text;
     expected.insert(expected.end(), l.expected.begin(), l.expected.end());
     ++id;

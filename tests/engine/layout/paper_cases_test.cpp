@@ -7,8 +7,8 @@
 
 #include "expr/compiled.hpp"
 #include "expr/parser.hpp"
-#include "layout/compile.hpp"
 #include "layout/derive.hpp"
+#include "layout/make_plan.hpp"
 #include "layout/parse.hpp"
 #include "layout/shape.hpp"
 
@@ -38,7 +38,7 @@ TEST(PaperCases, OpCountsAtOrBelowTheirBoundsAndValuesExact) {
       EXPECT_EQ(result.assumptions, std::vector<std::string>{});
     }
 
-    const Plan plan = compile(ast, c.check_sizes);
+    const Plan plan = make_plan(ast, c.check_sizes);
     std::vector<std::string> vars = c.indices;
     std::vector<std::int64_t> values(vars.size(), 0);
     for (const auto& [name, v] : c.check_sizes) {

@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "layout/compile.hpp"
+#include "layout/make_plan.hpp"
 
 namespace lego {
 namespace {
@@ -95,7 +95,7 @@ TEST(Bind, SemanticErrorsPointAtTheOffendingPart) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.text);
     try {
-      compile(parse_layout(c.text), {});
+      make_plan(parse_layout(c.text), {});
       ADD_FAILURE() << "accepted";
     } catch (const LegoError& e) {
       const std::string_view text(c.text);
@@ -117,8 +117,8 @@ TEST(Program, LetWhereAndSelection) {
   EXPECT_EQ(p.definitions.size(), 4u);
   const Env env = evaluate_program_env(p, {});
   EXPECT_EQ(env.at("N"), 8);
-  EXPECT_EQ(compile(select_layout(p, "Bricks"), env).apply_checked({1, 0, 0, 1, 1, 1}), 8 * 16 + 7);
-  EXPECT_EQ(compile(select_layout(p, ""), env).shape(), (std::vector<std::int64_t>{4, 4, 4, 2, 2, 2}));
+  EXPECT_EQ(make_plan(select_layout(p, "Bricks"), env).apply_checked({1, 0, 0, 1, 1, 1}), 8 * 16 + 7);
+  EXPECT_EQ(make_plan(select_layout(p, ""), env).shape(), (std::vector<std::int64_t>{4, 4, 4, 2, 2, 2}));
   // A binding from the command line overrides the file's default...
   EXPECT_EQ(evaluate_program_env(p, {{"N", 12}}).at("N"), 12);
   // ...and the constraint is checked against it.
@@ -132,7 +132,7 @@ TEST(Program, LetWhereAndSelection) {
 
 TEST(Program, LayoutsCanBeReusedByName) {
   const Program p = parse_program("let T = OrderBy(Row(3,3), Row(4,4)).TileBy([3,3],[4,4]); let E = ExpandBy(T, [10,10])");
-  const Plan plan = compile(select_layout(p, "E"), {});
+  const Plan plan = make_plan(select_layout(p, "E"), {});
   EXPECT_EQ(plan.physical_size(), 100);
 }
 

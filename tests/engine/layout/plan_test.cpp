@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/layout/reference.hpp"
-#include "layout/compile.hpp"
+#include "layout/make_plan.hpp"
 #include "layout/parse.hpp"
 #include "layout/verify.hpp"
 
@@ -12,7 +12,7 @@ namespace {
 
 using testing::Index;
 
-Plan plan_of(const std::string& text, const Env& env = {}) { return compile(parse_layout(text), env); }
+Plan plan_of(const std::string& text, const Env& env = {}) { return make_plan(parse_layout(text), env); }
 
 void expect_matches_reference(const Plan& p) {
   const BoundLayout& l = p.layout();

@@ -9,7 +9,7 @@
 
 #include "engine/layout/random_layout.hpp"
 #include "engine/layout/reference.hpp"
-#include "layout/compile.hpp"
+#include "layout/make_plan.hpp"
 #include "layout/parse.hpp"
 #include "layout/verify.hpp"
 
@@ -21,7 +21,7 @@ using testing::random_layout;
 RC_GTEST_PROP(LayoutProperties, ApplyIsAPermutationAndInvInvertsIt, ()) {
   const std::string text = random_layout();
   RC_LOG() << text << "\n";
-  const Plan p = compile(parse_layout(text), {});
+  const Plan p = make_plan(parse_layout(text), {});
   std::vector<std::int64_t> apply(static_cast<std::size_t>(p.size()));
   p.apply_all(apply.data());
   std::vector<bool> seen(apply.size(), false);
@@ -43,7 +43,7 @@ RC_GTEST_PROP(LayoutProperties, ApplyIsAPermutationAndInvInvertsIt, ()) {
 RC_GTEST_PROP(LayoutProperties, FusedPlanMatchesTheLiteralSpec, ()) {
   const std::string text = random_layout();
   RC_LOG() << text << "\n";
-  const Plan p = compile(parse_layout(text), {});
+  const Plan p = make_plan(parse_layout(text), {});
   std::vector<std::int64_t> apply(static_cast<std::size_t>(p.size()));
   p.apply_all(apply.data());
   for (std::int64_t n = 0; n < p.size(); ++n) RC_ASSERT(apply[n] == testing::reference_apply(p.layout(), testing::unflat(n, p.shape())));
@@ -68,7 +68,7 @@ RC_GTEST_PROP(LayoutProperties, WholeTablesMatchPerIndexEvaluation, ()) {
                                                     : "GroupBy",
          "OrderBy x" + std::to_string(count("OrderBy")), count("GenP") ? (count("lambda") ? "user GenP" : "library GenP") : "RegP only");
   RC_LOG() << text << "\n";
-  const Plan p = compile(parse_layout(text), {});
+  const Plan p = make_plan(parse_layout(text), {});
   std::vector<std::int64_t> apply(static_cast<std::size_t>(p.size()));
   p.apply_all(apply.data());
   std::vector<std::int64_t> idx(p.shape().size());

@@ -9,12 +9,12 @@
 #include "engine/layout/random_layout.hpp"
 #include "expr/compiled.hpp"
 #include "expr/parser.hpp"
-#include "expr/print.hpp"
-#include "layout/compile.hpp"
+#include "layout/make_plan.hpp"
 #include "layout/parse.hpp"
 #include "layout/shape.hpp"
 #include "layout/symbolic.hpp"
 #include "poly/isl_prover.hpp"
+#include "sym/print.hpp"
 
 namespace lego {
 namespace {
@@ -26,7 +26,7 @@ RC_GTEST_PROP(Soundness, DerivedApplyAndInvMatchTheNumericLayout, ()) {
   ext.symbolic = true;
   const std::string text = testing::random_layout(/*allow_expand=*/true, ext);
   const LayoutAst ast = parse_layout(text);
-  const Plan plan = compile(ast, ext.bindings);
+  const Plan plan = make_plan(ast, ext.bindings);
   // Leave a random subset of the sizes symbolic.
   Env known;
   std::vector<std::string> unknown;

@@ -10,8 +10,8 @@
 
 #include "engine/layout/run_output.hpp"
 #include "expr/parser.hpp"
-#include "layout/compile.hpp"
 #include "layout/derive.hpp"
+#include "layout/make_plan.hpp"
 #include "layout/parse.hpp"
 #include "layout/shape.hpp"
 
@@ -91,7 +91,7 @@ TEST(TritonPrinter, BroadcastSlicesEvaluateToTheLayout) {
     DeriveRequest request{c.inverse, c.indices, {}, sym::Lang::Triton, {}, {}, {}};
     if (*c.where) request.constraints.push_back(parse_expression(c.where));
     const DeriveResult d = derive(ast, {}, request);
-    const Plan plan = compile(ast, c.sizes);
+    const Plan plan = make_plan(ast, c.sizes);
     // The shape the slices span, in the order they appear.
     const Shape extents = c.inverse ? Shape{plan.physical_size()} : plan.shape();
     std::string shape = "(";

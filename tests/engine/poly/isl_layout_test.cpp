@@ -11,7 +11,7 @@
 
 #include "engine/layout/random_layout.hpp"
 #include "expr/parser.hpp"
-#include "layout/compile.hpp"
+#include "layout/make_plan.hpp"
 #include "layout/parse.hpp"
 #include "layout/verify.hpp"
 
@@ -66,7 +66,7 @@ RC_GTEST_PROP(IslLayout, AgreesWithTheExhaustiveCheckOnRandomBoundLayouts, ()) {
   const std::string text = testing::random_layout(/*allow_expand=*/false, ext);
   RC_LOG() << text << "\n";
   const LayoutAst ast = parse_layout(text);
-  const Plan plan = compile(ast, ext.bindings);
+  const Plan plan = make_plan(ast, ext.bindings);
   const BijectivityReport numeric = check_bijective(plan);
   const IslVerdict v = isl_check_layout(ast, ext.bindings, {});
   RC_TAG(to_string(v.status));

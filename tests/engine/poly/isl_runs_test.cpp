@@ -11,9 +11,9 @@
 #include <limits>
 
 #include "engine/layout/random_layout.hpp"
-#include "layout/compile.hpp"
+#include "layout/make_plan.hpp"
 #include "layout/parse.hpp"
-#include "layout/tensor_view.hpp"
+#include "layout/untiled_view.hpp"
 
 namespace lego::poly {
 namespace {
@@ -24,7 +24,7 @@ constexpr std::int64_t kAny = std::numeric_limits<std::int64_t>::max();
 // tensor reads it), or with its own.
 std::int64_t run_of(const char* layout, std::size_t dimension, std::int64_t max_run = kAny, const Env& env = {}, std::size_t rank = 0) {
   const LayoutAst ast = parse_layout(layout);
-  return prove_runs(rank ? tensor_view(ast, rank) : ast, env, dimension, max_run).run;
+  return prove_runs(rank ? untiled_view(ast, rank) : ast, env, dimension, max_run).run;
 }
 
 // Whether every aligned run of `run` along `dimension` is consecutive, by
@@ -75,7 +75,7 @@ RC_GTEST_PROP(IslRuns, EveryProvedRunHoldsAtEveryIndex, ()) {
   const std::string text = testing::random_layout(/*allow_expand=*/false, ext);
   RC_LOG() << text << "\n";
   const LayoutAst ast = parse_layout(text);
-  const Plan plan = compile(ast, ext.bindings);
+  const Plan plan = make_plan(ast, ext.bindings);
   RC_PRE(plan.size() <= 4096);
   const std::size_t dimension = *rc::gen::inRange<std::size_t>(0, plan.shape().size());
   const RunProof proof = prove_runs(ast, ext.bindings, dimension, kAny);

@@ -10,18 +10,18 @@
 #include <vector>
 
 #include "engine/layout/random_layout.hpp"
-#include "expr/print.hpp"
-#include "layout/compile.hpp"
+#include "layout/make_plan.hpp"
 #include "layout/parse.hpp"
-#include "layout/tensor_view.hpp"
+#include "layout/untiled_view.hpp"
 #include "run/jit.hpp"
+#include "sym/print.hpp"
 
 namespace lego::poly {
 namespace {
 
 std::string nest_text(const std::string& layout, std::size_t coordinates) {
   LayoutAst ast = parse_layout(layout);
-  if (coordinates != logical_rank(ast)) ast = tensor_view(ast, coordinates);
+  if (coordinates != logical_rank(ast)) ast = untiled_view(ast, coordinates);
   std::vector<std::string> names;
   for (std::size_t k = 0; k < coordinates; ++k) names.push_back(std::string(1, "ijkl"[k]));
   const LoopNestResult r = build_loop_nest(ast, {}, names);
@@ -84,7 +84,7 @@ TEST(LoopNest, RandomLayoutsVisitEveryIndexOnceInPhysicalOrder) {
   rc::check("random layouts", [&] {
     const std::string text = testing::random_layout(true);
     const LayoutAst ast = parse_layout(text);
-    const Plan plan = compile(ast, {});
+    const Plan plan = make_plan(ast, {});
     RC_PRE(plan.has_inverse() && plan.physical_size() <= 4096);
     std::vector<std::string> names;
     for (int c = 0; c < plan.rank(); ++c) names.push_back("c" + std::to_string(c));

@@ -1,10 +1,10 @@
-#include "layout/compile.hpp"
+#include "layout/make_plan.hpp"
 
 #include "layout/verify.hpp"
 
 namespace lego {
 
-Plan compile(const LayoutAst& layout, const Env& env) {
+Plan make_plan(const LayoutAst& layout, const Env& env) {
   BoundLayout bound = bind(layout, env);
   // The plan's limit, checked here where the layout's text is at hand.
   if (static_cast<int>(bound.shape.size()) > kMaxLayoutRank)

@@ -1,11 +1,11 @@
-#include "expr/simplify_rules.hpp"
+#include "sym/simplify_rules.hpp"
 
 namespace lego::sym {
 
 const std::array<RuleInfo, kRuleCount>& rule_table() {
   static const std::array<RuleInfo, kRuleCount> table = {{
-      {Rule::DivMultiplesOut, "div.multiples_out", "(d*q + r) // d -> q + r // d", "d > 0", "(d*i + j) // d", "d in 1..8; i in 0..15; j in 0..(d - 1)", "i",
-       "d in -4..-1; i in 0..3; j in 0..3"},
+      {Rule::DivMultiplesOut, "div.multiples_out", "(d*q + r) // d -> q + r // d", "d > 0", "(d*i + j) // d",
+       "d in 1..8; i in 0..15; j in 0..(d - 1)", "i", "d in -4..-1; i in 0..3; j in 0..3"},
       {Rule::DivInRange, "div.in_range", "r // d -> 0", "0 <= r < d", "j // 8", "j in 0..7", "0", "j in 0..8"},
       {Rule::DivConstantOnInterval, "div.constant_on_interval", "r // c -> k", "k*c <= r < (k+1)*c", "j // 8", "j in 16..23", "2",
        "j in 16..24"},
@@ -14,8 +14,8 @@ const std::array<RuleInfo, kRuleCount>& rule_table() {
       {Rule::DivOfDiv, "div.of_div", "(x // a) // d -> x // (a*d)", "a > 0, d > 0", "(x // 4) // 8", "x in -100..100", "x//32", ""},
       {Rule::DivByPolynomial, "div.by_polynomial", "a // d -> q when a = d*q + r", "d a sum, 0 <= r < d", "(T*i + i + j) // (T + 1)",
        "T in 1..64; i in 0..7; j in 0..T", "i", "T in 1..64; i in 0..7; j in 0..(T + 1)"},
-      {Rule::ModMultiplesOut, "mod.multiples_out", "(d*q + r) % d -> r % d", "d > 0", "(8*i + j) % 8", "i in 0..15; j in 0..15",
-       "j % 8", ""},
+      {Rule::ModMultiplesOut, "mod.multiples_out", "(d*q + r) % d -> r % d", "d > 0", "(8*i + j) % 8", "i in 0..15; j in 0..15", "j % 8",
+       ""},
       {Rule::ModInRange, "mod.in_range", "r % d -> r", "0 <= r < d", "j % 8", "j in 0..7", "j", "j in 0..8"},
       {Rule::ModBelowCommonFactor, "mod.below_common_factor", "(g*y + r) % (g*m) -> g*(y % m) + r", "0 <= r < g", "(4*i + j) % 8",
        "i in 0..15; j in 0..3", "j + 4*(i % 2)", "i in 0..15; j in 0..4"},

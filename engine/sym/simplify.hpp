@@ -14,10 +14,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "expr/monomial.hpp"
-#include "expr/prover.hpp"
-#include "expr/simplify_rules.hpp"
-#include "expr/sym.hpp"
+#include "sym/monomial.hpp"
+#include "sym/prover.hpp"
+#include "sym/simplify_rules.hpp"
+#include "sym/sym.hpp"
 
 namespace lego::sym {
 

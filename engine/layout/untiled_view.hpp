@@ -15,7 +15,7 @@ namespace lego {
 // The layout indexed by `rank` tensor coordinates. Returns the layout itself
 // when its logical rank is already `rank`; throws LegoError (at the layout)
 // when neither it nor its untiled view has that rank.
-LayoutAst tensor_view(const LayoutAst& layout, std::size_t rank);
+LayoutAst untiled_view(const LayoutAst& layout, std::size_t rank);
 
 // The logical rank as written: the number of GroupBy dimensions or TileBy coordinates.
 std::size_t logical_rank(const LayoutAst& layout);

@@ -1,9 +1,9 @@
-#include "expr/prover.hpp"
+#include "sym/prover.hpp"
 
 #include <algorithm>
 #include <climits>
 
-#include "expr/monomial.hpp"
+#include "sym/monomial.hpp"
 
 namespace lego::sym {
 

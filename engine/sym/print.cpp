@@ -1,9 +1,9 @@
-#include "expr/print.hpp"
+#include "sym/print.hpp"
 
 #include <functional>
 #include <unordered_map>
 
-#include "expr/simplify.hpp"
+#include "sym/simplify.hpp"
 
 namespace lego::sym {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "expr/prover.hpp"
-#include "expr/sym.hpp"
+#include "sym/prover.hpp"
+#include "sym/sym.hpp"
 
 namespace lego::sym {
 

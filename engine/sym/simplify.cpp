@@ -1,9 +1,8 @@
-#include "expr/simplify.hpp"
+#include "sym/simplify.hpp"
 
 #include <algorithm>
 #include <numeric>
 #include <set>
-
 
 namespace lego::sym {
 

@@ -5,7 +5,7 @@
 // must not fire. The simplifier tries a node kind's rules in table order
 // and counts every rule that fires; `lego expr --explain` prints the steps.
 // Adding a rule is a row here, a method in simplify.cpp, and its example
-// is tested by tests/engine/expr/simplify_rules_test.cpp.
+// is tested by tests/engine/sym/simplify_rules_test.cpp.
 #pragma once
 
 #include <array>
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "expr/sym.hpp"
+#include "sym/sym.hpp"
 
 namespace lego::sym {
 

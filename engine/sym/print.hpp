@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "expr/prover.hpp"
-#include "expr/sym.hpp"
+#include "sym/prover.hpp"
+#include "sym/sym.hpp"
 
 namespace lego::sym {
 

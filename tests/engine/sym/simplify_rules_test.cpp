@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "expr/parser.hpp"
-#include "expr/simplify.hpp"
+#include "sym/simplify.hpp"
 
 namespace lego::sym {
 namespace {

@@ -13,7 +13,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "expr/sym.hpp"
+#include "sym/sym.hpp"
 
 namespace lego::sym {
 

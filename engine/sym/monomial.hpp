@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "expr/sym.hpp"
+#include "sym/sym.hpp"
 
 namespace lego::sym {
 

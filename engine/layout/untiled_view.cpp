@@ -1,4 +1,4 @@
-#include "layout/tensor_view.hpp"
+#include "layout/untiled_view.hpp"
 
 #include <string>
 
@@ -24,7 +24,7 @@ std::size_t logical_rank(const LayoutAst& layout) {
   return r;
 }
 
-LayoutAst tensor_view(const LayoutAst& layout, std::size_t rank) {
+LayoutAst untiled_view(const LayoutAst& layout, std::size_t rank) {
   const std::size_t written = logical_rank(layout);
   if (written == rank) return layout;
   const bool untilable =

@@ -1,4 +1,4 @@
-#include "expr/sym.hpp"
+#include "sym/sym.hpp"
 
 #include <algorithm>
 #include <functional>

@@ -1,4 +1,4 @@
-#include "expr/print_mlir.hpp"
+#include "sym/print_mlir.hpp"
 
 #include <unordered_map>
 
