@@ -282,7 +282,7 @@ void print_analysis(const Json& r, std::ostream& out) {
   }
   out << fmt::format("  {:<5} {:<28} {:<7} {}\n", "line", "access", "kind", "result");
   for (const auto& s : run::access_analysis_from_json(r["accesses"]).report.sites)
-    out << fmt::format("  {:<5} {:<28} {:<7} {}\n", s.info.line, s.info.placeholder, s.info.kind, run::access_verdict(s));
+    out << fmt::format("  {:<5} {:<28} {:<7} {}\n", s.info.line, s.info.placeholder, s.info.kind, analysis::verdict(s));
   const auto& t = r["accesses"]["totals"];
   if (r["backend"] == "cuda" && t["worst_ways"].get<int>() == 0)
     out << fmt::format("  total: no shared accesses; global efficiency {:.0f}%\n", 100 * t["global_efficiency"].get<double>());

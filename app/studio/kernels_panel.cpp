@@ -12,8 +12,8 @@
 #include <QVBoxLayout>
 
 #include "run/sweep.hpp"
-#include "studio/qt_text.hpp"
 #include "studio/save_file.hpp"
+#include "views/qt_text.hpp"
 
 namespace lego::studio {
 
@@ -69,7 +69,7 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   tabs_->addTab(kernel_code_, tr("Kernel"));
   tabs_->addTab(expressions_, tr("Index expressions"));
   tabs_->addTab(assembly_, tr("Assembly / PTX"));
-  accesses_ = new AccessesTab;
+  accesses_ = new views::AccessesTab;
   tabs_->addTab(accesses_, tr("Accesses"));
   roofline_ = new views::RooflineChart;
   tabs_->addTab(roofline_, tr("Roofline"));

@@ -6,8 +6,8 @@
 
 #include <QWidget>
 
-#include "studio/accesses_tab.hpp"
 #include "studio/sweep_session.hpp"
+#include "views/accesses_tab.hpp"
 #include "views/code_diff_view.hpp"
 #include "views/roofline_chart.hpp"
 
@@ -55,7 +55,7 @@ class KernelsPanel : public QWidget {
   views::CodeDiffView* assembly() const { return assembly_; }
   QProgressBar* progress() const { return progress_; }
   views::RooflineChart* roofline() const { return roofline_; }
-  AccessesTab* accesses() const { return accesses_; }
+  views::AccessesTab* accesses() const { return accesses_; }
   QTableWidget* accessTable() const { return accesses_->table(); }
   views::BankHeatmap* accessHeatmap() const { return accesses_->heatmap(); }
   // Selects the variant's row (from the roofline or elsewhere).
@@ -109,7 +109,7 @@ class KernelsPanel : public QWidget {
   QTabWidget* tabs_;
   views::CodeDiffView *kernel_code_, *expressions_, *assembly_;
   views::RooflineChart* roofline_;
-  AccessesTab* accesses_;
+  views::AccessesTab* accesses_;
   views::Ceilings ceilings_;
   void updateRoofline();
 };

@@ -8,8 +8,8 @@
 
 #include "run/sweep.hpp"
 #include "studio/kernels_panel.hpp"
-#include "studio/qt_text.hpp"
 #include "studio/save_file.hpp"
+#include "views/qt_text.hpp"
 
 namespace lego::studio {
 

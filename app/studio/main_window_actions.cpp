@@ -12,8 +12,8 @@
 
 #include "expr/text_file.hpp"
 #include "studio/main_window.hpp"
-#include "studio/qt_text.hpp"
 #include "studio/save_file.hpp"
+#include "views/qt_text.hpp"
 
 namespace lego::studio {
 

@@ -1,5 +1,7 @@
 #include "analysis/accesses.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -128,6 +130,16 @@ SiteTouches site_touches(const std::vector<TraceRecord>& records, int site, int 
     out.touches.push_back({step, r.thread, r.offset});
   }
   return out;
+}
+
+std::string verdict(const SiteReport& s) {
+  if (s.executions == 0) return "not reached in the trace";
+  if (s.info.kind == "shared")
+    return fmt::format("{}-way (mean {:.2f}), {} excess wavefronts", s.max_ways, s.mean_ways, s.excess_wavefronts);
+  if (s.info.kind == "global")
+    return fmt::format("{:.2f} sectors/request (ideal {:.2f}), {:.0f}% efficient", s.sectors_per_request, s.ideal_sectors_per_request,
+                       100 * s.efficiency);
+  return fmt::format("{:.3f} cache lines/iteration, stride {}{}", s.lines_per_access, s.common_stride, s.unit_stride ? " (unit)" : "");
 }
 
 }  // namespace lego::analysis

@@ -7,6 +7,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,5 +74,18 @@ struct SiteTouches {
   bool truncated = false;
 };
 SiteTouches site_touches(const std::vector<TraceRecord>& records, int site, int max_steps, std::size_t max_touches);
+
+// A kernel's access analysis as the tools pass it around: the report, each
+// site's thread map when one was asked for, and whether shared sites carry
+// lanes x banks. (run/trace reads it from the worker's JSON.)
+struct AccessAnalysis {
+  AccessReport report;
+  std::vector<std::optional<SiteTouches>> touches;  // per site, in report.sites' order
+  bool heatmap = false;                             // shared sites carry lanes x banks
+};
+
+// One access's verdict in words ("32-way (mean 32.00), 992 excess
+// wavefronts", ...): lego analyze and the app.
+std::string verdict(const SiteReport& site);
 
 }  // namespace lego::analysis

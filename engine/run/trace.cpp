@@ -202,16 +202,6 @@ Json report_json(const analysis::AccessReport& report, const Trace& trace, Repor
           {"trace_run_ms", trace.run_ms}};
 }
 
-std::string access_verdict(const analysis::SiteReport& s) {
-  if (s.executions == 0) return "not reached in the trace";
-  if (s.info.kind == "shared")
-    return fmt::format("{}-way (mean {:.2f}), {} excess wavefronts", s.max_ways, s.mean_ways, s.excess_wavefronts);
-  if (s.info.kind == "global")
-    return fmt::format("{:.2f} sectors/request (ideal {:.2f}), {:.0f}% efficient", s.sectors_per_request, s.ideal_sectors_per_request,
-                       100 * s.efficiency);
-  return fmt::format("{:.3f} cache lines/iteration, stride {}{}", s.lines_per_access, s.common_stride, s.unit_stride ? " (unit)" : "");
-}
-
 namespace {
 
 // A field of the report, or a LegoError that names it.

@@ -51,15 +51,7 @@ nlohmann::json report_json(const analysis::AccessReport& report, const Trace& tr
 // into types (its inverse), with each site's thread map when the request
 // asked for one. Throws LegoError naming the field when the JSON is not a
 // report.
-struct AccessAnalysis {
-  analysis::AccessReport report;
-  std::vector<std::optional<analysis::SiteTouches>> touches;  // per site, in report.sites' order
-  bool heatmap = false;                                       // shared sites carry lanes x banks
-};
+using AccessAnalysis = analysis::AccessAnalysis;
 AccessAnalysis access_analysis_from_json(const nlohmann::json& accesses);
-
-// One access's verdict in words ("32-way (mean 32.00), 992 excess
-// wavefronts", ...): lego analyze and the app.
-std::string access_verdict(const analysis::SiteReport& site);
 
 }  // namespace lego::run

@@ -169,8 +169,8 @@ TEST(AccessAnalysis, ReadsBackWhatReportJsonWrote) {
   EXPECT_TRUE(back.heatmap);
   EXPECT_EQ(back.report.sites[0].info.placeholder, "S[t, 0]");
   EXPECT_EQ(back.report.sites[0].worst_lane_bank[3][0], 1);
-  EXPECT_EQ(access_verdict(back.report.sites[0]), "32-way (mean 32.00), 248 excess wavefronts");
-  EXPECT_EQ(access_verdict(back.report.sites[1]), "0.062 cache lines/iteration, stride 1 (unit)");
+  EXPECT_EQ(analysis::verdict(back.report.sites[0]), "32-way (mean 32.00), 248 excess wavefronts");
+  EXPECT_EQ(analysis::verdict(back.report.sites[1]), "0.062 cache lines/iteration, stride 1 (unit)");
   EXPECT_EQ(back.report.worst_ways, 32);
   ASSERT_TRUE(back.touches[0].has_value());
   ASSERT_EQ(back.touches[0]->touches.size(), 1u);

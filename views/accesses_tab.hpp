@@ -7,7 +7,7 @@
 #include <QWidget>
 #include <optional>
 
-#include "run/trace.hpp"
+#include "analysis/accesses.hpp"
 #include "views/access_map.hpp"
 #include "views/bank_heatmap.hpp"
 
@@ -18,19 +18,19 @@ class QSpinBox;
 class QTableWidget;
 class QTabWidget;
 
-namespace lego::studio {
+namespace lego::views {
 
 class AccessesTab : public QWidget {
   Q_OBJECT
  public:
   explicit AccessesTab(QWidget* parent = nullptr);
   // The analysis that followed the variant's run (run/trace.hpp).
-  void showAccesses(const run::AccessAnalysis& accesses);
+  void showAccesses(const analysis::AccessAnalysis& accesses);
   void clear(const QString& why);
 
   QTableWidget* table() const { return table_; }
-  views::BankHeatmap* heatmap() const { return heatmap_; }
-  views::AccessMap* threadMap() const { return map_; }
+  BankHeatmap* heatmap() const { return heatmap_; }
+  AccessMap* threadMap() const { return map_; }
   QTabWidget* views() const { return views_; }
   QSlider* stepSlider() const { return step_; }
   QSpinBox* warpChoice() const { return warp_; }
@@ -40,15 +40,15 @@ class AccessesTab : public QWidget {
   void showHeatmap(const analysis::SiteReport& site);
   void showThreadMap(const analysis::SiteReport& site, const std::optional<analysis::SiteTouches>& touches);
 
-  std::optional<run::AccessAnalysis> accesses_;
+  std::optional<analysis::AccessAnalysis> accesses_;
   QTableWidget* table_;
   QTabWidget* views_;
-  views::BankHeatmap* heatmap_;
-  views::AccessMap* map_;
+  BankHeatmap* heatmap_;
+  AccessMap* map_;
   QSpinBox* warp_;
   QSlider* step_;
   QLabel* step_label_;
   QComboBox* colouring_;
 };
 
-}  // namespace lego::studio
+}  // namespace lego::views

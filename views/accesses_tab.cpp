@@ -1,4 +1,4 @@
-#include "studio/accesses_tab.hpp"
+#include "views/accesses_tab.hpp"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -11,10 +11,10 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include "run/trace.hpp"
-#include "studio/qt_text.hpp"
+#include "analysis/accesses.hpp"
+#include "views/qt_text.hpp"
 
-namespace lego::studio {
+namespace lego::views {
 
 AccessesTab::AccessesTab(QWidget* parent) : QWidget(parent) {
   table_ = new QTableWidget(0, 4);
@@ -27,9 +27,9 @@ AccessesTab::AccessesTab(QWidget* parent) : QWidget(parent) {
   table_->setToolTip(
       tr("Each access of the selected variant, from a trace of one block (CUDA) or the first iterations (CPU); "
          "select one to see its banks and its thread map"));
-  heatmap_ = new views::BankHeatmap;
+  heatmap_ = new BankHeatmap;
 
-  map_ = new views::AccessMap;
+  map_ = new AccessMap;
   map_->setToolTip(
       tr("Rows: the memory the access touches, in 4-byte words (shared: columns are banks; global: 128-byte lines "
          "in 32-byte sectors; CPU: 64-byte lines); lit: the words the chosen warp touches at the chosen step"));
@@ -59,13 +59,13 @@ AccessesTab::AccessesTab(QWidget* parent) : QWidget(parent) {
   map_layout->setContentsMargins(0, 0, 0, 0);
   map_layout->addLayout(controls);
   map_layout->addWidget(map_, 1);
-  connect(warp_, &QSpinBox::valueChanged, map_, &views::AccessMap::setWarp);
+  connect(warp_, &QSpinBox::valueChanged, map_, &AccessMap::setWarp);
   connect(step_, &QSlider::valueChanged, this, [this](int s) {
     step_label_->setText(s < 0 ? tr("all") : QString::number(s));
     map_->setStep(s);
   });
   connect(colouring_, &QComboBox::currentIndexChanged, this,
-          [this](int i) { map_->setColouring(i == 0 ? views::AccessMap::Colouring::Lane : views::AccessMap::Colouring::Warp); });
+          [this](int i) { map_->setColouring(i == 0 ? AccessMap::Colouring::Lane : AccessMap::Colouring::Warp); });
 
   views_ = new QTabWidget;
   views_->addTab(heatmap_, tr("Banks"));
@@ -87,7 +87,7 @@ void AccessesTab::clear(const QString& why) {
   map_->clear(why);
 }
 
-void AccessesTab::showAccesses(const run::AccessAnalysis& accesses) {
+void AccessesTab::showAccesses(const analysis::AccessAnalysis& accesses) {
   // Comparing variants: the access selected in the last one stays selected.
   const auto selected = table_->selectionModel()->selectedRows();
   const QString kept = selected.isEmpty() ? QString() : table_->item(selected.front().row(), 1)->text();
@@ -100,7 +100,7 @@ void AccessesTab::showAccesses(const run::AccessAnalysis& accesses) {
     table_->setItem(row, 0, new QTableWidgetItem(QString::number(a.info.line)));
     table_->setItem(row, 1, new QTableWidgetItem(qs(a.info.placeholder)));
     table_->setItem(row, 2, new QTableWidgetItem(qs(a.info.kind)));
-    table_->setItem(row, 3, new QTableWidgetItem(qs(run::access_verdict(a))));
+    table_->setItem(row, 3, new QTableWidgetItem(qs(analysis::verdict(a))));
     if (kept_row < 0 && qs(a.info.placeholder) == kept) kept_row = row;
     if (a.info.kind == "shared" && a.max_ways > worst) {
       worst = a.max_ways;
@@ -125,7 +125,7 @@ void AccessesTab::showSelected() {
 void AccessesTab::showHeatmap(const analysis::SiteReport& a) {
   if (a.info.kind != "shared" || !accesses_->heatmap)
     return heatmap_->clear(tr("%1 is a %2 access: select a shared one for its banks.").arg(qs(a.info.placeholder), qs(a.info.kind)));
-  views::BankHeatmap::Matrix m{};
+  BankHeatmap::Matrix m{};
   for (std::size_t l = 0; l < 32; ++l)
     for (std::size_t b = 0; b < 32; ++b) m[l][b] = a.worst_lane_bank[l][b];
   heatmap_->setMatrix(m, tr("%1 (line %2): the worst warp request, %3-way; %4 excess wavefronts over %5 requests")
@@ -138,12 +138,12 @@ void AccessesTab::showHeatmap(const analysis::SiteReport& a) {
 
 void AccessesTab::showThreadMap(const analysis::SiteReport& a, const std::optional<analysis::SiteTouches>& map) {
   if (!map) return map_->clear(tr("This analysis has no thread map: run the variant again."));
-  std::vector<views::AccessMap::Touch> touches;
+  std::vector<AccessMap::Touch> touches;
   touches.reserve(map->touches.size());
   for (const auto& t : map->touches) touches.push_back({t.step, t.thread, t.offset});
-  const auto memory = a.info.kind == "shared"   ? views::AccessMap::Memory::Shared
-                      : a.info.kind == "global" ? views::AccessMap::Memory::Global
-                                                : views::AccessMap::Memory::Host;
+  const auto memory = a.info.kind == "shared"   ? AccessMap::Memory::Shared
+                      : a.info.kind == "global" ? AccessMap::Memory::Global
+                                                : AccessMap::Memory::Host;
   QString title = tr("%1 (line %2), %3 threads").arg(qs(a.info.placeholder)).arg(a.info.line).arg(map->threads);
   if (map->truncated) title += tr(", first %1 steps").arg(map->steps);
   map_->setTouches(std::move(touches), a.bytes, memory, title);  // keeps the step and warp it can
@@ -155,4 +155,4 @@ void AccessesTab::showThreadMap(const analysis::SiteReport& a, const std::option
   step_label_->setText(map_->step() < 0 ? tr("all") : QString::number(map_->step()));
 }
 
-}  // namespace lego::studio
+}  // namespace lego::views

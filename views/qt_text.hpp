@@ -4,8 +4,12 @@
 #include <QString>
 #include <string>
 
-namespace lego::studio {
+namespace lego::views {
 
 inline QString qs(const std::string& s) { return QString::fromStdString(s); }
 
+}  // namespace lego::views
+
+namespace lego::studio {
+using views::qs;  // the app's code uses it as its own
 }  // namespace lego::studio
