@@ -197,14 +197,16 @@ struct ExprRequest {
 void print_explanation(const DeriveResult& result, bool json, std::ostream& out) {
   if (json) {
     nlohmann::ordered_json steps = nlohmann::ordered_json::array(), hits = nlohmann::ordered_json::object();
-    for (const auto& s : result.steps) steps.push_back({{"rule", s.rule}, {"before", s.before}, {"after", s.after}});
+    for (const auto& s : result.steps)
+      steps.push_back({{"rule", s.rule}, {"before", s.before}, {"after", s.after}, {"proved", s.condition}});
     for (const auto& [rule, n] : result.rule_hits) hits[rule] = n;
     out << nlohmann::ordered_json{{"steps", steps}, {"rule_hits", hits}}.dump() << "\n";
     return;
   }
-  out << "# rewrites (rule: before -> after), outer ones first:\n";
+  out << "# rewrites (rule: before -> after [the side condition proved]), outer ones first:\n";
   if (result.steps.empty()) out << "#   none: no rule's side condition was proved\n";
-  for (const auto& s : result.steps) out << "#   " << s.rule << ": " << s.before << "  ->  " << s.after << "\n";
+  for (const auto& s : result.steps)
+    out << "#   " << s.rule << ": " << s.before << "  ->  " << s.after << (s.condition.empty() ? "" : "   [" + s.condition + "]") << "\n";
   std::string hits;
   for (const auto& [rule, n] : result.rule_hits) hits += (hits.empty() ? "" : ", ") + rule + " x" + std::to_string(n);
   if (!hits.empty()) out << "# rules fired: " << hits << "\n";

@@ -12,6 +12,7 @@
 #include <QStatusBar>
 
 #include "expr/text_file.hpp"
+#include "project/summary.hpp"
 #include "studio/save_file.hpp"
 #include "views/qt_text.hpp"
 
@@ -251,15 +252,13 @@ void MainWindow::fillStartList() {
   QDir dir(qs(projects_dir()));
   for (const QString& file : dir.entryList({"*.lego.json"}, QDir::Files, QDir::Name)) {
     const QString path = dir.filePath(file);
-    nlohmann::json j;
+    std::optional<project::Summary> summary;
     try {  // capped and regular files only: the folder can be LEGO_PROJECTS, anywhere
-      j = nlohmann::json::parse(read_regular_file(path.toStdString(), "project", kMaxProjectBytes), nullptr, false);
+      summary = project::summarize(read_regular_file(path.toStdString(), "project", kMaxProjectBytes), file.toStdString());
     } catch (const LegoError&) {
-      j = nlohmann::json(nlohmann::json::value_t::discarded);
     }
-    const bool ok = !j.is_discarded() && j.is_object();
-    auto* item = new QTreeWidgetItem(projects, {ok ? qs(j.value("name", file.toStdString())) : file,
-                                                ok ? qs(j.value("description", "")) : tr("(not readable: open it for the error)")});
+    auto* item = new QTreeWidgetItem(
+        projects, {summary ? qs(summary->name) : file, summary ? qs(summary->description) : tr("(not readable: open it for the error)")});
     item->setData(0, Qt::UserRole, path);
     item->setToolTip(1, item->text(1));
   }

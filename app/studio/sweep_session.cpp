@@ -54,7 +54,7 @@ ProjectPtr SweepSession::load(const std::string& file, const std::string& json, 
     info->kernels.push_back(std::move(k));
   }
   // Results a bench bundle measured on another machine, merged by lego import-results.
-  for (auto& o : project::imported_outcomes(nlohmann::json::parse(json, nullptr, false))) {
+  for (auto& o : project::imported_outcomes(json)) {
     const std::string key = outcome_key(o.kernel, o.id);  // before the move: the right side of `=` is evaluated first
     info->imported[key] = std::make_shared<const run::Outcome>(std::move(o));
   }
@@ -137,7 +137,7 @@ void SweepSession::run(ProjectPtr project, const QString& kernel_name, const QSt
         emit variantDone(std::make_shared<const run::Outcome>(outcome));
         emit progress(static_cast<int>(done), static_cast<int>(total), {});
       };
-      events.gpu_roof = [this](const nlohmann::json& gpu) { emit ceilingsReady(run::roof_from_json(gpu)); };
+      events.gpu_roof = [this](const run::Roof& gpu) { emit ceilingsReady(gpu); };
       run::WorkerClient worker(run::default_worker_path());
       cancelled = run::run_sweep(worker, k->spec, order, roof, o, events, &cancel_).cancelled;
     } catch (const std::exception& e) {

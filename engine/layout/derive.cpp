@@ -100,8 +100,8 @@ DeriveResult derive(const LayoutAst& layout, const Env& env, const DeriveRequest
   const std::vector<sym::Ref> results = r.inverse ? d.inv(idx[0], simplifier) : std::vector<sym::Ref>{d.apply(idx, simplifier)};
   DeriveResult out;
   for (const auto& step : steps)
-    out.steps.push_back(
-        {sym::rule_info(step.rule).name, sym::debug_string(d.present(step.before)), sym::debug_string(d.present(step.after))});
+    out.steps.push_back({sym::rule_info(step.rule).name, sym::debug_string(d.present(step.before)),
+                         sym::debug_string(d.present(step.after)), sym::rule_info(step.rule).condition});
   if (r.explain)
     for (const auto& row : sym::rule_table())
       if (const int hits = simplifier.hits()[static_cast<std::size_t>(row.rule)]) out.rule_hits.emplace_back(row.name, hits);

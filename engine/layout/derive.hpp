@@ -43,10 +43,10 @@ struct DeriveRequest {
   bool explain = false;
 };
 
-// One rewrite the simplifier made: the rule's name and the node before and
-// after, as Python-syntax text.
+// One rewrite the simplifier made: the rule's name, the node before and
+// after (Python-syntax text), and the side condition the prover showed.
 struct ExplainedStep {
-  std::string rule, before, after;
+  std::string rule, before, after, condition;
 };
 
 struct DeriveResult {

@@ -92,4 +92,8 @@ std::vector<Outcome> imported_outcomes(const nlohmann::json& project) {
   return found;
 }
 
+std::vector<Outcome> imported_outcomes(const std::string& project_text) {
+  return imported_outcomes(nlohmann::json::parse(project_text, nullptr, false));
+}
+
 }  // namespace lego::project

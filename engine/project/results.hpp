@@ -25,5 +25,6 @@ std::string merge_results(const std::string& project_text, const std::string& re
 // row), as outcomes with status Imported and a message naming the device.
 // Rows without a median are left out; a project without results has none.
 std::vector<run::Outcome> imported_outcomes(const nlohmann::json& project);
+std::vector<run::Outcome> imported_outcomes(const std::string& project_text);  // none when it is not JSON
 
 }  // namespace lego::project

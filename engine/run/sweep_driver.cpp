@@ -100,7 +100,7 @@ SweepResult run_sweep(WorkerClient& worker, const kernel::KernelSpec& spec, cons
         run_variant(worker, inst, options.run, options.timeout_s, roof, static_cast<std::int64_t>(position), tick, cancel, verify_at);
     read_result(r, out);
     if (r.raw.contains("gpu") && !gpu_roof_sent && events.gpu_roof) {
-      events.gpu_roof(r.raw["gpu"]);
+      events.gpu_roof(roof_from_json(r.raw["gpu"]));
       gpu_roof_sent = true;
     }
   };

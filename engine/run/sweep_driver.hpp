@@ -47,7 +47,7 @@ struct SweepEvents {
   // Each outcome as it lands, with its position and the seconds it took.
   std::function<void(const Outcome& outcome, std::size_t position, std::size_t total, double seconds)> finished;
   // A GPU run's device roofs (measured copy bandwidth, peak FP32), once.
-  std::function<void(const nlohmann::json& gpu_roof)> gpu_roof;
+  std::function<void(const Roof& gpu_roof)> gpu_roof;
 };
 
 struct SweepResult {

@@ -88,8 +88,8 @@ TEST(Cli, ExprExplainNamesTheRules) {
   const char* layout = "OrderBy(Row(4, 4), Col(2, 2)).TileBy([4, 4], [2, 2])";
   const Result text = run({"expr", layout, "--inv", "x", "--explain"});
   ASSERT_EQ(text.code, 0) << text.err;
-  EXPECT_NE(text.out.find("#   mod.of_mod: x % 4 % 2  ->  x % 2\n"), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("#   div.of_div: x//4//4  ->  x//16\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("#   mod.of_mod: x % 4 % 2  ->  x % 2   [d > 0, d*k > 0]\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("#   div.of_div: x//4//4  ->  x//16   [a > 0, d > 0]\n"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("# rules fired: div.in_range x3, div.of_div x1, mod.of_mod x1\n"), std::string::npos) << text.out;
   const Result json = run({"expr", layout, "--inv", "x", "--explain", "--json"});
   ASSERT_EQ(json.code, 0) << json.err;
@@ -97,6 +97,7 @@ TEST(Cli, ExprExplainNamesTheRules) {
   EXPECT_EQ(second["rule_hits"]["mod.of_mod"], 1);
   EXPECT_EQ(second["steps"][0]["rule"], "mod.of_mod");
   EXPECT_EQ(second["steps"][0]["after"], "x % 2");
+  EXPECT_EQ(second["steps"][0]["proved"], "d > 0, d*k > 0");
 }
 
 TEST(Cli, ApplyOnlyLayoutOmitsInv) {

@@ -1,9 +1,12 @@
-// The app's autosave of unsaved project edits round-trips, and a damaged
-// file is refused with the JSON path of what is wrong (it used to throw
-// nlohmann's type_error out of the recovery when "file" was not a string).
-#include "project/autosave.hpp"
-
+// The project module's own pieces: the app's autosave of unsaved edits
+// round-trips, and a damaged file is refused with the JSON path of what is
+// wrong (it used to throw nlohmann's type_error out of the recovery when
+// "file" was not a string); a project's summary for the start list never
+// throws either (a non-string "name" used to).
 #include <gtest/gtest.h>
+
+#include "project/autosave.hpp"
+#include "project/summary.hpp"
 
 namespace lego::project {
 namespace {
@@ -30,6 +33,19 @@ TEST(Autosave, ADamagedFileIsRefusedWithItsPath) {
     EXPECT_FALSE(read_autosave(text, why)) << text;
     EXPECT_EQ(why, expected) << text;
   }
+}
+
+TEST(Summary, NameAndDescriptionOrTheFallback) {
+  const auto s = summarize(R"({"name": "Rows", "description": "softmax", "kernels": []})", "rows.lego.json");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->name, "Rows");
+  EXPECT_EQ(s->description, "softmax");
+  const auto hostile = summarize(R"({"name": 7, "description": ["x"]})", "odd.lego.json");
+  ASSERT_TRUE(hostile);
+  EXPECT_EQ(hostile->name, "odd.lego.json");
+  EXPECT_EQ(hostile->description, "");
+  EXPECT_FALSE(summarize("not json", "x"));
+  EXPECT_FALSE(summarize("[]", "x"));
 }
 
 }  // namespace
