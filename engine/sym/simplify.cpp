@@ -251,8 +251,11 @@ Ref Simplifier::divide(Ref a, Ref d) {
       {Rule::DivBelowCommonFactor, &Simplifier::div_below_common_factor},
       {Rule::DivOfDiv, &Simplifier::div_of_div},
   };
-  for (const auto& [rule, apply] : rules)
-    if (Ref r = attempt(rule, kept, [&] { return (this->*apply)(a, d, dm); })) return r;
+  // Not a structured binding: clang 15 cannot capture one in the lambda.
+  for (const auto& entry : rules) {
+    const auto apply = entry.second;
+    if (Ref r = attempt(entry.first, kept, [&] { return (this->*apply)(a, d, dm); })) return r;
+  }
   return kept;
 }
 
@@ -348,8 +351,11 @@ Ref Simplifier::simplify_mod(Ref a, Ref d) {
       {Rule::ModBelowCommonFactor, &Simplifier::mod_below_common_factor},
       {Rule::ModOfMod, &Simplifier::mod_of_mod},
   };
-  for (const auto& [rule, apply] : rules)
-    if (Ref r = attempt(rule, kept, [&] { return (this->*apply)(a, d, dm); })) return r;
+  // Not a structured binding: clang 15 cannot capture one in the lambda.
+  for (const auto& entry : rules) {
+    const auto apply = entry.second;
+    if (Ref r = attempt(entry.first, kept, [&] { return (this->*apply)(a, d, dm); })) return r;
+  }
   return kept;
 }
 
