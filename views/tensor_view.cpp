@@ -172,7 +172,7 @@ QColor TensorView::colour(std::int64_t logical) const {
       const session::Placement at = session::place(x, threads_);
       const std::int64_t value = colouring_ == Colouring::Thread ? at.thread : colouring_ == Colouring::Warp ? at.warp : at.bank;
       const std::int64_t count = colouring_ == Colouring::Thread ? threads_
-                                 : colouring_ == Colouring::Warp ? session::place(threads_ - 1, threads_).warp + 1
+                                 : colouring_ == Colouring::Warp ? session::warp_count(threads_)
                                                                  : 32;
       // Neighbouring values far apart on the hue circle, so adjacent lanes stand out.
       const double hue = std::fmod(static_cast<double>(value) * 0.381966, 1.0);

@@ -12,6 +12,7 @@
 #include "layout/symbolic.hpp"
 #include "poly/isl_context.hpp"
 #include "poly/isl_prover.hpp"
+#include "poly/isl_questions.hpp"
 
 namespace lego::poly {
 
@@ -19,28 +20,7 @@ namespace {
 
 using sym::Ref;
 
-// Index names no user size can have (sizes are plain identifiers).
-std::string index_name(std::size_t k) { return "lego_i" + std::to_string(k); }
 const char* const kPosition = "lego_x";
-
-// Chains of several mods make ISL's existentials explode; past this many
-// elementary operations the verdict is "ISL gave up", in well under a second.
-constexpr unsigned long kMaxOperations = 2'000'000;
-
-struct MapDeleter {
-  void operator()(isl_map* m) const { isl_map_free(m); }
-};
-struct SetDeleter {
-  void operator()(isl_set* s) const { isl_set_free(s); }
-};
-using Map = std::unique_ptr<isl_map, MapDeleter>;
-using Set = std::unique_ptr<isl_set, SetDeleter>;
-
-std::string join(const std::vector<std::string>& parts, const char* sep) {
-  std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : sep) + p;
-  return out;
-}
 
 // The parameters' own constraints (sizes >= 1, bounds from the constraints),
 // as far as they are quasi-affine; dropping one only weakens the context,
@@ -130,7 +110,7 @@ IslVerdict isl_check_layout(const LayoutAst& layout, const Env& env, const std::
   std::vector<Ref> idx;
   std::vector<std::string> names;
   for (std::size_t k = 0; k < rank; ++k) {
-    names.push_back(index_name(k));
+    names.push_back(layout_index_name(k));
     ranges.emplace_back(names.back(), d.shape()[k]);
     idx.push_back(pool.var(names.back()));
   }
@@ -174,11 +154,11 @@ IslVerdict isl_check_layout(const LayoutAst& layout, const Env& env, const std::
   const std::string header = "[" + join({params.begin(), params.end()}, ", ") + "] -> { ";
   const std::string target_text = "0 <= " + std::string(kPosition) + " <= (" + *size_text + ") - 1" + ctx_text;
 
-  IslContext ctx(kMaxOperations);
+  IslContext ctx(kLayoutQuestionOperations);
   const std::string a_text = header + "[" + join(names, ", ") + "] -> [" + kPosition + "] : " + kPosition + " = " + *apply_text + " and " +
                              join(domain, " and ") + ctx_text + " }";
-  Map a(isl_map_read_from_str(ctx.ctx, a_text.c_str()));
-  Set target(isl_set_read_from_str(ctx.ctx, (header + "[" + kPosition + "] : " + target_text + " }").c_str()));
+  IslMap a(isl_map_read_from_str(ctx.ctx, a_text.c_str()));
+  IslSet target(isl_set_read_from_str(ctx.ctx, (header + "[" + kPosition + "] : " + target_text + " }").c_str()));
   if (!a || !target) return undecided("ISL could not read the layout's relation");
 
   IslVerdict v;
@@ -191,7 +171,7 @@ IslVerdict isl_check_layout(const LayoutAst& layout, const Env& env, const std::
     sym::collect_vars(difference, vars);
     params.insert(vars.begin(), vars.end());
     const std::string all_params = "[" + join({params.begin(), params.end()}, ", ") + "] -> { [] : ";
-    Set violated(isl_set_read_from_str(ctx.ctx, (all_params + "(" + *text + ") != 0" + context(params, facts) + " }").c_str()));
+    IslSet violated(isl_set_read_from_str(ctx.ctx, (all_params + "(" + *text + ") != 0" + context(params, facts) + " }").c_str()));
     if (!violated) return undecided("ISL could not read the size condition " + d.assumptions()[k]);
     if (isl_set_is_empty(violated.get()) == isl_bool_false) {
       v.status = IslStatus::NotBijective;
@@ -218,7 +198,7 @@ IslVerdict isl_check_layout(const LayoutAst& layout, const Env& env, const std::
     dims.push_back(kPosition);
     const std::string text = header + "[" + join(dims, ", ") + "] : " + kPosition + " = " + *apply_text + " and " + join(domain, " and ") +
                              ctx_text + " and (" + join(failures, " or ") + ") }";
-    Set bad(isl_set_read_from_str(ctx.ctx, text.c_str()));
+    IslSet bad(isl_set_read_from_str(ctx.ctx, text.c_str()));
     const isl_bool none = bad ? isl_set_is_empty(bad.get()) : isl_bool_error;
     inverse_refuted = none == isl_bool_false;
     if (none == isl_bool_true) {
@@ -232,11 +212,11 @@ IslVerdict isl_check_layout(const LayoutAst& layout, const Env& env, const std::
 
   // Otherwise the relation itself: one-to-one, and its image is [0, size).
   const isl_bool injective = isl_map_is_injective(a.get());
-  Set image(isl_map_range(isl_map_copy(a.get())));
+  IslSet image(isl_map_range(isl_map_copy(a.get())));
   const isl_bool onto = injective < 0 ? isl_bool_error : isl_set_is_equal(image.get(), target.get());
   if (injective < 0 || onto < 0)
     return undecided(isl_ctx_last_error(ctx.ctx) == isl_error_quota
-                         ? "ISL gave up: the relation's mods need more than " + std::to_string(kMaxOperations) + " operations"
+                         ? "ISL gave up: the relation's mods need more than " + std::to_string(kLayoutQuestionOperations) + " operations"
                          : "ISL could not decide the layout's relation");
   if (injective && onto) {
     v.status = IslStatus::Bijective;
@@ -249,22 +229,22 @@ IslVerdict isl_check_layout(const LayoutAst& layout, const Env& env, const std::
   v.status = IslStatus::NotBijective;
   if (!injective) {
     // Pairs of distinct indices with the same position.
-    Map same(isl_map_apply_range(isl_map_copy(a.get()), isl_map_reverse(isl_map_copy(a.get()))));
-    Map identity(isl_map_identity(isl_map_get_space(same.get())));
-    Set pairs(isl_map_wrap(isl_map_subtract(same.release(), identity.release())));
+    IslMap same(isl_map_apply_range(isl_map_copy(a.get()), isl_map_reverse(isl_map_copy(a.get()))));
+    IslMap identity(isl_map_identity(isl_map_get_space(same.get())));
+    IslSet pairs(isl_map_wrap(isl_map_subtract(same.release(), identity.release())));
     std::vector<std::string> both = names;
     for (const auto& n : names) both.push_back(n + "'");
     v.evidence = "two indices share a position";
     v.counterexample = sample_text(pairs.get(), both);
     return v;
   }
-  Set missing(isl_set_subtract(isl_set_copy(target.get()), isl_set_copy(image.get())));
+  IslSet missing(isl_set_subtract(isl_set_copy(target.get()), isl_set_copy(image.get())));
   if (isl_set_is_empty(missing.get()) == isl_bool_false) {
     v.evidence = "a position in [0, " + size + ") is never reached";
     v.counterexample = sample_text(missing.get(), {kPosition});
   } else {
     v.evidence = "apply reaches a position outside [0, " + size + ")";
-    Set outside(isl_map_wrap(isl_map_subtract_range(isl_map_copy(a.get()), isl_set_copy(target.get()))));
+    IslSet outside(isl_map_wrap(isl_map_subtract_range(isl_map_copy(a.get()), isl_set_copy(target.get()))));
     std::vector<std::string> dims = names;
     dims.push_back(kPosition);
     v.counterexample = sample_text(outside.get(), dims);

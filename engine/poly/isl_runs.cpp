@@ -1,32 +1,15 @@
 #include "poly/isl_runs.hpp"
 
-#include <isl/set.h>
-
-#include <memory>
-
 #include "layout/symbolic.hpp"
 #include "poly/isl_context.hpp"
 #include "poly/isl_prover.hpp"
+#include "poly/isl_questions.hpp"
 
 namespace lego::poly {
 
 namespace {
 
-struct SetDeleter {
-  void operator()(isl_set* s) const { isl_set_free(s); }
-};
-using Set = std::unique_ptr<isl_set, SetDeleter>;
-
-constexpr unsigned long kMaxOperations = 2'000'000;  // as isl_layout: a verdict in well under a second
-
-std::string index_name(std::size_t k) { return "lego_i" + std::to_string(k); }
 const char* const kNext = "lego_next";  // the index after lego_i<dimension>
-
-std::string join_names(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
 
 RunProof nothing_proved(std::string why) { return {1, std::move(why)}; }
 
@@ -47,7 +30,7 @@ RunProof prove_runs(const LayoutAst& layout, const Env& env, std::size_t dimensi
   std::vector<sym::Ref> here, next;
   std::vector<std::string> names;
   for (std::size_t k = 0; k < rank; ++k) {
-    names.push_back(index_name(k));
+    names.push_back(layout_index_name(k));
     ranges.emplace_back(names.back(), d.shape()[k]);
     here.push_back(pool.var(names.back()));
   }
@@ -62,16 +45,16 @@ RunProof prove_runs(const LayoutAst& layout, const Env& env, std::size_t dimensi
   std::string domain;
   for (std::size_t k = 0; k < rank; ++k) domain += "0 <= " + names[k] + " < " + std::to_string(extents[k]) + " and ";
   const std::string& k = names[dimension];
-  IslContext ctx(kMaxOperations);
+  IslContext ctx(kLayoutQuestionOperations);
   std::int64_t longest = 1;
   while (longest * 2 <= max_run && extents[dimension] % (longest * 2) == 0) longest *= 2;
   for (std::int64_t run = longest; run > 1; run /= 2) {
     // Empty exactly when no index inside a run has a successor that is
     // not the next position.
-    const std::string text = "{ [" + join_names(names) + ", " + kNext + "] : " + domain + kNext + " = " + k + " + 1 and (" + k + " mod " +
+    const std::string text = "{ [" + join(names, ", ") + ", " + kNext + "] : " + domain + kNext + " = " + k + " + 1 and (" + k + " mod " +
                              std::to_string(run) + ") <= " + std::to_string(run - 2) + " and " + *apply_next + " != " + *apply_here +
                              " + 1 }";
-    Set broken(isl_set_read_from_str(ctx.ctx, text.c_str()));
+    IslSet broken(isl_set_read_from_str(ctx.ctx, text.c_str()));
     if (broken && isl_set_is_empty(broken.get()) == isl_bool_true)
       return {run, "ISL proved every aligned run of " + std::to_string(run) + " along index " + std::to_string(dimension) +
                        " consecutive in memory"};

@@ -105,6 +105,8 @@ Placement place(std::int64_t x, std::int64_t threads) {
   return p;
 }
 
+std::int64_t warp_count(std::int64_t threads) { return place(std::max<std::int64_t>(threads, 1) - 1, threads).warp + 1; }
+
 LayoutSnapshot build_snapshot(std::uint64_t generation, const std::string& text, const std::string& bindings) {
   const auto start = std::chrono::steady_clock::now();
   LayoutSnapshot s;

@@ -65,6 +65,8 @@ struct Placement {
   std::int64_t thread = 0, warp = 0, lane = 0, step = 0, bank = 0;
 };
 Placement place(std::int64_t x, std::int64_t threads);
+// How many warps `threads` threads make (the last one may be partial).
+std::int64_t warp_count(std::int64_t threads);
 
 // Never throws for bad input: errors land in `error`.
 LayoutSnapshot build_snapshot(std::uint64_t generation, const std::string& text, const std::string& bindings);

@@ -234,6 +234,15 @@ Ref Simplifier::simplify_div(Ref a, Ref d) {
   return best;
 }
 
+Ref Simplifier::first_rule(std::span<const MonomialRule> rules, Ref kept, Ref a, Ref d, const Monomial& dm) {
+  // Not a structured binding: clang 15 cannot capture one in the lambda.
+  for (const auto& entry : rules) {
+    const auto apply = entry.second;
+    if (Ref r = attempt(entry.first, kept, [&] { return (this->*apply)(a, d, dm); })) return r;
+  }
+  return kept;
+}
+
 // The division rules in table order; the first that applies wins.
 Ref Simplifier::divide(Ref a, Ref d) {
   Ref kept = pool_.floordiv(a, d);
@@ -243,20 +252,14 @@ Ref Simplifier::divide(Ref a, Ref d) {
     Ref r = attempt(Rule::DivByPolynomial, kept, [&] { return div_by_polynomial(a, d); });
     return r ? r : kept;
   }
-  using DivisionRule = Ref (Simplifier::*)(Ref, Ref, const Monomial&);
-  static constexpr std::pair<Rule, DivisionRule> rules[] = {
+  static constexpr MonomialRule rules[] = {
       {Rule::DivMultiplesOut, &Simplifier::div_multiples_out},
       {Rule::DivInRange, &Simplifier::div_in_range},
       {Rule::DivConstantOnInterval, &Simplifier::div_constant_on_interval},
       {Rule::DivBelowCommonFactor, &Simplifier::div_below_common_factor},
       {Rule::DivOfDiv, &Simplifier::div_of_div},
   };
-  // Not a structured binding: clang 15 cannot capture one in the lambda.
-  for (const auto& entry : rules) {
-    const auto apply = entry.second;
-    if (Ref r = attempt(entry.first, kept, [&] { return (this->*apply)(a, d, dm); })) return r;
-  }
-  return kept;
+  return first_rule(rules, kept, a, d, dm);
 }
 
 // (d*q + r) // d -> q + r // d: every multiple of d moves out.
@@ -344,19 +347,13 @@ Ref Simplifier::simplify_mod(Ref a, Ref d) {
   }
   a = prover_.expand(a);
   kept = pool_.mod(a, d);
-  using ModuloRule = Ref (Simplifier::*)(Ref, Ref, const Monomial&);
-  static constexpr std::pair<Rule, ModuloRule> rules[] = {
+  static constexpr MonomialRule rules[] = {
       {Rule::ModMultiplesOut, &Simplifier::mod_multiples_out},
       {Rule::ModInRange, &Simplifier::mod_in_range},
       {Rule::ModBelowCommonFactor, &Simplifier::mod_below_common_factor},
       {Rule::ModOfMod, &Simplifier::mod_of_mod},
   };
-  // Not a structured binding: clang 15 cannot capture one in the lambda.
-  for (const auto& entry : rules) {
-    const auto apply = entry.second;
-    if (Ref r = attempt(entry.first, kept, [&] { return (this->*apply)(a, d, dm); })) return r;
-  }
-  return kept;
+  return first_rule(rules, kept, a, d, dm);
 }
 
 // (d*q + r) % d -> r % d.

@@ -11,7 +11,9 @@
 #pragma once
 
 #include <functional>
+#include <span>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "sym/monomial.hpp"
@@ -47,6 +49,11 @@ class Simplifier {
   // node `before`; counts and records it when it fires.
   template <class Apply>
   Ref attempt(Rule rule, Ref before, Apply apply);
+
+  // A rule for a // d or a % d with d > 0 a monomial: null when it does not apply.
+  using MonomialRule = std::pair<Rule, Ref (Simplifier::*)(Ref, Ref, const Monomial&)>;
+  // The first of `rules` (in table order) that applies; `kept` when none does.
+  Ref first_rule(std::span<const MonomialRule> rules, Ref kept, Ref a, Ref d, const Monomial& dm);
 
   // The rules (simplify_rules.hpp); each returns null when it does not apply.
   // Division a // d with d > 0, d a monomial:

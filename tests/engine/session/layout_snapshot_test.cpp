@@ -39,6 +39,9 @@ TEST(LayoutSnapshot, PlacementOfAThreadWalk) {
   EXPECT_EQ(p.lane, 4);
   EXPECT_EQ(p.bank, 4);
   EXPECT_EQ(place(5, 0).thread, 0);  // no threads counts as one
+  EXPECT_EQ(warp_count(32), 1);
+  EXPECT_EQ(warp_count(33), 2);
+  EXPECT_EQ(warp_count(0), 1);
 }
 
 TEST(LayoutSnapshot, ErrorsNameTheirPlaceAndNeverThrow) {
