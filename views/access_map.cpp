@@ -14,9 +14,9 @@ namespace {
 constexpr double kTop = 52, kLeft = 70;  // caption and word numbers; row addresses
 
 QColor threadColour(int thread, AccessMap::Colouring c) {
-  if (c == AccessMap::Colouring::Lane) return QColor::fromHsvF((thread % analysis::kWarpLanes) / double(analysis::kWarpLanes), 0.65, 0.95);
+  if (c == AccessMap::Colouring::Lane) return QColor::fromHsvF(analysis::lane_of(thread) / double(analysis::kWarpLanes), 0.65, 0.95);
   const double golden = 0.6180339887;
-  const double hue = (thread / analysis::kWarpLanes) * golden;
+  const double hue = analysis::warp_of(thread) * golden;
   return QColor::fromHsvF(hue - static_cast<int>(hue), 0.6, 0.9);
 }
 
@@ -128,7 +128,7 @@ void AccessMap::paintEvent(QPaintEvent*) {
     }
   if (grid_.memory() == Memory::Global) {  // sector boundaries
     p.setPen(QPen(palette().text().color(), 1));
-    for (int w = 0; w <= words_per_row; w += analysis::kSectorBytes / analysis::kWordBytes)
+    for (int w = 0; w <= words_per_row; w += analysis::kWordsPerSector)
       p.drawLine(QPointF(kLeft + w * cw - gap / 2, kTop), QPointF(kLeft + w * cw - gap / 2, kTop + visible_rows * ch));
   }
   if (visible_rows < rows())
@@ -156,7 +156,7 @@ bool AccessMap::event(QEvent* e) {
         text += tr("\n... %1 threads in all").arg(lit->second.size());
         break;
       }
-      text += tr("\nthread %1 (warp %2, lane %3)").arg(t).arg(t / analysis::kWarpLanes).arg(t % analysis::kWarpLanes);
+      text += tr("\nthread %1 (warp %2, lane %3)").arg(t).arg(analysis::warp_of(t)).arg(analysis::lane_of(t));
     }
   }
   QToolTip::showText(help->globalPos(), text, this);

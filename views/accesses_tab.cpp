@@ -99,10 +99,10 @@ void AccessesTab::showAccesses(const analysis::AccessAnalysis& accesses) {
     table_->insertRow(row);
     table_->setItem(row, 0, new QTableWidgetItem(QString::number(a.info.line)));
     table_->setItem(row, 1, new QTableWidgetItem(qs(a.info.placeholder)));
-    table_->setItem(row, 2, new QTableWidgetItem(qs(a.info.kind)));
+    table_->setItem(row, 2, new QTableWidgetItem(qs(analysis::to_string(a.info.kind))));
     table_->setItem(row, 3, new QTableWidgetItem(qs(analysis::verdict(a))));
     if (kept_row < 0 && qs(a.info.placeholder) == kept) kept_row = row;
-    if (a.info.kind == "shared" && a.max_ways > worst) {
+    if (a.info.kind == analysis::MemoryKind::Shared && a.max_ways > worst) {
       worst = a.max_ways;
       worst_row = row;
     }
@@ -123,8 +123,9 @@ void AccessesTab::showSelected() {
 }
 
 void AccessesTab::showHeatmap(const analysis::SiteReport& a) {
-  if (a.info.kind != "shared" || !accesses_->heatmap)
-    return heatmap_->clear(tr("%1 is a %2 access: select a shared one for its banks.").arg(qs(a.info.placeholder), qs(a.info.kind)));
+  if (a.info.kind != analysis::MemoryKind::Shared || !accesses_->heatmap)
+    return heatmap_->clear(
+        tr("%1 is a %2 access: select a shared one for its banks.").arg(qs(a.info.placeholder), qs(analysis::to_string(a.info.kind))));
   BankHeatmap::Matrix m{};
   for (std::size_t l = 0; l < 32; ++l)
     for (std::size_t b = 0; b < 32; ++b) m[l][b] = a.worst_lane_bank[l][b];
@@ -141,9 +142,7 @@ void AccessesTab::showThreadMap(const analysis::SiteReport& a, const std::option
   std::vector<AccessMap::Touch> touches;
   touches.reserve(map->touches.size());
   for (const auto& t : map->touches) touches.push_back({t.step, t.thread, t.offset});
-  const auto memory = a.info.kind == "shared"   ? AccessMap::Memory::Shared
-                      : a.info.kind == "global" ? AccessMap::Memory::Global
-                                                : AccessMap::Memory::Host;
+  const AccessMap::Memory memory = a.info.kind;
   QString title = tr("%1 (line %2), %3 threads").arg(qs(a.info.placeholder)).arg(a.info.line).arg(map->threads);
   if (map->truncated) title += tr(", first %1 steps").arg(map->steps);
   map_->setTouches(std::move(touches), a.bytes, memory, title);  // keeps the step and warp it can

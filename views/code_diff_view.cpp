@@ -3,18 +3,22 @@
 #include <Qsci/qscilexercpp.h>
 #include <Qsci/qsciscintilla.h>
 
+#include <QCheckBox>
 #include <QFontDatabase>
 #include <QGridLayout>
 #include <QLabel>
 #include <QScrollBar>
 #include <algorithm>
 #include <dtl/dtl.hpp>
+#include <string>
+#include <vector>
 
 namespace lego::views {
 
 namespace {
 
 constexpr int kRemoved = 1, kAdded = 2;  // marker numbers
+constexpr int kChangedWord = 8;          // indicator number
 
 QsciScintilla* make_editor(QWidget* parent) {
   auto* e = new QsciScintilla(parent);
@@ -22,63 +26,184 @@ QsciScintilla* make_editor(QWidget* parent) {
   lexer->setDefaultFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   e->setLexer(lexer);
   e->setReadOnly(true);
-  e->setMarginType(0, QsciScintilla::NumberMargin);
+  e->setMarginType(0, QsciScintilla::TextMargin);  // the text's own line numbers: padding lines have none
   e->setMarginWidth(0, "00000");
   e->markerDefine(QsciScintilla::Background, kRemoved);
   e->setMarkerBackgroundColor(QColor(255, 220, 220), kRemoved);
   e->markerDefine(QsciScintilla::Background, kAdded);
   e->setMarkerBackgroundColor(QColor(215, 245, 215), kAdded);
+  e->indicatorDefine(QsciScintilla::StraightBoxIndicator, kChangedWord);
+  e->setIndicatorForegroundColor(QColor(200, 120, 0, 110), kChangedWord);
   return e;
 }
 
+// Words, numbers, runs of spaces and single punctuation: what a reader sees as one change.
+std::vector<std::string> tokens(const std::string& line) {
+  std::vector<std::string> out;
+  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '%'; };
+  for (std::size_t i = 0; i < line.size();) {
+    std::size_t j = i + 1;
+    if (word(line[i]))
+      while (j < line.size() && word(line[j])) ++j;
+    else if (line[i] == ' ' || line[i] == '\t')
+      while (j < line.size() && (line[j] == ' ' || line[j] == '\t')) ++j;
+    out.push_back(line.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+// One row of the aligned diff: a line of each side (-1: padding).
+struct Row {
+  long long left = -1, right = -1;
+};
+
+// Common lines face each other; between two of them, the removed lines face
+// the added ones row by row, the longer run against padding.
+std::vector<Row> align(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  dtl::Diff<std::string> diff(a, b);
+  diff.compose();
+  std::vector<Row> rows;
+  std::vector<long long> removed, added;
+  const auto flush = [&] {
+    for (std::size_t k = 0; k < std::max(removed.size(), added.size()); ++k)
+      rows.push_back({k < removed.size() ? removed[k] : -1, k < added.size() ? added[k] : -1});
+    removed.clear();
+    added.clear();
+  };
+  for (const auto& [line, info] : diff.getSes().getSequence()) {
+    if (info.type == dtl::SES_DELETE) {
+      removed.push_back(info.beforeIdx - 1);
+    } else if (info.type == dtl::SES_ADD) {
+      added.push_back(info.afterIdx - 1);
+    } else {
+      flush();
+      rows.push_back({info.beforeIdx - 1, info.afterIdx - 1});
+    }
+  }
+  flush();
+  return rows;
+}
+
 }  // namespace
+
+QString without_directives(const QString& assembly) {
+  QStringList kept;
+  for (const QString& line : assembly.split('\n')) {
+    const QString t = line.trimmed();
+    const bool comment = t.startsWith('#') || t.startsWith("//") || t.startsWith(';');
+    // ".LBB0_3:" is a label; PTX's ".visible .entry lego_kernel(" heads a function.
+    const bool directive = t.startsWith('.') && !t.endsWith(':') && !t.contains(".entry ") && !t.contains(".func ");
+    if (!comment && !directive) kept << line;
+  }
+  return kept.join('\n');
+}
 
 CodeDiffView::CodeDiffView(QWidget* parent) : QWidget(parent), left_(make_editor(this)), right_(make_editor(this)) {
   auto* grid = new QGridLayout(this);
   grid->setContentsMargins(0, 0, 0, 0);
   left_title_ = new QLabel(this);
   right_title_ = new QLabel(this);
+  filter_ = new QCheckBox(tr("Hide directives and comments"), this);
+  filter_->setChecked(true);
+  filter_->setVisible(false);
   grid->addWidget(left_title_, 0, 0);
   grid->addWidget(right_title_, 0, 1);
   grid->addWidget(left_, 1, 0);
   grid->addWidget(right_, 1, 1);
-  // Scrolling one side scrolls the other, so the diff stays aligned by line.
+  grid->addWidget(filter_, 2, 0, 1, 2);
+  // Scrolling one side scrolls the other: the rows are aligned.
   connect(left_->verticalScrollBar(), &QScrollBar::valueChanged, right_->verticalScrollBar(), &QScrollBar::setValue);
   connect(right_->verticalScrollBar(), &QScrollBar::valueChanged, left_->verticalScrollBar(), &QScrollBar::setValue);
+  connect(left_->horizontalScrollBar(), &QScrollBar::valueChanged, right_->horizontalScrollBar(), &QScrollBar::setValue);
+  connect(right_->horizontalScrollBar(), &QScrollBar::valueChanged, left_->horizontalScrollBar(), &QScrollBar::setValue);
+  connect(filter_, &QCheckBox::toggled, this, &CodeDiffView::refresh);
+}
+
+void CodeDiffView::setDirectiveFilter(bool offered) {
+  offered_filter_ = offered;
+  filter_->setVisible(offered);
+  refresh();
 }
 
 void CodeDiffView::setTexts(const QString& left_title, const QString& left, const QString& right_title, const QString& right) {
-  left_title_->setText(left_title);
-  right_title_->setText(right_title);
-  left_->setText(left);
-  right_->setText(right);
-  left_->markerDeleteAll();
-  right_->markerDeleteAll();
-  changed_left_ = changed_right_ = 0;
-  right_->setVisible(!right_title.isEmpty());
-  right_title_->setVisible(!right_title.isEmpty());
-  if (right_title.isEmpty()) return;
+  texts_[0] = left_title, texts_[1] = left, texts_[2] = right_title, texts_[3] = right;
+  refresh();
+}
+
+void CodeDiffView::refresh() {
+  const bool filter = offered_filter_ && filter_->isChecked();
+  const QString left = filter ? without_directives(texts_[1]) : texts_[1];
+  const QString right = filter ? without_directives(texts_[3]) : texts_[3];
+  left_title_->setText(texts_[0]);
+  right_title_->setText(texts_[2]);
+  changed_left_ = changed_right_ = changed_words_ = 0;
+  const bool two = !texts_[2].isEmpty();
+  right_->setVisible(two);
+  right_title_->setVisible(two);
   std::vector<std::string> a, b;
   for (const QString& line : left.split('\n')) a.push_back(line.toStdString());
   for (const QString& line : right.split('\n')) b.push_back(line.toStdString());
-  dtl::Diff<std::string> diff(a, b);
-  diff.compose();
-  long long first_body_change = -1;  // past the one-line header naming the variant
-  for (const auto& [line, info] : diff.getSes().getSequence()) {
-    if (info.type == dtl::SES_DELETE) {
-      left_->markerAdd(static_cast<int>(info.beforeIdx - 1), kRemoved);
-      ++changed_left_;
-      if (first_body_change < 0 && info.beforeIdx > 1) first_body_change = info.beforeIdx - 1;
-    } else if (info.type == dtl::SES_ADD) {
-      right_->markerAdd(static_cast<int>(info.afterIdx - 1), kAdded);
-      ++changed_right_;
+  std::vector<Row> rows;
+  if (two) {
+    rows = align(a, b);
+  } else {
+    for (std::size_t k = 0; k < a.size(); ++k) rows.push_back({static_cast<long long>(k), -1});
+  }
+  QString left_text, right_text;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    left_text += (r ? "\n" : "") + (rows[r].left >= 0 ? QString::fromStdString(a[static_cast<std::size_t>(rows[r].left)]) : QString());
+    right_text += (r ? "\n" : "") + (rows[r].right >= 0 ? QString::fromStdString(b[static_cast<std::size_t>(rows[r].right)]) : QString());
+  }
+  left_->setText(left_text);
+  right_->setText(two ? right_text : QString());
+  left_->markerDeleteAll();
+  right_->markerDeleteAll();
+  left_->clearMarginText();
+  right_->clearMarginText();
+  int first_change = -1, first_column = 0;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const int row = static_cast<int>(r);
+    if (rows[r].left >= 0) left_->setMarginText(row, QString::number(rows[r].left + 1), 0);
+    if (rows[r].right >= 0) right_->setMarginText(row, QString::number(rows[r].right + 1), 0);
+    if (!two) continue;
+    const bool removed =
+        rows[r].left >= 0 && (rows[r].right < 0 || a[static_cast<std::size_t>(rows[r].left)] != b[static_cast<std::size_t>(rows[r].right)]);
+    const bool added = rows[r].right >= 0 && (rows[r].left < 0 || removed);
+    if (removed) left_->markerAdd(row, kRemoved), ++changed_left_;
+    if (added) right_->markerAdd(row, kAdded), ++changed_right_;
+    if (removed && added) {  // a changed line: box the words that differ
+      const std::vector<std::string> ta = tokens(a[static_cast<std::size_t>(rows[r].left)]);
+      const std::vector<std::string> tb = tokens(b[static_cast<std::size_t>(rows[r].right)]);
+      dtl::Diff<std::string> words(ta, tb);
+      words.compose();
+      int at_a = 0, at_b = 0, column = -1;
+      for (const auto& [token, info] : words.getSes().getSequence()) {
+        const int n = static_cast<int>(token.size());
+        if (info.type == dtl::SES_DELETE) {
+          left_->fillIndicatorRange(row, at_a, row, at_a + n, kChangedWord);
+          if (column < 0) column = at_a;
+          at_a += n, ++changed_words_;
+        } else if (info.type == dtl::SES_ADD) {
+          right_->fillIndicatorRange(row, at_b, row, at_b + n, kChangedWord);
+          if (column < 0) column = at_b;
+          at_b += n, ++changed_words_;
+        } else {
+          at_a += n, at_b += n;
+        }
+      }
+      if (first_change < 0 && row > 0) first_change = row, first_column = std::max(column, 0);  // past the header naming the variant
+    } else if ((removed || added) && first_change < 0 && row > 0) {
+      first_change = row;
     }
   }
-  // Show where the variants differ, with a little context above.
-  if (first_body_change > 0) {
-    const int line = static_cast<int>(std::max<long long>(first_body_change - 3, 0));
-    left_->setFirstVisibleLine(line);
-    right_->setFirstVisibleLine(line);
+  // Show where the texts differ, with a little context above, and the changed word if it is off to the right.
+  if (first_change > 0) {
+    for (QsciScintilla* e : {left_, right_}) {
+      e->setCursorPosition(first_change, first_column);
+      e->ensureCursorVisible();
+      e->setFirstVisibleLine(std::max(first_change - 3, 0));
+    }
   }
 }
 

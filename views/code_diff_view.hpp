@@ -1,12 +1,19 @@
-// Two texts side by side (QScintilla, C++ highlighting) with the lines that
-// differ marked: removed on the left in red, added on the right in green
-// (a line diff by dtl's shortest edit script). One text alone shows plainly.
+// Two texts side by side (QScintilla, C++ highlighting), as Compiler
+// Explorer shows a diff: aligned (a line only one side has faces a blank
+// line, so unchanged code and labels stay face to face while the panes
+// scroll together), changed lines marked (removed red on the left, added
+// green on the right, by dtl's shortest edit script), and inside a changed
+// line the words that differ boxed (dtl again, over tokens); the view scrolls
+// to the first change, sideways too. Line numbers are the texts' own. For
+// assembly, directives and comments are hidden unless asked for. One text
+// alone shows plainly.
 #pragma once
 
 #include <QWidget>
 
 class QsciScintilla;
 class QLabel;
+class QCheckBox;
 
 namespace lego::views {
 
@@ -17,15 +24,28 @@ class CodeDiffView : public QWidget {
 
   void setTexts(const QString& left_title, const QString& left, const QString& right_title = {}, const QString& right = {});
   int changedLines() const { return changed_left_ + changed_right_; }
+  int changedWords() const { return changed_words_; }
   QsciScintilla* left() const { return left_; }
   QsciScintilla* right() const { return right_; }
+  // Assembly: a "Hide directives and comments" box, ticked (Compiler Explorer's filter).
+  void setDirectiveFilter(bool offered);
+  QCheckBox* directiveFilter() const { return filter_; }
 
  private:
+  void refresh();
   QsciScintilla* left_;
   QsciScintilla* right_;
   QLabel* left_title_;
   QLabel* right_title_;
-  int changed_left_ = 0, changed_right_ = 0;
+  QCheckBox* filter_;
+  bool offered_filter_ = false;
+  QString texts_[4];  // left title, left, right title, right: as given
+  int changed_left_ = 0, changed_right_ = 0, changed_words_ = 0;
 };
+
+// The lines of assembly a reader wants: directives (".cfi_*", ".p2align",
+// PTX ".loc", ...) and comments dropped; labels, function heads (PTX
+// .entry / .func) and instructions kept.
+QString without_directives(const QString& assembly);
 
 }  // namespace lego::views

@@ -165,12 +165,12 @@ void CompositionEditor::apply(const std::function<LayoutAst(const LayoutAst&)>& 
 }
 
 bool CompositionEditor::applyValid(const std::function<LayoutAst(const LayoutAst&)>& change, const QString& description) {
-  // Only a layout that binds now is protected: one that does not (unbound
+  // Only a layout that the engine accepts now is protected: one it does not (unbound
   // sizes, an error already) is edited as before, so the user can repair it.
   const auto binds = [this](const LayoutAst& l) -> std::string {
     try {
       validate_structure(l);
-      lego::bind(l, session::parse_sizes(doc_->sizes().toStdString()));  // qualified: Env is a std::map, so ADL would find std::bind
+      session::check_layout(l, session::parse_sizes(doc_->sizes().toStdString()));  // what the engine thread will draw
       return {};
     } catch (const LegoError& e) {
       return e.diagnostic().message;
@@ -282,15 +282,18 @@ void CompositionEditor::dropEvent(QDropEvent* e) {
   } else {
     const std::string entry = QString::fromUtf8(mime->data(QString::fromLatin1(kPieceMime))).toStdString();
     if (entry == kTileLevelEntry) {
-      apply(add_tile_level, tr("Add TileBy level"));
+      if (!applyValid(add_tile_level, tr("Add TileBy level"))) return e->ignore();
     } else if (entry == kExpandEntry) {
-      apply(toggle_expand, tr("Toggle ExpandBy"));
+      if (!applyValid(toggle_expand, tr("Toggle ExpandBy"))) return e->ignore();
     } else if (t.kind == Target::Closing) {
       emit message(tr("Drop pieces on an OrderBy block; the closing block takes \"TileBy level\" and \"ExpandBy\""));
       return e->ignore();
     } else if (t.kind == Target::NewBlock) {
-      apply([=](const LayoutAst& l) { return insert_block(l, l.chain.size(), default_piece(l, l.chain.size(), entry)); },
-            tr("Add %1").arg(qs(entry)));
+      // A new OrderBy over the logical shape: refused, with the reason, when
+      // the piece cannot take that shape (morton on 6x6).
+      if (!applyValid([=](const LayoutAst& l) { return insert_block(l, l.chain.size(), default_piece(l, l.chain.size(), entry)); },
+                      tr("Add %1").arg(qs(entry))))
+        return e->ignore();
     } else {
       // On a block: the piece under the drop (or the nearest one) is replaced
       // by the new piece at its extents, so the layout keeps its size. Adding

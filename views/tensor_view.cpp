@@ -29,7 +29,10 @@ TensorView::TensorView(QWidget* parent) : QWidget(parent) {
 }
 
 void TensorView::setSnapshot(std::shared_ptr<const session::LayoutSnapshot> snapshot) {
+  // A layout of another shape starts fitted: a zoom into 256x256 means nothing for 8x8.
+  const bool new_shape = !snapshot_ || !snapshot || snapshot_->shape != snapshot->shape;
   snapshot_ = std::move(snapshot);
+  if (new_shape) zoom_ = 1, pan_ = {};
   hovered_ = highlighted_ = {};
   step_ = std::min(step_, steps() - 1);
   logical_image_ = physical_image_ = QImage();
@@ -212,6 +215,11 @@ void TensorView::render(QPainter& p, QSize size) const {
     p.drawText(QRect(QPoint(12, 12), size - QSize(24, 24)), Qt::TextWordWrap, QString::fromStdString(snapshot_->error));
     return;
   }
+  if (!snapshot_->not_drawn.empty()) {
+    p.setPen(palette().text().color());
+    p.drawText(QRect(QPoint(12, 12), size - QSize(24, 24)), Qt::TextWordWrap, QString::fromStdString(snapshot_->not_drawn));
+    return;
+  }
   const Geometry g = geometry(size);
   if (logical_image_.isNull()) logical_image_ = cellImage(Side::Logical, 0);
   if (physical_image_.isNull() || physical_image_.width() != g.physical_cols) physical_image_ = cellImage(Side::Physical, g.physical_cols);
@@ -336,7 +344,9 @@ void TensorView::mousePressEvent(QMouseEvent* e) {
 
 void TensorView::mouseReleaseEvent(QMouseEvent*) { dragging_ = false; }
 
-void TensorView::mouseDoubleClickEvent(QMouseEvent*) {
+void TensorView::mouseDoubleClickEvent(QMouseEvent*) { fitToView(); }
+
+void TensorView::fitToView() {
   zoom_ = 1;
   pan_ = {};
   update();

@@ -42,6 +42,10 @@ class TensorView : public QWidget {
   int threads() const { return threads_; }
   int step() const { return step_; }
   int steps() const;  // how many steps the physical range takes
+  // Both sides whole in the widget (what double-click and View > Fit do;
+  // a layout of a new shape starts so).
+  void fitToView();
+  double zoom() const { return zoom_; }
   QColor colourOf(std::int64_t logical) const { return colour(logical); }
   bool inStep(std::int64_t logical) const;
 

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "analysis/banks.hpp"
+#include "analysis/banks_json.hpp"
 #include "bindings.hpp"
 #include "expr/parser.hpp"
 #include "expr/text_file.hpp"
@@ -205,8 +206,7 @@ void print_explanation(const DeriveResult& result, bool json, std::ostream& out)
   }
   out << "# rewrites (rule: before -> after [the side condition proved]), outer ones first:\n";
   if (result.steps.empty()) out << "#   none: no rule's side condition was proved\n";
-  for (const auto& s : result.steps)
-    out << "#   " << s.rule << ": " << s.before << "  ->  " << s.after << (s.condition.empty() ? "" : "   [" + s.condition + "]") << "\n";
+  for (const auto& s : result.steps) out << "#   " << to_string(s) << "\n";
   std::string hits;
   for (const auto& [rule, n] : result.rule_hits) hits += (hits.empty() ? "" : ", ") + rule + " x" + std::to_string(n);
   if (!hits.empty()) out << "# rules fired: " << hits << "\n";
@@ -259,20 +259,7 @@ int run_banks(const Plan& plan, int bytes, bool heatmap, bool json, std::ostream
   if (plan.layout().expand) throw LegoError("lego banks needs a complete layout (no ExpandBy)");
   const auto walks = analysis::standard_walks(plan, bytes);
   if (json) {
-    nlohmann::ordered_json j = nlohmann::ordered_json::array();
-    for (const auto& w : walks) {
-      nlohmann::ordered_json lane_bank = nlohmann::ordered_json::array();
-      for (const auto& row : w.report.worst_lane_bank) lane_bank.push_back(row);
-      j.push_back({{"walk", w.name},
-                   {"steps", w.steps},
-                   {"max_ways", w.report.max_ways},
-                   {"mean_ways", w.report.mean_ways},
-                   {"wavefronts", w.report.wavefronts},
-                   {"excess_wavefronts", w.report.excess_wavefronts},
-                   {"worst_step", w.report.worst_step},
-                   {"worst_lane_bank", lane_bank}});
-    }
-    out << nlohmann::ordered_json{{"bytes", bytes}, {"walks", j}}.dump() << "\n";
+    out << analysis::bank_walks_json(walks, bytes) << "\n";
     return 0;
   }
   out << fmt::format("{:<16}{:>7}{:>8}{:>8}{:>12}{:>12}\n", "walk", "steps", "worst", "mean", "excess wf", "worst step");

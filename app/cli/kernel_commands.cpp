@@ -24,6 +24,7 @@
 #include "run/bench_bundle.hpp"
 #include "run/executor.hpp"
 #include "run/jit.hpp"
+#include "run/protocol.hpp"
 #include "run/sweep.hpp"
 #include "run/sweep_driver.hpp"
 #include "run/worker_client.hpp"
@@ -69,7 +70,7 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   const kernel::VariantSpace space = kernel::enumerate_variants(spec, {max_variants, seed, parse_sets(sets)});
   if (space.variants.empty())
     throw LegoError("no variant of " + spec.name + " satisfies the constraints (" + std::to_string(space.rejected) + " rejected)");
-  const Json roof = run::machine_ceilings(false, [&](const std::string& m) { err << m << "\n"; });
+  const run::Roof roof = run::machine_roof(false, [&](const std::string& m) { err << m << "\n"; });
   err << fmt::format("{}: {} variants ({} candidates, {} ruled out by constraints{}){}\n", spec.name, space.variants.size(),
                      space.candidates, space.rejected, space.sampled ? fmt::format(", a random sample with seed {}", seed) : "",
                      spec.baselines.empty() ? "" : fmt::format(" and {} baseline(s)", spec.baselines.size()));
@@ -99,51 +100,25 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
         << (o.cached ? " (cached)" : fmt::format(" ({:.1f} s)", seconds))
         << (best_ms > 0 && !o.baseline ? fmt::format("; best so far {:.4g} ms", best_ms) : "") << "\n";
   };
-  std::vector<run::Outcome> rows = run::run_sweep(worker, spec, order, roof, sweep_options, events).outcomes;
+  const std::vector<run::Outcome> rows = run::run_sweep(worker, spec, order, roof, sweep_options, events).outcomes;
 
-  // Google Benchmark's entries in run order, with our fields.
-  Json benchmarks = Json::array(), context;
-  for (const auto& r : rows) {
-    if (r.status == run::Status::Duplicate || r.status == run::Status::Invalid) continue;
-    if (r.ms > 0) {
-      if (context.is_null()) context = r.benchmark_context;
-      for (Json b : r.benchmarks) {
-        b["variant"] = r.id;
-        b["kernel"] = spec.name;
-        b["verified"] = r.verified;
-        b["baseline"] = r.baseline;
-        b["percent_of_roof"] = r.percent_of_roof;
-        benchmarks.push_back(b);
-      }
-    } else {
-      benchmarks.push_back({{"name", r.id},
-                            {"variant", r.id},
-                            {"kernel", spec.name},
-                            {"run_type", "iteration"},
-                            {"error_occurred", true},
-                            {"error_message", std::string(run::status_text(r.status)) + ": " + r.message},
-                            {"status", run::status_text(r.status)},
-                            {"verified", r.verified},
-                            {"baseline", r.baseline}});
-    }
-  }
-
-  std::stable_sort(rows.begin(), rows.end(), [](const run::Outcome& a, const run::Outcome& b) {
-    const bool ta = a.ms > 0, tb = b.ms > 0;
-    return ta != tb ? ta : (ta && a.ms < b.ms);
+  // The table: timed rows first, fastest first; the rest in run order.
+  std::vector<const run::Outcome*> table;
+  for (const auto& r : rows) table.push_back(&r);
+  std::stable_sort(table.begin(), table.end(), [](const run::Outcome* a, const run::Outcome* b) {
+    const bool ta = a->ms > 0, tb = b->ms > 0;
+    return ta != tb ? ta : (ta && a->ms < b->ms);
   });
   // Speed-up over each timed baseline, side by side in this run (over a
   // copy baseline it is the fraction of the copy bandwidth).
-  std::vector<std::pair<std::string, double>> bases;
-  for (const auto& b : spec.baselines)
-    for (const auto& r : rows)
-      if (r.id == "baseline:" + b.name && r.ms > 0) bases.emplace_back(b.name, r.ms);
+  const std::vector<run::BaselineTime> bases = run::baseline_times(rows);
   std::string header =
       fmt::format("{:<4} {:<50} {:<9} {:>10} {:>9} {:>9} {:>7}", "#", "variant", "verified", "ms", "GB/s", "GFLOP/s", "% roof");
   for (const auto& [name, ms] : bases) header += fmt::format(" {:>11}", "vs " + name.substr(0, 8));
   out << header << "\n";
   int rank = 0;
-  for (const auto& r : rows) {
+  for (const run::Outcome* row : table) {
+    const run::Outcome& r = *row;
     if (r.status == run::Status::Duplicate) continue;
     const std::string mark = run::verification_mark(r);
     std::string ratios;
@@ -164,14 +139,13 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
     for (const auto& [k, v] : spec.verify_at) at += (at.empty() ? "" : ", ") + k + "=" + std::to_string(v);
     out << "(verified against the reference at " << at << ", the same template and layouts; timed at full size)\n";
   }
-  out << fmt::format("roof: copy {:.1f} GB/s, triad {:.1f} GB/s, peak {:.0f} / {:.0f} GFLOP/s (fp32 / fp64), {} threads{}\n",
-                     roof["copy_gbs"].get<double>(), roof["triad_gbs"].get<double>(), roof["peak_gflops_f32"].get<double>(),
-                     roof["peak_gflops_f64"].get<double>(), roof["threads"].get<int>(),
-                     roof.contains("measured_at") ? ", measured " + roof["measured_at"].get<std::string>() : "");
+  out << fmt::format("roof: copy {:.1f} GB/s, triad {:.1f} GB/s, peak {:.0f} / {:.0f} GFLOP/s (fp32 / fp64), {} threads{}\n", roof.copy_gbs,
+                     roof.triad_gbs, roof.peak_gflops_f32, roof.peak_gflops_f64, roof.threads,
+                     roof.measured_at.empty() ? "" : ", measured " + roof.measured_at);
   // A kernel whose bytes fit in the cache the ceiling's STREAM arrays do not
   // fit in may legitimately run above the memory roof; only a kernel moving
   // at least as many bytes as the copy measurement says the roof is stale.
-  const double ceiling_bytes = 2.0 * roof.value("array_mib", 128) * 1024 * 1024;
+  const double ceiling_bytes = 2.0 * (roof.array_mib > 0 ? roof.array_mib : 128) * 1024 * 1024;
   const auto beats_roof = [&](const run::Outcome& r) { return r.percent_of_roof > 100.0 && r.gbs * r.ms * 1e6 >= ceiling_bytes; };
   if (std::any_of(rows.begin(), rows.end(), [&](const run::Outcome& r) { return r.percent_of_roof > 100.0 && !beats_roof(r); }))
     out << fmt::format(
@@ -180,36 +154,12 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
         ceiling_bytes / (1024 * 1024));
   if (std::any_of(rows.begin(), rows.end(), beats_roof)) {
     err << "a variant ran above the cached roof: measuring the ceilings again for later runs\n";
-    run::machine_ceilings(true, [&](const std::string& m) { err << m << "\n"; });
+    run::machine_roof(true, [&](const std::string& m) { err << m << "\n"; });
   }
   err << fmt::format("sweep took {:.1f} s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   if (!json_out.empty()) {
-    if (context.is_null()) context = Json::object();
-    context["lego_project"] = project_file;
-    context["lego_kernel"] = spec.name;
-    context["lego_ceilings"] = roof;
-    Json variants = Json::array();
-    for (const auto& r : rows)
-      variants.push_back({{"variant", r.id},
-                          {"status", run::status_text(r.status)},
-                          {"message", r.status == run::Status::Duplicate ? std::string() : r.message},
-                          {"verified", r.verified},
-                          {"verified_at", r.verified_at},
-                          {"baseline", r.baseline},
-                          {"cached", r.cached},
-                          {"median_ms", r.ms},
-                          {"gbs", r.gbs},
-                          {"gflops", r.gflops},
-                          {"percent_of_roof", r.percent_of_roof},
-                          {"speedups",
-                           [&] {
-                             Json s = Json::object();
-                             for (const auto& [name, ms] : bases) s[name] = r.ms > 0 ? ms / r.ms : 0.0;
-                             return s;
-                           }()},
-                          {"duplicate_of", r.duplicate_of}});
-    context["lego_variants"] = variants;
-    run::write_atomically(json_out, Json{{"context", context}, {"benchmarks", benchmarks}}.dump(2) + "\n");
+    const Json results = run::bench_results_json({project_file, spec.name, roof, rows, table, bases});
+    run::write_atomically(json_out, results.dump(2) + "\n");
     err << "results written to " << json_out << "\n";
   }
   // The exit status tells a script how the sweep went (run::sweep_exit_status).
@@ -219,23 +169,15 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   return status;
 }
 
+// The fastest verified variant of a results file (run::winner, as the app picks it).
 std::string best_variant(const std::string& results_file, const std::string& kernel_name) {
   if (results_file.empty()) throw LegoError("--variant best needs --results FILE (the --json output of lego bench)");
-  const Json j = Json::parse(read_regular_file(results_file, "results file", kMaxProjectBytes), nullptr, false);
-  if (j.is_discarded() || !j.contains("context") || !j["context"].contains("lego_variants"))
-    throw LegoError(results_file + ": not a results file written by lego bench --json");
-  if (j["context"].value("lego_kernel", "") != kernel_name)
-    throw LegoError(results_file + ": results are for kernel " + j["context"].value("lego_kernel", "?") + ", not " + kernel_name);
-  std::string best;
-  double best_ms = 1e300;
-  for (const auto& v : j["context"]["lego_variants"])
-    if (v.value("verified", false) && !v.value("baseline", false) && v.value("median_ms", -1.0) > 0 &&
-        v["median_ms"].get<double>() < best_ms) {
-      best_ms = v["median_ms"].get<double>();
-      best = v["variant"].get<std::string>();
-    }
-  if (best.empty()) throw LegoError(results_file + ": no verified, timed variant");
-  return best;
+  const run::ReadResults results = run::read_bench_results(read_regular_file(results_file, "results file", kMaxProjectBytes), results_file);
+  if (results.kernel != kernel_name)
+    throw LegoError(results_file + ": results are for kernel " + (results.kernel.empty() ? "?" : results.kernel) + ", not " + kernel_name);
+  const std::optional<std::size_t> best = run::winner(results.outcomes);
+  if (!best) throw LegoError(results_file + ": no verified, timed variant");
+  return results.outcomes[*best].id;
 }
 
 int export_kernel(const std::string& project_file, const std::string& kernel_name, std::string variant_id, const std::string& results,
@@ -263,34 +205,33 @@ Env sets_for(const kernel::KernelSpec& spec, const std::vector<std::string>& set
   return overrides;
 }
 
-void print_analysis(const Json& r, std::ostream& out) {
-  out << fmt::format("{}  {}", r["kernel"].get<std::string>(), r["variant"].get<std::string>());
-  if (r.contains("accesses") && r["backend"] == "cuda") {
-    const auto& b = r["accesses"]["simulated_block"];
-    out << fmt::format("  (simulated block ({}, {}, {}))", b[0].get<std::int64_t>(), b[1].get<std::int64_t>(), b[2].get<std::int64_t>());
+void print_analysis(const run::VariantAnalysis& r, std::ostream& out) {
+  out << fmt::format("{}  {}", r.kernel, r.variant);
+  if (r.accesses && r.backend == "cuda") {
+    const auto& b = r.accesses->simulated_block;
+    out << fmt::format("  (simulated block ({}, {}, {}))", b[0], b[1], b[2]);
   }
   out << "\n";
-  if (r.contains("cuda"))
-    for (const auto& c : r["cuda"])
-      if (c["ok"].get<bool>())
-        out << fmt::format("  {}: {} registers, {} B shared, {} B spill stores, {} B spill loads\n", c["arch"].get<std::string>(),
-                           c["registers"].get<int>(), c["shared_bytes"].get<int>(), c["spill_stores"].get<int>(),
-                           c["spill_loads"].get<int>());
-  if (r["status"] != "ok") {
-    out << "  " << r["status"].get<std::string>() << ": " << r.value("message", "") << "\n";
+  for (const run::CudaResources& c : r.cuda)
+    if (c.ok)
+      out << fmt::format("  {}: {} registers, {} B shared, {} B spill stores, {} B spill loads\n", c.arch, c.registers, c.shared_bytes,
+                         c.spill_stores, c.spill_loads);
+  if (r.status != run::Status::Ok || !r.accesses) {
+    out << "  " << run::status_text(r.status) << ": " << r.message << "\n";
     return;
   }
   out << fmt::format("  {:<5} {:<28} {:<7} {}\n", "line", "access", "kind", "result");
-  for (const auto& s : run::access_analysis_from_json(r["accesses"]).report.sites)
-    out << fmt::format("  {:<5} {:<28} {:<7} {}\n", s.info.line, s.info.placeholder, s.info.kind, analysis::verdict(s));
-  const auto& t = r["accesses"]["totals"];
-  if (r["backend"] == "cuda" && t["worst_ways"].get<int>() == 0)
-    out << fmt::format("  total: no shared accesses; global efficiency {:.0f}%\n", 100 * t["global_efficiency"].get<double>());
-  else if (r["backend"] == "cuda")
+  const analysis::AccessReport& report = r.accesses->report;
+  for (const auto& s : report.sites)
+    out << fmt::format("  {:<5} {:<28} {:<7} {}\n", s.info.line, s.info.placeholder, analysis::to_string(s.info.kind),
+                       analysis::verdict(s));
+  if (r.backend == "cuda" && report.worst_ways == 0)
+    out << fmt::format("  total: no shared accesses; global efficiency {:.0f}%\n", 100 * report.global_efficiency);
+  else if (r.backend == "cuda")
     out << fmt::format("  total: worst bank conflict {}-way, {} excess wavefronts per block; global efficiency {:.0f}%\n",
-                       t["worst_ways"].get<int>(), t["excess_wavefronts"].get<std::int64_t>(), 100 * t["global_efficiency"].get<double>());
+                       report.worst_ways, report.excess_wavefronts, 100 * report.global_efficiency);
   else
-    out << fmt::format("  total: {:.3f} cache lines per iteration\n", t["lines_per_iteration"].get<double>());
+    out << fmt::format("  total: {:.3f} cache lines per iteration\n", report.lines_per_iteration);
 }
 
 int analyze(const std::string& project_file, const std::string& kernel_name, const std::string& variant_id,
@@ -316,9 +257,9 @@ int analyze(const std::string& project_file, const std::string& kernel_name, con
       variants = kernel::enumerate_variants(*spec, {0, 1, overrides}).variants;
     for (const auto& v : variants) {
       err << "analysing " << spec->name << " " << v.id << "\n";
-      Json r = run::analyze_variant(worker, *spec, v, options);
+      const run::VariantAnalysis r = run::analyze_variant(worker, *spec, v, options);
       if (!json) print_analysis(r, out);
-      all.push_back(std::move(r));
+      all.push_back(run::variant_analysis_json(r));
     }
   }
   if (json) out << Json{{"project", project_file}, {"variants", all}}.dump(2) << "\n";
@@ -463,17 +404,16 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   }
   try {
     if (ceilings_cmd->parsed()) {
-      const Json r = run::machine_ceilings(refresh, [&](const std::string& m) { err << m << "\n"; });
+      const run::Roof r = run::machine_roof(refresh, [&](const std::string& m) { err << m << "\n"; });
       if (ceilings_json) {
-        out << r.dump(2) << "\n";
+        out << run::roof_json(r).dump(2) << "\n";
       } else {
         out << fmt::format(
             "copy bandwidth   {:8.1f} GB/s\ntriad bandwidth  {:8.1f} GB/s\npeak FP32 FMA    {:8.1f} GFLOP/s\npeak FP64 FMA    {:8.1f} "
             "GFLOP/s\n",
-            r["copy_gbs"].get<double>(), r["triad_gbs"].get<double>(), r["peak_gflops_f32"].get<double>(),
-            r["peak_gflops_f64"].get<double>());
-        out << fmt::format("threads          {}\nmeasured         {}\ncached in        {}\n", r["threads"].get<int>(),
-                           r.value("measured_at", "(unknown: measured before dates were kept)"), r.value("cached", ""));
+            r.copy_gbs, r.triad_gbs, r.peak_gflops_f32, r.peak_gflops_f64);
+        out << fmt::format("threads          {}\nmeasured         {}\ncached in        {}\n", r.threads,
+                           r.measured_at.empty() ? "(unknown: measured before dates were kept)" : r.measured_at, r.cached_file);
       }
       return 0;
     }

@@ -10,6 +10,7 @@
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <cmath>
 
 #include "run/sweep.hpp"
 #include "studio/save_file.hpp"
@@ -28,12 +29,18 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   reuse_->setToolTip(
       tr("Reuse the results of variants whose code, sizes and run options are unchanged since they last ran on this "
          "machine (as lego bench does); untick to run every variant again"));
-  run_ = new QPushButton(tr("Run all variants"));
-  run_->setToolTip(tr("Compile, verify against the reference and time every variant in lego-worker processes"));
+  run_ = new QPushButton(tr("Run this kernel's variants"));
+  run_->setToolTip(
+      tr("Compile, verify against the reference and time every variant of the kernel chosen on the left, in lego-worker "
+         "processes (lego bench runs a kernel the same way)"));
   cancel_ = new QPushButton(tr("Cancel"));
   cancel_->setEnabled(false);
   export_ = new QPushButton(tr("Export winner..."));
-  export_->setToolTip(tr("The fastest verified variant as standalone C++ (File > Export winner)"));
+  export_->setToolTip(
+      tr("The fastest verified variant as standalone source (File > Export winner); with nothing timed (no GPU here), the "
+         "verified variant the static analysis ranks first"));
+  export_selected_ = new QPushButton(tr("Export selected..."));
+  export_selected_->setToolTip(tr("The selected variant as standalone source, whatever its timing"));
   progress_ = new QProgressBar;
   progress_->setVisible(false);
   top->addWidget(project_label_);
@@ -43,6 +50,7 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   top->addWidget(run_);
   top->addWidget(cancel_);
   top->addWidget(export_);
+  top->addWidget(export_selected_);
   top->addWidget(progress_, 1);
 
   table_ = new QTableWidget(0, Columns);
@@ -66,6 +74,7 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   kernel_code_ = new views::CodeDiffView;
   expressions_ = new views::CodeDiffView;
   assembly_ = new views::CodeDiffView;
+  assembly_->setDirectiveFilter(true);
   tabs_->addTab(kernel_code_, tr("Kernel"));
   tabs_->addTab(expressions_, tr("Index expressions"));
   tabs_->addTab(assembly_, tr("Assembly / PTX"));
@@ -113,6 +122,7 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   connect(run_, &QPushButton::clicked, this, &KernelsPanel::runSweep);
   connect(cancel_, &QPushButton::clicked, this, &KernelsPanel::cancelSweep);
   connect(export_, &QPushButton::clicked, this, &KernelsPanel::exportRequested);
+  connect(export_selected_, &QPushButton::clicked, this, &KernelsPanel::exportSelectedRequested);
   connect(&sweep_, &SweepSession::projectLoaded, this, [this](ProjectPtr p) {
     const int kernel_index = kernel_->currentIndex(), layout_index = layout_->currentIndex();
     const bool same_file = project_ && p->file == project_->file;
@@ -134,6 +144,8 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   connect(&sweep_, &SweepSession::failed, this, [this](const QString& m) { emit message(tr("error: %1").arg(m)); });
   connect(&sweep_, &SweepSession::message, this, &KernelsPanel::message);
   connect(&sweep_, &SweepSession::progress, this, [this](int done, int total, const QString& current) {
+    done_ = done;
+    total_ = total;
     progress_->setMaximum(total);
     progress_->setValue(done);
     progress_->setFormat(current.isEmpty() ? tr("%v / %m") : tr("%v / %m  %1").arg(current));
@@ -152,7 +164,8 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
     QString result = winner().isEmpty() ? tr("no verified, timed variant") : tr("winner: %1").arg(winner());
     if (winner().isEmpty() && emulated)
       result = tr("no GPU here, so nothing was timed; %1 variants verified by CPU emulation").arg(emulated);
-    emit message(cancelled ? tr("sweep cancelled") : tr("sweep finished; %1").arg(result));
+    emit message(cancelled ? tr("sweep cancelled (%1 of %2 done); greyed rows are from an earlier sweep").arg(done_).arg(total_)
+                           : tr("sweep finished; %1").arg(result));
     emit sweepFinished(cancelled);
   });
   connect(&sweep_, &SweepSession::exported, this, [this](const QStringList& files) {
@@ -262,6 +275,13 @@ void KernelsPanel::runSweep() {
   progress_->setVisible(true);
   progress_->setRange(0, static_cast<int>(ids.size()));
   progress_->setValue(0);
+  // What is on screen now is from an earlier sweep until this one replaces it.
+  stale_.clear();
+  for (const auto& [key, o] : outcomes_)
+    if (o->kernel == k->spec.name && o->status != run::Status::Imported) stale_.insert(key);
+  for (int row = 0; row < table_->rowCount(); ++row) markStale(row);
+  done_ = 0;
+  total_ = static_cast<int>(ids.size());
   run::RunOptions options;
   options.repetitions = 3;
   options.min_time_s = 0.02;
@@ -281,23 +301,71 @@ void KernelsPanel::showAccesses(const VariantInfo* v) {
   accesses_->showAccesses(*o->accesses);
 }
 
+std::vector<const VariantOutcome*> KernelsPanel::landed() const {
+  std::vector<const VariantOutcome*> found;
+  if (const KernelInfo* k = currentKernel())
+    for (const auto& v : k->variants)
+      if (const VariantOutcome* o = outcome(*k, v)) found.push_back(o);
+  return found;
+}
+
 QString KernelsPanel::winner() const {
-  const KernelInfo* k = currentKernel();
-  if (!k) return {};
-  std::vector<const VariantOutcome*> landed;  // the winner is the engine's choice (run::winner)
-  for (const auto& v : k->variants)
-    if (const VariantOutcome* o = outcome(*k, v)) landed.push_back(o);
-  const std::optional<std::size_t> best = run::winner(landed);
-  return best ? qs(landed[*best]->id) : QString();
+  const std::vector<const VariantOutcome*> ran = landed();  // the winner is the engine's choice (run::winner)
+  const std::optional<std::size_t> best = run::winner(ran);
+  return best ? qs(ran[*best]->id) : QString();
+}
+
+KernelsPanel::ExportChoice KernelsPanel::exportChoice() const {
+  const std::vector<const VariantOutcome*> ran = landed();
+  if (const auto best = run::winner(ran))
+    return {qs(ran[*best]->id), tr("the fastest verified variant (%1 ms)").arg(ran[*best]->ms, 0, 'g', 4)};
+  if (const auto best = run::static_winner(ran)) {
+    const VariantOutcome& o = *ran[*best];
+    QString figures;
+    if (o.bank_ways >= 0) figures += tr("%1-way bank conflicts").arg(o.bank_ways);
+    if (o.coalesced_percent >= 0) figures += (figures.isEmpty() ? "" : ", ") + tr("%1% coalesced").arg(std::lround(o.coalesced_percent));
+    if (o.lines_per_iteration >= 0) figures += (figures.isEmpty() ? "" : ", ") + tr("%1 cache lines/iteration").arg(o.lines_per_iteration);
+    return {qs(o.id), tr("nothing is timed (no GPU here): the verified variant the static analysis ranks first (%1)").arg(figures)};
+  }
+  return {};
 }
 
 void KernelsPanel::exportWinner(const QString& dir) {
-  const QString best = winner();
-  if (best.isEmpty()) {
-    emit message(tr("no verified, timed variant yet: run the sweep first"));
+  const ExportChoice choice = exportChoice();
+  if (choice.id.isEmpty()) {
+    emit message(tr("no verified variant yet: run the sweep first"));
     return;
   }
-  sweep_.exportVariant(project_, kernel_->currentText(), best, dir);
+  emit message(tr("exporting %1: %2").arg(choice.id, choice.why));
+  sweep_.exportVariant(project_, kernel_->currentText(), choice.id, dir);
+}
+
+QString KernelsPanel::selectedVariant() const {
+  for (const QModelIndex& index : table_->selectionModel()->selectedRows(Variant))
+    if (variant(index.data().toString())) return index.data().toString();
+  return {};
+}
+
+void KernelsPanel::exportVariant(const QString& id, const QString& dir) {
+  emit message(tr("exporting %1 (selected)").arg(id));
+  sweep_.exportVariant(project_, kernel_->currentText(), id, dir);
+}
+
+bool KernelsPanel::isStale(const QString& id) const {
+  const KernelInfo* k = currentKernel();
+  return k && stale_.count(outcome_key(k->spec.name, id.toStdString())) > 0;
+}
+
+// A row whose result is from an earlier sweep: greyed, and its tooltip says so.
+void KernelsPanel::markStale(int row) {
+  const QTableWidgetItem* id = table_->item(row, Variant);
+  if (!id || !isStale(id->text())) return;
+  for (int c = 0; c < table_->columnCount(); ++c)
+    if (QTableWidgetItem* item = table_->item(row, c)) {
+      item->setForeground(palette().color(QPalette::Disabled, QPalette::Text));
+      if (!item->toolTip().startsWith(tr("From an earlier sweep")))
+        item->setToolTip(tr("From an earlier sweep: not run again yet.") + (item->toolTip().isEmpty() ? "" : "\n" + item->toolTip()));
+    }
 }
 
 }  // namespace lego::studio

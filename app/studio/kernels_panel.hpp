@@ -5,6 +5,9 @@
 #pragma once
 
 #include <QWidget>
+#include <map>
+#include <set>
+#include <string>
 
 #include "studio/sweep_session.hpp"
 #include "views/accesses_tab.hpp"
@@ -33,7 +36,19 @@ class KernelsPanel : public QWidget {
   void cancelSweep();
   // The fastest verified variant of the current kernel, or empty.
   QString winner() const;
+  // What Export winner exports, and why: the fastest verified variant, or
+  // when nothing is timed (no GPU here) the one the static analysis ranks
+  // first. Empty when neither exists.
+  struct ExportChoice {
+    QString id, why;
+  };
+  ExportChoice exportChoice() const;
   void exportWinner(const QString& dir);
+  // The selected row's variant (not a baseline), or empty.
+  QString selectedVariant() const;
+  void exportVariant(const QString& id, const QString& dir);
+  // Rows whose result is from an earlier sweep than the last one started.
+  bool isStale(const QString& id) const;
   // The project's layouts: the selected one goes to the composer, and the
   // composer's text comes back into the project (validated, unsaved until
   // saveProject, which replaces the file atomically).
@@ -68,6 +83,7 @@ class KernelsPanel : public QWidget {
   void sweepFinished(bool cancelled);
   void exported(const QStringList& files);
   void exportRequested();  // the Export winner button: the window asks where
+  void exportSelectedRequested();
   void editLayoutRequested(const QString& text, const QString& sizes, const QString& label);
   void applyRequested();  // the window answers with applyLayout(composer text)
   void message(const QString& text);
@@ -88,12 +104,17 @@ class KernelsPanel : public QWidget {
   const VariantOutcome* outcome(const KernelInfo& k, const VariantInfo& v) const;  // the last result, or null
   // The kernel's baselines that have run, in the project's order.
   std::vector<const VariantOutcome*> baselines(const KernelInfo& k) const;
+  // The current kernel's variants that have a result, in the project's order.
+  std::vector<const VariantOutcome*> landed() const;
   int rowOf(const QString& id) const;
 
   SweepSession sweep_;
   double timeout_s_ = 120;
   ProjectPtr project_;
   std::map<std::string, OutcomePtr> outcomes_;  // "kernel/variant" -> last result
+  std::set<std::string> stale_;                 // keys of outcomes_ from before the running (or last) sweep
+  int done_ = 0, total_ = 0;                    // the running sweep's progress
+  void markStale(int row);
   QLabel* project_label_;
   QComboBox* layout_;
   QPushButton *edit_layout_, *apply_layout_, *save_project_;
@@ -103,7 +124,7 @@ class KernelsPanel : public QWidget {
   QComboBox* kernel_;
   QCheckBox* verified_only_;
   QCheckBox* reuse_;  // results cache of unchanged code
-  QPushButton *run_, *cancel_, *export_;
+  QPushButton *run_, *cancel_, *export_, *export_selected_;
   QProgressBar* progress_;
   QTableWidget* table_;
   QTabWidget* tabs_;

@@ -2,6 +2,7 @@
 // baseline, filled as outcomes land, sortable by number.
 #include <QCheckBox>
 #include <QTableWidget>
+#include <cmath>
 
 #include "run/sweep.hpp"
 #include "studio/kernels_panel.hpp"
@@ -46,6 +47,21 @@ QString status_tip(const VariantOutcome& o) {
   return tip;
 }
 
+// The median, with the spread of the repetitions beside it when they differ
+// by more than 10% (a shared machine), and in the tooltip always.
+QTableWidgetItem* ms_item(const VariantOutcome* o) {
+  auto* item = new NumberItem(o ? o->ms : -1, 4);
+  if (!o || o->ms <= 0 || o->repetitions < 2) return item;
+  const double spread = (o->ms_max - o->ms_min) / o->ms;
+  if (spread > 0.1) item->setText(item->text() + QObject::tr(" ±%1%").arg(std::lround(50 * spread)));
+  item->setToolTip(QObject::tr("median of %1 repetitions; fastest %2 ms, slowest %3 ms (a spread of %4% of the median)")
+                       .arg(o->repetitions)
+                       .arg(o->ms_min, 0, 'g', 4)
+                       .arg(o->ms_max, 0, 'g', 4)
+                       .arg(std::lround(100 * spread)));
+  return item;
+}
+
 }  // namespace
 
 void KernelsPanel::showKernel() {
@@ -64,7 +80,7 @@ void KernelsPanel::showKernel() {
     if (o) table_->item(row, Status)->setToolTip(status_tip(*o));
     if (!v.instantiated()) table_->item(row, Status)->setToolTip(qs(v.error()));
     table_->setItem(row, Verified, new QTableWidgetItem(o ? verified_mark(*o) : QString()));
-    table_->setItem(row, Ms, new NumberItem(o ? o->ms : -1, 4));
+    table_->setItem(row, Ms, ms_item(o));
     table_->setItem(row, GBs, new NumberItem(o && o->ms > 0 ? o->gbs : -1, 2));
     table_->setItem(row, GFlops, new NumberItem(o && o->ms > 0 ? o->gflops : -1, 2));
     table_->setItem(row, Roof, new NumberItem(o && o->ms > 0 ? o->percent_of_roof : -1, 1));
@@ -76,7 +92,7 @@ void KernelsPanel::showKernel() {
     table_->setItem(row, Variant, new QTableWidgetItem(qs(o->id)));
     table_->setItem(row, Status, new QTableWidgetItem(status_text(*o)));
     table_->setItem(row, Verified, new QTableWidgetItem(verified_mark(*o)));
-    table_->setItem(row, Ms, new NumberItem(o->ms, 4));
+    table_->setItem(row, Ms, ms_item(o));
     table_->setItem(row, GBs, new NumberItem(o->ms > 0 ? o->gbs : -1, 2));
     table_->setItem(row, GFlops, new NumberItem(o->ms > 0 ? o->gflops : -1, 2));
     table_->setItem(row, Roof, new NumberItem(o->ms > 0 ? o->percent_of_roof : -1, 1));
@@ -92,6 +108,7 @@ void KernelsPanel::showKernel() {
         item->setFont(f);
       }
   }
+  for (int row = 0; row < table_->rowCount(); ++row) markStale(row);
   table_->setSortingEnabled(true);
   if (table_->rowCount() > 0) table_->selectRow(0);
   updateRoofline();
@@ -99,15 +116,21 @@ void KernelsPanel::showKernel() {
 
 void KernelsPanel::onOutcome(OutcomePtr o) {
   outcomes_[outcome_key(o->kernel, o->id)] = o;
+  stale_.erase(outcome_key(o->kernel, o->id));
   const KernelInfo* k = currentKernel();
   if (!k || k->spec.name != o->kernel) return;
   const int row = rowOf(qs(o->id));
   if (row < 0) return showKernel();
+  for (int c = 0; c < table_->columnCount(); ++c)  // fresh: no longer greyed
+    if (QTableWidgetItem* item = table_->item(row, c)) {
+      item->setData(Qt::ForegroundRole, QVariant());
+      if (item->toolTip().startsWith(tr("From an earlier sweep"))) item->setToolTip(item->toolTip().section('\n', 1));
+    }
   table_->setSortingEnabled(false);
   table_->item(row, Status)->setText(status_text(*o));
   table_->item(row, Status)->setToolTip(status_tip(*o));
   table_->item(row, Verified)->setText(verified_mark(*o));
-  table_->setItem(row, Ms, new NumberItem(o->ms, 4));
+  table_->setItem(row, Ms, ms_item(o.get()));
   table_->setItem(row, GBs, new NumberItem(o->ms > 0 ? o->gbs : -1, 2));
   table_->setItem(row, GFlops, new NumberItem(o->ms > 0 ? o->gflops : -1, 2));
   table_->setItem(row, Roof, new NumberItem(o->ms > 0 ? o->percent_of_roof : -1, 1));
@@ -121,7 +144,7 @@ void KernelsPanel::setAnalysisItems(int row, const VariantOutcome* o) {
   table_->setItem(row, BankWays, new NumberItem(o ? o->bank_ways : -1, 0));
   table_->setItem(row, Coalesced, new NumberItem(o ? o->coalesced_percent : -1, 0));
   table_->setItem(row, Lines, new NumberItem(o ? o->lines_per_iteration : -1, 3));
-  table_->setItem(row, Registers, new NumberItem(o ? o->registers : -1, 0));
+  table_->setItem(row, Registers, new NumberItem(o && o->cuda ? o->cuda->registers : -1, 0));
 }
 
 }  // namespace lego::studio

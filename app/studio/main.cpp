@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
       window.kernels()->findChild<QTabWidget*>()->setCurrentIndex(thread_map ? static_cast<int>(tabs.indexOf("accesses"))
                                                                              : static_cast<int>(tabs.indexOf(cli.value("show"))));
       if (thread_map) window.kernels()->accesses()->views()->setCurrentIndex(1);
-      window.resize(1280, 1000);
+      window.resizeWithin({1280, 1000});  // room for the code, on a screen that has it
       window.resizeDocks({window.findChild<QDockWidget*>("kernels")}, {440}, Qt::Vertical);
     }
   }

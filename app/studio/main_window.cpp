@@ -71,12 +71,11 @@ MainWindow::MainWindow(QWidget* parent)
   autosave_timer_.start();
   connect(doc_.undoStack(), &QUndoStack::cleanChanged, this, [this](bool clean) { setWindowModified(!clean); });
   setWindowTitle(tr("LEGO Studio[*]"));
-  // 1280x820, or less on a smaller screen (a 1280x800 laptop).
-  QSize size(1280, 820);
-  if (const QScreen* s = screen()) size = size.boundedTo(s->availableGeometry().size());
-  resize(size);
+  resizeWithin(kDefaultSize);
   resizeDocks({findChild<QDockWidget*>("kernels")}, {300}, Qt::Vertical);
   resizeDocks({findChild<QDockWidget*>("pieces")}, {190}, Qt::Horizontal);
+  restoreArrangement();
+  firstRunHint();
 }
 
 void MainWindow::buildDocks() {
@@ -163,6 +162,7 @@ void MainWindow::buildDocks() {
   start_dock->raise();
   // However a project was opened (menu, command line, recent files), its kernels come to the front.
   connect(kernels_, &KernelsPanel::projectLoaded, kernels_dock, &QDockWidget::raise);
+  connect(kernels_, &KernelsPanel::projectLoaded, start_dock, &QDockWidget::hide);
   connect(start_, &QTreeWidget::itemActivated, this, [this, kernels_dock](QTreeWidgetItem* item) {
     const QString project = item->data(0, Qt::UserRole).toString(), layout = item->data(0, Qt::UserRole + 1).toString();
     if (!project.isEmpty()) {
@@ -172,6 +172,8 @@ void MainWindow::buildDocks() {
     } else if (!layout.isEmpty()) {
       openExample(layout);
     }
+    // A welcome page: once something is open it steps aside (View > Start here brings it back).
+    if (!project.isEmpty() || !layout.isEmpty()) findChild<QDockWidget*>("start")->hide();
   });
   connect(kernels_, &KernelsPanel::editLayoutRequested, this, [this](const QString& text, const QString& sizes, const QString& label) {
     doc_.undoStack()->beginMacro(tr("Edit %1 from the project").arg(label));
@@ -222,12 +224,21 @@ void MainWindow::onDocumentChanged() {
   engine_.request(doc_.text(), doc_.sizes());
 }
 
+// The simplifier's chain under the expressions: what fired, on what, under
+// which proved fact (the same lines as lego expr --explain).
+QString MainWindow::rewritesText(const QString& which, const std::vector<std::string>& rewrites) {
+  if (rewrites.empty()) return {};
+  QString text = tr("\n%1 rewrites (rule: before -> after [proved]):\n").arg(which);
+  for (const auto& line : rewrites) text += "  " + qs(line) + "\n";
+  return text;
+}
+
 void MainWindow::onSnapshot(SnapshotPtr snapshot) {
   if (snapshot->generation < engine_.latest()) return;  // a newer one is on its way
   tensor_->setSnapshot(snapshot);
   shown_ = snapshot;
   showBanks();
-  step_->setRange(-1, std::max(0, tensor_->steps() - 1));
+  updateStepLabel();
   QString details;
   if (snapshot->ok) {
     composition_->setEngineError(0, 0, {});
@@ -237,6 +248,7 @@ void MainWindow::onSnapshot(SnapshotPtr snapshot) {
                   .arg(qs(snapshot->apply_code))
                   .arg(snapshot->inv_ops)
                   .arg(snapshot->inv_code.empty() ? tr("(none)") : qs(snapshot->inv_code));
+    details += rewritesText(tr("apply"), snapshot->apply_rewrites) + rewritesText(tr("inv"), snapshot->inv_rewrites);
   } else {
     composition_->setEngineError(snapshot->error_begin, snapshot->error_end, qs(snapshot->error));
     details = tr("error: %1").arg(qs(snapshot->error));

@@ -44,6 +44,8 @@ class MainWindow : public QMainWindow {
   views::BankHeatmap* bankHeatmap() { return banks_; }
   QTreeWidget* startList() { return start_; }
   QComboBox* bankWalk() { return bank_walk_; }
+  QLabel* stepLabel() { return step_label_; }
+  QSlider* stepSlider() { return step_; }
   // Loads an example by name ("Bricks"); false when there is none.
   bool openExample(const QString& name);
   // A .lego program: its layouts join the example list; the first (or `name`) opens.
@@ -56,6 +58,10 @@ class MainWindow : public QMainWindow {
   bool saveLayoutTo(const QString& path, QString* error = nullptr);
   void setColouring(views::TensorView::Colouring c);
   void setThreadMapping(int threads, int step);
+  // Resizes to `wanted`, or less on a smaller screen.
+  void resizeWithin(QSize wanted);
+  // 1280x820: a 1280x800 laptop gets its whole screen.
+  static constexpr QSize kDefaultSize{1280, 820};
   // Edits since the last open or save.
   bool hasUnsavedChanges() const { return !doc_.isClean(); }
   // Autosave (every few seconds while there are unsaved changes) lives in the
@@ -73,6 +79,13 @@ class MainWindow : public QMainWindow {
   void dragEnterEvent(QDragEnterEvent* e) override;
   void dropEvent(QDropEvent* e) override;
   void buildActions();
+  void restoreArrangement();
+  void saveArrangement() const;
+  void resetLayout();
+  void showHelp();
+  void firstRunHint();
+  void updateStepLabel();
+  QByteArray default_state_;
   void recoverAutosave();
   void recoverProject();
   void autosaveProject();
@@ -83,6 +96,7 @@ class MainWindow : public QMainWindow {
   void buildDocks();
   void onDocumentChanged();
   void onSnapshot(SnapshotPtr snapshot);
+  static QString rewritesText(const QString& which, const std::vector<std::string>& rewrites);
   void commitText();
   void saveLayout();
   void exportView();

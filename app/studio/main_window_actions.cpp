@@ -43,17 +43,28 @@ void MainWindow::buildActions() {
     if (!path.isEmpty() && !kernels_->saveProjectAs(path, &error)) warn(tr("Save project as"), error);
   });
   QAction* export_winner = file->addAction(tr("Export &winner..."), this, [this] {
-    if (kernels_->winner().isEmpty())
-      return warn(tr("Export winner"), tr("No verified, timed variant yet: open a project and run its variants first."));
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Export the fastest verified variant into"), QDir::homePath());
+    if (!kernels_->project()) return warn(tr("Export winner"), tr("No project is open: File > Open project, then run its variants."));
+    const KernelsPanel::ExportChoice choice = kernels_->exportChoice();
+    if (choice.id.isEmpty())
+      return warn(tr("Export winner"), tr("No variant of %1 is verified yet: run its variants first, or select one and use Export "
+                                          "selected variant.")
+                                           .arg(kernels_->kernelChoice()->currentText()));
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Export %1 (%2) into").arg(choice.id, choice.why), QDir::homePath());
     if (!dir.isEmpty()) kernels_->exportWinner(dir);
   });
   connect(kernels_, &KernelsPanel::exportRequested, export_winner, &QAction::trigger);
+  QAction* export_selected = file->addAction(tr("Export &selected variant..."), this, [this] {
+    const QString id = kernels_->selectedVariant();
+    if (id.isEmpty()) return warn(tr("Export selected variant"), tr("Select a variant in the Kernels and variants table first."));
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Export %1 into").arg(id), QDir::homePath());
+    if (!dir.isEmpty()) kernels_->exportVariant(id, dir);
+  });
+  connect(kernels_, &KernelsPanel::exportSelectedRequested, export_selected, &QAction::trigger);
   recent_menu_ = file->addMenu(tr("Open &recent"));
   rebuildRecentMenu();
   QAction* save = file->addAction(tr("&Save layout as..."), this, &MainWindow::saveLayout);
   save->setShortcut(QKeySequence::SaveAs);
-  QAction* export_view = file->addAction(tr("&Export tensor view (SVG/PNG)..."), this, &MainWindow::exportView);
+  file->addAction(tr("&Export tensor view (SVG/PNG)..."), this, &MainWindow::exportView);
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
 
@@ -67,14 +78,24 @@ void MainWindow::buildActions() {
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
+  view->addSeparator();
+  view->addAction(tr("&Fit tensor view"), QKeySequence(tr("Ctrl+0")), this, [this] { tensor_->fitToView(); });
+  view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
 
+  // Short button texts (the menus keep the long ones, and the tooltips say
+  // what Undo undoes) so the toolbar, Threads and Step included, fits a
+  // 1280-pixel screen; Export tensor view stays in the File menu.
+  open->setIconText(tr("Open layout"));
+  open_project->setIconText(tr("Open project"));
+  save->setIconText(tr("Save layout"));
+  undo->setIconText(tr("Undo"));
+  redo->setIconText(tr("Redo"));
   QToolBar* bar = addToolBar(tr("Main"));
   bar->setObjectName("main-toolbar");
   bar->addAction(open);
   bar->addAction(open_project);
   bar->addAction(export_winner);
   bar->addAction(save);
-  bar->addAction(export_view);
   bar->addSeparator();
   bar->addAction(undo);
   bar->addAction(redo);
@@ -101,7 +122,7 @@ void MainWindow::buildActions() {
   step_ = new QSlider(Qt::Horizontal);
   step_->setRange(-1, 0);
   step_->setValue(-1);
-  step_->setMaximumWidth(180);
+  step_->setMaximumWidth(140);
   step_->setToolTip(tr("Step through the iterations: the elements the threads touch at this step stay lit (leftmost: all steps)"));
   bar->addWidget(step_);
   step_label_ = new QLabel(tr("all"));
@@ -109,23 +130,16 @@ void MainWindow::buildActions() {
   bar->addWidget(step_label_);
   connect(threads_, &QSpinBox::valueChanged, this, [this](int t) {
     tensor_->setThreads(t);
-    step_->setRange(-1, std::max(0, tensor_->steps() - 1));
+    updateStepLabel();
   });
   connect(step_, &QSlider::valueChanged, this, [this](int k) {
     tensor_->setStep(k);
-    step_label_->setText(k < 0 ? tr("all") : tr("%1 / %2").arg(k).arg(tensor_->steps()));
+    updateStepLabel();
   });
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
-  help->addAction(tr("Layout language"), this, [this] {
-    QMessageBox::information(this, tr("Layout language"),
-                             tr("A layout is a chain of OrderBy blocks closed by GroupBy or TileBy:\n\n"
-                                "  OrderBy(Row(N//B,N//B), Row(B,B)).TileBy([N//B]*2,[B]*2)\n\n"
-                                "Pieces: Row, Col, RegP([dims],[perm]), GenP([dims], antidiag | reverse | skew | morton | "
-                                "swizzle(B,M,S) | cyclic(b,p) | lambda ...).\n"
-                                "The OrderBy written last is applied first to the logical index.\n"
-                                "Drag pieces from the palette onto a block; double-click a piece to edit it; Delete removes it."));
-  });
+  QAction* guide = help->addAction(tr("LEGO Studio &guide"), this, &MainWindow::showHelp);
+  guide->setShortcut(QKeySequence::HelpContents);
 }
 
 }  // namespace lego::studio

@@ -110,6 +110,7 @@ void MainWindow::closeEvent(QCloseEvent* e) {
       if (hasUnsavedChanges()) return e->ignore();  // the save dialog was cancelled or failed
     }
   }
+  saveArrangement();
   QFile::remove(stateDir() + "/autosave.lego");  // closed on purpose: nothing to recover
   QFile::remove(stateDir() + "/autosave-project.json");
   e->accept();

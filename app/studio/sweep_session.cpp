@@ -108,8 +108,8 @@ void SweepSession::run(ProjectPtr project, const QString& kernel_name, const QSt
     bool cancelled = false;
     try {
       if (!k) throw LegoError("no kernel " + kernel + " in the project");
-      const nlohmann::json roof = run::machine_ceilings(false, [this](const std::string& m) { emit message(QString::fromStdString(m)); });
-      emit ceilingsReady(run::roof_from_json(roof));
+      const run::Roof roof = run::machine_roof(false, [this](const std::string& m) { emit message(QString::fromStdString(m)); });
+      emit ceilingsReady(roof);
       std::vector<const run::PreparedVariant*> order;
       std::vector<run::PreparedVariant> unknown;  // ids the project does not have: reported invalid
       unknown.reserve(ids.size());

@@ -9,7 +9,6 @@
 #include <atomic>
 #include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "kernel/instantiate.hpp"

@@ -17,11 +17,13 @@
 
 namespace lego::analysis {
 
-enum class MemoryKind { Shared, Global, Host };
-
 constexpr int kWarpLanes = 32;
 constexpr int kWordBytes = 4;
 constexpr int kSectorBytes = 32;
+constexpr int kWordsPerSector = kSectorBytes / kWordBytes;
+// Threads are numbered x-fastest within a block; a warp is 32 of them.
+constexpr int lane_of(int thread) { return thread % kWarpLanes; }
+constexpr int warp_of(int thread) { return thread / kWarpLanes; }
 
 struct GridCell {
   int row = 0, word = 0;

@@ -82,6 +82,24 @@ void host_site(SiteReport& s, const std::vector<const TraceRecord*>& records) {
 
 }  // namespace
 
+const char* to_string(MemoryKind kind) {
+  switch (kind) {
+    case MemoryKind::Shared:
+      return "shared";
+    case MemoryKind::Global:
+      return "global";
+    case MemoryKind::Host:
+      break;
+  }
+  return "host";
+}
+
+std::optional<MemoryKind> memory_kind_from_text(const std::string& text) {
+  for (MemoryKind k : {MemoryKind::Shared, MemoryKind::Global, MemoryKind::Host})
+    if (text == to_string(k)) return k;
+  return std::nullopt;
+}
+
 AccessReport analyze_trace(const std::vector<SiteInfo>& sites, const std::vector<TraceRecord>& records) {
   std::vector<std::vector<const TraceRecord*>> by_site(sites.size());
   for (const auto& r : records)
@@ -97,11 +115,11 @@ AccessReport analyze_trace(const std::vector<SiteInfo>& sites, const std::vector
       continue;
     }
     s.bytes = by_site[k].front()->bytes;
-    if (s.info.kind == "shared") {
+    if (s.info.kind == MemoryKind::Shared) {
       shared_site(s, by_site[k]);
       out.worst_ways = std::max(out.worst_ways, s.max_ways);
       out.excess_wavefronts += s.excess_wavefronts;
-    } else if (s.info.kind == "global") {
+    } else if (s.info.kind == MemoryKind::Global) {
       global_site(s, by_site[k]);
       global_weighted += s.efficiency * double(s.executions);
       global_useful_weight += s.executions;
@@ -134,9 +152,9 @@ SiteTouches site_touches(const std::vector<TraceRecord>& records, int site, int 
 
 std::string verdict(const SiteReport& s) {
   if (s.executions == 0) return "not reached in the trace";
-  if (s.info.kind == "shared")
+  if (s.info.kind == MemoryKind::Shared)
     return fmt::format("{}-way (mean {:.2f}), {} excess wavefronts", s.max_ways, s.mean_ways, s.excess_wavefronts);
-  if (s.info.kind == "global")
+  if (s.info.kind == MemoryKind::Global)
     return fmt::format("{:.2f} sectors/request (ideal {:.2f}), {:.0f}% efficient", s.sectors_per_request, s.ideal_sectors_per_request,
                        100 * s.efficiency);
   return fmt::format("{:.3f} cache lines/iteration, stride {}{}", s.lines_per_access, s.common_stride, s.unit_stride ? " (unit)" : "");

@@ -22,9 +22,17 @@ struct TraceRecord {
   std::int32_t bytes, unused;
 };
 
+// Where an access goes: shared memory (banks), global memory (sectors) or
+// host memory (cache lines).
+enum class MemoryKind { Shared, Global, Host };
+const char* to_string(MemoryKind kind);  // "shared", "global", "host"
+// Unknown words are nullopt.
+std::optional<MemoryKind> memory_kind_from_text(const std::string& text);
+
 struct SiteInfo {
   int site = 0;
-  std::string name, kind;  // kind: shared, global or host
+  std::string name;
+  MemoryKind kind = MemoryKind::Host;
   std::string placeholder;
   int line = 0;
 };
@@ -82,6 +90,11 @@ struct AccessAnalysis {
   AccessReport report;
   std::vector<std::optional<SiteTouches>> touches;  // per site, in report.sites' order
   bool heatmap = false;                             // shared sites carry lanes x banks
+  // The trace it came from: the simulated block (CUDA), the records read,
+  // and what compiling and running the traced code took.
+  std::array<std::int64_t, 3> simulated_block{};
+  std::int64_t records = 0;
+  double trace_compile_ms = 0, trace_run_ms = 0;
 };
 
 // One access's verdict in words ("32-way (mean 32.00), 992 excess

@@ -152,4 +152,8 @@ DeriveResult derive(const LayoutAst& layout, const Env& env, const DeriveRequest
   return out;
 }
 
+std::string to_string(const ExplainedStep& step) {
+  return step.rule + ": " + step.before + "  ->  " + step.after + (step.condition.empty() ? "" : "   [" + step.condition + "]");
+}
+
 }  // namespace lego

@@ -48,6 +48,9 @@ struct DeriveRequest {
 struct ExplainedStep {
   std::string rule, before, after, condition;
 };
+// "rule: before  ->  after   [condition]", as lego expr --explain and the
+// app's expressions panel show it.
+std::string to_string(const ExplainedStep& step);
 
 struct DeriveResult {
   std::vector<std::string> exprs;  // one per result; for MLIR one func.func computing all

@@ -38,8 +38,8 @@ std::vector<Expr> logical_extents(const LayoutAst& layout) {
     for (std::size_t level = 1; level < layout.groups.size(); ++level)
       for (std::size_t k = 0; k < out.size() && k < layout.groups[level].size(); ++k) out[k] = product(out[k], layout.groups[level][k]);
   } else {
-    for (std::size_t g = 1; g < layout.groups.size(); ++g)
-      for (std::size_t k = 0; k < out.size() && k < layout.groups[g].size(); ++k) out[k] = product(out[k], layout.groups[g][k]);
+    // GroupBy's groups are dimensions of their own: [(R,R),(T,T)] indexes a 4-D box.
+    for (std::size_t g = 1; g < layout.groups.size(); ++g) out.insert(out.end(), layout.groups[g].begin(), layout.groups[g].end());
   }
   return out;
 }

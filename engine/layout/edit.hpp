@@ -44,7 +44,7 @@ LayoutAst add_tile_level(const LayoutAst& layout);
 LayoutAst toggle_expand(const LayoutAst& layout);
 
 // The logical shape as written (TileBy: per dimension, the product of the
-// levels' extents; GroupBy: every group's extents).
+// levels' extents; GroupBy: every group's extents, one after another).
 std::vector<Expr> logical_extents(const LayoutAst& layout);
 
 }  // namespace lego

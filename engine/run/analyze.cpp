@@ -2,62 +2,79 @@
 
 #include "kernel/instantiate.hpp"
 #include "run/nvrtc.hpp"
+#include "run/protocol.hpp"
 
 namespace lego::run {
 
 using Json = nlohmann::json;
 
-Json cuda_resources(const std::string& source, const std::vector<std::string>& archs) {
-  Json out = Json::array();
+std::vector<CudaResources> cuda_resources(const std::string& source, const std::vector<std::string>& archs) {
+  std::vector<CudaResources> out;
   if (const std::string why = nvrtc_unavailable(); !why.empty()) {
-    for (const auto& arch : archs) out.push_back({{"arch", arch}, {"ok", false}, {"log", why}});
+    for (const auto& arch : archs) {
+      CudaResources r;
+      r.arch = arch;
+      r.log = why;
+      out.push_back(std::move(r));
+    }
     return out;
   }
   for (const auto& arch : archs) {
     const CudaCompileResult c = compile_cuda(source, arch);
-    Json j = {{"arch", arch}, {"ok", c.ok}, {"ms", c.ms}};
+    CudaResources r;
+    r.arch = arch;
+    r.ok = c.ok;
+    r.ms = c.ms;
     if (c.ok) {
-      j["registers"] = c.registers;
-      j["shared_bytes"] = c.shared_bytes;
-      j["spill_stores"] = c.spill_stores;
-      j["spill_loads"] = c.spill_loads;
-      j["ptx_bytes"] = c.ptx.size();
-      j["cubin_bytes"] = c.cubin.size();
+      r.registers = c.registers;
+      r.shared_bytes = c.shared_bytes;
+      r.spill_stores = c.spill_stores;
+      r.spill_loads = c.spill_loads;
+      r.ptx_bytes = static_cast<std::int64_t>(c.ptx.size());
+      r.cubin_bytes = static_cast<std::int64_t>(c.cubin.size());
     } else {
-      j["log"] = c.log;
+      r.log = c.log;
     }
-    out.push_back(std::move(j));
+    out.push_back(std::move(r));
   }
   return out;
 }
 
-Json analyze_variant(WorkerClient& worker, const kernel::KernelSpec& spec, const kernel::Variant& variant, const AnalyzeOptions& options,
-                     const std::atomic<bool>* cancel) {
-  Json result = {{"kernel", spec.name}, {"variant", variant.id}, {"backend", spec.backend}};
+VariantAnalysis analyze_variant(WorkerClient& worker, const kernel::KernelSpec& spec, const kernel::Variant& variant,
+                                const AnalyzeOptions& options, const std::atomic<bool>* cancel) {
+  VariantAnalysis result;
+  result.kernel = spec.name;
+  result.variant = variant.id;
+  result.backend = spec.backend;
   kernel::Instance marked;
   try {
     marked = kernel::instantiate(spec, variant, sym::Lang::C, {.mark_accesses = true});
     if (spec.backend == "cuda") {
-      result["cuda"] = cuda_resources(kernel::instantiate(spec, variant, sym::Lang::Cuda).source, options.archs);
-      for (const auto& c : result["cuda"])
-        if (!c["ok"].get<bool>()) {
-          result["status"] = "compile-error";
-          result["message"] = c["arch"].get<std::string>() + ": " + c["log"].get<std::string>();
+      result.cuda = cuda_resources(kernel::instantiate(spec, variant, sym::Lang::Cuda).source, options.archs);
+      for (const CudaResources& c : result.cuda)
+        if (!c.ok) {
+          result.status = Status::CompileError;
+          result.message = c.arch + ": " + c.log;
           return result;
         }
     }
   } catch (const LegoError& e) {
-    result["status"] = "invalid";
-    result["message"] = e.what();
+    result.status = Status::Invalid;
+    result.message = e.what();
     return result;
   }
   Json request = make_trace_request(marked, options.trace, 1);
   request["heatmap"] = options.heatmap;
   request["thread_map"] = options.thread_map;
   const Json r = worker.call(request, options.timeout_s, {}, cancel);
-  result["status"] = r.value("status", "error");
-  if (r.contains("message")) result["message"] = r["message"];
-  if (r.contains("accesses")) result["accesses"] = r["accesses"];
+  result.status = status_from_text(r.value("status", "error"));
+  if (r.contains("message") && r["message"].is_string()) result.message = r["message"].get<std::string>();
+  if (r.contains("accesses")) try {
+      result.accesses = access_analysis_from_json(r["accesses"]);
+    } catch (const LegoError& e) {
+      result.status = Status::Error;
+      result.message = "the worker's access report: " + std::string(e.what());
+    }
   return result;
 }
 
@@ -65,8 +82,8 @@ Json execute_analyze(const Json& request) {
   Json result = {{"id", request.value("id", 0)}, {"kernel", request.value("kernel", "")}, {"variant", request.value("variant", "")}};
   try {
     const Trace trace = run_trace(request);
-    result["accesses"] = report_json(analysis::analyze_trace(trace.sites, trace.records), trace,
-                                     {.heatmap = request.value("heatmap", false), .touches = request.value("thread_map", false)});
+    result["accesses"] = access_analysis_json(
+        access_analysis(trace, {.heatmap = request.value("heatmap", false), .touches = request.value("thread_map", false)}));
     result["status"] = "ok";
   } catch (const std::exception& e) {
     result["status"] = "error";

@@ -5,11 +5,13 @@
 #pragma once
 #include <atomic>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "kernel/spec.hpp"
 #include "kernel/variant.hpp"
+#include "run/outcome.hpp"
 #include "run/trace.hpp"
 #include "run/worker_client.hpp"
 
@@ -23,16 +25,25 @@ struct AnalyzeOptions {
   TraceOptions trace;
 };
 
-// NVRTC for each target: {"arch", "ok", "registers", "shared_bytes",
-// "spill_stores", "spill_loads", "ms"} (and "log" when it fails).
-nlohmann::json cuda_resources(const std::string& source, const std::vector<std::string>& archs);
+// NVRTC for each target; a target that fails carries its log.
+std::vector<CudaResources> cuda_resources(const std::string& source, const std::vector<std::string>& archs);
 
-// {"kernel", "variant", "backend", "status" (ok | error | ...), "message",
-//  "cuda": [...], "accesses": report_json(...)}. Never throws for a bad variant.
-nlohmann::json analyze_variant(WorkerClient& worker, const kernel::KernelSpec& spec, const kernel::Variant& variant,
-                               const AnalyzeOptions& options, const std::atomic<bool>* cancel = nullptr);
+// One variant's static report. `status` is Ok, Invalid (not instantiable
+// here), CompileError (NVRTC refused a target), or what the worker's trace
+// came to; `message` says why when it is not Ok.
+struct VariantAnalysis {
+  std::string kernel, variant, backend;
+  Status status = Status::Error;
+  std::string message;
+  std::vector<CudaResources> cuda;  // CUDA kernels: one per target asked for
+  std::optional<AccessAnalysis> accesses;
+};
 
-// The worker's side of an "analyze" request.
+// Never throws for a bad variant.
+VariantAnalysis analyze_variant(WorkerClient& worker, const kernel::KernelSpec& spec, const kernel::Variant& variant,
+                                const AnalyzeOptions& options, const std::atomic<bool>* cancel = nullptr);
+
+// The worker's side of an "analyze" request (run/protocol's JSON).
 nlohmann::json execute_analyze(const nlohmann::json& request);
 
 }  // namespace lego::run

@@ -1,6 +1,7 @@
 #include "run/outcome.hpp"
 
 #include <array>
+#include <tuple>
 #include <utility>
 
 namespace lego::run {
@@ -47,11 +48,11 @@ bool is_failure(Status status) {
   }
 }
 
-Roof roof_from_json(const nlohmann::json& roof) {
-  const auto figure = [&](const char* key) {
-    return roof.is_object() && roof.contains(key) && roof[key].is_number() ? roof[key].get<double>() : 0.0;
-  };
-  return {figure("copy_gbs"), figure("triad_gbs"), figure("peak_gflops_f32")};
+std::vector<BaselineTime> baseline_times(const std::vector<Outcome>& outcomes) {
+  std::vector<BaselineTime> times;
+  for (const Outcome& o : outcomes)
+    if (o.baseline && o.ms > 0) times.push_back({o.id.substr(o.id.find(':') + 1), o.ms});
+  return times;
 }
 
 const char* verification_mark(const Outcome& outcome) {
@@ -72,6 +73,21 @@ std::optional<std::size_t> winner(const std::vector<Outcome>& outcomes) {
   std::vector<const Outcome*> all;
   for (const Outcome& o : outcomes) all.push_back(&o);
   return winner(all);
+}
+
+std::optional<std::size_t> static_winner(const std::vector<const Outcome*>& outcomes) {
+  // Smaller is better in every place; a figure that does not apply counts as its best.
+  const auto key = [](const Outcome& o) {
+    return std::tuple(o.bank_ways < 0 ? 1 : o.bank_ways, o.coalesced_percent < 0 ? 0.0 : -o.coalesced_percent,
+                      o.lines_per_iteration < 0 ? 0.0 : o.lines_per_iteration);
+  };
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    const Outcome& o = *outcomes[i];
+    if (o.baseline || !o.verified || !o.accesses) continue;
+    if (!best || key(o) < key(*outcomes[*best])) best = i;
+  }
+  return best;
 }
 
 }  // namespace lego::run

@@ -1,10 +1,10 @@
 // What running one variant (or a baseline) of a kernel came to, typed: the
 // sweep driver returns these to `lego bench` and to the app alike, and the
 // winner is chosen here once. Worker JSON is read into an Outcome in
-// run/sweep_driver.cpp and nowhere else.
+// run/protocol.cpp and nowhere else.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +38,28 @@ Status status_from_text(const std::string& text);
 // invalid, duplicate, no GPU and imported are not failures.
 bool is_failure(Status status);
 
+// The roofs a run is placed against: the machine's (run::machine_roof) or a
+// GPU's (copy bandwidth measured on the device, peak FP32). Missing figures
+// are 0: a roof that bounds nothing.
+struct Roof {
+  double copy_gbs = 0, triad_gbs = 0, peak_gflops_f32 = 0, peak_gflops_f64 = 0;
+  int threads = 0, array_mib = 0;  // the machine's: threads measured with, STREAM array size
+  std::string cpu, device;         // the host CPU, or the GPU's name
+  std::string measured_at;         // "2026-11-24 02:55 UTC"; empty when unknown
+  std::int64_t measured_unix = 0;
+  std::string cached_file;  // where machine_roof keeps it
+};
+
+// What NVRTC (ptxas) reports for one target.
+struct CudaResources {
+  std::string arch;
+  bool ok = false;
+  double ms = -1;  // compile time; -1: not compiled (no NVRTC) or not reported
+  int registers = -1, shared_bytes = -1, spill_stores = -1, spill_loads = -1;
+  std::int64_t ptx_bytes = -1, cubin_bytes = -1;  // -1: not reported
+  std::string log;                                // why it failed
+};
+
 struct Outcome {
   std::string kernel, id;
   Status status = Status::NotRun;
@@ -49,27 +71,33 @@ struct Outcome {
   std::string duplicate_of;  // Duplicate: the variant whose code it shares
   // Timing: the median of the repetitions; -1 when not timed.
   double ms = -1, gbs = 0, gflops = 0;
-  double percent_of_roof = 0;  // against the machine's (or the GPU's) roof
-  double intensity = 0;        // FLOPs per byte: where the roofline places it
-  std::string assembly;        // when the sweep asked for it
-  std::string source;          // a baseline's code as timed (a variant's is its instance's)
-  int registers = -1;          // CUDA: NVRTC's registers per thread
+  // The spread of the timed repetitions (a busy machine varies by 4x): the
+  // fastest and slowest, and how many there were; -1 and 0 when not timed.
+  double ms_min = -1, ms_max = -1;
+  int repetitions = 0;
+  double percent_of_roof = 0;         // against `roof`
+  Roof roof;                          // the machine's, or the GPU's it ran on
+  double intensity = 0;               // FLOPs per byte: where the roofline places it
+  std::string assembly;               // when the sweep asked for it
+  std::string source;                 // a baseline's code as timed (a variant's is its instance's)
+  std::optional<CudaResources> cuda;  // CUDA: the target the run compiled for
   // The static access report (run/analyze.hpp) when the sweep asked for it,
   // and its headline figures; -1 where they do not apply.
   std::optional<AccessAnalysis> accesses;
   int bank_ways = -1;
   double coalesced_percent = -1, lines_per_iteration = -1;
-  // The worker's Google Benchmark entries, kept for the --json file.
-  nlohmann::json benchmarks = nlohmann::json::array(), benchmark_context;
+  // The worker's Google Benchmark report ({"context", "benchmarks"}) as it
+  // sent it, passed through to lego bench's --json file (run/protocol).
+  std::string google_benchmark;
 };
 
-// The roofs a run is placed against: the machine's (run::machine_ceilings)
-// or a GPU's (copy bandwidth measured on the device, peak FP32).
-struct Roof {
-  double copy_gbs = 0, triad_gbs = 0, peak_gflops_f32 = 0;
+// Speed-up of a variant over a baseline timed in the same sweep.
+struct BaselineTime {
+  std::string name;  // the baseline's name, without "baseline:"
+  double ms = 0;
 };
-// Missing figures read as 0 (a roof that bounds nothing).
-Roof roof_from_json(const nlohmann::json& roof);
+// The timed baselines among `outcomes`, in the order they ran.
+std::vector<BaselineTime> baseline_times(const std::vector<Outcome>& outcomes);
 
 // ✓ verified; – not compared (no GPU to run on, or a baseline that is a
 // roof); ✗ failed. UTF-8, shown by the CLI and the app.
@@ -80,5 +108,10 @@ bool can_win(const Outcome& outcome);
 // The fastest outcome that can_win, or nullopt.
 std::optional<std::size_t> winner(const std::vector<const Outcome*>& outcomes);
 std::optional<std::size_t> winner(const std::vector<Outcome>& outcomes);
+// Without timings (a CUDA sweep on a machine with no GPU): the verified
+// variant the static analysis ranks first: fewest bank-conflict ways, then
+// the most coalesced global accesses, then the fewest cache lines per
+// iteration, then the first. nullopt when no verified variant was analysed.
+std::optional<std::size_t> static_winner(const std::vector<const Outcome*>& outcomes);
 
 }  // namespace lego::run

@@ -12,6 +12,7 @@
 #include "kernel/spec.hpp"
 #include "run/jit.hpp"
 #include "run/nvrtc.hpp"
+#include "run/protocol.hpp"
 
 namespace lego::run {
 
@@ -35,7 +36,7 @@ fs::path cache_file() {
 // Measured once per machine (and thread count) and cached; measured again
 // when the cached figures are more than a week old, so a measurement taken
 // on a busy day does not bound every later % of roof.
-Json machine_ceilings(bool refresh, const std::function<void(const std::string&)>& note) {
+Roof machine_roof(bool refresh, const std::function<void(const std::string&)>& note) {
   const fs::path file = cache_file();
   const long threads = sysconf(_SC_NPROCESSORS_ONLN);
   const std::int64_t now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -43,28 +44,30 @@ Json machine_ceilings(bool refresh, const std::function<void(const std::string&)
   std::string why = "once per machine";
   if (!refresh) {
     std::ifstream in(file);
-    Json cached = Json::parse(in, nullptr, false);
-    if (!cached.is_discarded() && cached.is_object() && cached.value("threads", 0L) == threads && cached.contains("copy_gbs")) {
-      if (now - cached.value("measured_unix", std::int64_t{0}) <= kWeek) {
-        cached["cached"] = file.string();
-        return cached;
+    const Json cached = Json::parse(in, nullptr, false);
+    if (!cached.is_discarded() && cached.is_object() && cached.contains("copy_gbs")) {
+      Roof roof = roof_from_json(cached);
+      if (roof.threads == threads) {
+        if (now - roof.measured_unix <= kWeek) {
+          roof.cached_file = file.string();
+          return roof;
+        }
+        why = "the cached figures are more than a week old";
       }
-      why = "the cached figures are more than a week old";
     }
   }
   if (refresh) why = "asked for";
   if (note) note("measuring the machine's ceilings (STREAM copy/triad, peak FMA, best of several runs; " + why + ")...");
   WorkerClient worker(default_worker_path());
-  Json r = worker.call({{"id", 1}, {"kind", "ceilings"}}, 300);
+  const Json r = worker.call({{"id", 1}, {"kind", "ceilings"}}, 300);
   if (r.value("status", "") != "ok") throw LegoError("measuring ceilings failed: " + r.value("message", r.dump()));
-  r.erase("id");
-  r.erase("status");
-  r["measured_unix"] = now;
-  r["measured_at"] = fmt::format("{:%Y-%m-%d %H:%M} UTC", fmt::gmtime(static_cast<std::time_t>(now)));
+  Roof roof = roof_from_json(r);
+  roof.measured_unix = now;
+  roof.measured_at = fmt::format("{:%Y-%m-%d %H:%M} UTC", fmt::gmtime(static_cast<std::time_t>(now)));
   fs::create_directories(file.parent_path());
-  write_atomically(file, r.dump(2) + "\n");
-  r["cached"] = file.string();
-  return r;
+  write_atomically(file, roof_json(roof).dump(2) + "\n");
+  roof.cached_file = file.string();
+  return roof;
 }
 
 double median_ms(const Json& result) {
@@ -83,15 +86,15 @@ double arithmetic_intensity(const kernel::Instance& inst) {
   return inst.bytes > 0 ? static_cast<double>(inst.flops) / static_cast<double>(inst.bytes) : 0;
 }
 
-double percent_of_roof(const kernel::Instance& inst, double ms, const Json& roof) {
+double percent_of_roof(const kernel::Instance& inst, double ms, const Roof& roof) {
   if (ms <= 0) return 0;
   const double s = ms / 1e3;
-  if (inst.flops == 0) return 100.0 * (static_cast<double>(inst.bytes) / s / 1e9) / roof["copy_gbs"].get<double>();
+  if (inst.flops == 0) return roof.copy_gbs > 0 ? 100.0 * (static_cast<double>(inst.bytes) / s / 1e9) / roof.copy_gbs : 0;
   const bool f64 = !inst.tensors.empty() && inst.tensors[0].type == kernel::ElementType::F64;
-  const double peak = roof[f64 ? "peak_gflops_f64" : "peak_gflops_f32"].get<double>();
+  const double peak = f64 ? roof.peak_gflops_f64 : roof.peak_gflops_f32;
   const double intensity = inst.bytes > 0 ? arithmetic_intensity(inst) : 1e30;
   // A roof the machine did not report (a driver without clock rates) bounds nothing.
-  const double bound = std::min(peak > 0 ? peak : 1e300, intensity * roof["triad_gbs"].get<double>());
+  const double bound = std::min(peak > 0 ? peak : 1e300, intensity * roof.triad_gbs);
   return bound > 0 && bound < 1e300 ? 100.0 * (static_cast<double>(inst.flops) / s / 1e9) / bound : 0;
 }
 
@@ -165,7 +168,7 @@ fs::path cached_result_file(const kernel::Instance& inst, const kernel::Instance
 
 }  // namespace
 
-VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, const RunOptions& options, double timeout_s, const Json& roof,
+VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, const RunOptions& options, double timeout_s, const Roof& roof,
                           std::int64_t id, const WorkerClient::OnEvent& on_event, const std::atomic<bool>* cancel,
                           const kernel::Instance* verify_at) {
   VariantResult row;
@@ -217,6 +220,7 @@ VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, co
   } else {
     row.raw["cached"] = true;
   }
+  row.placed_against = row.raw.contains("gpu") ? roof_from_json(row.raw["gpu"]) : roof;
   row.status = row.raw.value("status", "error");
   row.message = row.raw.value("message", "");
   row.verified = row.raw.value("verified", false);
@@ -225,7 +229,7 @@ VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, co
     row.gbs = static_cast<double>(inst.bytes) / (row.ms / 1e3) / 1e9;
     row.gflops = static_cast<double>(inst.flops) / (row.ms / 1e3) / 1e9;
     // A GPU run brings its device's roofs: measured copy bandwidth, peak FP32.
-    row.roof = percent_of_roof(inst, row.ms, row.raw.contains("gpu") ? row.raw["gpu"] : roof);
+    row.roof = percent_of_roof(inst, row.ms, row.placed_against);
   }
   return row;
 }

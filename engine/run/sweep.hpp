@@ -15,6 +15,7 @@
 #include "kernel/variant.hpp"
 #include "run/atomic_file.hpp"
 #include "run/executor.hpp"
+#include "run/outcome.hpp"
 #include "run/worker_client.hpp"
 
 namespace lego::run {
@@ -22,14 +23,14 @@ namespace lego::run {
 // STREAM copy/triad and peak FMA, measured once per machine and thread count
 // by a lego-worker and cached in ~/.cache/lego-studio/ceilings-<host>.json.
 // `note` hears about a measurement before it starts (it takes seconds).
-nlohmann::json machine_ceilings(bool refresh, const std::function<void(const std::string&)>& note = {});
+Roof machine_roof(bool refresh, const std::function<void(const std::string&)>& note = {});
 
 double median_ms(const nlohmann::json& result);
 // FLOPs per byte moved; 0 for a kernel that moves no bytes.
 double arithmetic_intensity(const kernel::Instance& inst);
 // Percent of the roof that bounds the kernel: copy bandwidth without FLOPs,
 // else min(peak, intensity x triad bandwidth).
-double percent_of_roof(const kernel::Instance& inst, double ms, const nlohmann::json& roof);
+double percent_of_roof(const kernel::Instance& inst, double ms, const Roof& roof);
 // The code that differs between variants (source and layouts): equal keys
 // run once.
 std::string code_key(const kernel::Instance& inst);
@@ -37,6 +38,7 @@ std::string code_key(const kernel::Instance& inst);
 struct VariantResult {
   std::string id, status, message;
   double ms = -1, gbs = 0, gflops = 0, roof = 0;
+  Roof placed_against;  // the roof `roof` is a percentage of: the caller's, or the GPU's the run brought
   bool verified = false;
   nlohmann::json raw;  // the worker's result
 };
@@ -53,9 +55,9 @@ std::optional<kernel::Instance> verification_instance(const kernel::KernelSpec& 
 // `verify_at`, the check runs on that smaller instance (the same template
 // and layouts) and `inst` is only timed. With options.cache, a result for
 // the same code, sizes, options and machine is reused (raw["cached"]).
-VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, const RunOptions& options, double timeout_s,
-                          const nlohmann::json& roof, std::int64_t id, const WorkerClient::OnEvent& on_event = {},
-                          const std::atomic<bool>* cancel = nullptr, const kernel::Instance* verify_at = nullptr);
+VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, const RunOptions& options, double timeout_s, const Roof& roof,
+                          std::int64_t id, const WorkerClient::OnEvent& on_event = {}, const std::atomic<bool>* cancel = nullptr,
+                          const kernel::Instance* verify_at = nullptr);
 
 // Where results are cached: <cache>/lego-studio/results (XDG_CACHE_HOME or ~/.cache).
 std::filesystem::path results_cache_dir();

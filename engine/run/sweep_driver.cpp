@@ -5,6 +5,7 @@
 #include <map>
 
 #include "run/analyze.hpp"
+#include "run/protocol.hpp"
 #include "run/sweep.hpp"
 
 namespace lego::run {
@@ -12,33 +13,6 @@ namespace lego::run {
 namespace {
 
 using Json = nlohmann::json;
-
-// "N=256,T=8" from the worker's verified_at object.
-std::string sizes_text(const Json& sizes) {
-  std::string out;
-  if (sizes.is_object())
-    for (const auto& [k, v] : sizes.items()) out += (out.empty() ? "" : ",") + k + "=" + v.dump();
-  return out;
-}
-
-// The one place a worker's result becomes an Outcome.
-void read_result(const VariantResult& r, Outcome& out) {
-  out.status = status_from_text(r.status);
-  out.message = r.message;
-  out.verified = r.verified;
-  out.cached = r.raw.value("cached", false);
-  out.verified_at = sizes_text(r.raw.value("verified_at", Json()));
-  out.assembly = r.raw.value("assembly", "");
-  if (r.raw.contains("cuda") && r.raw["cuda"].is_object()) out.registers = r.raw["cuda"].value("registers", -1);
-  if (r.ms > 0) {
-    out.ms = r.ms;
-    out.gbs = r.gbs;
-    out.gflops = r.gflops;
-    out.percent_of_roof = r.roof;
-    out.benchmark_context = r.raw["benchmark"]["context"];
-    out.benchmarks = r.raw["benchmark"]["benchmarks"];
-  }
-}
 
 // The static report beside the measurement: bank conflicts, coalescing or
 // cache lines, from a trace in the same worker.
@@ -49,18 +23,14 @@ void analyze(WorkerClient& worker, const kernel::KernelSpec& spec, const kernel:
   options.heatmap = true;
   options.thread_map = true;
   options.timeout_s = timeout_s;
-  const Json a = analyze_variant(worker, spec, variant, options, cancel);
-  if (a.value("status", "") != "ok" || !a.contains("accesses")) return;
-  try {
-    out.accesses = access_analysis_from_json(a["accesses"]);
-  } catch (const LegoError&) {
-    return;  // a worker that answers with something else leaves the figures blank
-  }
+  VariantAnalysis a = analyze_variant(worker, spec, variant, options, cancel);
+  if (a.status != Status::Ok || !a.accesses) return;  // the figures stay blank
+  out.accesses = std::move(a.accesses);
   const analysis::AccessReport& report = out.accesses->report;
   bool shared = false, global = false;
   for (const auto& site : report.sites) {
-    shared |= site.info.kind == "shared";
-    global |= site.info.kind == "global";
+    shared |= site.info.kind == analysis::MemoryKind::Shared;
+    global |= site.info.kind == analysis::MemoryKind::Global;
   }
   if (shared) out.bank_ways = report.worst_ways;
   if (global) out.coalesced_percent = 100 * report.global_efficiency;
@@ -82,7 +52,7 @@ PreparedVariant prepare_variant(const kernel::KernelSpec& spec, const kernel::Va
 }
 
 SweepResult run_sweep(WorkerClient& worker, const kernel::KernelSpec& spec, const std::vector<const PreparedVariant*>& variants,
-                      const Json& roof, const SweepOptions& options, const SweepEvents& events, const std::atomic<bool>* cancel) {
+                      const Roof& roof, const SweepOptions& options, const SweepEvents& events, const std::atomic<bool>* cancel) {
   SweepResult result;
   const std::size_t total = variants.size() + (options.baselines ? spec.baselines.size() : 0);
   std::size_t position = 0;
@@ -98,9 +68,10 @@ SweepResult run_sweep(WorkerClient& worker, const kernel::KernelSpec& spec, cons
     const WorkerClient::OnEvent tick = events.tick ? WorkerClient::OnEvent([&](const Json&) { events.tick(); }) : WorkerClient::OnEvent();
     const VariantResult r =
         run_variant(worker, inst, options.run, options.timeout_s, roof, static_cast<std::int64_t>(position), tick, cancel, verify_at);
-    read_result(r, out);
+    read_variant_result(r, out);
+    out.roof = r.placed_against;
     if (r.raw.contains("gpu") && !gpu_roof_sent && events.gpu_roof) {
-      events.gpu_roof(roof_from_json(r.raw["gpu"]));
+      events.gpu_roof(r.placed_against);
       gpu_roof_sent = true;
     }
   };

@@ -9,7 +9,6 @@
 
 #include <atomic>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,10 +54,10 @@ struct SweepResult {
   bool cancelled = false;
 };
 
-// `variants` are run in order; `roof` is machine_ceilings(). Never throws
+// `variants` are run in order; `roof` is machine_roof(). Never throws
 // for a bad variant: its outcome says what happened.
 SweepResult run_sweep(WorkerClient& worker, const kernel::KernelSpec& spec, const std::vector<const PreparedVariant*>& variants,
-                      const nlohmann::json& roof, const SweepOptions& options, const SweepEvents& events = {},
+                      const Roof& roof, const SweepOptions& options, const SweepEvents& events = {},
                       const std::atomic<bool>* cancel = nullptr);
 
 // The variants (not baselines) whose status is_failure.

@@ -118,9 +118,13 @@ Json make_trace_request(const kernel::Instance& marked, const TraceOptions& opti
 
 Trace run_trace(const Json& request) {
   Trace trace;
-  for (const auto& s : request.at("sites"))
-    trace.sites.push_back({s["site"].get<int>(), s["name"].get<std::string>(), s["kind"].get<std::string>(),
-                           s["placeholder"].get<std::string>(), s["line"].get<int>()});
+  for (const auto& s : request.at("sites")) {
+    const std::string word = s["kind"].get<std::string>();
+    const std::optional<analysis::MemoryKind> kind = analysis::memory_kind_from_text(word);
+    if (!kind) throw LegoError("trace request: access site kind \"" + word + "\" is not shared, global or host");
+    trace.sites.push_back(
+        {s["site"].get<int>(), s["name"].get<std::string>(), *kind, s["placeholder"].get<std::string>(), s["line"].get<int>()});
+  }
   const bool cuda = request.at("backend") == "cuda";
   const std::string source = runtime_source(trace.sites.size(), cuda) + request.at("source").get<std::string>() +
                              entry_trampoline("lego_trace_entry", "lego_kernel", request.at("tensors")) + runner_source(cuda);
@@ -157,118 +161,19 @@ Trace run_trace(const Json& request) {
   return trace;
 }
 
-Json report_json(const analysis::AccessReport& report, const Trace& trace, ReportDetail detail) {
+AccessAnalysis access_analysis(const Trace& trace, ReportDetail detail) {
   constexpr int kMaxSteps = 32;
   constexpr std::size_t kMaxTouches = 1 << 15;
-  Json sites = Json::array();
-  for (const auto& s : report.sites) {
-    Json j = {{"site", s.info.site}, {"name", s.info.name}, {"kind", s.info.kind},       {"access", s.info.placeholder},
-              {"line", s.info.line}, {"bytes", s.bytes},    {"executions", s.executions}};
-    if (s.info.kind == "shared") {
-      j["ways"] = s.max_ways;
-      j["mean_ways"] = s.mean_ways;
-      j["wavefronts"] = s.wavefronts;
-      j["excess_wavefronts"] = s.excess_wavefronts;
-      if (detail.heatmap) {
-        j["lane_bank"] = s.lane_bank;
-        j["worst_lane_bank"] = s.worst_lane_bank;
-      }
-    } else if (s.info.kind == "global") {
-      j["sectors_per_request"] = s.sectors_per_request;
-      j["ideal_sectors_per_request"] = s.ideal_sectors_per_request;
-      j["efficiency"] = s.efficiency;
-    } else {
-      j["lines_per_access"] = s.lines_per_access;
-      j["stride"] = s.common_stride;
-      j["unit_stride"] = s.unit_stride;
-    }
-    if (detail.touches) {
-      const analysis::SiteTouches t = analysis::site_touches(trace.records, s.info.site, kMaxSteps, kMaxTouches);
-      Json list = Json::array();
-      for (const auto& touch : t.touches) list.push_back({touch.step, touch.thread, touch.offset});
-      j["thread_map"] = {{"steps", t.steps}, {"threads", t.threads}, {"truncated", t.truncated}, {"touches", std::move(list)}};
-    }
-    sites.push_back(std::move(j));
-  }
-  return {{"sites", sites},
-          {"totals",
-           {{"worst_ways", report.worst_ways},
-            {"excess_wavefronts", report.excess_wavefronts},
-            {"global_efficiency", report.global_efficiency},
-            {"lines_per_iteration", report.lines_per_iteration}}},
-          {"simulated_block", trace.block_index},
-          {"records", trace.records.size()},
-          {"trace_compile_ms", trace.compile_ms},
-          {"trace_run_ms", trace.run_ms}};
-}
-
-namespace {
-
-// A field of the report, or a LegoError that names it.
-template <class T>
-T field(const Json& j, const char* key, const std::string& where) {
-  if (!j.is_object() || !j.contains(key)) throw LegoError(where + "." + key + ": missing from the access report");
-  try {
-    return j[key].get<T>();
-  } catch (const Json::exception&) {
-    throw LegoError(where + "." + key + ": not the type the access report has there");
-  }
-}
-
-}  // namespace
-
-AccessAnalysis access_analysis_from_json(const Json& accesses) {
   AccessAnalysis a;
-  const auto sites = field<Json>(accesses, "sites", "$");
-  const auto totals = field<Json>(accesses, "totals", "$");
-  a.report.worst_ways = field<int>(totals, "worst_ways", "$.totals");
-  a.report.excess_wavefronts = field<std::int64_t>(totals, "excess_wavefronts", "$.totals");
-  a.report.global_efficiency = field<double>(totals, "global_efficiency", "$.totals");
-  a.report.lines_per_iteration = field<double>(totals, "lines_per_iteration", "$.totals");
-  for (std::size_t i = 0; i < sites.size(); ++i) {
-    const Json& j = sites[i];
-    const std::string at = "$.sites[" + std::to_string(i) + "]";
-    analysis::SiteReport s;
-    s.info = {field<int>(j, "site", at), field<std::string>(j, "name", at), field<std::string>(j, "kind", at),
-              field<std::string>(j, "access", at), field<int>(j, "line", at)};
-    s.bytes = field<int>(j, "bytes", at);
-    s.executions = field<std::int64_t>(j, "executions", at);
-    if (s.info.kind == "shared") {
-      s.max_ways = field<int>(j, "ways", at);
-      s.mean_ways = field<double>(j, "mean_ways", at);
-      s.wavefronts = field<std::int64_t>(j, "wavefronts", at);
-      s.excess_wavefronts = field<std::int64_t>(j, "excess_wavefronts", at);
-      if (j.contains("worst_lane_bank")) {
-        s.lane_bank = field<analysis::LaneBankCounts>(j, "lane_bank", at);
-        s.worst_lane_bank = field<analysis::LaneBankCounts>(j, "worst_lane_bank", at);
-        a.heatmap = true;
-      }
-    } else if (s.info.kind == "global") {
-      s.sectors_per_request = field<double>(j, "sectors_per_request", at);
-      s.ideal_sectors_per_request = field<double>(j, "ideal_sectors_per_request", at);
-      s.efficiency = field<double>(j, "efficiency", at);
-    } else {
-      s.lines_per_access = field<double>(j, "lines_per_access", at);
-      s.common_stride = field<std::int64_t>(j, "stride", at);
-      s.unit_stride = field<bool>(j, "unit_stride", at);
-    }
-    std::optional<analysis::SiteTouches> touches;
-    if (j.contains("thread_map")) {
-      const Json map = field<Json>(j, "thread_map", at);
-      const std::string map_at = at + ".thread_map";
-      analysis::SiteTouches t;
-      t.steps = field<int>(map, "steps", map_at);
-      t.threads = field<int>(map, "threads", map_at);
-      t.truncated = field<bool>(map, "truncated", map_at);
-      for (const auto& touch : field<Json>(map, "touches", map_at)) {
-        if (!touch.is_array() || touch.size() != 3) throw LegoError(map_at + ".touches: each is [step, thread, offset]");
-        t.touches.push_back({touch[0].get<std::int32_t>(), touch[1].get<std::int32_t>(), touch[2].get<std::int64_t>()});
-      }
-      touches = std::move(t);
-    }
-    a.report.sites.push_back(std::move(s));
-    a.touches.push_back(std::move(touches));
-  }
+  a.report = analysis::analyze_trace(trace.sites, trace.records);
+  a.heatmap = detail.heatmap;
+  for (const auto& s : a.report.sites)
+    a.touches.push_back(detail.touches ? std::optional(analysis::site_touches(trace.records, s.info.site, kMaxSteps, kMaxTouches))
+                                       : std::nullopt);
+  a.simulated_block = trace.block_index;
+  a.records = static_cast<std::int64_t>(trace.records.size());
+  a.trace_compile_ms = trace.compile_ms;
+  a.trace_run_ms = trace.run_ms;
   return a;
 }
 

@@ -37,21 +37,15 @@ nlohmann::json make_trace_request(const kernel::Instance& marked, const TraceOpt
 // In the worker. Throws LegoError when the traced source does not compile.
 Trace run_trace(const nlohmann::json& request);
 
-// What report_json adds to the verdicts: lanes x banks per shared access,
-// and per access which thread touches which element at each step
-// ({"steps", "threads", "truncated", "touches": [[step, thread, offset], ..]}).
+// What an analysis adds to the verdicts: lanes x banks per shared access,
+// and per access which thread touches which element at each step.
 struct ReportDetail {
   bool heatmap = false, touches = false;
 };
 
-// The analysis of a trace as the worker returns it (and `lego analyze --json` prints).
-nlohmann::json report_json(const analysis::AccessReport& report, const Trace& trace, ReportDetail detail);
-
-// The analysis as a caller of the worker gets it back: report_json read
-// into types (its inverse), with each site's thread map when the request
-// asked for one. Throws LegoError naming the field when the JSON is not a
-// report.
+// The trace analysed (analysis::analyze_trace), with the detail asked for
+// and the trace's own figures. run/protocol writes it for the worker's reply.
 using AccessAnalysis = analysis::AccessAnalysis;
-AccessAnalysis access_analysis_from_json(const nlohmann::json& accesses);
+AccessAnalysis access_analysis(const Trace& trace, ReportDetail detail);
 
 }  // namespace lego::run

@@ -23,6 +23,21 @@ std::string code_of(const DeriveResult& r) {
   return out;
 }
 
+// The tensor's own coordinates: untiled for TileBy.
+LayoutAst tensor_view_of(const LayoutAst& layout) {
+  const std::size_t rank = layout.closing == Closing::TileBy && !layout.groups.empty() ? layout.groups[0].size() : logical_rank(layout);
+  return untiled_view(layout, rank);
+}
+
+// The rewrites as the panel lists them; a long chain is cut (it says so).
+std::vector<std::string> rewrites_of(const DeriveResult& r) {
+  constexpr std::size_t kMaxShown = 64;
+  std::vector<std::string> out;
+  for (std::size_t k = 0; k < r.steps.size() && k < kMaxShown; ++k) out.push_back(to_string(r.steps[k]));
+  if (r.steps.size() > kMaxShown) out.push_back("... and " + std::to_string(r.steps.size() - kMaxShown) + " more (lego expr --explain)");
+  return out;
+}
+
 // Per level (outermost first, the innermost level has no border), per
 // dimension, the extent one tile of that level spans.
 // Each cell's tile of span `span`, numbered row-major over the tiles.
@@ -107,6 +122,11 @@ Placement place(std::int64_t x, std::int64_t threads) {
 
 std::int64_t warp_count(std::int64_t threads) { return place(std::max<std::int64_t>(threads, 1) - 1, threads).warp + 1; }
 
+void check_layout(const LayoutAst& layout, const Env& env) {
+  make_plan(layout, env);
+  make_plan(tensor_view_of(layout), env);
+}
+
 LayoutSnapshot build_snapshot(std::uint64_t generation, const std::string& text, const std::string& bindings) {
   const auto start = std::chrono::steady_clock::now();
   LayoutSnapshot s;
@@ -128,24 +148,25 @@ LayoutSnapshot build_snapshot(std::uint64_t generation, const std::string& text,
       for (const auto& n : free) names += (names.empty() ? "" : ", ") + n;
       throw LegoError("give the sizes " + names + " a value in the sizes box (e.g. " + *free.begin() + "=8)");
     }
-    // The tensor's own coordinates: untiled for TileBy.
-    const std::size_t rank = layout.closing == Closing::TileBy && !layout.groups.empty() ? layout.groups[0].size() : logical_rank(layout);
     const Plan original = make_plan(layout, env);  // first: its errors point into the user's text
-    const LayoutAst view = untiled_view(layout, rank);
+    const LayoutAst view = tensor_view_of(layout);
     const Plan plan = make_plan(view, env);
-    if (plan.size() > kMaxCells)
-      throw LegoError("the tensor has " + std::to_string(plan.size()) + " cells; bind smaller sizes to draw it (at most " +
-                      std::to_string(kMaxCells) + ")");
-    s.shape = plan.shape();
-    s.tile_spans = tile_spans_of(layout, env);
-    s.apply.resize(static_cast<std::size_t>(plan.size()));
-    plan.apply_all(s.apply.data());
+    const std::size_t rank = plan.shape().size();
     s.physical_size = plan.physical_size();
-    s.inverse.assign(static_cast<std::size_t>(s.physical_size), -1);
-    for (std::size_t k = 0; k < s.apply.size(); ++k)
-      if (const auto x = s.apply[k]; x >= 0 && x < s.physical_size) s.inverse[static_cast<std::size_t>(x)] = static_cast<std::int64_t>(k);
-    if (!s.tile_spans.empty()) s.tile = outer_tiles(s.shape, s.tile_spans.front());
-    if (!plan.layout().expand && plan.has_inverse()) s.bank_walks = bank_walks_of(plan);
+    if (plan.size() > kMaxCells) {  // too many to draw; the check and the expressions still help
+      s.not_drawn = "the tensor has " + std::to_string(plan.size()) + " cells: bind smaller sizes to draw it (at most " +
+                    std::to_string(kMaxCells) + "); the check and the index expressions are in their panel";
+    } else {
+      s.shape = plan.shape();
+      s.tile_spans = tile_spans_of(layout, env);
+      s.apply.resize(static_cast<std::size_t>(plan.size()));
+      plan.apply_all(s.apply.data());
+      s.inverse.assign(static_cast<std::size_t>(s.physical_size), -1);
+      for (std::size_t k = 0; k < s.apply.size(); ++k)
+        if (const auto x = s.apply[k]; x >= 0 && x < s.physical_size) s.inverse[static_cast<std::size_t>(x)] = static_cast<std::int64_t>(k);
+      if (!s.tile_spans.empty()) s.tile = outer_tiles(s.shape, s.tile_spans.front());
+      if (!plan.layout().expand && plan.has_inverse()) s.bank_walks = bank_walks_of(plan);
+    }
     const BijectivityReport r = check_bijective(original);
     s.verdict = std::string(!r.checked ? "unknown" : r.bijective ? "bijective" : "not bijective") + ": " + r.evidence;
     s.layout_class = to_string(original.classify());
@@ -153,17 +174,21 @@ LayoutSnapshot build_snapshot(std::uint64_t generation, const std::string& text,
     s.isl = std::string(poly::to_string(isl.status)) + ": " + isl.evidence;
 
     DeriveRequest apply_request;
+    apply_request.explain = true;
     for (std::size_t k = 0; k < rank; ++k) apply_request.indices.push_back("i" + std::to_string(k));
     const DeriveResult a = derive(view, env, apply_request);
     s.apply_code = code_of(a);
     s.apply_ops = a.ops;
+    s.apply_rewrites = rewrites_of(a);
     if (plan.has_inverse() && !plan.layout().expand) {
       DeriveRequest inv_request;
       inv_request.inverse = true;
       inv_request.indices = {"x"};
+      inv_request.explain = true;
       const DeriveResult i = derive(view, env, inv_request);
       s.inv_code = code_of(i);
       s.inv_ops = i.ops;
+      s.inv_rewrites = rewrites_of(i);
     }
     s.ok = true;
   } catch (const LegoError& e) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "expr/expr.hpp"
+#include "layout/ast.hpp"
 
 namespace lego::session {
 
@@ -22,6 +23,10 @@ struct LayoutSnapshot {
   std::string error;                           // one sentence, with line:column when it has a span
   std::size_t error_begin = 0, error_end = 0;  // byte span in `text` (begin == end: no location)
   std::vector<std::string> unbound;            // sizes that need a value
+
+  // Set when the tensor has more than kMaxCells cells: the check and the
+  // expressions are there, the cell tables (and bank walks) are not.
+  std::string not_drawn;
 
   // The tensor as indexed by its own coordinates (a TileBy layout untiled).
   std::vector<std::int64_t> shape;
@@ -38,6 +43,9 @@ struct LayoutSnapshot {
   std::string layout_class;
   std::string apply_code, inv_code;  // C, simplified, with the tensor coordinates i0, i1, ..
   int apply_ops = 0, inv_ops = 0;
+  // How the simplifier got there: each rewrite with its rule and the side
+  // condition it proved (layout/derive's ExplainedStep, as text), outer first.
+  std::vector<std::string> apply_rewrites, inv_rewrites;
   // Shared-memory bank conflicts if this (2-D) layout stores a shared buffer
   // of 4-byte elements that a warp walks along rows, along columns or along
   // anti-diagonals (NW's wavefront), 32 lanes per step.
@@ -67,6 +75,12 @@ struct Placement {
 Placement place(std::int64_t x, std::int64_t threads);
 // How many warps `threads` threads make (the last one may be partial).
 std::int64_t warp_count(std::int64_t threads);
+
+// What build_snapshot checks of a layout before it tabulates it: the layout
+// and the view over the tensor's own coordinates both plan at these sizes.
+// Throws LegoError with the reason otherwise (the composer refuses such a
+// drop with it).
+void check_layout(const LayoutAst& layout, const Env& env);
 
 // Never throws for bad input: errors land in `error`.
 LayoutSnapshot build_snapshot(std::uint64_t generation, const std::string& text, const std::string& bindings);

@@ -8,6 +8,7 @@
 #include <Qsci/qsciscintilla.h>
 
 #include <QComboBox>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
@@ -96,6 +97,25 @@ void KernelsPanelTest::aSecondSweepReusesUnchangedResults() {
   const QString assembly = panel.assembly()->left()->text();
   QVERIFY2(!assembly.contains("run the variant to see its assembly") && assembly.contains("lego_kernel"), qPrintable(assembly.left(200)));
   QVERIFY(!panel.winner().isEmpty());
+
+  // A third sweep cancelled at once (the hanging variant runs first): the
+  // rows it did not reach are greyed as from an earlier sweep, and the log
+  // says how far it got.
+  QSignalSpy said(&panel, &KernelsPanel::message);
+  panel.setTimeout(60);
+  panel.runSweep();
+  QTest::qWait(300);
+  panel.cancelSweep();
+  QVERIFY(finished.wait(30000));
+  int row = -1;  // a variant after the one running at the cancel, which never ran again
+  for (int r = 0; r < t->rowCount(); ++r)
+    if (panel.isStale(t->item(r, KernelsPanel::Variant)->text())) row = r;
+  QVERIFY2(row >= 0, "no row is marked as from an earlier sweep");
+  QCOMPARE(t->item(row, KernelsPanel::Status)->foreground().color(), panel.palette().color(QPalette::Disabled, QPalette::Text));
+  QVERIFY(t->item(row, KernelsPanel::Status)->toolTip().startsWith("From an earlier sweep"));
+  bool reported = false;
+  for (const auto& m : said) reported |= m.at(0).toString().contains(QRegularExpression("sweep cancelled \\(\\d+ of \\d+ done\\)"));
+  QVERIFY2(reported, "the cancel did not say how far the sweep got");
 }
 
 void KernelsPanelTest::sweepReportsEveryOutcomeAndExportsTheWinner() {
@@ -188,6 +208,13 @@ void KernelsPanelTest::cudaSweepWithoutGpuShowsVerifiedStaticAnalysis() {
     QCOMPARE(t->item(r, KernelsPanel::BankWays)->text(), id.contains("S=row") ? QString("32") : QString("1"));
     QCOMPARE(t->item(r, KernelsPanel::Coalesced)->text(), QString("100"));
     QVERIFY(t->item(r, KernelsPanel::Registers)->text().toInt() > 0);
+  }
+  // Export winner without a GPU: nothing is timed, so the static analysis
+  // picks the conflict-free variant, and says so.
+  if (!lego::run::gpu_unavailable().empty()) {
+    const KernelsPanel::ExportChoice choice = panel.exportChoice();
+    QVERIFY2(!choice.id.contains("S=row") && !choice.id.isEmpty(), qPrintable(choice.id));
+    QVERIFY2(choice.why.contains("static analysis") && choice.why.contains("1-way"), qPrintable(choice.why));
   }
   for (int r = 0; r < t->rowCount(); ++r)
     if (t->item(r, KernelsPanel::Variant)->text().contains("S=row")) t->selectRow(r);

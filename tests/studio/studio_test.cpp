@@ -3,17 +3,24 @@
 // a logical cell lights up the physical cell apply() gives, the engine
 // thread drops stale requests, errors mark the offending piece and lose
 // nothing, and a saved layout reopens identical.
+#include <Qsci/qsciscintilla.h>
+
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QDragEnterEvent>
+#include <QLabel>
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSlider>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTemporaryDir>
+#include <QTextBrowser>
 #include <QTreeWidget>
+#include <QWheelEvent>
 #include <QtTest>
 
 #include "layout/bound.hpp"
@@ -21,6 +28,7 @@
 #include "layout/parse.hpp"
 #include "session/layout_snapshot.hpp"
 #include "studio/main_window.hpp"
+#include "views/code_diff_view.hpp"
 
 using lego::studio::MainWindow;
 using lego::views::TensorView;
@@ -93,6 +101,9 @@ class StudioTest : public QObject {
   void staleRequestsAreDropped();
   void exportsSvgAndPng();
   void windowFitsALaptopScreen();
+  void viewMenuResetsFitsAndGuides();
+  void everyDropKeepsTheLayoutValidOrSaysWhyNot();
+  void diffAlignsLinesAndBoxesChangedWords();
 };
 
 // Issue 15's first defect: a piece dropped on a block used to be added
@@ -597,6 +608,134 @@ void StudioTest::windowFitsALaptopScreen() {
     const QRect at(button->mapTo(&w, QPoint(0, 0)), button->size());
     QVERIFY2(window.contains(at), qPrintable(button->text()));
   }
+}
+
+// The window's own arrangement: Start here steps aside once something is
+// open and View > Reset layout brings the docks back; the guide opens from
+// Help; a layout of a new shape starts fitted; the Step label follows the
+// layout's steps.
+void StudioTest::viewMenuResetsFitsAndGuides() {
+  MainWindow w;
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  auto* start = w.findChild<QDockWidget*>("start");
+  QVERIFY(start && start->isVisible());
+  QTreeWidgetItem* bricks = nullptr;
+  for (int k = 0; k < w.startList()->topLevelItem(1)->childCount(); ++k)
+    if (w.startList()->topLevelItem(1)->child(k)->text(0) == "Bricks") bricks = w.startList()->topLevelItem(1)->child(k);
+  QVERIFY(bricks);
+  emit w.startList()->itemActivated(bricks, 0);
+  QVERIFY(!start->isVisible());
+  const auto action = [&](const QString& text) {
+    for (QAction* a : w.findChildren<QAction*>())
+      if (a->text() == text) return a;
+    return static_cast<QAction*>(nullptr);
+  };
+  QVERIFY(action("&Reset layout"));
+  action("&Reset layout")->trigger();
+  QVERIFY(start->isVisible());
+
+  QVERIFY(action("LEGO Studio &guide"));
+  action("LEGO Studio &guide")->trigger();
+  auto* guide = w.findChild<QDockWidget*>("guide");
+  QVERIFY(guide && guide->isVisible());
+  QVERIFY(w.findChild<QTextBrowser*>("guide-text")->toPlainText().contains("Gestures"));
+
+  // Zoomed into one layout, a layout of another shape starts fitted.
+  QVERIFY(wait_for_snapshot(w));
+  lego::views::TensorView* view = w.tensorView();
+  QWheelEvent wheel(QPointF(50, 50), view->mapToGlobal(QPointF(50, 50)), {}, QPoint(0, 240), Qt::NoButton, Qt::NoModifier,
+                    Qt::NoScrollPhase, false);
+  QApplication::sendEvent(view, &wheel);
+  QVERIFY(view->zoom() > 1);
+  w.document()->setText("OrderBy(Row(4,4)).GroupBy([(4,4)])", "test");
+  QVERIFY(wait_for_snapshot(w));
+  QCOMPARE(view->zoom(), 1.0);
+
+  // 64 elements at 8 threads are 8 steps; then 16 elements are 2.
+  w.document()->setText("OrderBy(Row(8,8)).GroupBy([(8,8)])", "test");
+  QVERIFY(wait_for_snapshot(w));
+  w.setThreadMapping(8, 5);
+  QCOMPARE(w.stepLabel()->text(), QString("5 / 8"));
+  w.document()->setText("OrderBy(Row(4,4)).GroupBy([(4,4)])", "test");
+  QVERIFY(wait_for_snapshot(w));
+  QCOMPARE(w.stepSlider()->maximum(), 1);
+  QCOMPARE(w.stepLabel()->text(), QString("%1 / 2").arg(w.stepSlider()->value()));
+}
+
+// The drop matrix: every palette piece dropped on every piece, every block
+// and the new-block zone of every example layout either leaves a layout the
+// engine accepts (one undo step back to the example) or changes nothing and
+// says why. Never an invalid layout.
+void StudioTest::everyDropKeepsTheLayoutValidOrSaysWhyNot() {
+  MainWindow w;
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  const QStringList pieces = {"Row",         "Col",       "RegP",         "antidiag", "reverse", "skew", "morton", "swizzle(3,0,3)",
+                              "cyclic(1,4)", "GenP:user", "TileBy level", "ExpandBy"};
+  auto* editor = w.composition();
+  QSignalSpy said(editor, &lego::views::CompositionEditor::message);
+  int accepted = 0, refused = 0;
+  for (const char* example : {"Fig6Blocks", "Fig6Chain", "NW", "LUD", "Bricks", "RowMajor3", "MatmulPid", "Swizzled"}) {
+    QVERIFY2(w.openExample(example), example);
+    const QString text = w.document()->text(), sizes = w.document()->sizes();
+    for (const QString& piece : pieces) {
+      // Targets, found again after each drop (the editor rebuilds its widgets).
+      std::vector<std::pair<QString, std::function<QWidget*()>>> targets;
+      for (int b = 0; b < editor->blockCount(); ++b) {
+        targets.push_back({QString("block %1").arg(b), [editor, b] { return editor->block(static_cast<std::size_t>(b)); }});
+        for (std::size_t p = 0; editor->chip(static_cast<std::size_t>(b), p); ++p)
+          targets.push_back(
+              {QString("piece %1.%2").arg(b).arg(p), [editor, b, p] { return editor->chip(static_cast<std::size_t>(b), p); }});
+      }
+      targets.push_back({"new block", [editor] { return editor->newBlockZone(); }});
+      for (const auto& [where, target] : targets) {
+        const QString what = QString("%1 on %2 of %3").arg(piece, where, example);
+        QWidget* widget = target();
+        QVERIFY2(widget, qPrintable(what));
+        const int messages = static_cast<int>(said.count());
+        drop(editor, centre_in(editor, widget), lego::views::kPieceMime, piece.toUtf8());
+        if (w.document()->text() == text) {
+          QVERIFY2(said.count() > messages, qPrintable(what + ": nothing changed and nothing said"));
+          ++refused;
+          continue;
+        }
+        const lego::session::LayoutSnapshot s =
+            lego::session::build_snapshot(1, w.document()->text().toStdString(), w.document()->sizes().toStdString());
+        QVERIFY2(s.ok, qPrintable(what + " gave " + w.document()->text() + ": " + QString::fromStdString(s.error)));
+        ++accepted;
+        w.document()->undoStack()->undo();
+        QCOMPARE(w.document()->text(), text);
+        QCOMPARE(w.document()->sizes(), sizes);
+      }
+    }
+  }
+  qInfo("drop matrix: %d drops accepted, %d refused with a reason", accepted, refused);
+  QVERIFY(accepted > 0 && refused > 0);
+}
+
+// The diff as Compiler Explorer shows it: rows aligned (an added line faces
+// padding, which has no line number), the changed words of a changed line
+// boxed, and assembly directives hidden by default.
+void StudioTest::diffAlignsLinesAndBoxesChangedWords() {
+  lego::views::CodeDiffView view;
+  view.setTexts("a", "// a\nint x = i * 64 + j;\nreturn x;", "b", "// b\nint x = i * 65 + j;\nx += 1;\nreturn x;");
+  QCOMPARE(view.left()->lines(), view.right()->lines());  // aligned: the left has a padding row
+  QCOMPARE(view.left()->text(3), QString("return x;"));
+  QCOMPARE(view.right()->text(3), QString("return x;"));
+  QCOMPARE(view.left()->text(2).trimmed(), QString());
+  QCOMPARE(view.changedWords(), 4);  // the headers' a/b and 64/65
+  QCOMPARE(view.changedLines(), 5);  // header and line 2 on both sides, the added line
+  const QString assembly = ".visible .entry lego_kernel(\n\t.cfi_startproc\n# comment\n.LBB0_1:\n\tvmovups (%rdi), %ymm0\n\t.p2align 4\n";
+  view.setDirectiveFilter(true);
+  view.setTexts("asm", assembly);
+  QVERIFY(!view.left()->text().contains(".cfi_startproc"));
+  QVERIFY(!view.left()->text().contains("comment"));
+  QVERIFY(view.left()->text().contains(".LBB0_1:"));             // a label stays
+  QVERIFY(view.left()->text().contains(".entry lego_kernel("));  // and a PTX function head
+  QVERIFY(view.left()->text().contains("vmovups"));
+  view.directiveFilter()->setChecked(false);
+  QVERIFY(view.left()->text().contains(".cfi_startproc"));
 }
 
 QTEST_MAIN(StudioTest)

@@ -71,16 +71,16 @@ TEST_P(CudaExamples, EveryVariantCompilesForSm80AndSm90AndMatchesTheReference) {
   int id = 0;
   for (const auto& v : variants) {
     const kernel::Instance inst = kernel::instantiate(spec, v, sym::Lang::Cuda);
-    const nlohmann::json resources = cuda_resources(inst.source, {"sm_80", "sm_90"});
+    const std::vector<CudaResources> resources = cuda_resources(inst.source, {"sm_80", "sm_90"});
     for (const auto& r : resources) {
-      ASSERT_TRUE(r["ok"].get<bool>()) << v.id << " " << r["arch"] << ": " << r.value("log", "");
-      EXPECT_GT(r["registers"].get<int>(), 0) << v.id;
-      EXPECT_EQ(r["spill_stores"].get<int>(), 0) << v.id;
+      ASSERT_TRUE(r.ok) << v.id << " " << r.arch << ": " << r.log;
+      EXPECT_GT(r.registers, 0) << v.id;
+      EXPECT_EQ(r.spill_stores, 0) << v.id;
     }
     const nlohmann::json r = executor.execute(make_request(inst, options, ++id));
     EXPECT_TRUE(r["status"] == "no GPU" || r["status"] == "ok") << v.id << ": " << r.dump(2).substr(0, 3000);
     EXPECT_EQ(r["verified"], true) << v.id << ": " << r.dump(2).substr(0, 3000);
-    EXPECT_EQ(r["cuda"]["registers"], resources[0]["registers"]) << v.id;
+    EXPECT_EQ(r["cuda"]["registers"].get<int>(), resources[0].registers) << v.id;
   }
 }
 

@@ -14,6 +14,7 @@
 #include "project/results.hpp"
 #include "run/bench_bundle.hpp"
 #include "run/outcome.hpp"
+#include "run/protocol.hpp"
 #include "run/trace.hpp"
 #include "run/worker_client.hpp"
 
@@ -41,7 +42,14 @@ SweepOptions quick() {
   return o;
 }
 
-const nlohmann::json kRoof = {{"copy_gbs", 10.0}, {"triad_gbs", 10.0}, {"peak_gflops_f32", 100.0}, {"peak_gflops_f64", 50.0}};
+Roof test_roof() {
+  Roof roof;
+  roof.copy_gbs = roof.triad_gbs = 10.0;
+  roof.peak_gflops_f32 = 100.0;
+  roof.peak_gflops_f64 = 50.0;
+  return roof;
+}
+const Roof kRoof = test_roof();
 
 TEST(SweepDriver, CrashHangAndWrongVariantsAreTypedOutcomes) {
   Faulty f;
@@ -55,6 +63,11 @@ TEST(SweepDriver, CrashHangAndWrongVariantsAreTypedOutcomes) {
     EXPECT_EQ(total, 4u);
   };
   const SweepResult r = run_sweep(worker, f.spec, f.order, kRoof, quick(), events);
+  for (const Outcome& o : r.outcomes) {
+    if (o.ms > 0) {
+      EXPECT_EQ(o.roof.copy_gbs, kRoof.copy_gbs) << o.id;  // each timing names the roof it is placed against
+    }
+  }
   ASSERT_EQ(r.outcomes.size(), 4u);
   EXPECT_FALSE(r.cancelled);
   std::map<std::string, Status> status;
@@ -148,23 +161,32 @@ TEST(Outcome, ImportedResultsBecomeImportedOutcomesNamingTheDevice) {
 namespace lego::run {
 namespace {
 
-// The worker sends report_json; the sweep reads it back with
-// access_analysis_from_json: the round trip keeps every figure the app shows.
+// The worker sends access_analysis_json; the sweep reads it back with
+// access_analysis_from_json: the round trip keeps every figure, and writing
+// what was read gives the same JSON (lego analyze --json prints it).
 TEST(AccessAnalysis, ReadsBackWhatReportJsonWrote) {
   analysis::AccessReport report;
   analysis::SiteReport shared;
-  shared.info = {0, "S", "shared", "S[t, 0]", 12};
+  shared.info = {0, "S", analysis::MemoryKind::Shared, "S[t, 0]", 12};
   shared.bytes = 4, shared.executions = 8, shared.max_ways = 32, shared.mean_ways = 32, shared.wavefronts = 256;
   shared.excess_wavefronts = 248;
   shared.worst_lane_bank[3][0] = 1;
   analysis::SiteReport host;
-  host.info = {1, "A", "host", "A[i]", 20};
+  host.info = {1, "A", analysis::MemoryKind::Host, "A[i]", 20};
   host.bytes = 4, host.executions = 64, host.lines_per_access = 0.0625, host.common_stride = 1, host.unit_stride = true;
   report.sites = {shared, host};
   report.worst_ways = 32, report.excess_wavefronts = 248, report.lines_per_iteration = 0.0625;
-  Trace trace;
-  trace.records = {{0, 0, 0, 5, 0, 7, 4, 0}};
-  const AccessAnalysis back = access_analysis_from_json(report_json(report, trace, {.heatmap = true, .touches = true}));
+  AccessAnalysis sent;
+  sent.report = report;
+  sent.heatmap = true;
+  sent.touches = {analysis::SiteTouches{{{0, 5, 7}}, 1, 6, false}, std::nullopt};
+  sent.simulated_block = {1, 2, 0};
+  sent.records = 72;
+  const AccessAnalysis back = access_analysis_from_json(access_analysis_json(sent));
+  EXPECT_EQ(access_analysis_json(back), access_analysis_json(sent));
+  EXPECT_EQ(back.simulated_block[1], 2);
+  EXPECT_EQ(back.records, 72);
+  EXPECT_FALSE(back.touches[1].has_value());
   ASSERT_EQ(back.report.sites.size(), 2u);
   EXPECT_TRUE(back.heatmap);
   EXPECT_EQ(back.report.sites[0].info.placeholder, "S[t, 0]");

@@ -57,5 +57,33 @@ TEST(LayoutSnapshot, ErrorsNameTheirPlaceAndNeverThrow) {
   EXPECT_EQ(bound.generation, 4u);
 }
 
+// A layout too large to draw still gets its check and its expressions.
+TEST(LayoutSnapshot, ATensorTooLargeToDrawKeepsItsCheckAndExpressions) {
+  const LayoutSnapshot s = build_snapshot(1, "OrderBy(Row(1024, 1024)).GroupBy([(1024, 1024)])", "");
+  ASSERT_TRUE(s.ok) << s.error;
+  EXPECT_NE(s.not_drawn.find("1048576 cells"), std::string::npos) << s.not_drawn;
+  EXPECT_TRUE(s.apply.empty());
+  EXPECT_TRUE(s.shape.empty());
+  EXPECT_NE(s.verdict.find("bijective"), std::string::npos) << s.verdict;
+  EXPECT_NE(s.apply_code.find("1024"), std::string::npos) << s.apply_code;
+  EXPECT_FALSE(s.inv_code.empty());
+}
+
+// The expressions panel lists how the simplifier got there, rule by rule,
+// with the fact each rule needed (the lines of lego expr --explain).
+TEST(LayoutSnapshot, TheRewriteChainNamesEachRuleAndWhatItProved) {
+  const LayoutSnapshot s = build_snapshot(1, "OrderBy(Row(4, 4), Col(2, 2)).TileBy([4, 4], [2, 2])", "");
+  ASSERT_TRUE(s.ok) << s.error;
+  ASSERT_FALSE(s.inv_rewrites.empty());
+  bool proved = false;
+  for (const auto& line : s.inv_rewrites) {
+    EXPECT_NE(line.find("  ->  "), std::string::npos) << line;
+    proved |= line.find("   [") != std::string::npos;
+  }
+  EXPECT_TRUE(proved) << "no rewrite names the side condition it proved";
+  const LayoutSnapshot plain = build_snapshot(2, "OrderBy(Row(3, 5)).GroupBy([(3, 5)])", "");
+  EXPECT_TRUE(plain.apply_rewrites.empty());  // nothing to simplify in i0 * 5 + i1
+}
+
 }  // namespace
 }  // namespace lego::session

@@ -1,0 +1,116 @@
+// The window's own arrangement: docks saved between sessions and View >
+// Reset layout, the guide (Help), the first-run hint, and the Step label.
+
+#include <QDockWidget>
+#include <QLabel>
+#include <QScreen>
+#include <QSettings>
+#include <QSlider>
+#include <QStatusBar>
+#include <QTextBrowser>
+
+#include "studio/main_window.hpp"
+
+namespace lego::studio {
+
+namespace {
+
+// The guide: the README's language tour and the gestures, in short.
+const char* kGuide = R"(<h2>LEGO Studio</h2>
+<p>A layout maps a tensor's logical index to a position in memory. Build one from pieces,
+see where every element lands, bind layouts into kernels and compare the variants they make.</p>
+<h3>The layout language</h3>
+<pre>OrderBy(Row(N//B, N//B), Row(B, B)).TileBy([N//B, N//B], [B, B])</pre>
+<ul>
+<li><b>Row(d0, d1, ..)</b>, <b>Col(..)</b>: row- and column-major order of a block.</li>
+<li><b>RegP([dims], [perm])</b>: the dimensions permuted.</li>
+<li><b>GenP([dims], f)</b>: a named bijection: antidiag, reverse, skew, morton, swizzle(B, M, S), cyclic(b, p),
+or a lambda with its inverse.</li>
+<li><b>GroupBy([(..)])</b> closes a chain of OrderBy blocks over one tile; <b>TileBy([outer], [inner], ..)</b> over levels of tiles.</li>
+<li>The OrderBy written last is applied first to the logical index.</li>
+<li>Sizes are names: give their values under <i>Sizes</i> (<code>N=8, B=2</code>).</li>
+</ul>
+<h3>Gestures</h3>
+<ul>
+<li><b>Drag a piece</b> from <i>Pieces</i> onto a piece to replace it (at the same extents), onto a block to add it
+there, or below the blocks for a new OrderBy. A drop that would break the layout is refused, and the status bar says why.</li>
+<li><b>Drag a piece</b> within the blocks to move it; <b>double-click</b> it to edit its text; <b>Delete</b> removes it.</li>
+<li>Every change is one step of <b>Undo</b> (Ctrl+Z).</li>
+<li>In the tensor view, <b>hover</b> a cell to light up its image; the <b>wheel</b> zooms, <b>drag</b> pans,
+<b>double-click</b> or Ctrl+0 fits.</li>
+<li><b>Colour by</b> thread, warp or bank, with <b>Threads</b> and <b>Step</b>, reads the layout as a thread mapping.</li>
+</ul>
+<h3>Kernels and variants</h3>
+<ul>
+<li>File &gt; Open project opens a <code>.lego.json</code>: its kernels and the variants their layouts make.</li>
+<li><i>Run this kernel's variants</i> compiles, verifies and times each one in a separate worker process;
+greyed rows are from an earlier sweep.</li>
+<li>Select one row for its code, two for the diff; the Accesses tab shows bank conflicts and coalescing;
+the Roofline places each variant against the machine's measured roofs.</li>
+<li><i>Export winner</i> writes the fastest verified variant (with no GPU, the one the static analysis ranks first)
+as standalone source; <i>Export selected</i> the row you chose.</li>
+</ul>
+<p>The same engine is on the command line: <code>lego --help</code>.</p>)";
+
+}  // namespace
+
+// The arrangement the window opens with is kept as the one Reset returns to;
+// the user's own (saved when the window closes) is restored over it.
+void MainWindow::restoreArrangement() {
+  default_state_ = saveState();
+  QSettings settings;
+  if (settings.contains("window/state")) restoreState(settings.value("window/state").toByteArray());
+  if (settings.contains("window/geometry")) restoreGeometry(settings.value("window/geometry").toByteArray());
+  resizeWithin(size());
+}
+
+void MainWindow::saveArrangement() const {
+  QSettings settings;
+  settings.setValue("window/state", saveState());
+  settings.setValue("window/geometry", saveGeometry());
+}
+
+// Never larger than the screen it is on (a 1280x800 laptop).
+void MainWindow::resizeWithin(QSize wanted) {
+  if (const QScreen* s = screen()) wanted = wanted.boundedTo(s->availableGeometry().size());
+  resize(wanted);
+}
+
+void MainWindow::resetLayout() {
+  restoreState(default_state_);
+  resizeWithin(kDefaultSize);
+  log(tr("window layout reset"));
+}
+
+void MainWindow::showHelp() {
+  auto* dock = findChild<QDockWidget*>("guide");
+  if (!dock) {
+    auto* text = new QTextBrowser;
+    text->setObjectName("guide-text");
+    text->setHtml(tr(kGuide));
+    dock = new QDockWidget(tr("Guide"), this);
+    dock->setObjectName("guide");
+    dock->setWidget(text);
+    addDockWidget(Qt::RightDockWidgetArea, dock);
+    if (auto* details = findChild<QDockWidget*>("details")) tabifyDockWidget(details, dock);
+  }
+  dock->show();
+  dock->raise();
+}
+
+// Once per user: where to start.
+void MainWindow::firstRunHint() {
+  QSettings settings;
+  if (settings.value("hints/first_run_shown", false).toBool()) return;
+  settings.setValue("hints/first_run_shown", true);
+  statusBar()->showMessage(tr("Tip: drag a piece from Pieces onto a block to change the layout; F1 opens the guide."), 30000);
+}
+
+void MainWindow::updateStepLabel() {
+  const int steps = tensor_->steps();
+  step_->setRange(-1, std::max(0, steps - 1));
+  const int k = step_->value();
+  step_label_->setText(k < 0 ? tr("all") : tr("%1 / %2").arg(k).arg(steps));
+}
+
+}  // namespace lego::studio

@@ -1,0 +1,354 @@
+#include "run/protocol.hpp"
+
+#include <algorithm>
+
+#include "expr/diagnostic.hpp"
+
+namespace lego::run {
+
+using Json = nlohmann::json;
+
+namespace {
+
+// A field of a report, or a LegoError that names its JSON path.
+template <class T>
+T field(const Json& j, const char* key, const std::string& where) {
+  if (!j.is_object() || !j.contains(key)) throw LegoError(where + "." + key + ": missing from the access report");
+  try {
+    return j[key].get<T>();
+  } catch (const Json::exception&) {
+    throw LegoError(where + "." + key + ": not the type the access report has there");
+  }
+}
+
+double number(const Json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0;
+}
+
+bool flag(const Json& j, const char* key) { return j.is_object() && j.contains(key) && j[key].is_boolean() && j[key].get<bool>(); }
+
+std::string text(const Json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+
+// "N=256,T=8" from the worker's verified_at object.
+std::string sizes_text(const Json& sizes) {
+  std::string out;
+  if (sizes.is_object())
+    for (const auto& [k, v] : sizes.items()) out += (out.empty() ? "" : ",") + k + "=" + v.dump();
+  return out;
+}
+
+Json site_json(const analysis::SiteReport& s, bool heatmap, const std::optional<analysis::SiteTouches>& touches) {
+  Json j = {{"site", s.info.site},          {"name", s.info.name}, {"kind", analysis::to_string(s.info.kind)},
+            {"access", s.info.placeholder}, {"line", s.info.line}, {"bytes", s.bytes},
+            {"executions", s.executions}};
+  if (s.info.kind == analysis::MemoryKind::Shared) {
+    j["ways"] = s.max_ways;
+    j["mean_ways"] = s.mean_ways;
+    j["wavefronts"] = s.wavefronts;
+    j["excess_wavefronts"] = s.excess_wavefronts;
+    if (heatmap) {
+      j["lane_bank"] = s.lane_bank;
+      j["worst_lane_bank"] = s.worst_lane_bank;
+    }
+  } else if (s.info.kind == analysis::MemoryKind::Global) {
+    j["sectors_per_request"] = s.sectors_per_request;
+    j["ideal_sectors_per_request"] = s.ideal_sectors_per_request;
+    j["efficiency"] = s.efficiency;
+  } else {
+    j["lines_per_access"] = s.lines_per_access;
+    j["stride"] = s.common_stride;
+    j["unit_stride"] = s.unit_stride;
+  }
+  if (touches) {
+    Json list = Json::array();
+    for (const auto& touch : touches->touches) list.push_back({touch.step, touch.thread, touch.offset});
+    j["thread_map"] = {{"steps", touches->steps}, {"threads", touches->threads}, {"truncated", touches->truncated}, {"touches", list}};
+  }
+  return j;
+}
+
+analysis::MemoryKind memory_kind(const Json& site, const std::string& at) {
+  const std::string word = field<std::string>(site, "kind", at);
+  const std::optional<analysis::MemoryKind> kind = analysis::memory_kind_from_text(word);
+  if (!kind) throw LegoError(at + ".kind: \"" + word + "\" is not shared, global or host");
+  return *kind;
+}
+
+analysis::SiteTouches touches_from_json(const Json& map, const std::string& at) {
+  analysis::SiteTouches t;
+  t.steps = field<int>(map, "steps", at);
+  t.threads = field<int>(map, "threads", at);
+  t.truncated = field<bool>(map, "truncated", at);
+  for (const auto& touch : field<Json>(map, "touches", at)) {
+    if (!touch.is_array() || touch.size() != 3 || !touch[0].is_number_integer() || !touch[1].is_number_integer() ||
+        !touch[2].is_number_integer())
+      throw LegoError(at + ".touches: each is [step, thread, offset]");
+    t.touches.push_back({touch[0].get<std::int32_t>(), touch[1].get<std::int32_t>(), touch[2].get<std::int64_t>()});
+  }
+  return t;
+}
+
+// The repetitions' times: a CPU run's Google Benchmark iteration entries
+// (real_time in ms), or a GPU run's CUDA-event times.
+void read_spread(const Json& raw, Outcome& out) {
+  std::vector<double> times;
+  if (raw.contains("gpu") && raw["gpu"].is_object() && raw["gpu"].contains("times_ms") && raw["gpu"]["times_ms"].is_array()) {
+    for (const auto& t : raw["gpu"]["times_ms"])
+      if (t.is_number()) times.push_back(t.get<double>());
+  } else if (raw.contains("benchmark") && raw["benchmark"].is_object() && raw["benchmark"].contains("benchmarks")) {
+    for (const auto& b : raw["benchmark"]["benchmarks"])
+      if (b.is_object() && b.value("run_type", "") == "iteration" && b.contains("real_time") && b["real_time"].is_number())
+        times.push_back(b["real_time"].get<double>());
+  }
+  if (times.empty()) return;
+  out.ms_min = *std::min_element(times.begin(), times.end());
+  out.ms_max = *std::max_element(times.begin(), times.end());
+  out.repetitions = static_cast<int>(times.size());
+}
+
+}  // namespace
+
+Roof roof_from_json(const Json& roof) {
+  Roof r;
+  r.copy_gbs = number(roof, "copy_gbs");
+  r.triad_gbs = number(roof, "triad_gbs");
+  r.peak_gflops_f32 = number(roof, "peak_gflops_f32");
+  r.peak_gflops_f64 = number(roof, "peak_gflops_f64");
+  r.threads = static_cast<int>(number(roof, "threads"));
+  r.array_mib = static_cast<int>(number(roof, "array_mib"));
+  r.cpu = text(roof, "cpu");
+  r.device = text(roof, "device");
+  r.measured_at = text(roof, "measured_at");
+  r.measured_unix = static_cast<std::int64_t>(number(roof, "measured_unix"));
+  r.cached_file = text(roof, "cached");
+  return r;
+}
+
+Json roof_json(const Roof& roof) {
+  Json j = {{"copy_gbs", roof.copy_gbs},
+            {"triad_gbs", roof.triad_gbs},
+            {"peak_gflops_f32", roof.peak_gflops_f32},
+            {"peak_gflops_f64", roof.peak_gflops_f64}};
+  if (roof.threads > 0) j["threads"] = roof.threads;
+  if (roof.array_mib > 0) j["array_mib"] = roof.array_mib;
+  if (!roof.cpu.empty()) j["cpu"] = roof.cpu;
+  if (!roof.device.empty()) j["device"] = roof.device;
+  if (!roof.measured_at.empty()) j["measured_at"] = roof.measured_at;
+  if (roof.measured_unix != 0) j["measured_unix"] = roof.measured_unix;
+  if (!roof.cached_file.empty()) j["cached"] = roof.cached_file;
+  return j;
+}
+
+CudaResources cuda_resources_from_json(const Json& cuda) {
+  CudaResources c;
+  c.arch = text(cuda, "arch");
+  c.registers = static_cast<int>(cuda.is_object() ? cuda.value("registers", -1) : -1);
+  c.ok = cuda.is_object() ? cuda.value("ok", c.registers >= 0) : false;
+  c.ms = cuda.is_object() && cuda.contains("ms") && cuda["ms"].is_number() ? cuda["ms"].get<double>() : -1;
+  if (cuda.is_object()) {
+    c.shared_bytes = cuda.value("shared_bytes", -1);
+    c.spill_stores = cuda.value("spill_stores", -1);
+    c.spill_loads = cuda.value("spill_loads", -1);
+    c.ptx_bytes = cuda.value("ptx_bytes", std::int64_t{-1});
+    c.cubin_bytes = cuda.value("cubin_bytes", std::int64_t{-1});
+  }
+  c.log = text(cuda, "log");
+  return c;
+}
+
+Json cuda_resources_json(const CudaResources& c) {
+  Json j = {{"arch", c.arch}, {"ok", c.ok}};
+  if (c.ms >= 0) j["ms"] = c.ms;
+  if (c.ok) {
+    j["registers"] = c.registers;
+    j["shared_bytes"] = c.shared_bytes;
+    j["spill_stores"] = c.spill_stores;
+    j["spill_loads"] = c.spill_loads;
+    j["ptx_bytes"] = c.ptx_bytes;
+    j["cubin_bytes"] = c.cubin_bytes;
+  } else {
+    j["log"] = c.log;
+  }
+  return j;
+}
+
+void read_variant_result(const VariantResult& r, Outcome& out) {
+  out.status = status_from_text(r.status);
+  out.message = r.message;
+  out.verified = r.verified;
+  out.cached = r.raw.value("cached", false);
+  out.verified_at = sizes_text(r.raw.value("verified_at", Json()));
+  out.assembly = r.raw.value("assembly", "");
+  if (r.raw.contains("cuda") && r.raw["cuda"].is_object()) out.cuda = cuda_resources_from_json(r.raw["cuda"]);
+  if (r.ms > 0) {
+    out.ms = r.ms;
+    out.gbs = r.gbs;
+    out.gflops = r.gflops;
+    out.percent_of_roof = r.roof;
+    out.google_benchmark = r.raw["benchmark"].dump();
+    read_spread(r.raw, out);
+  }
+}
+
+Json access_analysis_json(const AccessAnalysis& a) {
+  Json sites = Json::array();
+  for (std::size_t i = 0; i < a.report.sites.size(); ++i)
+    sites.push_back(site_json(a.report.sites[i], a.heatmap, i < a.touches.size() ? a.touches[i] : std::nullopt));
+  return {{"sites", sites},
+          {"totals",
+           {{"worst_ways", a.report.worst_ways},
+            {"excess_wavefronts", a.report.excess_wavefronts},
+            {"global_efficiency", a.report.global_efficiency},
+            {"lines_per_iteration", a.report.lines_per_iteration}}},
+          {"simulated_block", a.simulated_block},
+          {"records", a.records},
+          {"trace_compile_ms", a.trace_compile_ms},
+          {"trace_run_ms", a.trace_run_ms}};
+}
+
+AccessAnalysis access_analysis_from_json(const Json& accesses) {
+  AccessAnalysis a;
+  const auto sites = field<Json>(accesses, "sites", "$");
+  const auto totals = field<Json>(accesses, "totals", "$");
+  a.report.worst_ways = field<int>(totals, "worst_ways", "$.totals");
+  a.report.excess_wavefronts = field<std::int64_t>(totals, "excess_wavefronts", "$.totals");
+  a.report.global_efficiency = field<double>(totals, "global_efficiency", "$.totals");
+  a.report.lines_per_iteration = field<double>(totals, "lines_per_iteration", "$.totals");
+  if (accesses.contains("simulated_block")) a.simulated_block = field<std::array<std::int64_t, 3>>(accesses, "simulated_block", "$");
+  if (accesses.contains("records")) a.records = field<std::int64_t>(accesses, "records", "$");
+  if (accesses.contains("trace_compile_ms")) a.trace_compile_ms = field<double>(accesses, "trace_compile_ms", "$");
+  if (accesses.contains("trace_run_ms")) a.trace_run_ms = field<double>(accesses, "trace_run_ms", "$");
+  if (!sites.is_array()) throw LegoError("$.sites: not a list");
+  for (std::size_t i = 0; i < sites.size(); ++i) {
+    const Json& j = sites[i];
+    const std::string at = "$.sites[" + std::to_string(i) + "]";
+    analysis::SiteReport s;
+    s.info = {field<int>(j, "site", at), field<std::string>(j, "name", at), memory_kind(j, at), field<std::string>(j, "access", at),
+              field<int>(j, "line", at)};
+    s.bytes = field<int>(j, "bytes", at);
+    s.executions = field<std::int64_t>(j, "executions", at);
+    if (s.info.kind == analysis::MemoryKind::Shared) {
+      s.max_ways = field<int>(j, "ways", at);
+      s.mean_ways = field<double>(j, "mean_ways", at);
+      s.wavefronts = field<std::int64_t>(j, "wavefronts", at);
+      s.excess_wavefronts = field<std::int64_t>(j, "excess_wavefronts", at);
+      if (j.contains("worst_lane_bank")) {
+        s.lane_bank = field<analysis::LaneBankCounts>(j, "lane_bank", at);
+        s.worst_lane_bank = field<analysis::LaneBankCounts>(j, "worst_lane_bank", at);
+        a.heatmap = true;
+      }
+    } else if (s.info.kind == analysis::MemoryKind::Global) {
+      s.sectors_per_request = field<double>(j, "sectors_per_request", at);
+      s.ideal_sectors_per_request = field<double>(j, "ideal_sectors_per_request", at);
+      s.efficiency = field<double>(j, "efficiency", at);
+    } else {
+      s.lines_per_access = field<double>(j, "lines_per_access", at);
+      s.common_stride = field<std::int64_t>(j, "stride", at);
+      s.unit_stride = field<bool>(j, "unit_stride", at);
+    }
+    std::optional<analysis::SiteTouches> touches;
+    if (j.contains("thread_map")) touches = touches_from_json(field<Json>(j, "thread_map", at), at + ".thread_map");
+    a.report.sites.push_back(std::move(s));
+    a.touches.push_back(std::move(touches));
+  }
+  return a;
+}
+
+Json variant_analysis_json(const VariantAnalysis& v) {
+  Json j = {{"kernel", v.kernel}, {"variant", v.variant}, {"backend", v.backend}, {"status", status_text(v.status)}};
+  if (!v.message.empty()) j["message"] = v.message;
+  if (!v.cuda.empty()) {
+    j["cuda"] = Json::array();
+    for (const CudaResources& c : v.cuda) j["cuda"].push_back(cuda_resources_json(c));
+  }
+  if (v.accesses) j["accesses"] = access_analysis_json(*v.accesses);
+  return j;
+}
+
+Json bench_results_json(const BenchResults& results) {
+  Json benchmarks = Json::array(), context;
+  for (const Outcome& r : results.run_order) {
+    if (r.status == Status::Duplicate || r.status == Status::Invalid) continue;
+    if (r.ms > 0) {
+      const Json report = Json::parse(r.google_benchmark, nullptr, false);
+      if (context.is_null() && report.is_object()) context = report.value("context", Json());
+      for (Json b : report.is_object() ? report.value("benchmarks", Json::array()) : Json::array()) {
+        b["variant"] = r.id;
+        b["kernel"] = results.kernel;
+        b["verified"] = r.verified;
+        b["baseline"] = r.baseline;
+        b["percent_of_roof"] = r.percent_of_roof;
+        benchmarks.push_back(b);
+      }
+    } else {
+      benchmarks.push_back({{"name", r.id},
+                            {"variant", r.id},
+                            {"kernel", results.kernel},
+                            {"run_type", "iteration"},
+                            {"error_occurred", true},
+                            {"error_message", std::string(status_text(r.status)) + ": " + r.message},
+                            {"status", status_text(r.status)},
+                            {"verified", r.verified},
+                            {"baseline", r.baseline}});
+    }
+  }
+  if (context.is_null()) context = Json::object();
+  context["lego_project"] = results.project_file;
+  context["lego_kernel"] = results.kernel;
+  context["lego_ceilings"] = roof_json(results.roof);
+  Json variants = Json::array();
+  for (const Outcome* r : results.table_order) {
+    Json speedups = Json::object();
+    for (const BaselineTime& b : results.baselines) speedups[b.name] = r->ms > 0 ? b.ms / r->ms : 0.0;
+    variants.push_back({{"variant", r->id},
+                        {"status", status_text(r->status)},
+                        {"message", r->status == Status::Duplicate ? std::string() : r->message},
+                        {"verified", r->verified},
+                        {"verified_at", r->verified_at},
+                        {"baseline", r->baseline},
+                        {"cached", r->cached},
+                        {"median_ms", r->ms},
+                        {"gbs", r->gbs},
+                        {"gflops", r->gflops},
+                        {"percent_of_roof", r->percent_of_roof},
+                        {"speedups", speedups},
+                        {"duplicate_of", r->duplicate_of}});
+  }
+  context["lego_variants"] = variants;
+  return {{"context", context}, {"benchmarks", benchmarks}};
+}
+
+ReadResults read_bench_results(const std::string& results_text, const std::string& where) {
+  const Json j = Json::parse(results_text, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("context") || !j["context"].is_object() ||
+      !j["context"].contains("lego_variants") || !j["context"]["lego_variants"].is_array())
+    throw LegoError(where + ": not a results file written by lego bench --json");
+  ReadResults out;
+  out.kernel = text(j["context"], "lego_kernel");
+  const Json& variants = j["context"]["lego_variants"];
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    const Json& v = variants[i];
+    const std::string at = where + ": $.context.lego_variants[" + std::to_string(i) + "]";
+    if (!v.is_object() || !v.contains("variant") || !v["variant"].is_string()) throw LegoError(at + ".variant: missing or not a string");
+    Outcome o;
+    o.kernel = out.kernel;
+    o.id = v["variant"].get<std::string>();
+    o.status = status_from_text(text(v, "status"));
+    o.message = text(v, "message");
+    o.verified = flag(v, "verified");
+    o.verified_at = text(v, "verified_at");
+    o.baseline = flag(v, "baseline");
+    o.cached = flag(v, "cached");
+    o.ms = v.contains("median_ms") && v["median_ms"].is_number() ? v["median_ms"].get<double>() : -1;
+    o.gbs = number(v, "gbs");
+    o.gflops = number(v, "gflops");
+    o.percent_of_roof = number(v, "percent_of_roof");
+    o.duplicate_of = text(v, "duplicate_of");
+    out.outcomes.push_back(std::move(o));
+  }
+  return out;
+}
+
+}  // namespace lego::run

@@ -1,0 +1,117 @@
+// run/protocol: the one place typed results become JSON and back. What it
+// writes reads back equal, and a results file that is not one says where.
+#include "run/protocol.hpp"
+
+#include <gtest/gtest.h>
+
+#include "expr/diagnostic.hpp"
+
+namespace lego::run {
+namespace {
+
+TEST(Protocol, AMachineRoofRoundTripsAndAGpuRoofKeepsItsDevice) {
+  Roof machine;
+  machine.copy_gbs = 61.4, machine.triad_gbs = 59.0, machine.peak_gflops_f32 = 435.4, machine.peak_gflops_f64 = 219.5;
+  machine.threads = 2, machine.array_mib = 128, machine.cpu = "znver3", machine.measured_at = "2026-11-24 02:55 UTC";
+  machine.measured_unix = 1795488919;
+  const nlohmann::json j = roof_json(machine);
+  EXPECT_EQ(roof_json(roof_from_json(j)), j);
+  EXPECT_FALSE(j.contains("device"));
+  EXPECT_FALSE(j.contains("cached"));  // the cache file does not name itself
+  const Roof gpu = roof_from_json({{"device", "NVIDIA H100"}, {"copy_gbs", 3000.0}, {"peak_gflops_f32", 60000.0}});
+  EXPECT_EQ(gpu.device, "NVIDIA H100");
+  EXPECT_DOUBLE_EQ(gpu.copy_gbs, 3000.0);
+  EXPECT_EQ(gpu.triad_gbs, 0.0);  // missing: a roof that bounds nothing
+  EXPECT_EQ(roof_from_json("not a roof").copy_gbs, 0.0);
+}
+
+TEST(Protocol, NvrtcResourcesRoundTripAndAMissingNvrtcWritesNoCompileTime) {
+  CudaResources ok;
+  ok.arch = "sm_90", ok.ok = true, ok.ms = 12.5, ok.registers = 40, ok.shared_bytes = 4224, ok.spill_stores = 0, ok.spill_loads = 0;
+  ok.ptx_bytes = 3000, ok.cubin_bytes = 9000;
+  EXPECT_EQ(cuda_resources_json(cuda_resources_from_json(cuda_resources_json(ok))), cuda_resources_json(ok));
+  CudaResources missing;
+  missing.arch = "sm_80", missing.log = "libnvrtc not found";
+  const nlohmann::json j = cuda_resources_json(missing);
+  EXPECT_FALSE(j.contains("ms"));
+  EXPECT_FALSE(j["ok"].get<bool>());
+  EXPECT_EQ(j["log"], "libnvrtc not found");
+  // A run's reply has no "ok": it compiled when it reports registers.
+  EXPECT_TRUE(cuda_resources_from_json({{"arch", "sm_80"}, {"registers", 22}}).ok);
+}
+
+TEST(Protocol, BenchResultsReadBackTypedAndTheWinnerIsTheFastestVerifiedVariant) {
+  std::vector<Outcome> run(4);
+  run[0].id = "baseline:copy", run[0].baseline = true, run[0].status = Status::Ok, run[0].ms = 1.0;
+  run[1].id = "fast_unverified", run[1].status = Status::Wrong, run[1].ms = 0.5;
+  run[2].id = "slow", run[2].status = Status::Ok, run[2].verified = true, run[2].ms = 4.0;
+  run[3].id = "quick", run[3].status = Status::Ok, run[3].verified = true, run[3].ms = 2.0, run[3].verified_at = "N=64";
+  for (auto& o : run) o.google_benchmark = R"({"context": {"host_name": "h"}, "benchmarks": [{"name": "x", "real_time": 1.0}]})";
+  std::vector<const Outcome*> table;
+  for (const auto& o : run) table.push_back(&o);
+  const nlohmann::json file = bench_results_json({"p.lego.json", "k", Roof{}, run, table, baseline_times(run)});
+  EXPECT_EQ(file["context"]["host_name"], "h");
+  ASSERT_EQ(file["benchmarks"].size(), 4u);
+  EXPECT_EQ(file["benchmarks"][3]["variant"], "quick");
+  EXPECT_DOUBLE_EQ(file["context"]["lego_variants"][3]["speedups"]["copy"].get<double>(), 0.5);
+  const ReadResults back = read_bench_results(file.dump(), "results.json");
+  EXPECT_EQ(back.kernel, "k");
+  ASSERT_EQ(back.outcomes.size(), 4u);
+  EXPECT_EQ(back.outcomes[1].status, Status::Wrong);
+  EXPECT_EQ(back.outcomes[3].verified_at, "N=64");
+  const auto best = winner(back.outcomes);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(back.outcomes[*best].id, "quick");
+}
+
+TEST(Protocol, AWorkerResultGivesTheRepetitionsSpreadAndItsNvrtcTarget) {
+  VariantResult r;
+  r.status = "ok", r.verified = true, r.ms = 2.0;
+  r.raw = {{"cuda", {{"arch", "sm_80"}, {"registers", 30}}},
+           {"verified_at", {{"N", 64}}},
+           {"benchmark",
+            {{"context", {{"host_name", "h"}}},
+             {"benchmarks",
+              {{{"run_type", "iteration"}, {"real_time", 2.5}},
+               {{"run_type", "iteration"}, {"real_time", 1.5}},
+               {{"run_type", "iteration"}, {"real_time", 2.0}},
+               {{"run_type", "aggregate"}, {"aggregate_name", "median"}, {"real_time", 2.0}}}}}}};
+  Outcome o;
+  read_variant_result(r, o);
+  EXPECT_EQ(o.status, Status::Ok);
+  EXPECT_EQ(o.repetitions, 3);
+  EXPECT_DOUBLE_EQ(o.ms_min, 1.5);
+  EXPECT_DOUBLE_EQ(o.ms_max, 2.5);
+  EXPECT_EQ(o.verified_at, "N=64");
+  ASSERT_TRUE(o.cuda.has_value());
+  EXPECT_EQ(o.cuda->registers, 30);
+  // A GPU run's spread is its CUDA-event times.
+  r.raw["gpu"] = {{"times_ms", {0.25, 0.5}}};
+  Outcome gpu;
+  read_variant_result(r, gpu);
+  EXPECT_EQ(gpu.repetitions, 2);
+  EXPECT_DOUBLE_EQ(gpu.ms_max, 0.5);
+}
+
+TEST(Protocol, AResultsFileThatIsNotOneSaysWhere) {
+  try {
+    read_bench_results(R"({"context": {"lego_variants": [{"status": "ok"}]}})", "r.json");
+    FAIL() << "a variant without a name was read";
+  } catch (const LegoError& e) {
+    EXPECT_NE(std::string(e.what()).find("r.json: $.context.lego_variants[0].variant"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(read_bench_results("[1, 2]", "r.json"), LegoError);
+  EXPECT_THROW(read_bench_results("{", "r.json"), LegoError);
+}
+
+TEST(Protocol, AnAnalysisThatFailedWritesItsStatusAndNoAccesses) {
+  VariantAnalysis v;
+  v.kernel = "k", v.variant = "v", v.backend = "cuda", v.status = Status::CompileError, v.message = "sm_80: error";
+  const nlohmann::json j = variant_analysis_json(v);
+  EXPECT_EQ(j["status"], "compile-error");
+  EXPECT_FALSE(j.contains("accesses"));
+  EXPECT_FALSE(j.contains("cuda"));
+}
+
+}  // namespace
+}  // namespace lego::run
