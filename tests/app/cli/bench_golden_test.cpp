@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/run_command.hpp"
+#include "app/cli/run_command.hpp"
 
 namespace {
 

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "cli/run_command.hpp"
+#include "app/cli/run_command.hpp"
 
 namespace {
 
