@@ -9,8 +9,8 @@
 #include <QMenu>
 #include <QMimeData>
 #include <QMouseEvent>
-#include <cstdlib>
-#include <limits>
+#include <QToolTip>
+#include <algorithm>
 
 #include "layout/bound.hpp"
 #include "layout/edit.hpp"
@@ -192,21 +192,6 @@ bool CompositionEditor::applyValid(const std::function<LayoutAst(const LayoutAst
   return true;
 }
 
-std::size_t CompositionEditor::pieceAt(std::size_t block, const QPoint& pos) const {
-  if (block >= chips_.size() || chips_[block].empty()) return 0;
-  std::size_t nearest = 0;
-  int best = std::numeric_limits<int>::max();
-  for (std::size_t k = 0; k < chips_[block].size(); ++k) {
-    const QRect r(chips_[block][k]->mapTo(this, QPoint(0, 0)), chips_[block][k]->size());
-    const int distance = r.contains(pos) ? 0 : std::abs(r.center().x() - pos.x());
-    if (distance < best) {
-      best = distance;
-      nearest = k;
-    }
-  }
-  return nearest;
-}
-
 void CompositionEditor::remove(PieceChip* c) {
   const std::size_t b = c->block(), p = c->position();
   apply([=](const LayoutAst& l) { return remove_piece(l, b, p); }, tr("Remove piece"));
@@ -246,14 +231,97 @@ CompositionEditor::Target CompositionEditor::locate(const QPoint& pos) const {
     if (!blocks_[k]->geometry().contains(pos)) continue;
     t.kind = Target::Block;
     t.block = k;
-    for (PieceChip* c : chips_[k])
-      if (c->mapTo(this, c->rect().center()).x() < pos.x()) ++t.position;
+    for (std::size_t p = 0; p < chips_[k].size(); ++p) {
+      const QRect chip(chips_[k][p]->mapTo(this, QPoint(0, 0)), chips_[k][p]->size());
+      if (chip.contains(pos)) {
+        t.on_piece = true;
+        t.position = p;
+        return t;
+      }
+      if (chip.center().x() < pos.x()) t.position = p + 1;
+    }
     return t;
   }
-  if (closing_ && closing_->geometry().contains(pos)) return {Target::Closing, 0, 0};
+  if (closing_ && closing_->geometry().contains(pos)) return {Target::Closing, 0, 0, false};
   if (new_block_zone_ && pos.y() >= new_block_zone_->geometry().top() && (!closing_ || pos.y() < closing_->geometry().top()))
-    return {Target::NewBlock, blocks_.size(), 0};
+    return {Target::NewBlock, blocks_.size(), 0, false};
   return t;
+}
+
+session::DropPlan CompositionEditor::planDrop(const Target& t, const std::string& entry) const {
+  session::DropPlan none;
+  if (!doc_->layout()) {
+    none.refusal = "the layout text has an error; fix it in the text editor first";
+    return none;
+  }
+  Env sizes;
+  try {
+    sizes = session::parse_sizes(doc_->sizes().toStdString());
+  } catch (const LegoError&) {
+    // Unreadable sizes: the layout does not check, so the drop is the plain edit.
+  }
+  const LayoutAst& layout = *doc_->layout();
+  try {
+    if (t.kind == Target::NewBlock) return session::plan_new_block(layout, sizes, entry);
+    if (t.kind == Target::Block && t.on_piece) return session::plan_replace(layout, sizes, t.block, t.position, entry);
+    if (t.kind == Target::Block) return session::plan_insert(layout, sizes, t.block, t.position, entry);
+  } catch (const LegoError& e) {
+    none.refusal = e.diagnostic().message;
+    return none;
+  }
+  none.refusal = "drop pieces on an OrderBy block; the closing block takes \"TileBy level\" and \"ExpandBy\"";
+  return none;
+}
+
+QString CompositionEditor::dropPreview() const { return ghost_ && ghost_->isVisible() ? ghost_->text() : QString(); }
+
+void CompositionEditor::showPreview(const Target& t, const std::string& entry, const QPoint& pos) {
+  if (!(t == previewed_ && entry == previewed_entry_ && ghost_ && ghost_->isVisible())) {
+    clearPreview();
+    previewed_ = t;
+    previewed_entry_ = entry;
+    preview_plan_ = planDrop(t, entry);
+    QWidget* target = t.kind == Target::Block      ? (t.on_piece ? static_cast<QWidget*>(chip(t.block, t.position)) : blocks_[t.block])
+                      : t.kind == Target::NewBlock ? static_cast<QWidget*>(new_block_zone_)
+                                                   : static_cast<QWidget*>(closing_);
+    if (target) {
+      outlined_ = target;
+      outlined_style_ = target->styleSheet();
+      const QString colour = preview_plan_.refused() ? "#d33" : "#2a8";
+      // ".QFrame" matches the block itself, not the QLabels (QFrames too) inside it.
+      const QString selector = qobject_cast<QLabel*>(target) ? "QLabel" : ".QFrame";
+      const QString fill = t.on_piece ? "background: #e8f0fe; padding: 2px 5px;" : "";
+      target->setStyleSheet(
+          QString("%1 { border: 2px %2 %3; border-radius: 4px; %4 }").arg(selector, t.on_piece ? "solid" : "dashed", colour, fill));
+    }
+    if (!ghost_) {
+      ghost_ = new QLabel(this);
+      ghost_->setObjectName("dropGhost");
+      ghost_->setAttribute(Qt::WA_TransparentForMouseEvents);
+    }
+    const bool ok = !preview_plan_.refused();
+    const auto& first = ok ? preview_plan_.choices.front().label : preview_plan_.refusal;
+    QString text = ok ? QString("%1: %2").arg(qs(preview_plan_.action), qs(first)) : tr("Cannot drop here: %1").arg(qs(first));
+    if (preview_plan_.choices.size() > 1) text += tr("  (%1 ways: pick one on release)").arg(preview_plan_.choices.size());
+    ghost_->setText(text);
+    ghost_->setStyleSheet(ok ? "QLabel { background: rgba(232,248,240,230); border: 1px dashed #2a8; padding: 3px 6px; }"
+                             : "QLabel { background: rgba(253,232,232,230); border: 1px solid #d33; color: #900; padding: 3px 6px; }");
+    ghost_->adjustSize();
+  }
+  // Beside the cursor, kept inside the editor.
+  const QPoint at(std::clamp(pos.x() + 14, 0, std::max(0, width() - ghost_->width())),
+                  std::clamp(pos.y() + 14, 0, std::max(0, height() - ghost_->height())));
+  ghost_->move(at);
+  ghost_->show();
+  ghost_->raise();
+}
+
+void CompositionEditor::clearPreview() {
+  if (outlined_) outlined_->setStyleSheet(outlined_style_);
+  outlined_ = nullptr;
+  if (ghost_) ghost_->hide();
+  previewed_ = {};
+  previewed_entry_.clear();
 }
 
 void CompositionEditor::dragEnterEvent(QDragEnterEvent* e) {
@@ -262,15 +330,63 @@ void CompositionEditor::dragEnterEvent(QDragEnterEvent* e) {
 }
 
 void CompositionEditor::dragMoveEvent(QDragMoveEvent* e) {
-  const Target t = locate(e->position().toPoint());
-  if (t.kind == Target::None)
-    e->ignore();
-  else
-    e->acceptProposedAction();
+  const QPoint pos = e->position().toPoint();
+  const Target t = locate(pos);
+  if (t.kind == Target::None) {
+    clearPreview();
+    return e->ignore();
+  }
+  const QMimeData* mime = e->mimeData();
+  if (mime->hasFormat(QString::fromLatin1(kPieceMime))) {
+    const std::string entry = QString::fromUtf8(mime->data(QString::fromLatin1(kPieceMime))).toStdString();
+    // The ghost says before release what a drop does, or in red why it is
+    // refused; the move is accepted either way, so that a refused drop still
+    // reaches dropEvent and the reason shows where the piece was let go.
+    if (entry != kTileLevelEntry && entry != kExpandEntry) showPreview(t, entry, pos);
+  }
+  e->acceptProposedAction();
+}
+
+void CompositionEditor::dragLeaveEvent(QDragLeaveEvent* e) {
+  clearPreview();
+  QWidget::dragLeaveEvent(e);
+}
+
+void CompositionEditor::offerChoices(const session::DropPlan& plan, const QPoint& pos) {
+  if (choices_) choices_->close();
+  auto* menu = new QMenu(this);
+  menu->setObjectName("dropChoices");
+  menu->setAttribute(Qt::WA_DeleteOnClose);
+  menu->setToolTipsVisible(true);
+  QAction* title = menu->addAction(tr("%1, keeping the block's size:").arg(qs(plan.action)));
+  title->setEnabled(false);
+  QAction* first = nullptr;
+  for (const session::DropChoice& c : plan.choices) {
+    QAction* a = menu->addAction(qs(c.label));
+    const LayoutAst result = c.result;
+    const QString description = qs(plan.action);
+    connect(a, &QAction::triggered, this,
+            [this, result, description] { apply([result](const LayoutAst&) { return result; }, description); });
+    if (!first) {
+      first = a;
+      QFont bold = a->font();
+      bold.setBold(true);
+      a->setFont(bold);
+      a->setToolTip(tr("The most natural split: the new tile as balanced against what is kept as the extents allow"));
+    }
+  }
+  choices_ = menu;
+  connect(menu, &QMenu::aboutToHide, this, [this, menu] {
+    if (choices_ == menu) choices_ = nullptr;  // chosen or dismissed (Escape drops nothing)
+  });
+  menu->popup(mapToGlobal(pos), first);
+  menu->setActiveAction(first);
 }
 
 void CompositionEditor::dropEvent(QDropEvent* e) {
-  const Target t = locate(e->position().toPoint());
+  clearPreview();
+  const QPoint pos = e->position().toPoint();
+  const Target t = locate(pos);
   const QMimeData* mime = e->mimeData();
   if (t.kind == Target::None || !doc_->layout()) return e->ignore();
   if (mime->hasFormat(QString::fromLatin1(kMoveMime))) {
@@ -279,30 +395,27 @@ void CompositionEditor::dropEvent(QDropEvent* e) {
     const std::size_t fb = parts[0].toULongLong(), fp = parts[1].toULongLong();
     const std::size_t tb = t.block, tp = t.position;
     apply([=](const LayoutAst& l) { return move_piece(l, fb, fp, tb, tp); }, tr("Move piece"));
+    return e->acceptProposedAction();
+  }
+  const std::string entry = QString::fromUtf8(mime->data(QString::fromLatin1(kPieceMime))).toStdString();
+  if (entry == kTileLevelEntry || entry == kExpandEntry) {
+    const bool tile = entry == kTileLevelEntry;
+    if (!applyValid(tile ? add_tile_level : toggle_expand, tile ? tr("Add TileBy level") : tr("Toggle ExpandBy"))) return e->ignore();
+    return e->acceptProposedAction();
+  }
+  const session::DropPlan plan = planDrop(t, entry);
+  if (plan.refused()) {
+    // The reason where the piece was let go, and in the status bar.
+    const QString why = tr("Not dropped: %1").arg(qs(plan.refusal));
+    QToolTip::showText(mapToGlobal(pos), why, this);
+    emit message(why);
+    return e->ignore();
+  }
+  if (plan.choices.size() == 1) {
+    const LayoutAst result = plan.choices.front().result;
+    apply([result](const LayoutAst&) { return result; }, qs(plan.action));
   } else {
-    const std::string entry = QString::fromUtf8(mime->data(QString::fromLatin1(kPieceMime))).toStdString();
-    if (entry == kTileLevelEntry) {
-      if (!applyValid(add_tile_level, tr("Add TileBy level"))) return e->ignore();
-    } else if (entry == kExpandEntry) {
-      if (!applyValid(toggle_expand, tr("Toggle ExpandBy"))) return e->ignore();
-    } else if (t.kind == Target::Closing) {
-      emit message(tr("Drop pieces on an OrderBy block; the closing block takes \"TileBy level\" and \"ExpandBy\""));
-      return e->ignore();
-    } else if (t.kind == Target::NewBlock) {
-      // A new OrderBy over the logical shape: refused, with the reason, when
-      // the piece cannot take that shape (morton on 6x6).
-      if (!applyValid([=](const LayoutAst& l) { return insert_block(l, l.chain.size(), default_piece(l, l.chain.size(), entry)); },
-                      tr("Add %1").arg(qs(entry))))
-        return e->ignore();
-    } else {
-      // On a block: the piece under the drop (or the nearest one) is replaced
-      // by the new piece at its extents, so the layout keeps its size. Adding
-      // a piece beside it would multiply the block's size.
-      const std::size_t b = t.block, p = pieceAt(b, e->position().toPoint());
-      if (!applyValid([=](const LayoutAst& l) { return replace_piece(l, b, p, default_piece_at(l, b, p, entry)); },
-                      tr("Replace piece with %1").arg(qs(entry))))
-        return e->ignore();
-    }
+    offerChoices(plan, pos);
   }
   e->acceptProposedAction();
 }

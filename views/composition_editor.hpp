@@ -7,10 +7,12 @@
 
 #include <QFrame>
 #include <QLabel>
+#include <QMenu>
 #include <QPointer>
 #include <QVBoxLayout>
 #include <vector>
 
+#include "session/drop_plan.hpp"
 #include "views/layout_document.hpp"
 
 class QLineEdit;
@@ -60,6 +62,11 @@ class CompositionEditor : public QWidget {
   QWidget* block(std::size_t k) const { return blocks_.at(k); }
   QWidget* newBlockZone() const { return new_block_zone_; }
   QWidget* closingZone() const { return closing_; }
+  // While dragging: what a drop here would do (empty when not dragging).
+  QString dropPreview() const;
+  // After a drop that inserts a piece: the factorizations to pick from,
+  // the most natural one active (Return takes it). Null otherwise.
+  QMenu* pendingChoices() const { return choices_; }
 
  signals:
   void message(const QString& text);  // for the status bar
@@ -68,13 +75,21 @@ class CompositionEditor : public QWidget {
   void dragEnterEvent(QDragEnterEvent* e) override;
   void dragMoveEvent(QDragMoveEvent* e) override;
   void dropEvent(QDropEvent* e) override;
+  void dragLeaveEvent(QDragLeaveEvent* e) override;
 
  private:
   struct Target {
     enum Kind { None, Block, NewBlock, Closing } kind = None;
-    std::size_t block = 0, position = 0;
+    std::size_t block = 0, position = 0;  // position: where an inserted piece goes
+    bool on_piece = false;                // over a chip: replace that piece (`position`)
+    bool operator==(const Target&) const = default;
   };
   Target locate(const QPoint& pos) const;
+  // What dropping palette `entry` on `t` does (engine/session/drop_plan).
+  session::DropPlan planDrop(const Target& t, const std::string& entry) const;
+  void showPreview(const Target& t, const std::string& entry, const QPoint& pos);
+  void clearPreview();
+  void offerChoices(const session::DropPlan& plan, const QPoint& pos);
   void rebuild();
   void beginEdit(PieceChip* chip);
   void remove(PieceChip* chip);
@@ -82,7 +97,6 @@ class CompositionEditor : public QWidget {
   // apply() unless the change turns a layout that binds into one that does
   // not; then nothing changes and the reason is the message. True if applied.
   bool applyValid(const std::function<LayoutAst(const LayoutAst&)>& change, const QString& description);
-  std::size_t pieceAt(std::size_t block, const QPoint& pos) const;
 
   LayoutDocument* doc_;
   QVBoxLayout* rows_;
@@ -92,6 +106,14 @@ class CompositionEditor : public QWidget {
   QLabel* closing_ = nullptr;
   QLabel* error_ = nullptr;
   QPointer<QLineEdit> editing_;
+  // The drag preview: the target outlined, a ghost label saying what a drop does.
+  QLabel* ghost_ = nullptr;
+  QPointer<QWidget> outlined_;
+  QString outlined_style_;
+  Target previewed_;
+  std::string previewed_entry_;
+  session::DropPlan preview_plan_;
+  QPointer<QMenu> choices_;
 };
 
 }  // namespace lego::views

@@ -88,6 +88,10 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   split->addWidget(table_);
   split->addWidget(tabs_);
   split->setSizes({560, 700});
+  // The tabs' own minimums (the Accesses tab's maps, the roofline) would hold
+  // the bottom docks at a third of a laptop screen even with no project open;
+  // the dock may shrink further, and each tab scrolls or squeezes.
+  split->setMinimumHeight(90);
   auto* layouts_row = new QHBoxLayout;
   layout_ = new QComboBox;
   layout_->setToolTip(tr("The kernel's layouts: each tensor's alternatives and its named iteration layouts"));

@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "lego-studio: no example named %s\n", qPrintable(cli.value("example")));
     return 2;
   }
+  if (cli.isSet("example")) window.closeWelcome();
   if (cli.isSet("first-paint-ms")) {
     QObject::connect(&window, &lego::studio::MainWindow::snapshotShown, &app, [&] {
       window.tensorView()->repaint();  // painted synchronously, then measured

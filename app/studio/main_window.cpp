@@ -72,9 +72,12 @@ MainWindow::MainWindow(QWidget* parent)
   connect(doc_.undoStack(), &QUndoStack::cleanChanged, this, [this](bool clean) { setWindowModified(!clean); });
   setWindowTitle(tr("LEGO Studio[*]"));
   resizeWithin(kDefaultSize);
-  resizeDocks({findChild<QDockWidget*>("kernels")}, {300}, Qt::Vertical);
-  resizeDocks({findChild<QDockWidget*>("pieces")}, {190}, Qt::Horizontal);
-  restoreArrangement();
+  // The bottom docks start compact, so the tensor view has the height; a
+  // project's kernels get more once one is open (below). Dock sizes hold
+  // only once the window is laid out, so they are set after it is shown,
+  // unless the user's own arrangement is restored.
+  const bool arranged_before = restoreArrangement();
+  if (!arranged_before) QTimer::singleShot(0, this, &MainWindow::defaultDockSizes);
   firstRunHint();
 }
 
@@ -104,7 +107,9 @@ void MainWindow::buildDocks() {
   layout_dock->setObjectName("layout-text");
   layout_dock->setWidget(layout_panel);
   addDockWidget(Qt::RightDockWidgetArea, layout_dock);
-  connect(examples_, &QComboBox::activated, this, [this](int k) { openExample(examples_->itemText(k)); });
+  connect(examples_, &QComboBox::activated, this, [this](int k) {
+    if (openExample(examples_->itemText(k))) closeWelcome();
+  });
   connect(text_, &QPlainTextEdit::textChanged, this, [this] {
     if (!syncing_) text_debounce_.start();
   });
@@ -162,7 +167,10 @@ void MainWindow::buildDocks() {
   start_dock->raise();
   // However a project was opened (menu, command line, recent files), its kernels come to the front.
   connect(kernels_, &KernelsPanel::projectLoaded, kernels_dock, &QDockWidget::raise);
-  connect(kernels_, &KernelsPanel::projectLoaded, start_dock, &QDockWidget::hide);
+  connect(kernels_, &KernelsPanel::projectLoaded, this, [this, kernels_dock] {
+    if (kernels_dock->height() < height() * 2 / 5) resizeDocks({kernels_dock}, {height() / 2}, Qt::Vertical);
+  });
+  connect(kernels_, &KernelsPanel::projectLoaded, this, &MainWindow::closeWelcome);
   connect(start_, &QTreeWidget::itemActivated, this, [this, kernels_dock](QTreeWidgetItem* item) {
     const QString project = item->data(0, Qt::UserRole).toString(), layout = item->data(0, Qt::UserRole + 1).toString();
     if (!project.isEmpty()) {
@@ -173,7 +181,7 @@ void MainWindow::buildDocks() {
       openExample(layout);
     }
     // A welcome page: once something is open it steps aside (View > Start here brings it back).
-    if (!project.isEmpty() || !layout.isEmpty()) findChild<QDockWidget*>("start")->hide();
+    if (!project.isEmpty() || !layout.isEmpty()) closeWelcome();
   });
   connect(kernels_, &KernelsPanel::editLayoutRequested, this, [this](const QString& text, const QString& sizes, const QString& label) {
     doc_.undoStack()->beginMacro(tr("Edit %1 from the project").arg(label));

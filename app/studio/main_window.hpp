@@ -49,6 +49,9 @@ class MainWindow : public QMainWindow {
   // Loads an example by name ("Bricks"); false when there is none.
   bool openExample(const QString& name);
   // A .lego program: its layouts join the example list; the first (or `name`) opens.
+  // The welcome page ("Start here") steps aside once the user opened a
+  // layout or a project; View > Start here brings it back.
+  void closeWelcome();
   bool openProgram(const QString& path, const QString& name = {});
   // Whatever the file is: a project (.json, or text that starts with '{')
   // opens in the kernels panel, anything else as a layout program. Used for
@@ -79,7 +82,10 @@ class MainWindow : public QMainWindow {
   void dragEnterEvent(QDragEnterEvent* e) override;
   void dropEvent(QDropEvent* e) override;
   void buildActions();
-  void restoreArrangement();
+  // True when the user's own arrangement was restored.
+  bool restoreArrangement();
+  // The docks' default sizes: the bottom ones compact, the pieces narrow.
+  void defaultDockSizes();
   void saveArrangement() const;
   void resetLayout();
   void showHelp();

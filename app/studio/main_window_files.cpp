@@ -3,6 +3,7 @@
 // layout, and exporting the tensor view.
 
 #include <QComboBox>
+#include <QDockWidget>
 #include <QFileDialog>
 #include <QMenuBar>
 #include <QMimeData>
@@ -30,6 +31,10 @@ bool MainWindow::openExample(const QString& name) {
   return false;
 }
 
+void MainWindow::closeWelcome() {
+  if (auto* start = findChild<QDockWidget*>("start")) start->hide();
+}
+
 bool MainWindow::openProgram(const QString& path, const QString& name) {
   try {
     std::vector<Example> loaded = load_examples(path.toStdString());
@@ -43,7 +48,9 @@ bool MainWindow::openProgram(const QString& path, const QString& name) {
       example_list_.push_back(e);
       examples_->addItem(qs(e.name));
     }
-    return openExample(first);
+    if (!openExample(first)) return false;
+    closeWelcome();
+    return true;
   } catch (const LegoError& e) {
     warn(tr("Open"), tr("%1 was not opened; the current layout is unchanged.\n\n%2").arg(path, qs(e.diagnostic().message)));
     return false;

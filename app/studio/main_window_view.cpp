@@ -8,6 +8,7 @@
 #include <QSlider>
 #include <QStatusBar>
 #include <QTextBrowser>
+#include <QTimer>
 
 #include "studio/main_window.hpp"
 
@@ -32,8 +33,10 @@ or a lambda with its inverse.</li>
 </ul>
 <h3>Gestures</h3>
 <ul>
-<li><b>Drag a piece</b> from <i>Pieces</i> onto a piece to replace it (at the same extents), onto a block to add it
-there, or below the blocks for a new OrderBy. A drop that would break the layout is refused, and the status bar says why.</li>
+<li><b>Drag a piece</b> from <i>Pieces</i> onto a piece to replace it (at the same extents, or the shape a GenP needs),
+between pieces or onto a block to add it as a new level that keeps the block's size (a menu lists the ways to split
+the neighbouring piece's extents, the most natural first), or below the blocks for a new OrderBy. While you drag, a
+label says what the drop will do; a drop that would break the layout is refused, and the label says why.</li>
 <li><b>Drag a piece</b> within the blocks to move it; <b>double-click</b> it to edit its text; <b>Delete</b> removes it.</li>
 <li>Every change is one step of <b>Undo</b> (Ctrl+Z).</li>
 <li>In the tensor view, <b>hover</b> a cell to light up its image; the <b>wheel</b> zooms, <b>drag</b> pans,
@@ -56,12 +59,19 @@ as standalone source; <i>Export selected</i> the row you chose.</li>
 
 // The arrangement the window opens with is kept as the one Reset returns to;
 // the user's own (saved when the window closes) is restored over it.
-void MainWindow::restoreArrangement() {
+bool MainWindow::restoreArrangement() {
   default_state_ = saveState();
   QSettings settings;
-  if (settings.contains("window/state")) restoreState(settings.value("window/state").toByteArray());
+  const bool saved = settings.contains("window/state");
+  if (saved) restoreState(settings.value("window/state").toByteArray());
   if (settings.contains("window/geometry")) restoreGeometry(settings.value("window/geometry").toByteArray());
   resizeWithin(size());
+  return saved;
+}
+
+void MainWindow::defaultDockSizes() {
+  resizeDocks({findChild<QDockWidget*>("kernels")}, {std::max(160, height() / 4)}, Qt::Vertical);
+  resizeDocks({findChild<QDockWidget*>("pieces")}, {190}, Qt::Horizontal);
 }
 
 void MainWindow::saveArrangement() const {
@@ -79,6 +89,7 @@ void MainWindow::resizeWithin(QSize wanted) {
 void MainWindow::resetLayout() {
   restoreState(default_state_);
   resizeWithin(kDefaultSize);
+  QTimer::singleShot(0, this, &MainWindow::defaultDockSizes);
   log(tr("window layout reset"));
 }
 

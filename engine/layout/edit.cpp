@@ -44,8 +44,6 @@ std::vector<Expr> logical_extents(const LayoutAst& layout) {
   return out;
 }
 
-namespace {
-
 Piece piece_of_entry(std::vector<Expr> dims, std::string_view entry) {
   if (dims.empty()) dims = {constant(1)};
   std::string text;
@@ -79,8 +77,6 @@ Piece piece_of_entry(std::vector<Expr> dims, std::string_view entry) {
   }
   return parse_piece(text);
 }
-
-}  // namespace
 
 Piece default_piece(const LayoutAst& layout, std::size_t block, std::string_view entry) {
   std::vector<Expr> dims;

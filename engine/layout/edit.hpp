@@ -17,6 +17,8 @@ namespace lego {
 
 // A palette entry: "Row", "Col", "RegP", a GenP library name ("antidiag",
 // "swizzle(3,0,3)", ..) or "GenP:user".
+// piece_of_entry gives it the extents `dims`.
+Piece piece_of_entry(std::vector<Expr> dims, std::string_view entry);
 // Its extents copy the block's first piece, or the logical shape for a new
 // block, so a drop starts from a layout of the same size.
 Piece default_piece(const LayoutAst& layout, std::size_t block, std::string_view entry);

@@ -10,9 +10,11 @@
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QLabel>
+#include <QMenu>
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QStandardPaths>
@@ -37,16 +39,27 @@ namespace {
 
 // Drags `mime` onto `target` (a point in the editor's coordinates) the way Qt
 // delivers a real drop: enter, move, drop.
-void drop(QWidget* editor, QPoint at, const QString& format, const QByteArray& payload) {
+// A drag over `at` and a release there. Returns what the drop preview said
+// before the release. A drop that inserts a piece offers its factorizations
+// in a menu; `pick` presses Return on it, taking the most natural one.
+QString drop(QWidget* editor, QPoint at, const QString& format, const QByteArray& payload, bool pick = true) {
   QMimeData mime;
   mime.setData(format, payload);
   QDragEnterEvent enter(at, Qt::CopyAction | Qt::MoveAction, &mime, Qt::LeftButton, Qt::NoModifier);
   QCoreApplication::sendEvent(editor, &enter);
   QDragMoveEvent move(at, Qt::CopyAction | Qt::MoveAction, &mime, Qt::LeftButton, Qt::NoModifier);
   QCoreApplication::sendEvent(editor, &move);
-  QVERIFY(move.isAccepted());
+  if (!move.isAccepted()) return "(move not accepted)";
+  auto* composer = qobject_cast<lego::views::CompositionEditor*>(editor);
+  const QString preview = composer ? composer->dropPreview() : QString();
   QDropEvent dropped(QPointF(at), Qt::CopyAction | Qt::MoveAction, &mime, Qt::LeftButton, Qt::NoModifier);
   QCoreApplication::sendEvent(editor, &dropped);
+  if (composer && pick)
+    if (QMenu* menu = composer->pendingChoices()) {
+      QTest::keyClick(menu, Qt::Key_Return);
+      QTest::qWait(0);
+    }
+  return preview;
 }
 
 // Rebuilt widgets are shown and laid out by queued events, as in the app.
@@ -119,11 +132,11 @@ void StudioTest::dropFromPaletteAddsAPieceAndUndoRestoresIt() {
   const QString before = w.document()->text();
   QCOMPARE(w.composition()->blockCount(), 1);
   QVERIFY(w.composition()->chip(0, 1) == nullptr);
-
-  // Dropped right of the RegP chip, still on its block: replaces it.
   auto* editor = w.composition();
-  const QPoint at = centre_in(editor, editor->block(0)) + QPoint(editor->block(0)->width() / 2 - 4, 0);
-  drop(editor, at, lego::views::kPieceMime, "Col");
+
+  // Col dropped on the RegP piece replaces it at its extents; the preview said so.
+  QString preview = drop(editor, centre_in(editor, editor->chip(0, 0)), lego::views::kPieceMime, "Col");
+  QVERIFY2(preview.contains("replace RegP"), qPrintable(preview));
   QVERIFY2(w.document()->text().contains("OrderBy(Col(2,3,2,3)).GroupBy"), qPrintable(w.document()->text()));
   QVERIFY(w.composition()->chip(0, 1) == nullptr);
   QCOMPARE(w.composition()->chip(0, 0)->text(), QString("Col(2,3,2,3)"));
@@ -133,25 +146,56 @@ void StudioTest::dropFromPaletteAddsAPieceAndUndoRestoresIt() {
   } catch (const lego::LegoError& e) {
     QFAIL(e.what());
   }
-
-  w.document()->undoStack()->undo();
+  w.document()->undoStack()->undo();  // one drop, one undo step
   QCOMPARE(w.document()->text(), before);
   QCOMPARE(w.textEditor()->toPlainText(), before);
   w.document()->undoStack()->redo();
   QVERIFY(w.document()->text().contains("Col(2,3,2,3)"));
   w.document()->undoStack()->undo();
 
-  // antidiag needs a square 2-D tile: refused, with the reason, nothing changed.
-  QSignalSpy said(editor, &lego::views::CompositionEditor::message);
+  // antidiag needs a square 2-D tile: on the 2x3x2x3 piece it takes the 6x6 of the same size.
   drop(editor, centre_in(editor, editor->chip(0, 0)), lego::views::kPieceMime, "antidiag");
-  QCOMPARE(w.document()->text(), before);
-  QVERIFY(!said.isEmpty());
-  QVERIFY2(said.last().at(0).toString().contains("square"), qPrintable(said.last().at(0).toString()));
+  QVERIFY2(w.document()->text().contains("OrderBy(GenP([6,6], antidiag)).GroupBy([(6,6)])"), qPrintable(w.document()->text()));
+  QVERIFY(wait_for_snapshot(w));
+  QVERIFY2(w.tensorView()->snapshot()->ok, w.tensorView()->snapshot()->error.c_str());
 
-  // On a square tile it fits: Row(8,8) becomes GenP([8,8], antidiag), still 64 elements.
+  // On Row(8,8) it takes its place, still 64 elements.
   w.document()->setText("OrderBy(Row(8,8)).GroupBy([(8,8)])", "test");
   drop(editor, centre_in(editor, editor->chip(0, 0)), lego::views::kPieceMime, "antidiag");
   QVERIFY2(w.document()->text().contains("OrderBy(GenP([8,8], antidiag)).GroupBy([(8,8)])"), qPrintable(w.document()->text()));
+
+  // Beside the piece, on its block: a new level that splits Row(8,8); the
+  // menu lists the factorizations and Return takes the most natural.
+  w.document()->setText("OrderBy(Row(8,8)).GroupBy([(8,8)])", "test");
+  const QString row = w.document()->text();
+  QPoint beside = centre_in(editor, editor->chip(0, 0)) + QPoint(editor->chip(0, 0)->width() / 2 + 20, 0);
+  preview = drop(editor, beside, lego::views::kPieceMime, "antidiag", false);
+  QVERIFY2(preview.contains("insert antidiag") && preview.contains("ways"), qPrintable(preview));
+  QMenu* menu = editor->pendingChoices();
+  QVERIFY(menu);
+  QVERIFY(menu->actions().size() >= 3);  // a title and at least two splits
+  QCOMPARE(menu->activeAction()->text(), QString("Row(2,2), GenP([4,4], antidiag)"));
+  QCOMPARE(w.document()->text(), row);  // nothing happens before the choice
+  QTest::keyClick(menu, Qt::Key_Return);
+  QVERIFY2(w.document()->text().contains("OrderBy(Row(2,2), GenP([4,4], antidiag)).GroupBy([(8,8)])"), qPrintable(w.document()->text()));
+  QVERIFY(wait_for_snapshot(w));
+  QVERIFY2(w.tensorView()->snapshot()->ok, w.tensorView()->snapshot()->error.c_str());
+  w.document()->undoStack()->undo();
+  QCOMPARE(w.document()->text(), row);
+
+  // A drop that cannot keep the layout valid is refused, with the reason
+  // said before the release (the red ghost) and after it, nothing changed.
+  w.document()->setText("OrderBy(Row(2,3)).GroupBy([(2,3)])", "test");
+  const QString small = w.document()->text();
+  QSignalSpy said(editor, &lego::views::CompositionEditor::message);
+  beside = centre_in(editor, editor->chip(0, 0)) + QPoint(editor->chip(0, 0)->width() / 2 + 20, 0);
+  preview = drop(editor, beside, lego::views::kPieceMime, "antidiag");
+  QVERIFY2(preview.startsWith("Cannot drop here") && preview.contains("square"), qPrintable(preview));
+  QCOMPARE(w.document()->text(), small);
+  QVERIFY(editor->pendingChoices() == nullptr);
+  QVERIFY(!said.isEmpty());
+  QVERIFY2(said.last().at(0).toString().contains("square"), qPrintable(said.last().at(0).toString()));
+  QVERIFY(editor->dropPreview().isEmpty());  // the ghost is gone after the drop
 }
 
 void StudioTest::dropBelowTheBlocksAddsAnOrderBy() {
@@ -277,6 +321,25 @@ void StudioTest::corruptProgramIsRefusedAndNothingIsLost() {
 // go through openFile: a project opens in the kernels panel (also without
 // its .json extension), a layout program in the composer.
 void StudioTest::filesOpenAsWhatTheyAre() {
+  {
+    // A layout program opened on a 1280x800 screen: the welcome page steps
+    // aside and the bottom docks stay compact, so the tensor view has room.
+    QSettings().clear();  // the default arrangement, not one saved by another test
+    MainWindow fresh;
+    fresh.resize(1280, 800);
+    fresh.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&fresh));
+    auto* start = fresh.findChild<QDockWidget*>("start");
+    QVERIFY(start && start->isVisible());  // first run: the welcome page
+    QTemporaryDir dir;
+    QFile f(dir.filePath("square.lego"));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("let L = OrderBy(Row(8,8)).GroupBy([(8,8)])\n");
+    f.close();
+    fresh.openFile(f.fileName());
+    QTRY_VERIFY(!start->isVisible());
+    QTRY_VERIFY2(fresh.tensorView()->height() >= 280, qPrintable(QString::number(fresh.tensorView()->height())));
+  }
   MainWindow w;
   w.show();
   QVERIFY(QTest::qWaitForWindowExposed(&w));
