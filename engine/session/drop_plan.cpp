@@ -90,17 +90,34 @@ struct Collector {
   }
 };
 
+std::int64_t element_count(const std::vector<std::int64_t>& extents) {
+  std::int64_t n = 1;
+  for (std::int64_t e : extents) n *= e;
+  return n;
+}
+
 // Shapes of `size` elements a piece may need instead of `extents`: the
 // square, then the other 2-D shapes nearest to square.
 std::vector<std::vector<std::int64_t>> other_shapes(const std::vector<std::int64_t>& extents) {
-  std::int64_t size = 1;
-  for (std::int64_t e : extents) size *= e;
+  const std::int64_t size = element_count(extents);
   std::vector<std::vector<std::int64_t>> out;
   for (std::int64_t r : divisors(size))
     if (r * r <= size && (r > 1 || size == 1)) out.push_back({r, size / r});
   std::reverse(out.begin(), out.end());  // nearest to square first
   out.erase(std::remove(out.begin(), out.end(), extents), out.end());
   return out;
+}
+
+// When the piece at `extents` did not check: the first other shape of the
+// same size that does (the one meant; a menu of shapes would only confuse).
+void offer_first_other_shape(Collector& c, const std::optional<std::vector<std::int64_t>>& extents, std::string_view entry,
+                             const std::function<LayoutAst(const Piece&)>& place) {
+  if (!c.plan.choices.empty() || !extents) return;
+  for (const auto& shape : other_shapes(*extents)) {
+    const Piece piece = piece_of_entry(constants(shape), entry);
+    c.offer(print(piece), [&] { return place(piece); });
+    if (!c.plan.choices.empty()) return;
+  }
 }
 
 // A plan for a layout that does not check now: the plain edit, unprotected.
@@ -125,13 +142,8 @@ DropPlan plan_replace(const LayoutAst& layout, const Env& sizes, std::size_t blo
   if (auto plan = unprotected(layout, sizes, action, at_extents)) return *plan;
   Collector c(sizes, action);
   c.offer(print(piece_of_entry(old.dims, entry)), at_extents);
-  if (c.plan.choices.empty())
-    if (const auto values = values_of(old.dims, sizes))
-      for (const auto& shape : other_shapes(*values)) {
-        const Piece piece = piece_of_entry(constants(shape), entry);
-        c.offer(print(piece), [&] { return replace_piece(layout, block, position, piece); });
-        if (!c.plan.choices.empty()) break;  // the first shape that works is the one meant
-      }
+  offer_first_other_shape(c, values_of(old.dims, sizes), entry,
+                          [&](const Piece& piece) { return replace_piece(layout, block, position, piece); });
   return c.done();
 }
 
@@ -164,12 +176,10 @@ DropPlan plan_insert(const LayoutAst& layout, const Env& sizes, std::size_t bloc
       splits = std::move(longer);
       if (splits.size() > 4096) break;  // large 3-D extents: the balanced ones are tried first anyway
     }
-    std::int64_t whole = 1;
-    for (std::int64_t e : *values) whole *= e;
+    const std::int64_t whole = element_count(*values);
     std::erase_if(splits, [&](const std::vector<std::int64_t>& s) {
-      std::int64_t p = 1;
-      for (std::int64_t d : s) p *= d;
-      return s.size() != values->size() || p == 1 || p == whole;
+      const std::int64_t part = element_count(s);
+      return s.size() != values->size() || part == 1 || part == whole;
     });
     // Most natural first: the new tile as balanced against what is kept as
     // it can be, dimension by dimension, then square new tiles.
@@ -180,14 +190,9 @@ DropPlan plan_insert(const LayoutAst& layout, const Env& sizes, std::size_t bloc
       return sum + (square ? 0.0 : 0.5);
     };
     // On a tie, the larger new tile: the dropped piece is the pattern the user wants to see.
-    const auto part = [](const std::vector<std::int64_t>& s) {
-      std::int64_t p = 1;
-      for (std::int64_t d : s) p *= d;
-      return p;
-    };
     std::stable_sort(splits.begin(), splits.end(), [&](const auto& a, const auto& b) {
       const double ia = imbalance(a), ib = imbalance(b);
-      return ia != ib ? ia < ib : part(a) > part(b);
+      return ia != ib ? ia < ib : element_count(a) > element_count(b);
     });
     for (const auto& s : splits) {
       std::vector<Expr> kept;
@@ -221,13 +226,8 @@ DropPlan plan_new_block(const LayoutAst& layout, const Env& sizes, std::string_v
   if (auto plan = unprotected(layout, sizes, action, plain)) return *plan;
   Collector c(sizes, action);
   c.offer(print(default_piece(layout, end, entry)), plain);
-  if (c.plan.choices.empty())
-    if (const auto values = values_of(logical_extents(layout), sizes))
-      for (const auto& shape : other_shapes(*values)) {
-        const Piece piece = piece_of_entry(constants(shape), entry);
-        c.offer(print(piece), [&] { return insert_block(layout, end, piece); });
-        if (!c.plan.choices.empty()) break;
-      }
+  offer_first_other_shape(c, values_of(logical_extents(layout), sizes), entry,
+                          [&](const Piece& piece) { return insert_block(layout, end, piece); });
   return c.done();
 }
 
