@@ -62,8 +62,9 @@ Env parse_sets(const std::vector<std::string>& sets) {
 }
 
 int bench(const std::string& project_file, const std::string& kernel_name, std::size_t max_variants, std::uint64_t seed,
-          const std::vector<std::string>& sets, const std::string& json_out, const run::RunOptions& options, double timeout_s,
+          const std::vector<std::string>& sets, const std::string& json_out, const run::SweepOptions& sweep_options,
           std::ostream& out, std::ostream& err) {
+  const run::RunOptions& options = sweep_options.run;
   const auto started = std::chrono::steady_clock::now();
   const kernel::Project project = kernel::load_project(project_file, kernel::default_resource_dirs());
   const kernel::KernelSpec& spec = kernel::find_kernel(project, kernel_name);
@@ -80,9 +81,6 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   std::vector<const run::PreparedVariant*> order;
   for (const auto& p : prepared) order.push_back(&p);
   run::WorkerClient worker(run::default_worker_path());
-  run::SweepOptions sweep_options;
-  sweep_options.run = options;
-  sweep_options.timeout_s = timeout_s;
   double best_ms = -1;
   run::SweepEvents events;
   events.started = [&](std::size_t n, std::size_t total, const std::string& id) {
@@ -120,7 +118,7 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   for (const run::Outcome* row : table) {
     const run::Outcome& r = *row;
     if (r.status == run::Status::Duplicate) continue;
-    const std::string mark = run::verification_mark(r);
+    const std::string mark = run::verification_mark(r) + (r.verified_at.empty() ? "" : " " + r.verified_at);
     std::string ratios;
     for (const auto& [name, ms] : bases) ratios += r.ms > 0 ? fmt::format(" {:>10.2f}x", ms / r.ms) : "";
     if (r.ms > 0)
@@ -342,6 +340,10 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
       ->check(CLI::Range(0.001, 60.0));
   bench_cmd->add_option("--timeout", timeout_s, "Seconds before a variant is killed as hung")->check(CLI::Range(1.0, 86400.0));
   bench_cmd->add_flag("--no-verify", no_verify, "Skip the comparison with the reference");
+  bool verify_smaller = false;
+  bench_cmd->add_flag("--verify-smaller", verify_smaller,
+                      "Verify CUDA variants too large for the CPU emulator at smaller problem sizes (the kernel's verify_at, else "
+                      "halved until the launch emulates quickly); the verified column names the sizes");
   bool no_cache = false;
   bench_cmd->add_flag("--no-cache", no_cache, "Run every variant again instead of reusing results of unchanged code");
 
@@ -424,7 +426,11 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
     if (bench_cmd->parsed()) {
       options.verify = !no_verify;
       options.cache = !no_cache;
-      return bench(project, kernel_name, max_variants, seed, sets, json_out, options, timeout_s, out, err);
+      run::SweepOptions sweep_options;
+      sweep_options.run = options;
+      sweep_options.timeout_s = timeout_s;
+      sweep_options.verify_smaller = verify_smaller;
+      return bench(project, kernel_name, max_variants, seed, sets, json_out, sweep_options, out, err);
     }
     return export_kernel(project, kernel_name, variant, results, sets, dir, out);
   } catch (const LegoError& e) {

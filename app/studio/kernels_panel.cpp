@@ -5,13 +5,16 @@
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMenu>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 
+#include "run/emulation_sizes.hpp"
 #include "run/sweep.hpp"
 #include "studio/save_file.hpp"
 #include "views/qt_text.hpp"
@@ -39,6 +42,12 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   export_->setToolTip(
       tr("The fastest verified variant as standalone source (File > Export winner); with nothing timed (no GPU here), the "
          "verified variant the static analysis ranks first"));
+  verify_smaller_ = new QPushButton(tr("Verify at a smaller size"));
+  verify_smaller_->setToolTip(
+      tr("CUDA variants too large for the CPU emulator (no GPU here) are checked against the reference at smaller problem "
+         "sizes: the kernel's verify_at, else its sizes halved until the launch emulates in about a second. The same "
+         "template, layouts and tiles; the verified column then says at which sizes"));
+  verify_smaller_->setVisible(false);
   export_selected_ = new QPushButton(tr("Export selected..."));
   export_selected_->setToolTip(tr("The selected variant as standalone source, whatever its timing"));
   progress_ = new QProgressBar;
@@ -48,6 +57,7 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   top->addWidget(verified_only_);
   top->addWidget(reuse_);
   top->addWidget(run_);
+  top->addWidget(verify_smaller_);
   top->addWidget(cancel_);
   top->addWidget(export_);
   top->addWidget(export_selected_);
@@ -125,6 +135,20 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   connect(table_, &QTableWidget::itemSelectionChanged, this, &KernelsPanel::showSelection);
   connect(run_, &QPushButton::clicked, this, &KernelsPanel::runSweep);
   connect(cancel_, &QPushButton::clicked, this, &KernelsPanel::cancelSweep);
+  connect(verify_smaller_, &QPushButton::clicked, this, [this] { verifySmaller(); });
+  table_->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(table_, &QWidget::customContextMenuRequested, this, [this](const QPoint& at) {
+    QStringList selected;
+    for (const QModelIndex& index : table_->selectionModel()->selectedRows(Variant)) selected << index.data().toString();
+    QStringList need = needSmallerCheck();
+    need.erase(std::remove_if(need.begin(), need.end(), [&](const QString& id) { return !selected.contains(id); }), need.end());
+    QMenu menu;
+    QAction* smaller = menu.addAction(tr("Verify at a smaller size"), this, [this, need] { verifySmaller(need); });
+    smaller->setEnabled(!need.isEmpty() && !sweep_.running());
+    QAction* exporting = menu.addAction(tr("Export this variant..."), this, &KernelsPanel::exportSelectedRequested);
+    exporting->setEnabled(!selectedVariant().isEmpty());
+    menu.exec(table_->viewport()->mapToGlobal(at));
+  });
   connect(export_, &QPushButton::clicked, this, &KernelsPanel::exportRequested);
   connect(export_selected_, &QPushButton::clicked, this, &KernelsPanel::exportSelectedRequested);
   connect(&sweep_, &SweepSession::projectLoaded, this, [this](ProjectPtr p) {
@@ -161,6 +185,7 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   });
   connect(&sweep_, &SweepSession::finished, this, [this](bool cancelled) {
     run_->setEnabled(true);
+    verify_smaller_->setEnabled(true);
     cancel_->setEnabled(false);
     progress_->setVisible(false);
     int emulated = 0;
@@ -170,6 +195,11 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
       result = tr("no GPU here, so nothing was timed; %1 variants verified by CPU emulation").arg(emulated);
     emit message(cancelled ? tr("sweep cancelled (%1 of %2 done); greyed rows are from an earlier sweep").arg(done_).arg(total_)
                            : tr("sweep finished; %1").arg(result));
+    if (const int n = static_cast<int>(needSmallerCheck().size()); n > 0 && !cancelled)
+      emit message(tr("%n CUDA variant(s) too large to emulate were not verified: Verify at a smaller size checks them at reduced "
+                      "problem sizes",
+                      nullptr, n));
+    updateSmallerCheck();
     emit sweepFinished(cancelled);
   });
   connect(&sweep_, &SweepSession::exported, this, [this](const QStringList& files) {
@@ -271,10 +301,42 @@ void KernelsPanel::showSelection() {
 
 void KernelsPanel::runSweep() {
   const KernelInfo* k = currentKernel();
-  if (!k || sweep_.running()) return;
+  if (!k) return;
   QStringList ids;
   for (const auto& v : k->variants) ids << qs(v.id());
+  startSweep(ids, false);
+}
+
+QStringList KernelsPanel::needSmallerCheck() const {
+  QStringList ids;
+  const KernelInfo* k = currentKernel();
+  if (!k) return ids;
+  for (const auto& v : k->variants) {
+    const VariantOutcome* o = outcome(*k, v);
+    if (o && o->status == run::Status::NoGpu && !o->verified && v.instantiated() &&
+        run::emulation_sizes(k->spec, v.prepared.variant.parameters))
+      ids << qs(v.id());
+  }
+  return ids;
+}
+
+void KernelsPanel::verifySmaller(QStringList ids) {
+  const QStringList need = needSmallerCheck();
+  if (ids.isEmpty()) ids = need;
+  ids.erase(std::remove_if(ids.begin(), ids.end(), [&](const QString& id) { return !need.contains(id); }), ids.end());
+  if (ids.isEmpty()) {
+    emit message(tr("no variant here needs a smaller check: only CUDA variants too large to emulate, run without a GPU"));
+    return;
+  }
+  emit message(tr("verifying %n variant(s) at smaller problem sizes by CPU emulation", nullptr, static_cast<int>(ids.size())));
+  startSweep(ids, true);
+}
+
+void KernelsPanel::startSweep(const QStringList& ids, bool verify_smaller) {
+  const KernelInfo* k = currentKernel();
+  if (!k || sweep_.running()) return;
   run_->setEnabled(false);
+  verify_smaller_->setEnabled(false);
   cancel_->setEnabled(true);
   progress_->setVisible(true);
   progress_->setRange(0, static_cast<int>(ids.size()));
@@ -282,7 +344,8 @@ void KernelsPanel::runSweep() {
   // What is on screen now is from an earlier sweep until this one replaces it.
   stale_.clear();
   for (const auto& [key, o] : outcomes_)
-    if (o->kernel == k->spec.name && o->status != run::Status::Imported) stale_.insert(key);
+    if (o->kernel == k->spec.name && o->status != run::Status::Imported && (!verify_smaller || ids.contains(qs(o->id))))
+      stale_.insert(key);
   for (int row = 0; row < table_->rowCount(); ++row) markStale(row);
   done_ = 0;
   total_ = static_cast<int>(ids.size());
@@ -290,7 +353,7 @@ void KernelsPanel::runSweep() {
   options.repetitions = 3;
   options.min_time_s = 0.02;
   options.cache = reuse_->isChecked();
-  sweep_.run(project_, qs(k->spec.name), ids, options, timeout_s_);
+  sweep_.run(project_, qs(k->spec.name), ids, options, timeout_s_, verify_smaller);
 }
 
 void KernelsPanel::cancelSweep() {

@@ -34,6 +34,11 @@ class KernelsPanel : public QWidget {
   void openProject(const QString& path);
   void runSweep();  // all variants of the current kernel
   void cancelSweep();
+  // CUDA variants that ran without a GPU and were too large to emulate.
+  QStringList needSmallerCheck() const;
+  // Verifies `ids` (default: every variant needSmallerCheck lists) at
+  // smaller problem sizes; each row then shows "✓ (verified at N=…)".
+  void verifySmaller(QStringList ids = {});
   // The fastest verified variant of the current kernel, or empty.
   QString winner() const;
   // What Export winner exports, and why: the fastest verified variant, or
@@ -69,6 +74,7 @@ class KernelsPanel : public QWidget {
   views::CodeDiffView* expressions() const { return expressions_; }
   views::CodeDiffView* assembly() const { return assembly_; }
   QProgressBar* progress() const { return progress_; }
+  QPushButton* verifySmallerButton() const { return verify_smaller_; }
   views::RooflineChart* roofline() const { return roofline_; }
   views::AccessesTab* accesses() const { return accesses_; }
   QTableWidget* accessTable() const { return accesses_->table(); }
@@ -124,7 +130,9 @@ class KernelsPanel : public QWidget {
   QComboBox* kernel_;
   QCheckBox* verified_only_;
   QCheckBox* reuse_;  // results cache of unchanged code
-  QPushButton *run_, *cancel_, *export_, *export_selected_;
+  QPushButton *run_, *cancel_, *export_, *export_selected_, *verify_smaller_;
+  void startSweep(const QStringList& ids, bool verify_smaller);
+  void updateSmallerCheck();  // the button shows while some row needs it
   QProgressBar* progress_;
   QTableWidget* table_;
   QTabWidget* tabs_;

@@ -1,6 +1,7 @@
 // The variants table of the kernels panel: one row per variant and per
 // baseline, filled as outcomes land, sortable by number.
 #include <QCheckBox>
+#include <QPushButton>
 #include <QTableWidget>
 #include <cmath>
 
@@ -30,8 +31,22 @@ class NumberItem : public QTableWidgetItem {
   double value_;
 };
 
-// ✓ verified, ✗ failed the comparison or did not run, – not checked (no GPU and too large to emulate).
-QString verified_mark(const VariantOutcome& o) { return QString::fromUtf8(run::verification_mark(o)); }
+// ✓ verified, ✗ failed the comparison or did not run, – not checked (no GPU
+// and too large to emulate); a check at smaller sizes names them.
+QString verified_mark(const VariantOutcome& o) {
+  const QString mark = QString::fromUtf8(run::verification_mark(o));
+  return o.verified && !o.verified_at.empty() ? QObject::tr("%1 (verified at %2)").arg(mark, qs(o.verified_at)) : mark;
+}
+
+// Why the mark is what it is, in words: the reason for every mark but a plain ✓.
+QString verified_tip(const VariantOutcome& o) {
+  if (o.verified && o.verified_at.empty()) return QObject::tr("Compared with the reference at the sizes it ran at: equal");
+  if (o.verified)
+    return QObject::tr("Compared with the reference at %1, a smaller instance of the same template, layouts and tiles: equal")
+        .arg(qs(o.verified_at));
+  const QString why = o.message.empty() ? QString::fromUtf8(run::status_text(o.status)) : qs(o.message);
+  return QObject::tr("Not verified: %1").arg(why);
+}
 
 // A result reused from the cache says so, in the row and its tooltip.
 QString status_text(const VariantOutcome& o) {
@@ -80,6 +95,7 @@ void KernelsPanel::showKernel() {
     if (o) table_->item(row, Status)->setToolTip(status_tip(*o));
     if (!v.instantiated()) table_->item(row, Status)->setToolTip(qs(v.error()));
     table_->setItem(row, Verified, new QTableWidgetItem(o ? verified_mark(*o) : QString()));
+    if (o) table_->item(row, Verified)->setToolTip(verified_tip(*o));
     table_->setItem(row, Ms, ms_item(o));
     table_->setItem(row, GBs, new NumberItem(o && o->ms > 0 ? o->gbs : -1, 2));
     table_->setItem(row, GFlops, new NumberItem(o && o->ms > 0 ? o->gflops : -1, 2));
@@ -112,10 +128,20 @@ void KernelsPanel::showKernel() {
   table_->setSortingEnabled(true);
   if (table_->rowCount() > 0) table_->selectRow(0);
   updateRoofline();
+  updateSmallerCheck();
+}
+
+void KernelsPanel::updateSmallerCheck() {
+  const int n = static_cast<int>(needSmallerCheck().size());
+  verify_smaller_->setVisible(n > 0);
+  verify_smaller_->setText(tr("Verify %n at a smaller size", nullptr, n));
 }
 
 void KernelsPanel::onOutcome(OutcomePtr o) {
   outcomes_[outcome_key(o->kernel, o->id)] = o;
+  // Every row that is not a plain ✓ says why in the log as well as in its tooltip.
+  if (!o->verified && !o->baseline && o->status != run::Status::Duplicate)
+    emit message(tr("%1: %2 %3").arg(qs(o->id), verified_mark(*o), verified_tip(*o).section('\n', 0, 0)));
   stale_.erase(outcome_key(o->kernel, o->id));
   const KernelInfo* k = currentKernel();
   if (!k || k->spec.name != o->kernel) return;
@@ -130,6 +156,7 @@ void KernelsPanel::onOutcome(OutcomePtr o) {
   table_->item(row, Status)->setText(status_text(*o));
   table_->item(row, Status)->setToolTip(status_tip(*o));
   table_->item(row, Verified)->setText(verified_mark(*o));
+  table_->item(row, Verified)->setToolTip(verified_tip(*o));
   table_->setItem(row, Ms, ms_item(o.get()));
   table_->setItem(row, GBs, new NumberItem(o->ms > 0 ? o->gbs : -1, 2));
   table_->setItem(row, GFlops, new NumberItem(o->ms > 0 ? o->gflops : -1, 2));

@@ -96,12 +96,12 @@ void SweepSession::editLayout(ProjectPtr project, const project::LayoutSlot& slo
 }
 
 void SweepSession::run(ProjectPtr project, const QString& kernel_name, const QStringList& variant_ids, const run::RunOptions& options,
-                       double timeout_s) {
+                       double timeout_s, bool verify_smaller) {
   cancel_ = false;
   running_ = true;
   std::vector<std::string> ids;
   for (const auto& id : variant_ids) ids.push_back(id.toStdString());
-  thread_.post([this, project, kernel = kernel_name.toStdString(), ids, options, timeout_s] {
+  thread_.post([this, project, kernel = kernel_name.toStdString(), ids, options, timeout_s, verify_smaller] {
     const KernelInfo* k = nullptr;
     for (const auto& candidate : project->kernels)
       if (candidate.spec.name == kernel) k = &candidate;
@@ -128,6 +128,8 @@ void SweepSession::run(ProjectPtr project, const QString& kernel_name, const QSt
       o.run.want_assembly = true;
       o.timeout_s = timeout_s;
       o.analyze = true;
+      o.verify_smaller = verify_smaller;
+      o.baselines = !verify_smaller;  // a second look at some variants: the baselines' times stand
       run::SweepEvents events;
       events.started = [this](std::size_t done, std::size_t total, const std::string& id) {
         emit progress(static_cast<int>(done) - 1, static_cast<int>(total), QString::fromStdString(id));

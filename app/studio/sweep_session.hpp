@@ -72,7 +72,10 @@ class SweepSession : public QObject {
   void editLayout(ProjectPtr project, const project::LayoutSlot& slot, const QString& layout_text);
   // A project from edited (unsaved) JSON, e.g. recovered from an autosave.
   void openEdited(const QString& project_file, const QString& json);
-  void run(ProjectPtr project, const QString& kernel, const QStringList& variant_ids, const run::RunOptions& options, double timeout_s);
+  // With `verify_smaller`, CUDA variants too large to emulate are verified
+  // at smaller problem sizes (run/emulation_sizes.hpp).
+  void run(ProjectPtr project, const QString& kernel, const QStringList& variant_ids, const run::RunOptions& options, double timeout_s,
+           bool verify_smaller = false);
   // Writes the variant as standalone source (run::export_files) into `dir`.
   void exportVariant(ProjectPtr project, const QString& kernel, const QString& variant_id, const QString& dir);
   void cancel() { cancel_ = true; }

@@ -359,7 +359,7 @@ void Executor::execute_cuda(const Json& request, Json& result, const std::functi
     result["status"] = "no GPU";
     result["message"] = why_no_gpu + "; not verified: " + std::to_string(total_threads) +
                         " threads are too many to emulate on the CPU (at most " + std::to_string(kMaxEmulatedThreads) +
-                        "); verify at a smaller size (lego bench --set)";
+                        "); verify at a smaller size (lego bench --verify-smaller, or --set)";
     return;
   }
   if (data.reference) {

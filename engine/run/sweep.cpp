@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "kernel/spec.hpp"
+#include "run/emulation_sizes.hpp"
 #include "run/jit.hpp"
 #include "run/nvrtc.hpp"
 #include "run/protocol.hpp"
@@ -127,8 +128,10 @@ std::optional<Env> verification_sizes(const kernel::KernelSpec& spec, const Env&
 
 }  // namespace
 
-std::optional<kernel::Instance> verification_instance(const kernel::KernelSpec& spec, const kernel::Variant& variant) {
-  const std::optional<Env> sizes = verification_sizes(spec, variant.parameters);
+std::optional<kernel::Instance> verification_instance(const kernel::KernelSpec& spec, const kernel::Variant& variant,
+                                                      bool smaller_for_emulation) {
+  std::optional<Env> sizes = verification_sizes(spec, variant.parameters);
+  if (!sizes && smaller_for_emulation) sizes = emulation_sizes(spec, variant.parameters);
   if (!sizes) return std::nullopt;
   kernel::Variant small = variant;
   small.parameters = *sizes;
@@ -201,6 +204,13 @@ VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, co
         row.raw = std::move(timed);
       }
       row.raw["verified_at"] = sizes;
+      if (row.raw.value("verified", false) && !sizes.empty()) {
+        std::string at;
+        for (const auto& [name, value] : sizes.items()) at += (at.empty() ? "" : ", ") + name + "=" + value.dump();
+        const std::string said = row.raw.value("message", "");
+        row.raw["message"] = "verified at " + at + " (a smaller instance of the same code)" +
+                             (said.empty() ? "; timed at full size" : "; " + said);
+      }
     } else {
       RunOptions run = options;
       run.verify = options.verify && inst.check;

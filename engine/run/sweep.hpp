@@ -45,8 +45,10 @@ struct VariantResult {
 
 // The variant instantiated at the kernel's "verify_at" sizes, or nullopt
 // when it has none (or a constraint fails there): then it is verified at
-// its own size.
-std::optional<kernel::Instance> verification_instance(const kernel::KernelSpec& spec, const kernel::Variant& variant);
+// its own size. With `smaller_for_emulation`, a CUDA variant too large for
+// the CPU emulator is checked at emulation_sizes (run/emulation_sizes.hpp).
+std::optional<kernel::Instance> verification_instance(const kernel::KernelSpec& spec, const kernel::Variant& variant,
+                                                      bool smaller_for_emulation = false);
 // The same for a baseline that is compared with the reference.
 std::optional<kernel::Instance> verification_instance(const kernel::KernelSpec& spec, const kernel::Baseline& baseline,
                                                       const Env& parameters);

@@ -36,6 +36,9 @@ struct SweepOptions {
   double timeout_s = 120;
   bool baselines = true;  // time the kernel's baselines first
   bool analyze = false;   // the static access report beside each timing (the app's Accesses tab)
+  // CUDA variants too large to emulate are verified at smaller problem
+  // sizes (run/emulation_sizes.hpp) and say so in Outcome::verified_at.
+  bool verify_smaller = false;
 };
 
 struct SweepEvents {

@@ -8,6 +8,7 @@
 #include <Qsci/qsciscintilla.h>
 
 #include <QComboBox>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSlider>
@@ -31,6 +32,7 @@ class KernelsPanelTest : public QObject {
   void sweepReportsEveryOutcomeAndExportsTheWinner();
   void cancelStopsTheSweep();
   void cudaSweepWithoutGpuShowsVerifiedStaticAnalysis();
+  void cudaTooLargeToEmulateVerifiesAtASmallerSize();
   void importedResultsShowAndPickTheWinner();
   void baselinesAreRowsAndRooflineLinesButNeverTheWinner();
   void aSecondSweepReusesUnchangedResults();
@@ -270,6 +272,60 @@ void KernelsPanelTest::cudaSweepWithoutGpuShowsVerifiedStaticAnalysis() {
   QVERIFY(panel.assembly()->left()->text().contains(".entry lego_kernel"));  // the PTX
 }
 
+// Issue 15, honest statuses: a CUDA variant of 4096 x 4096 (2^22 threads)
+// is too large for the CPU emulator. Without a GPU its "–" says why in the
+// tooltip and the log, and Verify at a smaller size checks it at N=512,
+// after which the row reads "✓ (verified at N=512)".
+void KernelsPanelTest::cudaTooLargeToEmulateVerifiesAtASmallerSize() {
+  QFile source(LEGO_TEST_DATA "/kernels/cuda_small.lego.json");
+  QVERIFY(source.open(QIODevice::ReadOnly));
+  QTemporaryDir dir;
+  const QString file = dir.filePath("cuda_large.lego.json");
+  QFile large(file);
+  QVERIFY(large.open(QIODevice::WriteOnly));
+  large.write(source.readAll().replace("\"N\": 64", "\"N\": 4096"));
+  large.close();
+  KernelsPanel panel;
+  panel.show();
+  QSignalSpy loaded(&panel, &KernelsPanel::projectLoaded);
+  panel.openProject(file);
+  QVERIFY(loaded.wait(30000));
+  QTableWidget* t = panel.table();
+  QCOMPARE(t->rowCount(), 2);
+  QVERIFY(!panel.verifySmallerButton()->isVisibleTo(&panel));
+  QSignalSpy finished(&panel, &KernelsPanel::sweepFinished), messages(&panel, &KernelsPanel::message);
+  panel.runSweep();
+  QVERIFY(finished.wait(240000));
+  QStringList log;
+  for (const auto& m : messages) log << m.first().toString();
+  if (lego::run::gpu_unavailable().empty()) {  // a GPU verifies at full size: nothing to offer
+    QVERIFY(!panel.verifySmallerButton()->isVisibleTo(&panel));
+    return;
+  }
+  for (int r = 0; r < t->rowCount(); ++r) {
+    const QString id = t->item(r, KernelsPanel::Variant)->text();
+    QCOMPARE(t->item(r, KernelsPanel::Verified)->text(), QString::fromUtf8("–"));
+    const QString tip = t->item(r, KernelsPanel::Verified)->toolTip();
+    QVERIFY2(tip.contains("too many to emulate"), qPrintable(tip));
+    QVERIFY2(log.filter(id).filter("too many to emulate").size() == 1, qPrintable(log.join("\n")));
+  }
+  QVERIFY2(log.filter("Verify at a smaller size").size() == 1, qPrintable(log.join("\n")));
+  QCOMPARE(panel.needSmallerCheck().size(), 2);
+  QVERIFY(panel.verifySmallerButton()->isVisibleTo(&panel));
+  QCOMPARE(panel.verifySmallerButton()->text(), QString("Verify 2 at a smaller size"));
+  QTest::mouseClick(panel.verifySmallerButton(), Qt::LeftButton);
+  QVERIFY(finished.wait(240000));
+  for (int r = 0; r < t->rowCount(); ++r) {
+    QCOMPARE(t->item(r, KernelsPanel::Verified)->text(), QString::fromUtf8("✓ (verified at N=512)"));
+    QVERIFY(t->item(r, KernelsPanel::Verified)->toolTip().contains("N=512"));
+    QVERIFY(!panel.isStale(t->item(r, KernelsPanel::Variant)->text()));
+  }
+  QVERIFY(!panel.verifySmallerButton()->isVisibleTo(&panel));
+  QVERIFY(panel.needSmallerCheck().isEmpty());
+  // With both verified, Export winner has a verified variant to choose.
+  QVERIFY2(!panel.exportChoice().id.isEmpty(), qPrintable(panel.exportChoice().why));
+}
+
 // A project with results from a remote GPU (lego import-results) shows them
 // as "imported" rows, timed and verified, and its winner is the fastest.
 void KernelsPanelTest::importedResultsShowAndPickTheWinner() {
@@ -318,7 +374,8 @@ void KernelsPanelTest::baselinesAreRowsAndRooflineLinesButNeverTheWinner() {
     if (t->item(r, KernelsPanel::Variant)->text() == "baseline:plain") {
       QVERIFY(t->item(r, KernelsPanel::Variant)->font().italic());
       QVERIFY(t->item(r, KernelsPanel::Status)->toolTip().contains("Baseline"));
-      QCOMPARE(t->item(r, KernelsPanel::Verified)->text(), QString("\u2713"));  // checked against the reference at verify_at
+      // checked against the reference at the kernel's verify_at, and the mark says so
+      QCOMPARE(t->item(r, KernelsPanel::Verified)->text(), QString("\u2713 (verified at N=400)"));
     }
   QVERIFY(panel.winner().startsWith("A=default"));
   QCOMPARE(panel.roofline()->pointCount(), 2);
