@@ -296,6 +296,7 @@ void KernelsPanel::showSelection() {
   kernel_code_->setTexts(a.title, a.code, b.title, b.code);
   expressions_->setTexts(a.title, a.expansions, b.title, b.expansions);
   assembly_->setTexts(a.title, a.assembly, b.title, b.assembly);
+  roofline_->setSelected(a.variant ? a.title : b.variant ? b.title : QString());  // baselines are lines, not points
   showAccesses(a.variant);
 }
 
