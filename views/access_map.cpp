@@ -11,7 +11,7 @@ namespace lego::views {
 
 namespace {
 
-constexpr double kTop = 52, kLeft = 70;  // caption and word numbers; row addresses
+constexpr double kLeft = 70;  // row addresses
 
 QColor threadColour(int thread, AccessMap::Colouring c) {
   if (c == AccessMap::Colouring::Lane) return QColor::fromHsvF(analysis::lane_of(thread) / double(analysis::kWarpLanes), 0.65, 0.95);
@@ -78,19 +78,25 @@ void AccessMap::relight() {
   update();
 }
 
+// Below the caption as it wraps at this width, and the word numbers.
+double AccessMap::top() const {
+  const QRect caption = fontMetrics().boundingRect(QRect(6, 2, std::max(40, width() - 12), 1000), Qt::TextWordWrap, caption_);
+  return caption.height() + 22;
+}
+
 QSizeF AccessMap::cellSize() const {
   if (rows() == 0) return {};
   // Words fill the width and rows the height, each as near square as the other allows.
   const double fit_w = std::clamp((width() - kLeft - 6) / wordsPerRow(), 3.0, 28.0);
-  const double fit_h = std::clamp((height() - kTop - 6) / static_cast<double>(rows()), 3.0, 22.0);
+  const double fit_h = std::clamp((height() - top() - 6 - kLegendHeight) / static_cast<double>(rows()), 3.0, 22.0);
   return {std::min(fit_w, 2 * fit_h), std::min(fit_h, 2 * fit_w)};
 }
 
 bool AccessMap::cellAt(QPointF pos, Cell& cell) const {
   const QSizeF size = cellSize();
-  if (size.isEmpty() || pos.x() < kLeft || pos.y() < kTop) return false;
+  if (size.isEmpty() || pos.x() < kLeft || pos.y() < top()) return false;
   cell.word = static_cast<int>((pos.x() - kLeft) / size.width());
-  cell.row = static_cast<int>((pos.y() - kTop) / size.height());
+  cell.row = static_cast<int>((pos.y() - top()) / size.height());
   return cell.word < wordsPerRow() && cell.row < rows();
 }
 
@@ -98,26 +104,26 @@ void AccessMap::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.fillRect(rect(), palette().base());
   p.setPen(palette().text().color());
-  p.drawText(QRectF(6, 2, width() - 12, 34), Qt::TextWordWrap, caption_);
+  p.drawText(QRectF(6, 2, width() - 12, top() - 18), Qt::TextWordWrap, caption_);
   const QSizeF size = cellSize();
   if (size.isEmpty()) return;
   const double cw = size.width(), ch = size.height();
   QFont small = p.font();
   small.setPixelSize(9);
   p.setFont(small);
-  const int visible_rows = std::min(rows(), static_cast<int>((height() - kTop) / ch));
+  const int visible_rows = std::min(rows(), static_cast<int>((height() - top() - kLegendHeight) / ch));
   const int words_per_row = wordsPerRow();
-  for (int w = 0; w < words_per_row; w += 4) p.drawText(QPointF(kLeft + w * cw, kTop - 4), QString::number(w));
-  p.drawText(QPointF(4, kTop - 4), grid_.memory() == Memory::Shared ? tr("byte \\ bank") : tr("byte \\ word"));
+  for (int w = 0; w < words_per_row; w += 4) p.drawText(QPointF(kLeft + w * cw, top() - 4), QString::number(w));
+  p.drawText(QPointF(4, top() - 4), grid_.memory() == Memory::Shared ? tr("byte \\ bank") : tr("byte \\ word"));
   const int label_every = std::max(1, static_cast<int>(std::ceil(11 / ch)));
   for (int r = 0; r < visible_rows; r += label_every)
-    p.drawText(QPointF(4, kTop + r * ch + std::min(ch, 10.0)), QString::number(grid_.byte_of({r, 0})));
+    p.drawText(QPointF(4, top() + r * ch + std::min(ch, 10.0)), QString::number(grid_.byte_of({r, 0})));
   const double gap = std::min(cw, ch) > 5 ? 1 : 0;
   for (int row = 0; row < visible_rows; ++row)
     for (int word = 0; word < words_per_row; ++word) {
       const Cell cell{row, word};
       if (!grid_.touched(cell)) continue;
-      const QRectF box(kLeft + cell.word * cw, kTop + cell.row * ch, cw - gap, ch - gap);
+      const QRectF box(kLeft + cell.word * cw, top() + cell.row * ch, cw - gap, ch - gap);
       const auto lit = lit_.threads.find(cell);
       if (lit == lit_.threads.end()) {
         p.fillRect(box, QColor(222, 222, 222));  // touched at another step or by another warp
@@ -129,10 +135,24 @@ void AccessMap::paintEvent(QPaintEvent*) {
   if (grid_.memory() == Memory::Global) {  // sector boundaries
     p.setPen(QPen(palette().text().color(), 1));
     for (int w = 0; w <= words_per_row; w += analysis::kWordsPerSector)
-      p.drawLine(QPointF(kLeft + w * cw - gap / 2, kTop), QPointF(kLeft + w * cw - gap / 2, kTop + visible_rows * ch));
+      p.drawLine(QPointF(kLeft + w * cw - gap / 2, top()), QPointF(kLeft + w * cw - gap / 2, top() + visible_rows * ch));
   }
   if (visible_rows < rows())
-    p.drawText(QPointF(kLeft, height() - 2.0), tr("%1 more rows below: enlarge the panel").arg(rows() - visible_rows));
+    p.drawText(QPointF(kLeft, height() - kLegendHeight - 2.0), tr("%1 more rows below: enlarge the panel").arg(rows() - visible_rows));
+  paint_legend(p, legend(), QRectF(rect()), palette().text().color());
+}
+
+ColourLegend AccessMap::legend() const {
+  if (rows() == 0) return {};
+  ColourLegend legend = colouring_ == Colouring::Lane
+                            ? value_legend(tr("lane"), analysis::kWarpLanes, [](std::int64_t lane) {
+                                return threadColour(static_cast<int>(lane), Colouring::Lane);
+                              })
+                            : value_legend(tr("warp"), std::max(1, warps()), [](std::int64_t warp) {
+                                return threadColour(static_cast<int>(warp * analysis::kWarpLanes), Colouring::Warp);
+                              });
+  legend.swatches.push_back({QColor(222, 222, 222), tr("another step or warp")});
+  return legend;
 }
 
 bool AccessMap::event(QEvent* e) {

@@ -9,6 +9,7 @@
 // costs, is engine/analysis/access_grid's; this widget draws it.
 #pragma once
 
+#include "views/colour_legend.hpp"
 #include <QWidget>
 #include <cstdint>
 #include <map>
@@ -41,6 +42,9 @@ class AccessMap : public QWidget {
   int rows() const { return grid_.rows(); }
   int wordsPerRow() const { return grid_.words_per_row(); }
   const QString& caption() const { return caption_; }
+  // What the lit words' colours mean (lanes or warps), drawn along the bottom.
+  ColourLegend legend() const;
+  double top() const;  // where the rows of words start
   // The words the chosen step and warp touch, with the threads touching each.
   const std::map<Cell, std::vector<int>>& litCells() const { return lit_.threads; }
   int maxWordsPerColumn() const { return lit_.max_words_per_column; }  // the bank conflict of a shared request

@@ -70,10 +70,11 @@ AccessesTab::AccessesTab(QWidget* parent) : QWidget(parent) {
   views_ = new QTabWidget;
   views_->addTab(heatmap_, tr("Banks"));
   views_->addTab(map_page, tr("Thread map"));
-  auto* split = new QSplitter(Qt::Vertical);
+  // Side by side: the bottom dock is short on a laptop, and 32 lanes need height.
+  auto* split = new QSplitter(Qt::Horizontal);
   split->addWidget(table_);
   split->addWidget(views_);
-  split->setSizes({170, 330});
+  split->setSizes({330, 420});
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(split);

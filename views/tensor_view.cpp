@@ -54,7 +54,8 @@ TensorView::Geometry TensorView::geometry(QSize size) const {
   g.slice_rows = shape.size() >= 2 ? shape[shape.size() - 2] : 1;
   g.slices = std::max<std::int64_t>(cells / std::max<std::int64_t>(g.cols * g.slice_rows, 1), 1);
   g.gap = g.slices > 1 ? kSliceGap : 0;
-  const double width = size.width() - 2 * kMargin - kSpacing, height = size.height() - kMargin - kTitle;
+  // The colour legend has its strip along the bottom.
+  const double width = size.width() - 2 * kMargin - kSpacing, height = size.height() - kMargin - kTitle - kLegendHeight - 4;
   // The slice grid that gives the largest cells.
   double best = 0;
   for (std::int64_t sc = 1; sc <= g.slices; ++sc) {
@@ -153,19 +154,44 @@ QRgb TensorView::shade(std::int64_t logical) const {
   return qRgb((c.red() + 3 * 235) / 4, (c.green() + 3 * 235) / 4, (c.blue() + 3 * 235) / 4);  // faded towards grey
 }
 
+namespace {
+
+QColor tile_colour(std::int64_t t) { return QColor::fromHsv(static_cast<int>((t * 47) % 360), 70 + static_cast<int>((t * 29) % 60), 245); }
+
+// Blue (first) to red (last) over n positions.
+QColor order_colour(std::int64_t x, double n) { return QColor::fromHsvF(0.66 * (1 - static_cast<double>(x) / n), 0.55, 0.97); }
+
+// Neighbouring values far apart on the hue circle, so adjacent lanes stand out.
+QColor value_colour(std::int64_t value, std::int64_t count) {
+  const double hue = std::fmod(static_cast<double>(value) * 0.381966, 1.0);
+  return count <= 1 ? QColor::fromHsv(210, 60, 240) : QColor::fromHsvF(hue, 0.55, 0.97);
+}
+
+}  // namespace
+
+std::int64_t TensorView::valueCount() const {
+  switch (colouring_) {
+    case Colouring::Thread:
+      return threads_;
+    case Colouring::Warp:
+      return session::warp_count(threads_);
+    case Colouring::Bank:
+      return 32;
+    default:
+      return 0;
+  }
+}
+
 QColor TensorView::colour(std::int64_t logical) const {
   const double n = static_cast<double>(std::max<std::int64_t>(static_cast<std::int64_t>(snapshot_->apply.size()), 1));
   switch (colouring_) {
     case Colouring::Tile:
-      if (!snapshot_->tile.empty()) {
-        const std::int64_t t = snapshot_->tile[static_cast<std::size_t>(logical)];
-        return QColor::fromHsv(static_cast<int>((t * 47) % 360), 70 + static_cast<int>((t * 29) % 60), 245);
-      }
+      if (!snapshot_->tile.empty()) return tile_colour(snapshot_->tile[static_cast<std::size_t>(logical)]);
       [[fallthrough]];  // untiled: memory order says the most
     case Colouring::PhysicalOrder: {
       const auto x = snapshot_->apply[static_cast<std::size_t>(logical)];
       if (x < 0) return QColor(220, 220, 220);
-      return QColor::fromHsvF(0.66 * (1 - static_cast<double>(x) / n), 0.55, 0.97);
+      return order_colour(x, n);
     }
     case Colouring::Thread:
     case Colouring::Warp:
@@ -173,18 +199,45 @@ QColor TensorView::colour(std::int64_t logical) const {
       const auto x = snapshot_->apply[static_cast<std::size_t>(logical)];
       if (x < 0) return QColor(220, 220, 220);
       const session::Placement at = session::place(x, threads_);
-      const std::int64_t value = colouring_ == Colouring::Thread ? at.thread : colouring_ == Colouring::Warp ? at.warp : at.bank;
-      const std::int64_t count = colouring_ == Colouring::Thread ? threads_
-                                 : colouring_ == Colouring::Warp ? session::warp_count(threads_)
-                                                                 : 32;
-      // Neighbouring values far apart on the hue circle, so adjacent lanes stand out.
-      const double hue = std::fmod(static_cast<double>(value) * 0.381966, 1.0);
-      return count <= 1 ? QColor::fromHsv(210, 60, 240) : QColor::fromHsvF(hue, 0.55, 0.97);
+      return value_colour(colouring_ == Colouring::Thread ? at.thread : colouring_ == Colouring::Warp ? at.warp : at.bank, valueCount());
     }
     case Colouring::LogicalOrder:
       break;
   }
-  return QColor::fromHsvF(0.66 * (1 - static_cast<double>(logical) / n), 0.55, 0.97);
+  return order_colour(logical, n);
+}
+
+ColourLegend TensorView::legend() const {
+  if (!snapshot_ || !snapshot_->ok || !snapshot_->not_drawn.empty() || snapshot_->apply.empty()) return {};
+  const auto n = static_cast<std::int64_t>(snapshot_->apply.size());
+  const auto order = [&](const QString& title) {
+    ColourLegend legend{title, {}};
+    for (std::int64_t k = 0; k < 5; ++k) {
+      const std::int64_t x = k * (n - 1) / 4;
+      legend.swatches.push_back({order_colour(x, static_cast<double>(n)), QString::number(x)});
+    }
+    return legend;
+  };
+  switch (colouring_) {
+    case Colouring::Tile:
+      if (!snapshot_->tile.empty()) {
+        const std::int64_t tiles = *std::max_element(snapshot_->tile.begin(), snapshot_->tile.end()) + 1;
+        return value_legend(tr("tile"), tiles, tile_colour);
+      }
+      return order(tr("physical position (untiled)"));
+    case Colouring::PhysicalOrder:
+      return order(tr("physical position"));
+    case Colouring::LogicalOrder:
+      return order(tr("logical index"));
+    case Colouring::Thread:
+    case Colouring::Warp:
+    case Colouring::Bank: {
+      const std::int64_t count = valueCount();
+      const QString title = colouring_ == Colouring::Thread ? tr("thread") : colouring_ == Colouring::Warp ? tr("warp") : tr("bank");
+      return value_legend(title, count, [count](std::int64_t v) { return value_colour(v, count); });
+    }
+  }
+  return {};
 }
 
 QImage TensorView::cellImage(Side side, std::int64_t width) const {
@@ -294,6 +347,8 @@ void TensorView::render(QPainter& p, QSize size) const {
   p.setBrush(Qt::NoBrush);
   for (const Cell& c : {hovered_, highlighted_})
     if (c.valid()) p.drawRect(cellRect(g, c.side, c.index).adjusted(1, 1, -1, -1));
+  // Fixed under the cells, whatever the zoom and pan.
+  paint_legend(p, legend(), QRectF(QPointF(0, 0), QSizeF(size)), palette().text().color());
 }
 
 void TensorView::paintEvent(QPaintEvent*) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "session/layout_snapshot.hpp"
+#include "views/colour_legend.hpp"
 
 namespace lego::views {
 
@@ -47,6 +48,8 @@ class TensorView : public QWidget {
   void fitToView();
   double zoom() const { return zoom_; }
   QColor colourOf(std::int64_t logical) const { return colour(logical); }
+  // What the colours mean under the current colouring, drawn under the cells.
+  ColourLegend legend() const;
   bool inStep(std::int64_t logical) const;
 
   Cell hovered() const { return hovered_; }
@@ -82,6 +85,7 @@ class TensorView : public QWidget {
   QRectF cellRect(const Geometry& g, Side side, std::int64_t index) const;
   Cell hit(const Geometry& g, QPointF p) const;
   QColor colour(std::int64_t logical) const;
+  std::int64_t valueCount() const;  // threads, warps or banks coloured apart
   QRgb shade(std::int64_t logical) const;  // colour, faded when outside the step
   std::vector<std::int64_t> coordinates(std::int64_t logical) const;
   void render(QPainter& p, QSize size) const;

@@ -134,9 +134,6 @@ void MainWindow::buildDocks() {
   auto* banks_dock = new QDockWidget(tr("Bank conflicts"), this);
   banks_dock->setObjectName("banks");
   banks_dock->setWidget(banks_panel);
-  addDockWidget(Qt::RightDockWidgetArea, banks_dock);
-  tabifyDockWidget(details_dock, banks_dock);
-  details_dock->raise();
   connect(bank_walk_, &QComboBox::currentIndexChanged, this, &MainWindow::showBanks);
 
   log_ = new QPlainTextEdit;
@@ -153,6 +150,14 @@ void MainWindow::buildDocks() {
   kernels_dock->setWidget(kernels_);
   addDockWidget(Qt::BottomDockWidgetArea, kernels_dock);
   tabifyDockWidget(kernels_dock, log_dock);
+  // 32 lanes need height: the heatmap sits in the wide bottom area, which
+  // grows when it comes to the front.
+  addDockWidget(Qt::BottomDockWidgetArea, banks_dock);
+  tabifyDockWidget(kernels_dock, banks_dock);
+  connect(banks_dock, &QDockWidget::visibilityChanged, this, [this, banks_dock](bool visible) {
+    // Queued: after the default dock sizes, which are applied the same way.
+    if (visible) QTimer::singleShot(0, this, [this, banks_dock] { growBottomDock(banks_dock); });
+  });
 
   // Start here: the example projects and layouts, a double-click away.
   start_ = new QTreeWidget;
@@ -167,9 +172,7 @@ void MainWindow::buildDocks() {
   start_dock->raise();
   // However a project was opened (menu, command line, recent files), its kernels come to the front.
   connect(kernels_, &KernelsPanel::projectLoaded, kernels_dock, &QDockWidget::raise);
-  connect(kernels_, &KernelsPanel::projectLoaded, this, [this, kernels_dock] {
-    if (kernels_dock->height() < height() * 2 / 5) resizeDocks({kernels_dock}, {height() / 2}, Qt::Vertical);
-  });
+  connect(kernels_, &KernelsPanel::projectLoaded, this, [this, kernels_dock] { growBottomDock(kernels_dock); });
   connect(kernels_, &KernelsPanel::projectLoaded, this, &MainWindow::closeWelcome);
   connect(start_, &QTreeWidget::itemActivated, this, [this, kernels_dock](QTreeWidgetItem* item) {
     const QString project = item->data(0, Qt::UserRole).toString(), layout = item->data(0, Qt::UserRole + 1).toString();

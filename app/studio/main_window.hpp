@@ -86,6 +86,9 @@ class MainWindow : public QMainWindow {
   bool restoreArrangement();
   // The docks' default sizes: the bottom ones compact, the pieces narrow.
   void defaultDockSizes();
+  // A bottom dock brought to the front for something tall (a project's
+  // kernels, the 32-lane heatmap) gets half the window when it has less.
+  void growBottomDock(QDockWidget* dock);
   void saveArrangement() const;
   void resetLayout();
   void showHelp();

@@ -32,7 +32,12 @@ bool MainWindow::openExample(const QString& name) {
 }
 
 void MainWindow::closeWelcome() {
-  if (auto* start = findChild<QDockWidget*>("start")) start->hide();
+  auto* start = findChild<QDockWidget*>("start");
+  if (!start || start->isHidden()) return;
+  // The kernels panel takes its place, not whichever tab Qt would raise.
+  const bool in_front = !start->visibleRegion().isEmpty();
+  if (auto* kernels = findChild<QDockWidget*>("kernels"); kernels && in_front) kernels->raise();
+  start->hide();
 }
 
 bool MainWindow::openProgram(const QString& path, const QString& name) {

@@ -59,11 +59,14 @@ as standalone source; <i>Export selected</i> the row you chose.</li>
 
 // The arrangement the window opens with is kept as the one Reset returns to;
 // the user's own (saved when the window closes) is restored over it.
+// The default arrangement's version: an arrangement saved under an older
+// default (the heatmap on the right, before 2) gives way to the new one.
+constexpr int kArrangementVersion = 2;
+
 bool MainWindow::restoreArrangement() {
-  default_state_ = saveState();
+  default_state_ = saveState(kArrangementVersion);
   QSettings settings;
-  const bool saved = settings.contains("window/state");
-  if (saved) restoreState(settings.value("window/state").toByteArray());
+  const bool saved = settings.contains("window/state") && restoreState(settings.value("window/state").toByteArray(), kArrangementVersion);
   if (settings.contains("window/geometry")) restoreGeometry(settings.value("window/geometry").toByteArray());
   resizeWithin(size());
   return saved;
@@ -74,9 +77,13 @@ void MainWindow::defaultDockSizes() {
   resizeDocks({findChild<QDockWidget*>("pieces")}, {190}, Qt::Horizontal);
 }
 
+void MainWindow::growBottomDock(QDockWidget* dock) {
+  if (dock->height() < height() * 2 / 5) resizeDocks({dock}, {height() / 2}, Qt::Vertical);
+}
+
 void MainWindow::saveArrangement() const {
   QSettings settings;
-  settings.setValue("window/state", saveState());
+  settings.setValue("window/state", saveState(kArrangementVersion));
   settings.setValue("window/geometry", saveGeometry());
 }
 
@@ -87,7 +94,7 @@ void MainWindow::resizeWithin(QSize wanted) {
 }
 
 void MainWindow::resetLayout() {
-  restoreState(default_state_);
+  restoreState(default_state_, kArrangementVersion);
   resizeWithin(kDefaultSize);
   QTimer::singleShot(0, this, &MainWindow::defaultDockSizes);
   log(tr("window layout reset"));

@@ -7,6 +7,10 @@
 #include <QtTest>
 #include <cmath>
 
+#include "session/layout_snapshot.hpp"
+#include "views/access_map.hpp"
+#include "views/bank_heatmap.hpp"
+#include "views/tensor_view.hpp"
 #include "views/roofline_chart.hpp"
 
 using lego::views::RooflineChart;
@@ -18,6 +22,8 @@ class ViewsTest : public QObject {
   void rooflineSpreadsPointsThatWouldOverlap();
   void rooflineAxesCoverWholeDecadesBelowOne();
   void rooflineLabelStaysWhileHoveredAndMarksTheSelection();
+  void bankHeatmapHasTitledAxesAndAColourLegend();
+  void tensorViewAndThreadMapSayWhatTheirColoursMean();
 };
 
 namespace {
@@ -91,6 +97,79 @@ void ViewsTest::rooflineLabelStaysWhileHoveredAndMarksTheSelection() {
   QVERIFY(chart.label().startsWith("c\n"));
   chart.setSelected({});
   QVERIFY(!chart.labelVisible());
+}
+
+// Lanes x banks of a 32-way conflict (every lane in bank 3, three words
+// each for lane 0): the cells, the titles beside and below them and the
+// legend's colours say so.
+void ViewsTest::bankHeatmapHasTitledAxesAndAColourLegend() {
+  lego::views::BankHeatmap map;
+  lego::views::BankHeatmap::Matrix m{};
+  for (auto& lane : m) lane[3] = 1;
+  m[0][3] = 3;
+  map.setMatrix(m, "a caption");
+  map.resize(420, 300);
+  map.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&map));
+  const auto g = map.geometry();
+  QVERIFY2(g.cells.height() >= 32 * 6 && g.cells.width() >= 32 * 8, qPrintable(QString("%1x%2").arg(g.cells.width()).arg(g.cells.height())));
+  QVERIFY(g.legend.left() > g.cells.right());
+  const QImage image = map.grab().toImage();
+  const QColor background = image.pixelColor(2, image.height() - 2);
+  const auto inked = [&](QRectF area) {  // anything drawn there but the background
+    for (int y = static_cast<int>(area.top()); y < static_cast<int>(area.bottom()); ++y)
+      for (int x = static_cast<int>(area.left()); x < static_cast<int>(area.right()); ++x)
+        if (image.pixelColor(x, y) != background) return true;
+    return false;
+  };
+  QVERIFY(inked(QRectF(0, g.cells.top(), 16, g.cells.height())));                          // "lane", rotated
+  QVERIFY(inked(QRectF(g.cells.left(), g.cells.bottom() + 14, g.cells.width(), 14)));       // "bank"
+  QVERIFY(inked(QRectF(g.legend.right() + 1, g.legend.top(), 20, g.legend.height())));      // 3 .. 0 and "words"
+  const double cw = g.cells.width() / 32, ch = g.cells.height() / 32;
+  const auto cell = [&](int lane, int bank) {
+    return image.pixelColor(static_cast<int>(g.cells.left() + (bank + 0.5) * cw), static_cast<int>(g.cells.top() + (lane + 0.5) * ch));
+  };
+  // The most words are the darkest; the legend's top is that colour, its bottom the empty cells'.
+  QVERIFY(cell(0, 3).value() < cell(5, 3).value());
+  QVERIFY(cell(5, 3).value() < cell(5, 4).value());
+  const QColor top = image.pixelColor(static_cast<int>(g.legend.center().x()), static_cast<int>(g.legend.top() + 2));
+  const QColor bottom = image.pixelColor(static_cast<int>(g.legend.center().x()), static_cast<int>(g.legend.bottom() - 2));
+  QCOMPARE(top, cell(0, 3));
+  QCOMPARE(bottom, cell(5, 4));
+}
+
+// Each colouring has its legend, and a swatch is the colour the cells of
+// that value are painted with.
+void ViewsTest::tensorViewAndThreadMapSayWhatTheirColoursMean() {
+  using lego::views::TensorView;
+  TensorView view;
+  view.setSnapshot(std::make_shared<const lego::session::LayoutSnapshot>(
+      lego::session::build_snapshot(1, "OrderBy(Row(8,8)).TileBy([2,2],[4,4])", "")));
+  view.resize(600, 360);
+  view.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+  QCOMPARE(view.legend().text(), QString("tile: 0 1 2 3"));  // 2 x 2 tiles of 4 x 4
+  QCOMPARE(view.legend().swatches[3].colour, view.colourOf(63));  // the last element is in the last tile
+  view.setColouring(TensorView::Colouring::Thread);
+  view.setThreads(16);
+  QCOMPARE(view.legend().text(), QString::fromUtf8("thread: 0 1 2 3 4 5 6 7 … 15"));
+  QCOMPARE(view.legend().swatches[5].colour, view.colourOf(5));  // row-major: element 5 is done by thread 5
+  view.setColouring(TensorView::Colouring::Bank);
+  QCOMPARE(view.legend().swatches.back().label, QString("31"));
+  view.setColouring(TensorView::Colouring::LogicalOrder);
+  QCOMPARE(view.legend().text(), QString("logical index: 0 15 31 47 63"));
+  // Drawn along the bottom, under the cells: the strip is not the background.
+  const QImage image = view.grab().toImage();
+  QVERIFY(image.pixelColor(300, image.height() - 10) != view.palette().base().color() ||
+          image.pixelColor(60, image.height() - 10) != view.palette().base().color());
+
+  lego::views::AccessMap map;
+  std::vector<lego::analysis::Touch> touches;
+  for (int t = 0; t < 64; ++t) touches.push_back({0, t, 4 * t});
+  map.setTouches(touches, 4, lego::views::AccessMap::Memory::Shared, "S[t]");
+  QCOMPARE(map.legend().text(), QString::fromUtf8("lane: 0 1 2 3 4 5 6 7 … 31 another step or warp"));
+  map.setColouring(lego::views::AccessMap::Colouring::Warp);
+  QCOMPARE(map.legend().text(), QString("warp: 0 1 another step or warp"));
 }
 
 QTEST_MAIN(ViewsTest)

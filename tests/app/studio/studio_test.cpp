@@ -671,6 +671,23 @@ void StudioTest::windowFitsALaptopScreen() {
     const QRect at(button->mapTo(&w, QPoint(0, 0)), button->size());
     QVERIFY2(window.contains(at), qPrintable(button->text()));
   }
+  // The bank heatmap, brought to the front, gets the height its 32 lanes
+  // need (it used to be a 150 px strip): at least 5 px a lane, all on
+  // screen; also in a window whose bottom docks are compact (no project).
+  MainWindow compact;
+  compact.resize(1280, 800);
+  compact.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&compact));
+  QTest::qWait(50);
+  for (MainWindow* window_with_banks : {&w, &compact}) {
+    window_with_banks->findChild<QDockWidget*>("banks")->raise();
+    QTest::qWait(100);
+    const QRectF cells = window_with_banks->bankHeatmap()->geometry().cells;
+    QVERIFY2(cells.height() >= 32 * 5, qPrintable(QString::number(cells.height())));
+    QVERIFY2(cells.width() >= 32 * 8, qPrintable(QString::number(cells.width())));
+    const QRect heatmap(window_with_banks->bankHeatmap()->mapTo(window_with_banks, QPoint(0, 0)), window_with_banks->bankHeatmap()->size());
+    QVERIFY(window_with_banks->rect().contains(heatmap));
+  }
 }
 
 // The window's own arrangement: Start here steps aside once something is
