@@ -1,5 +1,7 @@
 #include "views/code_diff_view.hpp"
 
+#include "views/diff_align.hpp"
+
 #include <Qsci/qscilexercpp.h>
 #include <Qsci/qsciscintilla.h>
 
@@ -51,38 +53,6 @@ std::vector<std::string> tokens(const std::string& line) {
     i = j;
   }
   return out;
-}
-
-// One row of the aligned diff: a line of each side (-1: padding).
-struct Row {
-  long long left = -1, right = -1;
-};
-
-// Common lines face each other; between two of them, the removed lines face
-// the added ones row by row, the longer run against padding.
-std::vector<Row> align(const std::vector<std::string>& a, const std::vector<std::string>& b) {
-  dtl::Diff<std::string> diff(a, b);
-  diff.compose();
-  std::vector<Row> rows;
-  std::vector<long long> removed, added;
-  const auto flush = [&] {
-    for (std::size_t k = 0; k < std::max(removed.size(), added.size()); ++k)
-      rows.push_back({k < removed.size() ? removed[k] : -1, k < added.size() ? added[k] : -1});
-    removed.clear();
-    added.clear();
-  };
-  for (const auto& [line, info] : diff.getSes().getSequence()) {
-    if (info.type == dtl::SES_DELETE) {
-      removed.push_back(info.beforeIdx - 1);
-    } else if (info.type == dtl::SES_ADD) {
-      added.push_back(info.afterIdx - 1);
-    } else {
-      flush();
-      rows.push_back({info.beforeIdx - 1, info.afterIdx - 1});
-    }
-  }
-  flush();
-  return rows;
 }
 
 }  // namespace
@@ -144,9 +114,10 @@ void CodeDiffView::refresh() {
   std::vector<std::string> a, b;
   for (const QString& line : left.split('\n')) a.push_back(line.toStdString());
   for (const QString& line : right.split('\n')) b.push_back(line.toStdString());
-  std::vector<Row> rows;
+  std::vector<DiffRow> rows;
   if (two) {
-    rows = align(a, b);
+    // Assembly faces function to function and block to block.
+    rows = offered_filter_ ? align_assembly(a, b) : align_lines(a, b);
   } else {
     for (std::size_t k = 0; k < a.size(); ++k) rows.push_back({static_cast<long long>(k), -1});
   }

@@ -6,8 +6,11 @@
 #include <QLogValueAxis>
 #include <QtTest>
 #include <cmath>
+#include <map>
+#include <set>
 
 #include "session/layout_snapshot.hpp"
+#include "views/diff_align.hpp"
 #include "views/access_map.hpp"
 #include "views/bank_heatmap.hpp"
 #include "views/tensor_view.hpp"
@@ -24,6 +27,7 @@ class ViewsTest : public QObject {
   void rooflineLabelStaysWhileHoveredAndMarksTheSelection();
   void bankHeatmapHasTitledAxesAndAColourLegend();
   void tensorViewAndThreadMapSayWhatTheirColoursMean();
+  void assemblyDiffFacesFunctionsAndBlocks();
 };
 
 namespace {
@@ -170,6 +174,51 @@ void ViewsTest::tensorViewAndThreadMapSayWhatTheirColoursMean() {
   QCOMPARE(map.legend().text(), QString::fromUtf8("lane: 0 1 2 3 4 5 6 7 … 31 another step or warp"));
   map.setColouring(lego::views::AccessMap::Colouring::Warp);
   QCOMPARE(map.legend().text(), QString("warp: 0 1 another step or warp"));
+}
+
+// Two x86 listings: the right one has a block the left lacks, a changed
+// loop body and renumbered labels, and its functions in another order. A
+// line diff would let lines of different blocks share rows; aligned by
+// function and block, every row pairs a block with its counterpart only.
+void ViewsTest::assemblyDiffFacesFunctionsAndBlocks() {
+  using lego::views::align_assembly;
+  using lego::views::asm_blocks;
+  const std::vector<std::string> left = {"f:",      "\tmovl\t$0, %eax", ".LBB0_1:", "\taddl\t$1, %eax", "\tjne\t.LBB0_1",
+                                         ".LBB0_2:", "\tretq",          "g:",       "\tretq"};
+  const std::vector<std::string> right = {"g:",       "\tretq",           "f:",       "\tmovl\t$0, %eax", ".LBB0_1:",
+                                          "\tvaddps\t%zmm0, %zmm1, %zmm1", "\taddl\t$1, %eax", "\tjne\t.LBB0_1", ".LBB0_5:",
+                                          "\timull\t%ecx, %eax", ".LBB0_7:", "\tretq"};
+  const auto lb = asm_blocks(left), rb = asm_blocks(right);
+  QCOMPARE(lb.size(), std::size_t{4});  // f, .LBB0_1, .LBB0_2, g
+  QCOMPARE(rb.size(), std::size_t{5});
+  QCOMPARE(lb[1].function, std::string("f"));
+  QCOMPARE(lb[1].signature, std::string("addl jne "));
+  const auto block_of = [](const std::vector<lego::views::AsmBlock>& blocks, long long line) {
+    for (std::size_t k = 0; k < blocks.size(); ++k)
+      if (line >= static_cast<long long>(blocks[k].first) && line < static_cast<long long>(blocks[k].end)) return static_cast<int>(k);
+    return -1;
+  };
+  std::map<int, int> partner;
+  std::set<long long> seen_left, seen_right;
+  for (const auto& row : align_assembly(left, right)) {
+    if (row.left >= 0) seen_left.insert(row.left);
+    if (row.right >= 0) seen_right.insert(row.right);
+    if (row.left < 0 || row.right < 0) continue;
+    const int a = block_of(lb, row.left), b = block_of(rb, row.right);
+    QVERIFY2(!partner.count(a) || partner[a] == b, qPrintable(QString("block %1 faces %2 and %3").arg(a).arg(partner[a]).arg(b)));
+    partner[a] = b;
+  }
+  QCOMPARE(seen_left.size(), left.size());  // every line shown once
+  QCOMPARE(seen_right.size(), right.size());
+  QCOMPARE(partner[0], 1);  // f faces f, though the right has g first
+  QCOMPARE(partner[1], 2);  // the loop body faces the loop body
+  QCOMPARE(partner[2], 4);  // the returning block faces the returning block; .LBB0_5 faces blank rows
+  // PTX: functions by their .entry names, blocks by $L__ labels.
+  const auto ptx = asm_blocks({".visible .entry lego_kernel(", "{", "\tld.shared.f32 \t%f1, [%r2];", "$L__BB0_2:",
+                               "\t@%p1 bra \t$L__BB0_2;", "\tret;", "}"});
+  QCOMPARE(ptx.size(), std::size_t{2});
+  QCOMPARE(ptx[0].function, std::string("lego_kernel"));
+  QCOMPARE(ptx[1].signature, std::string("bra ret "));
 }
 
 QTEST_MAIN(ViewsTest)
