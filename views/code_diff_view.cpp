@@ -1,5 +1,6 @@
 #include "views/code_diff_view.hpp"
 
+#include "views/asm_listing.hpp"
 #include "views/diff_align.hpp"
 
 #include <Qsci/qscilexercpp.h>
@@ -9,6 +10,7 @@
 #include <QFontDatabase>
 #include <QGridLayout>
 #include <QLabel>
+#include <QMouseEvent>
 #include <QScrollBar>
 #include <algorithm>
 #include <dtl/dtl.hpp>
@@ -19,7 +21,7 @@ namespace lego::views {
 
 namespace {
 
-constexpr int kRemoved = 1, kAdded = 2;  // marker numbers
+constexpr int kRemoved = 1, kAdded = 2, kLinked = 3;  // marker numbers
 constexpr int kChangedWord = 8;          // indicator number
 
 QsciScintilla* make_editor(QWidget* parent) {
@@ -34,6 +36,8 @@ QsciScintilla* make_editor(QWidget* parent) {
   e->setMarkerBackgroundColor(QColor(255, 220, 220), kRemoved);
   e->markerDefine(QsciScintilla::Background, kAdded);
   e->setMarkerBackgroundColor(QColor(215, 245, 215), kAdded);
+  e->markerDefine(QsciScintilla::Background, kLinked);
+  e->setMarkerBackgroundColor(QColor(255, 236, 150), kLinked);
   e->indicatorDefine(QsciScintilla::StraightBoxIndicator, kChangedWord);
   e->setIndicatorForegroundColor(QColor(200, 120, 0, 110), kChangedWord);
   return e;
@@ -57,17 +61,7 @@ std::vector<std::string> tokens(const std::string& line) {
 
 }  // namespace
 
-QString without_directives(const QString& assembly) {
-  QStringList kept;
-  for (const QString& line : assembly.split('\n')) {
-    const QString t = line.trimmed();
-    const bool comment = t.startsWith('#') || t.startsWith("//") || t.startsWith(';');
-    // ".LBB0_3:" is a label; PTX's ".visible .entry lego_kernel(" heads a function.
-    const bool directive = t.startsWith('.') && !t.endsWith(':') && !t.contains(".entry ") && !t.contains(".func ");
-    if (!comment && !directive) kept << line;
-  }
-  return kept.join('\n');
-}
+QString without_directives(const QString& assembly) { return assembly_listing(assembly, {}, true).lines.join('\n'); }
 
 CodeDiffView::CodeDiffView(QWidget* parent) : QWidget(parent), left_(make_editor(this)), right_(make_editor(this)) {
   auto* grid = new QGridLayout(this);
@@ -83,11 +77,39 @@ CodeDiffView::CodeDiffView(QWidget* parent) : QWidget(parent), left_(make_editor
   grid->addWidget(right_, 1, 1);
   grid->addWidget(filter_, 2, 0, 1, 2);
   // Scrolling one side scrolls the other: the rows are aligned.
-  connect(left_->verticalScrollBar(), &QScrollBar::valueChanged, right_->verticalScrollBar(), &QScrollBar::setValue);
-  connect(right_->verticalScrollBar(), &QScrollBar::valueChanged, left_->verticalScrollBar(), &QScrollBar::setValue);
-  connect(left_->horizontalScrollBar(), &QScrollBar::valueChanged, right_->horizontalScrollBar(), &QScrollBar::setValue);
-  connect(right_->horizontalScrollBar(), &QScrollBar::valueChanged, left_->horizontalScrollBar(), &QScrollBar::setValue);
+  // (Source beside its assembly is not aligned: each side scrolls alone.)
+  for (auto [from, to] : {std::pair(left_, right_), std::pair(right_, left_)}) {
+    connect(from->verticalScrollBar(), &QScrollBar::valueChanged, this, [this, to = to](int v) {
+      if (!linked_) to->verticalScrollBar()->setValue(v);
+    });
+    connect(from->horizontalScrollBar(), &QScrollBar::valueChanged, this, [this, to = to](int v) {
+      if (!linked_) to->horizontalScrollBar()->setValue(v);
+    });
+  }
+  connect(left_, &QsciScintilla::cursorPositionChanged, this, [this](int line, int) {
+    if (linked_ && !filling_) highlightSourceLine(line);
+  });
+  connect(right_, &QsciScintilla::cursorPositionChanged, this, [this](int line, int) {
+    if (!linked_ || filling_ || line < 0 || line >= static_cast<int>(asm_source_.size())) return;
+    if (asm_source_[static_cast<std::size_t>(line)] >= 0) highlightSourceLine(asm_source_[static_cast<std::size_t>(line)]);
+  });
   connect(filter_, &QCheckBox::toggled, this, &CodeDiffView::refresh);
+  left_->viewport()->installEventFilter(this);
+  right_->viewport()->installEventFilter(this);
+}
+
+// A click links at once, even where the editor would not move its cursor.
+bool CodeDiffView::eventFilter(QObject* watched, QEvent* event) {
+  if (linked_ && event->type() == QEvent::MouseButtonRelease) {
+    const bool on_source = watched == left_->viewport();
+    QsciScintilla* editor = on_source ? left_ : right_;
+    const int line = editor->lineAt(static_cast<QMouseEvent*>(event)->position().toPoint());
+    if (on_source && line >= 0)
+      highlightSourceLine(line);
+    else if (line >= 0 && line < static_cast<int>(asm_source_.size()) && asm_source_[static_cast<std::size_t>(line)] >= 0)
+      highlightSourceLine(asm_source_[static_cast<std::size_t>(line)]);
+  }
+  return QWidget::eventFilter(watched, event);
 }
 
 void CodeDiffView::setDirectiveFilter(bool offered) {
@@ -98,10 +120,55 @@ void CodeDiffView::setDirectiveFilter(bool offered) {
 
 void CodeDiffView::setTexts(const QString& left_title, const QString& left, const QString& right_title, const QString& right) {
   texts_[0] = left_title, texts_[1] = left, texts_[2] = right_title, texts_[3] = right;
+  linked_ = false;
   refresh();
 }
 
+void CodeDiffView::setSourceAndAssembly(const QString& title, const QString& source, const QString& assembly) {
+  texts_[0] = title, texts_[1] = source, texts_[2] = tr("assembly (click a line: its source line and all its instructions light up)"),
+  texts_[3] = assembly;
+  linked_ = true;
+  refresh();
+}
+
+void CodeDiffView::showLinked() {
+  const AsmListing listing = assembly_listing(texts_[3], texts_[1], offered_filter_ && filter_->isChecked());
+  asm_source_ = listing.source_line;
+  left_title_->setText(texts_[0]);
+  right_title_->setText(listing.has_line_info ? texts_[2] : tr("assembly (no line table: run the variant again, Reuse unticked)"));
+  right_->setVisible(true);
+  right_title_->setVisible(true);
+  filling_ = true;
+  left_->setText(texts_[1]);
+  right_->setText(listing.lines.join('\n'));
+  for (QsciScintilla* e : {left_, right_}) {
+    e->markerDeleteAll();
+    e->clearMarginText();
+    for (int k = 0; k < e->lines(); ++k) e->setMarginText(k, QString::number(k + 1), 0);
+  }
+  filling_ = false;
+  changed_left_ = changed_right_ = changed_words_ = 0;
+}
+
+void CodeDiffView::highlightSourceLine(int source_line) {
+  left_->markerDeleteAll(kLinked);
+  right_->markerDeleteAll(kLinked);
+  linked_rows_.clear();
+  left_->markerAdd(source_line, kLinked);
+  for (std::size_t k = 0; k < asm_source_.size(); ++k)
+    if (asm_source_[k] == source_line) {
+      right_->markerAdd(static_cast<int>(k), kLinked);
+      linked_rows_.push_back(static_cast<int>(k));
+    }
+  // Bring the first instruction into view unless one already is.
+  if (linked_rows_.empty()) return;
+  const int first = right_->firstVisibleLine(), shown = right_->SendScintilla(QsciScintilla::SCI_LINESONSCREEN);
+  const bool visible = std::any_of(linked_rows_.begin(), linked_rows_.end(), [&](int r) { return r >= first && r < first + shown; });
+  if (!visible) right_->setFirstVisibleLine(std::max(0, linked_rows_.front() - 3));
+}
+
 void CodeDiffView::refresh() {
+  if (linked_) return showLinked();
   const bool filter = offered_filter_ && filter_->isChecked();
   const QString left = filter ? without_directives(texts_[1]) : texts_[1];
   const QString right = filter ? without_directives(texts_[3]) : texts_[3];

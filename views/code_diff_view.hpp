@@ -10,6 +10,7 @@
 #pragma once
 
 #include <QWidget>
+#include <vector>
 
 class QsciScintilla;
 class QLabel;
@@ -23,6 +24,13 @@ class CodeDiffView : public QWidget {
   explicit CodeDiffView(QWidget* parent = nullptr);
 
   void setTexts(const QString& left_title, const QString& left, const QString& right_title = {}, const QString& right = {});
+  // Compiler Explorer's pair: the source on the left, its assembly on the
+  // right, linked by the compiler's line table. Clicking a line on either
+  // side lights up the source line and every instruction made from it.
+  void setSourceAndAssembly(const QString& title, const QString& source, const QString& assembly);
+  void highlightSourceLine(int source_line);  // 0-based line of the source
+  const std::vector<int>& linkedRows() const { return linked_rows_; }  // the assembly rows lit
+  const std::vector<int>& assemblySourceLines() const { return asm_source_; }
   int changedLines() const { return changed_left_ + changed_right_; }
   int changedWords() const { return changed_words_; }
   QsciScintilla* left() const { return left_; }
@@ -31,8 +39,14 @@ class CodeDiffView : public QWidget {
   void setDirectiveFilter(bool offered);
   QCheckBox* directiveFilter() const { return filter_; }
 
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
  private:
   void refresh();
+  void showLinked();
+  bool linked_ = false, filling_ = false;
+  std::vector<int> asm_source_, linked_rows_;
   QsciScintilla* left_;
   QsciScintilla* right_;
   QLabel* left_title_;

@@ -295,7 +295,11 @@ void KernelsPanel::showSelection() {
   const Shown a = ids.size() > 0 ? shown(ids[0]) : Shown{}, b = ids.size() > 1 ? shown(ids[1]) : Shown{};
   kernel_code_->setTexts(a.title, a.code, b.title, b.code);
   expressions_->setTexts(a.title, a.expansions, b.title, b.expansions);
-  assembly_->setTexts(a.title, a.assembly, b.title, b.assembly);
+  // One variant: its source beside its assembly, linked line to line; two: their assembly diffed.
+  if (ids.size() == 1)
+    assembly_->setSourceAndAssembly(a.title, a.code, a.assembly);
+  else
+    assembly_->setTexts(a.title, a.assembly, b.title, b.assembly);
   roofline_->setSelected(a.variant ? a.title : b.variant ? b.title : QString());  // baselines are lines, not points
   showAccesses(a.variant);
 }

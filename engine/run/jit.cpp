@@ -88,6 +88,9 @@ std::unique_ptr<llvm::Module> frontend(const std::string& source, const CompileO
       "clang++",         "-fsyntax-only", "-x",        "c++", "-std=c++17", "-O3", "-march=native", "-ffp-contract=fast",
       "-fno-exceptions", "-Wall",         "kernel.cpp"};
   if (options.openmp) args.insert(args.end() - 1, "-fopenmp");
+  // The line table only (no variables or types): the assembly's .loc lines
+  // link each instruction to its source line in the app. It changes no code.
+  if (options.want_assembly) args.insert(args.end() - 1, "-gline-tables-only");
   args.insert(args.end() - 1, options.extra_args.begin(), options.extra_args.end());
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "session/layout_snapshot.hpp"
+#include "views/asm_listing.hpp"
 #include "views/diff_align.hpp"
 #include "views/access_map.hpp"
 #include "views/bank_heatmap.hpp"
@@ -28,6 +29,7 @@ class ViewsTest : public QObject {
   void bankHeatmapHasTitledAxesAndAColourLegend();
   void tensorViewAndThreadMapSayWhatTheirColoursMean();
   void assemblyDiffFacesFunctionsAndBlocks();
+  void assemblyLinesPointAtTheirSourceThroughLineDirectives();
 };
 
 namespace {
@@ -219,6 +221,34 @@ void ViewsTest::assemblyDiffFacesFunctionsAndBlocks() {
   QCOMPARE(ptx.size(), std::size_t{2});
   QCOMPARE(ptx[0].function, std::string("lego_kernel"));
   QCOMPARE(ptx[1].signature, std::string("bra ret "));
+}
+
+// The line table as the compilers write it: the JIT names the text
+// "kernel.cpp" and the template by its #line name; NVRTC makes that name
+// absolute and lists its files after the code. Either way an instruction
+// points at the line of the text the Kernel tab shows.
+void ViewsTest::assemblyLinesPointAtTheirSourceThroughLineDirectives() {
+  const QString source = "// header\nint helper() { return 1; }\n#line 1 \"cuda/t.cu\"\n// template\n__syncthreads();\nx = 1;\n";
+  const QString ptx =
+      ".visible .entry k(\n{\n\t.loc 1 2 3\n\tbar.sync 0;\n\t.loc 1 3 1\n$L__BB0_2:\n\tst.u32 [%r1], 1;\n\tbra $L__BB0_2;\n}\n"
+      "\t.file 1 \"/home/u/cuda/t.cu\"\n";
+  const lego::views::AsmListing listing = lego::views::assembly_listing(ptx, source, true);
+  QVERIFY(listing.has_line_info);
+  QCOMPARE(listing.lines.size(), listing.source_line.size());
+  const auto line_of = [&](const QString& text) {
+    for (int k = 0; k < listing.lines.size(); ++k)
+      if (listing.lines[k].contains(text)) return listing.source_line[static_cast<std::size_t>(k)];
+    return -2;
+  };
+  QCOMPARE(line_of("bar.sync"), 4);  // template line 2 is the text's line 4 (0-based)
+  QCOMPARE(line_of("st.u32"), 5);
+  QCOMPARE(line_of("$L__BB0_2:"), -1);  // a label belongs to no line
+  QVERIFY(!listing.lines.join('\n').contains(".loc"));
+  const QString x86 = "\t.file 0 \"/tmp\" \"kernel.cpp\"\nhelper:\n\t.loc 0 2 0\n\tmovl $1, %eax\n.Ltmp0:\n\tretq";
+  const lego::views::AsmListing cpu = lego::views::assembly_listing(x86, source, true);
+  QCOMPARE(cpu.lines.join('|'), QString("helper:|\tmovl $1, %eax|\tretq"));  // .Ltmp0 is nobody's target
+  QCOMPARE(cpu.source_line[1], 1);  // kernel.cpp line 2: the text itself, before any #line
+  QVERIFY(!lego::views::assembly_listing("\tretq\n", source, true).has_line_info);
 }
 
 QTEST_MAIN(ViewsTest)

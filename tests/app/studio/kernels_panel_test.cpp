@@ -8,6 +8,7 @@
 #include <Qsci/qsciscintilla.h>
 
 #include <QComboBox>
+#include <algorithm>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSignalSpy>
@@ -96,9 +97,43 @@ void KernelsPanelTest::aSecondSweepReusesUnchangedResults() {
   t->clearSelection();
   for (int r = 0; r < t->rowCount(); ++r)
     if (t->item(r, KernelsPanel::Variant)->text() == ok) t->selectRow(r);
-  const QString assembly = panel.assembly()->left()->text();
+  const QString assembly = panel.assembly()->right()->text();
   QVERIFY2(!assembly.contains("run the variant to see its assembly") && assembly.contains("lego_kernel"), qPrintable(assembly.left(200)));
   QVERIFY(!panel.winner().isEmpty());
+
+  // One variant: its source beside its assembly, linked by the JIT's line
+  // table. The kernel's loop line lights up the instructions made from it,
+  // and clicking one of those lights up the loop line again.
+  lego::views::CodeDiffView* linked = panel.assembly();
+  QCOMPARE(linked->left()->text(), panel.kernelCode()->left()->text());
+  const QStringList source = linked->left()->text().split('\n');
+  int loop = -1;
+  for (int k = 0; k < source.size(); ++k)
+    if (source[k].contains("for (int64_t i = 0;")) loop = k;
+  QVERIFY(loop >= 0);
+  linked->highlightSourceLine(loop);
+  QVERIFY2(!linked->linkedRows().empty(), "the loop line has no instructions");
+  const QStringList listing = linked->right()->text().split('\n');
+  bool moves = false;
+  for (int row : linked->linkedRows()) moves = moves || listing[row].contains("mov");
+  QVERIFY2(moves, "the loop's instructions include its loads and stores");
+  linked->highlightSourceLine(0);  // the header comment makes no code
+  QVERIFY(linked->linkedRows().empty());
+  const int instruction = [&] {
+    for (std::size_t k = 0; k < linked->assemblySourceLines().size(); ++k)
+      if (linked->assemblySourceLines()[k] == loop) return static_cast<int>(k);
+    return -1;
+  }();
+  panel.findChild<QTabWidget*>()->setCurrentWidget(linked);
+  QTest::qWait(50);
+  linked->highlightSourceLine(0);
+  linked->right()->setFirstVisibleLine(std::max(0, instruction - 2));
+  QTest::qWait(20);
+  const long at = linked->right()->positionFromLineIndex(instruction, 0);
+  const int y = static_cast<int>(linked->right()->SendScintilla(QsciScintilla::SCI_POINTYFROMPOSITION, 0UL, at));
+  QTest::mouseClick(linked->right()->viewport(), Qt::LeftButton, {}, QPoint(linked->right()->marginWidth(0) + 30, y + 4));  // a click on the instruction
+  QVERIFY(std::find(linked->linkedRows().begin(), linked->linkedRows().end(), instruction) != linked->linkedRows().end());
+  QVERIFY(!listing.filter(".loc").size());  // the line table itself is a directive, hidden
 
   // A third sweep cancelled at once (the hanging variant runs first): the
   // rows it did not reach are greyed as from an earlier sweep, and the log
@@ -269,7 +304,17 @@ void KernelsPanelTest::cudaSweepWithoutGpuShowsVerifiedStaticAnalysis() {
     if (panel.accessTable()->item(r, 1)->text() == "A[i, j]") panel.accessTable()->selectRow(r);
   QCOMPARE(map->sectorsTouched(), 4);
   QVERIFY(map->caption().contains("in 4 32-byte sectors"));
-  QVERIFY(panel.assembly()->left()->text().contains(".entry lego_kernel"));  // the PTX
+  QVERIFY(panel.assembly()->right()->text().contains(".entry lego_kernel"));  // the PTX
+  // NVRTC's -lineinfo links PTX to the source: __syncthreads() is a bar.sync.
+  const QStringList cuda_source = panel.assembly()->left()->text().split('\n');
+  int barrier = -1;
+  for (int k = 0; k < cuda_source.size(); ++k)
+    if (cuda_source[k].contains("__syncthreads()")) barrier = k;
+  QVERIFY(barrier >= 0);
+  panel.assembly()->highlightSourceLine(barrier);
+  const QStringList ptx = panel.assembly()->right()->text().split('\n');
+  QVERIFY(!panel.assembly()->linkedRows().empty());
+  for (int row : panel.assembly()->linkedRows()) QVERIFY2(ptx[row].contains("bar.sync"), qPrintable(ptx[row]));
 }
 
 // Issue 15, honest statuses: a CUDA variant of 4096 x 4096 (2^22 threads)
@@ -386,7 +431,7 @@ void KernelsPanelTest::baselinesAreRowsAndRooflineLinesButNeverTheWinner() {
     if (t->item(r, KernelsPanel::Variant)->text() == "baseline:plain") t->selectRow(r);
   const QString code = panel.kernelCode()->left()->text();
   QVERIFY2(code.contains("lego_kernel"), qPrintable(code));
-  QVERIFY(panel.assembly()->left()->text().contains("lego_kernel"));
+  QVERIFY(panel.assembly()->right()->text().contains("lego_kernel"));
 }
 
 QTEST_MAIN(KernelsPanelTest)
