@@ -63,7 +63,8 @@ bool is_function_head(const QString& t, const QString& label) {
 }  // namespace
 
 AsmListing assembly_listing(const QString& assembly, const QString& source, bool hide_directives) {
-  static const QRegularExpression file_entry(R"re(^\s*\.file\s+(\d+)\s+(?:"[^"]*"\s+)?"([^"]*)")re");
+  // DWARF 5 splits a name into a directory and a file: `.file 1 "cpu" "softmax.cpp"`.
+  static const QRegularExpression file_entry(R"re(^\s*\.file\s+(\d+)\s+(?:"([^"]*)"\s+)?"([^"]*)")re");
   static const QRegularExpression loc(R"(^\s*\.loc\s+(\d+)\s+(\d+))");
   const PresumedLines presumed(source);
   QHash<int, QString> files;
@@ -72,7 +73,8 @@ AsmListing assembly_listing(const QString& assembly, const QString& source, bool
   std::vector<int> from(static_cast<std::size_t>(raw.size()), -1);
   // The file table first: PTX lists it after the code.
   for (const QString& line : raw)
-    if (const auto m = file_entry.match(line); m.hasMatch()) files.insert(m.captured(1).toInt(), m.captured(2));
+    if (const auto m = file_entry.match(line); m.hasMatch())
+      files.insert(m.captured(1).toInt(), m.captured(2).isEmpty() ? m.captured(3) : m.captured(2) + '/' + m.captured(3));
   int current = -1;
   for (int k = 0; k < raw.size(); ++k) {
     if (const auto l = loc.match(raw[k]); l.hasMatch()) {

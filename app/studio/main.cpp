@@ -12,8 +12,20 @@
 #include <QTimer>
 #include <cstdio>
 #include <map>
+#include <memory>
 
 #include "studio/main_window.hpp"
+
+namespace {
+
+// The first row that is a variant, not a baseline (a copy is often fastest).
+int first_variant(const QTableWidget* table) {
+  for (int row = 0; row < table->rowCount(); ++row)
+    if (!table->item(row, lego::studio::KernelsPanel::Variant)->text().startsWith("baseline:")) return row;
+  return 0;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   QElapsedTimer clock;
@@ -38,6 +50,8 @@ int main(int argc, char** argv) {
   cli.addOption({"screenshot", "Save a screenshot of the window once the layout is drawn, then quit", "FILE.png"});
   cli.addOption(
       {"colour", "Colour cells by tile, physical or logical order, thread, warp or bank", "tile|physical|logical|thread|warp|bank"});
+  cli.addOption({"verify-smaller", "With --run: then verify CUDA variants too large to emulate at smaller problem sizes"});
+  cli.addOption({"single", "With --run and --screenshot: select only the fastest variant (Assembly then links it to its source)"});
   cli.addOption({"threads", "Threads per step when the layout is read as a thread mapping (default 32)", "N"});
   cli.addOption({"step", "Light up the elements of one step of the thread mapping", "S"});
   cli.process(app);
@@ -93,7 +107,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     window.bankWalk()->setCurrentIndex(static_cast<int>(walks.indexOf(cli.value("banks"))));
-    window.findChild<QDockWidget*>("banks")->raise();
+    window.showBankConflicts();
   }
   if (cli.isSet("colour")) {
     const QString c = cli.value("colour");
@@ -117,17 +131,25 @@ int main(int argc, char** argv) {
     // After the sweep: fastest first, the fastest and the slowest selected, so the code shows their diff.
     const QString path = cli.value("screenshot");
     const bool accesses = cli.value("show") == "accesses" || cli.value("show") == "threadmap";
-    QObject::connect(window.kernels(), &lego::studio::KernelsPanel::sweepFinished, &app, [&window, path, accesses] {
+    const bool single = cli.isSet("single");
+    auto smaller = std::make_shared<bool>(cli.isSet("verify-smaller"));
+    QObject::connect(window.kernels(), &lego::studio::KernelsPanel::sweepFinished, &app, [&window, path, accesses, single, smaller] {
+      if (*smaller && !window.kernels()->needSmallerCheck().isEmpty()) {  // a second sweep first
+        *smaller = false;
+        window.kernels()->verifySmaller();
+        return;
+      }
       QTableWidget* table = window.kernels()->table();
-      if (accesses) {  // the variant with the worst bank conflict, alone
-        table->sortItems(lego::studio::KernelsPanel::BankWays, Qt::DescendingOrder);
+      if (accesses || single) {  // the variant with the worst bank conflict, or the fastest, alone
+        table->sortItems(accesses ? lego::studio::KernelsPanel::BankWays : lego::studio::KernelsPanel::Ms,
+                         accesses ? Qt::DescendingOrder : Qt::AscendingOrder);
         table->clearSelection();
-        table->selectRow(0);
+        table->selectRow(first_variant(table));
       } else {
         table->sortItems(lego::studio::KernelsPanel::Ms);
         table->setSelectionMode(QAbstractItemView::MultiSelection);
         table->clearSelection();
-        table->selectRow(0);
+        table->selectRow(first_variant(table));
         table->selectRow(table->rowCount() - 1);
       }
       QTimer::singleShot(400, &window, [&window, path] {

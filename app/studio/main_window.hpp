@@ -42,6 +42,8 @@ class MainWindow : public QMainWindow {
   EngineSession* engine() { return &engine_; }
   KernelsPanel* kernels() { return kernels_; }
   views::BankHeatmap* bankHeatmap() { return banks_; }
+  // The Bank conflicts dock in front, with room for its 32 lanes.
+  void showBankConflicts();
   QTreeWidget* startList() { return start_; }
   QComboBox* bankWalk() { return bank_walk_; }
   QLabel* stepLabel() { return step_label_; }

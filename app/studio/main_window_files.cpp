@@ -34,9 +34,9 @@ bool MainWindow::openExample(const QString& name) {
 void MainWindow::closeWelcome() {
   auto* start = findChild<QDockWidget*>("start");
   if (!start || start->isHidden()) return;
-  // The kernels panel takes its place, not whichever tab Qt would raise.
-  const bool in_front = !start->visibleRegion().isEmpty();
-  if (auto* kernels = findChild<QDockWidget*>("kernels"); kernels && in_front) kernels->raise();
+  // The kernels panel takes its place, not whichever tab Qt would raise
+  // (also before the window is first shown, when no tab is visible yet).
+  if (auto* kernels = findChild<QDockWidget*>("kernels")) kernels->raise();
   start->hide();
 }
 

@@ -74,7 +74,17 @@ bool MainWindow::restoreArrangement() {
 
 void MainWindow::defaultDockSizes() {
   resizeDocks({findChild<QDockWidget*>("kernels")}, {std::max(160, height() / 4)}, Qt::Vertical);
+
   resizeDocks({findChild<QDockWidget*>("pieces")}, {190}, Qt::Horizontal);
+}
+
+void MainWindow::showBankConflicts() {
+  auto* banks = findChild<QDockWidget*>("banks");
+  banks->show();
+  banks->raise();
+  // Queued after the default dock sizes (also when called before the window
+  // is shown, --banks), which the layout has not applied yet: no size check.
+  QTimer::singleShot(0, this, [this, banks] { resizeDocks({banks}, {height() / 2}, Qt::Vertical); });
 }
 
 void MainWindow::growBottomDock(QDockWidget* dock) {

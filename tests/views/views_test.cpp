@@ -249,6 +249,9 @@ void ViewsTest::assemblyLinesPointAtTheirSourceThroughLineDirectives() {
   QCOMPARE(cpu.lines.join('|'), QString("helper:|\tmovl $1, %eax|\tretq"));  // .Ltmp0 is nobody's target
   QCOMPARE(cpu.source_line[1], 1);  // kernel.cpp line 2: the text itself, before any #line
   QVERIFY(!lego::views::assembly_listing("\tretq\n", source, true).has_line_info);
+  // The JIT's DWARF 5 names the template by directory and file.
+  const QString split = "\t.file 1 \"cuda\" \"t.cu\"\nk:\n\t.loc 1 3 0\n\tmovl $1, %eax\n";
+  QCOMPARE(lego::views::assembly_listing(split, source, true).source_line[1], 5);
 }
 
 QTEST_MAIN(ViewsTest)
