@@ -145,9 +145,8 @@ void AccessMap::paintEvent(QPaintEvent*) {
 ColourLegend AccessMap::legend() const {
   if (rows() == 0) return {};
   ColourLegend legend = colouring_ == Colouring::Lane
-                            ? value_legend(tr("lane"), analysis::kWarpLanes, [](std::int64_t lane) {
-                                return threadColour(static_cast<int>(lane), Colouring::Lane);
-                              })
+                            ? value_legend(tr("lane"), analysis::kWarpLanes,
+                                           [](std::int64_t lane) { return threadColour(static_cast<int>(lane), Colouring::Lane); })
                             : value_legend(tr("warp"), std::max(1, warps()), [](std::int64_t warp) {
                                 return threadColour(static_cast<int>(warp * analysis::kWarpLanes), Colouring::Warp);
                               });

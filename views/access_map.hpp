@@ -9,13 +9,13 @@
 // costs, is engine/analysis/access_grid's; this widget draws it.
 #pragma once
 
-#include "views/colour_legend.hpp"
 #include <QWidget>
 #include <cstdint>
 #include <map>
 #include <vector>
 
 #include "analysis/access_grid.hpp"
+#include "views/colour_legend.hpp"
 
 namespace lego::views {
 

@@ -1,8 +1,8 @@
 #include "views/asm_listing.hpp"
 
 #include <QHash>
-#include <QSet>
 #include <QRegularExpression>
+#include <QSet>
 #include <set>
 
 namespace lego::views {

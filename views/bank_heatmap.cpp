@@ -20,9 +20,10 @@ BankHeatmap::BankHeatmap(QWidget* parent) : QWidget(parent) {
   // Small, so that a tab behind others never holds a dock open; raised, the
   // main window gives it half its height (MainWindow::growBottomDock).
   setMinimumSize(240, 110);
-  setToolTip(tr("Rows: lanes 0..31 of one warp; columns: shared-memory banks 0..31; a cell's colour: the words that lane "
-                "reads from that bank (legend on the right). One lit column is an n-way conflict; one cell per column is "
-                "conflict-free"));
+  setToolTip(
+      tr("Rows: lanes 0..31 of one warp; columns: shared-memory banks 0..31; a cell's colour: the words that lane "
+         "reads from that bank (legend on the right). One lit column is an n-way conflict; one cell per column is "
+         "conflict-free"));
 }
 
 void BankHeatmap::setMatrix(const Matrix& m, const QString& caption) {

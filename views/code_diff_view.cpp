@@ -1,8 +1,5 @@
 #include "views/code_diff_view.hpp"
 
-#include "views/asm_listing.hpp"
-#include "views/diff_align.hpp"
-
 #include <Qsci/qscilexercpp.h>
 #include <Qsci/qsciscintilla.h>
 
@@ -17,12 +14,15 @@
 #include <string>
 #include <vector>
 
+#include "views/asm_listing.hpp"
+#include "views/diff_align.hpp"
+
 namespace lego::views {
 
 namespace {
 
 constexpr int kRemoved = 1, kAdded = 2, kLinked = 3;  // marker numbers
-constexpr int kChangedWord = 8;          // indicator number
+constexpr int kChangedWord = 8;                       // indicator number
 
 QsciScintilla* make_editor(QWidget* parent) {
   auto* e = new QsciScintilla(parent);

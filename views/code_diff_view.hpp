@@ -28,7 +28,7 @@ class CodeDiffView : public QWidget {
   // right, linked by the compiler's line table. Clicking a line on either
   // side lights up the source line and every instruction made from it.
   void setSourceAndAssembly(const QString& title, const QString& source, const QString& assembly);
-  void highlightSourceLine(int source_line);  // 0-based line of the source
+  void highlightSourceLine(int source_line);                           // 0-based line of the source
   const std::vector<int>& linkedRows() const { return linked_rows_; }  // the assembly rows lit
   const std::vector<int>& assemblySourceLines() const { return asm_source_; }
   int changedLines() const { return changed_left_ + changed_right_; }

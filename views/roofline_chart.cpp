@@ -54,7 +54,10 @@ RooflineChart::RooflineChart(QWidget* parent) : QChartView(new QChart, parent) {
   label_text_ = new QGraphicsSimpleTextItem(label_box_);
   label_box_->hide();
   // Overlap is a matter of pixels: spread again when the plot is resized.
-  connect(chart(), &QChart::plotAreaChanged, this, [this] { placePoints(); showLabel(); });
+  connect(chart(), &QChart::plotAreaChanged, this, [this] {
+    placePoints();
+    showLabel();
+  });
 }
 
 const RooflinePoint* RooflineChart::nearest(const QPointF& value) const {
@@ -145,7 +148,8 @@ void RooflineChart::setData(const Ceilings& ceilings, std::vector<RooflinePoint>
   if (bandwidth_only)
     std::sort(points_.begin(), points_.end(), [](const RooflinePoint& a, const RooflinePoint& b) { return a.gbs > b.gbs; });
   for (std::size_t k = 0; k < points_.size(); ++k)
-    shown_.push_back(bandwidth_only ? QPointF(static_cast<double>(k + 1), points_[k].gbs) : QPointF(points_[k].intensity, points_[k].gflops));
+    shown_.push_back(bandwidth_only ? QPointF(static_cast<double>(k + 1), points_[k].gbs)
+                                    : QPointF(points_[k].intensity, points_[k].gflops));
   if (points_.empty()) {
     c->setTitle(tr("Roofline: run the variants to place them"));
     showLabel();

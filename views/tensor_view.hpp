@@ -85,7 +85,7 @@ class TensorView : public QWidget {
   QRectF cellRect(const Geometry& g, Side side, std::int64_t index) const;
   Cell hit(const Geometry& g, QPointF p) const;
   QColor colour(std::int64_t logical) const;
-  std::int64_t valueCount() const;  // threads, warps or banks coloured apart
+  std::int64_t valueCount() const;         // threads, warps or banks coloured apart
   QRgb shade(std::int64_t logical) const;  // colour, faded when outside the step
   std::vector<std::int64_t> coordinates(std::int64_t logical) const;
   void render(QPainter& p, QSize size) const;

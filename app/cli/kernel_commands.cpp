@@ -62,8 +62,8 @@ Env parse_sets(const std::vector<std::string>& sets) {
 }
 
 int bench(const std::string& project_file, const std::string& kernel_name, std::size_t max_variants, std::uint64_t seed,
-          const std::vector<std::string>& sets, const std::string& json_out, const run::SweepOptions& sweep_options,
-          std::ostream& out, std::ostream& err) {
+          const std::vector<std::string>& sets, const std::string& json_out, const run::SweepOptions& sweep_options, std::ostream& out,
+          std::ostream& err) {
   const run::RunOptions& options = sweep_options.run;
   const auto started = std::chrono::steady_clock::now();
   const kernel::Project project = kernel::load_project(project_file, kernel::default_resource_dirs());

@@ -196,9 +196,10 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
     emit message(cancelled ? tr("sweep cancelled (%1 of %2 done); greyed rows are from an earlier sweep").arg(done_).arg(total_)
                            : tr("sweep finished; %1").arg(result));
     if (const int n = static_cast<int>(needSmallerCheck().size()); n > 0 && !cancelled)
-      emit message(tr("%n CUDA variant(s) too large to emulate were not verified: Verify at a smaller size checks them at reduced "
-                      "problem sizes",
-                      nullptr, n));
+      emit message(
+          tr("%n CUDA variant(s) too large to emulate were not verified: Verify at a smaller size checks them at reduced "
+             "problem sizes",
+             nullptr, n));
     updateSmallerCheck();
     emit sweepFinished(cancelled);
   });
@@ -349,8 +350,7 @@ void KernelsPanel::startSweep(const QStringList& ids, bool verify_smaller) {
   // What is on screen now is from an earlier sweep until this one replaces it.
   stale_.clear();
   for (const auto& [key, o] : outcomes_)
-    if (o->kernel == k->spec.name && o->status != run::Status::Imported && (!verify_smaller || ids.contains(qs(o->id))))
-      stale_.insert(key);
+    if (o->kernel == k->spec.name && o->status != run::Status::Imported && (!verify_smaller || ids.contains(qs(o->id)))) stale_.insert(key);
   for (int row = 0; row < table_->rowCount(); ++row) markStale(row);
   done_ = 0;
   total_ = static_cast<int>(ids.size());

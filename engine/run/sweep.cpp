@@ -208,8 +208,8 @@ VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, co
         std::string at;
         for (const auto& [name, value] : sizes.items()) at += (at.empty() ? "" : ", ") + name + "=" + value.dump();
         const std::string said = row.raw.value("message", "");
-        row.raw["message"] = "verified at " + at + " (a smaller instance of the same code)" +
-                             (said.empty() ? "; timed at full size" : "; " + said);
+        row.raw["message"] =
+            "verified at " + at + " (a smaller instance of the same code)" + (said.empty() ? "; timed at full size" : "; " + said);
       }
     } else {
       RunOptions run = options;

@@ -119,7 +119,8 @@ SweepResult run_sweep(WorkerClient& worker, const kernel::KernelSpec& spec, cons
       out.duplicate_of = it->second;
       out.message = "same code as " + it->second;
     } else {
-      const std::optional<kernel::Instance> small = options.run.verify ? verification_instance(spec, v->variant, options.verify_smaller) : std::nullopt;
+      const std::optional<kernel::Instance> small =
+          options.run.verify ? verification_instance(spec, v->variant, options.verify_smaller) : std::nullopt;
       run_one(*v->instance, small ? &*small : nullptr, out);
       // A variant that crashed or hung would do it again under the trace.
       const bool ran = out.status == Status::Ok || out.status == Status::Wrong || out.status == Status::NoGpu;

@@ -10,12 +10,12 @@
 #include <set>
 
 #include "session/layout_snapshot.hpp"
-#include "views/asm_listing.hpp"
-#include "views/diff_align.hpp"
 #include "views/access_map.hpp"
+#include "views/asm_listing.hpp"
 #include "views/bank_heatmap.hpp"
-#include "views/tensor_view.hpp"
+#include "views/diff_align.hpp"
 #include "views/roofline_chart.hpp"
+#include "views/tensor_view.hpp"
 
 using lego::views::RooflineChart;
 using lego::views::RooflinePoint;
@@ -118,7 +118,8 @@ void ViewsTest::bankHeatmapHasTitledAxesAndAColourLegend() {
   map.show();
   QVERIFY(QTest::qWaitForWindowExposed(&map));
   const auto g = map.geometry();
-  QVERIFY2(g.cells.height() >= 32 * 6 && g.cells.width() >= 32 * 8, qPrintable(QString("%1x%2").arg(g.cells.width()).arg(g.cells.height())));
+  QVERIFY2(g.cells.height() >= 32 * 6 && g.cells.width() >= 32 * 8,
+           qPrintable(QString("%1x%2").arg(g.cells.width()).arg(g.cells.height())));
   QVERIFY(g.legend.left() > g.cells.right());
   const QImage image = map.grab().toImage();
   const QColor background = image.pixelColor(2, image.height() - 2);
@@ -128,9 +129,9 @@ void ViewsTest::bankHeatmapHasTitledAxesAndAColourLegend() {
         if (image.pixelColor(x, y) != background) return true;
     return false;
   };
-  QVERIFY(inked(QRectF(0, g.cells.top(), 16, g.cells.height())));                          // "lane", rotated
-  QVERIFY(inked(QRectF(g.cells.left(), g.cells.bottom() + 14, g.cells.width(), 14)));       // "bank"
-  QVERIFY(inked(QRectF(g.legend.right() + 1, g.legend.top(), 20, g.legend.height())));      // 3 .. 0 and "words"
+  QVERIFY(inked(QRectF(0, g.cells.top(), 16, g.cells.height())));                       // "lane", rotated
+  QVERIFY(inked(QRectF(g.cells.left(), g.cells.bottom() + 14, g.cells.width(), 14)));   // "bank"
+  QVERIFY(inked(QRectF(g.legend.right() + 1, g.legend.top(), 20, g.legend.height())));  // 3 .. 0 and "words"
   const double cw = g.cells.width() / 32, ch = g.cells.height() / 32;
   const auto cell = [&](int lane, int bank) {
     return image.pixelColor(static_cast<int>(g.cells.left() + (bank + 0.5) * cw), static_cast<int>(g.cells.top() + (lane + 0.5) * ch));
@@ -149,12 +150,12 @@ void ViewsTest::bankHeatmapHasTitledAxesAndAColourLegend() {
 void ViewsTest::tensorViewAndThreadMapSayWhatTheirColoursMean() {
   using lego::views::TensorView;
   TensorView view;
-  view.setSnapshot(std::make_shared<const lego::session::LayoutSnapshot>(
-      lego::session::build_snapshot(1, "OrderBy(Row(8,8)).TileBy([2,2],[4,4])", "")));
+  view.setSnapshot(
+      std::make_shared<const lego::session::LayoutSnapshot>(lego::session::build_snapshot(1, "OrderBy(Row(8,8)).TileBy([2,2],[4,4])", "")));
   view.resize(600, 360);
   view.show();
   QVERIFY(QTest::qWaitForWindowExposed(&view));
-  QCOMPARE(view.legend().text(), QString("tile: 0 1 2 3"));  // 2 x 2 tiles of 4 x 4
+  QCOMPARE(view.legend().text(), QString("tile: 0 1 2 3"));       // 2 x 2 tiles of 4 x 4
   QCOMPARE(view.legend().swatches[3].colour, view.colourOf(63));  // the last element is in the last tile
   view.setColouring(TensorView::Colouring::Thread);
   view.setThreads(16);
@@ -185,11 +186,20 @@ void ViewsTest::tensorViewAndThreadMapSayWhatTheirColoursMean() {
 void ViewsTest::assemblyDiffFacesFunctionsAndBlocks() {
   using lego::views::align_assembly;
   using lego::views::asm_blocks;
-  const std::vector<std::string> left = {"f:",      "\tmovl\t$0, %eax", ".LBB0_1:", "\taddl\t$1, %eax", "\tjne\t.LBB0_1",
-                                         ".LBB0_2:", "\tretq",          "g:",       "\tretq"};
-  const std::vector<std::string> right = {"g:",       "\tretq",           "f:",       "\tmovl\t$0, %eax", ".LBB0_1:",
-                                          "\tvaddps\t%zmm0, %zmm1, %zmm1", "\taddl\t$1, %eax", "\tjne\t.LBB0_1", ".LBB0_5:",
-                                          "\timull\t%ecx, %eax", ".LBB0_7:", "\tretq"};
+  const std::vector<std::string> left = {
+      "f:", "\tmovl\t$0, %eax", ".LBB0_1:", "\taddl\t$1, %eax", "\tjne\t.LBB0_1", ".LBB0_2:", "\tretq", "g:", "\tretq"};
+  const std::vector<std::string> right = {"g:",
+                                          "\tretq",
+                                          "f:",
+                                          "\tmovl\t$0, %eax",
+                                          ".LBB0_1:",
+                                          "\tvaddps\t%zmm0, %zmm1, %zmm1",
+                                          "\taddl\t$1, %eax",
+                                          "\tjne\t.LBB0_1",
+                                          ".LBB0_5:",
+                                          "\timull\t%ecx, %eax",
+                                          ".LBB0_7:",
+                                          "\tretq"};
   const auto lb = asm_blocks(left), rb = asm_blocks(right);
   QCOMPARE(lb.size(), std::size_t{4});  // f, .LBB0_1, .LBB0_2, g
   QCOMPARE(rb.size(), std::size_t{5});
@@ -216,8 +226,8 @@ void ViewsTest::assemblyDiffFacesFunctionsAndBlocks() {
   QCOMPARE(partner[1], 2);  // the loop body faces the loop body
   QCOMPARE(partner[2], 4);  // the returning block faces the returning block; .LBB0_5 faces blank rows
   // PTX: functions by their .entry names, blocks by $L__ labels.
-  const auto ptx = asm_blocks({".visible .entry lego_kernel(", "{", "\tld.shared.f32 \t%f1, [%r2];", "$L__BB0_2:",
-                               "\t@%p1 bra \t$L__BB0_2;", "\tret;", "}"});
+  const auto ptx = asm_blocks(
+      {".visible .entry lego_kernel(", "{", "\tld.shared.f32 \t%f1, [%r2];", "$L__BB0_2:", "\t@%p1 bra \t$L__BB0_2;", "\tret;", "}"});
   QCOMPARE(ptx.size(), std::size_t{2});
   QCOMPARE(ptx[0].function, std::string("lego_kernel"));
   QCOMPARE(ptx[1].signature, std::string("bra ret "));
@@ -247,7 +257,7 @@ void ViewsTest::assemblyLinesPointAtTheirSourceThroughLineDirectives() {
   const QString x86 = "\t.file 0 \"/tmp\" \"kernel.cpp\"\nhelper:\n\t.loc 0 2 0\n\tmovl $1, %eax\n.Ltmp0:\n\tretq";
   const lego::views::AsmListing cpu = lego::views::assembly_listing(x86, source, true);
   QCOMPARE(cpu.lines.join('|'), QString("helper:|\tmovl $1, %eax|\tretq"));  // .Ltmp0 is nobody's target
-  QCOMPARE(cpu.source_line[1], 1);  // kernel.cpp line 2: the text itself, before any #line
+  QCOMPARE(cpu.source_line[1], 1);                                           // kernel.cpp line 2: the text itself, before any #line
   QVERIFY(!lego::views::assembly_listing("\tretq\n", source, true).has_line_info);
   // The JIT's DWARF 5 names the template by directory and file.
   const QString split = "\t.file 1 \"cuda\" \"t.cu\"\nk:\n\t.loc 1 3 0\n\tmovl $1, %eax\n";

@@ -8,7 +8,6 @@
 #include <Qsci/qsciscintilla.h>
 
 #include <QComboBox>
-#include <algorithm>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSignalSpy>
@@ -18,6 +17,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <algorithm>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -131,7 +131,8 @@ void KernelsPanelTest::aSecondSweepReusesUnchangedResults() {
   QTest::qWait(20);
   const long at = linked->right()->positionFromLineIndex(instruction, 0);
   const int y = static_cast<int>(linked->right()->SendScintilla(QsciScintilla::SCI_POINTYFROMPOSITION, 0UL, at));
-  QTest::mouseClick(linked->right()->viewport(), Qt::LeftButton, {}, QPoint(linked->right()->marginWidth(0) + 30, y + 4));  // a click on the instruction
+  QTest::mouseClick(linked->right()->viewport(), Qt::LeftButton, {},
+                    QPoint(linked->right()->marginWidth(0) + 30, y + 4));  // a click on the instruction
   QVERIFY(std::find(linked->linkedRows().begin(), linked->linkedRows().end(), instruction) != linked->linkedRows().end());
   QVERIFY(!listing.filter(".loc").size());  // the line table itself is a directive, hidden
 

@@ -741,6 +741,15 @@ void StudioTest::viewMenuResetsFitsAndGuides() {
   QVERIFY(wait_for_snapshot(w));
   QCOMPARE(w.stepSlider()->maximum(), 1);
   QCOMPARE(w.stepLabel()->text(), QString("%1 / 2").arg(w.stepSlider()->value()));
+
+  // A layout too large to draw: the tensor view says so, and the check and
+  // the index expressions are still there (they used to go blank).
+  w.document()->setText("OrderBy(Row(1024,1024)).GroupBy([(1024,1024)])", "test");
+  QVERIFY(wait_for_snapshot(w));
+  QVERIFY(!w.tensorView()->snapshot()->not_drawn.empty());
+  QVERIFY(w.tensorView()->legend().empty());  // nothing drawn, nothing to explain
+  const QString details = w.findChild<QDockWidget*>("details")->findChild<QPlainTextEdit*>()->toPlainText();
+  QVERIFY2(details.contains("bijective") && details.contains("1024"), qPrintable(details.left(300)));
 }
 
 // The drop matrix: every palette piece dropped on every piece, every block
@@ -807,7 +816,8 @@ void StudioTest::diffAlignsLinesAndBoxesChangedWords() {
   QCOMPARE(view.changedWords(), 4);  // the headers' a/b and 64/65
   QCOMPARE(view.changedLines(), 5);  // header and line 2 on both sides, the added line
   const QString assembly =
-      ".visible .entry lego_kernel(\n\t.cfi_startproc\n# comment\n.LBB0_1:\n\tvmovups (%rdi), %ymm0\n.Ltmp3:\n\tjne .LBB0_1\n\t.p2align 4\n";
+      ".visible .entry lego_kernel(\n\t.cfi_startproc\n# comment\n.LBB0_1:\n\tvmovups (%rdi), %ymm0\n.Ltmp3:\n\tjne .LBB0_1\n\t.p2align "
+      "4\n";
   view.setDirectiveFilter(true);
   view.setTexts("asm", assembly);
   QVERIFY(!view.left()->text().contains(".cfi_startproc"));
