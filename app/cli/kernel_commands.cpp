@@ -28,6 +28,7 @@
 #include "run/sweep.hpp"
 #include "run/sweep_driver.hpp"
 #include "run/worker_client.hpp"
+#include "suggest_command.hpp"
 
 namespace lego::cli {
 namespace {
@@ -313,7 +314,7 @@ int import_results(const std::string& project_file, const std::string& results_f
 
 bool is_kernel_command(const std::string& name) {
   return name == "bench" || name == "ceilings" || name == "export" || name == "analyze" || name == "export-bench" ||
-         name == "import-results";
+         name == "import-results" || name == "suggest";
 }
 
 int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -384,6 +385,18 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   export_bench_cmd->add_option("--out", dir, "Output folder")->required();
 
   std::string results_in;
+  SuggestRequest suggest_request;
+  auto* suggest_cmd = app.add_subcommand(
+      "suggest",
+      "Rank layouts for one buffer of a kernel: candidates from the algebra (row/col-major, padded rows, XOR swizzles, antidiag, "
+      "skew, the project's own) scored on the kernel's traced accesses, with the reason for each");
+  suggest_cmd->add_option("project", project, "Project file (*.lego.json)")->required()->check(CLI::ExistingFile);
+  suggest_cmd->add_option("--kernel", kernel_name, "Kernel name (needed when the project has several)");
+  suggest_cmd->add_option("--layout", suggest_request.buffer, "The buffer: a shared layout (e.g. S) or a tensor of the kernel")->required();
+  suggest_cmd->add_option("--set", sets, "Fix a parameter, e.g. --set N=1024 (repeatable)");
+  suggest_cmd->add_option("--top", suggest_request.top, "Show the best N (default 10)")->check(CLI::Range(1, 10000));
+  suggest_cmd->add_flag("--json", suggest_request.json, "Print JSON");
+
   auto* import_cmd = app.add_subcommand("import-results", "Merge the results.json of a bench bundle into the project (under \"results\")");
   import_cmd->add_option("project", project, "Project file (*.lego.json), rewritten in place")->required()->check(CLI::ExistingFile);
   import_cmd->add_option("results", results_in, "results.json written by the bundle's harness")->required()->check(CLI::ExistingFile);
@@ -418,6 +431,12 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
                            r.measured_at.empty() ? "(unknown: measured before dates were kept)" : r.measured_at, r.cached_file);
       }
       return 0;
+    }
+    if (suggest_cmd->parsed()) {
+      suggest_request.project = project;
+      suggest_request.kernel = kernel_name;
+      suggest_request.sets = parse_sets(sets);
+      return suggest(suggest_request, out, err);
     }
     if (export_bench_cmd->parsed()) return export_bench(project, kernel_name, sets, max_variants, seed, dir, out, err);
     if (import_cmd->parsed()) return import_results(project, results_in, allow_unknown, out);

@@ -145,7 +145,7 @@ SiteTouches site_touches(const std::vector<TraceRecord>& records, int site, int 
       continue;
     }
     out.steps = std::max(out.steps, step + 1);
-    out.touches.push_back({step, r.thread, r.offset});
+    out.touches.push_back({step, r.thread, r.offset, r.phase, r.occurrence});
   }
   return out;
 }

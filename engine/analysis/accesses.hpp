@@ -75,6 +75,9 @@ AccessReport analyze_trace(const std::vector<SiteInfo>& sites, const std::vector
 struct Touch {
   std::int32_t step, thread;
   std::int64_t offset;
+  // The warp request it belongs to (with the warp): what re-scoring the
+  // same accesses under another layout needs (run/suggest).
+  std::int32_t phase = 0, occurrence = 0;
 };
 struct SiteTouches {
   std::vector<Touch> touches;

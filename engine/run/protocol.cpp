@@ -63,7 +63,7 @@ Json site_json(const analysis::SiteReport& s, bool heatmap, const std::optional<
   }
   if (touches) {
     Json list = Json::array();
-    for (const auto& touch : touches->touches) list.push_back({touch.step, touch.thread, touch.offset});
+    for (const auto& touch : touches->touches) list.push_back({touch.step, touch.thread, touch.offset, touch.phase, touch.occurrence});
     j["thread_map"] = {{"steps", touches->steps}, {"threads", touches->threads}, {"truncated", touches->truncated}, {"touches", list}};
   }
   return j;
@@ -82,10 +82,12 @@ analysis::SiteTouches touches_from_json(const Json& map, const std::string& at) 
   t.threads = field<int>(map, "threads", at);
   t.truncated = field<bool>(map, "truncated", at);
   for (const auto& touch : field<Json>(map, "touches", at)) {
-    if (!touch.is_array() || touch.size() != 3 || !touch[0].is_number_integer() || !touch[1].is_number_integer() ||
-        !touch[2].is_number_integer())
-      throw LegoError(at + ".touches: each is [step, thread, offset]");
-    t.touches.push_back({touch[0].get<std::int32_t>(), touch[1].get<std::int32_t>(), touch[2].get<std::int64_t>()});
+    const bool request = touch.is_array() && touch.size() == 5;  // with the warp request's phase and occurrence
+    if (!touch.is_array() || (touch.size() != 3 && !request) ||
+        !std::all_of(touch.begin(), touch.end(), [](const Json& v) { return v.is_number_integer(); }))
+      throw LegoError(at + ".touches: each is [step, thread, offset] or [step, thread, offset, phase, occurrence]");
+    t.touches.push_back({touch[0].get<std::int32_t>(), touch[1].get<std::int32_t>(), touch[2].get<std::int64_t>(),
+                         request ? touch[3].get<std::int32_t>() : 0, request ? touch[4].get<std::int32_t>() : 0});
   }
   return t;
 }

@@ -1,0 +1,77 @@
+// Layouts found for the user (lego suggest, the app's Suggest layout): for
+// one buffer of a kernel, candidate layouts of the same logical shape from
+// the algebra (row- and column-major, padded rows, XOR swizzles, antidiag
+// and skew, the project's own alternatives), each scored with the engine's
+// own access analysis on the kernel's real accesses, checked bijective (or
+// injective with its footprint), and ranked: fewest excess wavefronts (the
+// cycles bank conflicts cost, weighted by how often each access runs), then
+// the worst conflict, sectors per global request, cache lines, the widest
+// vector access, extra memory, index operations; the project's own name
+// wins a tie.
+//
+// The accesses come from one trace of the kernel with the buffer stored
+// row-major: each traced offset is then a logical coordinate, which every
+// candidate maps to its own offsets; the warp requests are analysed as
+// lego analyze analyses them (banks, sectors, cache lines).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernel/spec.hpp"
+#include "kernel/variant.hpp"
+#include "run/worker_client.hpp"
+
+namespace lego::run {
+
+struct SuggestOptions {
+  Env sets;                   // parameters fixed (lego suggest --set)
+  std::size_t max_candidates = 400;  // beyond this the enumeration is pruned, and says so
+  double timeout_s = 120;
+};
+
+struct LayoutCandidate {
+  std::string name;    // "padded+1", "swizzle(3,0,3)", "project:antidiag"
+  std::string family;  // row, col, padded, swizzle, antidiag, skew, project
+  std::string text;    // layout language, at the kernel's sizes
+  std::vector<std::int64_t> shape;  // its logical shape (padding widens the last extent)
+  // Scores over the buffer's accesses (-1: no access of that kind).
+  int worst_ways = -1;
+  double mean_ways = -1;
+  std::int64_t excess_wavefronts = 0;
+  double sectors_per_request = -1;
+  double lines_per_access = -1;
+  int vector_elements = 1;            // the widest per-lane vector every access could use
+  std::int64_t extra_elements = 0;    // footprint beyond the logical shape
+  int ops = -1;                       // index arithmetic after simplification
+  bool bijective = false;             // onto its footprint; else injective (padding)
+  struct Site {
+    std::string access;  // "smem S[c, r]"
+    int line = 0, ways = 0;
+    std::int64_t excess_wavefronts = 0;
+  };
+  std::vector<Site> sites;  // each shared access of the buffer
+  std::string reason;                 // why it ranks where it does
+};
+
+struct Suggestions {
+  std::string kernel, buffer, variant;  // the variant traced
+  std::vector<std::int64_t> shape;      // the buffer's logical shape
+  int element_bytes = 4;
+  std::vector<LayoutCandidate> ranked;  // best first
+  std::size_t enumerated = 0, rejected = 0;
+  std::string pruning;  // empty when the search was exhaustive
+  double seconds = 0;
+};
+
+// Throws LegoError for an unknown buffer, a buffer that is not 2-D, or a
+// kernel whose trace fails.
+Suggestions suggest_layouts(WorkerClient& worker, const kernel::KernelSpec& spec, const std::string& buffer,
+                            const SuggestOptions& options, const std::atomic<bool>* cancel = nullptr);
+
+// The ranking's order: true when `a` goes before `b`.
+bool ranks_before(const LayoutCandidate& a, const LayoutCandidate& b);
+
+}  // namespace lego::run
