@@ -60,25 +60,26 @@ int suggest(const SuggestRequest& request, std::ostream& out, std::ostream& err)
                           {"pruning", s.pruning},
                           {"seconds", s.seconds},
                           {"candidates", rows}}
-                .dump(2)
+               .dump(2)
         << "\n";
     return 0;
   }
-  out << fmt::format("{} of {}: {} elements of {} bytes; accesses traced in {}\n", s.buffer, s.kernel, shape_text(s.shape),
-                     s.element_bytes, s.variant);
-  out << fmt::format("{:<5} {:<22} {:>5} {:>6} {:>7} {:>8} {:>4} {:>6} {:>4}  {}\n", "rank", "layout", "ways", "mean", "excess",
-                     "sectors", "vec", "+mem", "ops", "why");
+  out << fmt::format("{} of {}: {} elements of {} bytes; accesses traced in {}\n", s.buffer, s.kernel, shape_text(s.shape), s.element_bytes,
+                     s.variant);
+  out << fmt::format("{:<5} {:<22} {:>5} {:>6} {:>7} {:>8} {:>4} {:>6} {:>4}  {}\n", "rank", "layout", "ways", "mean", "excess", "sectors",
+                     "vec", "+mem", "ops", "why");
   for (std::size_t k = 0; k < shown; ++k) {
     const run::LayoutCandidate& c = s.ranked[k];
     out << fmt::format("{:<5} {:<22} {:>5} {:>6} {:>7} {:>8} {:>4} {:>6} {:>4}  {}\n", k + 1, c.name,
                        c.worst_ways < 0 ? "-" : std::to_string(c.worst_ways), figure(c.mean_ways, "{:.2f}"), c.excess_wavefronts,
-                       figure(c.sectors_per_request, "{:.2f}"), c.vector_elements, c.extra_elements, c.ops < 0 ? "-" : std::to_string(c.ops),
-                       c.reason);
+                       figure(c.sectors_per_request, "{:.2f}"), c.vector_elements, c.extra_elements,
+                       c.ops < 0 ? "-" : std::to_string(c.ops), c.reason);
   }
   for (std::size_t k = 0; k < shown; ++k) out << fmt::format("{:>3}. {}\n", k + 1, s.ranked[k].text);
-  err << fmt::format("{} candidates, {} rejected (not bijective or injective at this shape, or the same placement as one before){}; "
-                     "{:.2f} s\n",
-                     s.enumerated, s.rejected, s.pruning.empty() ? ", exhaustive" : "; " + s.pruning, s.seconds);
+  err << fmt::format(
+      "{} candidates, {} rejected (not bijective or injective at this shape, or the same placement as one before){}; "
+      "{:.2f} s\n",
+      s.enumerated, s.rejected, s.pruning.empty() ? ", exhaustive" : "; " + s.pruning, s.seconds);
   return 0;
 }
 
