@@ -49,8 +49,8 @@ struct Traced {
   std::vector<Access> accesses;
 };
 
-Traced trace_buffer(WorkerClient& worker, kernel::KernelSpec spec, kernel::Variant variant, const std::string& buffer,
-                    std::int64_t columns, const SuggestOptions& options, const std::atomic<bool>* cancel) {
+Traced trace_buffer(WorkerClient& worker, kernel::KernelSpec spec, kernel::Variant variant, const std::string& buffer, std::int64_t columns,
+                    const SuggestOptions& options, const std::atomic<bool>* cancel) {
   variant.layout_choice[buffer] = kTraced;
   AnalyzeOptions analyze;
   analyze.archs = {};
@@ -130,7 +130,8 @@ std::optional<std::vector<std::int64_t>> offsets_of(const LayoutCandidate& c, co
   // Where each element of the R x C box lives.
   std::vector<std::int64_t> box(static_cast<std::size_t>(rows * columns));
   for (std::int64_t r = 0; r < rows; ++r)
-    for (std::int64_t k = 0; k < columns; ++k) box[static_cast<std::size_t>(r * columns + k)] = all[static_cast<std::size_t>(r * plan.shape()[1] + k)];
+    for (std::int64_t k = 0; k < columns; ++k)
+      box[static_cast<std::size_t>(r * columns + k)] = all[static_cast<std::size_t>(r * plan.shape()[1] + k)];
   return box;
 }
 
@@ -264,7 +265,8 @@ Suggestions suggest_layouts(WorkerClient& worker, const kernel::KernelSpec& spec
     for (std::size_t k = 0; k < shape.size(); ++k) shape[k] = std::min(shape[k], plan.shape()[k]);
   }
   if (shape.size() != 2)
-    throw LegoError(fmt::format("{} is {}-D; lego suggest searches layouts of 2-D buffers (a tile, a shared buffer)", buffer, shape.size()));
+    throw LegoError(
+        fmt::format("{} is {}-D; lego suggest searches layouts of 2-D buffers (a tile, a shared buffer)", buffer, shape.size()));
   const std::int64_t rows = shape[0], columns = shape[1];
   const std::vector<kernel::LayoutChoice> project = *alternatives;
   const std::string traced_text = row_major(rows, columns);

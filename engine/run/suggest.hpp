@@ -27,15 +27,15 @@
 namespace lego::run {
 
 struct SuggestOptions {
-  Env sets;                   // parameters fixed (lego suggest --set)
+  Env sets;                          // parameters fixed (lego suggest --set)
   std::size_t max_candidates = 400;  // beyond this the enumeration is pruned, and says so
   double timeout_s = 120;
 };
 
 struct LayoutCandidate {
-  std::string name;    // "padded+1", "swizzle(3,0,3)", "project:antidiag"
-  std::string family;  // row, col, padded, swizzle, antidiag, skew, project
-  std::string text;    // layout language, at the kernel's sizes
+  std::string name;                 // "padded+1", "swizzle(3,0,3)", "project:antidiag"
+  std::string family;               // row, col, padded, swizzle, antidiag, skew, project
+  std::string text;                 // layout language, at the kernel's sizes
   std::vector<std::int64_t> shape;  // its logical shape (padding widens the last extent)
   // Scores over the buffer's accesses (-1: no access of that kind).
   int worst_ways = -1;
@@ -43,17 +43,17 @@ struct LayoutCandidate {
   std::int64_t excess_wavefronts = 0;
   double sectors_per_request = -1;
   double lines_per_access = -1;
-  int vector_elements = 1;            // the widest per-lane vector every access could use
-  std::int64_t extra_elements = 0;    // footprint beyond the logical shape
-  int ops = -1;                       // index arithmetic after simplification
-  bool bijective = false;             // onto its footprint; else injective (padding)
+  int vector_elements = 1;          // the widest per-lane vector every access could use
+  std::int64_t extra_elements = 0;  // footprint beyond the logical shape
+  int ops = -1;                     // index arithmetic after simplification
+  bool bijective = false;           // onto its footprint; else injective (padding)
   struct Site {
     std::string access;  // "smem S[c, r]"
     int line = 0, ways = 0;
     std::int64_t excess_wavefronts = 0;
   };
   std::vector<Site> sites;  // each shared access of the buffer
-  std::string reason;                 // why it ranks where it does
+  std::string reason;       // why it ranks where it does
 };
 
 struct Suggestions {
@@ -68,8 +68,8 @@ struct Suggestions {
 
 // Throws LegoError for an unknown buffer, a buffer that is not 2-D, or a
 // kernel whose trace fails.
-Suggestions suggest_layouts(WorkerClient& worker, const kernel::KernelSpec& spec, const std::string& buffer,
-                            const SuggestOptions& options, const std::atomic<bool>* cancel = nullptr);
+Suggestions suggest_layouts(WorkerClient& worker, const kernel::KernelSpec& spec, const std::string& buffer, const SuggestOptions& options,
+                            const std::atomic<bool>* cancel = nullptr);
 
 // The ranking's order: true when `a` goes before `b`.
 bool ranks_before(const LayoutCandidate& a, const LayoutCandidate& b);

@@ -9,8 +9,8 @@
 namespace {
 
 void suggest(benchmark::State& state, const char* file, const char* kernel, const char* buffer, lego::Env sets) {
-  const lego::kernel::Project project = lego::kernel::load_project(std::string(LEGO_PROJECTS_DIR) + "/" + file,
-                                                                   lego::kernel::default_resource_dirs());
+  const lego::kernel::Project project =
+      lego::kernel::load_project(std::string(LEGO_PROJECTS_DIR) + "/" + file, lego::kernel::default_resource_dirs());
   lego::run::WorkerClient worker(lego::run::default_worker_path());
   lego::run::SuggestOptions options;
   options.sets = sets;

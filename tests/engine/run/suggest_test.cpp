@@ -35,8 +35,8 @@ const LayoutCandidate& named(const Suggestions& s, const std::string& name) {
 }
 
 std::size_t rank_of(const Suggestions& s, const std::string& name) {
-  return static_cast<std::size_t>(
-      std::find_if(s.ranked.begin(), s.ranked.end(), [&](const LayoutCandidate& c) { return c.name == name; }) - s.ranked.begin());
+  return static_cast<std::size_t>(std::find_if(s.ranked.begin(), s.ranked.end(), [&](const LayoutCandidate& c) { return c.name == name; }) -
+                                  s.ranked.begin());
 }
 
 // The first is conflict-free on every access, and row-major ranks below with its reason.
