@@ -395,6 +395,11 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   suggest_cmd->add_option("--layout", suggest_request.buffer, "The buffer: a shared layout (e.g. S) or a tensor of the kernel")->required();
   suggest_cmd->add_option("--set", sets, "Fix a parameter, e.g. --set N=1024 (repeatable)");
   suggest_cmd->add_option("--top", suggest_request.top, "Show the best N (default 10)")->check(CLI::Range(1, 10000));
+  suggest_cmd->add_option("--verify", suggest_request.verify,
+                          "Run the kernel with each of the first N layouts against its reference (default 5; 0: none)");
+  suggest_cmd->add_option("--apply", suggest_request.apply, "Add the layout of this rank to the project as a new alternative")
+      ->check(CLI::PositiveNumber);
+  suggest_cmd->add_option("--name", suggest_request.name, "With --apply: the new alternative's name (default suggested_<layout>)");
   suggest_cmd->add_flag("--json", suggest_request.json, "Print JSON");
 
   auto* import_cmd = app.add_subcommand("import-results", "Merge the results.json of a bench bundle into the project (under \"results\")");

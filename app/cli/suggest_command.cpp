@@ -2,9 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "expr/diagnostic.hpp"
 #include "kernel/spec.hpp"
+#include "project/edit.hpp"
+#include "run/atomic_file.hpp"
 #include "run/suggest.hpp"
 #include "run/worker_client.hpp"
 
@@ -20,6 +25,32 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
 
 std::string figure(double v, const char* format) { return v < 0 ? "-" : fmt::format(fmt::runtime(format), v); }
 
+// A name the project's alternatives can carry: "padded+1" -> "padded_1".
+std::string alternative_name(const std::string& candidate) {
+  std::string name;
+  for (char ch : candidate.rfind("project:", 0) == 0 ? candidate.substr(8) : candidate)
+    name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+  while (!name.empty() && name.back() == '_') name.pop_back();
+  return "suggested_" + name;
+}
+
+// --apply RANK: the candidate becomes a new named alternative of the buffer;
+// the project is validated as a whole and replaced atomically.
+int apply(const SuggestRequest& request, const run::Suggestions& s, std::ostream& out) {
+  if (request.apply > s.ranked.size())
+    throw LegoError(fmt::format("--apply {}: there are {} ranked layouts", request.apply, s.ranked.size()));
+  const run::LayoutCandidate& c = s.ranked[request.apply - 1];
+  if (c.family == "project") throw LegoError("--apply " + std::to_string(request.apply) + ": " + c.name + " is in the project already");
+  const std::string name = request.name.empty() ? alternative_name(c.name) : request.name;
+  const std::filesystem::path file = request.project;
+  const std::string text = project::add_layout(kernel::read_text_file(file, "project file"), file.string(), file.parent_path(),
+                                               kernel::default_resource_dirs(), {s.kernel, s.buffer, name}, c.text);
+  run::write_atomically(file, text);
+  out << fmt::format("added {}.{} = {} to {} ({}){}\n", s.buffer, name, c.text, file.string(), c.reason,
+                     c.verification.empty() ? "" : "; " + c.verification);
+  return 0;
+}
+
 }  // namespace
 
 int suggest(const SuggestRequest& request, std::ostream& out, std::ostream& err) {
@@ -28,8 +59,10 @@ int suggest(const SuggestRequest& request, std::ostream& out, std::ostream& err)
   run::WorkerClient worker(run::default_worker_path());
   run::SuggestOptions options;
   options.sets = request.sets;
-  const run::Suggestions s = run::suggest_layouts(worker, spec, request.buffer, options);
+  run::Suggestions s = run::suggest_layouts(worker, spec, request.buffer, options);
   const std::size_t shown = std::min(request.top, s.ranked.size());
+  if (request.verify > 0) run::verify_candidates(worker, spec, s, std::min(request.verify, shown), options);
+  if (request.apply > 0) return apply(request, s, out);
   if (request.json) {
     nlohmann::json rows = nlohmann::json::array();
     for (std::size_t k = 0; k < shown; ++k) {
@@ -48,6 +81,8 @@ int suggest(const SuggestRequest& request, std::ostream& out, std::ostream& err)
                       {"extra_elements", c.extra_elements},
                       {"index_ops", c.ops},
                       {"bijective", c.bijective},
+                      {"verified", c.verified},
+                      {"verification", c.verification},
                       {"reason", c.reason}});
     }
     out << nlohmann::json{{"kernel", s.kernel},
@@ -75,7 +110,9 @@ int suggest(const SuggestRequest& request, std::ostream& out, std::ostream& err)
                        figure(c.sectors_per_request, "{:.2f}"), c.vector_elements, c.extra_elements,
                        c.ops < 0 ? "-" : std::to_string(c.ops), c.reason);
   }
-  for (std::size_t k = 0; k < shown; ++k) out << fmt::format("{:>3}. {}\n", k + 1, s.ranked[k].text);
+  for (std::size_t k = 0; k < shown; ++k)
+    out << fmt::format("{:>3}. {}{}\n", k + 1, s.ranked[k].text,
+                       s.ranked[k].verification.empty() ? "" : "   [" + s.ranked[k].verification.substr(0, 90) + "]");
   err << fmt::format(
       "{} candidates, {} rejected (not bijective or injective at this shape, or the same placement as one before){}; "
       "{:.2f} s\n",

@@ -13,6 +13,9 @@ struct SuggestRequest {
   std::string project, kernel, buffer;
   Env sets;
   std::size_t top = 10;
+  std::size_t verify = 5;  // the first N run against the reference
+  std::size_t apply = 0;   // rank to add to the project (0: none)
+  std::string name;        // its alternative's name (default: the candidate's)
   bool json = false;
 };
 

@@ -23,11 +23,20 @@ bool set_alternative(Json& layouts, const std::string& name, const std::string& 
   return true;
 }
 
-}  // namespace
+// Adds alternative `name` to a "layouts" member; false when it is taken.
+bool add_alternative(Json& layouts, const std::string& name, const std::string& text) {
+  if (layouts.is_string()) layouts = Json{{"default", layouts.get<std::string>()}};
+  if (!layouts.is_object() || layouts.contains(name)) return false;
+  layouts[name] = text;
+  return true;
+}
 
-std::string replace_layout(const std::string& json_text, const std::string& file_label, const std::filesystem::path& base_dir,
-                           const std::vector<std::filesystem::path>& resource_dirs, const LayoutSlot& slot,
-                           const std::string& layout_text) {
+using Setter = bool (*)(Json&, const std::string&, const std::string&);
+
+// The project with `set` applied to the slot's "layouts" member, validated.
+std::string edit_layouts(const std::string& json_text, const std::string& file_label, const std::filesystem::path& base_dir,
+                         const std::vector<std::filesystem::path>& resource_dirs, const LayoutSlot& slot, const std::string& layout_text,
+                         Setter set, const char* failure) {
   Json j = Json::parse(json_text, nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("kernels") || !j["kernels"].is_array())
     throw LegoError(file_label + ": not a project file (run it through lego bench for the exact error)");
@@ -37,15 +46,28 @@ std::string replace_layout(const std::string& json_text, const std::string& file
     if (k.contains("tensors") && k["tensors"].is_array())
       for (auto& t : k["tensors"])
         if (t.is_object() && t.value("name", "") == slot.owner && t.contains("layouts"))
-          done = set_alternative(t["layouts"], slot.alternative, layout_text);
+          done = set(t["layouts"], slot.alternative, layout_text);
     if (!done && k.contains("layouts") && k["layouts"].is_object() && k["layouts"].contains(slot.owner))
-      done = set_alternative(k["layouts"][slot.owner], slot.alternative, layout_text);
+      done = set(k["layouts"][slot.owner], slot.alternative, layout_text);
   }
-  if (!done)
-    throw LegoError(file_label + ": kernel " + slot.kernel + " has no layout " + slot.owner + "." + slot.alternative + " to replace");
+  if (!done) throw LegoError(file_label + ": kernel " + slot.kernel + " " + failure + " " + slot.owner + "." + slot.alternative);
   const std::string text = j.dump(2) + "\n";
   kernel::parse_project(text, file_label, base_dir, resource_dirs);  // throws at the edit's JSON path when it breaks the project
   return text;
+}
+
+}  // namespace
+
+std::string replace_layout(const std::string& json_text, const std::string& file_label, const std::filesystem::path& base_dir,
+                           const std::vector<std::filesystem::path>& resource_dirs, const LayoutSlot& slot,
+                           const std::string& layout_text) {
+  return edit_layouts(json_text, file_label, base_dir, resource_dirs, slot, layout_text, set_alternative, "has no layout to replace:");
+}
+
+std::string add_layout(const std::string& json_text, const std::string& file_label, const std::filesystem::path& base_dir,
+                       const std::vector<std::filesystem::path>& resource_dirs, const LayoutSlot& slot, const std::string& layout_text) {
+  return edit_layouts(json_text, file_label, base_dir, resource_dirs, slot, layout_text, add_alternative,
+                      "cannot add (no such buffer, or the name is taken):");
 }
 
 }  // namespace lego::project

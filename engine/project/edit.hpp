@@ -21,4 +21,10 @@ struct LayoutSlot {
 std::string replace_layout(const std::string& json_text, const std::string& file_label, const std::filesystem::path& base_dir,
                            const std::vector<std::filesystem::path>& resource_dirs, const LayoutSlot& slot, const std::string& layout_text);
 
+// Adds `slot.alternative` as a new alternative of the tensor or named layout
+// (a single unnamed layout becomes {"default": .., name: ..}); refused when
+// the name is taken. Validated as a whole project, like replace_layout.
+std::string add_layout(const std::string& json_text, const std::string& file_label, const std::filesystem::path& base_dir,
+                       const std::vector<std::filesystem::path>& resource_dirs, const LayoutSlot& slot, const std::string& layout_text);
+
 }  // namespace lego::project

@@ -14,6 +14,7 @@
 #include "layout/make_plan.hpp"
 #include "layout/parse.hpp"
 #include "run/analyze.hpp"
+#include "run/sweep_driver.hpp"
 
 namespace lego::run {
 
@@ -305,6 +306,43 @@ Suggestions suggest_layouts(WorkerClient& worker, const kernel::KernelSpec& spec
   std::sort(out.ranked.begin(), out.ranked.end(), ranks_before);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return out;
+}
+
+void verify_candidates(WorkerClient& worker, const kernel::KernelSpec& spec_in, Suggestions& suggestions, std::size_t count,
+                       const SuggestOptions& options, const std::atomic<bool>* cancel) {
+  kernel::KernelSpec spec = spec_in;
+  std::vector<kernel::LayoutChoice>* alternatives = alternatives_of(spec, suggestions.buffer);
+  count = std::min(count, suggestions.ranked.size());
+  for (std::size_t k = 0; k < count; ++k)
+    alternatives->push_back({fmt::format("suggest{}", k + 1), suggestions.ranked[k].text, parse_layout(suggestions.ranked[k].text)});
+  const kernel::VariantSpace space = kernel::enumerate_variants(spec, {0, 1, options.sets});
+  const auto base =
+      std::find_if(space.variants.begin(), space.variants.end(), [&](const kernel::Variant& v) { return v.id == suggestions.variant; });
+  if (base == space.variants.end()) throw LegoError("the traced variant " + suggestions.variant + " is gone");
+  std::vector<PreparedVariant> prepared;
+  for (std::size_t k = 0; k < count; ++k) {
+    kernel::Variant v = *base;
+    v.layout_choice[suggestions.buffer] = fmt::format("suggest{}", k + 1);
+    v.id = suggestions.ranked[k].name;
+    prepared.push_back(prepare_variant(spec, v));
+  }
+  std::vector<const PreparedVariant*> order;
+  for (const auto& p : prepared) order.push_back(&p);
+  SweepOptions sweep;
+  sweep.run.time = false;
+  sweep.run.cache = true;
+  sweep.timeout_s = options.timeout_s;
+  sweep.baselines = false;
+  sweep.verify_smaller = true;
+  Roof roof;
+  const SweepResult result = run_sweep(worker, spec, order, roof, sweep, {}, cancel);
+  for (std::size_t k = 0; k < result.outcomes.size() && k < count; ++k) {
+    const Outcome& o = result.outcomes[k];
+    LayoutCandidate& c = suggestions.ranked[k];
+    c.verified = o.verified;
+    c.verification = o.verified ? (o.verified_at.empty() ? "verified" : "verified at " + o.verified_at)
+                                : std::string(status_text(o.status)) + (o.message.empty() ? "" : ": " + o.message);
+  }
 }
 
 }  // namespace lego::run

@@ -53,7 +53,11 @@ struct LayoutCandidate {
     std::int64_t excess_wavefronts = 0;
   };
   std::vector<Site> sites;  // each shared access of the buffer
-  std::string reason;       // why it ranks where it does
+  // verify_candidates: the kernel with this layout against its reference
+  // (CUDA too large to emulate: at smaller problem sizes).
+  bool verified = false;
+  std::string verification;  // what the check said; empty when not checked
+  std::string reason;        // why it ranks where it does
 };
 
 struct Suggestions {
@@ -70,6 +74,12 @@ struct Suggestions {
 // kernel whose trace fails.
 Suggestions suggest_layouts(WorkerClient& worker, const kernel::KernelSpec& spec, const std::string& buffer, const SuggestOptions& options,
                             const std::atomic<bool>* cancel = nullptr);
+
+// Runs the kernel with each of the first `count` candidates as the buffer's
+// layout against the reference (no timing), in lego-worker processes, and
+// fills `verified` and `verification`.
+void verify_candidates(WorkerClient& worker, const kernel::KernelSpec& spec, Suggestions& suggestions, std::size_t count,
+                       const SuggestOptions& options, const std::atomic<bool>* cancel = nullptr);
 
 // The ranking's order: true when `a` goes before `b`.
 bool ranks_before(const LayoutCandidate& a, const LayoutCandidate& b);

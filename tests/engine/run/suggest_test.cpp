@@ -13,6 +13,8 @@
 #include "kernel/spec.hpp"
 #include "layout/make_plan.hpp"
 #include "layout/parse.hpp"
+#include "project/edit.hpp"
+#include "run/cuda_driver.hpp"
 
 namespace lego::run {
 namespace {
@@ -117,6 +119,37 @@ TEST(Suggest, EveryCandidateIsBijectiveOrInjectiveWithItsFootprint) {
   }
   // Ranked: no candidate after another one that beats it on every score.
   for (std::size_t k = 1; k < s.ranked.size(); ++k) EXPECT_FALSE(ranks_before(s.ranked[k], s.ranked[k - 1])) << k;
+}
+
+// A suggestion is shown verified only after the kernel ran with it against
+// its reference (here by the CPU emulator at N=512), and --apply adds it to
+// the project as a new alternative, validated as a whole project.
+TEST(Suggest, SuggestionsAreVerifiedAndAddedAsNewAlternatives) {
+  const kernel::Project project = load(kProjects + "/cuda_transpose.lego.json");
+  const kernel::KernelSpec& spec = kernel::find_kernel(project, "transpose_smem");
+  WorkerClient worker(default_worker_path());
+  Suggestions s = suggest_layouts(worker, spec, "S", {});
+  verify_candidates(worker, spec, s, 3, {});
+  for (std::size_t k = 0; k < 3; ++k) {
+    EXPECT_TRUE(s.ranked[k].verified) << s.ranked[k].name << ": " << s.ranked[k].verification;
+    if (!gpu_unavailable().empty()) {
+      EXPECT_EQ(s.ranked[k].verification, "verified at N=512");
+    }
+  }
+  EXPECT_FALSE(s.ranked[3].verified);
+  EXPECT_TRUE(s.ranked[3].verification.empty());  // not checked: not shown as verified
+
+  const std::string json = kernel::read_text_file(kProjects + "/cuda_transpose.lego.json");
+  const project::LayoutSlot slot{"transpose_smem", "S", "suggested"};
+  const std::string added = project::add_layout(json, "t.lego.json", kProjects, kernel::default_resource_dirs(), slot, s.ranked[0].text);
+  const kernel::Project edited = kernel::parse_project(added, "t.lego.json", kProjects, kernel::default_resource_dirs());
+  const auto& alternatives = kernel::find_kernel(edited, "transpose_smem").layouts.front().alternatives;
+  ASSERT_EQ(alternatives.size(), 5u);
+  EXPECT_EQ(alternatives.back().name, "suggested");
+  EXPECT_EQ(alternatives.back().text, s.ranked[0].text);
+  EXPECT_THROW(project::add_layout(added, "t.lego.json", kProjects, kernel::default_resource_dirs(), slot, s.ranked[1].text), LegoError);
+  EXPECT_THROW(project::add_layout(json, "t.lego.json", kProjects, kernel::default_resource_dirs(), slot, "OrderBy(Row(4, 4))"),
+               LegoError);  // breaks the kernel: refused, nothing returned
 }
 
 TEST(Suggest, AnUnknownOr3DBufferIsAClearError) {
