@@ -17,6 +17,7 @@
 #include "run/emulation_sizes.hpp"
 #include "run/sweep.hpp"
 #include "studio/save_file.hpp"
+#include "studio/suggest_dialog.hpp"
 #include "views/qt_text.hpp"
 
 namespace lego::studio {
@@ -116,6 +117,12 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   layouts_row->addWidget(new QLabel(tr("Layout")));
   layouts_row->addWidget(layout_, 1);
   layouts_row->addWidget(edit_layout_);
+  suggest_ = new QPushButton(tr("Suggest..."));
+  suggest_->setToolTip(
+      tr("Rank layouts for this buffer (lego suggest): candidates from the algebra scored on the kernel's traced accesses, the "
+         "first five verified against the reference, each with its reason"));
+  layouts_row->addWidget(suggest_);
+  connect(suggest_, &QPushButton::clicked, this, &KernelsPanel::suggestForSelectedLayout);
   layouts_row->addWidget(apply_layout_);
   layouts_row->addWidget(save_project_);
   connect(edit_layout_, &QPushButton::clicked, this, &KernelsPanel::editSelectedLayout);
@@ -160,10 +167,13 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
     outcomes_ = project_->imported;  // results measured elsewhere show until a sweep here replaces them
     project_label_->setText(QFileInfo(qs(project_->file)).fileName() + (hasUnsavedProject() ? "*" : ""));
     project_label_->setToolTip(qs(project_->project.description));
-    const QSignalBlocker block(kernel_);
-    kernel_->clear();
-    for (const auto& k : project_->kernels) kernel_->addItem(qs(k.spec.name));
-    if (same_file && kernel_index >= 0 && kernel_index < kernel_->count()) kernel_->setCurrentIndex(kernel_index);
+    {
+      // Refilled quietly; the signal is live again for whoever picks a kernel next (--kernel).
+      const QSignalBlocker block(kernel_);
+      kernel_->clear();
+      for (const auto& k : project_->kernels) kernel_->addItem(qs(k.spec.name));
+      if (same_file && kernel_index >= 0 && kernel_index < kernel_->count()) kernel_->setCurrentIndex(kernel_index);
+    }
     showKernel();
     if (same_file && layout_index >= 0 && layout_index < layout_->count()) layout_->setCurrentIndex(layout_index);
     emit message(tr("opened %1: %2 kernels").arg(qs(project_->file)).arg(project_->kernels.size()));
@@ -179,6 +189,27 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
     progress_->setFormat(current.isEmpty() ? tr("%v / %m") : tr("%v / %m  %1").arg(current));
   });
   connect(&sweep_, &SweepSession::variantDone, this, &KernelsPanel::onOutcome);
+  connect(&sweep_, &SweepSession::suggested, this, [this](std::shared_ptr<const run::Suggestions> s) {
+    suggest_->setEnabled(true);
+    if (!suggest_dialog_) {
+      suggest_dialog_ = new SuggestDialog(this);
+      connect(suggest_dialog_, &SuggestDialog::showRequested, this,
+              [this](const QString& text, const QString& label) { emit editLayoutRequested(text, sizesText(), label); });
+      connect(suggest_dialog_, &SuggestDialog::addRequested, this, [this](const QString& text, const QString& name) {
+        const KernelInfo* k = currentKernel();
+        if (!k || !project_) return;
+        const std::string owner = suggest_dialog_->selected() ? last_suggested_buffer_ : std::string();
+        sweep_.addLayout(project_, {k->spec.name, owner, name.toStdString()}, text);
+        emit message(tr("adding %1.%2 to kernel %3 (Save project writes the file)").arg(qs(owner), name, qs(k->spec.name)));
+      });
+    }
+    last_suggested_buffer_ = s->buffer;
+    suggest_dialog_->setSuggestions(std::move(s));
+    suggest_dialog_->show();
+    suggest_dialog_->raise();
+    emit message(tr("suggest: done; the first row is shown in the composer"));
+  });
+  connect(&sweep_, &SweepSession::failed, this, [this] { suggest_->setEnabled(true); });
   connect(&sweep_, &SweepSession::ceilingsReady, this, [this](const run::Roof& roof) {
     ceilings_ = {roof.copy_gbs, roof.triad_gbs, roof.peak_gflops_f32};
     updateRoofline();

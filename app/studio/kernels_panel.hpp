@@ -24,6 +24,8 @@ class QTabWidget;
 
 namespace lego::studio {
 
+class SuggestDialog;
+
 class KernelsPanel : public QWidget {
   Q_OBJECT
  public:
@@ -59,6 +61,9 @@ class KernelsPanel : public QWidget {
   // saveProject, which replaces the file atomically).
   QComboBox* layoutChoice() const { return layout_; }
   void editSelectedLayout();
+  // lego suggest for the chosen layout's buffer; the ranked layouts open in a dialog.
+  void suggestForSelectedLayout();
+  SuggestDialog* suggestDialog() const { return suggest_dialog_; }
   void applyLayout(const QString& text);
   bool saveProject(QString* error = nullptr);
   // Writes the project (with its edits) to a new file and continues there.
@@ -123,7 +128,10 @@ class KernelsPanel : public QWidget {
   void markStale(int row);
   QLabel* project_label_;
   QComboBox* layout_;
-  QPushButton *edit_layout_, *apply_layout_, *save_project_;
+  QPushButton *edit_layout_, *apply_layout_, *save_project_, *suggest_;
+  SuggestDialog* suggest_dialog_ = nullptr;
+  std::string last_suggested_buffer_;
+  QString sizesText() const;  // the project's first parameter values, as the composer takes them
   std::string saved_json_;
   void fillLayouts();
   project::LayoutSlot slotAt(int index) const;

@@ -41,10 +41,23 @@ void KernelsPanel::editSelectedLayout() {
   for (const auto& l : k->spec.layouts)
     for (const auto& a : l.alternatives)
       if (l.name == slot.owner && a.name == slot.alternative) text = a.text;
+  emit editLayoutRequested(qs(text), sizesText(), layout_->currentText());
+}
+
+QString KernelsPanel::sizesText() const {
   QStringList sizes;
-  for (const auto& p : k->spec.parameters)
-    if (!p.values.empty()) sizes << QStringLiteral("%1=%2").arg(qs(p.name)).arg(p.values.front());
-  emit editLayoutRequested(qs(text), sizes.join(", "), layout_->currentText());
+  if (const KernelInfo* k = currentKernel())
+    for (const auto& p : k->spec.parameters)
+      if (!p.values.empty()) sizes << QStringLiteral("%1=%2").arg(qs(p.name)).arg(p.values.front());
+  return sizes.join(", ");
+}
+
+void KernelsPanel::suggestForSelectedLayout() {
+  const project::LayoutSlot slot = slotAt(layout_->currentIndex());
+  if (!project_ || slot.owner.empty()) return emit message(tr("open a project and choose a buffer's layout first"));
+  suggest_->setEnabled(false);
+  emit message(tr("suggest: tracing %1 of kernel %2 ...").arg(qs(slot.owner), qs(slot.kernel)));
+  sweep_.suggest(project_, qs(slot.kernel), qs(slot.owner));
 }
 
 void KernelsPanel::applyLayout(const QString& text) {

@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
       {"colour", "Colour cells by tile, physical or logical order, thread, warp or bank", "tile|physical|logical|thread|warp|bank"});
   cli.addOption({"verify-smaller", "With --run: then verify CUDA variants too large to emulate at smaller problem sizes"});
   cli.addOption({"single", "With --run and --screenshot: select only the fastest variant (Assembly then links it to its source)"});
+  cli.addOption({"suggest", "With --project: rank layouts for this buffer of the kernel (opens Suggested layouts)", "BUFFER"});
   cli.addOption({"threads", "Threads per step when the layout is read as a thread mapping (default 32)", "N"});
   cli.addOption({"step", "Light up the elements of one step of the thread mapping", "S"});
   cli.process(app);
@@ -80,6 +81,19 @@ int main(int argc, char** argv) {
               std::fprintf(stderr, "lego-studio: the project has no kernel %s\n", qPrintable(name));
             else
               window.kernels()->kernelChoice()->setCurrentText(name);
+          },
+          Qt::SingleShotConnection);
+    if (cli.isSet("suggest"))
+      QObject::connect(
+          window.kernels(), &lego::studio::KernelsPanel::projectLoaded, window.kernels(),
+          [&window, buffer = cli.value("suggest")] {
+            QComboBox* layouts = window.kernels()->layoutChoice();
+            for (int k = 0; k < layouts->count(); ++k)
+              if (layouts->itemText(k).startsWith(buffer + ": ")) {
+                layouts->setCurrentIndex(k);
+                return window.kernels()->suggestForSelectedLayout();
+              }
+            std::fprintf(stderr, "lego-studio: the kernel has no buffer %s\n", qPrintable(buffer));
           },
           Qt::SingleShotConnection);
     if (cli.isSet("run"))

@@ -32,6 +32,7 @@ SweepSession::SweepSession(QObject* parent) : QObject(parent) {
   qRegisterMetaType<ProjectPtr>();
   qRegisterMetaType<OutcomePtr>();
   qRegisterMetaType<run::Roof>();
+  qRegisterMetaType<std::shared_ptr<const run::Suggestions>>();
 }
 
 SweepSession::~SweepSession() { cancel_ = true; }  // a running sweep stops; thread_ then waits for it
@@ -91,6 +92,39 @@ void SweepSession::editLayout(ProjectPtr project, const project::LayoutSlot& slo
       emit projectLoaded(load(project->file, json, true, 256));
     } catch (const LegoError& e) {
       emit failed(QStringLiteral("the project was not changed: %1").arg(QString::fromStdString(e.what())));
+    }
+  });
+}
+
+void SweepSession::addLayout(ProjectPtr project, const project::LayoutSlot& slot, const QString& layout_text) {
+  thread_.post([this, project, slot, text = layout_text.toStdString()] {
+    try {
+      const std::string json = project::add_layout(project->json, project->file, std::filesystem::path(project->file).parent_path(),
+                                                   kernel::default_resource_dirs(), slot, text);
+      emit projectLoaded(load(project->file, json, true, 256));
+    } catch (const LegoError& e) {
+      emit failed(QStringLiteral("the project was not changed: %1").arg(QString::fromStdString(e.what())));
+    }
+  });
+}
+
+void SweepSession::suggest(ProjectPtr project, const QString& kernel_name, const QString& buffer) {
+  thread_.post([this, project, kernel = kernel_name.toStdString(), buffer = buffer.toStdString()] {
+    try {
+      const KernelInfo* k = nullptr;
+      for (const auto& candidate : project->kernels)
+        if (candidate.spec.name == kernel) k = &candidate;
+      if (!k) throw LegoError("no kernel " + kernel + " in the project");
+      run::WorkerClient worker(run::default_worker_path());
+      auto s = std::make_shared<run::Suggestions>(run::suggest_layouts(worker, k->spec, buffer, {}, &cancel_));
+      emit message(QStringLiteral("suggest: %1 layouts of %2 ranked in %3 s; verifying the first five against the reference")
+                       .arg(s->ranked.size())
+                       .arg(QString::fromStdString(buffer))
+                       .arg(s->seconds, 0, 'f', 2));
+      run::verify_candidates(worker, k->spec, *s, 5, {}, &cancel_);
+      emit suggested(std::move(s));
+    } catch (const std::exception& e) {
+      emit failed(QStringLiteral("suggest: %1").arg(QString::fromStdString(e.what())));
     }
   });
 }

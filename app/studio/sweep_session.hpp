@@ -17,6 +17,7 @@
 #include "project/edit.hpp"
 #include "run/executor.hpp"
 #include "run/outcome.hpp"
+#include "run/suggest.hpp"
 #include "run/sweep_driver.hpp"
 #include "studio/worker_thread.hpp"
 
@@ -78,6 +79,10 @@ class SweepSession : public QObject {
            bool verify_smaller = false);
   // Writes the variant as standalone source (run::export_files) into `dir`.
   void exportVariant(ProjectPtr project, const QString& kernel, const QString& variant_id, const QString& dir);
+  // lego suggest for one buffer of a kernel (traced and verified in lego-worker processes).
+  void suggest(ProjectPtr project, const QString& kernel, const QString& buffer);
+  // Adds a layout as a new alternative (validated as a whole project); unsaved like editLayout.
+  void addLayout(ProjectPtr project, const project::LayoutSlot& slot, const QString& layout_text);
   void cancel() { cancel_ = true; }
   bool running() const { return running_.load(); }
 
@@ -89,6 +94,7 @@ class SweepSession : public QObject {
   void finished(bool cancelled);
   void message(const QString& text);
   void exported(const QStringList& files);
+  void suggested(std::shared_ptr<const lego::run::Suggestions> suggestions);
   void ceilingsReady(lego::run::Roof roof);  // the machine's roofs as a sweep starts, then a GPU's from its first run
 
  private:
@@ -104,3 +110,4 @@ class SweepSession : public QObject {
 Q_DECLARE_METATYPE(lego::studio::ProjectPtr)
 Q_DECLARE_METATYPE(lego::studio::OutcomePtr)
 Q_DECLARE_METATYPE(lego::run::Roof)
+Q_DECLARE_METATYPE(std::shared_ptr<const lego::run::Suggestions>)

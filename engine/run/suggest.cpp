@@ -204,6 +204,7 @@ void score(LayoutCandidate& c, const Traced& t, const std::vector<std::int64_t>&
       c.sites.push_back({s.info.placeholder, s.info.line, s.max_ways, s.excess_wavefronts});
       if (s.max_ways > c.worst_ways) {
         c.worst_ways = s.max_ways;
+        c.worst_lane_bank = s.worst_lane_bank;
         worst_site = fmt::format("{} (line {}): {}-way, {}", s.info.placeholder, s.info.line, s.max_ways, collision(s));
       }
     } else if (s.info.kind == analysis::MemoryKind::Global) {

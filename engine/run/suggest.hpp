@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/banks.hpp"
 #include "kernel/spec.hpp"
 #include "kernel/variant.hpp"
 #include "run/worker_client.hpp"
@@ -52,7 +53,8 @@ struct LayoutCandidate {
     int line = 0, ways = 0;
     std::int64_t excess_wavefronts = 0;
   };
-  std::vector<Site> sites;  // each shared access of the buffer
+  std::vector<Site> sites;                     // each shared access of the buffer
+  analysis::LaneBankCounts worst_lane_bank{};  // the worst shared request, lanes x banks
   // verify_candidates: the kernel with this layout against its reference
   // (CUDA too large to emulate: at smaller problem sizes).
   bool verified = false;

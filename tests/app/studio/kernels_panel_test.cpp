@@ -23,6 +23,8 @@
 #include <set>
 
 #include "run/cuda_driver.hpp"
+#include "studio/suggest_dialog.hpp"
+#include "views/bank_heatmap.hpp"
 
 using lego::studio::KernelsPanel;
 
@@ -34,6 +36,7 @@ class KernelsPanelTest : public QObject {
   void cancelStopsTheSweep();
   void cudaSweepWithoutGpuShowsVerifiedStaticAnalysis();
   void cudaTooLargeToEmulateVerifiesAtASmallerSize();
+  void suggestRanksLayoutsAndAddsOneToTheProject();
   void importedResultsShowAndPickTheWinner();
   void baselinesAreRowsAndRooflineLinesButNeverTheWinner();
   void aSecondSweepReusesUnchangedResults();
@@ -370,6 +373,51 @@ void KernelsPanelTest::cudaTooLargeToEmulateVerifiesAtASmallerSize() {
   QVERIFY(panel.needSmallerCheck().isEmpty());
   // With both verified, Export winner has a verified variant to choose.
   QVERIFY2(!panel.exportChoice().id.isEmpty(), qPrintable(panel.exportChoice().why));
+}
+
+// Issue 16 in the app: Suggest... on the transpose's shared tile S opens
+// the ranked layouts: a conflict-free one first, verified against the
+// reference, row-major below with its 32-way reason; selecting a row shows
+// it in the composer; Add to project adds it as a new alternative.
+void KernelsPanelTest::suggestRanksLayoutsAndAddsOneToTheProject() {
+  KernelsPanel panel;
+  panel.show();
+  QSignalSpy loaded(&panel, &KernelsPanel::projectLoaded);
+  panel.openProject(LEGO_TEST_DATA "/kernels/cuda_small.lego.json");
+  QVERIFY(loaded.wait(30000));
+  panel.layoutChoice()->setCurrentIndex(panel.layoutChoice()->findText("S: row"));
+  QSignalSpy shown(&panel, &KernelsPanel::editLayoutRequested);
+  QPushButton* suggest = nullptr;
+  for (QPushButton* b : panel.findChildren<QPushButton*>())
+    if (b->text() == "Suggest...") suggest = b;
+  QVERIFY(suggest);
+  QTest::mouseClick(suggest, Qt::LeftButton);
+  QTRY_VERIFY_WITH_TIMEOUT(panel.suggestDialog() && panel.suggestDialog()->isVisible(), 120000);
+  lego::studio::SuggestDialog* dialog = panel.suggestDialog();
+  QTableWidget* t = dialog->table();
+  QVERIFY(t->rowCount() > 5);
+  QCOMPARE(t->item(0, 2)->text(), QString("1"));  // ways: conflict-free first
+  QCOMPARE(t->item(0, 6)->text(), QString::fromUtf8("✓"));
+  bool row_major = false;
+  for (int r = 0; r < t->rowCount(); ++r)
+    if (t->item(r, 1)->text() == "project:row") row_major = t->item(r, 2)->text() == "32" && t->item(r, 7)->text().contains("32-way");
+  QVERIFY(row_major);
+  QVERIFY(!shown.isEmpty());  // the first row went to the composer
+  QVERIFY(shown.last().at(2).toString().startsWith("suggested"));
+  QVERIFY(dialog->heatmap()->caption().contains("1-way"));
+  // Pick one the project does not have and add it.
+  int fresh = -1;
+  for (int r = 0; r < t->rowCount() && fresh < 0; ++r)
+    if (!t->item(r, 1)->text().startsWith("project:")) fresh = r;
+  QVERIFY(fresh >= 0);
+  t->selectRow(fresh);
+  QVERIFY(dialog->addButton()->isEnabled());
+  QTest::mouseClick(dialog->addButton(), Qt::LeftButton);
+  QVERIFY(loaded.wait(30000));
+  QVERIFY(panel.hasUnsavedProject());
+  bool added = false;
+  for (int k = 0; k < panel.layoutChoice()->count(); ++k) added = added || panel.layoutChoice()->itemText(k).startsWith("S: suggested_");
+  QVERIFY(added);
 }
 
 // A project with results from a remote GPU (lego import-results) shows them
