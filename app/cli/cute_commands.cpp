@@ -1,0 +1,100 @@
+#include "cute_commands.hpp"
+
+#include <CLI/CLI.hpp>
+#include <regex>
+
+#include "expr/diagnostic.hpp"
+#include "layout/cute.hpp"
+#include "layout/make_plan.hpp"
+#include "layout/parse.hpp"
+
+namespace lego::cli {
+
+namespace {
+
+Env parse_bindings(const std::vector<std::string>& sets) {
+  Env env;
+  for (const auto& s : sets) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0) throw LegoError("--set expects NAME=VALUE, got \"" + s + "\"");
+    try {
+      std::size_t used = 0;
+      env[s.substr(0, eq)] = std::stoll(s.substr(eq + 1), &used);
+      if (used != s.size() - eq - 1) throw std::invalid_argument(s);
+    } catch (const std::exception&) {
+      throw LegoError("--set " + s + ": the value must be an integer");
+    }
+  }
+  return env;
+}
+
+// "GenP antidiag" for the first GenP of a layout text that has one.
+std::string genp_piece(const std::string& text) {
+  static const std::regex genp(R"(GenP\(\s*\[[^\]]*\]\s*,\s*([A-Za-z_][A-Za-z_0-9]*))");
+  std::smatch m;
+  return std::regex_search(text, m, genp) ? "GenP " + m[1].str() : std::string();
+}
+
+}  // namespace
+
+bool is_cute_command(const std::string& name) { return name == "from-cute" || name == "to-cute"; }
+
+int run_cute_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CLI::App app{"lego: CuTe layouts in and out (LEGO Studio)"};
+  app.require_subcommand(1);
+  std::string text;
+  std::vector<std::string> sets;
+  auto* from = app.add_subcommand("from-cute",
+                                  "Print a CuTe layout, e.g. '(4,8):(8,1)', '((2,4),(2,2)):((1,8),(2,4))' or 'Sw<3,4,3> o (8,64):(64,1)', "
+                                  "in the layout language (its logical shape is the top-level modes)");
+  from->add_option("layout", text, "The CuTe layout as CuTe prints it")->required();
+  auto* to = app.add_subcommand("to-cute", "Print a layout's CuTe form, when it has one (strides per dimension, CuTe's swizzle)");
+  to->add_option("layout", text, "A layout in the layout language")->required();
+  to->add_option("--set", sets, "Bind a size, e.g. --set N=8 (repeatable)");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) {
+      out << app.help();
+      return 0;
+    }
+    err << "lego: " << e.what() << "\nRun 'lego " << (args.size() > 1 ? args[1] : "") << " --help' for usage.\n";
+    return 2;
+  }
+  try {
+    if (from->parsed()) {
+      const cute::Layout layout = cute::parse(text);
+      out << cute::to_lego(layout) << "\n";
+      return 0;
+    }
+    const Plan plan = make_plan(parse_layout(text), parse_bindings(sets));
+    if (plan.size() > (std::int64_t{1} << 20)) throw LegoError("to-cute reads the layout's table: at most 2^20 elements");
+    std::vector<std::int64_t> table(static_cast<std::size_t>(plan.size()));
+    plan.apply_all(table.data());
+    std::optional<cute::Layout> found = cute::from_table(plan.shape(), table);
+    // A swizzle on the left: CuTe's is its own inverse, so undo each one
+    // CuTe could mean and look for strides underneath.
+    for (int b = 1; !found && b <= 5; ++b)
+      for (int m = 0; !found && m <= 5; ++m)
+        for (int s = 1; !found && s <= 8; ++s) {
+          std::vector<std::int64_t> under(table.size());
+          for (std::size_t k = 0; k < table.size(); ++k) under[k] = cute::swizzle({b, m, s}, table[k]);
+          if ((found = cute::from_table(plan.shape(), under))) found->swizzle = std::array<int, 3>{b, m, s};
+        }
+    if (!found) {
+      const std::string piece = genp_piece(text);
+      err << "lego: no CuTe form: " << (piece.empty() ? "the layout" : piece)
+          << "'s offsets are neither a sum of per-dimension strides nor such a sum under a CuTe swizzle\n";
+      return 2;
+    }
+    out << cute::to_string(*found) << "\n";
+    return 0;
+  } catch (const LegoError& e) {
+    err << "lego: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+}  // namespace lego::cli
