@@ -1,10 +1,11 @@
 #include "cute_commands.hpp"
 
 #include <CLI/CLI.hpp>
-#include <regex>
+#include <cctype>
 
 #include "expr/diagnostic.hpp"
 #include "layout/cute.hpp"
+#include "layout/linear.hpp"
 #include "layout/make_plan.hpp"
 #include "layout/parse.hpp"
 
@@ -28,16 +29,23 @@ Env parse_bindings(const std::vector<std::string>& sets) {
   return env;
 }
 
-// "GenP antidiag" for the first GenP of a layout text that has one.
+// "GenP antidiag" for the first GenP of a layout text that has one (plain
+// string search: std::regex trips GCC's -Wmaybe-uninitialized under ASan).
 std::string genp_piece(const std::string& text) {
-  static const std::regex genp(R"(GenP\(\s*\[[^\]]*\]\s*,\s*([A-Za-z_][A-Za-z_0-9]*))");
-  std::smatch m;
-  return std::regex_search(text, m, genp) ? "GenP " + m[1].str() : std::string();
+  const auto at = text.find("GenP(");
+  if (at == std::string::npos) return {};
+  const auto close = text.find(']', at);
+  if (close == std::string::npos) return {};
+  auto first = text.find_first_not_of(" ,\t", close + 1);
+  if (first == std::string::npos) return {};
+  auto last = first;
+  while (last < text.size() && (std::isalnum(static_cast<unsigned char>(text[last])) || text[last] == '_')) ++last;
+  return last > first ? "GenP " + text.substr(first, last - first) : std::string();
 }
 
 }  // namespace
 
-bool is_cute_command(const std::string& name) { return name == "from-cute" || name == "to-cute"; }
+bool is_cute_command(const std::string& name) { return name == "from-cute" || name == "to-cute" || name == "to-linear"; }
 
 int run_cute_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   CLI::App app{"lego: CuTe layouts in and out (LEGO Studio)"};
@@ -51,6 +59,11 @@ int run_cute_command(const std::vector<std::string>& args, std::ostream& out, st
   auto* to = app.add_subcommand("to-cute", "Print a layout's CuTe form, when it has one (strides per dimension, CuTe's swizzle)");
   to->add_option("layout", text, "A layout in the layout language")->required();
   to->add_option("--set", sets, "Bind a size, e.g. --set N=8 (repeatable)");
+  auto* linear = app.add_subcommand("to-linear",
+                                    "Print a power-of-two layout linear over GF(2) (rows, columns, tiles, XOR swizzles) as the bases "
+                                    "of a Triton LinearLayout: the offset each input bit maps to");
+  linear->add_option("layout", text, "A layout in the layout language")->required();
+  linear->add_option("--set", sets, "Bind a size, e.g. --set N=8 (repeatable)");
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
   try {
@@ -70,9 +83,18 @@ int run_cute_command(const std::vector<std::string>& args, std::ostream& out, st
       return 0;
     }
     const Plan plan = make_plan(parse_layout(text), parse_bindings(sets));
-    if (plan.size() > (std::int64_t{1} << 20)) throw LegoError("to-cute reads the layout's table: at most 2^20 elements");
+    if (plan.size() > (std::int64_t{1} << 20)) throw LegoError("this command reads the layout's table: at most 2^20 elements");
     std::vector<std::int64_t> table(static_cast<std::size_t>(plan.size()));
     plan.apply_all(table.data());
+    if (linear->parsed()) {
+      const LinearBases bases = linear_bases(plan.shape(), table);
+      if (!bases.linear()) {
+        err << "lego: no linear layout: " << bases.why_not << "\n";
+        return 2;
+      }
+      out << to_string(bases, plan.physical_size());
+      return 0;
+    }
     std::optional<cute::Layout> found = cute::from_table(plan.shape(), table);
     // A swizzle on the left: CuTe's is its own inverse, so undo each one
     // CuTe could mean and look for strides underneath.
