@@ -90,6 +90,18 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   tabs_->addTab(expressions_, tr("Index expressions"));
   tabs_->addTab(assembly_, tr("Assembly / PTX"));
   accesses_ = new views::AccessesTab;
+  // Suggest layout from an access: the buffer it reads or writes.
+  accesses_->table()->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(accesses_->table(), &QWidget::customContextMenuRequested, this, [this](const QPoint& at) {
+    const QTableWidgetItem* item = accesses_->table()->itemAt(at);
+    if (!item) return;
+    const QString buffer = bufferOfAccess(item->row());
+    if (buffer.isEmpty()) return;
+    QMenu menu;
+    QAction* suggest = menu.addAction(tr("Suggest a layout for %1...").arg(buffer), this, [this, buffer] { suggestFor(buffer); });
+    suggest->setEnabled(suggest_->isEnabled());
+    menu.exec(accesses_->table()->viewport()->mapToGlobal(at));
+  });
   tabs_->addTab(accesses_, tr("Accesses"));
   roofline_ = new views::RooflineChart;
   tabs_->addTab(roofline_, tr("Roofline"));

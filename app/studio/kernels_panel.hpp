@@ -63,6 +63,10 @@ class KernelsPanel : public QWidget {
   void editSelectedLayout();
   // lego suggest for the chosen layout's buffer; the ranked layouts open in a dialog.
   void suggestForSelectedLayout();
+  // The same for a buffer by name (the Accesses tab's context menu): its first layout is chosen.
+  void suggestFor(const QString& buffer);
+  // The buffer an access of the Accesses tab reaches ("smem S[c, r]" -> "S"), or empty.
+  QString bufferOfAccess(int row) const;
   SuggestDialog* suggestDialog() const { return suggest_dialog_; }
   void applyLayout(const QString& text);
   bool saveProject(QString* error = nullptr);

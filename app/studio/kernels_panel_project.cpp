@@ -5,6 +5,7 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QPushButton>
+#include <QTableWidget>
 
 #include "run/sweep.hpp"
 #include "studio/kernels_panel.hpp"
@@ -58,6 +59,23 @@ void KernelsPanel::suggestForSelectedLayout() {
   suggest_->setEnabled(false);
   emit message(tr("suggest: tracing %1 of kernel %2 ...").arg(qs(slot.owner), qs(slot.kernel)));
   sweep_.suggest(project_, qs(slot.kernel), qs(slot.owner));
+}
+
+void KernelsPanel::suggestFor(const QString& buffer) {
+  for (int k = 0; k < layout_->count(); ++k)
+    if (layout_->itemText(k).startsWith(buffer + ": ")) {
+      layout_->setCurrentIndex(k);
+      return suggestForSelectedLayout();
+    }
+  emit message(tr("%1 has no layout in this kernel to suggest for").arg(buffer));
+}
+
+QString KernelsPanel::bufferOfAccess(int row) const {
+  const QTableWidgetItem* access = accesses_->table()->item(row, 1);
+  if (!access) return {};
+  QString text = access->text();  // "smem S[c, r]" or "A[i, j]"
+  if (text.startsWith("smem ")) text = text.mid(5);
+  return text.left(text.indexOf('['));
 }
 
 void KernelsPanel::applyLayout(const QString& text) {

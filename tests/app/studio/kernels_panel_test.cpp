@@ -418,6 +418,22 @@ void KernelsPanelTest::suggestRanksLayoutsAndAddsOneToTheProject() {
   bool added = false;
   for (int k = 0; k < panel.layoutChoice()->count(); ++k) added = added || panel.layoutChoice()->itemText(k).startsWith("S: suggested_");
   QVERIFY(added);
+
+  // From the Accesses tab: the access "smem S[c, r]" names buffer S, and
+  // suggesting for it chooses S's layout and opens the window again.
+  QSignalSpy finished(&panel, &KernelsPanel::sweepFinished);
+  panel.runSweep();
+  QVERIFY(finished.wait(120000));
+  int shared_row = -1;
+  for (int r = 0; r < panel.accessTable()->rowCount(); ++r)
+    if (panel.accessTable()->item(r, 1)->text() == "smem S[c, r]") shared_row = r;
+  QVERIFY(shared_row >= 0);
+  QCOMPARE(panel.bufferOfAccess(shared_row), QString("S"));
+  dialog->close();
+  panel.layoutChoice()->setCurrentIndex(0);  // A's layout
+  panel.suggestFor(panel.bufferOfAccess(shared_row));
+  QVERIFY(panel.layoutChoice()->currentText().startsWith("S: "));
+  QTRY_VERIFY_WITH_TIMEOUT(dialog->isVisible(), 120000);
 }
 
 // A project with results from a remote GPU (lego import-results) shows them
