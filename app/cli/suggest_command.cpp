@@ -78,6 +78,7 @@ int suggest(const SuggestRequest& request, std::ostream& out, std::ostream& err)
                       {"sectors_per_request", c.sectors_per_request},
                       {"lines_per_access", c.lines_per_access},
                       {"vector_elements", c.vector_elements},
+                      {"ways_by_element_bytes", {{"4", c.ways_by_width[0]}, {"8", c.ways_by_width[1]}, {"16", c.ways_by_width[2]}}},
                       {"extra_elements", c.extra_elements},
                       {"index_ops", c.ops},
                       {"bijective", c.bijective},

@@ -219,6 +219,16 @@ void score(LayoutCandidate& c, const Traced& t, const std::vector<std::int64_t>&
   if (global) c.sectors_per_request = sectors / global;
   if (host) c.lines_per_access = lines / host;
   c.vector_elements = vector_elements(t, box, columns);
+  if (shared)
+    for (std::size_t w = 0; w < 3; ++w) {
+      const int bytes = 4 << w;
+      for (auto& r : records) r.bytes = bytes;
+      int worst = 1;
+      for (const auto& s : analysis::analyze_trace(t.sites, records).sites)
+        if (s.executions > 0 && t.bytes.count(s.info.site) && s.info.kind == analysis::MemoryKind::Shared)
+          worst = std::max(worst, s.max_ways);
+      c.ways_by_width[w] = worst;
+    }
   try {
     DeriveRequest request;
     request.indices = {"i", "j"};

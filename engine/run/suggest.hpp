@@ -15,6 +15,7 @@
 // lego analyze analyses them (banks, sectors, cache lines).
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <string>
@@ -55,6 +56,10 @@ struct LayoutCandidate {
   };
   std::vector<Site> sites;                     // each shared access of the buffer
   analysis::LaneBankCounts worst_lane_bank{};  // the worst shared request, lanes x banks
+  // The worst bank ways of the same accesses with 4-, 8- and 16-byte
+  // elements (a float, a double or float2, a float4): the layout's answer
+  // if the buffer's type changed (-1: no shared access).
+  std::array<int, 3> ways_by_width{-1, -1, -1};
   // verify_candidates: the kernel with this layout against its reference
   // (CUDA too large to emulate: at smaller problem sizes).
   bool verified = false;

@@ -67,6 +67,11 @@ TEST(Suggest, TheTransposeTileGetsAConflictFreeLayoutFirst) {
   EXPECT_FALSE(named(s, "project:padded").bijective);
   EXPECT_EQ(named(s, "project:swizzle").worst_ways, 1);
   EXPECT_TRUE(s.pruning.empty());  // the space is small: exhaustive
+  // The same accesses with 8- and 16-byte elements: row-major stays one bank column (phases of 16 and 8 lanes).
+  EXPECT_EQ(named(s, "project:row").ways_by_width[0], 32);
+  EXPECT_EQ(named(s, "project:row").ways_by_width[1], 16);
+  EXPECT_EQ(named(s, "project:row").ways_by_width[2], 8);
+  EXPECT_EQ(s.ranked.front().ways_by_width[0], 1);
 }
 
 TEST(Suggest, NwsAntiDiagonalBufferIsConflictFreeWhereTheWavefrontRuns) {
