@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "expr/diagnostic.hpp"
+#include "kernel_commands.hpp"
 #include "layout/cute.hpp"
 #include "layout/linear.hpp"
 #include "layout/make_plan.hpp"
@@ -12,22 +13,6 @@
 namespace lego::cli {
 
 namespace {
-
-Env parse_bindings(const std::vector<std::string>& sets) {
-  Env env;
-  for (const auto& s : sets) {
-    const auto eq = s.find('=');
-    if (eq == std::string::npos || eq == 0) throw LegoError("--set expects NAME=VALUE, got \"" + s + "\"");
-    try {
-      std::size_t used = 0;
-      env[s.substr(0, eq)] = std::stoll(s.substr(eq + 1), &used);
-      if (used != s.size() - eq - 1) throw std::invalid_argument(s);
-    } catch (const std::exception&) {
-      throw LegoError("--set " + s + ": the value must be an integer");
-    }
-  }
-  return env;
-}
 
 // "GenP antidiag" for the first GenP of a layout text that has one (plain
 // string search: std::regex trips GCC's -Wmaybe-uninitialized under ASan).
@@ -82,7 +67,7 @@ int run_cute_command(const std::vector<std::string>& args, std::ostream& out, st
       out << cute::to_lego(layout) << "\n";
       return 0;
     }
-    const Plan plan = make_plan(parse_layout(text), parse_bindings(sets));
+    const Plan plan = make_plan(parse_layout(text), parse_sets(sets));
     if (plan.size() > (std::int64_t{1} << 20)) throw LegoError("this command reads the layout's table: at most 2^20 elements");
     std::vector<std::int64_t> table(static_cast<std::size_t>(plan.size()));
     plan.apply_all(table.data());

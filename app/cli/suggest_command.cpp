@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <cctype>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -25,15 +24,6 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
 
 std::string figure(double v, const char* format) { return v < 0 ? "-" : fmt::format(fmt::runtime(format), v); }
 
-// A name the project's alternatives can carry: "padded+1" -> "padded_1".
-std::string alternative_name(const std::string& candidate) {
-  std::string name;
-  for (char ch : candidate.rfind("project:", 0) == 0 ? candidate.substr(8) : candidate)
-    name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
-  while (!name.empty() && name.back() == '_') name.pop_back();
-  return "suggested_" + name;
-}
-
 // --apply RANK: the candidate becomes a new named alternative of the buffer;
 // the project is validated as a whole and replaced atomically.
 int apply(const SuggestRequest& request, const run::Suggestions& s, std::ostream& out) {
@@ -41,7 +31,7 @@ int apply(const SuggestRequest& request, const run::Suggestions& s, std::ostream
     throw LegoError(fmt::format("--apply {}: there are {} ranked layouts", request.apply, s.ranked.size()));
   const run::LayoutCandidate& c = s.ranked[request.apply - 1];
   if (c.family == "project") throw LegoError("--apply " + std::to_string(request.apply) + ": " + c.name + " is in the project already");
-  const std::string name = request.name.empty() ? alternative_name(c.name) : request.name;
+  const std::string name = request.name.empty() ? run::suggested_alternative_name(c.name) : request.name;
   const std::filesystem::path file = request.project;
   const std::string text = project::add_layout(kernel::read_text_file(file, "project file"), file.string(), file.parent_path(),
                                                kernel::default_resource_dirs(), {s.kernel, s.buffer, name}, c.text);

@@ -23,14 +23,6 @@ QTableWidgetItem* number(double value, int decimals = 0) {
   return item;
 }
 
-// "suggested_swizzle_3_0_3" for swizzle(3,0,3): a name the project's alternatives can carry.
-QString alternative_name(const std::string& candidate) {
-  QString name;
-  for (QChar ch : qs(candidate)) name += ch.isLetterOrNumber() ? ch : QChar('_');
-  while (name.endsWith('_')) name.chop(1);
-  return "suggested_" + name;
-}
-
 }  // namespace
 
 SuggestDialog::SuggestDialog(QWidget* parent) : QDialog(parent) {
@@ -66,7 +58,7 @@ SuggestDialog::SuggestDialog(QWidget* parent) : QDialog(parent) {
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::close);
   connect(table_, &QTableWidget::itemSelectionChanged, this, &SuggestDialog::showSelected);
   connect(add_, &QPushButton::clicked, this, [this] {
-    if (const run::LayoutCandidate* c = selected()) emit addRequested(qs(c->text), alternative_name(c->name));
+    if (const run::LayoutCandidate* c = selected()) emit addRequested(qs(c->text), qs(run::suggested_alternative_name(c->name)));
   });
 }
 

@@ -85,22 +85,19 @@ void SweepSession::openEdited(const QString& project_file, const QString& json) 
 }
 
 void SweepSession::editLayout(ProjectPtr project, const project::LayoutSlot& slot, const QString& layout_text) {
-  thread_.post([this, project, slot, text = layout_text.toStdString()] {
-    try {
-      const std::string json = project::replace_layout(project->json, project->file, std::filesystem::path(project->file).parent_path(),
-                                                       kernel::default_resource_dirs(), slot, text);
-      emit projectLoaded(load(project->file, json, true, 256));
-    } catch (const LegoError& e) {
-      emit failed(QStringLiteral("the project was not changed: %1").arg(QString::fromStdString(e.what())));
-    }
-  });
+  changeProject(project, slot, layout_text, project::replace_layout);
 }
 
 void SweepSession::addLayout(ProjectPtr project, const project::LayoutSlot& slot, const QString& layout_text) {
-  thread_.post([this, project, slot, text = layout_text.toStdString()] {
+  changeProject(project, slot, layout_text, project::add_layout);
+}
+
+// The edited JSON (validated as a whole project by `edit`) reloads as an unsaved project.
+void SweepSession::changeProject(ProjectPtr project, const project::LayoutSlot& slot, const QString& layout_text, LayoutEdit edit) {
+  thread_.post([this, project, slot, text = layout_text.toStdString(), edit] {
     try {
-      const std::string json = project::add_layout(project->json, project->file, std::filesystem::path(project->file).parent_path(),
-                                                   kernel::default_resource_dirs(), slot, text);
+      const std::string json = edit(project->json, project->file, std::filesystem::path(project->file).parent_path(),
+                                    kernel::default_resource_dirs(), slot, text);
       emit projectLoaded(load(project->file, json, true, 256));
     } catch (const LegoError& e) {
       emit failed(QStringLiteral("the project was not changed: %1").arg(QString::fromStdString(e.what())));

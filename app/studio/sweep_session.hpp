@@ -100,6 +100,9 @@ class SweepSession : public QObject {
  private:
   std::atomic<bool> cancel_{false}, running_{false};
   // On the sweep thread: the project from its JSON text.
+  using LayoutEdit = std::string (*)(const std::string&, const std::string&, const std::filesystem::path&,
+                                     const std::vector<std::filesystem::path>&, const project::LayoutSlot&, const std::string&);
+  void changeProject(ProjectPtr project, const project::LayoutSlot& slot, const QString& layout_text, LayoutEdit edit);
   static ProjectPtr load(const std::string& file, const std::string& json, bool edited, std::size_t max_variants);
   // Last: destroyed first, so the work it waits for still sees the members above.
   WorkerThread thread_{QStringLiteral("lego-sweep")};

@@ -12,6 +12,14 @@ namespace lego::run {
 
 namespace {
 
+std::int64_t product(const std::vector<Expr>& dims, const Env& parameters) {
+  std::int64_t n = 1;
+  for (const auto& d : dims) n *= std::max<std::int64_t>(1, evaluate(d, parameters));
+  return n;
+}
+
+}  // namespace
+
 bool constraints_hold(const kernel::KernelSpec& spec, const Env& parameters) {
   try {
     for (const auto& c : spec.constraints)
@@ -21,14 +29,6 @@ bool constraints_hold(const kernel::KernelSpec& spec, const Env& parameters) {
     return false;  // e.g. a division by zero at these sizes
   }
 }
-
-std::int64_t product(const std::vector<Expr>& dims, const Env& parameters) {
-  std::int64_t n = 1;
-  for (const auto& d : dims) n *= std::max<std::int64_t>(1, evaluate(d, parameters));
-  return n;
-}
-
-}  // namespace
 
 std::int64_t launch_threads(const kernel::KernelSpec& spec, const Env& parameters) {
   if (spec.grid.empty() && spec.block.empty()) return 0;

@@ -16,6 +16,10 @@ namespace lego::run {
 // to kMaxEmulatedThreads, but a check at that size takes minutes.
 constexpr std::int64_t kQuickEmulationThreads = std::int64_t{1} << 16;
 
+// Every constraint of the kernel holds at `parameters` (false where one
+// does not evaluate there, e.g. a division by zero).
+bool constraints_hold(const kernel::KernelSpec& spec, const Env& parameters);
+
 // Threads in the kernel's launch at `parameters` (grid × block), or 0 for a
 // kernel without a launch (a CPU kernel).
 std::int64_t launch_threads(const kernel::KernelSpec& spec, const Env& parameters);

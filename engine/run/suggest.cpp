@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <map>
 #include <set>
@@ -257,6 +258,14 @@ auto rank_key(const LayoutCandidate& c) {
 }  // namespace
 
 bool ranks_before(const LayoutCandidate& a, const LayoutCandidate& b) { return rank_key(a) < rank_key(b); }
+
+std::string suggested_alternative_name(const std::string& candidate) {
+  std::string name;
+  for (char ch : candidate.rfind("project:", 0) == 0 ? candidate.substr(8) : candidate)
+    name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+  while (!name.empty() && name.back() == '_') name.pop_back();
+  return "suggested_" + name;
+}
 
 Suggestions suggest_layouts(WorkerClient& worker, const kernel::KernelSpec& spec_in, const std::string& buffer,
                             const SuggestOptions& options, const std::atomic<bool>* cancel) {

@@ -88,6 +88,10 @@ Suggestions suggest_layouts(WorkerClient& worker, const kernel::KernelSpec& spec
 void verify_candidates(WorkerClient& worker, const kernel::KernelSpec& spec, Suggestions& suggestions, std::size_t count,
                        const SuggestOptions& options, const std::atomic<bool>* cancel = nullptr);
 
+// The name a candidate takes as a new alternative of the project:
+// "padded+1" -> "suggested_padded_1" (lego suggest --apply, the app's Add to project).
+std::string suggested_alternative_name(const std::string& candidate);
+
 // The ranking's order: true when `a` goes before `b`.
 bool ranks_before(const LayoutCandidate& a, const LayoutCandidate& b);
 

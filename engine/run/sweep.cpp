@@ -120,9 +120,7 @@ std::optional<Env> verification_sizes(const kernel::KernelSpec& spec, const Env&
     it->second = value;
     smaller = true;
   }
-  if (!smaller) return std::nullopt;
-  for (const auto& c : spec.constraints)
-    if (evaluate(c.expr, small) == 0) return std::nullopt;
+  if (!smaller || !constraints_hold(spec, small)) return std::nullopt;
   return small;
 }
 
