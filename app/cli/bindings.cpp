@@ -86,4 +86,20 @@ std::vector<std::string> split_names(std::string_view text, std::string_view opt
   return out;
 }
 
+Env parse_sets(const std::vector<std::string>& sets) {
+  Env env;
+  for (const auto& s : sets) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0) throw LegoError("--set expects NAME=VALUE, got \"" + s + "\"");
+    try {
+      std::size_t used = 0;
+      env[s.substr(0, eq)] = std::stoll(s.substr(eq + 1), &used);
+      if (used != s.size() - eq - 1) throw std::invalid_argument(s);
+    } catch (const std::exception&) {
+      throw LegoError("--set " + s + ": the value must be an integer");
+    }
+  }
+  return env;
+}
+
 }  // namespace lego::cli

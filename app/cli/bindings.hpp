@@ -18,4 +18,7 @@ std::vector<std::int64_t> parse_index_list(std::string_view text, std::string_vi
 std::vector<std::string> split_names(std::string_view text, std::string_view option);
 bool parse_integer(std::string_view text, std::int64_t& value);
 
+// --set NAME=VALUE options as bindings; LegoError for anything else.
+Env parse_sets(const std::vector<std::string>& sets);
+
 }  // namespace lego::cli

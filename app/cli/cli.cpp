@@ -17,6 +17,7 @@
 #include "analysis/banks.hpp"
 #include "analysis/banks_json.hpp"
 #include "bindings.hpp"
+#include "cute_commands.hpp"
 #include "expr/parser.hpp"
 #include "expr/text_file.hpp"
 #include "layout/derive.hpp"
@@ -280,6 +281,7 @@ int run_banks(const Plan& plan, int bytes, bool heatmap, bool json, std::ostream
 }  // namespace
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  if (args.size() > 1 && is_cute_command(args[1])) return run_cute_command(args, out, err);
   CLI::App app{"lego: the LEGO layout algebra on the command line (LEGO Studio)"};
   app.require_subcommand(1);
   app.footer(
@@ -297,6 +299,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       "  lego analyze PROJECT.lego.json [--kernel K] [--variant ID] [--json]   bank conflicts, sectors, cache lines; NVRTC resources\n"
       "  lego export-bench PROJECT.lego.json --out DIR   CUDA variants + harness + Makefile for a remote GPU\n"
       "  lego import-results PROJECT.lego.json results.json   merge the bundle's results into the project\n"
+      "CuTe and Triton layouts:\n"
+      "  lego from-cute 'Sw<3,4,3> o (8,64):(64,1)'     a CuTe layout in the layout language\n"
+      "  lego to-cute LAYOUT | lego to-linear LAYOUT   its CuTe form; its Triton linear-layout bases\n"
       "Shared memory:\n"
       "  lego banks '<layout>' [--bytes 4|8|16] [--heatmap]  bank conflicts of row, column and anti-diagonal walks\n");
 
@@ -405,8 +410,16 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       return 0;
     }
     if (check->parsed()) {
-      const BijectivityReport r = check_bijective(plan);
+      BijectivityReport r = check_bijective(plan);
       const char* verdict = !r.checked ? "unknown" : r.bijective ? "bijective" : "not bijective";
+      // An apply-only layout is injective (padding) or a broadcast by design.
+      if (plan.layout().injective && r.checked && !r.bijective) {
+        const bool broadcast = r.evidence.rfind("not injective", 0) == 0;
+        verdict = broadcast ? "broadcast" : "injective";
+        if (!broadcast)
+          r.evidence = fmt::format("every index has its own offset; {} of the footprint's {} offsets are padding",
+                                   plan.physical_size() - plan.size(), plan.physical_size());
+      }
       const std::string kind = plan.layout().injective ? "apply-only" : plan.layout().expand ? "partial (ExpandBy)" : "bijection";
       const poly::IslVerdict isl = poly::isl_check_layout(loaded.layout(), loaded.env, constraints);
       if (check_json) {
@@ -415,7 +428,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
             << "\n";
       } else {
         out << fmt::format("shape     {}\nsize      {}\n", index_text(plan.shape()), plan.size());
-        if (plan.physical_size() != plan.size()) out << fmt::format("physical  {} (ExpandBy narrows the box)\n", plan.physical_size());
+        if (plan.physical_size() != plan.size())
+          out << fmt::format("physical  {} ({})\n", plan.physical_size(),
+                             plan.layout().expand ? "ExpandBy narrows the box" : "the footprint: largest offset + 1");
         out << fmt::format("class     {}\nkind      {}\nverdict   {}: {}\n", to_string(plan.classify()), kind, verdict, r.evidence)
             << isl_text(isl);
       }

@@ -3,8 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <cctype>
 
+#include "bindings.hpp"
 #include "expr/diagnostic.hpp"
-#include "kernel_commands.hpp"
 #include "layout/cute.hpp"
 #include "layout/linear.hpp"
 #include "layout/make_plan.hpp"

@@ -296,22 +296,6 @@ int import_results(const std::string& project_file, const std::string& results_f
 
 }  // namespace
 
-Env parse_sets(const std::vector<std::string>& sets) {
-  Env env;
-  for (const auto& s : sets) {
-    const auto eq = s.find('=');
-    if (eq == std::string::npos || eq == 0) throw LegoError("--set expects NAME=VALUE, got \"" + s + "\"");
-    try {
-      std::size_t used = 0;
-      env[s.substr(0, eq)] = std::stoll(s.substr(eq + 1), &used);
-      if (used != s.size() - eq - 1) throw std::invalid_argument(s);
-    } catch (const std::exception&) {
-      throw LegoError("--set " + s + ": the value must be an integer");
-    }
-  }
-  return env;
-}
-
 bool is_kernel_command(const std::string& name) {
   return name == "bench" || name == "ceilings" || name == "export" || name == "analyze" || name == "export-bench" ||
          name == "import-results" || name == "suggest";

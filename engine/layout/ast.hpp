@@ -32,6 +32,9 @@ struct Piece {
   std::vector<int> perm;  // RegP only; Row/Col imply theirs
   Span perm_span;
   GenPSpec genp;  // GenP only
+  // Written as CuTe(shape:stride): CuTe's notation as the user wrote it, held
+  // as the equivalent Row, Col or GenP above and printed back as written.
+  std::string cute;
   Span span;
 };
 

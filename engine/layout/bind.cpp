@@ -98,7 +98,10 @@ std::int64_t BoundOrderBy::size() const {
   return s;
 }
 
-std::int64_t BoundLayout::physical_size() const { return expand ? product(expand->original) : size; }
+std::int64_t BoundLayout::physical_size() const {
+  if (expand) return product(expand->original);
+  return injective ? std::max(size, footprint) : size;
+}
 
 void validate_structure(const LayoutAst& ast) {
   if (ast.chain.empty()) throw LegoError(ast.span, "a layout needs at least one OrderBy");

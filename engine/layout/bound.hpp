@@ -32,12 +32,16 @@ struct BoundLayout {
   std::vector<std::int64_t> shape;  // logical shape (GroupBy / TileBy levels, flattened)
   std::int64_t size = 1;
   bool injective = false;  // apply-only GenP layout
+  // An apply-only layout's offsets reach [0, footprint): padding such as
+  // CuTe's (32,32):(33,1) makes it larger than size. Set by
+  // validate_user_genps, which evaluates every index; 0 until then.
+  std::int64_t footprint = 0;
   struct Expand {
     std::vector<std::int64_t> original;  // n_orig
     std::vector<std::int64_t> expanded;  // n_exp
   };
   std::optional<Expand> expand;
-  std::int64_t physical_size() const;  // |n_orig| under ExpandBy, else size
+  std::int64_t physical_size() const;  // |n_orig| under ExpandBy, an injective layout's footprint, else size
 };
 
 // The rules that need no values: non-empty chain, pieces and groups, valid

@@ -85,8 +85,8 @@ class Parser {
 
  private:
   [[noreturn]] void fail(const std::string& why) const {
-    throw LegoError("column " + std::to_string(pos_ + 1) + ": " + why +
-                    " (CuTe notation: (4,8):(8,1), ((2,4),2):((1,8),4), Sw<3,4,3> o ...)");
+    throw LegoError(Span{pos_, pos_ + 1}, "column " + std::to_string(pos_ + 1) + ": " + why +
+                                              " (CuTe notation: (4,8):(8,1), ((2,4),2):((1,8),4), Sw<3,4,3> o ...)");
   }
   void skip() {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
@@ -245,7 +245,17 @@ std::int64_t offset(const Layout& layout, const std::vector<std::int64_t>& coord
   return layout.swizzle ? swizzle(*layout.swizzle, x) : x;
 }
 
-std::string to_lego(const Layout& layout) {
+namespace {
+
+std::string extents_text(const std::vector<std::int64_t>& dims, const char* separator) {
+  std::string out;
+  for (std::size_t k = 0; k < dims.size(); ++k) out += (k ? separator : "") + std::to_string(dims[k]);
+  return out;
+}
+
+// Throws naming two coordinates that share an offset; true when the offsets
+// are exactly [0, size), false when injective with padding.
+bool onto_or_throw(const Layout& layout) {
   const std::vector<std::int64_t> dims = shape(layout);
   const std::int64_t n = size(layout);
   std::vector<std::pair<std::int64_t, std::int64_t>> at;  // (offset, linear index)
@@ -257,23 +267,77 @@ std::string to_lego(const Layout& layout) {
       throw LegoError("not a layout LEGO can hold: coordinates " + coordinate_text(unflatten(at[k - 1].second, dims)) + " and " +
                       coordinate_text(unflatten(at[k].second, dims)) + " both map to offset " + std::to_string(at[k].first) +
                       " (a broadcast or an overlap is neither a bijection nor injective)");
-  const bool onto = at.back().first == n - 1;
-  if (!onto) {
-    // The layout language holds padding as a wider logical box (the
-    // projects' padded tiles); an apply-only GenP must stay within its size.
-    std::string hint;
-    if (!layout.swizzle && layout.modes.size() == 2 && layout.modes[0].size() == 1 && layout.modes[1].size() == 1 &&
-        layout.modes[1][0].stride == 1 && layout.modes[0][0].stride >= layout.modes[1][0].size)
-      hint = "; as a padded tile: OrderBy(Row(" + std::to_string(layout.modes[0][0].size) + ", " +
-             std::to_string(layout.modes[0][0].stride) + ")).GroupBy([(" + std::to_string(layout.modes[0][0].size) + ", " +
-             std::to_string(layout.modes[0][0].stride) + ")]) holds it in its first " + std::to_string(layout.modes[1][0].size) +
-             " columns";
-    throw LegoError("injective but not onto: " + std::to_string(n) + " elements over a footprint of " +
-                    std::to_string(at.back().first + 1) + " offsets; the layout language's apply-only GenP must stay within its size" +
-                    hint);
+  return at.back().first == static_cast<std::int64_t>(n) - 1;
+}
+
+// The CuTe formula itself as a GenP over the top-level modes: the offset
+// (swizzled) and, when onto, its inverse (undo the swizzle, which is its own
+// inverse, then read each leaf's digit). Apply only when not onto.
+std::string genp_piece(const Layout& layout, bool onto) {
+  const std::vector<std::int64_t> dims = shape(layout);
+  const std::string group = extents_text(dims, ", ");
+  std::string vars, affine;
+  for (std::size_t k = 0; k < dims.size(); ++k) {
+    const std::string var = "i" + std::to_string(k);
+    vars += (k ? ", " : "") + var;
+    const std::string term = mode_expression(layout.modes[k], var);
+    if (term != "0") affine += (affine.empty() ? "" : " + ") + term;
   }
-  std::string group;
-  for (std::size_t k = 0; k < dims.size(); ++k) group += (k ? ", " : "") + std::to_string(dims[k]);
+  if (affine.empty()) affine = "0";
+  const std::string apply = layout.swizzle ? swizzle_expression(*layout.swizzle, affine) : affine;
+  std::string genp = "GenP([" + group + "], lambda " + vars + ": " + apply;
+  if (onto) {
+    const std::string y = layout.swizzle ? swizzle_expression(*layout.swizzle, "x") : "x";
+    std::string coords;
+    for (std::size_t k = 0; k < dims.size(); ++k) {
+      std::string c;
+      std::int64_t weight = 1;
+      for (const Leaf& l : layout.modes[k]) {
+        if (l.size > 1) {
+          const std::string digit =
+              "((" + y + ") // " + std::to_string(std::max<std::int64_t>(l.stride, 1)) + " % " + std::to_string(l.size) + ")";
+          c += (c.empty() ? "" : " + ") + (weight == 1 ? digit : digit + "*" + std::to_string(weight));
+        }
+        weight *= l.size;
+      }
+      coords += (k ? ", " : "") + (c.empty() ? std::string("0") : c);
+    }
+    genp += ", lambda x: (" + coords + (dims.size() == 1 ? ",)" : ")");
+  }
+  return genp + ")";
+}
+
+}  // namespace
+
+std::string to_lego_piece(const Layout& layout) {
+  const bool onto = onto_or_throw(layout);
+  const std::vector<std::int64_t> dims = shape(layout);
+  if (onto && !layout.swizzle) {
+    // Row- or column-major over the top-level modes, one leaf each.
+    bool single = true;
+    for (const auto& mode : layout.modes) single = single && mode.size() == 1;
+    if (single) {
+      std::int64_t row = 1, col = 1;
+      bool is_row = true, is_col = true;
+      for (std::size_t k = dims.size(); k-- > 0;) {
+        is_row = is_row && (dims[k] == 1 || layout.modes[k][0].stride == row);
+        row *= dims[k];
+      }
+      for (std::size_t k = 0; k < dims.size(); ++k) {
+        is_col = is_col && (dims[k] == 1 || layout.modes[k][0].stride == col);
+        col *= dims[k];
+      }
+      if (is_row) return "Row(" + extents_text(dims, ",") + ")";
+      if (is_col) return "Col(" + extents_text(dims, ",") + ")";
+    }
+  }
+  return genp_piece(layout, onto);
+}
+
+std::string to_lego(const Layout& layout) {
+  const bool onto = onto_or_throw(layout);
+  const std::vector<std::int64_t> dims = shape(layout);
+  const std::string group = extents_text(dims, ", ");
   const std::string tail = ").GroupBy([(" + group + (dims.size() == 1 ? ",)])" : ")])");
   if (onto && !layout.swizzle) {
     // A digit permutation: each mode's leaves, most significant first, ordered by stride.
@@ -301,37 +365,9 @@ std::string to_lego(const Layout& layout) {
     if (top && perm == reversed) return "OrderBy(Col(" + sizes + ")" + tail;
     return "OrderBy(RegP([" + sizes + "], [" + order + "])" + tail;
   }
-  // A swizzle, or padding: the CuTe formula itself, as a GenP's lambdas.
-  std::string vars, affine;
-  for (std::size_t k = 0; k < dims.size(); ++k) {
-    const std::string var = "i" + std::to_string(k);
-    vars += (k ? ", " : "") + var;
-    const std::string term = mode_expression(layout.modes[k], var);
-    if (term != "0") affine += (affine.empty() ? "" : " + ") + term;
-  }
-  if (affine.empty()) affine = "0";
-  const std::string apply = layout.swizzle ? swizzle_expression(*layout.swizzle, affine) : affine;
-  std::string genp = "GenP([" + group + "], lambda " + vars + ": " + apply;
-  if (onto) {
-    // The inverse: undo the swizzle (it is its own inverse), then read each leaf's digit.
-    const std::string y = layout.swizzle ? swizzle_expression(*layout.swizzle, "x") : "x";
-    std::string coords;
-    for (std::size_t k = 0; k < dims.size(); ++k) {
-      std::string c;
-      std::int64_t weight = 1;
-      for (const Leaf& l : layout.modes[k]) {
-        if (l.size > 1) {
-          const std::string digit =
-              "((" + y + ") // " + std::to_string(std::max<std::int64_t>(l.stride, 1)) + " % " + std::to_string(l.size) + ")";
-          c += (c.empty() ? "" : " + ") + (weight == 1 ? digit : digit + "*" + std::to_string(weight));
-        }
-        weight *= l.size;
-      }
-      coords += (k ? ", " : "") + (c.empty() ? std::string("0") : c);
-    }
-    genp += ", lambda x: (" + coords + (dims.size() == 1 ? ",)" : ")");
-  }
-  return "OrderBy(" + genp + ")" + tail;
+  // A swizzle, or padding (injective but not onto, as (32,32):(33,1),
+  // becomes an apply-only GenP whose footprint is its largest offset + 1).
+  return "OrderBy(" + genp_piece(layout, onto) + tail;
 }
 
 std::optional<Layout> from_table(const std::vector<std::int64_t>& dims, const std::vector<std::int64_t>& table) {

@@ -36,10 +36,17 @@ std::int64_t offset(const Layout& layout, const std::vector<std::int64_t>& coord
 std::int64_t swizzle(const std::array<int, 3>& bms, std::int64_t x);
 
 // The layout in the layout language: RegP for a bijection onto [0, size)
-// without a swizzle, else a GenP with its lambdas (apply only when it is
-// injective but not onto). Throws LegoError naming two coordinates that share
-// an offset when it is not injective (stride 0, overlaps).
+// without a swizzle, else a GenP with its lambdas; apply only when it is
+// injective but not onto, with a footprint of its largest offset + 1
+// ((32,32):(33,1) needs 1055 elements). Throws LegoError naming two
+// coordinates that share an offset when it is not injective (stride 0,
+// overlaps).
 std::string to_lego(const Layout& layout);
+
+// The layout as one piece over its top-level modes, for the layout
+// language's inline CuTe(...) piece: Row or Col when it is one, else the
+// GenP of to_lego. Throws as to_lego does.
+std::string to_lego_piece(const Layout& layout);
 
 // A layout language layout's CuTe form, found from its table: each logical
 // dimension's offsets factor into (size, stride) leaves and add up across

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "expr/parser.hpp"
+#include "layout/cute.hpp"
 
 namespace lego {
 
@@ -18,7 +19,7 @@ class LayoutParser {
   bool at_layout_start() const {
     if (!c_.at(Tok::Ident)) return false;
     const auto t = c_.peek().text;
-    return t == "OrderBy" || t == "ExpandBy" || (named.count(t) && c_.peek(1).kind != Tok::LParen);
+    return t == "OrderBy" || t == "ExpandBy" || t == "CuTe" || (named.count(t) && c_.peek(1).kind != Tok::LParen);
   }
 
   LayoutAst layout() {
@@ -43,7 +44,15 @@ class LayoutParser {
       return copy;
     }
     LayoutAst out;
-    if (!c_.at_ident("OrderBy")) c_.fail_expected("a layout (OrderBy(...) or ExpandBy(...))");
+    if (c_.at_ident("CuTe")) {
+      // A CuTe layout on its own: one piece grouped by its top-level modes.
+      Piece p = piece();
+      out.chain.push_back(OrderByAst{{p}, p.span});
+      out.groups.push_back(p.dims);
+      out.closing_span = out.span = Span{begin, c_.last_span().end};
+      return out;
+    }
+    if (!c_.at_ident("OrderBy")) c_.fail_expected("a layout (OrderBy(...), ExpandBy(...) or CuTe(...))");
     out.chain.push_back(order_by());
     for (;;) {
       if (!c_.at(Tok::Dot)) {
@@ -117,8 +126,9 @@ class LayoutParser {
 
   Piece piece() {
     Piece p;
-    if (!c_.at(Tok::Ident)) c_.fail_expected("a piece: Row(..), Col(..), RegP([..],[..]) or GenP([..], f)");
+    if (!c_.at(Tok::Ident)) c_.fail_expected("a piece: Row(..), Col(..), RegP([..],[..]), GenP([..], f) or CuTe(shape:stride)");
     const Token kw = c_.next();
+    if (kw.text == "CuTe") return cute_piece(kw);
     if (kw.text == "Row" || kw.text == "Col") {
       p.kind = kw.text == "Row" ? PieceKind::Row : PieceKind::Col;
       c_.expect(Tok::LParen, "after " + std::string(kw.text));
@@ -150,9 +160,42 @@ class LayoutParser {
       genp_function(p.genp);
       c_.expect(Tok::RParen, "to close GenP");
     } else {
-      throw LegoError(kw.span, "unknown piece '" + std::string(kw.text) + "'; pieces are Row, Col, RegP and GenP");
+      throw LegoError(kw.span, "unknown piece '" + std::string(kw.text) + "'; pieces are Row, Col, RegP, GenP and CuTe");
     }
     p.span = Span{kw.span.begin, c_.last_span().end};
+    return p;
+  }
+
+  // CuTe(Sw<3,4,3> o (8,64):(64,1)): CuTe's notation taken as written up to
+  // the matching ')', read by cute::parse and held as the equivalent piece
+  // over its top-level modes. Errors point into the CuTe text.
+  Piece cute_piece(const Token& kw) {
+    const Token open = c_.expect(Tok::LParen, "after CuTe");
+    int depth = 1;
+    Span close{};
+    while (depth > 0) {
+      if (c_.at(Tok::End)) c_.fail_expected("')' to close CuTe");
+      const Token t = c_.next();
+      depth += t.kind == Tok::LParen ? 1 : t.kind == Tok::RParen ? -1 : 0;
+      close = t.span;
+    }
+    const std::size_t from = open.span.end;
+    const std::string text(c_.source().substr(from, close.begin - from));
+    const Span whole{kw.span.begin, close.end};
+    std::string equivalent;
+    try {
+      equivalent = cute::to_lego_piece(cute::parse(text));
+    } catch (const LegoError& e) {
+      const Diagnostic& d = e.diagnostic();
+      std::string why = d.message;
+      if (why.rfind("column ", 0) == 0 && why.find(": ") != std::string::npos) why = why.substr(why.find(": ") + 2);
+      throw LegoError(d.span.known() ? Span{from + d.span.begin, from + d.span.end} : whole, "CuTe layout: " + why);
+    }
+    LayoutParser inner(equivalent);
+    Piece p = inner.piece();
+    p.cute = text;
+    p.span = whole;
+    if (p.kind == PieceKind::GenP) p.genp.span = whole;
     return p;
   }
 

@@ -63,12 +63,13 @@ bool equal_genp(const GenPSpec& a, const GenPSpec& b) {
 }
 
 bool equal_piece(const Piece& a, const Piece& b) {
-  return a.kind == b.kind && equal_lists(a.dims, b.dims) && a.perm == b.perm && equal_genp(a.genp, b.genp);
+  return a.kind == b.kind && a.cute == b.cute && equal_lists(a.dims, b.dims) && a.perm == b.perm && equal_genp(a.genp, b.genp);
 }
 
 }  // namespace
 
 std::string print(const Piece& p) {
+  if (!p.cute.empty()) return "CuTe(" + p.cute + ")";
   switch (p.kind) {
     case PieceKind::Row:
       return "Row(" + join(p.dims) + ")";

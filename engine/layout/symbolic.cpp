@@ -68,9 +68,11 @@ Derivation::Derivation(sym::Pool& pool, const LayoutAst& ast, const Env& env, co
   // Everything bound: the numeric binder checks every rule, with locations.
   const std::set<std::string> free = free_symbols(ast, env);
   symbols_.assign(free.begin(), free.end());
-  if (free.empty())
-    validate_user_genps(bind(ast, env));  // every rule, with values
-  else
+  if (free.empty()) {
+    BoundLayout bound = bind(ast, env);
+    validate_user_genps(bound);  // every rule, with values
+    if (bound.injective) footprint_ = bound.physical_size();
+  } else
     validate_structure(ast);
   for (const Expr& c : constraints) take_constraint(c);
 
@@ -143,7 +145,7 @@ Derivation::Derivation(sym::Pool& pool, const LayoutAst& ast, const Env& env, co
   tidy(shape_);
   for (auto& g : groups) tidy(g);
   size_ = product(pool_, shape_);
-  physical_size_ = size_;
+  physical_size_ = footprint_ > 0 ? pool_.constant(footprint_) : size_;
   for (const auto& o : chain_) {
     Ref n = extents.simplify(product(pool_, o.dims()));
     const std::string a = sym::debug_string(present(n)) + " == " + sym::debug_string(present(size_));

@@ -76,6 +76,7 @@ class Derivation {
   sym::Ref size_ = nullptr;
   sym::Ref physical_size_ = nullptr;
   bool injective_ = false;
+  std::int64_t footprint_ = 0;                                                     // an apply-only layout's, with every size bound
   std::optional<std::pair<std::vector<sym::Ref>, std::vector<sym::Ref>>> expand_;  // (original, expanded)
   std::vector<std::string> symbols_;
   std::unordered_set<sym::Ref> sizes_;

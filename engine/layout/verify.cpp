@@ -111,7 +111,7 @@ BijectivityReport check_bijective(const Plan& plan, std::int64_t limit) {
   return check_bijective(m, limit);
 }
 
-void validate_user_genps(const BoundLayout& layout, std::int64_t limit) {
+void validate_user_genps(BoundLayout& layout, std::int64_t limit) {
   for (const auto& o : layout.chain)
     for (const auto& p : o.pieces) {
       if (!p.genp || p.genp->trusted()) continue;
@@ -124,19 +124,23 @@ void validate_user_genps(const BoundLayout& layout, std::int64_t limit) {
         m.inv = [&](std::int64_t x, std::int64_t* i) { f.inv(x, i); };
         const BijectivityReport r = check_bijective(m, limit);
         if (r.checked && !r.bijective) throw LegoError(p.span, "GenP is not a bijection: " + r.evidence);
-      } else {
-        // Apply-only GenPs may be injective or broadcast; only the range is checked.
-        std::vector<std::int64_t> idx(f.dims().size(), 0);
-        if (f.size() > limit) continue;
-        CheckPacer pacer(f.size());
-        do {
-          pacer.step();
-          const std::int64_t x = f.apply(idx.data());
-          if (x < 0 || x >= f.size())
-            throw LegoError(p.span, "GenP apply" + index_text(idx.data(), idx.size()) + " = " + std::to_string(x) + " is outside [0, " +
-                                        std::to_string(f.size()) + ")");
-        } while (next_index(idx, f.dims()));
+        continue;
       }
+      // Apply-only (injective or broadcast): its offsets fix the memory it
+      // needs, so every index is evaluated, however large.
+      if (f.size() > limit)
+        throw LegoError(p.span, "this apply-only GenP has " + std::to_string(f.size()) +
+                                    " elements; its footprint is found by evaluating every index, at most " + std::to_string(limit));
+      std::vector<std::int64_t> idx(f.dims().size(), 0);
+      std::int64_t largest = -1;
+      CheckPacer pacer(f.size());
+      do {
+        pacer.step();
+        const std::int64_t x = f.apply(idx.data());
+        if (x < 0) throw LegoError(p.span, "GenP apply" + index_text(idx.data(), idx.size()) + " = " + std::to_string(x) + " is negative");
+        largest = std::max(largest, x);
+      } while (next_index(idx, f.dims()));
+      layout.footprint = largest + 1;
     }
 }
 

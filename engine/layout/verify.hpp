@@ -67,8 +67,10 @@ BijectivityReport check_bijective(const MapUnderTest& m, std::int64_t limit = ch
 BijectivityReport check_bijective(const Plan& plan, std::int64_t limit = check_control().limit);
 
 // Every user-defined GenP of the layout, exhaustively; throws a LegoError at
-// the GenP's span with the evidence when one is not a bijection (or, for an
-// apply-only GenP, maps outside its range).
-void validate_user_genps(const BoundLayout& layout, std::int64_t limit = check_control().limit);
+// the GenP's span with the evidence when one is not a bijection, or when an
+// apply-only GenP (injective or broadcast, as the spec allows) maps an index
+// below 0 or is too large to evaluate at every index. Sets an apply-only
+// layout's footprint (its largest offset + 1).
+void validate_user_genps(BoundLayout& layout, std::int64_t limit = check_control().limit);
 
 }  // namespace lego

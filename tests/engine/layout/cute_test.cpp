@@ -90,18 +90,17 @@ TEST(Cute, FromCuteMatchesCutesOwnTableAtEveryCoordinate) {
   }
 }
 
-TEST(Cute, CompactLayoutsBecomeDigitPermutationsAndPaddingSaysHowToHoldIt) {
+TEST(Cute, CompactLayoutsBecomeDigitPermutationsAndPaddingKeepsItsFootprint) {
   EXPECT_EQ(to_lego(parse("(4,8):(8,1)")), "OrderBy(Row(4,8)).GroupBy([(4, 8)])");
   EXPECT_EQ(to_lego(parse("(4,8):(1,4)")), "OrderBy(Col(4,8)).GroupBy([(4, 8)])");
   EXPECT_NE(to_lego(parse("((2,4),(2,2)):((1,8),(2,4))")).find("RegP("), std::string::npos);
-  try {
-    to_lego(parse("(32,32):(33,1)"));
-    FAIL();
-  } catch (const LegoError& e) {
-    const std::string why = e.what();
-    EXPECT_NE(why.find("footprint of 1055"), std::string::npos) << why;
-    EXPECT_NE(why.find("OrderBy(Row(32, 33)).GroupBy([(32, 33)])"), std::string::npos) << why;
-  }
+  // Padding: injective, not onto; the layout holds exactly CuTe's offsets
+  // and needs its footprint of memory.
+  const Plan padded = make_plan(parse_layout(to_lego(parse("(32,32):(33,1)"))), {});
+  EXPECT_FALSE(padded.has_inverse());
+  EXPECT_EQ(padded.physical_size(), 1055);
+  EXPECT_EQ(lego_table(to_lego(parse("(32,32):(33,1)"))), cute_table({{{32}, {33}}, {{32}, {1}}}));
+  EXPECT_EQ(lego_table(to_lego(parse("(8,(2,4)):(40,(1,8))"))), cute_table({{{8}, {40}}, {{2, 4}, {1, 8}}}));
 }
 
 TEST(Cute, BroadcastsAndOverlapsNameTheCollidingCoordinates) {
@@ -140,6 +139,37 @@ TEST(Cute, AffineLayoutsRoundTrip) {
 TEST(Cute, SwizzledTilesAgreeBothWays) {
   EXPECT_EQ(lego_table("OrderBy(GenP([8,8], swizzle(3,0,3))).GroupBy([(8,8)])"), cute_table({{{8}, {8}}, {{8}, {1}}}, 3, 0, 3));
   EXPECT_EQ(lego_table(to_lego(parse("Sw<3,0,3> o (8,8):(8,1)"))), lego_table("OrderBy(GenP([8,8], swizzle(3,0,3))).GroupBy([(8,8)])"));
+}
+
+// CuTe's notation inline in the layout language: a whole layout, or a piece
+// composed with others; printed back as written; errors point into it.
+TEST(Cute, InlinePiecesHoldCutesOffsetsAndPrintAsWritten) {
+  for (const Case& c : kCases) {
+    const std::string text = "CuTe(" + c.cute + ")";
+    const LayoutAst ast = parse_layout(text);
+    EXPECT_EQ(lego_table(text), cute_table(c.modes, c.b, c.m, c.s)) << text;
+    EXPECT_EQ(print(ast).rfind("OrderBy(" + text + ").GroupBy([(", 0), 0u) << print(ast);
+    EXPECT_TRUE(equal(parse_layout(print(ast)), ast)) << text;
+  }
+  // Composed: a 2 x 2 grid of CuTe's swizzled 8 x 8 tiles is LEGO's own swizzle tile, tile for tile.
+  EXPECT_EQ(lego_table("OrderBy(Row(2,2), CuTe(Sw<3,0,3> o (8,8):(8,1))).TileBy([2,2],[8,8])"),
+            lego_table("OrderBy(Row(2,2), GenP([8,8], swizzle(3,0,3))).TileBy([2,2],[8,8])"));
+  // Padding keeps its footprint.
+  EXPECT_EQ(make_plan(parse_layout("CuTe((32,32):(33,1))"), {}).physical_size(), 1055);
+  try {
+    parse_layout("OrderBy(Row(2), CuTe((4,8):(8,x))).TileBy([2],[4,8])");
+    FAIL();
+  } catch (const LegoError& e) {
+    EXPECT_EQ(e.diagnostic().span.begin, 30u) << e.what();  // the 'x'
+    EXPECT_NE(std::string(e.what()).find("CuTe layout: expected a number"), std::string::npos) << e.what();
+  }
+  try {
+    parse_layout("CuTe((4,2):(0,1))");
+    FAIL();
+  } catch (const LegoError& e) {
+    EXPECT_EQ(e.diagnostic().span.begin, 0u);
+    EXPECT_NE(std::string(e.what()).find("(0, 0) and (1, 0) both map to offset 0"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -143,6 +143,21 @@ TEST(UserGenP, OutOfRangeReportsIndex) {
   }
 }
 
+// The spec's even mapping i -> 2i: apply-only, and the memory it needs is
+// its largest offset + 1, not its size.
+TEST(UserGenP, ApplyOnlyLayoutsNeedTheirFootprint) {
+  const Plan p = make_plan(parse_layout("OrderBy(GenP([4], lambda i: 2*i)).GroupBy([(4,)])"), {});
+  EXPECT_EQ(p.size(), 4);
+  EXPECT_EQ(p.physical_size(), 7);
+  EXPECT_EQ(p.apply_checked({3}), 6);
+  try {
+    make_plan(parse_layout("OrderBy(GenP([4], lambda i: i - 1)).GroupBy([(4,)])"), {});
+    FAIL();
+  } catch (const LegoError& e) {
+    EXPECT_NE(e.diagnostic().message.find("apply(0) = -1 is negative"), std::string::npos) << e.diagnostic().message;
+  }
+}
+
 TEST(UserGenP, ApplyOnlyBroadcastIsAllowedOnlyAlone) {
   const Plan p = make_plan(parse_layout("OrderBy(GenP([4,4], lambda i, j: j)).GroupBy([(4,4)])"), {});
   EXPECT_FALSE(p.has_inverse());
