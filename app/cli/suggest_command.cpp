@@ -72,6 +72,7 @@ int suggest(const SuggestRequest& request, std::ostream& out, std::ostream& err)
                       {"extra_elements", c.extra_elements},
                       {"index_ops", c.ops},
                       {"bijective", c.bijective},
+                      {"proof", c.proof},
                       {"verified", c.verified},
                       {"verification", c.verification},
                       {"reason", c.reason}});
@@ -92,18 +93,18 @@ int suggest(const SuggestRequest& request, std::ostream& out, std::ostream& err)
   }
   out << fmt::format("{} of {}: {} elements of {} bytes; accesses traced in {}\n", s.buffer, s.kernel, shape_text(s.shape), s.element_bytes,
                      s.variant);
-  out << fmt::format("{:<5} {:<22} {:>5} {:>6} {:>7} {:>8} {:>4} {:>6} {:>4}  {}\n", "rank", "layout", "ways", "mean", "excess", "sectors",
+  out << fmt::format("{:<5} {:<27} {:>5} {:>6} {:>7} {:>8} {:>4} {:>6} {:>4}  {}\n", "rank", "layout", "ways", "mean", "excess", "sectors",
                      "vec", "+mem", "ops", "why");
   for (std::size_t k = 0; k < shown; ++k) {
     const run::LayoutCandidate& c = s.ranked[k];
-    out << fmt::format("{:<5} {:<22} {:>5} {:>6} {:>7} {:>8} {:>4} {:>6} {:>4}  {}\n", k + 1, c.name,
+    out << fmt::format("{:<5} {:<27} {:>5} {:>6} {:>7} {:>8} {:>4} {:>6} {:>4}  {}\n", k + 1, c.name,
                        c.worst_ways < 0 ? "-" : std::to_string(c.worst_ways), figure(c.mean_ways, "{:.2f}"), c.excess_wavefronts,
                        figure(c.sectors_per_request, "{:.2f}"), c.vector_elements, c.extra_elements,
                        c.ops < 0 ? "-" : std::to_string(c.ops), c.reason);
   }
   for (std::size_t k = 0; k < shown; ++k)
-    out << fmt::format("{:>3}. {}{}\n", k + 1, s.ranked[k].text,
-                       s.ranked[k].verification.empty() ? "" : "   [" + s.ranked[k].verification.substr(0, 90) + "]");
+    out << fmt::format("{:>3}. {}   [{}]{}\n", k + 1, s.ranked[k].text, s.ranked[k].proof,
+                       s.ranked[k].verification.empty() ? "" : " [" + s.ranked[k].verification.substr(0, 90) + "]");
   err << fmt::format(
       "{} candidates, {} rejected (not bijective or injective at this shape, or the same placement as one before){}; "
       "{:.2f} s\n",

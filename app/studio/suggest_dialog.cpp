@@ -94,7 +94,9 @@ void SuggestDialog::setSuggestions(std::shared_ptr<const run::Suggestions> sugge
                     new QTableWidgetItem(c.verified               ? QString::fromUtf8("✓")
                                          : c.verification.empty() ? QString()
                                                                   : QStringLiteral("✗")));
-    table_->item(row, Verified)->setToolTip(c.verification.empty() ? tr("not checked (only the first five are)") : qs(c.verification));
+    table_->item(row, Verified)
+        ->setToolTip((c.verification.empty() ? tr("kernel not run (only the first five are)") : qs(c.verification)) + "\n" +
+                     tr("one-to-one: checked at every index; %1").arg(qs(c.proof)));
     table_->setItem(row, Why, new QTableWidgetItem(qs(c.reason)));
     table_->item(row, Why)->setToolTip(qs(c.reason));
   }

@@ -14,6 +14,8 @@
 #include "layout/derive.hpp"
 #include "layout/make_plan.hpp"
 #include "layout/parse.hpp"
+#include "layout/untiled_view.hpp"
+#include "poly/isl_layout.hpp"
 #include "run/analyze.hpp"
 #include "run/sweep_driver.hpp"
 
@@ -95,6 +97,22 @@ std::vector<LayoutCandidate> enumerate(std::int64_t rows, std::int64_t columns, 
     if (choice.name != kTraced) add("project:" + choice.name, "project", choice.text);
   add("row", "row", row_major(rows, columns));
   add("col", "col", fmt::format("OrderBy(Col({0}, {1})).GroupBy([({0}, {1})])", rows, columns));
+  // Tiles (the RegP permutations of the tiled shape): a grid of tr x tc
+  // tiles, each row- or column-major, the grid row- or column-major; they
+  // keep a thread's block of the buffer together for lines and sectors.
+  for (std::int64_t tr : {1, 2, 4, 8, 16, 32})
+    for (std::int64_t tc : {1, 2, 4, 8, 16, 32}) {
+      if (rows % tr != 0 || columns % tc != 0 || tr * tc < 8 || (tr == rows && tc == columns) || (tr == 1 && tc == columns) ||
+          (tc == 1 && tr == rows))
+        continue;
+      const auto tiled = [&](const char* grid, const char* tile) {
+        return fmt::format("OrderBy({0}({1}, {2}), {3}({4}, {5})).TileBy([{1}, {2}], [{4}, {5}])", grid, rows / tr, columns / tc, tile, tr,
+                           tc);
+      };
+      add(fmt::format("tiles {}x{}", tr, tc), "tiled", tiled("Row", "Row"));
+      add(fmt::format("tiles {}x{} col-major", tr, tc), "tiled", tiled("Row", "Col"));
+      add(fmt::format("tiles {}x{} col-major grid", tr, tc), "tiled", tiled("Col", "Row"));
+    }
   // Padding shifts each row by p elements, so a column walks the banks.
   for (std::int64_t p : {1, 2, 4, 8})
     if (p * bytes <= 32) add(fmt::format("padded+{}", p), "padded", row_major(rows, columns + p));
@@ -111,11 +129,15 @@ std::vector<LayoutCandidate> enumerate(std::int64_t rows, std::int64_t columns, 
   return out;
 }
 
+// A candidate indexed as the kernel indexes the buffer, (row, column): a
+// tiled candidate's untiled view.
+LayoutAst as_tensor_sees_it(const std::string& text) { return untiled_view(parse_layout(text), 2); }
+
 // Bijective onto its footprint, or injective with padding; nullopt when the
 // layout is neither, or does not hold the R x C box.
 std::optional<std::vector<std::int64_t>> offsets_of(const LayoutCandidate& c, const Env& env, std::int64_t rows, std::int64_t columns,
                                                     LayoutCandidate& out) {
-  const Plan plan = make_plan(parse_layout(c.text), env);
+  const Plan plan = make_plan(as_tensor_sees_it(c.text), env);
   if (plan.rank() != 2 || plan.shape()[0] < rows || plan.shape()[1] < columns) return std::nullopt;
   std::vector<std::int64_t> all(static_cast<std::size_t>(plan.size()));
   plan.apply_all(all.data());
@@ -186,13 +208,55 @@ std::string collision(const analysis::SiteReport& s) {
   return fmt::format("lanes {} on bank {}", list, bank);
 }
 
-void score(LayoutCandidate& c, const Traced& t, const std::vector<std::int64_t>& box, std::int64_t columns, const Env& env) {
+// ISL's verdict on the candidate's layout over its whole box (a padded
+// one's wider box: bijective there is one-to-one on the buffer's box).
+std::string isl_proof(const LayoutCandidate& c, const Env& env) {
+  try {
+    const poly::IslVerdict v = poly::isl_check_layout(as_tensor_sees_it(c.text), env, {});
+    if (v.status == poly::IslStatus::Bijective)
+      return c.extra_elements > 0 ? fmt::format("ISL: bijective on its {}x{} box, so one-to-one on the buffer", c.shape[0], c.shape[1])
+                                  : "ISL: bijective";
+    if (v.status == poly::IslStatus::NotBijective) return "ISL: not bijective: " + v.evidence;
+    if (v.evidence.rfind("apply is not quasi-affine", 0) == 0)
+      return "ISL: undecided (XOR, a product of indices or isqrt is outside Presburger arithmetic); checked at every index";
+    return "ISL: undecided (" + v.evidence + "); checked at every index";
+  } catch (const LegoError& e) {
+    return std::string("ISL: undecided (") + e.what() + "); checked at every index";
+  }
+}
+
+// The traced accesses with the candidate's offsets.
+std::vector<analysis::TraceRecord> trace_records(const Traced& t, const std::vector<std::int64_t>& box, std::int64_t columns) {
   std::vector<analysis::TraceRecord> records;
   records.reserve(t.accesses.size());
   for (const Access& a : t.accesses)
     records.push_back(
         {a.site, a.phase, a.occurrence, a.thread, 0, box[static_cast<std::size_t>(a.row * columns + a.column)], t.bytes.at(a.site), 0});
-  const analysis::AccessReport report = analysis::analyze_trace(t.sites, records);
+  return records;
+}
+
+// The worst bank ways of the candidate's shared accesses with 4-, 8- and
+// 16-byte elements (the element's own width was scored by score()).
+void score_widths(LayoutCandidate& c, const Traced& t, const std::vector<std::int64_t>& box, std::int64_t columns) {
+  if (c.worst_ways < 0) return;
+  std::vector<analysis::TraceRecord> records = trace_records(t, box, columns);
+  for (std::size_t w = 0; w < 3; ++w) {
+    const int bytes = 4 << w;
+    if (std::all_of(t.bytes.begin(), t.bytes.end(), [&](const auto& site) { return site.second == bytes; })) {
+      c.ways_by_width[w] = std::max(c.worst_ways, 1);
+      continue;
+    }
+    for (auto& r : records) r.bytes = bytes;
+    int worst = 1;
+    for (const auto& s : analysis::analyze_trace(t.sites, records).sites)
+      if (s.executions > 0 && t.bytes.count(s.info.site) && s.info.kind == analysis::MemoryKind::Shared)
+        worst = std::max(worst, s.max_ways);
+    c.ways_by_width[w] = worst;
+  }
+}
+
+void score(LayoutCandidate& c, const Traced& t, const std::vector<std::int64_t>& box, std::int64_t columns, const Env& env) {
+  const analysis::AccessReport report = analysis::analyze_trace(t.sites, trace_records(t, box, columns));
   int shared = 0, global = 0, host = 0;
   double mean = 0, sectors = 0, lines = 0;
   std::string worst_site;
@@ -220,23 +284,14 @@ void score(LayoutCandidate& c, const Traced& t, const std::vector<std::int64_t>&
   if (global) c.sectors_per_request = sectors / global;
   if (host) c.lines_per_access = lines / host;
   c.vector_elements = vector_elements(t, box, columns);
-  if (shared)
-    for (std::size_t w = 0; w < 3; ++w) {
-      const int bytes = 4 << w;
-      for (auto& r : records) r.bytes = bytes;
-      int worst = 1;
-      for (const auto& s : analysis::analyze_trace(t.sites, records).sites)
-        if (s.executions > 0 && t.bytes.count(s.info.site) && s.info.kind == analysis::MemoryKind::Shared)
-          worst = std::max(worst, s.max_ways);
-      c.ways_by_width[w] = worst;
-    }
   try {
     DeriveRequest request;
     request.indices = {"i", "j"};
-    c.ops = derive(parse_layout(c.text), env, request).ops;
+    c.ops = derive(as_tensor_sees_it(c.text), env, request).ops;
   } catch (const LegoError&) {
     c.ops = -1;
   }
+  c.proof = isl_proof(c, env);
   std::string why;
   if (shared && c.worst_ways > 1)
     why = "conflicts: " + worst_site + fmt::format("; {} excess wavefronts", c.excess_wavefronts);
@@ -249,6 +304,8 @@ void score(LayoutCandidate& c, const Traced& t, const std::vector<std::int64_t>&
   if (c.ops >= 0) why += fmt::format("; {} index ops", c.ops);
   c.reason = why;
 }
+
+constexpr std::size_t kWidthsScored = 20;
 
 auto rank_key(const LayoutCandidate& c) {
   return std::tuple(c.excess_wavefronts, std::max(c.worst_ways, 1), std::max(c.sectors_per_request, 0.0), std::max(c.lines_per_access, 0.0),
@@ -279,8 +336,12 @@ Suggestions suggest_layouts(WorkerClient& worker, const kernel::KernelSpec& spec
   // The logical shape: the smallest box every alternative holds (a padded
   // alternative is wider than the box the kernel reads).
   std::vector<std::int64_t> shape;
+  std::size_t rank = 64;
+  for (const auto& choice : *alternatives) rank = std::min(rank, logical_rank(choice.ast));
+  if (rank != 2)
+    throw LegoError(fmt::format("{} is {}-D; lego suggest searches layouts of 2-D buffers (a tile, a shared buffer)", buffer, rank));
   for (const auto& choice : *alternatives) {
-    const Plan plan = make_plan(choice.ast, env);
+    const Plan plan = make_plan(untiled_view(choice.ast, 2), env);
     if (shape.empty()) shape = plan.shape();
     if (plan.shape().size() != shape.size()) throw LegoError(buffer + "'s alternatives have different ranks");
     for (std::size_t k = 0; k < shape.size(); ++k) shape[k] = std::min(shape[k], plan.shape()[k]);
@@ -324,6 +385,13 @@ Suggestions suggest_layouts(WorkerClient& worker, const kernel::KernelSpec& spec
     out.ranked.push_back(std::move(c));
   }
   std::sort(out.ranked.begin(), out.ranked.end(), ranks_before);
+  // Other element widths only for those shown first and the project's own:
+  // they do not rank.
+  for (std::size_t k = 0; k < out.ranked.size(); ++k) {
+    if (k >= kWidthsScored && out.ranked[k].family != "project") continue;
+    LayoutCandidate scratch;
+    if (const auto box = offsets_of(out.ranked[k], env, rows, columns, scratch)) score_widths(out.ranked[k], traced, *box, columns);
+  }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return out;
 }

@@ -1,7 +1,7 @@
 // Layouts found for the user (lego suggest, the app's Suggest layout): for
 // one buffer of a kernel, candidate layouts of the same logical shape from
-// the algebra (row- and column-major, padded rows, XOR swizzles, antidiag
-// and skew, the project's own alternatives), each scored with the engine's
+// the algebra (row- and column-major, tiles, padded rows, XOR swizzles,
+// antidiag and skew, the project's own alternatives), each scored with the engine's
 // own access analysis on the kernel's real accesses, checked bijective (or
 // injective with its footprint), and ranked: fewest excess wavefronts (the
 // cycles bank conflicts cost, weighted by how often each access runs), then
@@ -49,6 +49,7 @@ struct LayoutCandidate {
   std::int64_t extra_elements = 0;  // footprint beyond the logical shape
   int ops = -1;                     // index arithmetic after simplification
   bool bijective = false;           // onto its footprint; else injective (padding)
+  std::string proof;                // ISL's verdict ("ISL: bijective"; undecided outside Presburger arithmetic, e.g. XOR)
   struct Site {
     std::string access;  // "smem S[c, r]"
     int line = 0, ways = 0;
@@ -58,7 +59,8 @@ struct LayoutCandidate {
   analysis::LaneBankCounts worst_lane_bank{};  // the worst shared request, lanes x banks
   // The worst bank ways of the same accesses with 4-, 8- and 16-byte
   // elements (a float, a double or float2, a float4): the layout's answer
-  // if the buffer's type changed (-1: no shared access).
+  // if the buffer's type changed (-1: no shared access, or ranked below the
+  // first 20 and not the project's own: not computed).
   std::array<int, 3> ways_by_width{-1, -1, -1};
   // verify_candidates: the kernel with this layout against its reference
   // (CUDA too large to emulate: at smaller problem sizes).

@@ -28,5 +28,7 @@ BENCHMARK_CAPTURE(suggest, nw_H_33x33, "cuda_paper.lego.json", "nw", "H", {})->U
 BENCHMARK_CAPTURE(suggest, matmul_SB_16x16, "cuda_matmul.lego.json", "matmul_smem", "SB", {{"T", 16}})->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(suggest, matmul_SB_32x32, "cuda_matmul.lego.json", "matmul_smem", "SB", {{"T", 32}})->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(suggest, matmul_SA_32x32, "cuda_matmul.lego.json", "matmul_smem", "SA", {{"T", 32}})->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(suggest, lud_SL_16x16, "cuda_paper.lego.json", "lud_internal", "SL", {})->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(suggest, lud_SU_16x16, "cuda_paper.lego.json", "lud_internal", "SU", {})->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

@@ -89,6 +89,16 @@ TEST(Suggest, NwsAntiDiagonalBufferIsConflictFreeWhereTheWavefrontRuns) {
   EXPECT_EQ(named(s, "project:row").worst_ways, 32);
 }
 
+// The last CUDA example's shared tiles (LUD's SL and SU) are already
+// conflict-free row-major; the first suggestion stays conflict-free.
+TEST(Suggest, LudsSharedTilesStayConflictFree) {
+  for (const char* buffer : {"SL", "SU"}) {
+    const Suggestions s = suggest(kProjects + "/cuda_paper.lego.json", "lud_internal", buffer);
+    EXPECT_EQ(s.ranked.front().worst_ways, 1) << buffer << ": " << s.ranked.front().reason;
+    EXPECT_EQ(named(s, "project:row").worst_ways, 1) << buffer;
+  }
+}
+
 TEST(Suggest, MatmulsColumnMajorBTileGetsAConflictFreeLayout) {
   for (std::int64_t tile : {16, 32}) {
     const Suggestions s = suggest(kProjects + "/cuda_matmul.lego.json", "matmul_smem", "SB", {{"T", tile}});
@@ -122,6 +132,12 @@ TEST(Suggest, EveryCandidateIsBijectiveOrInjectiveWithItsFootprint) {
     EXPECT_EQ(plan.physical_size() - 32 * 32, c.extra_elements) << c.name;
     EXPECT_EQ(c.bijective, c.extra_elements == 0) << c.name;
   }
+  // Tiled candidates are scored as the kernel indexes them (their untiled view).
+  EXPECT_TRUE(std::any_of(s.ranked.begin(), s.ranked.end(), [](const LayoutCandidate& c) { return c.family == "tiled"; }));
+  // ISL proves the affine ones; XOR swizzles are outside Presburger arithmetic.
+  EXPECT_EQ(named(s, "project:row").proof, "ISL: bijective");
+  EXPECT_EQ(named(s, "project:padded").proof.rfind("ISL: bijective on its 32x33 box", 0), 0u) << named(s, "project:padded").proof;
+  EXPECT_EQ(named(s, "project:swizzle").proof.rfind("ISL: undecided", 0), 0u) << named(s, "project:swizzle").proof;
   // Ranked: no candidate after another one that beats it on every score.
   for (std::size_t k = 1; k < s.ranked.size(); ++k) EXPECT_FALSE(ranks_before(s.ranked[k], s.ranked[k - 1])) << k;
 }
