@@ -80,6 +80,10 @@ struct InstantiateOptions {
 // Throws LegoError with "template:line:column" and a caret line for a bad
 // placeholder, and names the tensor and layout when a layout does not fit.
 // CUDA kernels print in CUDA whatever `lang` says.
+// Text for a // comment of generated code: control characters (a newline
+// in a name would end the comment) become spaces.
+std::string comment_text(const std::string& text);
+
 Instance instantiate(const KernelSpec& spec, const Variant& variant, sym::Lang lang, const InstantiateOptions& options = {});
 
 // What precedes a CUDA kernel's template: integer types without system

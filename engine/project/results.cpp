@@ -15,10 +15,19 @@ std::string merge_results(const std::string& project_text, const std::string& re
   using Json = nlohmann::ordered_json;
   Json project = Json::parse(project_text, nullptr, false);
   if (project.is_discarded() || !project.is_object()) throw LegoError("the project is not a JSON object");
-  const Json results = Json::parse(results_text, nullptr, false);
+  Json results = Json::parse(results_text, nullptr, false);
+  // A CPU job's results (cpu_bundle.hpp): Google Benchmark's JSON with our
+  // fields on each benchmark, from the host in its context.
+  if (results.is_object() && results.contains("benchmarks") && results["benchmarks"].is_array() && results.contains("context") &&
+      results["context"].is_object() && results["context"].contains("lego_bench_results")) {
+    const Json& context = results["context"];
+    const std::string host =
+        context.contains("host_name") && context["host_name"].is_string() ? context["host_name"].get<std::string>() : "?";
+    results = Json{{"lego_bench_results", 1}, {"device", host + " (CPU)"}, {"arch", "host"}, {"variants", results["benchmarks"]}};
+  }
   if (results.is_discarded() || !results.is_object() || !results.contains("lego_bench_results") || !results.contains("variants") ||
       !results["variants"].is_array())
-    throw LegoError(results_label + ": $: not a results file written by a LEGO Studio bench bundle");
+    throw LegoError(results_label + ": $: not a results file written by a LEGO Studio bench bundle or cluster job");
   std::set<std::string> kernels;
   for (const auto& k : project.value("kernels", Json::array())) kernels.insert(k.value("name", ""));
   Json& merged = project["results"];

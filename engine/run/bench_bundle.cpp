@@ -6,12 +6,12 @@
 #include <set>
 
 #include "expr/diagnostic.hpp"
+#include "run/bench_harness.hpp"
 
 namespace lego::run {
-namespace {
 
 // Shared by every variant file: registration, and the main program.
-const char* kHarnessHeader = R"(// LEGO Studio bench harness: each variant_<n>.cu registers itself here.
+const char* const kHarnessHeader = R"(// LEGO Studio bench harness: each variant file registers itself here.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -27,12 +27,13 @@ struct Tensor {
   bool input, output;
   std::vector<int64_t> extents;
   int64_t (*offset)(const int64_t* index);  // logical index -> position in the buffer (the layout's apply)
+  int64_t physical = 0;                     // elements the buffer holds (padding: more than the extents)
 };
 
 struct Variant {
   const char* kernel;
   const char* id;
-  const void* function;
+  const void* function;  // CUDA: the __global__ kernel; CPU: void (*)(void** buffers)
   unsigned grid[3], block[3];
   std::vector<Tensor> tensors;
   void (*reference)(void** logical);  // row-major logical buffers
@@ -51,30 +52,44 @@ struct Register {
 }  // namespace lego_bench
 )";
 
-const char* kHarnessMain = R"(// LEGO Studio bench harness: verifies and times every registered variant.
-// Usage: ./bench [results.json] [timed runs, default 50]
-#include <cuda_runtime.h>
+const char* const kAlignedAllocator = R"(// 64-byte aligned storage, as LEGO Studio's sweep allocates it.
+template <class T>
+struct Aligned64 {
+  using value_type = T;
+  Aligned64() = default;
+  template <class U>
+  Aligned64(const Aligned64<U>&) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(64))); }
+  void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t(64)); }
+  template <class U>
+  bool operator==(const Aligned64<U>&) const { return true; }
+  template <class U>
+  bool operator!=(const Aligned64<U>&) const { return false; }
+};
+)";
 
+namespace {
+
+const char* const kHarnessCommonHead = R"(// LEGO Studio bench harness: inputs, layouts and checks shared by the CUDA and CPU mains.
+#pragma once
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
+#include <cstdint>
 #include <cstring>
 #include <random>
-#include <string>
+#include <vector>
 
 #include "harness.hpp"
 
 using namespace lego_bench;
 
-#define CHECK(call)                                                                      \
-  do {                                                                                   \
-    cudaError_t e = (call);                                                              \
-    if (e != cudaSuccess) {                                                              \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e)); \
-      std::exit(1);                                                                      \
-    }                                                                                    \
-  } while (0)
+)";
+
+// After the allocator: the helpers.
+const char* const kHarnessCommonBody = R"(
+// Host buffers, 64-byte aligned as the sweep allocates them (vector stores
+// such as _mm256_stream_ps need it).
+using Bytes = std::vector<char, Aligned64<char>>;
 
 static int64_t elements(const Tensor& t) {
   int64_t n = 1;
@@ -82,7 +97,9 @@ static int64_t elements(const Tensor& t) {
   return n;
 }
 
-static void fill(std::vector<char>& buf, const Tensor& t, uint64_t seed) {
+static size_t physical_bytes(const Tensor& t) { return size_t(std::max(elements(t), t.physical)) * size_t(t.element_bytes); }
+
+static void fill(Bytes& buf, const Tensor& t, uint64_t seed) {
   std::mt19937_64 rng(seed);
   const int64_t n = elements(t);
   for (int64_t k = 0; k < n; ++k) {
@@ -123,6 +140,30 @@ static double value(const Tensor& t, const char* buf, int64_t k) {
   }
   return 0;
 }
+)";
+
+const char* const kCudaMain = R"(// LEGO Studio bench harness: verifies and times every registered variant.
+// Usage: ./bench [results.json] [timed runs, default 50]
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+
+#include "harness_common.hpp"
+
+#define CHECK(call)                                                                      \
+  do {                                                                                   \
+    cudaError_t e = (call);                                                              \
+    if (e != cudaSuccess) {                                                              \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e)); \
+      std::exit(1);                                                                      \
+    }                                                                                    \
+  } while (0)
 
 static double copy_bandwidth(size_t bytes) {
   void *a, *b;
@@ -167,16 +208,16 @@ int main(int argc, char** argv) {
   for (size_t v = 0; v < registry().size(); ++v) {
     const Variant& var = registry()[v];
     // Logical inputs, the reference's outputs, and the packed buffers.
-    std::vector<std::vector<char>> logical, physical;
+    std::vector<Bytes> logical, physical;
     size_t set_bytes = 0;
     for (size_t k = 0; k < var.tensors.size(); ++k) {
       const Tensor& t = var.tensors[k];
-      const size_t bytes = size_t(elements(t)) * size_t(t.element_bytes);
-      logical.emplace_back(bytes);
+      const size_t bytes = physical_bytes(t);
+      logical.emplace_back(size_t(elements(t)) * size_t(t.element_bytes));
       fill(logical.back(), t, 1000003ull + k);
       physical.emplace_back(bytes);
-      permute(t, logical.back().data(), physical.back().data(), true);
       if (t.output && !t.input) std::memset(physical.back().data(), 0xff, bytes);  // NaN / -1: unwritten elements show
+      permute(t, logical.back().data(), physical.back().data(), true);
       set_bytes += bytes;
     }
     std::vector<void*> host_args;
@@ -203,7 +244,7 @@ int main(int argc, char** argv) {
     for (size_t k = 0; k < var.tensors.size(); ++k) {
       const Tensor& t = var.tensors[k];
       if (!t.output) continue;
-      std::vector<char> got(physical[k].size()), unpacked(physical[k].size());
+      Bytes got(physical[k].size()), unpacked(logical[k].size());
       CHECK(cudaMemcpy(got.data(), sets[0][k], got.size(), cudaMemcpyDeviceToHost));
       permute(t, got.data(), unpacked.data(), false);
       for (int64_t e = 0; e < elements(t); ++e) {
@@ -265,47 +306,69 @@ const char* kind_of(kernel::ElementType t) {
   return "Kind::F32";
 }
 
-std::string quoted(const std::string& s) {
+}  // namespace
+
+std::string harness_common() { return std::string(kHarnessCommonHead) + kAlignedAllocator + kHarnessCommonBody; }
+
+double harness_tolerance(const kernel::Instance& inst) { return inst.tolerance > 0 ? inst.tolerance : 1e-4; }
+
+std::string c_string(const std::string& s) {
   std::string out = "\"";
-  for (char c : s) out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += std::string("\\") + c;
+    else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+      out += fmt::format("\\{:03o}", static_cast<unsigned char>(c));  // a newline in a name stays in its string
+    else
+      out += c;
+  }
   return out + "\"";
 }
+
+TensorCode tensor_code(const kernel::Instance& inst) {
+  TensorCode out;
+  for (std::size_t k = 0; k < inst.tensors.size(); ++k) {
+    const auto& t = inst.tensors[k];
+    const kernel::OffsetCode code = kernel::offset_code(inst, t, sym::Lang::C);
+    out.offsets += "// " + kernel::comment_text(t.name) + ": layout \"" + kernel::comment_text(t.layout_name) +
+                   "\": " + kernel::comment_text(t.view_text) + "\nstatic int64_t offset_" + t.name + "(const int64_t* index) {\n";
+    for (std::size_t i = 0; i < code.indices.size(); ++i)
+      out.offsets += "  const int64_t " + code.indices[i] + " = index[" + std::to_string(i) + "];\n";
+    out.offsets += code.declarations + "  return " + code.offset + ";\n}\n";
+    std::string extents;
+    for (auto e : t.extents) extents += (extents.empty() ? "" : ", ") + std::to_string(e);
+    out.tensors +=
+        fmt::format("{}{{{}, lego_bench::{}, {}, {}, {}, {{{}}}, offset_{}, {}}}", k ? ", " : "", c_string(t.name), kind_of(t.type),
+                    kernel::element_bytes(t.type), t.role != kernel::Role::Out, t.role != kernel::Role::In, extents, t.name, t.elements);
+    const std::string type = std::string(t.role == kernel::Role::In ? "const " : "") + kernel::c_type(t.type) + "*";
+    out.call += fmt::format("{}({})a[{}]", k ? ", " : "", type, k);
+    out.params += (k ? ", " : "") + type;
+  }
+  return out;
+}
+
+namespace {
 
 // The variant's source renamed apart (each file is its own translation unit
 // but all link into one program), its offsets, reference and registration.
 std::string variant_file(const kernel::Instance& inst, std::size_t n) {
   const std::string suffix = "_" + std::to_string(n);
-  std::string f =
-      "// " + inst.kernel + ", variant " + inst.variant + " (exported by LEGO Studio)\n#include <cstdint>\n#include \"harness.hpp\"\n";
+  std::string f = "// " + kernel::comment_text(inst.kernel) + ", variant " + kernel::comment_text(inst.variant) +
+                  " (exported by LEGO Studio)\n#include <cstdint>\n#include \"harness.hpp\"\n";
   f += "#define lego_kernel lego_kernel" + suffix + "\n#define lego_reference lego_reference" + suffix + "\n";
   f += "namespace variant" + suffix + " {\n";
-  std::string source = inst.source;
-  f += source + "\n";
+  f += inst.source + "\n";
   std::string reference = inst.reference;
   if (reference.starts_with("#include <cstdint>\n")) reference.erase(0, std::string("#include <cstdint>\n").size());
   f += "namespace reference {\n" + reference + "\n}  // namespace reference\n";
-  std::string registration = "static lego_bench::Register registration({" + quoted(inst.kernel) + ", " + quoted(inst.variant) +
-                             ", (const void*)lego_kernel, {" +
-                             fmt::format("{}, {}, {}}}, {{{}, {}, {}}}, {{", inst.grid[0], inst.grid[1], inst.grid[2], inst.block[0],
-                                         inst.block[1], inst.block[2]);
-  std::string call;
-  for (std::size_t k = 0; k < inst.tensors.size(); ++k) {
-    const auto& t = inst.tensors[k];
-    const kernel::OffsetCode code = kernel::offset_code(inst, t, sym::Lang::C);
-    f += "// " + t.name + ": layout \"" + t.layout_name + "\": " + t.view_text + "\nstatic int64_t offset_" + t.name +
-         "(const int64_t* index) {\n";
-    for (std::size_t i = 0; i < code.indices.size(); ++i)
-      f += "  const int64_t " + code.indices[i] + " = index[" + std::to_string(i) + "];\n";
-    f += code.declarations + "  return " + code.offset + ";\n}\n";
-    std::string extents;
-    for (auto e : t.extents) extents += (extents.empty() ? "" : ", ") + std::to_string(e);
-    registration += fmt::format("{}{{{}, lego_bench::{}, {}, {}, {}, {{{}}}, offset_{}}}", k ? ", " : "", quoted(t.name), kind_of(t.type),
-                                kernel::element_bytes(t.type), t.role != kernel::Role::Out, t.role != kernel::Role::In, extents, t.name);
-    call += fmt::format("{}({}{}*)a[{}]", k ? ", " : "", t.role == kernel::Role::In ? "const " : "", kernel::c_type(t.type), k);
-  }
-  const double tolerance = inst.tolerance > 0 ? inst.tolerance : 1e-4;
-  f += "static void reference_entry(void** a) { reference::lego_reference(" + call + "); }\n";
-  f += registration + fmt::format("}}, reference_entry, {}, {}, {}}});\n", inst.bytes, inst.flops, tolerance);
+  const TensorCode code = tensor_code(inst);
+  f += code.offsets;
+  f += "static void reference_entry(void** a) { reference::lego_reference(" + code.call + "); }\n";
+  f += "static lego_bench::Register registration({" + c_string(inst.kernel) + ", " + c_string(inst.variant) +
+       ", (const void*)lego_kernel, " +
+       fmt::format("{{{}, {}, {}}}, {{{}, {}, {}}}, {{", inst.grid[0], inst.grid[1], inst.grid[2], inst.block[0], inst.block[1],
+                   inst.block[2]) +
+       code.tensors + fmt::format("}}, reference_entry, {}, {}, {}}});\n", inst.bytes, inst.flops, harness_tolerance(inst));
   f += "}  // namespace variant" + suffix + "\n";
   return f;
 }
@@ -315,7 +378,8 @@ std::string variant_file(const kernel::Instance& inst, std::size_t n) {
 std::map<std::string, std::string> bench_bundle(const std::vector<kernel::Instance>& instances) {
   std::map<std::string, std::string> files;
   files["harness.hpp"] = kHarnessHeader;
-  files["harness.cu"] = kHarnessMain;
+  files["harness_common.hpp"] = harness_common();
+  files["harness.cu"] = kCudaMain;
   std::string objects, table;
   for (std::size_t n = 0; n < instances.size(); ++n) {
     if (instances[n].backend != "cuda")
@@ -330,7 +394,7 @@ std::map<std::string, std::string> bench_bundle(const std::vector<kernel::Instan
       "bench: harness.o" +
       objects +
       "\n\t$(NVCC) $(NVCCFLAGS) -o $@ $^\n\n"
-      "%.o: %.cu harness.hpp\n\t$(NVCC) $(NVCCFLAGS) -c -o $@ $<\n\n"
+      "%.o: %.cu harness.hpp harness_common.hpp\n\t$(NVCC) $(NVCCFLAGS) -c -o $@ $<\n\n"
       "run: bench\n\t./bench results.json\n\nclean:\n\trm -f bench *.o results.json\n\n.PHONY: run clean\n";
   files["README.md"] =
       "# LEGO Studio bench bundle\n\nStandalone CUDA sources for " + std::to_string(instances.size()) +

@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "kernel/spec.hpp"
+#include "run/bench_harness.hpp"
 #include "run/emulation_sizes.hpp"
 #include "run/jit.hpp"
 #include "run/nvrtc.hpp"
@@ -288,21 +289,6 @@ std::map<std::string, std::string> export_cuda(const kernel::KernelSpec& spec, c
 
 // The exported example allocates its buffers 64-byte aligned, as the
 // sweep's tensors are, so its timing is comparable with the sweep's.
-constexpr const char* kAlignedAllocator = R"(// 64-byte aligned storage, as LEGO Studio's sweep allocates it.
-template <class T>
-struct Aligned64 {
-  using value_type = T;
-  Aligned64() = default;
-  template <class U>
-  Aligned64(const Aligned64<U>&) {}
-  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(64))); }
-  void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t(64)); }
-  template <class U>
-  bool operator==(const Aligned64<U>&) const { return true; }
-  template <class U>
-  bool operator!=(const Aligned64<U>&) const { return false; }
-};
-)";
 
 std::map<std::string, std::string> export_files(const kernel::KernelSpec& spec, const kernel::Instance& inst) {
   if (inst.backend == "cuda") return export_cuda(spec, inst);

@@ -1,0 +1,171 @@
+#include "slurm_commands.hpp"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <thread>
+
+#include "bindings.hpp"
+#include "expr/diagnostic.hpp"
+#include "kernel/spec.hpp"
+#include "kernel/variant.hpp"
+#include "project/runs.hpp"
+
+namespace lego::cli {
+
+namespace {
+
+// Rows for variants the project cannot produce are refused, as import-results does.
+project::UnknownVariant unknown_variant_of(const std::string& project_file) {
+  auto project = std::make_shared<kernel::Project>(kernel::load_project(project_file, kernel::default_resource_dirs()));
+  return [project](const std::string& kernel_name, const std::string& variant) -> std::string {
+    const kernel::KernelSpec& spec = kernel::find_kernel(*project, kernel_name);
+    return kernel::names_a_variant(spec, variant) ? "" : "kernel " + kernel_name + " has no variant \"" + variant + "\"";
+  };
+}
+
+int print_pass(const project::CollectReport& report, bool final_pass, std::ostream& out, std::ostream& err) {
+  int troubles = 0;
+  for (const auto& run : report.runs) {
+    if (!run.error.empty()) {
+      err << fmt::format("job {}: {}\n", run.run.job, run.error);
+      ++troubles;
+      continue;
+    }
+    std::map<std::string, int> counts;
+    for (const auto& t : run.tasks) {
+      ++counts[t.merged ? "merged" : t.state];
+      if (t.merged_now) out << fmt::format("job {} task {}: {} results merged\n", run.run.job, t.task, t.results);
+    }
+    if (final_pass || run.finished)
+      for (const auto& t : run.tasks)
+        if (!t.merged && run::slurm::finished(t.state)) {
+          const std::string state = t.state == "UNKNOWN"
+                                        ? "no longer known to Slurm (cancelled before it started, or purged after MinJobAge)"
+                                        : t.state + (t.exit_code.empty() ? "" : " (exit " + t.exit_code + ")");
+          err << fmt::format("job {} task {}: {} and no results; its log: {}\n", run.run.job, t.task, state, t.log);
+          ++troubles;
+        }
+    std::string summary;
+    for (const auto& [state, n] : counts) summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, state);
+    err << fmt::format("job {} ({} tasks, {} variants, {}): {}{}\n", run.run.job, run.run.tasks, run.run.variants, run.source, summary,
+                       run.finished ? "; finished" : "");
+  }
+  return troubles;
+}
+
+}  // namespace
+
+bool is_slurm_command(const std::string& name) { return name == "submit" || name == "collect"; }
+
+int run_slurm_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CLI::App app{"lego: variant sweeps on Slurm (LEGO Studio)"};
+  app.require_subcommand(1);
+  std::string project;
+  project::SubmitRequest request;
+  std::vector<std::string> sets;
+  bool slurm = false;
+  std::string dir;
+  auto* submit = app.add_subcommand(
+      "submit",
+      "Write every variant of a kernel as standalone sources with a harness and an sbatch script (one array task per variant, "
+      "or per chunk), submit it with sbatch, and record the job in the project under \"runs\"");
+  submit->add_option("project", project, "Project file (*.lego.json); the job is recorded in it")->required()->check(CLI::ExistingFile);
+  submit->add_option("--kernel", request.kernel, "Kernel to sweep (default: the project's only kernel)");
+  submit->add_option("--set", sets, "Fix a parameter, e.g. --set N=1024 (repeatable)");
+  submit->add_option("--max-variants", request.max_variants, "Sample at most N variants (0: all)");
+  submit->add_option("--seed", request.seed, "Seed for sampling variants");
+  submit->add_flag("--slurm", slurm, "Submit to Slurm (the scheduler lego submit uses)")->required();
+  submit->add_option("--partition", request.job.partition, "#SBATCH --partition");
+  submit->add_option("--gres", request.job.gres, "#SBATCH --gres, e.g. gpu:1 for CUDA kernels");
+  submit->add_option("--time", request.job.time_limit, "#SBATCH --time, e.g. 0:30:00");
+  submit->add_option("--array-max", request.job.array_max, "The most array tasks; more variants are chunked (default 100)")
+      ->check(CLI::Range(1, 100000));
+  submit->add_option("--dir", dir, "The job directory (default: <project>.runs/<kernel>-<time> beside the project)");
+  submit->add_option("--ssh", request.job.ssh_host, "Run sbatch, squeue, sacct there through ssh and copy with rsync (your SSH config)");
+  submit->add_option("--sbatch-arg", request.job.sbatch_args, "Pass an option to sbatch as written, e.g. --sbatch-arg=--qos=debug")
+      ->allow_extra_args(false);
+  submit->add_flag("--dry-run", request.dry_run, "Write the job directory; submit nothing and record nothing");
+
+  std::string job;
+  bool wait = false, json = false;
+  double poll = 5, timeout = 0;
+  auto* collect = app.add_subcommand("collect",
+                                     "Merge the results of the project's Slurm jobs as their array tasks finish (once each), and "
+                                     "report failed, timed-out or cancelled tasks with their Slurm state");
+  collect->add_option("project", project, "Project file (*.lego.json), rewritten in place")->required()->check(CLI::ExistingFile);
+  collect->add_option("--job", job, "Only this job id (default: every run recorded in the project)");
+  collect->add_flag("--wait", wait, "Poll until every task has finished");
+  collect->add_option("--poll", poll, "Seconds between polls with --wait (default 5)")->check(CLI::Range(0.2, 3600.0));
+  collect->add_option("--timeout", timeout, "With --wait: give up after this many seconds (0: never)")->check(CLI::NonNegativeNumber);
+  collect->add_flag("--json", json, "Print the last pass as JSON");
+  app.footer(
+      "Exit status: 0 when every finished task's results are merged; 1 when a task failed, timed out or was cancelled "
+      "(collect), or --timeout passed; 2 for bad input or a Slurm command that failed.");
+
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) {
+      out << app.help();
+      return 0;
+    }
+    err << "lego: " << e.what() << "\nRun 'lego " << (args.size() > 1 ? args[1] : "") << " --help' for usage.\n";
+    return 2;
+  }
+  try {
+    if (submit->parsed()) {
+      request.sets = parse_sets(sets);
+      request.dir = dir;
+      const project::Submitted s = project::submit_run(project, request);
+      if (request.dry_run) {
+        out << fmt::format("{} variants in {} array tasks written to {} (not submitted)\n  sbatch --chdir={} {}/job.sbatch\n",
+                           s.run.variants, s.run.tasks, s.run.dir, s.run.dir, s.run.dir);
+        return 0;
+      }
+      out << fmt::format("submitted job {}: {} variants of {} in {} array tasks; job directory {}\n", s.run.job, s.run.variants,
+                         s.run.kernel, s.run.tasks, s.run.dir);
+      err << fmt::format("follow it with: lego collect {} --wait\n", project);
+      return 0;
+    }
+    const project::UnknownVariant unknown = unknown_variant_of(project);
+    const auto started = std::chrono::steady_clock::now();
+    for (;;) {
+      const project::CollectReport report = project::collect_once(project, unknown, job);
+      if (report.runs.empty()) throw LegoError("the project records no cluster runs; submit one with lego submit");
+      const bool timed_out = timeout > 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >= timeout;
+      const bool last = !wait || report.finished || timed_out;
+      const int troubles = print_pass(report, last, json ? err : out, err);
+      if (!last) {
+        std::this_thread::sleep_for(std::chrono::duration<double>(poll));
+        continue;
+      }
+      if (json) {
+        nlohmann::json runs = nlohmann::json::array();
+        for (const auto& r : report.runs) {
+          nlohmann::json tasks = nlohmann::json::array();
+          for (const auto& t : r.tasks)
+            tasks.push_back({{"task", t.task}, {"state", t.state}, {"exit_code", t.exit_code}, {"merged", t.merged}, {"log", t.log}});
+          runs.push_back({{"job", r.run.job},
+                          {"dir", r.run.dir},
+                          {"finished", r.finished},
+                          {"source", r.source},
+                          {"error", r.error},
+                          {"tasks", tasks},
+                          {"variant_states", r.variant_states}});
+        }
+        out << nlohmann::json{{"runs", runs}, {"merged_results", report.merged_results}}.dump(2) << "\n";
+      }
+      if (timed_out && !report.finished) err << fmt::format("lego: --timeout {} s passed with tasks still queued or running\n", timeout);
+      return troubles > 0 || (timed_out && !report.finished) ? 1 : 0;
+    }
+  } catch (const LegoError& e) {
+    err << "lego: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+}  // namespace lego::cli

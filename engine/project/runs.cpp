@@ -1,0 +1,197 @@
+#include "project/runs.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <nlohmann/json.hpp>
+
+#include "expr/diagnostic.hpp"
+#include "kernel/instantiate.hpp"
+#include "kernel/spec.hpp"
+#include "kernel/variant.hpp"
+#include "run/atomic_file.hpp"
+#include "run/slurm.hpp"
+
+namespace lego::project {
+namespace {
+
+using Json = nlohmann::ordered_json;
+namespace fs = std::filesystem;
+
+Json parse_object(const std::string& text, const char* what) {
+  Json j = Json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) throw LegoError(std::string(what) + " is not a JSON object");
+  return j;
+}
+
+Json to_json(const ClusterRun& r) {
+  return {{"scheduler", "slurm"}, {"job", r.job},           {"dir", r.dir},
+          {"ssh", r.ssh},         {"kernel", r.kernel},     {"submitted", r.submitted},
+          {"tasks", r.tasks},     {"variants", r.variants}, {"collected", r.collected}};
+}
+
+}  // namespace
+
+std::string add_run(const std::string& project_text, const ClusterRun& run) {
+  Json project = parse_object(project_text, "the project");
+  Json& runs = project["runs"];
+  if (!runs.is_array()) runs = Json::array();
+  runs.push_back(to_json(run));
+  return project.dump(2) + "\n";
+}
+
+std::vector<ClusterRun> runs_of(const std::string& project_text) {
+  const Json project = parse_object(project_text, "the project");
+  std::vector<ClusterRun> out;
+  if (!project.contains("runs")) return out;
+  if (!project["runs"].is_array()) throw LegoError("$.runs: expected an array of cluster runs");
+  for (std::size_t k = 0; k < project["runs"].size(); ++k) {
+    const Json& j = project["runs"][k];
+    const std::string at = "$.runs[" + std::to_string(k) + "]";
+    if (!j.is_object()) throw LegoError(at + ": expected an object");
+    const auto text = [&](const char* key) {
+      if (!j.contains(key) || !j[key].is_string()) throw LegoError(at + "." + key + ": expected a string");
+      return j[key].get<std::string>();
+    };
+    ClusterRun r;
+    r.job = text("job");
+    if (r.job.empty() || !std::all_of(r.job.begin(), r.job.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      throw LegoError(at + ".job: expected a Slurm job id (digits)");
+    r.dir = text("dir");
+    r.ssh = j.value("ssh", "");
+    if (!r.ssh.empty() && r.ssh.front() == '-') throw LegoError(at + ".ssh: a host name cannot start with '-'");
+    r.kernel = j.value("kernel", "");
+    r.submitted = j.value("submitted", "");
+    if (!j.contains("tasks") || !j["tasks"].is_number_integer() || j["tasks"].get<int>() < 1 || j["tasks"].get<int>() > 100000)
+      throw LegoError(at + ".tasks: expected a task count from 1 to 100000");
+    r.tasks = j["tasks"].get<int>();
+    r.variants = j.value("variants", std::size_t{0});
+    if (j.contains("collected")) {
+      if (!j["collected"].is_array()) throw LegoError(at + ".collected: expected an array of task ids");
+      for (const auto& t : j["collected"])
+        if (t.is_number_integer()) r.collected.push_back(t.get<int>());
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+Submitted submit_run(const fs::path& project_file, const SubmitRequest& request) {
+  const kernel::Project project = kernel::load_project(project_file, kernel::default_resource_dirs());
+  const kernel::KernelSpec& spec = kernel::find_kernel(project, request.kernel);
+  const kernel::VariantSpace space = kernel::enumerate_variants(spec, {request.max_variants, request.seed, request.sets});
+  if (space.variants.empty()) throw LegoError("no variant of " + spec.name + " satisfies the constraints at these sizes");
+  std::vector<kernel::Instance> instances;
+  for (const auto& v : space.variants)
+    instances.push_back(kernel::instantiate(spec, v, spec.backend == "cuda" ? sym::Lang::Cuda : sym::Lang::C));
+
+  const std::time_t now = std::time(nullptr);
+  char stamp[32], iso[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
+  std::strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%S%z", std::localtime(&now));
+  fs::path dir = request.dir;
+  if (dir.empty()) {
+    std::string stem = project_file.filename().string();
+    if (auto dot = stem.find(".lego.json"); dot != std::string::npos) stem.erase(dot);
+    dir = project_file.parent_path() / (stem + ".runs") / (spec.name + "-" + stamp);
+  }
+  std::error_code ec;
+  if (fs::exists(dir) && !(fs::is_directory(dir) && fs::is_empty(dir, ec)))
+    throw LegoError("the job directory " + dir.string() + " already exists and is not empty; give another with --dir");
+  fs::create_directories(dir / "logs", ec);
+  fs::create_directories(dir / "results", ec);
+  if (ec) throw LegoError("cannot create the job directory " + dir.string() + ": " + ec.message());
+  const std::string project_name = project_file.filename().string();
+  for (const auto& [name, text] : run::slurm::job_files(project_name, instances, request.job)) run::write_atomically(dir / name, text);
+
+  Submitted out;
+  for (const auto& part : run::slurm::chunk(instances.size(), request.job.array_max))
+    for (std::size_t n : part) out.variants.push_back(instances[n].variant);
+  out.run.dir = fs::absolute(dir).lexically_normal().string();
+  out.run.ssh = request.job.ssh_host;
+  out.run.kernel = spec.name;
+  out.run.submitted = iso;
+  out.run.tasks = static_cast<int>(run::slurm::chunk(instances.size(), request.job.array_max).size());
+  out.run.variants = instances.size();
+  if (request.dry_run) return out;
+  out.run.job = run::slurm::submit(dir, request.job);
+  // Recorded before anything else can fail, so lego collect finds the job.
+  const std::string text = add_run(kernel::read_text_file(project_file), out.run);
+  const fs::path base = project_file.parent_path();
+  kernel::parse_project(text, project_file.string(), base.empty() ? "." : base, kernel::default_resource_dirs());
+  run::write_atomically(project_file, text);
+  return out;
+}
+
+CollectReport collect_once(const fs::path& project_file, const UnknownVariant& unknown_variant, const std::string& job) {
+  std::string text = kernel::read_text_file(project_file.string());
+  std::vector<ClusterRun> runs = runs_of(text);
+  if (!job.empty() && std::none_of(runs.begin(), runs.end(), [&](const ClusterRun& r) { return r.job == job; }))
+    throw LegoError("the project records no run with job id " + job);
+  CollectReport report;
+  bool changed = false;
+  for (ClusterRun& run : runs) {
+    if (!job.empty() && run.job != job) continue;
+    RunReport rr;
+    const fs::path dir = run.dir;
+    try {
+      const std::vector<run::slurm::TaskState> states = run::slurm::task_states(run.job, run.tasks, run.ssh, &rr.source);
+      run::slurm::fetch_results(dir, run.ssh);
+      rr.finished = true;
+      for (const auto& s : states) {
+        TaskReport t;
+        t.task = s.task;
+        t.state = s.state;
+        t.exit_code = s.exit_code;
+        t.merged = std::count(run.collected.begin(), run.collected.end(), s.task) > 0;
+        const fs::path results = dir / "results" / ("task_" + std::to_string(s.task) + ".json");
+        // A results file is written whole, by rename, as the task's last act.
+        const bool done = run::slurm::finished(s.state) || (s.state == "UNKNOWN" && fs::exists(results));
+        if (!t.merged && fs::exists(results)) {
+          const std::string results_text = kernel::read_text_file(results.string());
+          text = merge_results(text, results_text, results.string(), unknown_variant);
+          t.results = Json::parse(results_text).value("benchmarks", Json::array()).size() +
+                      Json::parse(results_text).value("variants", Json::array()).size();
+          t.merged = t.merged_now = true;
+          run.collected.push_back(s.task);
+          report.merged_results += t.results;
+          changed = true;
+        }
+        if (done && !t.merged) t.log = (dir / "logs" / ("task_" + std::to_string(s.task) + ".out")).string();
+        rr.finished = rr.finished && (done || t.merged);
+        rr.tasks.push_back(std::move(t));
+      }
+      // Per variant, its task's state (the manifest says which task holds it).
+      const fs::path manifest = dir / "manifest.json";
+      if (fs::exists(manifest)) {
+        const Json m = Json::parse(kernel::read_text_file(manifest.string()), nullptr, false);
+        if (m.is_object() && m.contains("variants") && m["variants"].is_array())
+          for (const auto& v : m["variants"]) {
+            const int task = v.value("task", -1);
+            if (task >= 0 && task < static_cast<int>(rr.tasks.size()))
+              rr.variant_states[v.value("kernel", "") + "/" + v.value("variant", "")] =
+                  rr.tasks[static_cast<std::size_t>(task)].merged ? "DONE" : rr.tasks[static_cast<std::size_t>(task)].state;
+          }
+      }
+    } catch (const LegoError& e) {
+      rr.error = e.what();
+      rr.finished = false;
+    }
+    report.finished = report.finished && rr.finished;
+    rr.run = run;
+    report.runs.push_back(std::move(rr));
+  }
+  if (changed) {
+    // The collected tasks are recorded in the same write as their results.
+    Json project = parse_object(text, "the merged project");
+    std::size_t k = 0;
+    for (auto& entry : project["runs"]) {
+      if (k < runs.size()) entry["collected"] = runs[k].collected;
+      ++k;
+    }
+    run::write_atomically(project_file, project.dump(2) + "\n");
+  }
+  return report;
+}
+
+}  // namespace lego::project

@@ -1,0 +1,177 @@
+#include "run/cpu_bundle.hpp"
+
+#include <fmt/format.h>
+
+#include "expr/diagnostic.hpp"
+#include "run/bench_harness.hpp"
+
+namespace lego::run {
+namespace {
+
+// The CPU main: verifies each registered variant against its reference on
+// random inputs packed into its layouts, times it (median of at least 5
+// calls over at least 0.3 s, after a warm call) and writes Google
+// Benchmark's JSON with LEGO Studio's fields on each benchmark.
+const char* const kCpuMain = R"(// LEGO Studio bench harness (CPU): verifies and times every registered variant.
+// Usage: ./bench results.json
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <string>
+#include <thread>
+
+#include "harness_common.hpp"
+
+// JSON string contents: quotes, backslashes and control characters escaped.
+static std::string json_text(const char* s) {
+  std::string out;
+  for (; *s; ++s) {
+    const unsigned char c = static_cast<unsigned char>(*s);
+    if (c == '"' || c == '\\') out += '\\', out += char(c);
+    else if (c < 0x20) { char b[8]; std::snprintf(b, sizeof b, "\\u%04x", c); out += b; }
+    else out += char(c);
+  }
+  return out;
+}
+
+static const char* env_or(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v ? v : fallback;
+}
+
+int main(int argc, char** argv) {
+  const char* out_path = argc > 1 ? argv[1] : "results.json";
+  char host[256] = "unknown";
+  gethostname(host, sizeof host - 1);
+  char date[64];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S%z", std::localtime(&now));
+  std::string benchmarks;
+  int failures = 0;
+  using clock = std::chrono::steady_clock;
+  for (size_t v = 0; v < registry().size(); ++v) {
+    const Variant& var = registry()[v];
+    std::vector<Bytes> logical, physical;
+    for (size_t k = 0; k < var.tensors.size(); ++k) {
+      const Tensor& t = var.tensors[k];
+      logical.emplace_back(size_t(elements(t)) * size_t(t.element_bytes));
+      fill(logical.back(), t, 1000003ull + k);
+      physical.emplace_back(physical_bytes(t));
+      if (t.output && !t.input) std::memset(physical.back().data(), 0xff, physical.back().size());  // unwritten elements show
+      permute(t, logical.back().data(), physical.back().data(), true);
+    }
+    std::vector<void*> reference_args, args;
+    for (auto& l : logical) reference_args.push_back(l.data());
+    for (auto& p : physical) args.push_back(p.data());
+    var.reference(reference_args.data());
+    auto run = reinterpret_cast<void (*)(void**)>(const_cast<void*>(var.function));
+    run(args.data());
+    double max_error = 0;
+    long long mismatches = 0;
+    for (size_t k = 0; k < var.tensors.size(); ++k) {
+      const Tensor& t = var.tensors[k];
+      if (!t.output) continue;
+      Bytes unpacked(logical[k].size());
+      permute(t, physical[k].data(), unpacked.data(), false);
+      for (int64_t e = 0; e < elements(t); ++e) {
+        const double g = value(t, unpacked.data(), e), w = value(t, logical[k].data(), e);
+        const double err = std::fabs(g - w) / (1 + std::fabs(w));
+        if (!(err <= var.tolerance)) ++mismatches;
+        if (err > max_error || std::isnan(err)) max_error = std::isnan(err) ? INFINITY : err;
+      }
+    }
+    std::vector<double> times;
+    const auto start = clock::now();
+    while (times.size() < 5 || (times.size() < 100000 && clock::now() - start < std::chrono::milliseconds(300))) {
+      const auto t0 = clock::now();
+      run(args.data());
+      times.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
+    }
+    std::sort(times.begin(), times.end());
+    const double median = times[times.size() / 2];
+    const bool verified = mismatches == 0;
+    failures += !verified;
+    const double gbs = var.bytes / (median * 1e-3) / 1e9, gflops = var.flops / (median * 1e-3) / 1e9;
+    std::printf("%-16s %-60s %s %10.4f ms %9.1f GB/s %9.1f GFLOP/s\n", var.kernel, var.id, verified ? "ok   " : "WRONG", median, gbs, gflops);
+    char row[2048];
+    const std::string name = json_text(var.kernel) + "/" + json_text(var.id);
+    std::snprintf(row, sizeof row,
+                  "%s\n    {\"name\": \"%s\", \"run_name\": \"%s\", \"run_type\": \"iteration\", \"repetitions\": 1, "
+                  "\"repetition_index\": 0, \"threads\": 1, \"iterations\": %zu, \"real_time\": %.6f, \"cpu_time\": %.6f, "
+                  "\"time_unit\": \"ms\", \"bytes_per_second\": %.6g, ",
+                  v ? "," : "", name.c_str(), name.c_str(), times.size(), median, median, gbs * 1e9);
+    benchmarks += row;
+    std::snprintf(row, sizeof row,
+                  "\"kernel\": \"%s\", \"variant\": \"%s\", \"verified\": %s, \"mismatches\": %lld, \"max_error\": %.6g, "
+                  "\"median_ms\": %.6f, \"gbs\": %.3f, \"gflops\": %.3f}",
+                  json_text(var.kernel).c_str(), json_text(var.id).c_str(), verified ? "true" : "false", mismatches,
+                  std::isinf(max_error) ? 1e300 : max_error, median, gbs, gflops);
+    benchmarks += row;
+  }
+  FILE* out = std::fopen((std::string(out_path) + ".partial").c_str(), "w");
+  if (!out) {
+    std::perror(out_path);
+    return 1;
+  }
+  std::fprintf(out,
+               "{\n  \"context\": {\"date\": \"%s\", \"host_name\": \"%s\", \"executable\": \"%s\", \"num_cpus\": %u, "
+               "\"library_build_type\": \"release\", \"lego_bench_results\": 1, \"slurm_job_id\": \"%s\", \"slurm_array_task_id\": \"%s\"},\n"
+               "  \"benchmarks\": [%s\n  ]\n}\n",
+               date, json_text(host).c_str(), json_text(argv[0]).c_str(), std::thread::hardware_concurrency(),
+               json_text(env_or("SLURM_ARRAY_JOB_ID", "")).c_str(), json_text(env_or("SLURM_ARRAY_TASK_ID", "")).c_str(),
+               benchmarks.c_str());
+  // Whole or not at all: a task killed while writing leaves no results file.
+  if (std::fclose(out) != 0 || std::rename((std::string(out_path) + ".partial").c_str(), out_path) != 0) {
+    std::perror(out_path);
+    return 1;
+  }
+  std::printf("results written to %s (%d of %zu variants wrong)\n", out_path, failures, registry().size());
+  return failures ? 2 : 0;
+}
+)";
+
+// The kernel as the JIT compiles it, renamed apart so that several link
+// into one program, with its offsets and registration; the reference goes
+// in a file of its own (it may define the same helpers).
+std::string variant_file(const kernel::Instance& inst, std::size_t n) {
+  const std::string suffix = "_" + std::to_string(n);
+  std::string source = inst.source;
+  if (auto at = source.find("#line 1 "); at != std::string::npos) source.erase(at, source.find('\n', at) - at + 1);
+  const TensorCode code = tensor_code(inst);
+  std::string f =
+      "// " + kernel::comment_text(inst.kernel) + ", variant " + kernel::comment_text(inst.variant) + " (exported by LEGO Studio)\n";
+  f += "#define lego_kernel lego_kernel" + suffix + "\n" + source + "\n#undef lego_kernel\n";
+  f += "#include \"harness.hpp\"\n";
+  f += "extern \"C\" void lego_reference" + suffix + "(" + code.params + ");\n";
+  f += "namespace variant" + suffix + " {\n" + code.offsets;
+  f += "static void run(void** a) { lego_kernel" + suffix + "(" + code.call + "); }\n";
+  f += "static void reference_entry(void** a) { lego_reference" + suffix + "(" + code.call + "); }\n";
+  f += "static lego_bench::Register registration({" + c_string(inst.kernel) + ", " + c_string(inst.variant) +
+       ", (const void*)run, {1, 1, 1}, {1, 1, 1}, {" + code.tensors +
+       fmt::format("}}, reference_entry, {}, {}, {}}});\n", inst.bytes, inst.flops, harness_tolerance(inst));
+  f += "}  // namespace variant" + suffix + "\n";
+  return f;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> cpu_bundle(const std::vector<kernel::Instance>& instances) {
+  std::map<std::string, std::string> files;
+  files["harness.hpp"] = kHarnessHeader;
+  files["harness_common.hpp"] = harness_common();
+  files["harness_cpu.cpp"] = kCpuMain;
+  for (std::size_t n = 0; n < instances.size(); ++n) {
+    const kernel::Instance& inst = instances[n];
+    if (inst.backend == "cuda") throw LegoError("kernel " + inst.kernel + " is a CUDA kernel; its variants go in the CUDA bench bundle");
+    files["variant_" + std::to_string(n) + ".cpp"] = variant_file(inst, n);
+    files["variant_" + std::to_string(n) + "_reference.cpp"] =
+        "// " + kernel::comment_text(inst.kernel) + "'s reference (exported by LEGO Studio)\n#define lego_reference lego_reference_" +
+        std::to_string(n) + "\n" + inst.reference + "\n";
+  }
+  return files;
+}
+
+}  // namespace lego::run

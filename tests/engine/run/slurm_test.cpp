@@ -1,0 +1,120 @@
+// The Slurm job directory without a cluster: how variants are chunked into
+// array tasks, the sbatch script's quoting of everything a user or a file
+// names (checked by bash itself), and the CPU bundle a task builds, compiled
+// and run here against its reference.
+#include "run/slurm.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "app/cli/run_command.hpp"
+#include "expr/diagnostic.hpp"
+#include "kernel/instantiate.hpp"
+#include "kernel/spec.hpp"
+#include "kernel/variant.hpp"
+#include "run/atomic_file.hpp"
+
+namespace lego::run::slurm {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kHostile = "it's $(touch pwned) `touch pwned2` \"x\" \\ ;&| #SBATCH";
+const std::string kHostileLines = kHostile + "\n#SBATCH --wrap=touch pwned3";
+
+TEST(Slurm, VariantsAreChunkedIntoAtMostArrayMaxTasks) {
+  EXPECT_EQ(chunk(5, 100).size(), 5u);
+  const auto tasks = chunk(64, 10);
+  ASSERT_EQ(tasks.size(), 10u);
+  std::size_t next = 0;
+  for (const auto& t : tasks) {
+    EXPECT_GE(t.size(), 6u);
+    EXPECT_LE(t.size(), 7u);
+    for (std::size_t n : t) EXPECT_EQ(n, next++);  // contiguous, each once
+  }
+  EXPECT_EQ(next, 64u);
+}
+
+TEST(Slurm, ShellQuotingSurvivesAShell) {
+  const test::Output r = test::shell("printf '%s' " + shell_quote(kHostileLines));
+  EXPECT_EQ(r.text, kHostileLines);
+}
+
+std::vector<kernel::Instance> transpose_instances(std::size_t count) {
+  const kernel::Project project = kernel::load_project(LEGO_PROJECTS_DIR "/transpose.lego.json", kernel::default_resource_dirs());
+  const kernel::KernelSpec& spec = kernel::find_kernel(project, "transpose2d");
+  std::vector<kernel::Instance> out;
+  for (const auto& v : kernel::enumerate_variants(spec, {count, 7, {{"N", 64}}}).variants)
+    out.push_back(kernel::instantiate(spec, v, sym::Lang::C));
+  return out;
+}
+
+// Whatever the project file, partition or time limit are called, bash reads
+// the script's #SBATCH values back exactly and runs nothing from them.
+TEST(Slurm, TheScriptQuotesEverythingItIsGiven) {
+  JobOptions options;
+  options.partition = kHostile;
+  options.time_limit = "1:00:00'; touch pwned4; '";
+  options.array_max = 2;
+  const auto files = job_files(kHostileLines + ".lego.json", transpose_instances(3), options);
+  const std::string script = files.at("job.sbatch");
+  const fs::path dir = fs::path(testing::TempDir()) / "slurm_script_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  write_atomically(dir / "job.sbatch", script);
+  const std::string in_dir = "cd " + shell_quote(dir.string()) + " && ";
+  EXPECT_EQ(test::shell(in_dir + "bash -n job.sbatch").rc, 0) << script;
+  // Each #SBATCH value as sbatch would take it, read back by bash.
+  for (const auto& [option, expected] :
+       {std::pair<std::string, std::string>{"partition", kHostile}, {"time", options.time_limit}, {"job-name", "lego-transpose2d"}}) {
+    const test::Output r =
+        test::shell(in_dir + "eval \"set -- $(sed -n 's/^#SBATCH --" + option + "=//p' job.sbatch)\" && printf '%s' \"$1\"");
+    EXPECT_EQ(r.text, expected) << option;
+  }
+  // The project's name is in one comment line only; nothing else starts a directive.
+  std::size_t directives = 0;
+  for (std::size_t at = script.find("\n#SBATCH"); at != std::string::npos; at = script.find("\n#SBATCH", at + 1)) ++directives;
+  EXPECT_EQ(directives, 5u) << script;  // job-name, array, output, partition, time
+  for (const char* planted : {"pwned", "pwned2", "pwned3", "pwned4"}) EXPECT_FALSE(fs::exists(dir / planted)) << planted;
+  const auto manifest = nlohmann::json::parse(files.at("manifest.json"));
+  EXPECT_EQ(manifest["project"], kHostileLines + ".lego.json");
+  // A newline in a directive's value would be a directive of its own: refused.
+  options.partition = kHostileLines;
+  try {
+    job_files("p.lego.json", transpose_instances(1), options);
+    FAIL();
+  } catch (const LegoError& e) {
+    EXPECT_NE(std::string(e.what()).find("--partition contains a newline"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(manifest["tasks"], 2);
+  EXPECT_EQ(manifest["variants"].size(), 3u);
+}
+
+// A task's sources, built and run as the script does: every variant
+// verified against its reference, Google Benchmark's JSON written.
+TEST(Slurm, ATasksBundleBuildsVerifiesAndWritesGoogleBenchmarkJson) {
+  const auto instances = transpose_instances(3);
+  const auto files = job_files("transpose.lego.json", instances, {});
+  const fs::path dir = fs::path(testing::TempDir()) / "slurm_bundle_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const auto& [name, text] : files) write_atomically(dir / name, text);
+  const test::Output r = test::shell("cd " + shell_quote(dir.string()) + " && SLURM_ARRAY_TASK_ID=1 bash job.sbatch");
+  ASSERT_EQ(r.rc, 0) << r.text;
+  std::ifstream in(dir / "results" / "task_1.json");
+  const auto results = nlohmann::json::parse(in);
+  ASSERT_EQ(results["benchmarks"].size(), 1u);
+  const auto& b = results["benchmarks"][0];
+  EXPECT_EQ(b["kernel"], "transpose2d");
+  EXPECT_EQ(b["variant"], instances[1].variant);
+  EXPECT_EQ(b["verified"], true) << b.dump();
+  EXPECT_GT(b["median_ms"].get<double>(), 0);
+  EXPECT_EQ(b["time_unit"], "ms");
+  EXPECT_EQ(results["context"]["lego_bench_results"], 1);
+}
+
+}  // namespace
+}  // namespace lego::run::slurm

@@ -1,0 +1,147 @@
+// lego submit and lego collect against a real single-node Slurm cluster,
+// started here by tests/slurm/cluster (munged, slurmctld, slurmd from
+// Debian). Where this machine cannot start one (not root, slurm-wlm not
+// installed) every test is skipped and says why; CTest reports it skipped.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "app/cli/run_command.hpp"
+#include "run/slurm.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using lego::run::slurm::shell_quote;
+using lego::test::shell;
+using Json = nlohmann::json;
+
+const std::string kBin = LEGO_BIN_DIR;
+const std::string kFixture = LEGO_SOURCE_DIR "/tests/slurm/cluster";
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class Cluster : public testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    const lego::test::Output check = shell(kFixture + " check");
+    if (check.rc != 0) {
+      unavailable_ = "no Slurm cluster on this machine: " + check.text;
+      return;
+    }
+    state_ = fs::path(testing::TempDir()) / "lego-slurm-cluster";
+    fs::remove_all(state_);
+    const lego::test::Output started = shell(kFixture + " start " + shell_quote(state_.string()));
+    if (started.rc != 0) {
+      unavailable_ = "the Slurm cluster did not start: " + started.text;
+      return;
+    }
+    setenv("SLURM_CONF", (state_ / "slurm.conf").c_str(), 1);
+  }
+  static void TearDownTestSuite() {
+    if (!state_.empty()) shell(kFixture + " stop " + shell_quote(state_.string()));
+  }
+  void SetUp() override {
+    if (!unavailable_.empty()) GTEST_SKIP() << unavailable_;
+  }
+  static inline std::string unavailable_;
+  static inline fs::path state_;
+};
+
+// A folder and a project file whose names a shell would act on.
+fs::path hostile_copy(const std::string& test) {
+  const fs::path dir = fs::path(testing::TempDir()) / (test + " $(touch pwned) 'q'");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path project = dir / "it's \"x\" $(touch pwned2).lego.json";
+  fs::copy_file(LEGO_SOURCE_DIR "/projects/transpose.lego.json", project);
+  return project;
+}
+
+std::string lego(const std::string& args) { return kBin + "/lego " + args; }
+
+// Submits 12 sampled variants of the 512^2 transpose as 4 array tasks,
+// cancels the first task with scancel as it runs, collects, and compares
+// with a local lego bench of the same variants.
+TEST_F(Cluster, SubmittedVariantsAreCollectedOnceAndMatchALocalBench) {
+  const fs::path project = hostile_copy("cluster");
+  const std::string sample = " --kernel transpose2d --set N=512 --max-variants 12 --seed 3";
+  const lego::test::Output submitted = shell(lego("submit " + shell_quote(project.string()) + sample + " --slurm --array-max 4"));
+  ASSERT_EQ(submitted.rc, 0) << submitted.text;
+  const std::size_t at = submitted.text.find("submitted job ");
+  ASSERT_NE(at, std::string::npos) << submitted.text;
+  const std::string job = submitted.text.substr(at + 14, submitted.text.find(':', at) - at - 14);
+  ASSERT_EQ(job.find_first_not_of("0123456789"), std::string::npos) << submitted.text;
+  EXPECT_NE(submitted.text.find(": 12 variants of transpose2d in 4 array tasks"), std::string::npos) << submitted.text;
+  // Task 0 is killed while it runs (building its variants takes seconds).
+  for (int tries = 0; tries < 300 && shell("squeue -h -j " + job + "_0 -o %T").text.find("RUNNING") == std::string::npos; ++tries)
+    usleep(100000);
+  const lego::test::Output cancelled = shell("scancel " + job + "_0");
+  ASSERT_EQ(cancelled.rc, 0) << cancelled.text;
+
+  const lego::test::Output collected = shell(lego("collect " + shell_quote(project.string()) + " --wait --poll 1 --timeout 600"));
+  EXPECT_EQ(collected.rc, 1) << collected.text;  // a task was cancelled
+  EXPECT_NE(collected.text.find("task 0: CANCELLED"), std::string::npos) << collected.text;
+  for (int task = 1; task < 4; ++task)
+    EXPECT_NE(collected.text.find("task " + std::to_string(task) + ": 3 results merged"), std::string::npos) << collected.text;
+
+  const Json p = Json::parse(read(project));
+  const Json& run = p["runs"][0];
+  EXPECT_EQ(run["job"], job);
+  EXPECT_EQ(run["collected"].size(), 3u);
+  const Json manifest = Json::parse(read(fs::path(run["dir"].get<std::string>()) / "manifest.json"));
+  std::set<std::string> expected_merged, all_submitted;
+  for (const auto& v : manifest["variants"]) {
+    all_submitted.insert(v["variant"]);
+    if (v["task"] != 0) expected_merged.insert(v["variant"]);
+  }
+  std::set<std::string> merged;
+  for (const auto& [variant, row] : p["results"]["transpose2d"].items()) {
+    merged.insert(variant);
+    EXPECT_EQ(row["device"].get<std::string>().find("(CPU)") != std::string::npos, true) << row.dump();
+  }
+  EXPECT_EQ(merged, expected_merged);
+
+  // Again: nothing is merged twice, and the cancelled task is still reported.
+  const std::string results_before = p["results"].dump();
+  const lego::test::Output again = shell(lego("collect " + shell_quote(project.string())));
+  EXPECT_EQ(again.rc, 1) << again.text;
+  EXPECT_EQ(again.text.find("results merged"), std::string::npos) << again.text;
+  EXPECT_NE(again.text.find("task 0: CANCELLED"), std::string::npos) << again.text;
+  EXPECT_EQ(Json::parse(read(project))["results"].dump(), results_before);
+
+  // The same variants run here: the same set, the same verification.
+  const fs::path local = project.parent_path() / "local.json";
+  const lego::test::Output bench =
+      shell(lego("bench " + shell_quote(project.string()) + sample + " --min-time 0.01 --json " + shell_quote(local.string())));
+  ASSERT_EQ(bench.rc, 0) << bench.text;
+  std::set<std::string> local_variants;
+  const Json local_results = Json::parse(read(local));
+  for (const auto& b : local_results["benchmarks"]) {
+    if (!b.contains("variant") || b.value("baseline", false)) continue;
+    local_variants.insert(b["variant"]);
+    if (merged.count(b["variant"])) {
+      EXPECT_EQ(b["verified"], p["results"]["transpose2d"][b["variant"].get<std::string>()]["verified"]) << b["variant"];
+      EXPECT_EQ(b["verified"], true) << b["variant"];
+    }
+  }
+  EXPECT_EQ(local_variants, all_submitted);
+
+  // No name reached a shell.
+  for (const auto& entry : fs::recursive_directory_iterator(project.parent_path()))
+    EXPECT_NE(entry.path().filename().string().rfind("pwned", 0), 0u) << entry.path();
+  EXPECT_FALSE(fs::exists("pwned"));
+  EXPECT_FALSE(fs::exists("pwned2"));
+}
+
+}  // namespace
