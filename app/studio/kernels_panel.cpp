@@ -37,6 +37,10 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   run_->setToolTip(
       tr("Compile, verify against the reference and time every variant of the kernel chosen on the left, in lego-worker "
          "processes (lego bench runs a kernel the same way)"));
+  cluster_ = new QPushButton(tr("Run on cluster..."));
+  cluster_->setToolTip(
+      tr("Submit this kernel's variants to Slurm as a job array (lego submit) from the saved project; results stream into the "
+         "table and the roofline as tasks finish, and the job is recorded in the project for lego collect"));
   cancel_ = new QPushButton(tr("Cancel"));
   cancel_->setEnabled(false);
   export_ = new QPushButton(tr("Export winner..."));
@@ -58,6 +62,7 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   top->addWidget(verified_only_);
   top->addWidget(reuse_);
   top->addWidget(run_);
+  top->addWidget(cluster_);
   top->addWidget(verify_smaller_);
   top->addWidget(cancel_);
   top->addWidget(export_);
@@ -153,6 +158,7 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   connect(verified_only_, &QCheckBox::toggled, this, &KernelsPanel::showKernel);
   connect(table_, &QTableWidget::itemSelectionChanged, this, &KernelsPanel::showSelection);
   connect(run_, &QPushButton::clicked, this, &KernelsPanel::runSweep);
+  connectCluster();
   connect(cancel_, &QPushButton::clicked, this, &KernelsPanel::cancelSweep);
   connect(verify_smaller_, &QPushButton::clicked, this, [this] { verifySmaller(); });
   table_->setContextMenuPolicy(Qt::CustomContextMenu);
@@ -293,7 +299,11 @@ void KernelsPanel::updateRoofline() {
   for (const auto& v : k->variants) {
     const VariantOutcome* o = outcome(*k, v);
     if (!o || o->ms <= 0) continue;
-    points.push_back({qs(v.id()), o->intensity, o->gflops, o->gbs, o->verified});
+    // Results measured elsewhere (a bench bundle, a cluster job) carry no
+    // intensity: FLOP/s over bytes/s is the same flops per byte.
+    double intensity = o->intensity;
+    if (intensity <= 0 && o->gbs > 0) intensity = o->gflops / o->gbs;
+    points.push_back({qs(v.id()), intensity, o->gflops, o->gbs, o->verified});
   }
   const bool bandwidth_only = k->variants.empty() || !k->variants.front().instantiated() || k->variants.front().instance().flops == 0;
   std::vector<views::RooflineBaseline> lines;

@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 
+#include "studio/cluster_session.hpp"
 #include "studio/sweep_session.hpp"
 #include "views/accesses_tab.hpp"
 #include "views/code_diff_view.hpp"
@@ -36,6 +37,11 @@ class KernelsPanel : public QWidget {
   void openProject(const QString& path);
   void runSweep();  // all variants of the current kernel
   void cancelSweep();
+  // Run on cluster: the current kernel's variants (as the table lists
+  // them) submitted to Slurm from the saved project file; results stream in
+  // as array tasks finish (ClusterSession). The button asks for the options.
+  void runOnCluster(const run::slurm::JobOptions& options);
+  ClusterSession& clusterSession() { return cluster_session_; }
   // CUDA variants that ran without a GPU and were too large to emulate.
   QStringList needSmallerCheck() const;
   // Verifies `ids` (default: every variant needSmallerCheck lists) at
@@ -142,7 +148,10 @@ class KernelsPanel : public QWidget {
   QComboBox* kernel_;
   QCheckBox* verified_only_;
   QCheckBox* reuse_;  // results cache of unchanged code
-  QPushButton *run_, *cancel_, *export_, *export_selected_, *verify_smaller_;
+  QPushButton *run_, *cancel_, *export_, *export_selected_, *verify_smaller_, *cluster_;
+  ClusterSession cluster_session_;
+  void connectCluster();
+  void showClusterStates(const QMap<QString, QString>& states);
   void startSweep(const QStringList& ids, bool verify_smaller);
   void updateSmallerCheck();  // the button shows while some row needs it
   QProgressBar* progress_;

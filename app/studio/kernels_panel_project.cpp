@@ -7,6 +7,7 @@
 #include <QPushButton>
 #include <QTableWidget>
 
+#include "project/runs.hpp"
 #include "run/sweep.hpp"
 #include "studio/kernels_panel.hpp"
 #include "studio/save_file.hpp"
@@ -88,12 +89,20 @@ void KernelsPanel::applyLayout(const QString& text) {
 bool KernelsPanel::saveProject(QString* error) {
   if (!project_) return false;
   QString why;
-  if (!saveFile(qs(project_->file), project_->json, &why)) {
+  // A cluster job may have written its runs and results to the file since it was loaded.
+  std::string text = project_->json;
+  try {
+    text = project::keep_cluster_records(text, kernel::read_text_file(project_->file));
+  } catch (const std::exception&) {
+    // No file yet, or unreadable: saved as it is.
+  }
+  if (!saveFile(qs(project_->file), text, &why)) {
     if (error) *error = tr("Could not save %1: %2").arg(qs(project_->file), why);
     return false;
   }
   saved_json_ = project_->json;
   save_project_->setEnabled(false);
+  if (text != project_->json) sweep_.open(qs(project_->file));  // show what the cluster added
   project_label_->setText(QFileInfo(qs(project_->file)).fileName());
   emit message(tr("saved %1").arg(qs(project_->file)));
   return true;

@@ -76,6 +76,18 @@ std::vector<ClusterRun> runs_of(const std::string& project_text) {
   return out;
 }
 
+std::string keep_cluster_records(const std::string& to_save, const std::string& on_disk) {
+  Json saved = Json::parse(to_save, nullptr, false), disk = Json::parse(on_disk, nullptr, false);
+  if (saved.is_discarded() || disk.is_discarded() || !saved.is_object() || !disk.is_object()) return to_save;
+  bool changed = false;
+  for (const char* key : {"runs", "results"})
+    if (disk.contains(key) && (!saved.contains(key) || saved[key] != disk[key])) {
+      saved[key] = disk[key];
+      changed = true;
+    }
+  return changed ? saved.dump(2) + "\n" : to_save;
+}
+
 Submitted submit_run(const fs::path& project_file, const SubmitRequest& request) {
   const kernel::Project project = kernel::load_project(project_file, kernel::default_resource_dirs());
   const kernel::KernelSpec& spec = kernel::find_kernel(project, request.kernel);

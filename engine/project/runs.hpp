@@ -78,6 +78,13 @@ struct Submitted {
 // project (atomic write, validated as a whole project). Throws LegoError.
 Submitted submit_run(const std::filesystem::path& project_file, const SubmitRequest& request);
 
+// What the app saves over a project file that a cluster job may have
+// written since it was loaded: `to_save` with the file's "runs" and
+// "results" (lego submit and collect write only those), so saving an edit
+// never drops a job or its results. `to_save` as it is when either is not
+// a JSON object.
+std::string keep_cluster_records(const std::string& to_save, const std::string& on_disk);
+
 // One pass over the project's runs (or the one with job id `job`): task
 // states from Slurm, results of tasks not merged before merged into the
 // project, which is written atomically when anything changed. Safe to run

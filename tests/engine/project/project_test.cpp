@@ -5,11 +5,38 @@
 // throws either (a non-string "name" used to).
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
+#include "expr/diagnostic.hpp"
 #include "project/autosave.hpp"
+#include "project/runs.hpp"
 #include "project/summary.hpp"
 
 namespace lego::project {
 namespace {
+
+// Saving an edit made before a cluster job wrote its run and results keeps them.
+TEST(ClusterRecords, SavingAnEditKeepsWhatACollectWrote) {
+  const std::string edited = R"({"lego_studio_project": 1, "kernels": [{"name": "k", "layouts": {"A": "edited"}}]})";
+  const std::string on_disk =
+      R"({"lego_studio_project": 1, "kernels": [{"name": "k", "layouts": {"A": "old"}}], "runs": [{"job": "7", "dir": "/d", "tasks": 2}],)"
+      R"( "results": {"k": {"v": {"median_ms": 1.5}}}})";
+  const auto saved = nlohmann::json::parse(keep_cluster_records(edited, on_disk));
+  EXPECT_EQ(saved["kernels"][0]["layouts"]["A"], "edited");
+  EXPECT_EQ(saved["runs"][0]["job"], "7");
+  EXPECT_EQ(saved["results"]["k"]["v"]["median_ms"], 1.5);
+  const auto runs = runs_of(saved.dump());
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].tasks, 2);
+  EXPECT_EQ(keep_cluster_records(edited, "not json"), edited);
+  // A hostile run entry is refused with its JSON path.
+  try {
+    runs_of(R"({"runs": [{"job": "7; rm -rf ~", "dir": "/d", "tasks": 1}]})");
+    FAIL();
+  } catch (const LegoError& e) {
+    EXPECT_NE(std::string(e.what()).find("$.runs[0].job"), std::string::npos) << e.what();
+  }
+}
 
 TEST(Autosave, RoundTripsThePathAndTheEditedText) {
   const Autosave edits{"/home/me/p \"q\".lego.json", "{\n  \"kernels\": []\n}\n"};

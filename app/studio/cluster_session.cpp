@@ -1,0 +1,89 @@
+#include "studio/cluster_session.hpp"
+
+#include <set>
+
+#include "expr/diagnostic.hpp"
+#include "kernel/spec.hpp"
+#include "kernel/variant.hpp"
+#include "views/qt_text.hpp"
+
+namespace lego::studio {
+
+namespace {
+
+using views::qs;
+
+// Results rows for variants the project cannot produce are refused, as lego collect does.
+project::UnknownVariant unknown_variant_of(const std::string& project_file) {
+  auto project = std::make_shared<kernel::Project>(kernel::load_project(project_file, kernel::default_resource_dirs()));
+  return [project](const std::string& kernel_name, const std::string& variant) -> std::string {
+    const kernel::KernelSpec& spec = kernel::find_kernel(*project, kernel_name);
+    return kernel::names_a_variant(spec, variant) ? "" : "kernel " + kernel_name + " has no variant \"" + variant + "\"";
+  };
+}
+
+}  // namespace
+
+ClusterSession::ClusterSession(QObject* parent) : QObject(parent) {
+  timer_.setInterval(3000);
+  connect(&timer_, &QTimer::timeout, this, &ClusterSession::poll);
+}
+
+ClusterSession::~ClusterSession() { timer_.stop(); }
+
+void ClusterSession::submit(const QString& project_file, const project::SubmitRequest& request) {
+  thread_.post([this, file = project_file.toStdString(), request] {
+    try {
+      const project::Submitted s = project::submit_run(file, request);
+      const QString job = qs(s.run.job);
+      QMetaObject::invokeMethod(this, [this, file, job] {
+        file_ = qs(file);
+        job_ = job;
+        timer_.start();
+        poll();
+      });
+      emit submitted(job, qs(s.run.dir), s.run.tasks, static_cast<int>(s.run.variants));
+    } catch (const std::exception& e) {
+      emit failed(QStringLiteral("Run on cluster: ") + qs(e.what()));
+    }
+  });
+}
+
+void ClusterSession::poll() {
+  if (in_flight_.exchange(true)) return;  // one pass at a time
+  thread_.post([this, file = file_.toStdString(), job = job_.toStdString()] {
+    try {
+      const project::CollectReport report = project::collect_once(file, unknown_variant_of(file), job);
+      QMap<QString, QString> states;
+      QStringList troubles;
+      std::set<std::string> done;
+      for (const auto& run : report.runs) {
+        if (!run.error.empty()) throw LegoError(run.error);
+        for (const auto& [key, state] : run.variant_states) {
+          states[qs(key)] = qs(state);
+          if (state == "DONE") done.insert(key);
+        }
+        for (const auto& t : run.tasks)
+          if (!t.merged && run::slurm::finished(t.state))
+            troubles << QStringLiteral("task %1: %2").arg(t.task).arg(qs(t.state == "UNKNOWN" ? "no longer known to Slurm" : t.state));
+      }
+      emit this->states(qs(job), states);
+      if (report.merged_results > 0) {
+        OutcomeList outcomes;
+        for (auto& o : project::imported_outcomes(kernel::read_text_file(file)))
+          if (done.count(o.kernel + "/" + o.id)) outcomes.push_back(std::make_shared<const run::Outcome>(std::move(o)));
+        emit merged(outcomes);
+      }
+      if (report.finished) {
+        QMetaObject::invokeMethod(this, [this] { timer_.stop(); });
+        emit finished(qs(job), troubles);
+      }
+    } catch (const std::exception& e) {
+      QMetaObject::invokeMethod(this, [this] { timer_.stop(); });
+      emit failed(QStringLiteral("Run on cluster: ") + qs(e.what()));
+    }
+    in_flight_ = false;
+  });
+}
+
+}  // namespace lego::studio

@@ -1,0 +1,85 @@
+// Run on cluster in the kernels panel (issue 17): the dialog, the
+// submission of the saved project's kernel, Slurm's states in the status
+// column and the results as they are merged.
+#include <QFileInfo>
+#include <QPushButton>
+#include <QTableWidget>
+
+#include "run/slurm.hpp"
+#include "studio/cluster_dialog.hpp"
+#include "studio/kernels_panel.hpp"
+#include "views/qt_text.hpp"
+
+namespace lego::studio {
+
+using views::qs;
+
+void KernelsPanel::connectCluster() {
+  connect(cluster_, &QPushButton::clicked, this, [this] {
+    const KernelInfo* k = currentKernel();
+    if (!k) return;
+    ClusterDialog dialog(static_cast<int>(k->variants.size()), k->spec.backend == "cuda", this);
+    if (dialog.exec() == QDialog::Accepted) runOnCluster(dialog.options());
+  });
+  connect(&cluster_session_, &ClusterSession::submitted, this, [this](const QString& job, const QString& dir, int tasks, int variants) {
+    emit message(tr("submitted Slurm job %1: %2 variants in %3 array tasks (%4); results come in as tasks finish")
+                     .arg(job)
+                     .arg(variants)
+                     .arg(tasks)
+                     .arg(dir));
+  });
+  connect(&cluster_session_, &ClusterSession::states, this,
+          [this](const QString&, const QMap<QString, QString>& states) { showClusterStates(states); });
+  connect(&cluster_session_, &ClusterSession::merged, this, [this](const OutcomeList& outcomes) {
+    for (const auto& o : outcomes) onOutcome(o);
+  });
+  connect(&cluster_session_, &ClusterSession::finished, this, [this](const QString& job, const QStringList& troubles) {
+    cluster_->setEnabled(true);
+    emit message(troubles.isEmpty() ? tr("Slurm job %1 finished; every result is in the project").arg(job)
+                                    : tr("Slurm job %1 finished; %2").arg(job, troubles.join(QStringLiteral("; "))));
+  });
+  connect(&cluster_session_, &ClusterSession::failed, this, [this](const QString& why) {
+    cluster_->setEnabled(true);
+    emit message(why);
+  });
+}
+
+void KernelsPanel::runOnCluster(const run::slurm::JobOptions& options) {
+  const KernelInfo* k = currentKernel();
+  if (!project_ || !k) return;
+  // The job is recorded in the file and its results merged there.
+  if (project_->edited) {
+    emit message(tr("Run on cluster: save the project first; the job and its results are recorded in its file"));
+    return;
+  }
+  project::SubmitRequest request;
+  request.kernel = k->spec.name;
+  request.max_variants = 256;  // the table's own sample (SweepSession::open)
+  request.job = options;
+  cluster_->setEnabled(false);
+  for (int row = 0; row < table_->rowCount(); ++row)
+    if (QTableWidgetItem* item = table_->item(row, Status);
+        item && !outcomes_.count(outcome_key(k->spec.name, table_->item(row, Variant)->text().toStdString())))
+      item->setText(tr("submitting"));
+  cluster_session_.submit(qs(project_->file), request);
+}
+
+void KernelsPanel::showClusterStates(const QMap<QString, QString>& states) {
+  const KernelInfo* k = currentKernel();
+  if (!k) return;
+  table_->setSortingEnabled(false);
+  for (int row = 0; row < table_->rowCount(); ++row) {
+    const std::string id = table_->item(row, Variant)->text().toStdString();
+    const auto it = states.find(qs(outcome_key(k->spec.name, id)));
+    if (it == states.end() || it.value() == QLatin1String("DONE")) continue;
+    const QString state = it.value();
+    const QString text = state == QLatin1String("PENDING")   ? tr("queued (Slurm)")
+                         : state == QLatin1String("RUNNING") ? tr("running (Slurm)")
+                                                             : state.toLower() + tr(" (Slurm)");
+    table_->item(row, Status)->setText(text);
+    table_->item(row, Status)->setToolTip(tr("its Slurm array task is %1").arg(state));
+  }
+  table_->setSortingEnabled(true);
+}
+
+}  // namespace lego::studio

@@ -1,0 +1,136 @@
+// Run on cluster through the kernels panel (offscreen), against a real
+// single-node Slurm cluster started by tests/slurm/cluster: the dialog is
+// filled and submitted as a user would, the rows show Slurm's states, the
+// results stream into the table and the roofline as array tasks finish,
+// and the UI thread keeps running meanwhile. Skipped, saying why, where
+// this machine cannot start a cluster.
+#include <QApplication>
+#include <QComboBox>
+#include <QDialog>
+#include <QElapsedTimer>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QtTest>
+#include <nlohmann/json.hpp>
+
+#include "studio/cluster_dialog.hpp"
+#include "studio/kernels_panel.hpp"
+#include "views/roofline_chart.hpp"
+
+using lego::studio::KernelsPanel;
+
+class ClusterPanelTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase();
+  void cleanupTestCase();
+  void runOnClusterStreamsResultsWithoutBlockingTheUi();
+
+ private:
+  QTemporaryDir cluster_dir_;
+  bool started_ = false;
+};
+
+namespace {
+
+int sh(const QString& command, QString* output = nullptr) {
+  QProcess p;
+  p.setProcessChannelMode(QProcess::MergedChannels);
+  p.start("/bin/sh", {"-c", command});
+  p.waitForFinished(120000);
+  if (output) *output = QString::fromUtf8(p.readAll());
+  return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+}
+
+const QString kFixture = LEGO_SOURCE_DIR "/tests/slurm/cluster";
+
+}  // namespace
+
+void ClusterPanelTest::initTestCase() {
+  QString why;
+  if (sh(kFixture + " check", &why) != 0) QSKIP(qPrintable("no Slurm cluster on this machine: " + why));
+  if (sh(kFixture + " start '" + cluster_dir_.path() + "'", &why) != 0) QSKIP(qPrintable("the Slurm cluster did not start: " + why));
+  started_ = true;
+  qputenv("SLURM_CONF", (cluster_dir_.path() + "/slurm.conf").toUtf8());
+}
+
+void ClusterPanelTest::cleanupTestCase() {
+  if (started_) sh(kFixture + " stop '" + cluster_dir_.path() + "'");
+}
+
+void ClusterPanelTest::runOnClusterStreamsResultsWithoutBlockingTheUi() {
+  QTemporaryDir dir;
+  const QString file = dir.filePath("rows.lego.json");
+  QVERIFY(QFile::copy(LEGO_SOURCE_DIR "/projects/rows.lego.json", file));
+  KernelsPanel panel;
+  panel.resize(1200, 700);
+  panel.show();
+  QSignalSpy loaded(&panel, &KernelsPanel::projectLoaded);
+  panel.openProject(file);
+  QVERIFY(loaded.wait(60000));
+  panel.kernelChoice()->setCurrentText("softmax");
+  QTRY_COMPARE(panel.kernelChoice()->currentText(), QString("softmax"));
+  const int variants = panel.table()->rowCount();
+  QVERIFY(variants >= 2);
+
+  // The UI thread's heartbeat: the longest time it went without running its timers.
+  QElapsedTimer since;
+  since.start();
+  qint64 longest_gap = 0;
+  QTimer heartbeat;
+  connect(&heartbeat, &QTimer::timeout, [&] { longest_gap = std::max(longest_gap, since.restart()); });
+  heartbeat.start(20);
+
+  QSignalSpy states(&panel.clusterSession(), &lego::studio::ClusterSession::states);
+  QSignalSpy finished(&panel.clusterSession(), &lego::studio::ClusterSession::finished);
+  panel.clusterSession().setPollInterval(400);
+  // The dialog, as a user fills it: two array tasks at most.
+  QTimer::singleShot(200, [] {
+    auto* dialog = qobject_cast<lego::studio::ClusterDialog*>(QApplication::activeModalWidget());
+    QVERIFY(dialog);
+    const auto spins = dialog->findChildren<QSpinBox*>();
+    for (QSpinBox* s : spins)
+      if (s->maximum() == 100000) s->setValue(2);
+    dialog->accept();
+  });
+  QPushButton* run_on_cluster = nullptr;
+  for (QPushButton* b : panel.findChildren<QPushButton*>())
+    if (b->text().startsWith("Run on cluster")) run_on_cluster = b;
+  QVERIFY(run_on_cluster);
+  QTest::mouseClick(run_on_cluster, Qt::LeftButton);
+  QVERIFY(!run_on_cluster->isEnabled());
+
+  bool saw_slurm_state = false;
+  QElapsedTimer waited;
+  waited.start();
+  while (finished.isEmpty() && waited.elapsed() < 300000) {
+    QTest::qWait(50);
+    for (int r = 0; r < panel.table()->rowCount(); ++r)
+      if (panel.table()->item(r, KernelsPanel::Status)->text().endsWith("(Slurm)")) saw_slurm_state = true;
+  }
+  QCOMPARE(finished.count(), 1);
+  QVERIFY2(finished.first().at(1).toStringList().isEmpty(), qPrintable(finished.first().at(1).toStringList().join("; ")));
+  QVERIFY(!states.isEmpty());
+  QVERIFY2(saw_slurm_state, "no row showed a Slurm state (queued or running)");
+  // Every variant's result is in the table, verified, and on the roofline.
+  for (int r = 0; r < panel.table()->rowCount(); ++r) {
+    QCOMPARE(panel.table()->item(r, KernelsPanel::Status)->text(), QString("imported"));
+    QCOMPARE(panel.table()->item(r, KernelsPanel::Verified)->text(), QString::fromUtf8("✓"));
+  }
+  QCOMPARE(panel.roofline()->pointCount(), variants);
+  QVERIFY(run_on_cluster->isEnabled());
+  QVERIFY2(longest_gap < 1000, qPrintable(QString("the UI thread stalled for %1 ms").arg(longest_gap)));
+  // The job and the results are in the project file.
+  QFile f(file);
+  QVERIFY(f.open(QIODevice::ReadOnly));
+  const auto project = nlohmann::json::parse(f.readAll().toStdString());
+  QCOMPARE(project["runs"].size(), 1u);
+  QCOMPARE(static_cast<int>(project["results"]["softmax"].size()), variants);
+}
+
+QTEST_MAIN(ClusterPanelTest)
+#include "cluster_panel_test.moc"
