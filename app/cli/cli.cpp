@@ -299,6 +299,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       "  lego analyze PROJECT.lego.json [--kernel K] [--variant ID] [--json]   bank conflicts, sectors, cache lines; NVRTC resources\n"
       "  lego export-bench PROJECT.lego.json --out DIR   CUDA variants + harness + Makefile for a remote GPU\n"
       "  lego import-results PROJECT.lego.json results.json   merge the bundle's results into the project\n"
+      "  lego submit PROJECT.lego.json --kernel K --slurm    the variants as a Slurm job array (see 'lego submit --help')\n"
+      "  lego collect PROJECT.lego.json [--wait]            merge the job's results as its tasks finish\n"
       "CuTe and Triton layouts:\n"
       "  lego from-cute 'Sw<3,4,3> o (8,64):(64,1)'     a CuTe layout in the layout language\n"
       "  lego to-cute LAYOUT | lego to-linear LAYOUT   its CuTe form; its Triton linear-layout bases\n"
