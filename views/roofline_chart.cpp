@@ -173,8 +173,10 @@ void RooflineChart::setData(const Ceilings& ceilings, std::vector<RooflinePoint>
   if (bandwidth_only) {
     c->setTitle(tr("Bandwidth per variant (the kernel does no arithmetic); roof: copy %1 GB/s").arg(ceilings.copy_gbs, 0, 'f', 1));
     roof->setName(tr("copy bandwidth"));
-    roof->append(x_lo, ceilings.copy_gbs);
-    roof->append(x_hi, ceilings.copy_gbs);
+    if (ceilings.copy_gbs > 0) {
+      roof->append(x_lo, ceilings.copy_gbs);
+      roof->append(x_hi, ceilings.copy_gbs);
+    }
     auto* x = new QValueAxis;
     x->setTitleText(tr("variant, fastest first"));
     x->setRange(x_lo, x_hi);
@@ -193,7 +195,11 @@ void RooflineChart::setData(const Ceilings& ceilings, std::vector<RooflinePoint>
     auto* x = log_axis(tr("arithmetic intensity (FLOP/byte)"), std::min(lo / 4, ridge / 4), std::max(hi * 4, ridge * 4));
     x_lo = x->min();
     x_hi = x->max();
-    for (double i = x_lo; i <= x_hi * 1.0001; i *= 1.25) roof->append(i, std::min(ceilings.peak_gflops, i * ceilings.triad_gbs));
+    // Unmeasured ceilings (results imported before any local sweep): no roof to draw.
+    if (ceilings.peak_gflops > 0 && ceilings.triad_gbs > 0)
+      for (double i = x_lo; i <= x_hi * 1.0001; i *= 1.25) roof->append(i, std::min(ceilings.peak_gflops, i * ceilings.triad_gbs));
+    else
+      c->setTitle(tr("Roofline: this machine's ceilings are measured with its first sweep"));
     x_axis = x;
     y_axis = log_axis(tr("GFLOP/s"), std::max(1e-3, y_min / 2), std::max(y_max, ceilings.peak_gflops) * 2);
   }

@@ -12,10 +12,12 @@ namespace lego::studio {
 ClusterDialog::ClusterDialog(int variants, bool cuda, QWidget* parent) : QDialog(parent) {
   setWindowTitle(tr("Run on cluster"));
   auto* form = new QFormLayout(this);
-  form->addRow(
-      new QLabel(tr("%n variant(s) as a Slurm job array: each task builds its variants with the harness, verifies them "
-                    "against the reference and times them; results stream into the table as tasks finish.",
-                    nullptr, variants)));
+  auto* intro = new QLabel(tr("%n variant(s) as a Slurm job array: each task builds its variants with the harness, verifies them "
+                              "against the reference and times them; results stream into the table as tasks finish.",
+                              nullptr, variants));
+  intro->setWordWrap(true);
+  form->addRow(intro);
+  setMinimumWidth(480);
   partition_ = new QLineEdit;
   partition_->setPlaceholderText(tr("the cluster's default"));
   form->addRow(tr("Partition"), partition_);
