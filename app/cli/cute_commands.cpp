@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "bindings.hpp"
+#include "command_line.hpp"
 #include "expr/diagnostic.hpp"
 #include "layout/cute.hpp"
 #include "layout/linear.hpp"
@@ -49,18 +50,7 @@ int run_cute_command(const std::vector<std::string>& args, std::ostream& out, st
                                     "of a Triton LinearLayout: the offset each input bit maps to");
   linear->add_option("layout", text, "A layout in the layout language")->required();
   linear->add_option("--set", sets, "Bind a size, e.g. --set N=8 (repeatable)");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  try {
-    app.parse(static_cast<int>(argv.size()), argv.data());
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) {
-      out << app.help();
-      return 0;
-    }
-    err << "lego: " << e.what() << "\nRun 'lego " << (args.size() > 1 ? args[1] : "") << " --help' for usage.\n";
-    return 2;
-  }
+  if (const auto status = parse_command_line(app, args, out, err)) return *status;
   try {
     if (from->parsed()) {
       const cute::Layout layout = cute::parse(text);

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "command_line.hpp"
 #include "expr/text_file.hpp"
 #include "kernel/instantiate.hpp"
 #include "kernel/spec.hpp"
@@ -391,21 +392,7 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   import_cmd->add_option("results", results_in, "results.json written by the bundle's harness")->required()->check(CLI::ExistingFile);
   import_cmd->add_flag("--allow-unknown", allow_unknown, "Merge rows whose variant the project cannot produce (refused by default)");
 
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  try {
-    app.parse(static_cast<int>(argv.size()), argv.data());
-  } catch (const CLI::CallForHelp&) {
-    out << app.help();
-    return 0;
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) {
-      out << app.help();
-      return 0;
-    }
-    err << "lego: " << e.what() << "\nRun 'lego " << (args.size() > 1 ? args[1] : "") << " --help' for usage.\n";
-    return 2;
-  }
+  if (const auto status = parse_command_line(app, args, out, err)) return *status;
   try {
     if (ceilings_cmd->parsed()) {
       const run::Roof r = run::machine_roof(refresh, [&](const std::string& m) { err << m << "\n"; });

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "bindings.hpp"
+#include "command_line.hpp"
 #include "expr/diagnostic.hpp"
 #include "kernel/spec.hpp"
 #include "kernel/variant.hpp"
@@ -104,18 +105,7 @@ int run_slurm_command(const std::vector<std::string>& args, std::ostream& out, s
       "Exit status: 0 when every finished task's results are merged; 1 when a task failed, timed out or was cancelled "
       "(collect), or --timeout passed; 2 for bad input or a Slurm command that failed.");
 
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  try {
-    app.parse(static_cast<int>(argv.size()), argv.data());
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) {
-      out << app.help();
-      return 0;
-    }
-    err << "lego: " << e.what() << "\nRun 'lego " << (args.size() > 1 ? args[1] : "") << " --help' for usage.\n";
-    return 2;
-  }
+  if (const auto status = parse_command_line(app, args, out, err)) return *status;
   try {
     if (submit->parsed()) {
       request.sets = parse_sets(sets);

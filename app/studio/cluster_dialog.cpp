@@ -12,9 +12,10 @@ namespace lego::studio {
 ClusterDialog::ClusterDialog(int variants, bool cuda, QWidget* parent) : QDialog(parent) {
   setWindowTitle(tr("Run on cluster"));
   auto* form = new QFormLayout(this);
-  auto* intro = new QLabel(tr("%n variant(s) as a Slurm job array: each task builds its variants with the harness, verifies them "
-                              "against the reference and times them; results stream into the table as tasks finish.",
-                              nullptr, variants));
+  auto* intro =
+      new QLabel(tr("%n variant(s) as a Slurm job array: each task builds its variants with the harness, verifies them "
+                    "against the reference and times them; results stream into the table as tasks finish.",
+                    nullptr, variants));
   intro->setWordWrap(true);
   form->addRow(intro);
   setMinimumWidth(480);
