@@ -157,13 +157,18 @@ std::string cluster_dir(const std::filesystem::path& dir, const std::string& ssh
 }
 
 std::string submit(const std::filesystem::path& dir, const JobOptions& options) {
-  const std::string remote = cluster_dir(dir, options.ssh_host);
+  std::string remote = cluster_dir(dir, options.ssh_host);
   if (!options.ssh_host.empty()) {
     const ProcessResult mk = on_cluster({"mkdir", "-p", remote}, options.ssh_host);
     if (!mk.ok()) throw LegoError(failure("ssh " + options.ssh_host + " mkdir", mk));
     const ProcessResult copy =
         run_process({"rsync", "-a", "--", std::filesystem::absolute(dir).string() + "/", options.ssh_host + ":" + remote + "/"}, 600);
     if (!copy.ok()) throw LegoError(failure("rsync to " + options.ssh_host, copy));
+    // sbatch's --chdir is taken as written on the compute node: absolute, under the remote home.
+    const ProcessResult home = on_cluster({"pwd"}, options.ssh_host);
+    if (!home.ok() || first_line(home.out).empty() || first_line(home.out).front() != '/')
+      throw LegoError(failure("ssh " + options.ssh_host + " pwd", home));
+    remote = first_line(home.out) + "/" + remote;
   }
   std::vector<std::string> argv = {"sbatch", "--parsable", "--chdir=" + remote};
   argv.insert(argv.end(), options.sbatch_args.begin(), options.sbatch_args.end());

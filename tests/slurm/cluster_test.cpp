@@ -144,4 +144,62 @@ TEST_F(Cluster, SubmittedVariantsAreCollectedOnceAndMatchALocalBench) {
   EXPECT_FALSE(fs::exists("pwned2"));
 }
 
+// --ssh HOST: every Slurm command and copy goes through ssh and rsync. A
+// stand-in ssh on PATH runs the remote command line with sh in a folder
+// playing the remote home, as sshd would, so the quoting meets a real
+// remote shell; rsync is the real one, over that ssh.
+TEST_F(Cluster, SubmitsAndCollectsThroughSsh) {
+  if (shell("command -v rsync").rc != 0) GTEST_SKIP() << "rsync is not installed (scripts/setup-deps installs it)";
+  const fs::path project = hostile_copy("ssh");
+  const fs::path bin = project.parent_path() / "bin", remote = project.parent_path() / "remote home";
+  fs::create_directories(bin);
+  fs::create_directories(remote);
+  {
+    std::ofstream ssh(bin / "ssh");
+    ssh << "#!/bin/sh\n"
+           "# A stand-in for ssh: the command line runs in $LEGO_FAKE_REMOTE, as sshd runs it in the remote home.\n"
+           "while [ $# -gt 0 ]; do\n"
+           "  case \"$1\" in\n"
+           "    --) shift; break ;;\n"
+           "    -o|-l|-p|-i|-F|-J|-E|-c|-m|-b|-e|-S|-W|-L|-R|-D|-O|-Q|-w|-B|-I) shift 2 ;;\n"
+           "    -*) shift ;;\n"
+           "    *) break ;;\n"
+           "  esac\n"
+           "done\n"
+           "[ \"$1\" = lego-test-host ] || { echo \"ssh: Could not resolve hostname $1\" >&2; exit 255; }\n"
+           "shift\n"
+           "echo \"$*\" >> \"$LEGO_FAKE_REMOTE/../ssh.log\"\n"
+           "cd \"$LEGO_FAKE_REMOTE\" && exec sh -c \"$*\"\n";
+  }
+  fs::permissions(bin / "ssh", fs::perms::owner_all);
+  const std::string env = "PATH=" + shell_quote(bin.string()) + ":\"$PATH\" LEGO_FAKE_REMOTE=" + shell_quote(remote.string()) + " ";
+  const lego::test::Output submitted =
+      shell(env + lego("submit " + shell_quote(project.string()) +
+                       " --kernel transpose2d --set N=512 --max-variants 4 --seed 5 --slurm --array-max 2 --ssh lego-test-host"));
+  ASSERT_EQ(submitted.rc, 0) << submitted.text;
+  const Json run = Json::parse(read(project))["runs"][0];
+  EXPECT_EQ(run["ssh"], "lego-test-host");
+  const std::string name = fs::path(run["dir"].get<std::string>()).filename().string();
+  EXPECT_TRUE(fs::exists(remote / "lego-jobs" / name / "job.sbatch")) << read(project.parent_path() / "ssh.log");
+
+  const lego::test::Output collected = shell(env + lego("collect " + shell_quote(project.string()) + " --wait --poll 1 --timeout 600"));
+  EXPECT_EQ(collected.rc, 0) << collected.text << read(project.parent_path() / "ssh.log");
+  EXPECT_EQ(Json::parse(read(project))["results"]["transpose2d"].size(), 4u) << collected.text;
+  // The results came back into the local job directory too.
+  EXPECT_TRUE(fs::exists(fs::path(run["dir"].get<std::string>()) / "results" / "task_0.json"));
+  const std::string log = read(project.parent_path() / "ssh.log");
+  EXPECT_NE(log.find("'sbatch' '--parsable'"), std::string::npos) << log;
+  EXPECT_NE(log.find("'scontrol'"), std::string::npos) << log;
+  // The remote shell met the hostile folder name quoted: nothing ran from it.
+  for (const auto& entry : fs::recursive_directory_iterator(project.parent_path()))
+    EXPECT_NE(entry.path().filename().string().rfind("pwned", 0), 0u) << entry.path();
+  // A host that does not answer is a clear error, and nothing is recorded.
+  const std::string before = read(project);
+  const lego::test::Output unknown = shell(
+      env + lego("submit " + shell_quote(project.string()) + " --kernel transpose2d --set N=512 --max-variants 1 --slurm --ssh nowhere"));
+  EXPECT_EQ(unknown.rc, 2) << unknown.text;
+  EXPECT_NE(unknown.text.find("Could not resolve hostname nowhere"), std::string::npos) << unknown.text;
+  EXPECT_EQ(read(project), before);
+}
+
 }  // namespace

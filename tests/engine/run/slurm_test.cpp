@@ -116,5 +116,32 @@ TEST(Slurm, ATasksBundleBuildsVerifiesAndWritesGoogleBenchmarkJson) {
   EXPECT_EQ(results["context"]["lego_bench_results"], 1);
 }
 
+// A CUDA kernel's job directory: the bench bundle with job.sbatch, whose
+// task compiles its variants with nvcc (a GPU node runs them; here the
+// build is what can be checked).
+TEST(Slurm, ACudaTaskBuildsWithNvcc) {
+  const kernel::Project project = kernel::load_project(LEGO_PROJECTS_DIR "/cuda_transpose.lego.json", kernel::default_resource_dirs());
+  const kernel::KernelSpec& spec = kernel::find_kernel(project, "transpose_smem");
+  std::vector<kernel::Instance> instances;
+  for (const auto& v : kernel::enumerate_variants(spec, {1, 3, {}}).variants)
+    instances.push_back(kernel::instantiate(spec, v, sym::Lang::Cuda));
+  JobOptions options;
+  options.gres = "gpu:1";
+  const auto files = job_files("cuda_transpose.lego.json", instances, options);
+  EXPECT_NE(files.at("job.sbatch").find("#SBATCH --gres='gpu:1'"), std::string::npos);
+  EXPECT_EQ(files.count("README.md"), 0u);  // the bundle's own instructions run every variant at once
+  const fs::path dir = fs::path(testing::TempDir()) / "slurm_cuda_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const auto& [name, text] : files) write_atomically(dir / name, text);
+  // Everything up to the run: the script with the harness binary replaced by `true`.
+  const test::Output r =
+      test::shell("cd " + shell_quote(dir.string()) +
+                  " && sed 's|^\"build/bench_task_$task\".*|test -x \"build/bench_task_$task\"|' job.sbatch > build.sh && "
+                  "SLURM_ARRAY_TASK_ID=0 NVCC=/usr/local/cuda/bin/nvcc ARCH=sm_80 bash build.sh");
+  EXPECT_EQ(r.rc, 0) << r.text;
+  EXPECT_TRUE(fs::exists(dir / "build" / "bench_task_0")) << r.text;
+}
+
 }  // namespace
 }  // namespace lego::run::slurm
