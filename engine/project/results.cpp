@@ -16,14 +16,17 @@ std::string merge_results(const std::string& project_text, const std::string& re
   Json project = Json::parse(project_text, nullptr, false);
   if (project.is_discarded() || !project.is_object()) throw LegoError("the project is not a JSON object");
   Json results = Json::parse(results_text, nullptr, false);
-  // A CPU job's results (cpu_bundle.hpp): Google Benchmark's JSON with our
-  // fields on each benchmark, from the host in its context.
+  // The harnesses' results (bench_bundle.hpp, cpu_bundle.hpp): Google
+  // Benchmark's JSON with our fields on each benchmark, and the device (a
+  // GPU's name, or the host's with " (CPU)"), its arch and copy bandwidth in
+  // the context. Older bundles wrote {"lego_bench_results", "device",
+  // "variants"} directly; both are read.
   if (results.is_object() && results.contains("benchmarks") && results["benchmarks"].is_array() && results.contains("context") &&
       results["context"].is_object() && results["context"].contains("lego_bench_results")) {
-    const Json& context = results["context"];
-    const std::string host =
-        context.contains("host_name") && context["host_name"].is_string() ? context["host_name"].get<std::string>() : "?";
-    results = Json{{"lego_bench_results", 1}, {"device", host + " (CPU)"}, {"arch", "host"}, {"variants", results["benchmarks"]}};
+    Json converted = {{"lego_bench_results", 1}, {"variants", results["benchmarks"]}};
+    for (const char* key : {"device", "arch", "copy_gbs"})
+      if (results["context"].contains(key)) converted[key] = results["context"][key];
+    results = std::move(converted);
   }
   if (results.is_discarded() || !results.is_object() || !results.contains("lego_bench_results") || !results.contains("variants") ||
       !results["variants"].is_array())

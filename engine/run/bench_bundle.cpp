@@ -72,11 +72,18 @@ namespace {
 
 const char* const kHarnessCommonHead = R"(// LEGO Studio bench harness: inputs, layouts and checks shared by the CUDA and CPU mains.
 #pragma once
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <random>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "harness.hpp"
@@ -90,6 +97,51 @@ const char* const kHarnessCommonBody = R"(
 // Host buffers, 64-byte aligned as the sweep allocates them (vector stores
 // such as _mm256_stream_ps need it).
 using Bytes = std::vector<char, Aligned64<char>>;
+
+// JSON string contents: quotes, backslashes and control characters escaped.
+static std::string json_text(const char* s) {
+  std::string out;
+  for (; *s; ++s) {
+    const unsigned char c = static_cast<unsigned char>(*s);
+    if (c == '"' || c == '\\') out += '\\', out += char(c);
+    else if (c < 0x20) { char b[8]; std::snprintf(b, sizeof b, "\\u%04x", c); out += b; }
+    else out += char(c);
+  }
+  return out;
+}
+
+// The results file's context, as Google Benchmark writes it, with LEGO Studio's fields.
+static void write_context(FILE* out, const char* executable, const char* device, const char* arch, double copy_gbs) {
+  char host[256] = "unknown", date[64];
+  gethostname(host, sizeof host - 1);
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S%z", std::localtime(&now));
+  const char* job = std::getenv("SLURM_ARRAY_JOB_ID");
+  const char* task = std::getenv("SLURM_ARRAY_TASK_ID");
+  std::fprintf(out,
+               "{\n  \"context\": {\"date\": \"%s\", \"host_name\": \"%s\", \"executable\": \"%s\", \"num_cpus\": %u, "
+               "\"library_build_type\": \"release\", \"lego_bench_results\": 1, \"device\": \"%s\", \"arch\": \"%s\", "
+               "\"copy_gbs\": %.3f, \"slurm_job_id\": \"%s\", \"slurm_array_task_id\": \"%s\"},\n  \"benchmarks\": [",
+               date, json_text(host).c_str(), json_text(executable).c_str(), std::thread::hardware_concurrency(), json_text(device).c_str(),
+               json_text(arch).c_str(), copy_gbs, json_text(job ? job : "").c_str(), json_text(task ? task : "").c_str());
+}
+
+// One benchmark: Google Benchmark's fields, then LEGO Studio's.
+static void write_benchmark(FILE* out, bool first, const Variant& var, size_t iterations, double median, bool verified, long long mismatches,
+                            double max_error, double copy_gbs) {
+  const double gbs = var.bytes / (median * 1e-3) / 1e9, gflops = var.flops / (median * 1e-3) / 1e9;
+  const std::string name = json_text(var.kernel) + "/" + json_text(var.id);
+  std::fprintf(out,
+               "%s\n    {\"name\": \"%s\", \"run_name\": \"%s\", \"run_type\": \"iteration\", \"repetitions\": 1, "
+               "\"repetition_index\": 0, \"threads\": 1, \"iterations\": %zu, \"real_time\": %.6f, \"cpu_time\": %.6f, "
+               "\"time_unit\": \"ms\", \"bytes_per_second\": %.6g, ",
+               first ? "" : ",", name.c_str(), name.c_str(), iterations, median, median, gbs * 1e9);
+  std::fprintf(out,
+               "\"kernel\": \"%s\", \"variant\": \"%s\", \"verified\": %s, \"mismatches\": %lld, \"max_error\": %.6g, "
+               "\"median_ms\": %.6f, \"gbs\": %.3f, \"gflops\": %.3f, \"percent_of_copy\": %.2f}",
+               json_text(var.kernel).c_str(), json_text(var.id).c_str(), verified ? "true" : "false", mismatches,
+               std::isinf(max_error) ? 1e300 : max_error, median, gbs, gflops, copy_gbs > 0 ? 100 * gbs / copy_gbs : 0.0);
+}
 
 static int64_t elements(const Tensor& t) {
   int64_t n = 1;
@@ -144,6 +196,8 @@ static double value(const Tensor& t, const char* buf, int64_t k) {
 
 const char* const kCudaMain = R"(// LEGO Studio bench harness: verifies and times every registered variant.
 // Usage: ./bench [results.json] [timed runs, default 50]
+// results.json: Google Benchmark's JSON, with LEGO Studio's fields (kernel,
+// variant, verified, median_ms, gbs, percent_of_copy) on each benchmark.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -202,8 +256,8 @@ int main(int argc, char** argv) {
     std::perror(out_path);
     return 1;
   }
-  std::fprintf(out, "{\n  \"lego_bench_results\": 1,\n  \"device\": \"%s\",\n  \"arch\": \"sm_%d%d\",\n  \"copy_gbs\": %.3f,\n  \"variants\": [", prop.name,
-               prop.major, prop.minor, copy_gbs);
+  const std::string arch = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
+  write_context(out, argv[0], prop.name, arch.c_str(), copy_gbs);
   int failures = 0;
   for (size_t v = 0; v < registry().size(); ++v) {
     const Variant& var = registry()[v];
@@ -278,12 +332,7 @@ int main(int argc, char** argv) {
     failures += !verified;
     std::printf("%-16s %-60s %s %10.4f ms %9.1f GB/s %9.1f GFLOP/s\n", var.kernel, var.id, verified ? "ok   " : "WRONG", median,
                 var.bytes / (median * 1e-3) / 1e9, var.flops / (median * 1e-3) / 1e9);
-    std::fprintf(out, "%s\n    {\"kernel\": \"%s\", \"variant\": \"%s\", \"verified\": %s, \"mismatches\": %lld, \"max_error\": %.6g, ", v ? "," : "",
-                 var.kernel, var.id, verified ? "true" : "false", (long long)mismatches, std::isinf(max_error) ? 1e300 : max_error);
-    std::fprintf(out, "\"median_ms\": %.6f, \"gbs\": %.3f, \"gflops\": %.3f, \"percent_of_copy\": %.2f, \"rotation\": %d, \"times_ms\": [", median,
-                 var.bytes / (median * 1e-3) / 1e9, var.flops / (median * 1e-3) / 1e9, 100 * var.bytes / (median * 1e-3) / 1e9 / copy_gbs, rotation);
-    for (size_t r = 0; r < times.size(); ++r) std::fprintf(out, "%s%.5f", r ? ", " : "", times[r]);
-    std::fprintf(out, "]}");
+    write_benchmark(out, v == 0, var, times.size(), median, verified, mismatches, max_error, copy_gbs);
   }
   std::fprintf(out, "\n  ]\n}\n");
   std::fclose(out);
@@ -401,7 +450,8 @@ std::map<std::string, std::string> bench_bundle(const std::vector<kernel::Instan
       " variants, a harness and a Makefile. Needs only nvcc.\n\n    make -j ARCH=sm_90 run     # sm_80 for A100\n\n"
       "Each variant is verified against the reference on random inputs packed into its layouts, then timed with CUDA events "
       "(3 warm-up runs, median of 50; the tensors are rotated through enough copies to exceed twice the L2 cache). "
-      "`results.json` holds the device, its measured copy bandwidth and one entry per variant; bring it back with\n\n"
+      "`results.json` is Google Benchmark's JSON: the device and its measured copy bandwidth in its context, one benchmark per "
+      "variant with LEGO Studio's fields (verified, median_ms, gbs, percent_of_copy); bring it back with\n\n"
       "    lego import-results <project>.lego.json results.json\n\n| file | kernel | variant |\n|---|---|---|\n" +
       table;
   return files;

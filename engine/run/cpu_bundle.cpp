@@ -12,44 +12,26 @@ namespace {
 // random inputs packed into its layouts, times it (median of at least 5
 // calls over at least 0.3 s, after a warm call) and writes Google
 // Benchmark's JSON with LEGO Studio's fields on each benchmark.
-const char* const kCpuMain = R"(// LEGO Studio bench harness (CPU): verifies and times every registered variant.
+const char* const kCpuMain = R"main(// LEGO Studio bench harness (CPU): verifies and times every registered variant.
 // Usage: ./bench results.json
-#include <unistd.h>
-
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
-#include <ctime>
-#include <string>
-#include <thread>
 
 #include "harness_common.hpp"
-
-// JSON string contents: quotes, backslashes and control characters escaped.
-static std::string json_text(const char* s) {
-  std::string out;
-  for (; *s; ++s) {
-    const unsigned char c = static_cast<unsigned char>(*s);
-    if (c == '"' || c == '\\') out += '\\', out += char(c);
-    else if (c < 0x20) { char b[8]; std::snprintf(b, sizeof b, "\\u%04x", c); out += b; }
-    else out += char(c);
-  }
-  return out;
-}
-
-static const char* env_or(const char* name, const char* fallback) {
-  const char* v = std::getenv(name);
-  return v ? v : fallback;
-}
 
 int main(int argc, char** argv) {
   const char* out_path = argc > 1 ? argv[1] : "results.json";
   char host[256] = "unknown";
   gethostname(host, sizeof host - 1);
-  char date[64];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S%z", std::localtime(&now));
-  std::string benchmarks;
+  const std::string device = std::string(host) + " (CPU)";
+  struct Row {
+    const Variant* variant;
+    size_t iterations;
+    double median;
+    bool verified;
+    long long mismatches;
+    double max_error;
+  };
+  std::vector<Row> rows;
   int failures = 0;
   using clock = std::chrono::steady_clock;
   for (size_t v = 0; v < registry().size(); ++v) {
@@ -96,33 +78,18 @@ int main(int argc, char** argv) {
     failures += !verified;
     const double gbs = var.bytes / (median * 1e-3) / 1e9, gflops = var.flops / (median * 1e-3) / 1e9;
     std::printf("%-16s %-60s %s %10.4f ms %9.1f GB/s %9.1f GFLOP/s\n", var.kernel, var.id, verified ? "ok   " : "WRONG", median, gbs, gflops);
-    char row[2048];
-    const std::string name = json_text(var.kernel) + "/" + json_text(var.id);
-    std::snprintf(row, sizeof row,
-                  "%s\n    {\"name\": \"%s\", \"run_name\": \"%s\", \"run_type\": \"iteration\", \"repetitions\": 1, "
-                  "\"repetition_index\": 0, \"threads\": 1, \"iterations\": %zu, \"real_time\": %.6f, \"cpu_time\": %.6f, "
-                  "\"time_unit\": \"ms\", \"bytes_per_second\": %.6g, ",
-                  v ? "," : "", name.c_str(), name.c_str(), times.size(), median, median, gbs * 1e9);
-    benchmarks += row;
-    std::snprintf(row, sizeof row,
-                  "\"kernel\": \"%s\", \"variant\": \"%s\", \"verified\": %s, \"mismatches\": %lld, \"max_error\": %.6g, "
-                  "\"median_ms\": %.6f, \"gbs\": %.3f, \"gflops\": %.3f}",
-                  json_text(var.kernel).c_str(), json_text(var.id).c_str(), verified ? "true" : "false", mismatches,
-                  std::isinf(max_error) ? 1e300 : max_error, median, gbs, gflops);
-    benchmarks += row;
+    rows.push_back({&var, times.size(), median, verified, mismatches, max_error});
   }
   FILE* out = std::fopen((std::string(out_path) + ".partial").c_str(), "w");
   if (!out) {
     std::perror(out_path);
     return 1;
   }
-  std::fprintf(out,
-               "{\n  \"context\": {\"date\": \"%s\", \"host_name\": \"%s\", \"executable\": \"%s\", \"num_cpus\": %u, "
-               "\"library_build_type\": \"release\", \"lego_bench_results\": 1, \"slurm_job_id\": \"%s\", \"slurm_array_task_id\": \"%s\"},\n"
-               "  \"benchmarks\": [%s\n  ]\n}\n",
-               date, json_text(host).c_str(), json_text(argv[0]).c_str(), std::thread::hardware_concurrency(),
-               json_text(env_or("SLURM_ARRAY_JOB_ID", "")).c_str(), json_text(env_or("SLURM_ARRAY_TASK_ID", "")).c_str(),
-               benchmarks.c_str());
+  write_context(out, argv[0], device.c_str(), "host", 0);
+  for (size_t k = 0; k < rows.size(); ++k)
+    write_benchmark(out, k == 0, *rows[k].variant, rows[k].iterations, rows[k].median, rows[k].verified, rows[k].mismatches,
+                    rows[k].max_error, 0);
+  std::fprintf(out, "\n  ]\n}\n");
   // Whole or not at all: a task killed while writing leaves no results file.
   if (std::fclose(out) != 0 || std::rename((std::string(out_path) + ".partial").c_str(), out_path) != 0) {
     std::perror(out_path);
@@ -131,7 +98,7 @@ int main(int argc, char** argv) {
   std::printf("results written to %s (%d of %zu variants wrong)\n", out_path, failures, registry().size());
   return failures ? 2 : 0;
 }
-)";
+)main";
 
 // The kernel as the JIT compiles it, renamed apart so that several link
 // into one program, with its offsets and registration; the reference goes

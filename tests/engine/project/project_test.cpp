@@ -38,6 +38,23 @@ TEST(ClusterRecords, SavingAnEditKeepsWhatACollectWrote) {
   }
 }
 
+// The harnesses write Google Benchmark's JSON with the device in its context;
+// merged, each row names the GPU, its arch and copy bandwidth.
+TEST(ClusterRecords, GoogleBenchmarkResultsMergeWithTheirDevice) {
+  const std::string project = R"({"lego_studio_project": 1, "kernels": [{"name": "k"}]})";
+  const std::string results =
+      R"({"context": {"host_name": "node7", "lego_bench_results": 1, "device": "NVIDIA H100", "arch": "sm_90", "copy_gbs": 3000.5},)"
+      R"( "benchmarks": [{"name": "k/v", "real_time": 0.5, "time_unit": "ms", "kernel": "k", "variant": "v", "verified": true,)"
+      R"( "median_ms": 0.5, "gbs": 2000, "gflops": 0, "percent_of_copy": 66.6}]})";
+  const auto merged = nlohmann::json::parse(merge_results(project, results, "task_0.json"));
+  const auto& row = merged["results"]["k"]["v"];
+  EXPECT_EQ(row["device"], "NVIDIA H100");
+  EXPECT_EQ(row["arch"], "sm_90");
+  EXPECT_EQ(row["copy_gbs"], 3000.5);
+  EXPECT_EQ(row["median_ms"], 0.5);
+  EXPECT_EQ(row["verified"], true);
+}
+
 TEST(Autosave, RoundTripsThePathAndTheEditedText) {
   const Autosave edits{"/home/me/p \"q\".lego.json", "{\n  \"kernels\": []\n}\n"};
   std::string why;
