@@ -276,14 +276,10 @@ int export_bench(const std::string& project_file, const std::string& kernel_name
 
 int import_results(const std::string& project_file, const std::string& results_file, bool allow_unknown, std::ostream& out) {
   const std::string results_text = kernel::read_text_file(results_file);
-  const kernel::Project project = kernel::load_project(project_file, kernel::default_resource_dirs());
   // A results row for a variant the project cannot produce (a typo, a
   // bundle from another version of the project) would sit in the project
   // unseen; it is refused unless the user says otherwise.
-  const project::UnknownVariant unknown = [&](const std::string& kernel_name, const std::string& variant) -> std::string {
-    const kernel::KernelSpec& spec = kernel::find_kernel(project, kernel_name);
-    return kernel::names_a_variant(spec, variant) ? "" : "kernel " + kernel_name + " has no variant \"" + variant + "\"";
-  };
+  const project::UnknownVariant unknown = project::unknown_variant_of(kernel::load_project(project_file, kernel::default_resource_dirs()));
   const std::string merged = project::merge_results(kernel::read_text_file(project_file), results_text, results_file,
                                                     allow_unknown ? project::UnknownVariant() : unknown);
   // The merged file must still load as a project before it replaces the old one.

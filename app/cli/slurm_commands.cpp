@@ -10,21 +10,11 @@
 #include "command_line.hpp"
 #include "expr/diagnostic.hpp"
 #include "kernel/spec.hpp"
-#include "kernel/variant.hpp"
 #include "project/runs.hpp"
 
 namespace lego::cli {
 
 namespace {
-
-// Rows for variants the project cannot produce are refused, as import-results does.
-project::UnknownVariant unknown_variant_of(const std::string& project_file) {
-  auto project = std::make_shared<kernel::Project>(kernel::load_project(project_file, kernel::default_resource_dirs()));
-  return [project](const std::string& kernel_name, const std::string& variant) -> std::string {
-    const kernel::KernelSpec& spec = kernel::find_kernel(*project, kernel_name);
-    return kernel::names_a_variant(spec, variant) ? "" : "kernel " + kernel_name + " has no variant \"" + variant + "\"";
-  };
-}
 
 int print_pass(const project::CollectReport& report, bool final_pass, std::ostream& out, std::ostream& err) {
   int troubles = 0;
@@ -42,10 +32,8 @@ int print_pass(const project::CollectReport& report, bool final_pass, std::ostre
     if (final_pass || run.finished)
       for (const auto& t : run.tasks)
         if (!t.merged && run::slurm::finished(t.state)) {
-          const std::string state = t.state == "UNKNOWN"
-                                        ? "no longer known to Slurm (cancelled before it started, or purged after MinJobAge)"
-                                        : t.state + (t.exit_code.empty() ? "" : " (exit " + t.exit_code + ")");
-          err << fmt::format("job {} task {}: {} and no results; its log: {}\n", run.run.job, t.task, state, t.log);
+          err << fmt::format("job {} task {}: {} and no results; its log: {}\n", run.run.job, t.task,
+                             run::slurm::unfinished_text({t.task, t.state, t.exit_code}), t.log);
           ++troubles;
         }
     std::string summary;
@@ -121,7 +109,8 @@ int run_slurm_command(const std::vector<std::string>& args, std::ostream& out, s
       err << fmt::format("follow it with: lego collect {} --wait\n", project);
       return 0;
     }
-    const project::UnknownVariant unknown = unknown_variant_of(project);
+    // Rows for variants the project cannot produce are refused, as import-results does.
+    const project::UnknownVariant unknown = project::unknown_variant_of(kernel::load_project(project, kernel::default_resource_dirs()));
     const auto started = std::chrono::steady_clock::now();
     for (;;) {
       const project::CollectReport report = project::collect_once(project, unknown, job);

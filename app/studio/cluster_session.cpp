@@ -4,25 +4,11 @@
 
 #include "expr/diagnostic.hpp"
 #include "kernel/spec.hpp"
-#include "kernel/variant.hpp"
 #include "views/qt_text.hpp"
 
 namespace lego::studio {
 
-namespace {
-
 using views::qs;
-
-// Results rows for variants the project cannot produce are refused, as lego collect does.
-project::UnknownVariant unknown_variant_of(const std::string& project_file) {
-  auto project = std::make_shared<kernel::Project>(kernel::load_project(project_file, kernel::default_resource_dirs()));
-  return [project](const std::string& kernel_name, const std::string& variant) -> std::string {
-    const kernel::KernelSpec& spec = kernel::find_kernel(*project, kernel_name);
-    return kernel::names_a_variant(spec, variant) ? "" : "kernel " + kernel_name + " has no variant \"" + variant + "\"";
-  };
-}
-
-}  // namespace
 
 ClusterSession::ClusterSession(QObject* parent) : QObject(parent) {
   timer_.setInterval(3000);
@@ -35,6 +21,8 @@ void ClusterSession::submit(const QString& project_file, const project::SubmitRe
   thread_.post([this, file = project_file.toStdString(), request] {
     try {
       const project::Submitted s = project::submit_run(file, request);
+      // Loaded once per job: its kernels do not change while it runs.
+      unknown_variant_ = project::unknown_variant_of(kernel::load_project(file, kernel::default_resource_dirs()));
       const QString job = qs(s.run.job);
       QMetaObject::invokeMethod(this, [this, file, job] {
         file_ = qs(file);
@@ -53,7 +41,7 @@ void ClusterSession::poll() {
   if (in_flight_.exchange(true)) return;  // one pass at a time
   thread_.post([this, file = file_.toStdString(), job = job_.toStdString()] {
     try {
-      const project::CollectReport report = project::collect_once(file, unknown_variant_of(file), job);
+      const project::CollectReport report = project::collect_once(file, unknown_variant_, job);
       QMap<QString, QString> states;
       QStringList troubles;
       std::set<std::string> done;
@@ -65,7 +53,7 @@ void ClusterSession::poll() {
         }
         for (const auto& t : run.tasks)
           if (!t.merged && run::slurm::finished(t.state))
-            troubles << QStringLiteral("task %1: %2").arg(t.task).arg(qs(t.state == "UNKNOWN" ? "no longer known to Slurm" : t.state));
+            troubles << QStringLiteral("task %1: %2").arg(t.task).arg(qs(run::slurm::unfinished_text({t.task, t.state, t.exit_code})));
       }
       emit this->states(qs(job), states);
       if (report.merged_results > 0) {

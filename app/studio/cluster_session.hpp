@@ -47,6 +47,7 @@ class ClusterSession : public QObject {
  private:
   void poll();
   QString file_, job_;
+  project::UnknownVariant unknown_variant_;  // used on thread_ only
   QTimer timer_;
   std::atomic<bool> in_flight_{false};
   // Last: destroyed first, so the work it waits for still sees the members above.

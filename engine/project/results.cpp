@@ -4,6 +4,7 @@
 #include <set>
 
 #include "expr/diagnostic.hpp"
+#include "kernel/variant.hpp"
 
 namespace lego::project {
 
@@ -78,6 +79,14 @@ std::string merge_results(const std::string& project_text, const std::string& re
     merged[kernel][variant] = entry;
   }
   return project.dump(2) + "\n";
+}
+
+UnknownVariant unknown_variant_of(kernel::Project project) {
+  auto shared = std::make_shared<const kernel::Project>(std::move(project));
+  return [shared](const std::string& kernel_name, const std::string& variant) -> std::string {
+    const kernel::KernelSpec& spec = kernel::find_kernel(*shared, kernel_name);
+    return kernel::names_a_variant(spec, variant) ? "" : "kernel " + kernel_name + " has no variant \"" + variant + "\"";
+  };
 }
 
 std::vector<Outcome> imported_outcomes(const nlohmann::json& project) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel/spec.hpp"
 #include "run/outcome.hpp"
 
 namespace lego::project {
@@ -20,6 +21,10 @@ namespace lego::project {
 using UnknownVariant = std::function<std::string(const std::string& kernel, const std::string& variant)>;
 std::string merge_results(const std::string& project_text, const std::string& results_text, const std::string& results_label,
                           const UnknownVariant& unknown_variant = {});
+
+// The check import-results, collect and the app's Run on cluster use: a row
+// must name one of the project's kernels and a variant it can produce.
+UnknownVariant unknown_variant_of(kernel::Project project);
 
 // The results merge_results put in a project ("results": kernel -> variant ->
 // row), as outcomes with status Imported and a message naming the device.

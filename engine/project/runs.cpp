@@ -55,8 +55,7 @@ std::vector<ClusterRun> runs_of(const std::string& project_text) {
     };
     ClusterRun r;
     r.job = text("job");
-    if (r.job.empty() || !std::all_of(r.job.begin(), r.job.end(), [](char c) { return c >= '0' && c <= '9'; }))
-      throw LegoError(at + ".job: expected a Slurm job id (digits)");
+    if (!run::slurm::is_job_id(r.job)) throw LegoError(at + ".job: expected a Slurm job id (digits)");
     r.dir = text("dir");
     r.ssh = j.value("ssh", "");
     if (!r.ssh.empty() && r.ssh.front() == '-') throw LegoError(at + ".ssh: a host name cannot start with '-'");
@@ -117,13 +116,14 @@ Submitted submit_run(const fs::path& project_file, const SubmitRequest& request)
   for (const auto& [name, text] : run::slurm::job_files(project_name, instances, request.job)) run::write_atomically(dir / name, text);
 
   Submitted out;
-  for (const auto& part : run::slurm::chunk(instances.size(), request.job.array_max))
+  const auto tasks = run::slurm::chunk(instances.size(), request.job.array_max);
+  for (const auto& part : tasks)
     for (std::size_t n : part) out.variants.push_back(instances[n].variant);
   out.run.dir = fs::absolute(dir).lexically_normal().string();
   out.run.ssh = request.job.ssh_host;
   out.run.kernel = spec.name;
   out.run.submitted = iso;
-  out.run.tasks = static_cast<int>(run::slurm::chunk(instances.size(), request.job.array_max).size());
+  out.run.tasks = static_cast<int>(tasks.size());
   out.run.variants = instances.size();
   if (request.dry_run) return out;
   out.run.job = run::slurm::submit(dir, request.job);
@@ -157,13 +157,14 @@ CollectReport collect_once(const fs::path& project_file, const UnknownVariant& u
         t.exit_code = s.exit_code;
         t.merged = std::count(run.collected.begin(), run.collected.end(), s.task) > 0;
         const fs::path results = dir / "results" / ("task_" + std::to_string(s.task) + ".json");
-        // A results file is written whole, by rename, as the task's last act.
-        const bool done = run::slurm::finished(s.state) || (s.state == "UNKNOWN" && fs::exists(results));
+        // A results file is written whole, by rename, as the task's last act,
+        // so one that exists is merged whatever Slurm says of the task.
+        const bool done = run::slurm::finished(s.state);
         if (!t.merged && fs::exists(results)) {
           const std::string results_text = kernel::read_text_file(results.string());
           text = merge_results(text, results_text, results.string(), unknown_variant);
-          t.results = Json::parse(results_text).value("benchmarks", Json::array()).size() +
-                      Json::parse(results_text).value("variants", Json::array()).size();
+          const Json rows = Json::parse(results_text);  // merge_results has checked it
+          t.results = rows.value("benchmarks", Json::array()).size() + rows.value("variants", Json::array()).size();
           t.merged = t.merged_now = true;
           run.collected.push_back(s.task);
           report.merged_results += t.results;

@@ -359,8 +359,9 @@ const char* kind_of(kernel::ElementType t) {
 
 std::string harness_common() { return std::string(kHarnessCommonHead) + kAlignedAllocator + kHarnessCommonBody; }
 
-double harness_tolerance(const kernel::Instance& inst) { return inst.tolerance > 0 ? inst.tolerance : 1e-4; }
+namespace {
 
+// A C string literal of any text (quotes, backslashes and control characters escaped).
 std::string c_string(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
@@ -372,6 +373,21 @@ std::string c_string(const std::string& s) {
       out += c;
   }
   return out + "\"";
+}
+
+}  // namespace
+
+std::string variant_banner(const kernel::Instance& inst) {
+  return "// " + kernel::comment_text(inst.kernel) + ", variant " + kernel::comment_text(inst.variant) + " (exported by LEGO Studio)\n";
+}
+
+std::string registration(const kernel::Instance& inst, const TensorCode& code, const std::string& function) {
+  const double tolerance = inst.tolerance > 0 ? inst.tolerance : 1e-4;
+  return "static lego_bench::Register registration({" + c_string(inst.kernel) + ", " + c_string(inst.variant) + ", (const void*)" +
+         function + ", " +
+         fmt::format("{{{}, {}, {}}}, {{{}, {}, {}}}, {{", inst.grid[0], inst.grid[1], inst.grid[2], inst.block[0], inst.block[1],
+                     inst.block[2]) +
+         code.tensors + fmt::format("}}, reference_entry, {}, {}, {}}});\n", inst.bytes, inst.flops, tolerance);
 }
 
 TensorCode tensor_code(const kernel::Instance& inst) {
@@ -402,8 +418,7 @@ namespace {
 // but all link into one program), its offsets, reference and registration.
 std::string variant_file(const kernel::Instance& inst, std::size_t n) {
   const std::string suffix = "_" + std::to_string(n);
-  std::string f = "// " + kernel::comment_text(inst.kernel) + ", variant " + kernel::comment_text(inst.variant) +
-                  " (exported by LEGO Studio)\n#include <cstdint>\n#include \"harness.hpp\"\n";
+  std::string f = variant_banner(inst) + "#include <cstdint>\n#include \"harness.hpp\"\n";
   f += "#define lego_kernel lego_kernel" + suffix + "\n#define lego_reference lego_reference" + suffix + "\n";
   f += "namespace variant" + suffix + " {\n";
   f += inst.source + "\n";
@@ -413,11 +428,7 @@ std::string variant_file(const kernel::Instance& inst, std::size_t n) {
   const TensorCode code = tensor_code(inst);
   f += code.offsets;
   f += "static void reference_entry(void** a) { reference::lego_reference(" + code.call + "); }\n";
-  f += "static lego_bench::Register registration({" + c_string(inst.kernel) + ", " + c_string(inst.variant) +
-       ", (const void*)lego_kernel, " +
-       fmt::format("{{{}, {}, {}}}, {{{}, {}, {}}}, {{", inst.grid[0], inst.grid[1], inst.grid[2], inst.block[0], inst.block[1],
-                   inst.block[2]) +
-       code.tensors + fmt::format("}}, reference_entry, {}, {}, {}}});\n", inst.bytes, inst.flops, harness_tolerance(inst));
+  f += registration(inst, code, "lego_kernel");
   f += "}  // namespace variant" + suffix + "\n";
   return f;
 }

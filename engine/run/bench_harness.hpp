@@ -16,11 +16,6 @@ extern const char* const kAlignedAllocator;  // Aligned64<T>: 64-byte aligned st
 // harness_common.hpp: Aligned64, Bytes, elements, physical_bytes, fill, permute, value.
 std::string harness_common();
 
-// A C string literal of any text (quotes, backslashes and control characters escaped).
-std::string c_string(const std::string& s);
-
-double harness_tolerance(const kernel::Instance& inst);
-
 struct TensorCode {
   std::string offsets;  // static int64_t offset_<tensor>(const int64_t* index) for each tensor
   std::string tensors;  // the lego_bench::Tensor initialisers, comma-separated
@@ -28,5 +23,12 @@ struct TensorCode {
   std::string params;   // the parameter types: const float*, float*
 };
 TensorCode tensor_code(const kernel::Instance& inst);
+
+// A variant file's first line: "// <kernel>, variant <id> (exported by LEGO Studio)".
+std::string variant_banner(const kernel::Instance& inst);
+// The variant's registration with the harness: `function` is what the
+// harness launches (a __global__ kernel) or calls (void (*)(void**));
+// `reference_entry` the reference's void (*)(void**).
+std::string registration(const kernel::Instance& inst, const TensorCode& code, const std::string& function);
 
 }  // namespace lego::run

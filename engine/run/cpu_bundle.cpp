@@ -1,7 +1,5 @@
 #include "run/cpu_bundle.hpp"
 
-#include <fmt/format.h>
-
 #include "expr/diagnostic.hpp"
 #include "run/bench_harness.hpp"
 
@@ -108,17 +106,14 @@ std::string variant_file(const kernel::Instance& inst, std::size_t n) {
   std::string source = inst.source;
   if (auto at = source.find("#line 1 "); at != std::string::npos) source.erase(at, source.find('\n', at) - at + 1);
   const TensorCode code = tensor_code(inst);
-  std::string f =
-      "// " + kernel::comment_text(inst.kernel) + ", variant " + kernel::comment_text(inst.variant) + " (exported by LEGO Studio)\n";
+  std::string f = variant_banner(inst);
   f += "#define lego_kernel lego_kernel" + suffix + "\n" + source + "\n#undef lego_kernel\n";
   f += "#include \"harness.hpp\"\n";
   f += "extern \"C\" void lego_reference" + suffix + "(" + code.params + ");\n";
   f += "namespace variant" + suffix + " {\n" + code.offsets;
   f += "static void run(void** a) { lego_kernel" + suffix + "(" + code.call + "); }\n";
   f += "static void reference_entry(void** a) { lego_reference" + suffix + "(" + code.call + "); }\n";
-  f += "static lego_bench::Register registration({" + c_string(inst.kernel) + ", " + c_string(inst.variant) +
-       ", (const void*)run, {1, 1, 1}, {1, 1, 1}, {" + code.tensors +
-       fmt::format("}}, reference_entry, {}, {}, {}}});\n", inst.bytes, inst.flops, harness_tolerance(inst));
+  f += registration(inst, code, "run");
   f += "}  // namespace variant" + suffix + "\n";
   return f;
 }

@@ -40,10 +40,6 @@ std::string failure(const std::string& what, const ProcessResult& r) {
   return what + " failed (exit " + std::to_string(r.exit_code) + "): " + why;
 }
 
-bool digits_only(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-}
-
 // "3", "4-7", "[4-7%2]", "4,6-7" -> the task ids.
 std::vector<int> task_ids(std::string text) {
   std::vector<int> ids;
@@ -68,8 +64,8 @@ std::string script(const std::string& project_name, const std::string& kernel_na
   // Names reach the script only inside this comment, made one line, and quoted below.
   s += fmt::format("# LEGO Studio: {} variants of kernel {} (project {}) in {} array tasks.\n", variants, kernel::comment_text(kernel_name),
                    kernel::comment_text(project_name), tasks.size());
-  s += "# Each task builds its variants with the harness and writes results/task_<id>.json";
-  s += cuda ? " (the CUDA harness's results).\n" : " (Google Benchmark's JSON\n# with LEGO Studio's fields on each benchmark).\n";
+  s += "# Each task builds its variants with the harness and writes results/task_<id>.json (Google Benchmark's JSON\n";
+  s += "# with LEGO Studio's fields on each benchmark).\n";
   s += "# Edit freely and resubmit with: sbatch job.sbatch; lego collect reads results/ back.\n";
   s += "#SBATCH --job-name=" + shell_quote("lego-" + kernel::comment_text(kernel_name)) + "\n";
   s += fmt::format("#SBATCH --array=0-{}\n", tasks.size() - 1);
@@ -177,12 +173,12 @@ std::string submit(const std::filesystem::path& dir, const JobOptions& options) 
   if (!r.ok()) throw LegoError(failure("sbatch", r));
   std::string id = first_line(r.out);
   id = id.substr(0, id.find(';'));  // "123;cluster" on a federation
-  if (!digits_only(id)) throw LegoError("sbatch --parsable printed \"" + first_line(r.out) + "\", not a job id");
+  if (!is_job_id(id)) throw LegoError("sbatch --parsable printed \"" + first_line(r.out) + "\", not a job id");
   return id;
 }
 
 std::vector<TaskState> task_states(const std::string& job, int tasks, const std::string& ssh_host, std::string* source) {
-  if (!digits_only(job)) throw LegoError("\"" + job + "\" is not a Slurm job id");
+  if (!is_job_id(job)) throw LegoError("\"" + job + "\" is not a Slurm job id");
   std::map<int, TaskState> by_task;
   const auto note = [&](const std::string& ids, const std::string& state, const std::string& exit_code) {
     for (int t : task_ids(ids))
@@ -223,7 +219,14 @@ bool finished(const std::string& state) {
   return !active.count(state);
 }
 
-bool succeeded(const std::string& state) { return state == "COMPLETED"; }
+std::string unfinished_text(const TaskState& task) {
+  if (task.state == "UNKNOWN") return "no longer known to Slurm (cancelled before it started, or purged after MinJobAge)";
+  return task.state + (task.exit_code.empty() ? "" : " (exit " + task.exit_code + ")");
+}
+
+bool is_job_id(const std::string& text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+}
 
 void fetch_results(const std::filesystem::path& dir, const std::string& ssh_host) {
   if (ssh_host.empty()) return;
@@ -233,12 +236,6 @@ void fetch_results(const std::filesystem::path& dir, const std::string& ssh_host
         {"rsync", "-a", "--", ssh_host + ":" + remote + "/" + sub + "/", (std::filesystem::absolute(dir) / sub).string() + "/"}, 600);
     if (!r.ok() && r.err.find("No such file") == std::string::npos) throw LegoError(failure("rsync from " + ssh_host, r));
   }
-}
-
-void cancel(const std::string& job, const std::string& ssh_host) {
-  if (!digits_only(job)) throw LegoError("\"" + job + "\" is not a Slurm job id");
-  const ProcessResult r = on_cluster({"scancel", job}, ssh_host);
-  if (!r.ok()) throw LegoError(failure("scancel", r));
 }
 
 }  // namespace lego::run::slurm

@@ -55,14 +55,18 @@ struct TaskState {
 // scontrol where accounting storage is off). Throws LegoError when neither
 // can be asked.
 std::vector<TaskState> task_states(const std::string& job, int tasks, const std::string& ssh_host, std::string* source = nullptr);
-bool finished(const std::string& state);  // no longer pending or running
-bool succeeded(const std::string& state);
+bool finished(const std::string& state);  // no longer pending or running (UNKNOWN too: Slurm no longer knows it)
+
+// What a task that finished without results came to, for a report:
+// "CANCELLED (exit 0:15)", or why Slurm no longer knows it.
+std::string unfinished_text(const TaskState& task);
+
+// A Slurm job id as sbatch --parsable prints it: digits only. Ids read from
+// a project are checked with it before they reach a command.
+bool is_job_id(const std::string& text);
 
 // Brings results/ and logs/ back from the cluster (--ssh); nothing locally.
 void fetch_results(const std::filesystem::path& dir, const std::string& ssh_host);
-
-// Cancels the job (scancel).
-void cancel(const std::string& job, const std::string& ssh_host);
 
 // 'text' for a POSIX shell: single quotes, with ' written as '\''.
 std::string shell_quote(const std::string& text);

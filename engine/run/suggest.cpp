@@ -368,7 +368,8 @@ Suggestions suggest_layouts(WorkerClient& worker, const kernel::KernelSpec& spec
                               options.max_candidates);
     candidates.resize(options.max_candidates);
   }
-  std::set<std::vector<std::int64_t>> seen;  // one candidate per distinct placement
+  std::set<std::vector<std::int64_t>> seen;                                          // one candidate per distinct placement
+  std::vector<std::pair<LayoutCandidate, const std::vector<std::int64_t>*>> scored;  // each with its placement in `seen`
   for (LayoutCandidate& c : candidates) {
     if (cancel && cancel->load()) throw LegoError("cancelled");
     std::optional<std::vector<std::int64_t>> box;
@@ -377,20 +378,20 @@ Suggestions suggest_layouts(WorkerClient& worker, const kernel::KernelSpec& spec
     } catch (const LegoError&) {
       box.reset();  // a parameter the GenP rejects at this shape
     }
-    if (!box || !seen.insert(*box).second) {
+    const auto [placement, fresh] = box ? seen.insert(std::move(*box)) : std::pair{seen.end(), false};
+    if (!fresh) {
       ++out.rejected;
       continue;
     }
-    score(c, traced, *box, columns, env);
-    out.ranked.push_back(std::move(c));
+    score(c, traced, *placement, columns, env);
+    scored.emplace_back(std::move(c), &*placement);
   }
-  std::sort(out.ranked.begin(), out.ranked.end(), ranks_before);
+  std::sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return ranks_before(a.first, b.first); });
   // Other element widths only for those shown first and the project's own:
   // they do not rank.
-  for (std::size_t k = 0; k < out.ranked.size(); ++k) {
-    if (k >= kWidthsScored && out.ranked[k].family != "project") continue;
-    LayoutCandidate scratch;
-    if (const auto box = offsets_of(out.ranked[k], env, rows, columns, scratch)) score_widths(out.ranked[k], traced, *box, columns);
+  for (std::size_t k = 0; k < scored.size(); ++k) {
+    if (k < kWidthsScored || scored[k].first.family == "project") score_widths(scored[k].first, traced, *scored[k].second, columns);
+    out.ranked.push_back(std::move(scored[k].first));
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return out;
