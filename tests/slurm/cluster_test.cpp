@@ -39,7 +39,9 @@ class Cluster : public testing::Test {
       unavailable_ = "no Slurm cluster on this machine: " + check.text;
       return;
     }
-    state_ = fs::path(testing::TempDir()) / "lego-slurm-cluster";
+    // CTest runs each test of this file as its own process, possibly side by
+    // side: each starts a cluster of its own, in a folder of its own.
+    state_ = fs::path(testing::TempDir()) / ("lego-slurm-cluster-" + std::to_string(getpid()));
     fs::remove_all(state_);
     const lego::test::Output started = shell(kFixture + " start " + shell_quote(state_.string()));
     if (started.rc != 0) {
