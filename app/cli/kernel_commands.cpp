@@ -23,6 +23,7 @@
 #include "project/results.hpp"
 #include "run/analyze.hpp"
 #include "run/bench_bundle.hpp"
+#include "run/ceilings.hpp"
 #include "run/executor.hpp"
 #include "run/jit.hpp"
 #include "run/protocol.hpp"
@@ -47,9 +48,24 @@ void make_output_folder(const std::string& dir) {
 using Json = nlohmann::json;
 namespace fs = std::filesystem;
 
+// The target a command builds for: --target, else the project's "target", else this machine.
+target::Target chosen_target(const std::string& option, const kernel::Project& project) {
+  return target::resolve(!option.empty() ? option : !project.target.empty() ? project.target : "host");
+}
+
+// A target whose code must run here (bench, ceilings): the reason when it cannot.
+void require_runs_here(const target::Target& t) {
+  if (const std::string why = run::cannot_run_here(t); !why.empty()) throw LegoError(why);
+}
+
+std::string describe(const target::Target& t) {
+  return fmt::format("target {} ({}, {}-byte vectors, {} vector registers{})", t.name, t.host ? t.cpu + ", " + t.level() : t.level(),
+                     t.vector_bytes, t.vector_registers, t.host ? "" : "; this machine: " + target::host().cpu + ", " + target::host().level());
+}
+
 int bench(const std::string& project_file, const std::string& kernel_name, std::size_t max_variants, std::uint64_t seed,
-          const std::vector<std::string>& sets, const std::string& json_out, const run::SweepOptions& sweep_options, std::ostream& out,
-          std::ostream& err) {
+          const std::vector<std::string>& sets, const std::string& json_out, run::SweepOptions sweep_options,
+          const std::string& target_name, std::ostream& out, std::ostream& err) {
   const run::RunOptions& options = sweep_options.run;
   const auto started = std::chrono::steady_clock::now();
   const kernel::Project project = kernel::load_project(project_file, kernel::default_resource_dirs());
@@ -57,13 +73,17 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   const kernel::VariantSpace space = kernel::enumerate_variants(spec, {max_variants, seed, parse_sets(sets)});
   if (space.variants.empty())
     throw LegoError("no variant of " + spec.name + " satisfies the constraints (" + std::to_string(space.rejected) + " rejected)");
-  const run::Roof roof = run::machine_roof(false, [&](const std::string& m) { err << m << "\n"; });
+  sweep_options.target = chosen_target(target_name, project);
+  const target::Target& target = sweep_options.target;
+  require_runs_here(target);
+  err << describe(target) << "\n";
+  const run::Roof roof = run::machine_roof(false, [&](const std::string& m) { err << m << "\n"; }, target.name);
   err << fmt::format("{}: {} variants ({} candidates, {} ruled out by constraints{}){}\n", spec.name, space.variants.size(),
                      space.candidates, space.rejected, space.sampled ? fmt::format(", a random sample with seed {}", seed) : "",
                      spec.baselines.empty() ? "" : fmt::format(" and {} baseline(s)", spec.baselines.size()));
 
   std::vector<run::PreparedVariant> prepared;
-  for (const auto& v : space.variants) prepared.push_back(run::prepare_variant(spec, v));
+  for (const auto& v : space.variants) prepared.push_back(run::prepare_variant(spec, v, target));
   std::vector<const run::PreparedVariant*> order;
   for (const auto& p : prepared) order.push_back(&p);
   run::WorkerClient worker(run::default_worker_path());
@@ -75,8 +95,8 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   events.tick = [&] { err << "." << std::flush; };
   events.finished = [&](const run::Outcome& o, std::size_t n, std::size_t total, double seconds) {
     if (o.status == run::Status::Duplicate) return;
-    if (o.status == run::Status::Invalid) {
-      err << fmt::format("[{}/{}] {}: invalid: {}\n", n, total, o.id, o.message);
+    if (o.status == run::Status::Invalid || o.status == run::Status::RuledOut) {
+      err << fmt::format("[{}/{}] {}: {}: {}\n", n, total, o.id, run::status_text(o.status), o.message);
       return;
     }
     if (run::can_win(o) && (best_ms < 0 || o.ms < best_ms)) best_ms = o.ms;
@@ -153,6 +173,20 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   return status;
 }
 
+int list_targets(std::ostream& out) {
+  const target::Target& here = target::host();
+  out << fmt::format("this machine: {} ({}), {} cores, L1d {} KiB, L2 {} KiB, L3 {} MiB\n\n", here.cpu, here.level(), here.cores,
+                     here.l1d_bytes >> 10, here.l2_bytes >> 10, here.l3_bytes >> 20);
+  out << fmt::format("{:<16} {:<12} {:>7} {:>9} {:>10}  {:<9} {}\n", "target", "level", "vector", "registers", "FMA pipes", "runs here",
+                     "description");
+  for (const auto& name : target::known_names()) {
+    const target::Target t = *target::by_name(name);
+    out << fmt::format("{:<16} {:<12} {:>6}B {:>9} {:>6} x {:>2}B  {:<9} {}\n", t.name, t.level(), t.vector_bytes, t.vector_registers,
+                       t.fma_pipes, t.fma_bytes, run::cannot_run_here(t).empty() ? "yes" : "no", t.description);
+  }
+  return 0;
+}
+
 // The fastest verified variant of a results file (run::winner, as the app picks it).
 std::string best_variant(const std::string& results_file, const std::string& kernel_name) {
   if (results_file.empty()) throw LegoError("--variant best needs --results FILE (the --json output of lego bench)");
@@ -165,12 +199,12 @@ std::string best_variant(const std::string& results_file, const std::string& ker
 }
 
 int export_kernel(const std::string& project_file, const std::string& kernel_name, std::string variant_id, const std::string& results,
-                  const std::vector<std::string>& sets, const std::string& dir, std::ostream& out) {
+                  const std::vector<std::string>& sets, const std::string& dir, const std::string& target_name, std::ostream& out) {
   const kernel::Project project = kernel::load_project(project_file, kernel::default_resource_dirs());
   const kernel::KernelSpec& spec = kernel::find_kernel(project, kernel_name);
   if (variant_id == "best") variant_id = best_variant(results, spec.name);
   const kernel::Variant v = kernel::find_variant(spec, variant_id, parse_sets(sets));
-  const kernel::Instance inst = kernel::instantiate(spec, v, sym::Lang::C);
+  const kernel::Instance inst = kernel::instantiate(spec, v, sym::Lang::C, {.target = chosen_target(target_name, project)});
   make_output_folder(dir);
   const std::map<std::string, std::string> files = run::export_files(spec, inst);
   for (const auto& [name, text] : files) {
@@ -295,13 +329,13 @@ int import_results(const std::string& project_file, const std::string& results_f
 
 bool is_kernel_command(const std::string& name) {
   return name == "bench" || name == "ceilings" || name == "export" || name == "analyze" || name == "export-bench" ||
-         name == "import-results" || name == "suggest";
+         name == "import-results" || name == "suggest" || name == "targets";
 }
 
 int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   CLI::App app{"lego: kernel variants — run, measure, export (LEGO Studio)"};
   app.require_subcommand(1);
-  std::string project, kernel_name, json_out, variant = "best", results, dir;
+  std::string project, kernel_name, json_out, variant = "best", results, dir, target_name;
   std::vector<std::string> sets;
   std::size_t max_variants = 0;
   std::uint64_t seed = 1;
@@ -321,6 +355,9 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   bench_cmd->add_option("--min-time", options.min_time_s, "Minimum seconds per repetition, above 0 (Google Benchmark aborts at 0)")
       ->check(CLI::Range(0.001, 60.0));
   bench_cmd->add_option("--timeout", timeout_s, "Seconds before a variant is killed as hung")->check(CLI::Range(1.0, 86400.0));
+  const std::string target_help = "The CPU to build for: host (default, or the project's \"target\"), x86-64-v2/v3/v4, znver3, "
+                                  "sapphirerapids, aarch64, ... (lego targets lists them)";
+  bench_cmd->add_option("--target", target_name, target_help);
   bench_cmd->add_flag("--no-verify", no_verify, "Skip the comparison with the reference");
   bool verify_smaller = false;
   bench_cmd->add_flag("--verify-smaller", verify_smaller,
@@ -332,6 +369,8 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   auto* ceilings_cmd = app.add_subcommand("ceilings", "The machine's measured roofs: STREAM copy/triad bandwidth, peak FMA FP32/FP64");
   ceilings_cmd->add_flag("--json", ceilings_json, "Print JSON");
   ceilings_cmd->add_flag("--refresh", refresh, "Measure again instead of reading the cache");
+  ceilings_cmd->add_option("--target", target_name, "Measure with code built for this target (default: host)");
+  auto* targets_cmd = app.add_subcommand("targets", "The CPU targets --target accepts: ISA level, vectors, registers, FMA pipes");
 
   auto* export_cmd = app.add_subcommand("export", "Write a variant as self-contained source: kernel, header, example caller, README");
   export_cmd->add_option("project", project, "Project file (*.lego.json)")->required()->check(CLI::ExistingFile);
@@ -340,6 +379,7 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   export_cmd->add_option("--results", results, "Results of lego bench --json, to pick the best verified variant");
   export_cmd->add_option("--set", sets, "Fix a parameter, e.g. --set N=1024 (repeatable)");
   export_cmd->add_option("--out", dir, "Output folder")->required();
+  export_cmd->add_option("--target", target_name, target_help + "; another ISA (aarch64) is exported without the JIT's assembly");
 
   bool analyze_json = false, heatmap = false, thread_map = false;
   std::string analyze_variant_id;
@@ -390,8 +430,11 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
 
   if (const auto status = parse_command_line(app, args, out, err)) return *status;
   try {
+    if (targets_cmd->parsed()) return list_targets(out);
     if (ceilings_cmd->parsed()) {
-      const run::Roof r = run::machine_roof(refresh, [&](const std::string& m) { err << m << "\n"; });
+      const target::Target target = target::resolve(target_name.empty() ? "host" : target_name);
+      require_runs_here(target);
+      const run::Roof r = run::machine_roof(refresh, [&](const std::string& m) { err << m << "\n"; }, target.name);
       if (ceilings_json) {
         out << run::roof_json(r).dump(2) << "\n";
       } else {
@@ -399,6 +442,13 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
             "copy bandwidth   {:8.1f} GB/s\ntriad bandwidth  {:8.1f} GB/s\npeak FP32 FMA    {:8.1f} GFLOP/s\npeak FP64 FMA    {:8.1f} "
             "GFLOP/s\n",
             r.copy_gbs, r.triad_gbs, r.peak_gflops_f32, r.peak_gflops_f64);
+        out << fmt::format("theoretical FP32 {:8.1f} GFLOP/s ({} FMA pipes x {} lanes x 2 x {:.2f} GHz measured x {} threads)\n",
+                           r.theoretical_gflops_f32, target.fma_pipes, std::min(target.fma_bytes, target.vector_bytes) / 4, r.clock_ghz,
+                           r.threads);
+        if (const std::string why = run::peak_disagreement(r.peak_gflops_f32, r.theoretical_gflops_f32); !why.empty())
+          out << "note             " << why << "\n";
+        out << fmt::format("target           {} ({}), FMA kernel with {} independent {}-byte chains per thread\n", target.name,
+                           target.host ? target.cpu + ", " + target.level() : target.level(), r.fma_chains, target.vector_bytes);
         out << fmt::format("threads          {}\nmeasured         {}\ncached in        {}\n", r.threads,
                            r.measured_at.empty() ? "(unknown: measured before dates were kept)" : r.measured_at, r.cached_file);
       }
@@ -421,9 +471,9 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
       sweep_options.run = options;
       sweep_options.timeout_s = timeout_s;
       sweep_options.verify_smaller = verify_smaller;
-      return bench(project, kernel_name, max_variants, seed, sets, json_out, sweep_options, out, err);
+      return bench(project, kernel_name, max_variants, seed, sets, json_out, sweep_options, target_name, out, err);
     }
-    return export_kernel(project, kernel_name, variant, results, sets, dir, out);
+    return export_kernel(project, kernel_name, variant, results, sets, dir, target_name, out);
   } catch (const LegoError& e) {
     err << "lego: " << e.what() << "\n";
     return 2;

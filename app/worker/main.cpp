@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -17,6 +18,7 @@
 #include "run/analyze.hpp"
 #include "run/ceilings.hpp"
 #include "run/executor.hpp"
+#include "run/jit.hpp"
 #include "run/worker_request.hpp"
 
 namespace {
@@ -84,6 +86,15 @@ int main(int argc, char** argv) {
   const Protocol protocol = open_protocol(fds);
   FILE* out = protocol.answers;
   lego::run::Executor executor;
+  // LLVM's fatal errors cannot be returned from: the request being served
+  // gets its answer (the variant does not compile, with LLVM's words) and
+  // the worker exits; the client starts a fresh one for the next request.
+  std::function<void(nlohmann::json)> answer_current;
+  lego::run::on_llvm_fatal_error([&](const std::string& message) {
+    if (answer_current)
+      answer_current({{"status", "compile-error"}, {"message", "does not compile: " + message}, {"worker_exits", true}});
+    std::_Exit(1);
+  });
   std::string line;
   while (read_line(protocol.requests, line)) {
     if (line.empty()) continue;
@@ -95,6 +106,7 @@ int main(int argc, char** argv) {
       message["nonce"] = parsed.nonce;
       send(out, message);
     };
+    answer_current = reply;
     if (!parsed.error.empty()) {
       reply({{"status", "error"}, {"message", parsed.error}});
       continue;
@@ -105,7 +117,7 @@ int main(int argc, char** argv) {
       if (kind == "ping") {
         reply({{"status", "ok"}});
       } else if (kind == "ceilings") {
-        nlohmann::json r = lego::run::measure_ceilings(request.value("array_mib", 128));
+        nlohmann::json r = lego::run::measure_ceilings(request.value("array_mib", 128), request.value("target", "host"));
         r["status"] = "ok";
         reply(r);
       } else if (kind == "run") {

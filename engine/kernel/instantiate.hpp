@@ -4,6 +4,11 @@
 //   {{ pid_m, pid_n = L.inv(pid) }}  declarations of L's inverse at pid
 //   {{ BM }}, {{ N / BM }}          a constant expression over the parameters
 //   {{ A.size }}                   the number of elements A's (or layout A's) storage holds
+//   {{ A.stride(d) }}              A's distance between neighbours along index d,
+//                                  checked to be the same at every index
+//   {{ VECTOR_BYTES }}, {{ VECTOR_REGISTERS }}
+//                                  the target's vector width and register count (CPU;
+//                                  usable in any constant expression)
 //   {{ smem S[r, c] }}             the index of S, a named layout that stores a
 //                                  __shared__ array of the same name (CUDA)
 //   {{ for i, j in L [parallel] [simd] }} .. {{ end }}
@@ -23,6 +28,7 @@
 #include "kernel/spec.hpp"
 #include "kernel/variant.hpp"
 #include "sym/print.hpp"
+#include "target/target.hpp"
 
 namespace lego::kernel {
 
@@ -67,6 +73,9 @@ struct Instance {
   // flat form (and why), micro-kernels or scalar code (and why).
   std::vector<std::string> notes;
   std::string library;  // baselines: the library they call ("openblas")
+  // The CPU target the code is built for ("host" or a target::known_names()
+  // entry); CUDA ignores it.
+  std::string target = "host";
   bool baseline = false;
   bool check = true;  // false: a baseline that is a roof, timed without a comparison
 };
@@ -75,6 +84,10 @@ struct InstantiateOptions {
   // Wrap every access as LEGO_ACCESS(site, array, (index)) so a tracing build
   // can record it (static analysis); off, accesses print as plain indices.
   bool mark_accesses = false;
+  // The CPU the code is built for: its vector width and registers are the
+  // template's VECTOR_BYTES and VECTOR_REGISTERS, and it picks the
+  // register micro-kernels (8x8 with AVX2, 16x16 with AVX-512, 4x4 with NEON).
+  target::Target target = target::host();
 };
 
 // Throws LegoError with "template:line:column" and a caret line for a bad
@@ -83,6 +96,18 @@ struct InstantiateOptions {
 // Text for a // comment of generated code: control characters (a newline
 // in a name would end the comment) become spaces.
 std::string comment_text(const std::string& text);
+
+// A CPU variant the target cannot run: the template uses intrinsics of a
+// feature it lacks (target::required_features), or its register tile does
+// not fit the target's vector registers. Thrown before any code is made, so
+// such a variant never reaches a compiler; the message says why.
+class RuledOut : public LegoError {
+ public:
+  using LegoError::LegoError;
+};
+
+// Why `target` rules the variant out, or "" when it can run it.
+std::string ruled_out_by(const KernelSpec& spec, const Env& parameters, const target::Target& target);
 
 Instance instantiate(const KernelSpec& spec, const Variant& variant, sym::Lang lang, const InstantiateOptions& options = {});
 

@@ -1,5 +1,7 @@
 #include "kernel/microkernel.hpp"
 
+#include <algorithm>
+
 namespace lego::kernel {
 
 namespace {
@@ -23,7 +25,7 @@ bool rows_aligned(const InnerLoops& loops, const AccessShape& dst, std::int64_t 
 }  // namespace
 
 std::optional<TransposeChoice> choose_transpose(const InnerLoops& loops, const AccessShape& src, const AccessShape& dst, bool stream,
-                                                bool avx512, std::string& why_not) {
+                                                const target::Target& target, std::string& why_not) {
   if (src.element_bytes != 4 || dst.element_bytes != 4) {
     why_not = "register transposes are for 4-byte elements";
     return std::nullopt;
@@ -50,18 +52,21 @@ std::optional<TransposeChoice> choose_transpose(const InnerLoops& loops, const A
               "; destination " + std::to_string(*dout) + ", " + std::to_string(*di) + ")";
     return std::nullopt;
   }
-  for (int tile : {avx512 ? 16 : 8, 8}) {
+  const int widest = std::min(target.lanes(4), 16);
+  for (int tile = widest; tile >= 4; tile /= 2) {
     if (loops.outer_extent % tile != 0 || loops.inner_extent % tile != 0) continue;
     c.tile = tile;
     break;
   }
   if (c.tile == 0) {
     why_not = "the innermost loops (" + std::to_string(loops.outer_extent) + " x " + std::to_string(loops.inner_extent) +
-              ") are not multiples of 8";
+              ") are not multiples of 4";
     return std::nullopt;
   }
+  // NEON has no streaming store instruction a compiler exposes.
+  if (target.arch == target::Arch::AArch64) stream = false;
   const std::string size = std::to_string(c.tile) + "x" + std::to_string(c.tile);
-  c.note = size + " register transpose over loops " + loops.outer + ", " + loops.inner;
+  c.note = size + " register transpose (" + target.level() + ") over loops " + loops.outer + ", " + loops.inner;
   if (stream) {
     InnerLoops stepped = loops;
     stepped.steps[loops.outer] = stepped.steps[loops.inner] = c.tile;
@@ -71,11 +76,42 @@ std::optional<TransposeChoice> choose_transpose(const InnerLoops& loops, const A
   return c;
 }
 
-std::string microkernel_prelude() {
+std::string microkernel_prelude(const target::Target& target) {
   // Whole-tile moves through registers. Rows are loaded unaligned; streamed
-  // stores need aligned rows, which choose_transpose has proved.
-  return R"(#include <immintrin.h>
-#if defined(__AVX2__)
+  // stores need aligned rows, which choose_transpose has proved. Each tile
+  // size has a scalar fallback, so the code builds for any machine.
+  std::string out = target.arch == target::Arch::AArch64 ? "#if defined(__ARM_NEON)\n#include <arm_neon.h>\n#endif\n"
+                                                         : "#if defined(__SSE__)\n#include <immintrin.h>\n#endif\n";
+  out += R"(#if defined(__ARM_NEON)
+template <bool Stream>
+static inline __attribute__((always_inline)) void lego_transpose_4x4(const float* s, int64_t ss, float* d, int64_t ds) {
+  const float32x4_t r0 = vld1q_f32(s), r1 = vld1q_f32(s + ss), r2 = vld1q_f32(s + 2 * ss), r3 = vld1q_f32(s + 3 * ss);
+  const float32x4x2_t a = vtrnq_f32(r0, r1), b = vtrnq_f32(r2, r3);
+  vst1q_f32(d, vcombine_f32(vget_low_f32(a.val[0]), vget_low_f32(b.val[0])));
+  vst1q_f32(d + ds, vcombine_f32(vget_low_f32(a.val[1]), vget_low_f32(b.val[1])));
+  vst1q_f32(d + 2 * ds, vcombine_f32(vget_high_f32(a.val[0]), vget_high_f32(b.val[0])));
+  vst1q_f32(d + 3 * ds, vcombine_f32(vget_high_f32(a.val[1]), vget_high_f32(b.val[1])));
+}
+#elif defined(__SSE__)
+template <bool Stream>
+static inline __attribute__((always_inline)) void lego_transpose_4x4(const float* s, int64_t ss, float* d, int64_t ds) {
+  __m128 r0 = _mm_loadu_ps(s), r1 = _mm_loadu_ps(s + ss), r2 = _mm_loadu_ps(s + 2 * ss), r3 = _mm_loadu_ps(s + 3 * ss);
+  _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+  const __m128 o[4] = {r0, r1, r2, r3};
+  for (int k = 0; k < 4; ++k) {
+    if (Stream) _mm_stream_ps(d + k * ds, o[k]);
+    else _mm_storeu_ps(d + k * ds, o[k]);
+  }
+}
+#else
+template <bool Stream>
+static inline void lego_transpose_4x4(const float* s, int64_t ss, float* d, int64_t ds) {
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 4; ++c) d[c * ds + r] = s[r * ss + c];
+}
+#endif
+)";
+  if (target.lanes(4) >= 8) out += R"(#if defined(__AVX2__)
 template <bool Stream>
 static inline __attribute__((always_inline)) void lego_transpose_8x8(const float* s, int64_t ss, float* d, int64_t ds) {
   const __m256 r0 = _mm256_loadu_ps(s), r1 = _mm256_loadu_ps(s + ss), r2 = _mm256_loadu_ps(s + 2 * ss), r3 = _mm256_loadu_ps(s + 3 * ss);
@@ -99,7 +135,8 @@ static inline void lego_transpose_8x8(const float* s, int64_t ss, float* d, int6
     for (int c = 0; c < 8; ++c) d[c * ds + r] = s[r * ss + c];
 }
 #endif
-#if defined(__AVX512F__)
+)";
+  if (target.lanes(4) >= 16) out += R"(#if defined(__AVX512F__)
 template <bool Stream>
 static inline __attribute__((always_inline)) void lego_transpose_16x16(const float* s, int64_t ss, float* d, int64_t ds) {
   __m512 r[16], t[16], u[16];
@@ -132,8 +169,10 @@ static inline void lego_transpose_16x16(const float* s, int64_t ss, float* d, in
     for (int c = 0; c < 16; c += 8) lego_transpose_8x8<Stream>(s + r * ss + c, ss, d + c * ds + r, ds);
 }
 #endif
-static inline void lego_store_fence() {
-#if defined(__SSE__)
+)";
+  // Streamed stores are weakly ordered: each thread fences its own before the region's barrier.
+  return out + R"(static inline void lego_store_fence() {
+#if defined(__SSE__) && !defined(__ARM_NEON)
   _mm_sfence();
 #endif
 }

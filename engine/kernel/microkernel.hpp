@@ -4,7 +4,9 @@
 // nest's two innermost loops. When one side is contiguous along the inner
 // loop and the other along the outer one, the innermost tile swaps two
 // dimensions: the two loops step by the register tile and a register
-// transpose (8x8 with AVX2, 16x16 with AVX-512) moves the whole tile.
+// transpose moves the whole tile: as wide as the target's vectors (4x4 with
+// SSE or NEON, 8x8 with AVX2, 16x16 with AVX-512), else the widest narrower
+// one the loops divide by.
 // Otherwise the statement stays scalar and the compiler vectorizes it.
 #pragma once
 
@@ -12,6 +14,8 @@
 #include <map>
 #include <optional>
 #include <string>
+
+#include "target/target.hpp"
 
 namespace lego::kernel {
 
@@ -32,7 +36,7 @@ struct InnerLoops {
 };
 
 struct TransposeChoice {
-  int tile = 0;  // 8 or 16: both inner loops step by it
+  int tile = 0;  // 4, 8 or 16: both inner loops step by it
   // The tile read as rows of `src_row` stride, written as rows of `dst_row` stride.
   std::int64_t src_row = 0, dst_row = 0;
   bool stream = false;  // streaming stores: asked for and every tile's rows aligned
@@ -40,12 +44,14 @@ struct TransposeChoice {
 };
 
 // Nullopt when no register transpose fits (the note says why in `why_not`).
-// `avx512` selects the 16x16 tile where the loops allow it.
+// The tile is the widest the target's vectors hold that the loops divide by.
 std::optional<TransposeChoice> choose_transpose(const InnerLoops& loops, const AccessShape& src, const AccessShape& dst, bool stream,
-                                                bool avx512, std::string& why_not);
+                                                const target::Target& target, std::string& why_not);
 
-// The prelude the micro-kernels need (intrinsics with a portable fallback).
-std::string microkernel_prelude();
+// The prelude the micro-kernels need: the target's intrinsics, each behind
+// its feature macro with a portable fallback, so exported code still builds
+// (slower) for another machine.
+std::string microkernel_prelude(const target::Target& target);
 
 // The call moving one tile: src and dst point at the tile's first element.
 std::string transpose_call(const TransposeChoice& c, const std::string& src, const std::string& dst);

@@ -1,5 +1,7 @@
 #include "kernel/spec.hpp"
 
+#include "target/target.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
@@ -323,6 +325,19 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
     if (!k.at("tolerance").is_number() || k.at("tolerance").get<double>() < 0) r.fail(path + ".tolerance", "expected a number >= 0");
     s.tolerance = k.at("tolerance").get<double>();
   }
+  if (k.contains("register_tile")) {
+    // {"rows": "BM", "columns": "BN", "type": "float"}
+    const std::string rp = path + ".register_tile";
+    const Json& rt = k.at("register_tile");
+    if (!rt.is_object()) r.fail(rp, "expected {\"rows\": EXPR, \"columns\": EXPR, \"type\": \"float\"}");
+    RegisterTile tile;
+    tile.rows_text = r.string_at(rt, "rows", rp);
+    tile.columns_text = r.string_at(rt, "columns", rp);
+    tile.rows = r.expression(tile.rows_text, rp + ".rows");
+    tile.columns = r.expression(tile.columns_text, rp + ".columns");
+    if (rt.contains("type")) tile.type = element_type(r, r.string_at(rt, "type", rp), rp + ".type");
+    s.register_tile = std::move(tile);
+  }
   if (s.backend == "cuda") {
     const Json& launch = r.member(k, "launch", path);
     for (const char* what : {"grid", "block"}) {
@@ -370,6 +385,12 @@ Project parse_project(const std::string& json_text, const std::string& file_labe
   Project p;
   p.name = j.contains("name") ? r.string_at(j, "name", "$") : file_label;
   p.description = r.optional_string(j, "description", "$");
+  p.target = r.optional_string(j, "target", "$");
+  if (!p.target.empty() && !target::by_name(p.target)) {
+    std::string names = "host";
+    for (const auto& n : target::known_names()) names += ", " + n;
+    r.fail("$.target", "unknown target \"" + p.target + "\" (" + names + ")");
+  }
   const Json& kernels = r.member(j, "kernels", "$");
   if (!kernels.is_array()) r.fail("$.kernels", "expected a list of kernels");
   std::set<std::string> names;

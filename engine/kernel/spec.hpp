@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,16 @@ struct Baseline {
   bool verify = true;
 };
 
+// A register tile the template keeps in vector registers (matmul's BM x BN
+// accumulators): its rows and columns over the parameters. The engine rules
+// out the variants whose tile does not fit the target's register file, so
+// the bound comes from the machine, not from the project.
+struct RegisterTile {
+  Expr rows, columns;
+  ElementType type = ElementType::F32;
+  std::string rows_text, columns_text;
+};
+
 struct KernelSpec {
   std::string name, description;
   std::string backend = "cpu";
@@ -81,11 +92,15 @@ struct KernelSpec {
   // Parameters to verify at (e.g. N = 256): each variant is checked against
   // the reference at these sizes and timed at its own without a check.
   Env verify_at;
+  std::optional<RegisterTile> register_tile;
 };
 
 struct Project {
   static constexpr int kSchemaVersion = 1;
   std::string name, description;
+  // "target": the CPU its sweeps build for unless the user names one
+  // (--target, the app's picker); empty: this machine.
+  std::string target;
   std::vector<KernelSpec> kernels;
 };
 

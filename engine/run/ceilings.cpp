@@ -1,6 +1,12 @@
 #include "run/ceilings.hpp"
 
+#include <fmt/format.h>
+
 #include <chrono>
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
@@ -8,39 +14,6 @@
 
 namespace lego::run {
 namespace {
-
-// Many independent FMA chains per thread hide the FMA latency; the loop is
-// vectorized by the JIT for the host's widest vectors.
-constexpr const char* kSource = R"(
-#include <omp.h>
-#include <cstdint>
-extern "C" int lego_threads() { return omp_get_max_threads(); }
-extern "C" void lego_copy(const double* a, double* c, int64_t n) {
-#pragma omp parallel for simd schedule(static)
-  for (int64_t i = 0; i < n; ++i) c[i] = a[i];
-}
-extern "C" void lego_triad(double* a, const double* b, const double* c, int64_t n) {
-#pragma omp parallel for simd schedule(static)
-  for (int64_t i = 0; i < n; ++i) a[i] = b[i] + 3.0 * c[i];
-}
-template <class T>
-static T fma_loop(int64_t iterations) {
-  T total = 0;
-#pragma omp parallel reduction(+ : total)
-  {
-    T acc[128];
-    for (int k = 0; k < 128; ++k) acc[k] = T(k) * T(1e-3);
-    const T m = T(0.999999), s = T(1e-7);
-    for (int64_t it = 0; it < iterations; ++it)
-#pragma clang loop vectorize(enable) interleave(enable)
-      for (int k = 0; k < 128; ++k) acc[k] = acc[k] * m + s;
-    for (int k = 0; k < 128; ++k) total += acc[k];
-  }
-  return total;
-}
-extern "C" double lego_fma_f32(int64_t iterations) { return fma_loop<float>(iterations); }
-extern "C" double lego_fma_f64(int64_t iterations) { return fma_loop<double>(iterations); }
-)";
 
 template <class F>
 double best_seconds(int runs, F f) {
@@ -55,35 +28,143 @@ double best_seconds(int runs, F f) {
 
 }  // namespace
 
-nlohmann::json measure_ceilings(int array_mib) {
+int fma_chains(const target::Target& target) { return std::max(target.vector_registers - 2, 4); }
+
+std::string ceiling_source(const target::Target& target) {
+  // The FMA loop keeps CHAINS vectors of the target's width in registers:
+  // written with vector types and unrolled, so no accumulator lives in
+  // memory (128 scalar accumulators spilled on AVX2's 16 registers).
+  return fmt::format(R"(#include <omp.h>
+#include <cstdint>
+constexpr int kChains = {0};
+constexpr int kVectorBytes = {1};
+extern "C" int lego_threads() {{ return omp_get_max_threads(); }}
+extern "C" void lego_copy(const double* a, double* c, int64_t n) {{
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; i += 8)
+#pragma clang loop unroll(full)
+    for (int k = 0; k < 8; ++k) __builtin_nontemporal_store(a[i + k], &c[i + k]);
+}}
+extern "C" void lego_triad(double* a, const double* b, const double* c, int64_t n) {{
+#pragma omp parallel for simd schedule(static)
+  for (int64_t i = 0; i < n; ++i) a[i] = b[i] + 3.0 * c[i];
+}}
+template <class T>
+static double fma_loop(int64_t iterations) {{
+  typedef T vec __attribute__((vector_size(kVectorBytes)));
+  double total = 0;
+#pragma omp parallel reduction(+ : total)
+  {{
+    vec acc[kChains];
+#pragma clang loop unroll(full)
+    for (int k = 0; k < kChains; ++k) acc[k] = vec{{}} + T(k) * T(1e-3);
+    vec m = vec{{}} + T(0.999999), s = vec{{}} + T(1e-7);
+    for (int64_t it = 0; it < iterations; ++it) {{
+#pragma clang loop unroll(full)
+      for (int k = 0; k < kChains; ++k) acc[k] = acc[k] * m + s;
+    }}
+#pragma clang loop unroll(full)
+    for (int k = 0; k < kChains; ++k)
+      for (int l = 0; l < int(sizeof(vec) / sizeof(T)); ++l) total += acc[k][l];
+  }}
+  return total;
+}}
+extern "C" double lego_fma_f32(int64_t iterations) {{ return fma_loop<float>(iterations); }}
+extern "C" double lego_fma_f64(int64_t iterations) {{ return fma_loop<double>(iterations); }}
+// The clock while every core is busy: a chain of dependent one-cycle adds
+// (the empty asm keeps each add, and its result, in a register).
+extern "C" double lego_clock(int64_t adds, double (*now)()) {{
+  double ghz = 0;
+#pragma omp parallel reduction(+ : ghz)
+  {{
+    uint64_t x = 0;
+    const double t0 = now();
+    for (int64_t i = 0; i < adds; i += 8) {{
+#pragma clang loop unroll(full)
+      for (int k = 0; k < 8; ++k) {{
+        x += 1;
+        __asm__ volatile("" : "+r"(x));
+      }}
+    }}
+    const double t1 = now();
+    ghz = double(adds) / (t1 - t0) / 1e9 + double(x == 0);
+  }}
+  return ghz / omp_get_max_threads();
+}}
+)",
+                     fma_chains(target), target.vector_bytes);
+}
+
+std::string peak_disagreement(double measured, double theoretical) {
+  if (measured <= 0 || theoretical <= 0) return "";
+  const double ratio = measured / theoretical;
+  if (std::abs(ratio - 1) <= 0.15) return "";
+  return fmt::format(
+      "the measured peak is {:.0f}% of the theoretical {:.0f} GFLOP/s (FMA pipes x lanes x 2 x clock x cores); {}", 100 * ratio,
+      theoretical,
+      ratio < 1 ? "the FMA kernel is not saturating the pipes (other load on the machine, fewer pipes than the target model says, or "
+                  "a clock that drops under vector load)"
+                : "the target model has fewer pipes or a narrower datapath than this machine");
+}
+
+namespace {
+double steady_seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+}  // namespace
+
+nlohmann::json measure_ceilings(int array_mib, const std::string& target_name) {
+  const target::Target target = target::resolve(target_name);
   CompileOptions options;
   options.want_assembly = false;
-  CompileResult c = compile_cpp(kSource, options);
+  options.target = target;
+  CompileResult c = compile_cpp(ceiling_source(target), options);
   if (!c.module) throw std::runtime_error("the ceiling kernels do not compile:\n" + c.diagnostics);
   auto* threads = reinterpret_cast<int (*)()>(c.module->lookup("lego_threads"));
   auto* copy = reinterpret_cast<void (*)(const double*, double*, std::int64_t)>(c.module->lookup("lego_copy"));
   auto* triad = reinterpret_cast<void (*)(double*, const double*, const double*, std::int64_t)>(c.module->lookup("lego_triad"));
   auto* fma32 = reinterpret_cast<double (*)(std::int64_t)>(c.module->lookup("lego_fma_f32"));
   auto* fma64 = reinterpret_cast<double (*)(std::int64_t)>(c.module->lookup("lego_fma_f64"));
+  auto* clock = reinterpret_cast<double (*)(std::int64_t, double (*)())>(c.module->lookup("lego_clock"));
 
   const std::int64_t n = std::int64_t{array_mib} * 1024 * 1024 / 8;
-  std::vector<double> a(n, 1.0), b(n, 2.0), cc(n, 0.5);
-  copy(a.data(), cc.data(), n);  // first touch
-  const double copy_s = best_seconds(5, [&] { copy(a.data(), cc.data(), n); });
-  const double triad_s = best_seconds(5, [&] { triad(a.data(), b.data(), cc.data(), n); });
+  // 64-byte aligned: streamed vector stores need aligned addresses.
+  struct Free {
+    void operator()(double* p) const { std::free(p); }
+  };
+  const auto array = [&](double value) {
+    std::unique_ptr<double[], Free> p(static_cast<double*>(std::aligned_alloc(64, static_cast<std::size_t>(n) * sizeof(double))));
+    if (!p) throw std::runtime_error("cannot allocate the STREAM arrays");
+    std::fill(p.get(), p.get() + n, value);
+    return p;
+  };
+  auto a = array(1.0), b = array(2.0), cc = array(0.5);
+  copy(a.get(), cc.get(), n);  // first touch
+  const double copy_s = best_seconds(5, [&] { copy(a.get(), cc.get(), n); });
+  const double triad_s = best_seconds(5, [&] { triad(a.get(), b.get(), cc.get(), n); });
   const int t = threads();
-  const std::int64_t iterations = 2'000'000;
+  const int chains = fma_chains(target);
+  const std::int64_t iterations = 4'000'000'000LL / (chains * target.vector_bytes);
   volatile double sink = 0;
   const double f32_s = best_seconds(3, [&] { sink = sink + fma32(iterations); });
   const double f64_s = best_seconds(3, [&] { sink = sink + fma64(iterations); });
-  const double flops = 2.0 * 128 * static_cast<double>(iterations) * t;
+  double ghz = 0;
+  for (int r = 0; r < 3; ++r) ghz = std::max(ghz, clock(400'000'000, steady_seconds));
+  const double vectors = static_cast<double>(chains) * static_cast<double>(iterations) * t;
+  const double flops32 = 2.0 * vectors * (target.vector_bytes / 4), flops64 = 2.0 * vectors * (target.vector_bytes / 8);
+  target::Target at_clock = target;
+  at_clock.ghz = ghz;
+  at_clock.cores = t;
   return {{"copy_gbs", 16.0 * static_cast<double>(n) / copy_s / 1e9},
           {"triad_gbs", 24.0 * static_cast<double>(n) / triad_s / 1e9},
-          {"peak_gflops_f32", flops / f32_s / 1e9},
-          {"peak_gflops_f64", flops / f64_s / 1e9},
+          {"peak_gflops_f32", flops32 / f32_s / 1e9},
+          {"peak_gflops_f64", flops64 / f64_s / 1e9},
           {"threads", t},
           {"cpu", host_cpu()},
-          {"array_mib", array_mib}};
+          {"array_mib", array_mib},
+          {"target", target.name},
+          {"level", target.level()},
+          {"fma_chains", chains},
+          {"clock_ghz", ghz},
+          {"theoretical_gflops_f32", at_clock.theoretical_peak_gflops_f32()}};
 }
 
 }  // namespace lego::run

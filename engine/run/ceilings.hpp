@@ -1,13 +1,33 @@
-// Machine ceilings for the roofline: STREAM copy and triad bandwidth with
-// all cores and the peak FP32/FP64 FMA rate, measured by kernels compiled
-// through the same JIT as the variants (so with the same flags and CPU).
+// Machine ceilings for the roofline, per target: STREAM copy (non-temporal
+// stores where the target has them, as STREAM's tuned builds do) and triad
+// bandwidth with all cores, the peak FP32/FP64 FMA rate with as many
+// independent chains as the target's vector registers hold, and the clock
+// the cores ran at while measuring it, from which the theoretical peak
+// (FMA pipes x lanes x 2 x clock x cores) is computed and compared.
+// Compiled through the same JIT as the variants, for the same target.
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <string>
+
+#include "target/target.hpp"
 
 namespace lego::run {
 
-// {"copy_gbs", "triad_gbs", "peak_gflops_f32", "peak_gflops_f64", "threads", "cpu", "array_mib"}
-nlohmann::json measure_ceilings(int array_mib = 128);
+// Independent FMA chains per thread: every vector register but the two the
+// loop needs for its constants, so the FMA latency is hidden on each pipe.
+int fma_chains(const target::Target& target);
+
+// The ceiling kernels' source for `target` (lego_fma_f32/f64 with fma_chains
+// vector accumulators, lego_copy, lego_triad, lego_clock).
+std::string ceiling_source(const target::Target& target);
+
+// {"copy_gbs", "triad_gbs", "peak_gflops_f32", "peak_gflops_f64", "threads", "cpu", "array_mib",
+//  "target", "fma_chains", "clock_ghz", "theoretical_gflops_f32"}
+nlohmann::json measure_ceilings(int array_mib = 128, const std::string& target_name = "host");
+
+// "" when the measured peak is within 15% of the theoretical one, else a
+// sentence saying by how much they disagree and what may explain it.
+std::string peak_disagreement(double measured_gflops, double theoretical_gflops);
 
 }  // namespace lego::run

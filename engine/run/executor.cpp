@@ -47,7 +47,8 @@ Json make_request(const kernel::Instance& instance, const RunOptions& options, s
           {"block", instance.block},
           {"min_time", options.min_time_s},
           {"seed", options.seed},
-          {"library", instance.library}};
+          {"library", instance.library},
+          {"target", instance.target}};
 }
 
 std::string entry_trampoline(const std::string& entry, const std::string& function, const Json& tensors) {
@@ -75,10 +76,11 @@ std::int64_t elements(const Json& tensor) {
 }
 
 std::unique_ptr<JitModule> compile_or_report(const std::string& source, bool want_assembly, Json& result, const char* what,
-                                             const std::string& library = "") {
+                                             const std::string& library = "", const std::string& target = "host") {
   CompileOptions options;
   options.want_assembly = want_assembly;
   options.library = library;
+  options.target = target::resolve(target);
   CompileResult c = compile_cpp(source, options);
   result[std::string(what) + "_ms"] = c.ms;
   if (!c.module) {
@@ -158,7 +160,8 @@ Json Executor::execute(const Json& request, const Progress& progress) {
     stage("compile");
     const Json& tensors = request.at("tensors");
     auto module = compile_or_report(request.at("source").get<std::string>() + entry_trampoline("lego_entry", "lego_kernel", tensors),
-                                    request.value("assembly", false), result, "the kernel", request.value("library", ""));
+                                    request.value("assembly", false), result, "the kernel", request.value("library", ""),
+                                    request.value("target", "host"));
     if (!module) return result;
     if (request.value("assembly", false)) result["assembly"] = module->assembly();
     auto* entry = reinterpret_cast<Entry>(module->lookup("lego_entry"));

@@ -13,9 +13,13 @@
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h>
+#include <llvm/IR/DiagnosticHandler.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/DynamicLibrary.h>
+#include <llvm/Support/ErrorHandling.h>
 #include <llvm/Support/Host.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Target/TargetMachine.h>
@@ -84,9 +88,10 @@ std::unique_ptr<llvm::Module> frontend(const std::string& source, const CompileO
 
   clang::driver::Driver driver(LEGO_CLANG_PATH, llvm::sys::getProcessTriple(), diags);
   driver.setCheckInputsExist(false);
-  std::vector<std::string> args = {
-      "clang++",         "-fsyntax-only", "-x",        "c++", "-std=c++17", "-O3", "-march=native", "-ffp-contract=fast",
-      "-fno-exceptions", "-Wall",         "kernel.cpp"};
+  std::vector<std::string> args = {"clang++", "-fsyntax-only",     "-x",    "c++",       "-std=c++17",
+                                   "-O3",     "-ffp-contract=fast", "-fno-exceptions", "-Wall", "kernel.cpp"};
+  const auto flags = target::clang_flags(options.target);
+  args.insert(args.end() - 1, flags.begin(), flags.end());
   if (options.openmp) args.insert(args.end() - 1, "-fopenmp");
   // The line table only (no variables or types): the assembly's .loc lines
   // link each instruction to its source line in the app. It changes no code.
@@ -115,6 +120,49 @@ std::unique_ptr<llvm::Module> frontend(const std::string& source, const CompileO
   return action.takeModule();
 }
 
+// Errors LLVM reports while generating code (inline asm whose operands
+// cannot be allocated, say) are collected here; without a handler LLVM
+// prints them and exits the process.
+// The handler belongs to the module's context, which the JIT frees after
+// code generation, so what it collects lives in a state shared with us.
+struct CodegenErrors {
+  std::string text;
+};
+struct CollectedDiagnostics final : llvm::DiagnosticHandler {
+  explicit CollectedDiagnostics(std::shared_ptr<CodegenErrors> out) : out_(std::move(out)) {}
+  bool handleDiagnostics(const llvm::DiagnosticInfo& info) override {
+    if (info.getSeverity() != llvm::DS_Error) return true;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    llvm::DiagnosticPrinterRawOStream printer(os);
+    info.print(printer);
+    out_->text += "error: LLVM: " + os.str() + "\n";
+    return true;
+  }
+
+ private:
+  std::shared_ptr<CodegenErrors> out_;
+};
+
+// A function the module defines, to look up once it is added: the JIT
+// generates a module's code on the first look-up, and that should happen
+// here, where errors are collected, not when the caller runs it.
+std::string defined_function(const llvm::Module& module) {
+  for (const auto& f : module.functions())
+    if (!f.isDeclaration() && f.hasExternalLinkage()) return f.getName().str();
+  return "";
+}
+
+llvm::Expected<llvm::orc::JITTargetMachineBuilder> machine_builder(const target::Target& t) {
+  if (t.host) return llvm::orc::JITTargetMachineBuilder::detectHost();
+  llvm::orc::JITTargetMachineBuilder builder{llvm::Triple(llvm::sys::getProcessTriple())};
+  builder.setCPU(t.cpu);
+  std::vector<std::string> features;
+  for (const auto& f : t.features) features.push_back("+" + f);
+  builder.addFeatures(features);
+  return builder;
+}
+
 std::string emit_assembly(const llvm::Module& module, llvm::orc::JITTargetMachineBuilder builder) {
   auto machine = builder.createTargetMachine();
   if (!machine) return "; no assembly: " + error_text(machine.takeError());
@@ -132,10 +180,36 @@ std::string emit_assembly(const llvm::Module& module, llvm::orc::JITTargetMachin
 
 std::string host_cpu() { return llvm::sys::getHostCPUName().str(); }
 
+std::string cannot_run_here(const target::Target& t) {
+  const target::Target& machine = target::host();
+  if (t.arch != machine.arch)
+    return "code for " + t.name + " (" + t.triple + ") cannot run on this " + machine.triple +
+           " machine: export it (lego export --target " + t.name + ") and build it there";
+  std::vector<std::string> missing;
+  if (!target::runs_on(t, machine, &missing)) {
+    std::string list;
+    for (const auto& f : missing) list += (list.empty() ? "" : ", ") + f;
+    return "this machine (" + machine.cpu + ", " + machine.level() + ") lacks " + list + ", which target " + t.name + " needs";
+  }
+  return "";
+}
+
+void on_llvm_fatal_error(std::function<void(const std::string& message)> report) {
+  static std::function<void(const std::string&)> reporter;
+  reporter = std::move(report);
+  llvm::install_fatal_error_handler([](void*, const char* reason, bool) {
+    if (reporter) reporter(std::string("LLVM: ") + reason);
+  });
+}
+
 CompileResult compile_cpp(const std::string& source, const CompileOptions& options) {
   initialize_llvm();
   const auto start = std::chrono::steady_clock::now();
   CompileResult result;
+  if (const std::string why = cannot_run_here(options.target); !why.empty()) {
+    result.diagnostics = "error: " + why + "\n";
+    return result;
+  }
   auto context = std::make_unique<llvm::LLVMContext>();
   std::unique_ptr<llvm::Module> module = frontend(source, options, *context, result.diagnostics);
   auto finish = [&] {
@@ -161,7 +235,7 @@ CompileResult compile_cpp(const std::string& source, const CompileOptions& optio
       return finish();
     }
   }
-  auto target = llvm::orc::JITTargetMachineBuilder::detectHost();
+  auto target = machine_builder(options.target);
   if (!target) {
     result.diagnostics += error_text(target.takeError());
     return finish();
@@ -174,7 +248,15 @@ CompileResult compile_cpp(const std::string& source, const CompileOptions& optio
   // symbols outside it, so the small model (what clang++ uses) is safe.
   target->setCodeModel(llvm::CodeModel::Small);
   target->setRelocationModel(llvm::Reloc::PIC_);
+  auto codegen = std::make_shared<CodegenErrors>();
+  context->setDiagnosticHandler(std::make_unique<CollectedDiagnostics>(codegen));
+  const auto codegen_failed = [&] {
+    result.diagnostics += codegen->text;
+    return !codegen->text.empty();
+  };
   const std::string assembly = options.want_assembly ? emit_assembly(*module, *target) : std::string();
+  if (codegen_failed()) return finish();
+  const std::string first_function = defined_function(*module);
 
   auto jit = llvm::orc::LLJITBuilder()
                  .setJITTargetMachineBuilder(*target)
@@ -197,6 +279,11 @@ CompileResult compile_cpp(const std::string& source, const CompileOptions& optio
   if (auto error = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context)))) {
     result.diagnostics += error_text(std::move(error));
     return finish();
+  }
+  if (!first_function.empty()) {
+    auto symbol = (*jit)->lookup(first_function);
+    if (!symbol) result.diagnostics += "error: " + error_text(symbol.takeError()) + "\n";
+    if (!symbol || codegen_failed()) return finish();
   }
   if (auto error = (*jit)->initialize(dylib)) {
     result.diagnostics += error_text(std::move(error));

@@ -1,11 +1,18 @@
 // C++ compiled in process by the Clang/LLVM 15 libraries and run through the
-// ORC JIT: no external compiler at run time, -O3 for the host CPU. The
-// assembly of the same optimized module is kept for the code view.
+// ORC JIT: no external compiler at run time, -O3 for the options' target
+// (the host, or a lower level of its ISA such as x86-64-v3 on an AVX-512
+// machine). The module is compiled to machine code here, so every LLVM error
+// (inline asm that cannot be allocated, an intrinsic the target lacks) is a
+// compile error with LLVM's text. The assembly of the same optimized module
+// is kept for the code view.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "target/target.hpp"
 
 namespace lego::run {
 
@@ -16,6 +23,9 @@ struct CompileOptions {
   // A library the code may call, from a fixed list: "openblas" (baselines
   // only; loaded from the system's libopenblas.so.0). Empty: none.
   std::string library;
+  // The machine the code is built for; it must run on this one (the same
+  // ISA, no feature this machine lacks), else compile_cpp refuses it.
+  target::Target target = target::host();
 };
 
 class JitModule {
@@ -37,5 +47,12 @@ CompileResult compile_cpp(const std::string& source, const CompileOptions& optio
 
 // The host CPU as LLVM names it (for reports).
 std::string host_cpu();
+
+// Why code for `target` cannot run in this process ("" when it can).
+std::string cannot_run_here(const target::Target& target);
+
+// LLVM's fatal errors (report_fatal_error) end the process; a worker hears
+// the message first, answers the request as a compile error, and exits.
+void on_llvm_fatal_error(std::function<void(const std::string& message)> report);
 
 }  // namespace lego::run

@@ -7,7 +7,7 @@
 namespace lego::run {
 
 namespace {
-constexpr std::array<std::pair<Status, const char*>, 13> kWords = {{{Status::NotRun, "not run"},
+constexpr std::array<std::pair<Status, const char*>, 14> kWords = {{{Status::NotRun, "not run"},
                                                                     {Status::Ok, "ok"},
                                                                     {Status::Wrong, "wrong"},
                                                                     {Status::CompileError, "compile-error"},
@@ -19,7 +19,8 @@ constexpr std::array<std::pair<Status, const char*>, 13> kWords = {{{Status::Not
                                                                     {Status::Error, "error"},
                                                                     {Status::Invalid, "invalid"},
                                                                     {Status::Duplicate, "duplicate"},
-                                                                    {Status::Imported, "imported"}}};
+                                                                    {Status::Imported, "imported"},
+                                                                    {Status::RuledOut, "ruled out"}}};
 }  // namespace
 
 const char* status_text(Status status) {
@@ -40,6 +41,7 @@ bool is_failure(Status status) {
     case Status::NoGpu:
     case Status::Imported:
     case Status::Invalid:
+    case Status::RuledOut:
     case Status::Duplicate:
     case Status::NotRun:
       return false;

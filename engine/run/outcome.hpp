@@ -27,6 +27,7 @@ enum class Status {
   Invalid,       // could not be instantiated at these sizes
   Duplicate,     // the same code as an earlier variant: not run again
   Imported,      // measured elsewhere (lego import-results)
+  RuledOut,      // the target cannot run it (a feature it lacks, a register tile too large): never compiled
 };
 
 // The words the CLI and the app show ("ok", "wrong", "compile-error",
@@ -35,7 +36,7 @@ const char* status_text(Status status);
 // Unknown words read as Error.
 Status status_from_text(const std::string& text);
 // Whether a sweep counts it as failed (the exit status of lego bench):
-// invalid, duplicate, no GPU and imported are not failures.
+// invalid, ruled out, duplicate, no GPU and imported are not failures.
 bool is_failure(Status status);
 
 // The roofs a run is placed against: the machine's (run::machine_roof) or a
@@ -48,6 +49,12 @@ struct Roof {
   std::string measured_at;         // "2026-11-24 02:55 UTC"; empty when unknown
   std::int64_t measured_unix = 0;
   std::string cached_file;  // where machine_roof keeps it
+  // CPU ceilings are measured per target (run/ceilings.hpp): its name and
+  // ISA level, the FMA kernel's chains, the clock the cores ran at, and the
+  // theoretical peak at that clock; empty or 0 where unknown.
+  std::string target, level;
+  int fma_chains = 0;
+  double clock_ghz = 0, theoretical_gflops_f32 = 0;
 };
 
 // What NVRTC (ptxas) reports for one target.

@@ -125,6 +125,11 @@ Roof roof_from_json(const Json& roof) {
   r.measured_at = text(roof, "measured_at");
   r.measured_unix = static_cast<std::int64_t>(number(roof, "measured_unix"));
   r.cached_file = text(roof, "cached");
+  r.target = text(roof, "target");
+  r.level = text(roof, "level");
+  r.fma_chains = static_cast<int>(number(roof, "fma_chains"));
+  r.clock_ghz = number(roof, "clock_ghz");
+  r.theoretical_gflops_f32 = number(roof, "theoretical_gflops_f32");
   return r;
 }
 
@@ -140,6 +145,11 @@ Json roof_json(const Roof& roof) {
   if (!roof.measured_at.empty()) j["measured_at"] = roof.measured_at;
   if (roof.measured_unix != 0) j["measured_unix"] = roof.measured_unix;
   if (!roof.cached_file.empty()) j["cached"] = roof.cached_file;
+  if (!roof.target.empty()) j["target"] = roof.target;
+  if (!roof.level.empty()) j["level"] = roof.level;
+  if (roof.fma_chains > 0) j["fma_chains"] = roof.fma_chains;
+  if (roof.clock_ghz > 0) j["clock_ghz"] = roof.clock_ghz;
+  if (roof.theoretical_gflops_f32 > 0) j["theoretical_gflops_f32"] = roof.theoretical_gflops_f32;
   return j;
 }
 

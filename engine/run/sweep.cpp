@@ -24,13 +24,14 @@ namespace fs = std::filesystem;
 // A reader never sees half a file: write beside it, then rename over it.
 namespace {
 
-fs::path cache_file() {
+fs::path cache_file(const std::string& target) {
   const char* xdg = std::getenv("XDG_CACHE_HOME");
   const char* home = std::getenv("HOME");
   const fs::path base = xdg && *xdg ? fs::path(xdg) : home ? fs::path(home) / ".cache" : fs::temp_directory_path();
   char host[256] = "unknown";
   gethostname(host, sizeof host - 1);
-  return base / "lego-studio" / (std::string("ceilings-") + host + ".json");
+  // Per target: x86-64-v3 code on an AVX-512 machine has its own roofs.
+  return base / "lego-studio" / (std::string("ceilings-") + host + (target == "host" ? "" : "-" + target) + ".json");
 }
 
 }  // namespace
@@ -38,8 +39,8 @@ fs::path cache_file() {
 // Measured once per machine (and thread count) and cached; measured again
 // when the cached figures are more than a week old, so a measurement taken
 // on a busy day does not bound every later % of roof.
-Roof machine_roof(bool refresh, const std::function<void(const std::string&)>& note) {
-  const fs::path file = cache_file();
+Roof machine_roof(bool refresh, const std::function<void(const std::string&)>& note, const std::string& target) {
+  const fs::path file = cache_file(target);
   const long threads = sysconf(_SC_NPROCESSORS_ONLN);
   const std::int64_t now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   constexpr std::int64_t kWeek = 7 * 24 * 3600;
@@ -49,7 +50,7 @@ Roof machine_roof(bool refresh, const std::function<void(const std::string&)>& n
     const Json cached = Json::parse(in, nullptr, false);
     if (!cached.is_discarded() && cached.is_object() && cached.contains("copy_gbs")) {
       Roof roof = roof_from_json(cached);
-      if (roof.threads == threads) {
+      if (roof.threads == threads && roof.fma_chains > 0) {  // older files lack the target's FMA kernel
         if (now - roof.measured_unix <= kWeek) {
           roof.cached_file = file.string();
           return roof;
@@ -61,7 +62,7 @@ Roof machine_roof(bool refresh, const std::function<void(const std::string&)>& n
   if (refresh) why = "asked for";
   if (note) note("measuring the machine's ceilings (STREAM copy/triad, peak FMA, best of several runs; " + why + ")...");
   WorkerClient worker(default_worker_path());
-  const Json r = worker.call({{"id", 1}, {"kind", "ceilings"}}, 300);
+  const Json r = worker.call({{"id", 1}, {"kind", "ceilings"}, {"target", target}}, 300);
   if (r.value("status", "") != "ok") throw LegoError("measuring ceilings failed: " + r.value("message", r.dump()));
   Roof roof = roof_from_json(r);
   roof.measured_unix = now;
@@ -104,6 +105,7 @@ double percent_of_roof(const kernel::Instance& inst, double ms, const Roof& roof
 std::string code_key(const kernel::Instance& inst) {
   std::string key = inst.source.substr(inst.source.find('\n') + 1);
   for (const auto& t : inst.tensors) key += "\n" + t.view_text;
+  if (inst.backend == "cpu") key += "\ntarget " + inst.target;  // one source, other machine code
   return key;
 }
 
@@ -128,14 +130,14 @@ std::optional<Env> verification_sizes(const kernel::KernelSpec& spec, const Env&
 }  // namespace
 
 std::optional<kernel::Instance> verification_instance(const kernel::KernelSpec& spec, const kernel::Variant& variant,
-                                                      bool smaller_for_emulation) {
+                                                      bool smaller_for_emulation, const target::Target& target) {
   std::optional<Env> sizes = verification_sizes(spec, variant.parameters);
   if (!sizes && smaller_for_emulation) sizes = emulation_sizes(spec, variant.parameters);
   if (!sizes) return std::nullopt;
   kernel::Variant small = variant;
   small.parameters = *sizes;
   try {
-    return kernel::instantiate(spec, small, sym::Lang::C);
+    return kernel::instantiate(spec, small, sym::Lang::C, {.target = target});
   } catch (const LegoError&) {
     return std::nullopt;  // a layout that does not fit the smaller size: verify at full size
   }
@@ -148,9 +150,16 @@ std::optional<kernel::Instance> verification_instance(const kernel::KernelSpec& 
   return kernel::instantiate_baseline(spec, baseline, *sizes);
 }
 
-fs::path results_cache_dir() { return cache_file().parent_path() / "results"; }
+fs::path results_cache_dir() { return cache_file("host").parent_path() / "results"; }
 
 namespace {
+
+// A library baseline's speed depends on which of its kernels it runs, which
+// OPENBLAS_CORETYPE can force.
+std::string library_environment() {
+  const char* core = std::getenv("OPENBLAS_CORETYPE");
+  return core ? std::string("\nOPENBLAS_CORETYPE=") + core : std::string();
+}
 
 std::uint64_t fnv1a(const std::string& text) {
   std::uint64_t h = 1469598103934665603ull;
@@ -164,7 +173,7 @@ fs::path cached_result_file(const kernel::Instance& inst, const kernel::Instance
   const std::string key = code_key(inst) + "\n--verify--\n" + (verify_at ? code_key(*verify_at) : std::string("full")) +
                           fmt::format("\n{} {} {} {} {} {} {}", o.verify, o.time, o.repetitions, o.min_time_s, o.seed, host_cpu(),
                                       sysconf(_SC_NPROCESSORS_ONLN)) +
-                          "\n" + inst.reference + "\n" + inst.library;
+                          "\n" + inst.reference + "\n" + inst.library + "\n" + inst.target + library_environment();
   return results_cache_dir() / fmt::format("{:016x}.json", fnv1a(key));
 }
 
@@ -290,8 +299,18 @@ std::map<std::string, std::string> export_cuda(const kernel::KernelSpec& spec, c
 // The exported example allocates its buffers 64-byte aligned, as the
 // sweep's tensors are, so its timing is comparable with the sweep's.
 
+std::string compiler_flags(const target::Target& t) {
+  if (t.arch == target::Arch::AArch64) return t.cpu == "generic" ? "-march=armv8-a" : "-mcpu=" + t.cpu;
+  std::string flags;
+  for (const auto& f : target::clang_flags(t)) flags += (flags.empty() ? "" : " ") + f;
+  return flags;
+}
+
 std::map<std::string, std::string> export_files(const kernel::KernelSpec& spec, const kernel::Instance& inst) {
   if (inst.backend == "cuda") return export_cuda(spec, inst);
+  const target::Target target = target::resolve(inst.target);
+  const std::string flags = compiler_flags(target);
+  const bool here = cannot_run_here(target).empty();
   const std::string base = spec.name;
   const std::string& variant = inst.variant;
   std::string header = "// " + spec.name + ", variant " + variant + " (exported by LEGO Studio)\n#pragma once\n#include <cstdint>\n\n";
@@ -311,7 +330,7 @@ std::map<std::string, std::string> export_files(const kernel::KernelSpec& spec, 
 
   std::string example =
       "// Calls the exported kernel on filled buffers, prints a checksum of the first call's output and the median time of\n"
-      "// repeated calls (what LEGO Studio's sweep reports).\n// Build: c++ -O3 -march=native -fopenmp example.cpp " +
+      "// repeated calls (what LEGO Studio's sweep reports).\n// Build: c++ -O3 " + flags + " -fopenmp example.cpp " +
       base +
       ".cpp -o example\n#include <algorithm>\n#include <chrono>\n#include <cstdio>\n#include <new>\n#include <vector>\n\n#include \"" +
       base + ".hpp\"\n\n" + kAlignedAllocator + "\nint main() {\n";
@@ -348,15 +367,24 @@ std::map<std::string, std::string> export_files(const kernel::KernelSpec& spec, 
       {"example.cpp", example},
       {"README.md",
        "# " + spec.name + " — variant " + variant + "\n\n" + spec.description +
-           "\n\nExported by LEGO Studio. Self-contained C++17 with OpenMP; no LEGO Studio needed.\n\n"
-           "    c++ -O3 -march=native -fopenmp example.cpp " +
-           base + ".cpp -o example && ./example\n\n`" + base +
-           ".hpp` documents each tensor's layout and gives `<tensor>_offset(i, ..)`, the position of an element in its buffer. `" + base +
-           ".s` is the assembly LEGO Studio's JIT produced for this machine (-O3 -march=native).\n"}};
+           "\n\nExported by LEGO Studio for target " + target.name + " (" + target.level() + ": " + target.description +
+           "). Self-contained C++17 with OpenMP; no LEGO Studio needed.\n\n"
+           "    c++ -O3 " + flags + " -fopenmp example.cpp " + base + ".cpp -o example && ./example\n\n" +
+           (target.arch == target::Arch::AArch64
+                ? "From an x86-64 machine: `aarch64-linux-gnu-g++ -O3 " + flags + " -fopenmp example.cpp " + base +
+                      ".cpp -o example`, then `qemu-aarch64 -L /usr/aarch64-linux-gnu ./example`.\n\n"
+                : std::string()) +
+           "`" + base +
+           ".hpp` documents each tensor's layout and gives `<tensor>_offset(i, ..)`, the position of an element in its buffer." +
+           (here ? " `" + base + ".s` is the assembly LEGO Studio's JIT produced for it (-O3 " + flags + ")." : std::string()) + "\n"}};
   // What the compiler made of it (compiled here, never run here). A kernel
   // that does not compile is not exported: the user would find out later,
   // from a build that fails far from the tool that wrote it.
-  CompileResult compiled = compile_cpp(inst.source);
+  // Code for another ISA cannot be compiled by this JIT: its build is the user's (the README says how).
+  if (!here) return files;
+  CompileOptions options;
+  options.target = target;
+  CompileResult compiled = compile_cpp(inst.source, options);
   if (!compiled.module) throw LegoError("variant " + variant + " does not compile, so nothing was exported:\n" + compiled.diagnostics);
   files[base + ".s"] = compiled.module->assembly();
   return files;

@@ -20,10 +20,11 @@
 
 namespace lego::run {
 
-// STREAM copy/triad and peak FMA, measured once per machine and thread count
-// by a lego-worker and cached in ~/.cache/lego-studio/ceilings-<host>.json.
+// STREAM copy/triad and peak FMA, measured once per machine, target and
+// thread count by a lego-worker and cached in
+// ~/.cache/lego-studio/ceilings-<host>[-<target>].json.
 // `note` hears about a measurement before it starts (it takes seconds).
-Roof machine_roof(bool refresh, const std::function<void(const std::string&)>& note = {});
+Roof machine_roof(bool refresh, const std::function<void(const std::string&)>& note = {}, const std::string& target = "host");
 
 double median_ms(const nlohmann::json& result);
 // FLOPs per byte moved; 0 for a kernel that moves no bytes.
@@ -48,7 +49,7 @@ struct VariantResult {
 // its own size. With `smaller_for_emulation`, a CUDA variant too large for
 // the CPU emulator is checked at emulation_sizes (run/emulation_sizes.hpp).
 std::optional<kernel::Instance> verification_instance(const kernel::KernelSpec& spec, const kernel::Variant& variant,
-                                                      bool smaller_for_emulation = false);
+                                                      bool smaller_for_emulation = false, const target::Target& target = target::host());
 // The same for a baseline that is compared with the reference.
 std::optional<kernel::Instance> verification_instance(const kernel::KernelSpec& spec, const kernel::Baseline& baseline,
                                                       const Env& parameters);
@@ -68,6 +69,9 @@ std::filesystem::path results_cache_dir();
 // <tensor>_offset()), example.cpp, README.md and <kernel>.s (the JIT's
 // assembly for this machine). Throws LegoError, with the compiler's
 // messages, for a CPU kernel that does not compile.
+// Built for the instance's target: the README's build line carries its flags.
 std::map<std::string, std::string> export_files(const kernel::KernelSpec& spec, const kernel::Instance& inst);
+// The compiler flags (gcc or clang) that build for `target`: -march=native, -march=x86-64-v3, -mcpu=neoverse-n1, ...
+std::string compiler_flags(const target::Target& target);
 
 }  // namespace lego::run

@@ -41,10 +41,13 @@ bool stopped(const std::atomic<bool>* cancel) { return cancel && cancel->load();
 
 }  // namespace
 
-PreparedVariant prepare_variant(const kernel::KernelSpec& spec, const kernel::Variant& variant) {
+PreparedVariant prepare_variant(const kernel::KernelSpec& spec, const kernel::Variant& variant, const target::Target& target) {
   PreparedVariant p{variant, std::nullopt, {}};
   try {
-    p.instance = kernel::instantiate(spec, variant, sym::Lang::C);
+    p.instance = kernel::instantiate(spec, variant, sym::Lang::C, {.target = target});
+  } catch (const kernel::RuledOut& e) {
+    p.error = e.what();
+    p.ruled_out = true;
   } catch (const LegoError& e) {
     p.error = e.what();
   }
@@ -89,9 +92,11 @@ SweepResult run_sweep(WorkerClient& worker, const kernel::KernelSpec& spec, cons
       out.baseline = true;
       try {
         const Env& sizes = sized->variant.parameters;
-        const kernel::Instance inst = kernel::instantiate_baseline(spec, b, sizes);
+        kernel::Instance inst = kernel::instantiate_baseline(spec, b, sizes);
+        inst.target = options.target.name;
         out.source = inst.source;
-        const std::optional<kernel::Instance> small = options.run.verify ? verification_instance(spec, b, sizes) : std::nullopt;
+        std::optional<kernel::Instance> small = options.run.verify ? verification_instance(spec, b, sizes) : std::nullopt;
+        if (small) small->target = options.target.name;
         run_one(inst, small ? &*small : nullptr, out);
       } catch (const LegoError& e) {
         out.status = Status::Invalid;
@@ -112,7 +117,7 @@ SweepResult run_sweep(WorkerClient& worker, const kernel::KernelSpec& spec, cons
     out.kernel = spec.name;
     out.id = v->variant.id;
     if (!v->instance) {
-      out.status = Status::Invalid;
+      out.status = v->ruled_out ? Status::RuledOut : Status::Invalid;
       out.message = v->error;
     } else if (auto [it, fresh] = seen.emplace(code_key(*v->instance), v->variant.id); !fresh) {
       out.status = Status::Duplicate;
@@ -120,7 +125,7 @@ SweepResult run_sweep(WorkerClient& worker, const kernel::KernelSpec& spec, cons
       out.message = "same code as " + it->second;
     } else {
       const std::optional<kernel::Instance> small =
-          options.run.verify ? verification_instance(spec, v->variant, options.verify_smaller) : std::nullopt;
+          options.run.verify ? verification_instance(spec, v->variant, options.verify_smaller, options.target) : std::nullopt;
       run_one(*v->instance, small ? &*small : nullptr, out);
       // A variant that crashed or hung would do it again under the trace.
       const bool ran = out.status == Status::Ok || out.status == Status::Wrong || out.status == Status::NoGpu;

@@ -27,9 +27,12 @@ struct PreparedVariant {
   kernel::Variant variant;
   std::optional<kernel::Instance> instance;
   std::string error;
+  bool ruled_out = false;  // the error is the target's (kernel::RuledOut): not a fault of the variant
 };
 
-PreparedVariant prepare_variant(const kernel::KernelSpec& spec, const kernel::Variant& variant);
+// The variant's code for `target`; a variant the target rules out has none.
+PreparedVariant prepare_variant(const kernel::KernelSpec& spec, const kernel::Variant& variant,
+                                const target::Target& target = target::host());
 
 struct SweepOptions {
   RunOptions run;
@@ -39,6 +42,9 @@ struct SweepOptions {
   // CUDA variants too large to emulate are verified at smaller problem
   // sizes (run/emulation_sizes.hpp) and say so in Outcome::verified_at.
   bool verify_smaller = false;
+  // The CPU target: baselines and verification instances are built for it
+  // (the variants were, by prepare_variant).
+  target::Target target = target::host();
 };
 
 struct SweepEvents {

@@ -115,6 +115,10 @@ Json WorkerClient::call(const Json& request, double timeout_s, const OnEvent& on
         if (on_event) on_event(message);
         continue;
       }
+      if (message.value("worker_exits", false)) {  // its last answer (an LLVM fatal error): the next call starts a new one
+        message.erase("worker_exits");
+        stop();
+      }
       return message;
     }
     if (cancel && cancel->load()) {

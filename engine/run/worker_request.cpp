@@ -4,6 +4,8 @@
 #include <limits>
 #include <set>
 
+#include "target/target.hpp"
+
 namespace lego::run {
 
 using Json = nlohmann::json;
@@ -110,10 +112,21 @@ void check_tensors(const Fields& f, bool analyze) {
   }
 }
 
+// "host" and every named target (target/target.hpp).
+const std::set<std::string>& known_targets() {
+  static const std::set<std::string> names = [] {
+    std::set<std::string> out = {"host"};
+    for (const auto& n : target::known_names()) out.insert(n);
+    return out;
+  }();
+  return names;
+}
+
 void check_run(const Fields& f) {
   for (const char* key : {"kernel", "variant", "reference", "library"}) f.string(key);
   f.string("source", true);
   f.string("backend", false, {"cpu", "cuda"});
+  f.string("target", false, known_targets());
   for (const char* key : {"verify", "time", "assembly"}) f.boolean(key);
   f.integer("repetitions", 1, kMaxRequestRepetitions);
   f.number("min_time", 0, kMaxRequestMinTime, true);
@@ -162,7 +175,10 @@ std::string request_error(const Json& request) {
     const std::string kind = request.value("kind", "run");
     if (kind == "run") check_run(f);
     if (kind == "analyze") check_analyze(f);
-    if (kind == "ceilings") f.integer("array_mib", 1, kMaxCeilingsMiB);
+    if (kind == "ceilings") {
+      f.integer("array_mib", 1, kMaxCeilingsMiB);
+      f.string("target", false, known_targets());
+    }
     return "";
   } catch (const Problem& p) {
     return p.text;

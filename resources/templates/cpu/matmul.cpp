@@ -9,54 +9,69 @@
 // Blocking: an NC x KC block of B is packed once and shared by the threads
 // (it stays in L2/L3); each thread packs MC x KC blocks of A (L2) and runs
 // the BM x BN register tile over them, KC multiply-adds deep (one B panel in
-// L1). Blocks larger than the matrix shrink to it.
+// L1). Blocks larger than the matrix shrink to it. M need not be a multiple
+// of BM: the last panel of A is packed with zero rows and its extra rows of
+// C are not stored, so the 6 x 16 tile that fits AVX2's 16 registers works
+// for any M, as BLIS's edge cases do.
 //
-// The register tile is written with vector types (GCC's vector extension,
-// also understood by clang) so both compilers keep the BM x BN/16
-// accumulators in registers; BN is a multiple of 16 floats.
+// The register tile is written with vector types of the target's width
+// (GCC's vector extension, also understood by clang) so both compilers keep
+// the BM x BN/lanes accumulators in registers; the engine rules out tiles
+// that do not fit the target's register file (the project's register_tile).
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
-typedef float lego_f32x16 __attribute__((vector_size(64)));
+constexpr int kLanes = {{ VECTOR_BYTES // 4 }};
+typedef float lego_vf __attribute__((vector_size({{ VECTOR_BYTES }})));
 
-// 16 floats `stride` apart: one vector load when the stride is 1 (a constant
-// once the layout is derived), a gather otherwise.
-static inline lego_f32x16 load16(const float* p, int64_t stride) {
-  lego_f32x16 v;
+// kLanes floats `stride` apart: one vector load when the stride is 1 (a
+// constant the engine checked: BP.stride(1) below), a gather otherwise.
+static inline lego_vf loadv(const float* p, int64_t stride) {
+  lego_vf v;
   if (stride == 1) {
     std::memcpy(&v, p, sizeof v);
   } else {
-    for (int l = 0; l < 16; ++l) v[l] = p[l * stride];
+    for (int l = 0; l < kLanes; ++l) v[l] = p[l * stride];
   }
   return v;
 }
 
-static inline void store16(float* p, int64_t stride, lego_f32x16 v) {
+static inline void storev(float* p, int64_t stride, lego_vf v) {
   if (stride == 1) {
     std::memcpy(p, &v, sizeof v);
   } else {
-    for (int l = 0; l < 16; ++l) p[l * stride] = v[l];
+    for (int l = 0; l < kLanes; ++l) p[l * stride] = v[l];
   }
 }
 
 // An empty asm that claims to change v: gcc would otherwise fold the B loads
 // into the FMAs as memory operands and load each B vector BM times per k.
-static inline void keep_in_register(lego_f32x16& v) {
-#if defined(__x86_64__)
+// The constraint names a register class that holds the whole vector; where
+// the compiler's target has none that wide, nothing is pinned.
+static inline void keep_in_register(lego_vf& v) {
+#if defined(__x86_64__) && defined(__AVX512F__)
   __asm__("" : "+v"(v));
+#elif defined(__x86_64__) && (defined(__AVX__) || {{ VECTOR_BYTES }} <= 16)
+  if constexpr (sizeof(lego_vf) <= 32) __asm__("" : "+x"(v));
+#elif defined(__aarch64__)
+  if constexpr (sizeof(lego_vf) <= 16) __asm__("" : "+w"(v));
 #else
   (void)v;
 #endif
 }
 
-constexpr int64_t kMC = {{ M }} < {{ MC }} ? {{ M }} : {{ MC }};
+// Blocks, shrunk to the matrix; an A block holds whole panels of BM rows.
+constexpr int64_t kMC = (({{ M }} < {{ MC }} ? {{ M }} : {{ MC }}) + {{ BM }} - 1) / {{ BM }} * {{ BM }};
 constexpr int64_t kNC = {{ N }} < {{ NC }} ? {{ N }} : {{ NC }};
 constexpr int64_t kKC = {{ K }} < {{ KC }} ? {{ K }} : {{ KC }};
+constexpr int64_t kVectors = {{ BN }} / kLanes;
+static_assert({{ BN }} % kLanes == 0, "BN is a whole number of vectors");
 static_assert(kKC == {{ KC }} || kKC == {{ K }}, "AP and BP are KC deep");
 
 extern "C" void lego_kernel(const float* A, const float* B, float* C) {
   float* Bp = static_cast<float*>(std::aligned_alloc(64, sizeof(float) * kKC * kNC));
+  const int64_t b_stride = {{ BP.stride(1) }}, c_stride = {{ C.stride(1) }};
 #pragma omp parallel
   {
     float* Ap = static_cast<float*>(std::aligned_alloc(64, sizeof(float) * kMC * kKC));
@@ -69,44 +84,44 @@ extern "C" void lego_kernel(const float* A, const float* B, float* C) {
               const int64_t k = pc + kk, j = jc + t * {{ BN }} + jj;
               Bp[t * kKC * {{ BN }} + {{ BP[kk, jj] }}] = B[{{ B[k, j] }}];
             }
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 1)
         for (int64_t ic = 0; ic < {{ M }}; ic += kMC) {
-          for (int64_t t = 0; t < kMC / {{ BM }}; ++t)
+          const int64_t rows = {{ M }} - ic < kMC ? {{ M }} - ic : kMC;
+          const int64_t panels = (rows + {{ BM }} - 1) / {{ BM }};
+          for (int64_t t = 0; t < panels; ++t)
             for (int64_t kk = 0; kk < kKC; ++kk)
               for (int64_t ii = 0; ii < {{ BM }}; ++ii) {
                 const int64_t i = ic + t * {{ BM }} + ii, k = pc + kk;
-                Ap[t * {{ BM }} * kKC + {{ AP[ii, kk] }}] = A[{{ A[i, k] }}];
+                Ap[t * {{ BM }} * kKC + {{ AP[ii, kk] }}] = i < {{ M }} ? A[{{ A[i, k] }}] : 0.0f;
               }
           for (int64_t jr = 0; jr < kNC / {{ BN }}; ++jr)
-            for (int64_t ir = 0; ir < kMC / {{ BM }}; ++ir) {
+            for (int64_t ir = 0; ir < panels; ++ir) {
               const float* a = Ap + ir * {{ BM }} * kKC;
               const float* b = Bp + jr * kKC * {{ BN }};
-              const int64_t zero = 0, one = 1;
-              const int64_t b_stride = {{ BP[zero, one] }} - {{ BP[zero, zero] }};
-              lego_f32x16 acc[{{ BM }}][{{ BN // 16 }}] = {};
+              lego_vf acc[{{ BM }}][kVectors] = {};
               for (int64_t kk = 0; kk < kKC; ++kk) {
-                lego_f32x16 bv[{{ BN // 16 }}];
+                lego_vf bv[kVectors];
 #pragma GCC unroll 16
-                for (int v = 0; v < {{ BN // 16 }}; ++v) {
-                  const int64_t jj = 16 * v;
-                  bv[v] = load16(b + {{ BP[kk, jj] }}, b_stride);
+                for (int v = 0; v < kVectors; ++v) {
+                  const int64_t jj = kLanes * v;
+                  bv[v] = loadv(b + {{ BP[kk, jj] }}, b_stride);
                   keep_in_register(bv[v]);
                 }
 #pragma GCC unroll 32
                 for (int64_t ii = 0; ii < {{ BM }}; ++ii) {
                   const float av = a[{{ AP[ii, kk] }}];
 #pragma GCC unroll 16
-                  for (int v = 0; v < {{ BN // 16 }}; ++v) acc[ii][v] += av * bv[v];
+                  for (int v = 0; v < kVectors; ++v) acc[ii][v] += av * bv[v];
                 }
               }
-              for (int64_t ii = 0; ii < {{ BM }}; ++ii)
-                for (int v = 0; v < {{ BN // 16 }}; ++v) {
-                  const int64_t i = ic + ir * {{ BM }} + ii, j = jc + jr * {{ BN }} + 16 * v, j1 = j + 1;
+              const int64_t valid = rows - ir * {{ BM }} < {{ BM }} ? rows - ir * {{ BM }} : {{ BM }};
+              for (int64_t ii = 0; ii < valid; ++ii)
+                for (int v = 0; v < kVectors; ++v) {
+                  const int64_t i = ic + ir * {{ BM }} + ii, j = jc + jr * {{ BN }} + kLanes * v;
                   float* c = &C[{{ C[i, j] }}];
-                  const int64_t c_stride = {{ C[i, j1] }} - {{ C[i, j] }};
-                  lego_f32x16 sum = acc[ii][v];
-                  if (pc != 0) sum += load16(c, c_stride);
-                  store16(c, c_stride, sum);
+                  lego_vf sum = acc[ii][v];
+                  if (pc != 0) sum += loadv(c, c_stride);
+                  storev(c, c_stride, sum);
                 }
             }
         }
