@@ -24,6 +24,7 @@
 #include "run/analyze.hpp"
 #include "run/bench_bundle.hpp"
 #include "run/ceilings.hpp"
+#include "run/libraries.hpp"
 #include "run/executor.hpp"
 #include "run/jit.hpp"
 #include "run/protocol.hpp"
@@ -70,17 +71,23 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   const auto started = std::chrono::steady_clock::now();
   const kernel::Project project = kernel::load_project(project_file, kernel::default_resource_dirs());
   const kernel::KernelSpec& spec = kernel::find_kernel(project, kernel_name);
-  const kernel::VariantSpace space = kernel::enumerate_variants(spec, {max_variants, seed, parse_sets(sets)});
-  if (space.variants.empty())
-    throw LegoError("no variant of " + spec.name + " satisfies the constraints (" + std::to_string(space.rejected) + " rejected)");
   sweep_options.target = chosen_target(target_name, project);
   const target::Target& target = sweep_options.target;
+  const kernel::VariantSpace space = kernel::enumerate_variants(spec, {max_variants, seed, parse_sets(sets), &target});
+  if (space.variants.empty() && space.ruled_out > 0)
+    throw LegoError("target " + target.name + " rules out every variant of " + spec.name + " (" + std::to_string(space.ruled_out) +
+                    "), e.g. " + space.ruled_out_reason);
+  if (space.variants.empty())
+    throw LegoError("no variant of " + spec.name + " satisfies the constraints (" + std::to_string(space.rejected) + " rejected)");
   require_runs_here(target);
   err << describe(target) << "\n";
   const run::Roof roof = run::machine_roof(false, [&](const std::string& m) { err << m << "\n"; }, target.name);
-  err << fmt::format("{}: {} variants ({} candidates, {} ruled out by constraints{}){}\n", spec.name, space.variants.size(),
-                     space.candidates, space.rejected, space.sampled ? fmt::format(", a random sample with seed {}", seed) : "",
+  err << fmt::format("{}: {} variants ({} candidates, {} ruled out by constraints{}{}){}\n", spec.name, space.variants.size(),
+                     space.candidates, space.rejected,
+                     space.ruled_out ? fmt::format(", {} by target {}", space.ruled_out, target.name) : "",
+                     space.sampled ? fmt::format(", a random sample with seed {}", seed) : "",
                      spec.baselines.empty() ? "" : fmt::format(" and {} baseline(s)", spec.baselines.size()));
+  if (space.ruled_out) err << "  e.g. " << space.ruled_out_reason << "\n";
 
   std::vector<run::PreparedVariant> prepared;
   for (const auto& v : space.variants) prepared.push_back(run::prepare_variant(spec, v, target));
@@ -95,8 +102,9 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   events.tick = [&] { err << "." << std::flush; };
   events.finished = [&](const run::Outcome& o, std::size_t n, std::size_t total, double seconds) {
     if (o.status == run::Status::Duplicate) return;
-    if (o.status == run::Status::Invalid || o.status == run::Status::RuledOut) {
-      err << fmt::format("[{}/{}] {}: {}: {}\n", n, total, o.id, run::status_text(o.status), o.message);
+    if (o.status == run::Status::RuledOut) return;  // summed up under the table
+    if (o.status == run::Status::Invalid) {
+      err << fmt::format("[{}/{}] {}: invalid: {}\n", n, total, o.id, o.message);
       return;
     }
     if (run::can_win(o) && (best_ms < 0 || o.ms < best_ms)) best_ms = o.ms;
@@ -119,14 +127,23 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   std::string header =
       fmt::format("{:<4} {:<50} {:<9} {:>10} {:>9} {:>9} {:>7}", "#", "variant", "verified", "ms", "GB/s", "GFLOP/s", "% roof");
   for (const auto& [name, ms] : bases) header += fmt::format(" {:>11}", "vs " + name.substr(0, 8));
+  // The fastest library in this run running the target's ISA: the bar a
+  // variant must clear (a library on another ISA is no fair bar).
+  const std::string level = sweep_options.target.level();
+  double best_library_ms = -1;
+  for (const auto& r : rows)
+    if (r.baseline && !r.library_kernel.empty() && r.library_level == level && r.ms > 0 && (best_library_ms < 0 || r.ms < best_library_ms))
+      best_library_ms = r.ms;
+  if (best_library_ms > 0) header += fmt::format(" {:>11}", "vs library");
   out << header << "\n";
   int rank = 0;
   for (const run::Outcome* row : table) {
     const run::Outcome& r = *row;
-    if (r.status == run::Status::Duplicate) continue;
+    if (r.status == run::Status::Duplicate || r.status == run::Status::RuledOut) continue;
     const std::string mark = run::verification_mark(r) + (r.verified_at.empty() ? "" : " " + r.verified_at);
     std::string ratios;
     for (const auto& [name, ms] : bases) ratios += r.ms > 0 ? fmt::format(" {:>10.2f}x", ms / r.ms) : "";
+    if (best_library_ms > 0 && r.ms > 0) ratios += fmt::format(" {:>10.2f}x", best_library_ms / r.ms);
     if (r.ms > 0)
       out << fmt::format("{:<4} {:<50} {:<9} {:>10.4g} {:>9.2f} {:>9.2f} {:>6.1f}%{}\n", r.baseline ? "base" : std::to_string(++rank), r.id,
                          mark, r.ms, r.gbs, r.gflops, r.percent_of_roof, ratios);
@@ -134,8 +151,22 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
       out << fmt::format("{:<4} {:<50} {:<9} {}\n", "-", r.id, mark,
                          run::status_text(r.status) + (r.message.empty() ? "" : ": " + r.message.substr(0, r.message.find('\n'))));
   }
+  for (const auto& r : rows)
+    if (r.baseline && !r.library_kernel.empty())
+      out << fmt::format("({} ran {}{}{})\n", r.id.substr(r.id.find(':') + 1), r.library_kernel,
+                         run::library_environment(r.id.substr(r.id.find(':') + 1), sweep_options.target).empty()
+                             ? ""
+                             : ", chosen to match target " + sweep_options.target.name,
+                         r.library_level == level ? ""
+                                                  : "; not the target's " + level + ", so it is left out of \"vs library\"");
   const auto duplicates = std::count_if(rows.begin(), rows.end(), [](const run::Outcome& r) { return r.status == run::Status::Duplicate; });
   if (duplicates) out << fmt::format("({} variants generate the same code as one above and were not run again)\n", duplicates);
+  if (const auto ruled = std::find_if(rows.begin(), rows.end(), [](const run::Outcome& r) { return r.status == run::Status::RuledOut; });
+      ruled != rows.end()) {
+    const auto count = std::count_if(rows.begin(), rows.end(), [](const run::Outcome& r) { return r.status == run::Status::RuledOut; });
+    out << fmt::format("({} variants ruled out by target {} and not compiled; the first, {}: {})\n", count, sweep_options.target.name,
+                       ruled->id, ruled->message);
+  }
   const auto cached = std::count_if(rows.begin(), rows.end(), [](const run::Outcome& r) { return r.cached; });
   if (cached) out << fmt::format("({} results reused from the cache of unchanged code; --no-cache runs them again)\n", cached);
   if (!spec.verify_at.empty() && options.verify) {
@@ -175,12 +206,12 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
 
 int list_targets(std::ostream& out) {
   const target::Target& here = target::host();
-  out << fmt::format("this machine: {} ({}), {} cores, L1d {} KiB, L2 {} KiB, L3 {} MiB\n\n", here.cpu, here.level(), here.cores,
-                     here.l1d_bytes >> 10, here.l2_bytes >> 10, here.l3_bytes >> 20);
+  out << fmt::format("{}, {} FMA pipes of {} bytes; L1d {} KiB, L2 {} KiB, L3 {} MiB\n\n", here.description, here.fma_pipes,
+                     here.fma_bytes, here.l1d_bytes >> 10, here.l2_bytes >> 10, here.l3_bytes >> 20);
   out << fmt::format("{:<16} {:<12} {:>7} {:>9} {:>10}  {:<9} {}\n", "target", "level", "vector", "registers", "FMA pipes", "runs here",
                      "description");
   for (const auto& name : target::known_names()) {
-    const target::Target t = *target::by_name(name);
+    const target::Target t = *target::nominal(name);
     out << fmt::format("{:<16} {:<12} {:>6}B {:>9} {:>6} x {:>2}B  {:<9} {}\n", t.name, t.level(), t.vector_bytes, t.vector_registers,
                        t.fma_pipes, t.fma_bytes, run::cannot_run_here(t).empty() ? "yes" : "no", t.description);
   }

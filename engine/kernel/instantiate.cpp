@@ -106,8 +106,7 @@ class Instantiator {
       : spec_(spec), variant_(variant), lang_(spec.backend == "cuda" ? sym::Lang::Cuda : lang), options_(options) {}
 
   Instance run() {
-    if (spec_.backend == "cpu")
-      if (const std::string why = ruled_out_by(spec_, variant_.parameters, options_.target); !why.empty()) throw RuledOut(why);
+    if (const std::string why = ruled_out_by(spec_, variant_.parameters, options_.target); !why.empty()) throw RuledOut(why);
     Instance inst;
     inst.target = options_.target.name;
     inst.kernel = spec_.name;
@@ -702,35 +701,6 @@ std::string cuda_prelude() {
   return "#ifdef __CUDACC_RTC__\ntypedef long long int64_t;\ntypedef int int32_t;\ntypedef unsigned long long uint64_t;\n"
          "typedef unsigned uint32_t;\n#else\n#include <cstdint>\n#include <math.h>\n#endif\n" +
          sym::c_prelude(sym::Lang::Cuda).substr(std::string("#include <math.h>\n#include <stdint.h>\n").size()) + access_macro();
-}
-
-std::string ruled_out_by(const KernelSpec& spec, const Env& parameters, const target::Target& t) {
-  std::string missing;
-  for (const auto& need : target::required_features(spec.template_text))
-    if (!t.has(need.feature)) missing += (missing.empty() ? "" : "; ") + need.feature + " (" + spec.template_name + " " + need.evidence + ")";
-  if (!missing.empty()) return "ruled out for " + t.name + " (" + t.level() + "): it lacks " + missing;
-  if (!spec.register_tile) return "";
-  const RegisterTile& tile = *spec.register_tile;
-  const Env env = with_target(parameters, t);
-  std::int64_t rows = 0, columns = 0;
-  try {
-    rows = evaluate(tile.rows, env);
-    columns = evaluate(tile.columns, env);
-  } catch (const LegoError& e) {
-    return std::string("the register tile cannot be evaluated: ") + e.what();
-  }
-  const std::int64_t lanes = t.lanes(static_cast<int>(element_bytes(tile.type)));
-  const std::string size = std::to_string(rows) + " x " + std::to_string(columns);
-  if (lanes < 1 || columns % lanes != 0)
-    return "ruled out for " + t.name + ": the " + size + " register tile's " + tile.columns_text + " = " + std::to_string(columns) +
-           " is not a multiple of its " + std::to_string(lanes) + " " + c_type(tile.type) + " vector lanes";
-  // Accumulators, one row of vectors loaded per step, and one broadcast.
-  const std::int64_t vectors = columns / lanes, needed = rows * vectors + vectors + 1;
-  if (needed > t.vector_registers)
-    return "ruled out for " + t.name + ": a " + size + " register tile needs " + std::to_string(rows * vectors) + " accumulators + " +
-           std::to_string(vectors) + " loaded vectors + 1 broadcast = " + std::to_string(needed) + " vector registers; it has " +
-           std::to_string(t.vector_registers) + " of " + std::to_string(t.vector_bytes) + " bytes";
-  return "";
 }
 
 Instance instantiate(const KernelSpec& spec, const Variant& variant, sym::Lang lang, const InstantiateOptions& options) {

@@ -106,9 +106,6 @@ class RuledOut : public LegoError {
   using LegoError::LegoError;
 };
 
-// Why `target` rules the variant out, or "" when it can run it.
-std::string ruled_out_by(const KernelSpec& spec, const Env& parameters, const target::Target& target);
-
 Instance instantiate(const KernelSpec& spec, const Variant& variant, sym::Lang lang, const InstantiateOptions& options = {});
 
 // What precedes a CUDA kernel's template: integer types without system

@@ -287,7 +287,8 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
       } else if (value.is_object()) {
         b.source_name = r.string_at(value, "source", bp);
         b.library = r.optional_string(value, "library", bp);
-        if (!b.library.empty() && b.library != "openblas") r.fail(bp + ".library", "unknown library \"" + b.library + "\" (openblas)");
+        if (!b.library.empty() && b.library != "openblas" && b.library != "blis")
+          r.fail(bp + ".library", "unknown library \"" + b.library + "\" (openblas, blis)");
         if (value.contains("verify")) {
           if (!value.at("verify").is_boolean()) r.fail(bp + ".verify", "expected true or false");
           b.verify = value.at("verify").get<bool>();

@@ -59,7 +59,7 @@ struct Constraint {
 struct Baseline {
   std::string name;
   std::string source_name, source_text;
-  std::string library;  // "" or "openblas"
+  std::string library;  // "", "openblas" or "blis" (run/libraries.hpp loads them)
   // False for a roof rather than an implementation (a plain copy of the
   // same bytes): timed, never compared with the reference.
   bool verify = true;

@@ -100,10 +100,13 @@ VariantSpace enumerate_variants(const KernelSpec& spec, const SearchOptions& opt
   std::vector<Variant> valid;
   for (const std::uint64_t index : order) {
     Variant v = make_variant(axes, index);
-    if (satisfies(spec, v))
-      valid.push_back(std::move(v));
-    else
+    if (!satisfies(spec, v)) {
       ++space.rejected;
+    } else if (const std::string why = options.target ? ruled_out_by(spec, v.parameters, *options.target) : std::string(); !why.empty()) {
+      if (space.ruled_out++ == 0) space.ruled_out_reason = v.id + ": " + why;
+    } else {
+      valid.push_back(std::move(v));
+    }
   }
   if (options.max_variants != 0 && valid.size() > options.max_variants) {
     std::mt19937_64 rng(options.seed);
@@ -114,6 +117,38 @@ VariantSpace enumerate_variants(const KernelSpec& spec, const SearchOptions& opt
   }
   space.variants = std::move(valid);
   return space;
+}
+
+std::string ruled_out_by(const KernelSpec& spec, const Env& parameters, const target::Target& t) {
+  if (spec.backend != "cpu") return "";
+  std::string missing;
+  for (const auto& need : target::required_features(spec.template_text))
+    if (!t.has(need.feature)) missing += (missing.empty() ? "" : "; ") + need.feature + " (" + spec.template_name + " " + need.evidence + ")";
+  if (!missing.empty()) return "ruled out for " + t.name + " (" + t.level() + "): it lacks " + missing;
+  if (!spec.register_tile) return "";
+  const RegisterTile& tile = *spec.register_tile;
+  Env env = parameters;
+  env.emplace("VECTOR_BYTES", t.vector_bytes);
+  env.emplace("VECTOR_REGISTERS", t.vector_registers);
+  std::int64_t rows = 0, columns = 0;
+  try {
+    rows = evaluate(tile.rows, env);
+    columns = evaluate(tile.columns, env);
+  } catch (const LegoError& e) {
+    return std::string("the register tile cannot be evaluated: ") + e.what();
+  }
+  const std::int64_t lanes = t.lanes(static_cast<int>(element_bytes(tile.type)));
+  const std::string size = std::to_string(rows) + " x " + std::to_string(columns);
+  if (lanes < 1 || columns % lanes != 0)
+    return "ruled out for " + t.name + ": the " + size + " register tile's " + tile.columns_text + " = " + std::to_string(columns) +
+           " is not a multiple of its " + std::to_string(lanes) + " " + c_type(tile.type) + " vector lanes";
+  // Accumulators, one row of vectors loaded per step, and one broadcast.
+  const std::int64_t vectors = columns / lanes, needed = rows * vectors + vectors + 1;
+  if (needed > t.vector_registers)
+    return "ruled out for " + t.name + ": a " + size + " register tile needs " + std::to_string(rows * vectors) + " accumulators + " +
+           std::to_string(vectors) + " loaded vectors + 1 broadcast = " + std::to_string(needed) + " vector registers; it has " +
+           std::to_string(t.vector_registers) + " of " + std::to_string(t.vector_bytes) + " bytes";
+  return "";
 }
 
 Variant find_variant(const KernelSpec& spec, const std::string& id, const Env& overrides) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernel/spec.hpp"
+#include "target/target.hpp"
 
 namespace lego::kernel {
 
@@ -22,16 +23,27 @@ struct SearchOptions {
   std::size_t max_variants = 0;  // 0: no limit; else a random sample of this many (by seed) when the space is larger
   std::uint64_t seed = 1;
   Env overrides;  // parameter -> the one value to use (e.g. a smaller N for tests)
+  // When set, variants this CPU cannot run (ruled_out_by) leave the space
+  // before sampling, as a constraint's rejects do, and are counted.
+  const target::Target* target = nullptr;
 };
 
 struct VariantSpace {
   std::vector<Variant> variants;
   std::uint64_t candidates = 0;  // the cartesian product before the constraints
   std::uint64_t rejected = 0;    // candidates a constraint ruled out
+  std::uint64_t ruled_out = 0;   // candidates options.target cannot run
+  std::string ruled_out_reason;  // the first of them: "id: why"
   bool sampled = false;
 };
 
 VariantSpace enumerate_variants(const KernelSpec& spec, const SearchOptions& options);
+
+// Why `target` rules out a CPU variant with these parameters, or "" when it
+// can run it: the template uses intrinsics of a feature the target lacks
+// (target::required_features), or its register tile (KernelSpec::
+// register_tile) does not fit the target's vector registers.
+std::string ruled_out_by(const KernelSpec& spec, const Env& parameters, const target::Target& target);
 
 // The variant named `id` ("best" is resolved by the caller); throws LegoError listing a few valid ids.
 Variant find_variant(const KernelSpec& spec, const std::string& id, const Env& overrides);

@@ -11,6 +11,7 @@
 #include "layout/parse.hpp"
 #include "run/cuda_driver.hpp"
 #include "run/cuda_emulator.hpp"
+#include "run/libraries.hpp"
 #include "run/nvrtc.hpp"
 
 namespace lego::run {
@@ -164,6 +165,10 @@ Json Executor::execute(const Json& request, const Progress& progress) {
                                     request.value("target", "host"));
     if (!module) return result;
     if (request.value("assembly", false)) result["assembly"] = module->assembly();
+    if (!request.value("library", "").empty()) {
+      result["library_kernel"] = library_kernel(request.value("library", ""));
+      result["library_level"] = library_level(request.value("library", ""));
+    }
     auto* entry = reinterpret_cast<Entry>(module->lookup("lego_entry"));
     if (!entry) {
       result["status"] = "error";

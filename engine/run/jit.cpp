@@ -1,5 +1,7 @@
 #include "run/jit.hpp"
 
+#include "run/libraries.hpp"
+
 #include <clang/Basic/DiagnosticOptions.h>
 #include <clang/CodeGen/CodeGenAction.h>
 #include <clang/Driver/Compilation.h>
@@ -223,15 +225,14 @@ CompileResult compile_cpp(const std::string& source, const CompileOptions& optio
 
   if (!options.library.empty()) {
     // Only names on this list are ever loaded: a project cannot pick a file.
-    static const std::map<std::string, std::string> known = {{"openblas", "libopenblas.so.0"}};
-    auto it = known.find(options.library);
+    const Library* library = find_library(options.library);
     std::string error;
-    if (it == known.end()) {
-      result.diagnostics += "error: unknown library \"" + options.library + "\"\n";
+    if (!library) {
+      result.diagnostics += "error: unknown library \"" + options.library + "\" (" + library_names() + ")\n";
       return finish();
     }
-    if (llvm::sys::DynamicLibrary::LoadLibraryPermanently(it->second.c_str(), &error)) {
-      result.diagnostics += "error: cannot load " + it->second + " (install libopenblas-dev): " + error + "\n";
+    if (llvm::sys::DynamicLibrary::LoadLibraryPermanently(library->soname.c_str(), &error)) {
+      result.diagnostics += "error: cannot load " + library->soname + " (install " + library->package + "): " + error + "\n";
       return finish();
     }
   }

@@ -20,8 +20,8 @@ struct CompileOptions {
   std::vector<std::string> extra_args;  // e.g. -DNAME=value
   bool openmp = true;
   bool want_assembly = true;
-  // A library the code may call, from a fixed list: "openblas" (baselines
-  // only; loaded from the system's libopenblas.so.0). Empty: none.
+  // A library the code may call, from a fixed list (run/libraries.hpp:
+  // "openblas", "blis"; baselines only). Empty: none.
   std::string library;
   // The machine the code is built for; it must run on this one (the same
   // ISA, no feature this machine lacks), else compile_cpp refuses it.

@@ -87,6 +87,8 @@ struct Outcome {
   double intensity = 0;               // FLOPs per byte: where the roofline places it
   std::string assembly;               // when the sweep asked for it
   std::string source;                 // a baseline's code as timed (a variant's is its instance's)
+  std::string library_kernel;         // a library baseline: the kernels it ran ("OpenBLAS core Haswell (...)")
+  std::string library_level;          // their ISA level ("x86-64-v3"); "" when unknown
   std::optional<CudaResources> cuda;  // CUDA: the target the run compiled for
   // The static access report (run/analyze.hpp) when the sweep asked for it,
   // and its headline figures; -1 where they do not apply.
@@ -106,8 +108,8 @@ struct BaselineTime {
 // The timed baselines among `outcomes`, in the order they ran.
 std::vector<BaselineTime> baseline_times(const std::vector<Outcome>& outcomes);
 
-// ✓ verified; – not compared (no GPU to run on, or a baseline that is a
-// roof); ✗ failed. UTF-8, shown by the CLI and the app.
+// ✓ verified; – not compared (no GPU to run on, ruled out by the target,
+// or a baseline that is a roof); ✗ failed. UTF-8, shown by the CLI and the app.
 const char* verification_mark(const Outcome& outcome);
 
 // Whether it may be the winner: a verified, timed variant, never a baseline.

@@ -193,6 +193,8 @@ void read_variant_result(const VariantResult& r, Outcome& out) {
   out.cached = r.raw.value("cached", false);
   out.verified_at = sizes_text(r.raw.value("verified_at", Json()));
   out.assembly = r.raw.value("assembly", "");
+  out.library_kernel = text(r.raw, "library_kernel");
+  out.library_level = text(r.raw, "library_level");
   if (r.raw.contains("cuda") && r.raw["cuda"].is_object()) out.cuda = cuda_resources_from_json(r.raw["cuda"]);
   if (r.ms > 0) {
     out.ms = r.ms;
@@ -326,7 +328,9 @@ Json bench_results_json(const BenchResults& results) {
                         {"gflops", r->gflops},
                         {"percent_of_roof", r->percent_of_roof},
                         {"speedups", speedups},
-                        {"duplicate_of", r->duplicate_of}});
+                        {"duplicate_of", r->duplicate_of},
+                        {"library_kernel", r->library_kernel},
+                        {"library_level", r->library_level}});
   }
   context["lego_variants"] = variants;
   return {{"context", context}, {"benchmarks", benchmarks}};
@@ -358,6 +362,8 @@ ReadResults read_bench_results(const std::string& results_text, const std::strin
     o.gflops = number(v, "gflops");
     o.percent_of_roof = number(v, "percent_of_roof");
     o.duplicate_of = text(v, "duplicate_of");
+    o.library_kernel = text(v, "library_kernel");
+    o.library_level = text(v, "library_level");
     out.outcomes.push_back(std::move(o));
   }
   return out;

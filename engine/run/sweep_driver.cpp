@@ -5,6 +5,7 @@
 #include <map>
 
 #include "run/analyze.hpp"
+#include "run/libraries.hpp"
 #include "run/protocol.hpp"
 #include "run/sweep.hpp"
 
@@ -65,12 +66,12 @@ SweepResult run_sweep(WorkerClient& worker, const kernel::KernelSpec& spec, cons
     if (events.finished) events.finished(out, position, total, seconds);
     result.outcomes.push_back(std::move(out));
   };
-  const auto run_one = [&](const kernel::Instance& inst, const kernel::Instance* verify_at, Outcome& out) {
+  const auto run_one = [&](const kernel::Instance& inst, const kernel::Instance* verify_at, Outcome& out, WorkerClient& in) {
     if (events.started) events.started(position, total, inst.variant);
     out.intensity = arithmetic_intensity(inst);
     const WorkerClient::OnEvent tick = events.tick ? WorkerClient::OnEvent([&](const Json&) { events.tick(); }) : WorkerClient::OnEvent();
     const VariantResult r =
-        run_variant(worker, inst, options.run, options.timeout_s, roof, static_cast<std::int64_t>(position), tick, cancel, verify_at);
+        run_variant(in, inst, options.run, options.timeout_s, roof, static_cast<std::int64_t>(position), tick, cancel, verify_at);
     read_variant_result(r, out);
     out.roof = r.placed_against;
     if (r.raw.contains("gpu") && !gpu_roof_sent && events.gpu_roof) {
@@ -97,7 +98,15 @@ SweepResult run_sweep(WorkerClient& worker, const kernel::KernelSpec& spec, cons
         out.source = inst.source;
         std::optional<kernel::Instance> small = options.run.verify ? verification_instance(spec, b, sizes) : std::nullopt;
         if (small) small->target = options.target.name;
-        run_one(inst, small ? &*small : nullptr, out);
+        if (b.library.empty()) {
+          run_one(inst, small ? &*small : nullptr, out, worker);
+        } else {
+          // A library in a worker of its own: two BLAS libraries in one
+          // process would share symbol names, and the library must pick
+          // the target's kernels when it loads (library_environment).
+          WorkerClient own(worker.executable(), library_environment(b.library, options.target));
+          run_one(inst, small ? &*small : nullptr, out, own);
+        }
       } catch (const LegoError& e) {
         out.status = Status::Invalid;
         out.message = e.what();
@@ -126,7 +135,7 @@ SweepResult run_sweep(WorkerClient& worker, const kernel::KernelSpec& spec, cons
     } else {
       const std::optional<kernel::Instance> small =
           options.run.verify ? verification_instance(spec, v->variant, options.verify_smaller, options.target) : std::nullopt;
-      run_one(*v->instance, small ? &*small : nullptr, out);
+      run_one(*v->instance, small ? &*small : nullptr, out, worker);
       // A variant that crashed or hung would do it again under the trace.
       const bool ran = out.status == Status::Ok || out.status == Status::Wrong || out.status == Status::NoGpu;
       if (options.analyze && ran && !stopped(cancel)) analyze(worker, spec, v->variant, options.timeout_s, cancel, out);

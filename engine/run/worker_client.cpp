@@ -25,7 +25,8 @@ std::string default_worker_path() {
   return ec ? std::string("lego-worker") : (self.parent_path() / "lego-worker").string();
 }
 
-WorkerClient::WorkerClient(std::string executable) : executable_(std::move(executable)) {}
+WorkerClient::WorkerClient(std::string executable, Environment environment)
+    : executable_(std::move(executable)), environment_(std::move(environment)) {}
 
 WorkerClient::~WorkerClient() { stop(); }
 
@@ -55,6 +56,7 @@ void WorkerClient::start() {
     close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
     fcntl(request_fd, F_SETFD, 0);
     fcntl(answer_fd, F_SETFD, 0);
+    for (const auto& [name, value] : environment_) setenv(name.c_str(), value.c_str(), 1);
     const std::string fds = std::to_string(request_fd) + "," + std::to_string(answer_fd);
     execl(executable_.c_str(), executable_.c_str(), "--protocol-fds", fds.c_str(), static_cast<char*>(nullptr));
     const std::string msg = "lego-worker: cannot start " + executable_ + ": " + std::strerror(errno) + "\n";

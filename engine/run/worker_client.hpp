@@ -11,12 +11,18 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace lego::run {
 
 class WorkerClient {
  public:
-  explicit WorkerClient(std::string executable);
+  using Environment = std::vector<std::pair<std::string, std::string>>;
+  // `environment`: variables set in the worker only (a library baseline's
+  // OPENBLAS_CORETYPE), on top of the parent's.
+  explicit WorkerClient(std::string executable, Environment environment = {});
+  const std::string& executable() const { return executable_; }
   ~WorkerClient();
   WorkerClient(const WorkerClient&) = delete;
   WorkerClient& operator=(const WorkerClient&) = delete;
@@ -31,6 +37,7 @@ class WorkerClient {
   void start();
   void stop();
   std::string executable_;
+  Environment environment_;
   pid_t pid_ = -1;
   int to_worker_ = -1, from_worker_ = -1;
   std::string pending_;  // bytes read past the last line

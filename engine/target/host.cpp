@@ -97,7 +97,9 @@ Target detect() {
   t.ghz = read_ghz();
   t.cores = usable_cores();
   std::ostringstream d;
-  d << "this machine: " << t.cpu << ", " << t.level() << ", " << t.cores << " cores";
+  // Clang 15 knows no znver4 and names Zen 4 znver3; its AVX-512 gives it away.
+  const bool zen4 = t.cpu == "znver3" && t.has("avx512f");
+  d << "this machine: " << (zen4 ? "AMD Zen 4 (Clang 15: znver3 with AVX-512)" : t.cpu) << ", " << t.level() << ", " << t.cores << " cores";
   t.description = d.str();
   return t;
 }

@@ -105,6 +105,12 @@ std::vector<std::string> known_names() {
   return out;
 }
 
+std::optional<Target> nominal(const std::string& name) {
+  for (const Row& r : kRows)
+    if (name == r.name) return from_row(r);
+  return std::nullopt;
+}
+
 std::optional<Target> by_name(const std::string& name) {
   if (name == "host" || name.empty()) return host();
   for (const Row& r : kRows)
@@ -117,9 +123,11 @@ std::optional<Target> by_name(const std::string& name) {
         t.l2_bytes = h.l2_bytes;
         t.l3_bytes = h.l3_bytes;
         if (h.ghz > 0) t.ghz = h.ghz;
-        // A lower level run on a wider machine still has the machine's pipes, up to the level's width.
-        t.fma_pipes = h.fma_pipes;
-        t.fma_bytes = std::min(h.fma_bytes, t.vector_bytes);
+        // Code run here has this machine's pipes, up to the level's width.
+        if (runs_on(t, h)) {
+          t.fma_pipes = h.fma_pipes;
+          t.fma_bytes = std::min(h.fma_bytes, t.vector_bytes);
+        }
       }
       return t;
     }

@@ -54,6 +54,9 @@ std::vector<std::string> known_names();
 // and clock of a named target are the host's when it runs on this machine's
 // ISA, else typical figures. Nullopt for an unknown name.
 std::optional<Target> by_name(const std::string& name);
+// The named target as the table describes it: typical caches and clock, the
+// pipes of the CPU it names (by_name puts this machine's in where it runs here).
+std::optional<Target> nominal(const std::string& name);
 // Like by_name, throwing LegoError that lists the known names.
 Target resolve(const std::string& name);
 

@@ -213,3 +213,73 @@ TEST(AccessAnalysis, AReportWithAFieldMissingNamesItsPath) {
 
 }  // namespace
 }  // namespace lego::run
+
+namespace lego::run {
+namespace {
+
+struct IsaKernels {
+  kernel::Project project = kernel::load_project(LEGO_TEST_DATA "/kernels/isa.lego.json", kernel::default_resource_dirs());
+};
+
+// A template with AVX-512 intrinsics and no fallback is ruled out for
+// x86-64-v3 before any code is made: its outcome says why, and no worker
+// is ever started (this one's executable does not exist).
+TEST(SweepDriver, AVariantNeedingAFeatureTheTargetLacksIsRuledOutAndNeverReachesAWorker) {
+  IsaKernels k;
+  const kernel::KernelSpec& spec = kernel::find_kernel(k.project, "avx512_add");
+  const kernel::Variant v = kernel::enumerate_variants(spec, {0, 1, {}}).variants.at(0);
+  const target::Target v3 = target::resolve("x86-64-v3");
+  const PreparedVariant p = prepare_variant(spec, v, v3);
+  ASSERT_TRUE(p.ruled_out) << p.error;
+  EXPECT_FALSE(p.instance);
+  EXPECT_NE(p.error.find("avx512f"), std::string::npos) << p.error;
+  EXPECT_NE(p.error.find("line 5 uses __m512"), std::string::npos) << p.error;
+  WorkerClient nowhere("/nonexistent/lego-worker");
+  SweepOptions options = quick();
+  options.target = v3;
+  const SweepResult r = run_sweep(nowhere, spec, {&p}, kRoof, options);
+  ASSERT_EQ(r.outcomes.size(), 1u);
+  EXPECT_EQ(r.outcomes[0].status, Status::RuledOut);
+  EXPECT_EQ(std::string(verification_mark(r.outcomes[0])), "–");
+  EXPECT_FALSE(is_failure(r.outcomes[0].status));
+  EXPECT_EQ(sweep_exit_status(r.outcomes, true), 0);
+  // On a machine with AVX-512 the same template runs and verifies.
+  if (target::host().has("avx512f")) {
+    const PreparedVariant here = prepare_variant(spec, v, target::host());
+    ASSERT_TRUE(here.instance) << here.error;
+    WorkerClient worker(default_worker_path());
+    const SweepResult ran = run_sweep(worker, spec, {&here}, kRoof, quick());
+    EXPECT_EQ(ran.outcomes.at(0).status, Status::Ok) << ran.outcomes[0].message;
+    EXPECT_TRUE(ran.outcomes[0].verified);
+  }
+}
+
+// LLVM's own errors (here: inline asm whose 64-byte operand no AVX2
+// register holds, the error that crashed every matmul variant on AVX2
+// machines) are the variant's compile error with LLVM's words; the worker
+// lives on for the next variant.
+TEST(SweepDriver, AnLlvmCodegenErrorIsACompileErrorWithLlvmsText) {
+  IsaKernels k;
+  const kernel::KernelSpec& spec = kernel::find_kernel(k.project, "asm_register");
+  const kernel::Variant v = kernel::enumerate_variants(spec, {0, 1, {}}).variants.at(0);
+  const target::Target v3 = target::resolve("x86-64-v3");
+  const PreparedVariant p = prepare_variant(spec, v, v3);
+  ASSERT_TRUE(p.instance) << p.error;  // nothing in the text gives it away: only LLVM knows
+  WorkerClient worker(default_worker_path());
+  SweepOptions options = quick();
+  options.target = v3;
+  const SweepResult r = run_sweep(worker, spec, {&p, &p}, kRoof, options);
+  ASSERT_EQ(r.outcomes.size(), 2u);
+  EXPECT_EQ(r.outcomes[0].status, Status::CompileError) << r.outcomes[0].message;
+  EXPECT_NE(r.outcomes[0].message.find("couldn't allocate"), std::string::npos) << r.outcomes[0].message;
+  EXPECT_NE(r.outcomes[0].message.find("LLVM"), std::string::npos) << r.outcomes[0].message;
+  // The second is the same code: a duplicate, not a crash of a dead worker.
+  EXPECT_EQ(r.outcomes[1].status, Status::Duplicate);
+  // The worker is still there for other code.
+  const Faulty f;
+  const SweepResult next = run_sweep(worker, f.spec, {f.order[0]}, kRoof, quick());
+  EXPECT_EQ(next.outcomes.at(0).status, Status::Ok) << next.outcomes[0].message;
+}
+
+}  // namespace
+}  // namespace lego::run

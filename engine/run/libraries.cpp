@@ -1,0 +1,100 @@
+#include "run/libraries.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+
+namespace lego::run {
+namespace {
+
+const Library kLibraries[] = {
+    {"openblas", "libopenblas.so.0", "libopenblas-dev"},
+    {"blis", "libblis.so.4", "libblis-dev"},
+};
+
+// OpenBLAS's core for each ISA level (its DYNAMIC_ARCH names).
+std::string openblas_core(const target::Target& t) {
+  const std::string level = t.level();
+  if (level == "x86-64-v4") return "SkylakeX";
+  if (level == "x86-64-v3") return t.cpu.rfind("znver", 0) == 0 ? "Zen" : "Haswell";
+  return "Nehalem";
+}
+
+// The ISA level of a library kernel's name (OpenBLAS's cores, BLIS's configurations).
+std::string level_of_kernel(const std::string& name) {
+  for (const char* v4 : {"SkylakeX", "Cooperlake", "SapphireRapids", "skx", "knl"})
+    if (name == v4) return "x86-64-v4";
+  for (const char* v3 : {"Haswell", "Zen", "haswell", "zen", "zen2", "zen3"})
+    if (name == v3) return "x86-64-v3";
+  for (const char* avx : {"Sandybridge", "sandybridge", "Bulldozer", "Piledriver", "Steamroller", "Excavator"})
+    if (name == avx) return "x86-64 with AVX";
+  for (const char* v2 : {"Nehalem", "Core2", "Penryn", "Dunnington", "penryn", "Atom", "Barcelona"})
+    if (name == v2) return "x86-64-v2";
+  return "";
+}
+
+template <class F>
+F symbol(const char* name) {
+  return reinterpret_cast<F>(dlsym(RTLD_DEFAULT, name));
+}
+
+}  // namespace
+
+const Library* find_library(const std::string& name) {
+  for (const Library& l : kLibraries)
+    if (l.name == name) return &l;
+  return nullptr;
+}
+
+std::string library_names() {
+  std::string out;
+  for (const Library& l : kLibraries) out += (out.empty() ? "" : ", ") + l.name;
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> library_environment(const std::string& library, const target::Target& t) {
+  if (t.host || t.arch != target::Arch::X86_64) return {};
+  if (library == "openblas") return {{"OPENBLAS_CORETYPE", openblas_core(t)}};
+  // Debian's BLIS 0.9.0 aborts on any BLIS_ARCH_TYPE ("invalid architecture
+  // id", even its own): it runs the configuration it detects, and
+  // library_kernel says which ISA that is.
+  return {};
+}
+
+std::string library_level(const std::string& library) {
+  if (library == "openblas") {
+    const auto corename = symbol<char* (*)()>("openblas_get_corename");
+    return corename ? level_of_kernel(corename()) : "";
+  }
+  if (library == "blis") {
+    const auto query = symbol<int (*)()>("bli_arch_query_id");
+    const auto name = symbol<char* (*)(int)>("bli_arch_string");
+    return query && name ? level_of_kernel(name(query())) : "";
+  }
+  return "";
+}
+
+std::string library_kernel(const std::string& library) {
+  if (library == "openblas") {
+    const auto corename = symbol<char* (*)()>("openblas_get_corename");
+    const auto config = symbol<char* (*)()>("openblas_get_config");
+    if (!corename) return "";
+    std::string out = std::string("OpenBLAS core ") + corename() + " (" + level_of_kernel(corename()) + ")";
+    if (config) out += std::string(" (") + config() + ")";
+    if (const char* forced = std::getenv("OPENBLAS_CORETYPE")) out += std::string(", forced by OPENBLAS_CORETYPE=") + forced;
+    return out;
+  }
+  if (library == "blis") {
+    const auto query = symbol<int (*)()>("bli_arch_query_id");
+    const auto name = symbol<char* (*)(int)>("bli_arch_string");
+    const auto version = symbol<char* (*)()>("bli_info_get_version_str");
+    if (!query || !name) return "";
+    const std::string config = name(query());
+    std::string out = std::string("BLIS ") + (version ? version() : "") + " configuration " + config + " (" + level_of_kernel(config) + ")";
+    if (const char* forced = std::getenv("BLIS_ARCH_TYPE")) out += std::string(", forced by BLIS_ARCH_TYPE=") + forced;
+    return out;
+  }
+  return "";
+}
+
+}  // namespace lego::run

@@ -1,0 +1,138 @@
+// Every ISA level the JIT can target, on whatever machine runs the suite:
+// the example kernels' variants built for x86-64-v2, x86-64-v3, x86-64-v4
+// (where this machine has it) and the host either verify against the
+// reference or are ruled out by the target with a reason; none crashes.
+// Code for a level below the host's runs here, so an AVX-512 machine
+// checks what an AVX2 user gets, and an AVX2 machine checks SSE.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "kernel/instantiate.hpp"
+#include "kernel/spec.hpp"
+#include "kernel/variant.hpp"
+#include "run/executor.hpp"
+#include "run/jit.hpp"
+#include "target/target.hpp"
+
+namespace lego {
+namespace {
+
+const std::filesystem::path kProjects = LEGO_PROJECTS_DIR;
+
+struct Case {
+  std::string file, kernel;
+  Env small;
+};
+
+// At most this many runnable variants per kernel and level, spread over the space.
+constexpr std::size_t kSampled = 6;
+
+const Case kCases[] = {
+    {"transpose.lego.json", "transpose2d", {{"N", 64}}},
+    {"transpose.lego.json", "transpose3d_210", {{"D0", 32}, {"D1", 8}, {"D2", 16}}},
+    {"transpose.lego.json", "transpose3d_021", {{"D0", 8}, {"D1", 32}, {"D2", 16}}},
+    {"transpose.lego.json", "transpose4d_3210", {{"D0", 16}, {"D1", 4}, {"D2", 8}, {"D3", 32}}},
+    {"transpose.lego.json", "transpose4d_1302", {{"D0", 4}, {"D1", 8}, {"D2", 8}, {"D3", 16}}},
+    // M = 38: every BM leaves a partial panel.
+    {"matmul.lego.json", "matmul", {{"M", 38}, {"N", 64}, {"K", 24}}},
+    {"stencils.lego.json", "stencil7", {{"N", 16}}},
+    {"stencils.lego.json", "stencil27_points", {{"N", 16}}},
+    {"rows.lego.json", "softmax", {{"M", 9}, {"N", 37}}},
+    {"rows.lego.json", "layernorm", {{"M", 9}, {"N", 48}}},
+    {"nw.lego.json", "nw", {{"TILES", 32}}},
+    {"nw.lego.json", "nw_wavefront", {{"TILES", 32}}},
+};
+
+// The levels this machine can run: the named x86-64 levels it has, and itself.
+std::vector<std::string> levels() {
+  std::vector<std::string> out;
+  for (const char* name : {"x86-64-v2", "x86-64-v3", "x86-64-v4"})
+    if (run::cannot_run_here(target::resolve(name)).empty()) out.push_back(name);
+  out.push_back("host");
+  return out;
+}
+
+class IsaLevels : public ::testing::TestWithParam<std::tuple<Case, std::string>> {};
+
+TEST_P(IsaLevels, EveryVariantVerifiesOrIsRuledOutWithAReason) {
+  const auto& [c, level] = GetParam();
+  const target::Target t = target::resolve(level);
+  if (!run::cannot_run_here(t).empty()) GTEST_SKIP() << run::cannot_run_here(t);
+  const kernel::Project p = kernel::load_project(kProjects / c.file, kernel::default_resource_dirs());
+  const kernel::KernelSpec& spec = kernel::find_kernel(p, c.kernel);
+  const kernel::VariantSpace space = kernel::enumerate_variants(spec, {0, 1, c.small});
+  ASSERT_FALSE(space.variants.empty());
+  std::vector<kernel::Instance> runnable;
+  std::size_t ruled_out = 0;
+  for (const auto& v : space.variants) {
+    try {
+      runnable.push_back(kernel::instantiate(spec, v, sym::Lang::C, {.target = t}));
+      EXPECT_EQ(runnable.back().target, t.name);
+    } catch (const kernel::RuledOut& e) {
+      ++ruled_out;
+      EXPECT_NE(std::string(e.what()).find("ruled out for " + t.name), std::string::npos) << v.id << ": " << e.what();
+    }
+  }
+  ASSERT_FALSE(runnable.empty()) << "target " << level << " rules out all " << ruled_out << " variants of " << c.kernel;
+  run::Executor executor;
+  run::RunOptions options;
+  options.time = false;
+  const std::size_t step = std::max<std::size_t>(1, runnable.size() / kSampled);
+  int id = 0;
+  for (std::size_t k = 0; k < runnable.size(); k += step) {
+    const kernel::Instance& inst = runnable[k];
+    const nlohmann::json request = run::make_request(inst, options, ++id);
+    EXPECT_EQ(request["target"], t.name);
+    const nlohmann::json r = executor.execute(request);
+    EXPECT_EQ(r["status"], "ok") << level << " " << inst.variant << ": " << r.dump(2).substr(0, 3000);
+    EXPECT_EQ(r["verified"], true) << level << " " << inst.variant;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, IsaLevels, ::testing::Combine(::testing::ValuesIn(kCases), ::testing::ValuesIn(levels())),
+                         [](const auto& param_info) {
+                           std::string level = std::get<1>(param_info.param);
+                           for (char& ch : level)
+                             if (ch == '-' || ch == '.') ch = '_';
+                           return std::get<0>(param_info.param).kernel + "_" + level;
+                         });
+
+// The micro-kernel a transpose's layouts choose follows the target: 4x4
+// with SSE, 8x8 with AVX2, 16x16 with AVX-512, 4x4 with NEON.
+TEST(IsaLevels, RegisterTransposesFollowTheTarget) {
+  const kernel::Project p = kernel::load_project(kProjects / "transpose.lego.json", kernel::default_resource_dirs());
+  const kernel::KernelSpec& spec = kernel::find_kernel(p, "transpose2d");
+  const kernel::Variant v = kernel::find_variant(spec, "A=row,B=row,L=tiles,N=64,T=16,FLAT=0", {{"N", 64}});
+  const auto tile = [&](const std::string& name) {
+    const kernel::Instance inst = kernel::instantiate(spec, v, sym::Lang::C, {.target = target::resolve(name)});
+    for (const char* call : {"lego_transpose_16x16<", "lego_transpose_8x8<", "lego_transpose_4x4<"})
+      if (inst.source.find(std::string(call) + "true") != std::string::npos ||
+          inst.source.find(std::string(call) + "false") != std::string::npos)
+        return std::string(call);
+    return std::string("scalar");
+  };
+  EXPECT_EQ(tile("x86-64-v2"), "lego_transpose_4x4<");
+  EXPECT_EQ(tile("x86-64-v3"), "lego_transpose_8x8<");
+  EXPECT_EQ(tile("x86-64-v4"), "lego_transpose_16x16<");
+  EXPECT_EQ(tile("neoverse-n1"), "lego_transpose_4x4<");
+}
+
+// The register tile's bound comes from the target: 6 x 16 fits AVX2's 16
+// registers (12 accumulators + 2 + 1), 8 x 16 does not; AVX-512 holds 12 x 32.
+TEST(IsaLevels, RegisterTilesAreBoundedByTheTargetsRegisterFile) {
+  const kernel::Project p = kernel::load_project(kProjects / "matmul.lego.json", kernel::default_resource_dirs());
+  const kernel::KernelSpec& spec = kernel::find_kernel(p, "matmul");
+  const auto why = [&](const std::string& target, std::int64_t bm, std::int64_t bn) {
+    return kernel::ruled_out_by(spec, {{"BM", bm}, {"BN", bn}}, target::resolve(target));
+  };
+  EXPECT_EQ(why("x86-64-v3", 6, 16), "");
+  EXPECT_NE(why("x86-64-v3", 8, 16).find("19 vector registers; it has 16"), std::string::npos) << why("x86-64-v3", 8, 16);
+  EXPECT_EQ(why("x86-64-v4", 12, 32), "");
+  EXPECT_NE(why("x86-64-v4", 8, 8).find("not a multiple of its 16 float vector lanes"), std::string::npos) << why("x86-64-v4", 8, 8);
+  EXPECT_EQ(why("neoverse-n1", 6, 16), "");  // 32 NEON registers of 4 floats: 24 + 4 + 1
+}
+
+}  // namespace
+}  // namespace lego
