@@ -64,16 +64,32 @@ std::string describe(const target::Target& t) {
                      t.vector_bytes, t.vector_registers, t.host ? "" : "; this machine: " + target::host().cpu + ", " + target::host().level());
 }
 
+// Whether the variant id has every LAYOUT=ALTERNATIVE of `only` among its parts.
+bool chosen_by(const std::string& id, const std::vector<std::string>& only) {
+  const std::string parts = "," + id + ",";
+  return std::all_of(only.begin(), only.end(), [&](const std::string& o) { return parts.find("," + o + ",") != std::string::npos; });
+}
+
 int bench(const std::string& project_file, const std::string& kernel_name, std::size_t max_variants, std::uint64_t seed,
-          const std::vector<std::string>& sets, const std::string& json_out, run::SweepOptions sweep_options,
-          const std::string& target_name, std::ostream& out, std::ostream& err) {
+          const std::vector<std::string>& sets, const std::vector<std::string>& only, const std::string& json_out,
+          run::SweepOptions sweep_options, const std::string& target_name, std::ostream& out, std::ostream& err) {
   const run::RunOptions& options = sweep_options.run;
   const auto started = std::chrono::steady_clock::now();
   const kernel::Project project = kernel::load_project(project_file, kernel::default_resource_dirs());
   const kernel::KernelSpec& spec = kernel::find_kernel(project, kernel_name);
   sweep_options.target = chosen_target(target_name, project);
   const target::Target& target = sweep_options.target;
-  const kernel::VariantSpace space = kernel::enumerate_variants(spec, {max_variants, seed, parse_sets(sets), &target});
+  kernel::VariantSpace space = kernel::enumerate_variants(spec, {max_variants, seed, parse_sets(sets), &target});
+  if (!only.empty()) {
+    for (const auto& o : only)
+      if (o.find('=') == std::string::npos || o.find(',') != std::string::npos)
+        throw LegoError("--only " + o + ": expected LAYOUT=ALTERNATIVE, e.g. --only B=row (parameters take --set)");
+    const std::size_t before = space.variants.size();
+    std::erase_if(space.variants, [&](const kernel::Variant& v) { return !chosen_by(v.id, only); });
+    if (space.variants.empty())
+      throw LegoError("--only leaves none of the " + std::to_string(before) + " variants; their ids look like " +
+                      (before ? kernel::enumerate_variants(spec, {1, seed, parse_sets(sets), &target}).variants.at(0).id : std::string("?")));
+  }
   if (space.variants.empty() && space.ruled_out > 0)
     throw LegoError("target " + target.name + " rules out every variant of " + spec.name + " (" + std::to_string(space.ruled_out) +
                     "), e.g. " + space.ruled_out_reason);
@@ -367,7 +383,7 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   CLI::App app{"lego: kernel variants — run, measure, export (LEGO Studio)"};
   app.require_subcommand(1);
   std::string project, kernel_name, json_out, variant = "best", results, dir, target_name;
-  std::vector<std::string> sets;
+  std::vector<std::string> sets, only;
   std::size_t max_variants = 0;
   std::uint64_t seed = 1;
   double timeout_s = 120;
@@ -389,6 +405,7 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   const std::string target_help = "The CPU to build for: host (default, or the project's \"target\"), x86-64-v2/v3/v4, znver3, "
                                   "sapphirerapids, aarch64, ... (lego targets lists them)";
   bench_cmd->add_option("--target", target_name, target_help);
+  bench_cmd->add_option("--only", only, "Keep the variants with this layout choice, e.g. --only B=row (repeatable)");
   bench_cmd->add_flag("--no-verify", no_verify, "Skip the comparison with the reference");
   bool verify_smaller = false;
   bench_cmd->add_flag("--verify-smaller", verify_smaller,
@@ -502,7 +519,7 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
       sweep_options.run = options;
       sweep_options.timeout_s = timeout_s;
       sweep_options.verify_smaller = verify_smaller;
-      return bench(project, kernel_name, max_variants, seed, sets, json_out, sweep_options, target_name, out, err);
+      return bench(project, kernel_name, max_variants, seed, sets, only, json_out, sweep_options, target_name, out, err);
     }
     return export_kernel(project, kernel_name, variant, results, sets, dir, target_name, out);
   } catch (const LegoError& e) {
