@@ -18,6 +18,8 @@
 #include "run/sweep.hpp"
 #include "studio/save_file.hpp"
 #include "studio/suggest_dialog.hpp"
+#include "run/jit.hpp"
+#include "target/target.hpp"
 #include "views/qt_text.hpp"
 
 namespace lego::studio {
@@ -27,6 +29,22 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   project_label_ = new QLabel(tr("No project: File > Open project..."));
   kernel_ = new QComboBox;
   kernel_->setToolTip(tr("The project's kernels"));
+  target_ = new QComboBox;
+  {
+    const target::Target& here = target::host();
+    target_->addItem(tr("host: %1 (%2)").arg(qs(here.cpu), qs(here.level())), QStringLiteral("host"));
+    target_->setItemData(0, qs(here.description), Qt::ToolTipRole);
+    for (const auto& name : target::known_names()) {
+      const target::Target t = *target::nominal(name);
+      const bool here_too = run::cannot_run_here(*target::by_name(name)).empty();
+      target_->addItem(here_too ? qs(name) : tr("%1 (export only)").arg(qs(name)), qs(name));
+      target_->setItemData(target_->count() - 1, qs(t.level() + ": " + t.description), Qt::ToolTipRole);
+    }
+  }
+  target_->setToolTip(
+      tr("The CPU the variants are made for: this machine, or a lower ISA level it can run (x86-64-v3 on an AVX-512 machine "
+         "checks what an AVX2 user gets), or another machine to export for. Variants the target cannot hold (a register "
+         "tile too large for its registers, intrinsics it lacks) are ruled out before compiling"));
   verified_only_ = new QCheckBox(tr("Verified only"));
   reuse_ = new QCheckBox(tr("Reuse"));
   reuse_->setChecked(true);
@@ -59,6 +77,8 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   progress_->setVisible(false);
   top->addWidget(project_label_);
   top->addWidget(kernel_, 1);
+  top->addWidget(new QLabel(tr("Target")));
+  top->addWidget(target_);
   top->addWidget(verified_only_);
   top->addWidget(reuse_);
   top->addWidget(run_);
@@ -155,6 +175,17 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(split, 1);
 
   connect(kernel_, &QComboBox::currentIndexChanged, this, &KernelsPanel::showKernel);
+  // Another target is other code: the project's variants are made again for it (results of other code stay in the cache).
+  connect(target_, &QComboBox::currentIndexChanged, this, [this] {
+    const QString name = target_->currentData().toString();
+    sweep_.setTarget(name);
+    if (!project_) return;
+    emit message(tr("making %1's variants for target %2").arg(QFileInfo(qs(project_->file)).fileName(), name));
+    if (project_->edited)
+      sweep_.openEdited(qs(project_->file), qs(project_->json));
+    else
+      sweep_.open(qs(project_->file));
+  });
   connect(verified_only_, &QCheckBox::toggled, this, &KernelsPanel::showKernel);
   connect(table_, &QTableWidget::itemSelectionChanged, this, &KernelsPanel::showSelection);
   connect(run_, &QPushButton::clicked, this, &KernelsPanel::runSweep);
@@ -192,9 +223,23 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
       for (const auto& k : project_->kernels) kernel_->addItem(qs(k.spec.name));
       if (same_file && kernel_index >= 0 && kernel_index < kernel_->count()) kernel_->setCurrentIndex(kernel_index);
     }
+    {
+      const QSignalBlocker block(target_);
+      const int at = target_->findData(project_->target.host ? QStringLiteral("host") : qs(project_->target.name));
+      if (at >= 0) target_->setCurrentIndex(at);
+    }
     showKernel();
     if (same_file && layout_index >= 0 && layout_index < layout_->count()) layout_->setCurrentIndex(layout_index);
     emit message(tr("opened %1: %2 kernels").arg(qs(project_->file)).arg(project_->kernels.size()));
+    const target::Target& t = project_->target;
+    emit targetChanged(t.host ? tr("Target: this machine (%1, %2)").arg(qs(t.cpu), qs(t.level()))
+                              : tr("Target: %1 (%2)").arg(qs(t.name), qs(t.level())));
+    for (const auto& k : project_->kernels)
+      if (k.ruled_out > 0)
+        emit message(tr("%1: %2 variants ruled out by target %3, e.g. %4")
+                         .arg(qs(k.spec.name))
+                         .arg(k.ruled_out)
+                         .arg(qs(t.name), qs(k.ruled_out_reason)));
     emit projectLoaded();
   });
   connect(&sweep_, &SweepSession::failed, this, [this](const QString& m) { emit message(tr("error: %1").arg(m)); });
@@ -259,6 +304,15 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
 }
 
 void KernelsPanel::openProject(const QString& path) { sweep_.open(path); }
+
+void KernelsPanel::chooseTarget(const QString& name) {
+  const int at = target_->findData(name);
+  if (at < 0) {
+    emit message(tr("error: unknown target %1 (lego targets lists them)").arg(name));
+    return;
+  }
+  target_->setCurrentIndex(at);  // onTargetPicked reloads
+}
 
 const KernelInfo* KernelsPanel::currentKernel() const {
   if (!project_ || kernel_->currentIndex() < 0 || kernel_->currentIndex() >= static_cast<int>(project_->kernels.size())) return nullptr;

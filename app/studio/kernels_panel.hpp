@@ -108,6 +108,13 @@ class KernelsPanel : public QWidget {
   void editLayoutRequested(const QString& text, const QString& sizes, const QString& label);
   void applyRequested();  // the window answers with applyLayout(composer text)
   void message(const QString& text);
+  // The CPU the current project's variants are made for, as the status bar says it.
+  void targetChanged(const QString& summary);
+
+ public:
+  QComboBox* targetChoice() const { return target_; }
+  // The target picker's choice: a target::known_names() entry or "host".
+  void chooseTarget(const QString& name);
 
  private:
   void showKernel();
@@ -146,6 +153,7 @@ class KernelsPanel : public QWidget {
   void fillLayouts();
   project::LayoutSlot slotAt(int index) const;
   QComboBox* kernel_;
+  QComboBox* target_ = nullptr;  // host and the named targets (lego targets)
   QCheckBox* verified_only_;
   QCheckBox* reuse_;  // results cache of unchanged code
   QPushButton *run_, *cancel_, *export_, *export_selected_, *verify_smaller_, *cluster_;

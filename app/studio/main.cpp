@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   cli.addOption({"run", "With --project: run every variant of its first kernel"});
   cli.addOption({"banks", "Show the bank-conflict heatmap for a warp walking rows, columns or anti-diagonals", "WALK"});
   cli.addOption({"kernel", "With --project: the kernel to show (and to sweep with --run)", "NAME"});
+  cli.addOption({"target", "With --project: make the variants for this CPU (host, x86-64-v3, znver3, aarch64, ...; lego targets)", "NAME"});
   cli.addOption({"show", "The kernels panel's tab to show: kernel, expressions, assembly, roofline, accesses or threadmap", "TAB"});
   cli.addOption({"first-paint-ms", "Print milliseconds from start to the first painted window with a drawn layout, then quit"});
   cli.addOption({"screenshot", "Save a screenshot of the window once the layout is drawn, then quit", "FILE.png"});
@@ -99,6 +100,14 @@ int main(int argc, char** argv) {
     if (cli.isSet("run"))
       QObject::connect(window.kernels(), &lego::studio::KernelsPanel::projectLoaded, window.kernels(),
                        &lego::studio::KernelsPanel::runSweep, Qt::SingleShotConnection);
+    if (cli.isSet("target")) {
+      const QString name = cli.value("target");
+      if (window.kernels()->targetChoice()->findData(name) < 0) {
+        std::fprintf(stderr, "lego-studio: unknown target %s (lego targets lists them)\n", qPrintable(name));
+        return 2;
+      }
+      window.kernels()->chooseTarget(name);  // before the project opens: it loads once, for this target
+    }
     window.kernels()->openProject(cli.value("project"));
     if (cli.isSet("show")) {
       const QStringList tabs = {"kernel", "expressions", "assembly", "accesses", "roofline"};  // the panel's tab order

@@ -136,6 +136,7 @@ class MainWindow : public QMainWindow {
   void fillStartList();
   QTreeWidget* start_ = nullptr;
   QLabel* engine_status_;
+  QLabel* target_status_;
   QTimer text_debounce_, autosave_timer_;
   QString last_autosaved_;
   QMenu* recent_menu_ = nullptr;

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "expr/text_file.hpp"
+#include "run/jit.hpp"
 #include "kernel/variant.hpp"
 #include "project/results.hpp"
 #include "run/analyze.hpp"
@@ -37,18 +38,22 @@ SweepSession::SweepSession(QObject* parent) : QObject(parent) {
 
 SweepSession::~SweepSession() { cancel_ = true; }  // a running sweep stops; thread_ then waits for it
 
-ProjectPtr SweepSession::load(const std::string& file, const std::string& json, bool edited, std::size_t max_variants) {
+ProjectPtr SweepSession::load(const std::string& file, const std::string& json, bool edited, std::size_t max_variants,
+                              const std::string& target_choice) {
   auto info = std::make_shared<ProjectInfo>();
   info->file = file;
   info->json = json;
   info->edited = edited;
   info->project = kernel::parse_project(json, file, std::filesystem::path(file).parent_path(), kernel::default_resource_dirs());
+  info->target = target::resolve(!target_choice.empty() ? target_choice : !info->project.target.empty() ? info->project.target : "host");
   for (const auto& spec : info->project.kernels) {
-    KernelInfo k{spec, {}, 0};
-    const kernel::VariantSpace space = kernel::enumerate_variants(spec, {max_variants, 1, {}});
+    KernelInfo k{spec, {}, 0, 0, {}};
+    const kernel::VariantSpace space = kernel::enumerate_variants(spec, {max_variants, 1, {}, &info->target});
     k.rejected = space.rejected;
+    k.ruled_out = space.ruled_out;
+    k.ruled_out_reason = space.ruled_out_reason;
     for (const auto& v : space.variants) {
-      VariantInfo vi{run::prepare_variant(spec, v), {}};
+      VariantInfo vi{run::prepare_variant(spec, v, info->target), {}};
       if (vi.instantiated()) vi.expansions = expansions_text(vi.instance());
       k.variants.push_back(std::move(vi));
     }
@@ -63,9 +68,9 @@ ProjectPtr SweepSession::load(const std::string& file, const std::string& json, 
 }
 
 void SweepSession::open(const QString& project_file, std::size_t max_variants) {
-  thread_.post([this, file = project_file.toStdString(), max_variants] {
+  thread_.post([this, file = project_file.toStdString(), max_variants, target = target_choice_] {
     try {
-      emit projectLoaded(load(file, read_regular_file(file, "project", kMaxProjectBytes), false, max_variants));
+      emit projectLoaded(load(file, read_regular_file(file, "project", kMaxProjectBytes), false, max_variants, target));
     } catch (const LegoError& e) {
       emit failed(QString::fromStdString(e.what()));
     } catch (const std::exception& e) {
@@ -75,9 +80,9 @@ void SweepSession::open(const QString& project_file, std::size_t max_variants) {
 }
 
 void SweepSession::openEdited(const QString& project_file, const QString& json) {
-  thread_.post([this, file = project_file.toStdString(), json = json.toStdString()] {
+  thread_.post([this, file = project_file.toStdString(), json = json.toStdString(), target = target_choice_] {
     try {
-      emit projectLoaded(load(file, json, true, 256));
+      emit projectLoaded(load(file, json, true, 256, target));
     } catch (const LegoError& e) {
       emit failed(QStringLiteral("the recovered project edits do not load: %1").arg(QString::fromStdString(e.what())));
     }
@@ -94,11 +99,11 @@ void SweepSession::addLayout(ProjectPtr project, const project::LayoutSlot& slot
 
 // The edited JSON (validated as a whole project by `edit`) reloads as an unsaved project.
 void SweepSession::changeProject(ProjectPtr project, const project::LayoutSlot& slot, const QString& layout_text, LayoutEdit edit) {
-  thread_.post([this, project, slot, text = layout_text.toStdString(), edit] {
+  thread_.post([this, project, slot, text = layout_text.toStdString(), edit, target = target_choice_] {
     try {
       const std::string json = edit(project->json, project->file, std::filesystem::path(project->file).parent_path(),
                                     kernel::default_resource_dirs(), slot, text);
-      emit projectLoaded(load(project->file, json, true, 256));
+      emit projectLoaded(load(project->file, json, true, 256, target));
     } catch (const LegoError& e) {
       emit failed(QStringLiteral("the project was not changed: %1").arg(QString::fromStdString(e.what())));
     }
@@ -139,7 +144,9 @@ void SweepSession::run(ProjectPtr project, const QString& kernel_name, const QSt
     bool cancelled = false;
     try {
       if (!k) throw LegoError("no kernel " + kernel + " in the project");
-      const run::Roof roof = run::machine_roof(false, [this](const std::string& m) { emit message(QString::fromStdString(m)); });
+      if (const std::string why = run::cannot_run_here(project->target); !why.empty() && k->spec.backend == "cpu") throw LegoError(why);
+      const run::Roof roof = run::machine_roof(
+          false, [this](const std::string& m) { emit message(QString::fromStdString(m)); }, project->target.name);
       emit ceilingsReady(roof);
       std::vector<const run::PreparedVariant*> order;
       std::vector<run::PreparedVariant> unknown;  // ids the project does not have: reported invalid
@@ -156,6 +163,7 @@ void SweepSession::run(ProjectPtr project, const QString& kernel_name, const QSt
       }
       run::SweepOptions o;
       o.run = options;
+      o.target = project->target;
       o.run.want_assembly = true;
       o.timeout_s = timeout_s;
       o.analyze = true;

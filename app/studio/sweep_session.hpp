@@ -36,6 +36,8 @@ struct KernelInfo {
   kernel::KernelSpec spec;
   std::vector<VariantInfo> variants;
   std::uint64_t rejected = 0;
+  std::uint64_t ruled_out = 0;   // variants the target cannot run (kernel::ruled_out_by): not listed
+  std::string ruled_out_reason;  // the first of them
 };
 
 // What a run came to (engine/run/outcome.hpp): the sweep driver's typed
@@ -55,6 +57,9 @@ struct ProjectInfo {
   std::vector<KernelInfo> kernels;
   // Results measured elsewhere (lego import-results): "kernel/variant" -> outcome, status "imported".
   std::map<std::string, OutcomePtr> imported;
+  // The CPU the variants were made for: the picker's choice, else the
+  // project's "target", else this machine.
+  target::Target target = target::host();
 };
 
 using ProjectPtr = std::shared_ptr<const ProjectInfo>;
@@ -83,6 +88,10 @@ class SweepSession : public QObject {
   void suggest(ProjectPtr project, const QString& kernel, const QString& buffer);
   // Adds a layout as a new alternative (validated as a whole project); unsaved like editLayout.
   void addLayout(ProjectPtr project, const project::LayoutSlot& slot, const QString& layout_text);
+  // The target later loads make the variants for: a target::known_names()
+  // entry or "host"; empty: the project's own "target", else this machine.
+  // Takes effect at the next open, openEdited or edit.
+  void setTarget(const QString& name) { target_choice_ = name.toStdString(); }
   void cancel() { cancel_ = true; }
   bool running() const { return running_.load(); }
 
@@ -103,7 +112,9 @@ class SweepSession : public QObject {
   using LayoutEdit = std::string (*)(const std::string&, const std::string&, const std::filesystem::path&,
                                      const std::vector<std::filesystem::path>&, const project::LayoutSlot&, const std::string&);
   void changeProject(ProjectPtr project, const project::LayoutSlot& slot, const QString& layout_text, LayoutEdit edit);
-  static ProjectPtr load(const std::string& file, const std::string& json, bool edited, std::size_t max_variants);
+  static ProjectPtr load(const std::string& file, const std::string& json, bool edited, std::size_t max_variants,
+                         const std::string& target_choice);
+  std::string target_choice_;  // UI thread; copied into each posted load
   // Last: destroyed first, so the work it waits for still sees the members above.
   WorkerThread thread_{QStringLiteral("lego-sweep")};
 };
