@@ -52,7 +52,9 @@ std::optional<TransposeChoice> choose_transpose(const InnerLoops& loops, const A
               "; destination " + std::to_string(*dout) + ", " + std::to_string(*di) + ")";
     return std::nullopt;
   }
-  const int widest = std::min(target.lanes(4), 16);
+  // AVX2 and wider take 16x16 tiles: a destination row of 16 floats is a
+  // whole 64-byte line (two 8-wide stores on AVX2), which streamed stores need.
+  const int widest = target.lanes(4) >= 8 ? 16 : target.lanes(4);
   for (int tile = widest; tile >= 4; tile /= 2) {
     if (loops.outer_extent % tile != 0 || loops.inner_extent % tile != 0) continue;
     c.tile = tile;
@@ -112,17 +114,27 @@ static inline void lego_transpose_4x4(const float* s, int64_t ss, float* d, int6
 #endif
 )";
   if (target.lanes(4) >= 8) out += R"(#if defined(__AVX2__)
-template <bool Stream>
-static inline __attribute__((always_inline)) void lego_transpose_8x8(const float* s, int64_t ss, float* d, int64_t ds) {
+// The 8x8 tile's rows transposed into registers: o[k] is the tile's column k.
+static inline __attribute__((always_inline)) void lego_transpose_8x8_regs(const float* s, int64_t ss, __m256 o[8]) {
   const __m256 r0 = _mm256_loadu_ps(s), r1 = _mm256_loadu_ps(s + ss), r2 = _mm256_loadu_ps(s + 2 * ss), r3 = _mm256_loadu_ps(s + 3 * ss);
   const __m256 r4 = _mm256_loadu_ps(s + 4 * ss), r5 = _mm256_loadu_ps(s + 5 * ss), r6 = _mm256_loadu_ps(s + 6 * ss), r7 = _mm256_loadu_ps(s + 7 * ss);
   const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1), t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
   const __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5), t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
   const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE), u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
   const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE), u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-  const __m256 o[8] = {_mm256_permute2f128_ps(u0, u4, 0x20), _mm256_permute2f128_ps(u1, u5, 0x20), _mm256_permute2f128_ps(u2, u6, 0x20),
-                       _mm256_permute2f128_ps(u3, u7, 0x20), _mm256_permute2f128_ps(u0, u4, 0x31), _mm256_permute2f128_ps(u1, u5, 0x31),
-                       _mm256_permute2f128_ps(u2, u6, 0x31), _mm256_permute2f128_ps(u3, u7, 0x31)};
+  o[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
+  o[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+  o[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
+  o[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+  o[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
+  o[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+  o[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
+  o[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+}
+template <bool Stream>
+static inline __attribute__((always_inline)) void lego_transpose_8x8(const float* s, int64_t ss, float* d, int64_t ds) {
+  __m256 o[8];
+  lego_transpose_8x8_regs(s, ss, o);
   for (int k = 0; k < 8; ++k) {
     if (Stream) _mm256_stream_ps(d + k * ds, o[k]);
     else _mm256_storeu_ps(d + k * ds, o[k]);
@@ -136,7 +148,7 @@ static inline void lego_transpose_8x8(const float* s, int64_t ss, float* d, int6
 }
 #endif
 )";
-  if (target.lanes(4) >= 16) out += R"(#if defined(__AVX512F__)
+  if (target.lanes(4) >= 8) out += R"(#if defined(__AVX512F__)
 template <bool Stream>
 static inline __attribute__((always_inline)) void lego_transpose_16x16(const float* s, int64_t ss, float* d, int64_t ds) {
   __m512 r[16], t[16], u[16];
@@ -159,6 +171,28 @@ static inline __attribute__((always_inline)) void lego_transpose_16x16(const flo
     for (int l = 0; l < 4; ++l) {
       if (Stream) _mm512_stream_ps(d + (4 * l + m) * ds, o[l]);
       else _mm512_storeu_ps(d + (4 * l + m) * ds, o[l]);
+    }
+  }
+}
+#elif defined(__AVX2__)
+// AVX2: four 8x8 transposes, stored so that each destination row's two
+// halves go out back to back: a streamed row is a whole 64-byte line, which
+// write-combining sends as one (half lines of separate 8x8 tiles thrash it).
+template <bool Stream>
+static inline __attribute__((always_inline)) void lego_transpose_16x16(const float* s, int64_t ss, float* d, int64_t ds) {
+  for (int h = 0; h < 16; h += 8) {
+    __m256 lo[8], hi[8];
+    lego_transpose_8x8_regs(s + h, ss, lo);
+    lego_transpose_8x8_regs(s + 8 * ss + h, ss, hi);
+    for (int k = 0; k < 8; ++k) {
+      float* row = d + (h + k) * ds;
+      if (Stream) {
+        _mm256_stream_ps(row, lo[k]);
+        _mm256_stream_ps(row + 8, hi[k]);
+      } else {
+        _mm256_storeu_ps(row, lo[k]);
+        _mm256_storeu_ps(row + 8, hi[k]);
+      }
     }
   }
 }

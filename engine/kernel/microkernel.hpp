@@ -4,9 +4,9 @@
 // nest's two innermost loops. When one side is contiguous along the inner
 // loop and the other along the outer one, the innermost tile swaps two
 // dimensions: the two loops step by the register tile and a register
-// transpose moves the whole tile: as wide as the target's vectors (4x4 with
-// SSE or NEON, 8x8 with AVX2, 16x16 with AVX-512), else the widest narrower
-// one the loops divide by.
+// transpose moves the whole tile: 4x4 with SSE or NEON; 16x16 with AVX2
+// (four 8x8 register transposes whose destination rows are stored as whole
+// 64-byte lines) or AVX-512, else 8x8; the widest the loops divide by.
 // Otherwise the statement stays scalar and the compiler vectorizes it.
 #pragma once
 

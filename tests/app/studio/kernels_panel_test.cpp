@@ -23,6 +23,7 @@
 #include <set>
 
 #include "run/cuda_driver.hpp"
+#include "target/target.hpp"
 #include "studio/suggest_dialog.hpp"
 #include "views/bank_heatmap.hpp"
 
@@ -40,6 +41,7 @@ class KernelsPanelTest : public QObject {
   void importedResultsShowAndPickTheWinner();
   void baselinesAreRowsAndRooflineLinesButNeverTheWinner();
   void aSecondSweepReusesUnchangedResults();
+  void theTargetPickerRemakesTheVariantsAndLlvmErrorsAreCompileErrors();
 
  private:
   std::unique_ptr<QTemporaryDir> cache_;
@@ -497,6 +499,44 @@ void KernelsPanelTest::baselinesAreRowsAndRooflineLinesButNeverTheWinner() {
   const QString code = panel.kernelCode()->left()->text();
   QVERIFY2(code.contains("lego_kernel"), qPrintable(code));
   QVERIFY(panel.assembly()->right()->text().contains("lego_kernel"));
+}
+
+// Issue 28: the target picker makes the project's variants again for the
+// chosen CPU. On x86-64-v3 a template with AVX-512 intrinsics has no
+// variant (ruled out, and the log says why); a template whose inline asm
+// LLVM cannot allocate without AVX-512 is a compile error with LLVM's
+// words in the tooltip, not a dead worker. Back on this machine, the
+// AVX-512 kernel is listed when the machine has AVX-512.
+void KernelsPanelTest::theTargetPickerRemakesTheVariantsAndLlvmErrorsAreCompileErrors() {
+  KernelsPanel panel;
+  panel.show();
+  QSignalSpy loaded(&panel, &KernelsPanel::projectLoaded), target(&panel, &KernelsPanel::targetChanged), said(&panel, &KernelsPanel::message);
+  panel.chooseTarget("x86-64-v3");  // before a project: remembered for the load
+  panel.openProject(LEGO_TEST_DATA "/kernels/isa.lego.json");
+  QVERIFY(loaded.wait(30000));
+  QVERIFY(!target.isEmpty());
+  QVERIFY2(target.last().at(0).toString().contains("x86-64-v3"), qPrintable(target.last().at(0).toString()));
+  QCOMPARE(panel.targetChoice()->currentData().toString(), QString("x86-64-v3"));
+  panel.kernelChoice()->setCurrentText("avx512_add");
+  QCOMPARE(panel.table()->rowCount(), 0);
+  QString told;
+  for (const auto& m : said)
+    if (m.at(0).toString().contains("ruled out by target x86-64-v3")) told = m.at(0).toString();
+  QVERIFY2(told.contains("avx512f"), qPrintable(told));
+  panel.kernelChoice()->setCurrentText("asm_register");
+  QCOMPARE(panel.table()->rowCount(), 1);
+  const QString id = panel.table()->item(0, KernelsPanel::Variant)->text();
+  QSignalSpy finished(&panel, &KernelsPanel::sweepFinished);
+  panel.runSweep();
+  QVERIFY(finished.wait(60000));
+  QCOMPARE(status_of(panel, id), QString("compile-error"));
+  const QString tip = panel.table()->item(0, KernelsPanel::Status)->toolTip();
+  QVERIFY2(tip.contains("couldn't allocate") && tip.contains("LLVM"), qPrintable(tip));
+  panel.targetChoice()->setCurrentIndex(panel.targetChoice()->findData("host"));
+  QVERIFY(loaded.wait(30000));
+  QVERIFY(target.last().at(0).toString().contains("this machine"));
+  panel.kernelChoice()->setCurrentText("avx512_add");
+  QCOMPARE(panel.table()->rowCount(), lego::target::host().has("avx512f") ? 1 : 0);
 }
 
 QTEST_MAIN(KernelsPanelTest)

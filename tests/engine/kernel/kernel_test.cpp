@@ -220,7 +220,7 @@ TEST(Executor, CompileErrorsPointAtTheTemplateLine) {
 TEST(Executor, APlantedWrongMicroKernelIsCaught) {
   const Project p = transposes();
   const KernelSpec& t = find_kernel(p, "transpose2d");
-  // AVX2's 8x8 micro-kernel: it runs on every x86-64 machine the suite runs on.
+  // AVX2's 16x16 micro-kernel (four 8x8 transposes): it runs on every x86-64 machine the suite runs on.
   Instance inst = instantiate(t, find_variant(t, "A=row,B=row,L=tiles,N=64,T=16,FLAT=0", {{"N", 64}}), sym::Lang::C,
                               {.target = target::resolve("x86-64-v3")});
   run::Executor executor;
@@ -233,9 +233,9 @@ TEST(Executor, APlantedWrongMicroKernelIsCaught) {
   const auto at = inst.source.find(good);
   ASSERT_NE(at, std::string::npos);
   inst.source.replace(at, good.size(), "&B[(16*i_0 + i_1 + 1024*j_0 + 64*j_1)], 63);");
-  const auto call = inst.source.find("lego_transpose_8x8<true>(&A");
+  const auto call = inst.source.find("lego_transpose_16x16<true>(&A");
   ASSERT_NE(call, std::string::npos);
-  inst.source.replace(call, std::string("lego_transpose_8x8<true>").size(), "lego_transpose_8x8<false>");
+  inst.source.replace(call, std::string("lego_transpose_16x16<true>").size(), "lego_transpose_16x16<false>");
   const auto r = executor.execute(run::make_request(inst, options, 2));
   EXPECT_EQ(r["status"], "wrong") << r.dump(2).substr(0, 2000);
 }

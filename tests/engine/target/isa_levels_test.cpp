@@ -100,23 +100,27 @@ INSTANTIATE_TEST_SUITE_P(Examples, IsaLevels, ::testing::Combine(::testing::Valu
                          });
 
 // The micro-kernel a transpose's layouts choose follows the target: 4x4
-// with SSE, 8x8 with AVX2, 16x16 with AVX-512, 4x4 with NEON.
+// with SSE and NEON; 16x16 with AVX2 (four 8x8 transposes whose rows are
+// stored as whole lines) and AVX-512; 8x8 where the tile is 8.
 TEST(IsaLevels, RegisterTransposesFollowTheTarget) {
   const kernel::Project p = kernel::load_project(kProjects / "transpose.lego.json", kernel::default_resource_dirs());
   const kernel::KernelSpec& spec = kernel::find_kernel(p, "transpose2d");
   const kernel::Variant v = kernel::find_variant(spec, "A=row,B=row,L=tiles,N=64,T=16,FLAT=0", {{"N", 64}});
-  const auto tile = [&](const std::string& name) {
-    const kernel::Instance inst = kernel::instantiate(spec, v, sym::Lang::C, {.target = target::resolve(name)});
+  const kernel::Variant v8 = kernel::find_variant(spec, "A=row,B=row,L=tiles,N=64,T=8,FLAT=0", {{"N", 64}});
+  const auto tile = [&](const std::string& name, const kernel::Variant& variant) {
+    const kernel::Instance inst = kernel::instantiate(spec, variant, sym::Lang::C, {.target = target::resolve(name)});
     for (const char* call : {"lego_transpose_16x16<", "lego_transpose_8x8<", "lego_transpose_4x4<"})
       if (inst.source.find(std::string(call) + "true") != std::string::npos ||
           inst.source.find(std::string(call) + "false") != std::string::npos)
         return std::string(call);
     return std::string("scalar");
   };
-  EXPECT_EQ(tile("x86-64-v2"), "lego_transpose_4x4<");
-  EXPECT_EQ(tile("x86-64-v3"), "lego_transpose_8x8<");
-  EXPECT_EQ(tile("x86-64-v4"), "lego_transpose_16x16<");
-  EXPECT_EQ(tile("neoverse-n1"), "lego_transpose_4x4<");
+  EXPECT_EQ(tile("x86-64-v2", v), "lego_transpose_4x4<");
+  EXPECT_EQ(tile("x86-64-v3", v), "lego_transpose_16x16<");
+  EXPECT_EQ(tile("x86-64-v4", v), "lego_transpose_16x16<");
+  EXPECT_EQ(tile("neoverse-n1", v), "lego_transpose_4x4<");
+  EXPECT_EQ(tile("x86-64-v3", v8), "lego_transpose_8x8<");
+  EXPECT_EQ(tile("x86-64-v2", v8), "lego_transpose_4x4<");
 }
 
 // The register tile's bound comes from the target: 6 x 16 fits AVX2's 16
