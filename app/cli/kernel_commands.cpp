@@ -300,7 +300,8 @@ void print_analysis(const run::VariantAnalysis& r, std::ostream& out) {
 }
 
 int analyze(const std::string& project_file, const std::string& kernel_name, const std::string& variant_id,
-            const std::vector<std::string>& sets, bool json, run::ReportDetail detail, std::ostream& out, std::ostream& err) {
+            const std::vector<std::string>& sets, bool json, run::ReportDetail detail, const std::string& target_name, std::ostream& out,
+            std::ostream& err) {
   const kernel::Project project = kernel::load_project(project_file, kernel::default_resource_dirs());
   std::vector<const kernel::KernelSpec*> kernels;
   if (kernel_name.empty() && variant_id.empty())
@@ -311,6 +312,7 @@ int analyze(const std::string& project_file, const std::string& kernel_name, con
   run::AnalyzeOptions options;
   options.heatmap = detail.heatmap;
   options.thread_map = detail.touches;
+  options.target = chosen_target(target_name, project);
   Json all = Json::array();
   for (const kernel::KernelSpec* spec : kernels) {
     // Over a whole project, --set applies to the kernels that have the parameter.
@@ -319,7 +321,7 @@ int analyze(const std::string& project_file, const std::string& kernel_name, con
     if (!variant_id.empty())
       variants.push_back(kernel::find_variant(*spec, variant_id, overrides));
     else
-      variants = kernel::enumerate_variants(*spec, {0, 1, overrides}).variants;
+      variants = kernel::enumerate_variants(*spec, {0, 1, overrides, &options.target}).variants;
     for (const auto& v : variants) {
       err << "analysing " << spec->name << " " << v.id << "\n";
       const run::VariantAnalysis r = run::analyze_variant(worker, *spec, v, options);
@@ -440,6 +442,7 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   analyze_cmd->add_option("--variant", analyze_variant_id, "Variant id (default: every variant)");
   analyze_cmd->add_option("--set", sets, "Fix a parameter, e.g. --set N=1024 (repeatable)");
   analyze_cmd->add_flag("--json", analyze_json, "Print JSON");
+  analyze_cmd->add_option("--target", target_name, "Make CPU variants for this target (their accesses are traced here)");
   analyze_cmd->add_flag("--heatmap", heatmap, "With --json: the lanes x banks matrix of each shared access");
   analyze_cmd->add_flag("--thread-map", thread_map,
                         "With --json: per access, which thread touches which element at each step ([step, thread, offset])");
@@ -470,6 +473,7 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
       ->check(CLI::PositiveNumber);
   suggest_cmd->add_option("--name", suggest_request.name, "With --apply: the new alternative's name (default suggested_<layout>)");
   suggest_cmd->add_flag("--json", suggest_request.json, "Print JSON");
+  suggest_cmd->add_option("--target", suggest_request.target, "Verify the candidates with CPU variants made for this target");
 
   auto* import_cmd = app.add_subcommand("import-results", "Merge the results.json of a bench bundle into the project (under \"results\")");
   import_cmd->add_option("project", project, "Project file (*.lego.json), rewritten in place")->required()->check(CLI::ExistingFile);
@@ -511,7 +515,8 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
     if (export_bench_cmd->parsed()) return export_bench(project, kernel_name, sets, max_variants, seed, dir, out, err);
     if (import_cmd->parsed()) return import_results(project, results_in, allow_unknown, out);
     if (analyze_cmd->parsed())
-      return analyze(project, kernel_name, analyze_variant_id, sets, analyze_json, {.heatmap = heatmap, .touches = thread_map}, out, err);
+      return analyze(project, kernel_name, analyze_variant_id, sets, analyze_json, {.heatmap = heatmap, .touches = thread_map}, target_name,
+                     out, err);
     if (bench_cmd->parsed()) {
       options.verify = !no_verify;
       options.cache = !no_cache;

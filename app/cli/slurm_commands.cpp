@@ -69,6 +69,9 @@ int run_slurm_command(const std::vector<std::string>& args, std::ostream& out, s
   submit->add_option("--partition", request.job.partition, "#SBATCH --partition");
   submit->add_option("--gres", request.job.gres, "#SBATCH --gres, e.g. gpu:1 for CUDA kernels");
   submit->add_option("--time", request.job.time_limit, "#SBATCH --time, e.g. 0:30:00");
+  submit->add_option("--target", request.job.target,
+                     "The nodes' CPU: CPU variants are made and built for it (default host: -march=native on the node; "
+                     "x86-64-v3, sapphirerapids, neoverse-n1, ...: lego targets)");
   submit->add_option("--array-max", request.job.array_max, "The most array tasks; more variants are chunked (default 100)")
       ->check(CLI::Range(1, 100000));
   submit->add_option("--dir", dir, "The job directory (default: <project>.runs/<kernel>-<time> beside the project)");

@@ -11,6 +11,7 @@
 #include "run/atomic_file.hpp"
 #include "run/suggest.hpp"
 #include "run/worker_client.hpp"
+#include "target/target.hpp"
 
 namespace lego::cli {
 
@@ -49,6 +50,7 @@ int suggest(const SuggestRequest& request, std::ostream& out, std::ostream& err)
   run::WorkerClient worker(run::default_worker_path());
   run::SuggestOptions options;
   options.sets = request.sets;
+  options.target = target::resolve(!request.target.empty() ? request.target : !project.target.empty() ? project.target : "host");
   run::Suggestions s = run::suggest_layouts(worker, spec, request.buffer, options);
   const std::size_t shown = std::min(request.top, s.ranked.size());
   if (request.verify > 0) run::verify_candidates(worker, spec, s, std::min(request.verify, shown), options);

@@ -17,6 +17,7 @@ struct SuggestRequest {
   std::size_t apply = 0;   // rank to add to the project (0: none)
   std::string name;        // its alternative's name (default: the candidate's)
   bool json = false;
+  std::string target;  // --target; empty: the project's, else this machine
 };
 
 int suggest(const SuggestRequest& request, std::ostream& out, std::ostream& err);

@@ -90,11 +90,17 @@ std::string keep_cluster_records(const std::string& to_save, const std::string& 
 Submitted submit_run(const fs::path& project_file, const SubmitRequest& request) {
   const kernel::Project project = kernel::load_project(project_file, kernel::default_resource_dirs());
   const kernel::KernelSpec& spec = kernel::find_kernel(project, request.kernel);
-  const kernel::VariantSpace space = kernel::enumerate_variants(spec, {request.max_variants, request.seed, request.sets});
+  // The nodes' CPU: --target, else the project's, else the submitting machine's kind (-march=native on the node).
+  const target::Target target = target::resolve(request.job.target != "host" ? request.job.target
+                                                : !project.target.empty() ? project.target
+                                                                          : "host");
+  const kernel::VariantSpace space = kernel::enumerate_variants(spec, {request.max_variants, request.seed, request.sets, &target});
+  if (space.variants.empty() && space.ruled_out > 0)
+    throw LegoError("target " + target.name + " rules out every variant of " + spec.name + ", e.g. " + space.ruled_out_reason);
   if (space.variants.empty()) throw LegoError("no variant of " + spec.name + " satisfies the constraints at these sizes");
   std::vector<kernel::Instance> instances;
   for (const auto& v : space.variants)
-    instances.push_back(kernel::instantiate(spec, v, spec.backend == "cuda" ? sym::Lang::Cuda : sym::Lang::C));
+    instances.push_back(kernel::instantiate(spec, v, spec.backend == "cuda" ? sym::Lang::Cuda : sym::Lang::C, {.target = target}));
 
   const std::time_t now = std::time(nullptr);
   char stamp[32], iso[32];

@@ -48,7 +48,8 @@ VariantAnalysis analyze_variant(WorkerClient& worker, const kernel::KernelSpec& 
   result.backend = spec.backend;
   kernel::Instance marked;
   try {
-    marked = kernel::instantiate(spec, variant, sym::Lang::C, {.mark_accesses = true});
+    marked = kernel::instantiate(spec, variant, sym::Lang::C, {.mark_accesses = true, .target = options.target});
+    marked.target = "host";  // traced here
     if (spec.backend == "cuda") {
       result.cuda = cuda_resources(kernel::instantiate(spec, variant, sym::Lang::Cuda).source, options.archs);
       for (const CudaResources& c : result.cuda)

@@ -23,6 +23,9 @@ struct AnalyzeOptions {
   bool thread_map = false;  // which thread touches which element, per step
   double timeout_s = 120;
   TraceOptions trace;
+  // The CPU a CPU variant is made for (its code, what it rules out); the
+  // trace itself runs here, since it records addresses, not instructions.
+  target::Target target = target::host();
 };
 
 // NVRTC for each target; a target that fails carries its log.

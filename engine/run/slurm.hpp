@@ -26,6 +26,9 @@ struct JobOptions {
   int array_max = 100;                   // the most array tasks; variants are chunked beyond it
   std::vector<std::string> sbatch_args;  // passed through to sbatch as written
   std::string ssh_host;                  // empty: Slurm on this machine
+  // The CPU the cluster's nodes are: CPU variants are made for it and built
+  // with its flags ("host": -march=native on the node that builds them).
+  std::string target = "host";
 };
 
 // Variant indices per array task: one each, or chunks when there are more

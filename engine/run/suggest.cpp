@@ -413,7 +413,7 @@ void verify_candidates(WorkerClient& worker, const kernel::KernelSpec& spec_in, 
     kernel::Variant v = *base;
     v.layout_choice[suggestions.buffer] = fmt::format("suggest{}", k + 1);
     v.id = suggestions.ranked[k].name;
-    prepared.push_back(prepare_variant(spec, v));
+    prepared.push_back(prepare_variant(spec, v, options.target));
   }
   std::vector<const PreparedVariant*> order;
   for (const auto& p : prepared) order.push_back(&p);
@@ -423,6 +423,7 @@ void verify_candidates(WorkerClient& worker, const kernel::KernelSpec& spec_in, 
   sweep.timeout_s = options.timeout_s;
   sweep.baselines = false;
   sweep.verify_smaller = true;
+  sweep.target = options.target;
   Roof roof;
   const SweepResult result = run_sweep(worker, spec, order, roof, sweep, {}, cancel);
   for (std::size_t k = 0; k < result.outcomes.size() && k < count; ++k) {

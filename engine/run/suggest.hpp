@@ -32,6 +32,9 @@ struct SuggestOptions {
   Env sets;                          // parameters fixed (lego suggest --set)
   std::size_t max_candidates = 400;  // beyond this the enumeration is pruned, and says so
   double timeout_s = 120;
+  // The CPU the candidates are verified on (CPU kernels); the scores are
+  // the accesses' and do not depend on it.
+  target::Target target = target::host();
 };
 
 struct LayoutCandidate {
