@@ -92,7 +92,9 @@ void Ceilings(benchmark::State& state, const std::string& target_name) {
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
-  for (const char* name : {"host", "x86-64-v4", "x86-64-v3", "x86-64-v2"}) {
+  // (x86-64-v2 is left out: its peak on a machine with FMA pipes is not the
+  // mul + add model the target describes.)
+  for (const char* name : {"host", "x86-64-v4", "x86-64-v3"}) {
     const lego::target::Target t = lego::target::resolve(name);
     if (!lego::target::runs_on(t, lego::target::host())) continue;
     benchmark::RegisterBenchmark((std::string("Ceilings/") + name).c_str(), Ceilings, std::string(name))
