@@ -294,7 +294,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       genp_library_help() +
       "\nKernel commands (see 'lego bench --help'):\n"
       "  lego bench PROJECT.lego.json [--kernel K]   compile, verify and time every variant\n"
-      "  lego ceilings                               the machine's bandwidth and FMA roofs\n"
+      "  lego ceilings [--target T]                  the machine's bandwidth and FMA roofs\n"
+      "  lego targets                                the CPUs --target accepts (bench, export, analyze, suggest, submit)\n"
       "  lego export PROJECT.lego.json --kernel K --variant ID|best --out DIR\n"
       "  lego analyze PROJECT.lego.json [--kernel K] [--variant ID] [--json]   bank conflicts, sectors, cache lines; NVRTC resources\n"
       "  lego export-bench PROJECT.lego.json --out DIR   CUDA variants + harness + Makefile for a remote GPU\n"

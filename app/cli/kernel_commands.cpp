@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -79,7 +80,8 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   const kernel::KernelSpec& spec = kernel::find_kernel(project, kernel_name);
   sweep_options.target = chosen_target(target_name, project);
   const target::Target& target = sweep_options.target;
-  kernel::VariantSpace space = kernel::enumerate_variants(spec, {max_variants, seed, parse_sets(sets), &target});
+  // --only narrows the whole space first; a --max-variants sample is then drawn from what is left.
+  kernel::VariantSpace space = kernel::enumerate_variants(spec, {only.empty() ? max_variants : 0, seed, parse_sets(sets), &target});
   if (!only.empty()) {
     for (const auto& o : only)
       if (o.find('=') == std::string::npos || o.find(',') != std::string::npos)
@@ -89,6 +91,13 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
     if (space.variants.empty())
       throw LegoError("--only leaves none of the " + std::to_string(before) + " variants; their ids look like " +
                       (before ? kernel::enumerate_variants(spec, {1, seed, parse_sets(sets), &target}).variants.at(0).id : std::string("?")));
+    if (max_variants != 0 && space.variants.size() > max_variants) {
+      std::mt19937_64 rng(seed);
+      std::shuffle(space.variants.begin(), space.variants.end(), rng);
+      space.variants.resize(max_variants);
+      std::sort(space.variants.begin(), space.variants.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+      space.sampled = true;
+    }
   }
   if (space.variants.empty() && space.ruled_out > 0)
     throw LegoError("target " + target.name + " rules out every variant of " + spec.name + " (" + std::to_string(space.ruled_out) +
@@ -147,10 +156,14 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   // variant must clear (a library on another ISA is no fair bar).
   const std::string level = sweep_options.target.level();
   double best_library_ms = -1;
-  for (const auto& r : rows)
+  bool libraries = false;
+  for (const auto& r : rows) {
+    libraries |= r.baseline && !r.library_kernel.empty();
     if (r.baseline && !r.library_kernel.empty() && r.library_level == level && r.ms > 0 && (best_library_ms < 0 || r.ms < best_library_ms))
       best_library_ms = r.ms;
-  if (best_library_ms > 0) header += fmt::format(" {:>11}", "vs library");
+  }
+  // The column is there whenever a library ran, "-" when none ran the target's ISA.
+  if (libraries) header += fmt::format(" {:>11}", "vs library");
   out << header << "\n";
   int rank = 0;
   for (const run::Outcome* row : table) {
@@ -159,7 +172,7 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
     const std::string mark = run::verification_mark(r) + (r.verified_at.empty() ? "" : " " + r.verified_at);
     std::string ratios;
     for (const auto& [name, ms] : bases) ratios += r.ms > 0 ? fmt::format(" {:>10.2f}x", ms / r.ms) : "";
-    if (best_library_ms > 0 && r.ms > 0) ratios += fmt::format(" {:>10.2f}x", best_library_ms / r.ms);
+    if (libraries && r.ms > 0) ratios += best_library_ms > 0 ? fmt::format(" {:>10.2f}x", best_library_ms / r.ms) : fmt::format(" {:>11}", "-");
     if (r.ms > 0)
       out << fmt::format("{:<4} {:<50} {:<9} {:>10.4g} {:>9.2f} {:>9.2f} {:>6.1f}%{}\n", r.baseline ? "base" : std::to_string(++rank), r.id,
                          mark, r.ms, r.gbs, r.gflops, r.percent_of_roof, ratios);

@@ -48,6 +48,8 @@ struct Case {
   Env small;
 };
 
+void PrintTo(const Case& c, std::ostream* os) { *os << c.file << ":" << c.kernel; }
+
 const Case kCases[] = {
     {"transpose.lego.json", "transpose2d", {{"N", 64}}},
     {"transpose.lego.json", "transpose3d_210", {{"D0", 32}, {"D1", 8}, {"D2", 16}}},

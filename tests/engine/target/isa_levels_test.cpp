@@ -26,6 +26,8 @@ struct Case {
   Env small;
 };
 
+void PrintTo(const Case& c, std::ostream* os) { *os << c.file << ":" << c.kernel; }
+
 // At most this many runnable variants per kernel and level, spread over the space.
 constexpr std::size_t kSampled = 6;
 
