@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <random>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <set>
 
 #include "command_line.hpp"
@@ -25,9 +25,9 @@
 #include "run/analyze.hpp"
 #include "run/bench_bundle.hpp"
 #include "run/ceilings.hpp"
-#include "run/libraries.hpp"
 #include "run/executor.hpp"
 #include "run/jit.hpp"
+#include "run/libraries.hpp"
 #include "run/protocol.hpp"
 #include "run/sweep.hpp"
 #include "run/sweep_driver.hpp"
@@ -62,7 +62,8 @@ void require_runs_here(const target::Target& t) {
 
 std::string describe(const target::Target& t) {
   return fmt::format("target {} ({}, {}-byte vectors, {} vector registers{})", t.name, t.host ? t.cpu + ", " + t.level() : t.level(),
-                     t.vector_bytes, t.vector_registers, t.host ? "" : "; this machine: " + target::host().cpu + ", " + target::host().level());
+                     t.vector_bytes, t.vector_registers,
+                     t.host ? "" : "; this machine: " + target::host().cpu + ", " + target::host().level());
 }
 
 // Whether the variant id has every LAYOUT=ALTERNATIVE of `only` among its parts.
@@ -89,8 +90,9 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
     const std::size_t before = space.variants.size();
     std::erase_if(space.variants, [&](const kernel::Variant& v) { return !chosen_by(v.id, only); });
     if (space.variants.empty())
-      throw LegoError("--only leaves none of the " + std::to_string(before) + " variants; their ids look like " +
-                      (before ? kernel::enumerate_variants(spec, {1, seed, parse_sets(sets), &target}).variants.at(0).id : std::string("?")));
+      throw LegoError(
+          "--only leaves none of the " + std::to_string(before) + " variants; their ids look like " +
+          (before ? kernel::enumerate_variants(spec, {1, seed, parse_sets(sets), &target}).variants.at(0).id : std::string("?")));
     if (max_variants != 0 && space.variants.size() > max_variants) {
       std::mt19937_64 rng(seed);
       std::shuffle(space.variants.begin(), space.variants.end(), rng);
@@ -106,7 +108,8 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
     throw LegoError("no variant of " + spec.name + " satisfies the constraints (" + std::to_string(space.rejected) + " rejected)");
   require_runs_here(target);
   err << describe(target) << "\n";
-  const run::Roof roof = run::machine_roof(false, [&](const std::string& m) { err << m << "\n"; }, target.name);
+  const run::Roof roof = run::machine_roof(
+      false, [&](const std::string& m) { err << m << "\n"; }, target.name);
   err << fmt::format("{}: {} variants ({} candidates, {} ruled out by constraints{}{}){}\n", spec.name, space.variants.size(),
                      space.candidates, space.rejected,
                      space.ruled_out ? fmt::format(", {} by target {}", space.ruled_out, target.name) : "",
@@ -172,7 +175,8 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
     const std::string mark = run::verification_mark(r) + (r.verified_at.empty() ? "" : " " + r.verified_at);
     std::string ratios;
     for (const auto& [name, ms] : bases) ratios += r.ms > 0 ? fmt::format(" {:>10.2f}x", ms / r.ms) : "";
-    if (libraries && r.ms > 0) ratios += best_library_ms > 0 ? fmt::format(" {:>10.2f}x", best_library_ms / r.ms) : fmt::format(" {:>11}", "-");
+    if (libraries && r.ms > 0)
+      ratios += best_library_ms > 0 ? fmt::format(" {:>10.2f}x", best_library_ms / r.ms) : fmt::format(" {:>11}", "-");
     if (r.ms > 0)
       out << fmt::format("{:<4} {:<50} {:<9} {:>10.4g} {:>9.2f} {:>9.2f} {:>6.1f}%{}\n", r.baseline ? "base" : std::to_string(++rank), r.id,
                          mark, r.ms, r.gbs, r.gflops, r.percent_of_roof, ratios);
@@ -186,8 +190,7 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
                          run::library_environment(r.id.substr(r.id.find(':') + 1), sweep_options.target).empty()
                              ? ""
                              : ", chosen to match target " + sweep_options.target.name,
-                         r.library_level == level ? ""
-                                                  : "; not the target's " + level + ", so it is left out of \"vs library\"");
+                         r.library_level == level ? "" : "; not the target's " + level + ", so it is left out of \"vs library\"");
   const auto duplicates = std::count_if(rows.begin(), rows.end(), [](const run::Outcome& r) { return r.status == run::Status::Duplicate; });
   if (duplicates) out << fmt::format("({} variants generate the same code as one above and were not run again)\n", duplicates);
   if (const auto ruled = std::find_if(rows.begin(), rows.end(), [](const run::Outcome& r) { return r.status == run::Status::RuledOut; });
@@ -235,8 +238,8 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
 
 int list_targets(std::ostream& out) {
   const target::Target& here = target::host();
-  out << fmt::format("{}, {} FMA pipes of {} bytes; L1d {} KiB, L2 {} KiB, L3 {} MiB\n\n", here.description, here.fma_pipes,
-                     here.fma_bytes, here.l1d_bytes >> 10, here.l2_bytes >> 10, here.l3_bytes >> 20);
+  out << fmt::format("{}, {} FMA pipes of {} bytes; L1d {} KiB, L2 {} KiB, L3 {} MiB\n\n", here.description, here.fma_pipes, here.fma_bytes,
+                     here.l1d_bytes >> 10, here.l2_bytes >> 10, here.l3_bytes >> 20);
   out << fmt::format("{:<16} {:<12} {:>7} {:>9} {:>10}  {:<9} {}\n", "target", "level", "vector", "registers", "FMA pipes", "runs here",
                      "description");
   for (const auto& name : target::known_names()) {
@@ -417,8 +420,9 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   bench_cmd->add_option("--min-time", options.min_time_s, "Minimum seconds per repetition, above 0 (Google Benchmark aborts at 0)")
       ->check(CLI::Range(0.001, 60.0));
   bench_cmd->add_option("--timeout", timeout_s, "Seconds before a variant is killed as hung")->check(CLI::Range(1.0, 86400.0));
-  const std::string target_help = "The CPU to build for: host (default, or the project's \"target\"), x86-64-v2/v3/v4, znver3, "
-                                  "sapphirerapids, aarch64, ... (lego targets lists them)";
+  const std::string target_help =
+      "The CPU to build for: host (default, or the project's \"target\"), x86-64-v2/v3/v4, znver3, "
+      "sapphirerapids, aarch64, ... (lego targets lists them)";
   bench_cmd->add_option("--target", target_name, target_help);
   bench_cmd->add_option("--only", only, "Keep the variants with this layout choice, e.g. --only B=row (repeatable)");
   bench_cmd->add_flag("--no-verify", no_verify, "Skip the comparison with the reference");
@@ -499,7 +503,8 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
     if (ceilings_cmd->parsed()) {
       const target::Target target = target::resolve(target_name.empty() ? "host" : target_name);
       require_runs_here(target);
-      const run::Roof r = run::machine_roof(refresh, [&](const std::string& m) { err << m << "\n"; }, target.name);
+      const run::Roof r = run::machine_roof(
+          refresh, [&](const std::string& m) { err << m << "\n"; }, target.name);
       if (ceilings_json) {
         out << run::roof_json(r).dump(2) << "\n";
       } else {

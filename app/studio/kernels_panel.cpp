@@ -15,10 +15,10 @@
 #include <cmath>
 
 #include "run/emulation_sizes.hpp"
+#include "run/jit.hpp"
 #include "run/sweep.hpp"
 #include "studio/save_file.hpp"
 #include "studio/suggest_dialog.hpp"
-#include "run/jit.hpp"
 #include "target/target.hpp"
 #include "views/qt_text.hpp"
 

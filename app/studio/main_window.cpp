@@ -46,8 +46,8 @@ MainWindow::MainWindow(QWidget* parent)
   engine_status_ = new QLabel;
   statusBar()->addPermanentWidget(engine_status_);
   // The CPU the kernels' variants are made for; this machine until a project picks another.
-  target_status_ = new QLabel(tr("Target: this machine (%1, %2)").arg(QString::fromStdString(target::host().cpu),
-                                                                      QString::fromStdString(target::host().level())));
+  target_status_ = new QLabel(
+      tr("Target: this machine (%1, %2)").arg(QString::fromStdString(target::host().cpu), QString::fromStdString(target::host().level())));
   target_status_->setToolTip(tr("The CPU the kernels' variants are made for (the Target picker in Kernels and variants)"));
   statusBar()->addPermanentWidget(target_status_);
   connect(kernels_, &KernelsPanel::targetChanged, target_status_, &QLabel::setText);

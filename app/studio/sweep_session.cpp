@@ -6,11 +6,11 @@
 #include <optional>
 
 #include "expr/text_file.hpp"
-#include "run/jit.hpp"
 #include "kernel/variant.hpp"
 #include "project/results.hpp"
 #include "run/analyze.hpp"
 #include "run/bench_bundle.hpp"
+#include "run/jit.hpp"
 #include "run/sweep.hpp"
 #include "run/sweep_driver.hpp"
 #include "run/worker_client.hpp"

@@ -91,8 +91,7 @@ int main(int argc, char** argv) {
   // the worker exits; the client starts a fresh one for the next request.
   std::function<void(nlohmann::json)> answer_current;
   lego::run::on_llvm_fatal_error([&](const std::string& message) {
-    if (answer_current)
-      answer_current({{"status", "compile-error"}, {"message", "does not compile: " + message}, {"worker_exits", true}});
+    if (answer_current) answer_current({{"status", "compile-error"}, {"message", "does not compile: " + message}, {"worker_exits", true}});
     std::_Exit(1);
   });
   std::string line;

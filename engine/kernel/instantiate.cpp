@@ -335,8 +335,7 @@ class Instantiator {
   // same at every index (checked at every one: the layout's table at these
   // sizes), so a template may step by it without computing it at run time.
   // A layout whose stride varies is an error that names two places where it differs.
-  std::int64_t stride_code(const std::string& name, const std::string& dimension_text, std::size_t at, std::size_t length,
-                           Instance& inst) {
+  std::int64_t stride_code(const std::string& name, const std::string& dimension_text, std::size_t at, std::size_t length, Instance& inst) {
     auto it = views_.find(name);
     if (it == views_.end()) fail(at, length, "\"" + name + "\" is not a tensor or layout of kernel " + spec_.name);
     if (!is_integer(dimension_text)) fail(at, length, "expected NAME.stride(index position), e.g. B.stride(1)");
@@ -345,7 +344,8 @@ class Instantiator {
     std::size_t rank = logical_rank(ast);
     for (const auto& t : inst.tensors)
       if (t.name == name) rank = t.extents.size();
-    if (dimension >= rank) fail(at, length, name + " has " + std::to_string(rank) + " indices; stride(" + dimension_text + ") is past them");
+    if (dimension >= rank)
+      fail(at, length, name + " has " + std::to_string(rank) + " indices; stride(" + dimension_text + ") is past them");
     try {
       const LayoutAst view = rank != logical_rank(ast) && ast.closing == Closing::TileBy ? untiled_view(ast, rank) : ast;
       const Plan plan = make_plan(view, variant_.parameters);
@@ -364,9 +364,10 @@ class Instantiator {
           stride = s;
           first = k;
         } else if (s != *stride) {
-          fail(at, length, it->second.second + ": its stride along index " + dimension_text + " is not constant (" + std::to_string(*stride) +
-                               " at logical position " + std::to_string(first) + ", " + std::to_string(s) + " at " + std::to_string(k) +
-                               "); use the index expression instead");
+          fail(at, length,
+               it->second.second + ": its stride along index " + dimension_text + " is not constant (" + std::to_string(*stride) +
+                   " at logical position " + std::to_string(first) + ", " + std::to_string(s) + " at " + std::to_string(k) +
+                   "); use the index expression instead");
         }
       }
       inst.notes.push_back(name + ".stride(" + dimension_text + ") = " + std::to_string(*stride) + ": the same at every index");

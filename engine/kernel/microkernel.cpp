@@ -113,7 +113,8 @@ static inline void lego_transpose_4x4(const float* s, int64_t ss, float* d, int6
 }
 #endif
 )";
-  if (target.lanes(4) >= 8) out += R"(#if defined(__AVX2__)
+  if (target.lanes(4) >= 8)
+    out += R"(#if defined(__AVX2__)
 // The 8x8 tile's rows transposed into registers: o[k] is the tile's column k.
 static inline __attribute__((always_inline)) void lego_transpose_8x8_regs(const float* s, int64_t ss, __m256 o[8]) {
   const __m256 r0 = _mm256_loadu_ps(s), r1 = _mm256_loadu_ps(s + ss), r2 = _mm256_loadu_ps(s + 2 * ss), r3 = _mm256_loadu_ps(s + 3 * ss);
@@ -148,7 +149,8 @@ static inline void lego_transpose_8x8(const float* s, int64_t ss, float* d, int6
 }
 #endif
 )";
-  if (target.lanes(4) >= 8) out += R"(#if defined(__AVX512F__)
+  if (target.lanes(4) >= 8)
+    out += R"(#if defined(__AVX512F__)
 template <bool Stream>
 static inline __attribute__((always_inline)) void lego_transpose_16x16(const float* s, int64_t ss, float* d, int64_t ds) {
   __m512 r[16], t[16], u[16];

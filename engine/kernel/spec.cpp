@@ -1,7 +1,5 @@
 #include "kernel/spec.hpp"
 
-#include "target/target.hpp"
-
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
@@ -13,6 +11,7 @@
 #include "expr/parser.hpp"
 #include "kernel/project_files.hpp"
 #include "layout/parse.hpp"
+#include "target/target.hpp"
 
 namespace lego::kernel {
 

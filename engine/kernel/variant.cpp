@@ -123,7 +123,8 @@ std::string ruled_out_by(const KernelSpec& spec, const Env& parameters, const ta
   if (spec.backend != "cpu") return "";
   std::string missing;
   for (const auto& need : target::required_features(spec.template_text))
-    if (!t.has(need.feature)) missing += (missing.empty() ? "" : "; ") + need.feature + " (" + spec.template_name + " " + need.evidence + ")";
+    if (!t.has(need.feature))
+      missing += (missing.empty() ? "" : "; ") + need.feature + " (" + spec.template_name + " " + need.evidence + ")";
   if (!missing.empty()) return "ruled out for " + t.name + " (" + t.level() + "): it lacks " + missing;
   if (!spec.register_tile) return "";
   const RegisterTile& tile = *spec.register_tile;

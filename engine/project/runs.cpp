@@ -92,8 +92,8 @@ Submitted submit_run(const fs::path& project_file, const SubmitRequest& request)
   const kernel::KernelSpec& spec = kernel::find_kernel(project, request.kernel);
   // The nodes' CPU: --target, else the project's, else the submitting machine's kind (-march=native on the node).
   const target::Target target = target::resolve(request.job.target != "host" ? request.job.target
-                                                : !project.target.empty() ? project.target
-                                                                          : "host");
+                                                : !project.target.empty()    ? project.target
+                                                                             : "host");
   const kernel::VariantSpace space = kernel::enumerate_variants(spec, {request.max_variants, request.seed, request.sets, &target});
   if (space.variants.empty() && space.ruled_out > 0)
     throw LegoError("target " + target.name + " rules out every variant of " + spec.name + ", e.g. " + space.ruled_out_reason);

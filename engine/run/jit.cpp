@@ -1,7 +1,5 @@
 #include "run/jit.hpp"
 
-#include "run/libraries.hpp"
-
 #include <clang/Basic/DiagnosticOptions.h>
 #include <clang/CodeGen/CodeGenAction.h>
 #include <clang/Driver/Compilation.h>
@@ -30,6 +28,8 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+
+#include "run/libraries.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
 // LLVM 15 keeps target and legalizer tables it never frees; LeakSanitizer
@@ -90,8 +90,8 @@ std::unique_ptr<llvm::Module> frontend(const std::string& source, const CompileO
 
   clang::driver::Driver driver(LEGO_CLANG_PATH, llvm::sys::getProcessTriple(), diags);
   driver.setCheckInputsExist(false);
-  std::vector<std::string> args = {"clang++", "-fsyntax-only",     "-x",    "c++",       "-std=c++17",
-                                   "-O3",     "-ffp-contract=fast", "-fno-exceptions", "-Wall", "kernel.cpp"};
+  std::vector<std::string> args = {"clang++",         "-fsyntax-only", "-x",        "c++", "-std=c++17", "-O3", "-ffp-contract=fast",
+                                   "-fno-exceptions", "-Wall",         "kernel.cpp"};
   const auto flags = target::clang_flags(options.target);
   args.insert(args.end() - 1, flags.begin(), flags.end());
   if (options.openmp) args.insert(args.end() - 1, "-fopenmp");

@@ -14,9 +14,9 @@
 namespace lego::run {
 
 struct Library {
-  std::string name;    // as a project names it: "openblas", "blis"
-  std::string soname;  // what the worker loads
-  std::string package; // the Debian package that installs it
+  std::string name;     // as a project names it: "openblas", "blis"
+  std::string soname;   // what the worker loads
+  std::string package;  // the Debian package that installs it
 };
 
 // Nullptr for a name not on the list.

@@ -60,7 +60,7 @@ std::vector<BaselineTime> baseline_times(const std::vector<Outcome>& outcomes) {
 const char* verification_mark(const Outcome& outcome) {
   if (outcome.verified) return "✓";
   return outcome.status == Status::NoGpu || outcome.status == Status::RuledOut || (outcome.baseline && outcome.status == Status::Ok) ? "–"
-                                                                                                                                    : "✗";
+                                                                                                                                     : "✗";
 }
 
 bool can_win(const Outcome& outcome) { return !outcome.baseline && outcome.verified && outcome.ms > 0; }

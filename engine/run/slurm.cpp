@@ -1,7 +1,5 @@
 #include "run/slurm.hpp"
 
-#include "run/sweep.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,6 +12,7 @@
 #include "run/bench_bundle.hpp"
 #include "run/cpu_bundle.hpp"
 #include "run/process.hpp"
+#include "run/sweep.hpp"
 
 namespace lego::run::slurm {
 namespace {

@@ -330,8 +330,8 @@ std::map<std::string, std::string> export_files(const kernel::KernelSpec& spec, 
 
   std::string example =
       "// Calls the exported kernel on filled buffers, prints a checksum of the first call's output and the median time of\n"
-      "// repeated calls (what LEGO Studio's sweep reports).\n// Build: c++ -std=c++17 -O3 " + flags + " -fopenmp example.cpp " +
-      base +
+      "// repeated calls (what LEGO Studio's sweep reports).\n// Build: c++ -std=c++17 -O3 " +
+      flags + " -fopenmp example.cpp " + base +
       ".cpp -o example\n#include <algorithm>\n#include <chrono>\n#include <cstdio>\n#include <new>\n#include <vector>\n\n#include \"" +
       base + ".hpp\"\n\n" + kAlignedAllocator + "\nint main() {\n";
   std::string sums;
@@ -366,10 +366,11 @@ std::map<std::string, std::string> export_files(const kernel::KernelSpec& spec, 
       {base + ".hpp", header},
       {"example.cpp", example},
       {"README.md",
-       "# " + spec.name + " — variant " + variant + "\n\n" + spec.description +
-           "\n\nExported by LEGO Studio for target " + target.name + " (" + target.level() + ": " + target.description +
+       "# " + spec.name + " — variant " + variant + "\n\n" + spec.description + "\n\nExported by LEGO Studio for target " + target.name +
+           " (" + target.level() + ": " + target.description +
            "). Self-contained C++17 with OpenMP; no LEGO Studio needed.\n\n"
-           "    c++ -std=c++17 -O3 " + flags + " -fopenmp example.cpp " + base + ".cpp -o example && ./example\n\n" +
+           "    c++ -std=c++17 -O3 " +
+           flags + " -fopenmp example.cpp " + base + ".cpp -o example && ./example\n\n" +
            (target.arch == target::Arch::AArch64
                 ? "From an x86-64 machine: `aarch64-linux-gnu-g++ -std=c++17 -O3 " + flags + " -fopenmp example.cpp " + base +
                       ".cpp -o example`, then `qemu-aarch64 -L /usr/aarch64-linux-gnu ./example`.\n\n"

@@ -1,8 +1,8 @@
 #include "target/target.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cctype>
+#include <cmath>
 #include <map>
 
 #include "expr/diagnostic.hpp"
@@ -48,7 +48,8 @@ const Row kRows[] = {
     {"sapphirerapids", "sapphirerapids", 4, 2, 64, 2.5, 48, 2048, 105, "Intel Sapphire Rapids: AVX-512, two 512-bit FMA pipes"},
     {"aarch64", "generic", 8, 2, 16, 2.5, 64, 1024, 32, "AArch64 with NEON (Advanced SIMD): 32 vector registers of 16 bytes"},
     {"neoverse-n1", "neoverse-n1", 8, 2, 16, 2.5, 64, 1024, 32, "Arm Neoverse N1 (Graviton 2, Ampere Altra): NEON, two 128-bit FMA pipes"},
-    {"neoverse-v1", "neoverse-v1", 9, 4, 16, 2.6, 64, 1024, 32, "Arm Neoverse V1 (Graviton 3): NEON and 256-bit SVE, four 128-bit FMA pipes"},
+    {"neoverse-v1", "neoverse-v1", 9, 4, 16, 2.6, 64, 1024, 32,
+     "Arm Neoverse V1 (Graviton 3): NEON and 256-bit SVE, four 128-bit FMA pipes"},
     {"apple-m1", "apple-m1", 8, 4, 16, 3.2, 128, 12288, 0, "Apple M1 under Linux: NEON, four 128-bit FMA pipes"},
 };
 
@@ -183,11 +184,11 @@ struct Family {
 };
 // Longest prefixes first: `_mm256_fmadd_` needs fma, other `_mm256_` avx.
 const Family kFamilies[] = {
-    {"_mm512_", "avx512f", "__AVX512F__"},   {"__m512", "avx512f", "__AVX512F__"},     {"_mm256_fmadd_", "fma", "__FMA__"},
-    {"_mm256_fmsub_", "fma", "__FMA__"},     {"_mm_fmadd_", "fma", "__FMA__"},        {"_mm256_", "avx", "__AVX__"},
-    {"__m256", "avx", "__AVX__"},            {"vld1q_", "neon", "__ARM_NEON"},        {"vst1q_", "neon", "__ARM_NEON"},
-    {"float32x4_t", "neon", "__ARM_NEON"},   {"vfmaq_", "neon", "__ARM_NEON"},        {"svfloat32_t", "sve", "__ARM_FEATURE_SVE"},
-    {"svld1", "sve", "__ARM_FEATURE_SVE"},   {"svwhilelt", "sve", "__ARM_FEATURE_SVE"},
+    {"_mm512_", "avx512f", "__AVX512F__"}, {"__m512", "avx512f", "__AVX512F__"},      {"_mm256_fmadd_", "fma", "__FMA__"},
+    {"_mm256_fmsub_", "fma", "__FMA__"},   {"_mm_fmadd_", "fma", "__FMA__"},          {"_mm256_", "avx", "__AVX__"},
+    {"__m256", "avx", "__AVX__"},          {"vld1q_", "neon", "__ARM_NEON"},          {"vst1q_", "neon", "__ARM_NEON"},
+    {"float32x4_t", "neon", "__ARM_NEON"}, {"vfmaq_", "neon", "__ARM_NEON"},          {"svfloat32_t", "sve", "__ARM_FEATURE_SVE"},
+    {"svld1", "sve", "__ARM_FEATURE_SVE"}, {"svwhilelt", "sve", "__ARM_FEATURE_SVE"},
 };
 
 bool identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -197,7 +198,8 @@ bool identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)
 std::vector<Requirement> required_features(const std::string& source) {
   std::vector<Requirement> out;
   const auto add = [&](const std::string& feature, const std::string& evidence) {
-    if (std::none_of(out.begin(), out.end(), [&](const Requirement& r) { return r.feature == feature; })) out.push_back({feature, evidence});
+    if (std::none_of(out.begin(), out.end(), [&](const Requirement& r) { return r.feature == feature; }))
+      out.push_back({feature, evidence});
   };
   // Explicit declarations: "// lego: requires avx512f, avx512bw".
   for (std::size_t at = source.find("lego: requires"); at != std::string::npos; at = source.find("lego: requires", at + 1)) {

@@ -99,7 +99,8 @@ std::string normalise_json(const fs::path& file) {
   kept["lego_project"] = fs::path(kept["lego_project"].get<std::string>()).filename().string();
   for (auto& v : kept["lego_variants"])
     for (auto& [key, value] : v.items())
-      if (value.is_number() || key == "message" || key == "speedups" || ((key == "library_kernel" || key == "library_level") && value != ""))
+      if (value.is_number() || key == "message" || key == "speedups" ||
+          ((key == "library_kernel" || key == "library_level") && value != ""))
         value = 0;
   std::sort(kept["lego_variants"].begin(), kept["lego_variants"].end(),
             [](const auto& a, const auto& b) { return a["variant"] < b["variant"]; });

@@ -10,8 +10,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -169,8 +169,9 @@ TEST_P(ExportedWinner, RunsAsFastAsTheSweepMeasured) {
   EXPECT_LE(best_ratio, 1.10) << "sweep median " << sweep_ms << " ms; the exported build:\n" << runs;
 }
 
-INSTANTIATE_TEST_SUITE_P(Targets, ExportedWinner, ::testing::Values("host", "x86-64-v3"),
-                         [](const auto& param_info) { return param_info.param == "host" ? std::string("host") : std::string("x86_64_v3"); });
+INSTANTIATE_TEST_SUITE_P(Targets, ExportedWinner, ::testing::Values("host", "x86-64-v3"), [](const auto& param_info) {
+  return param_info.param == "host" ? std::string("host") : std::string("x86_64_v3");
+});
 
 // Issue 13, failure 9: --out at a file, under a file, empty or in /sys was an
 // internal error (rc 70).

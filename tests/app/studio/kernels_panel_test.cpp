@@ -23,8 +23,8 @@
 #include <set>
 
 #include "run/cuda_driver.hpp"
-#include "target/target.hpp"
 #include "studio/suggest_dialog.hpp"
+#include "target/target.hpp"
 #include "views/bank_heatmap.hpp"
 
 using lego::studio::KernelsPanel;
@@ -510,7 +510,8 @@ void KernelsPanelTest::baselinesAreRowsAndRooflineLinesButNeverTheWinner() {
 void KernelsPanelTest::theTargetPickerRemakesTheVariantsAndLlvmErrorsAreCompileErrors() {
   KernelsPanel panel;
   panel.show();
-  QSignalSpy loaded(&panel, &KernelsPanel::projectLoaded), target(&panel, &KernelsPanel::targetChanged), said(&panel, &KernelsPanel::message);
+  QSignalSpy loaded(&panel, &KernelsPanel::projectLoaded), target(&panel, &KernelsPanel::targetChanged),
+      said(&panel, &KernelsPanel::message);
   panel.chooseTarget("x86-64-v3");  // before a project: remembered for the load
   panel.openProject(LEGO_TEST_DATA "/kernels/isa.lego.json");
   QVERIFY(loaded.wait(30000));

@@ -1,11 +1,12 @@
 // The target model: named targets, ISA levels, the theoretical peak on known
 // CPUs, the features a template's intrinsics need, and the FMA kernel's
 // chains following the register file.
+#include "target/target.hpp"
+
 #include <gtest/gtest.h>
 
 #include "expr/diagnostic.hpp"
 #include "run/ceilings.hpp"
-#include "target/target.hpp"
 
 namespace lego::target {
 namespace {
@@ -59,14 +60,14 @@ TEST(Target, TheoreticalPeakOnKnownCpus) {
     t.cores = cores;
     return t.theoretical_peak_gflops_f32();
   };
-  EXPECT_DOUBLE_EQ(peak("haswell", 3.0, 4), 384.0);           // 2 x 8 x 2 = 32 flops/cycle
-  EXPECT_DOUBLE_EQ(peak("sapphirerapids", 2.0, 1), 128.0);    // 2 x 16 x 2 = 64 flops/cycle
-  EXPECT_DOUBLE_EQ(peak("znver4", 3.0, 1), 96.0);             // AVX-512 on 256-bit pipes: 32 flops/cycle
-  EXPECT_DOUBLE_EQ(peak("znver3", 3.5, 2), 224.0);            // 32 flops/cycle
-  EXPECT_DOUBLE_EQ(peak("neoverse-n1", 2.5, 1), 40.0);        // 2 x 4 x 2 = 16
-  EXPECT_DOUBLE_EQ(peak("neoverse-v1", 2.6, 1), 83.2);        // 4 x 4 x 2 = 32
-  EXPECT_DOUBLE_EQ(peak("x86-64-v2", 3.0, 1), 24.0);          // no FMA: an add and a multiply pipe, 4 lanes each
-  EXPECT_DOUBLE_EQ(peak("haswell", 0, 4), 0.0);               // unknown clock: no figure
+  EXPECT_DOUBLE_EQ(peak("haswell", 3.0, 4), 384.0);         // 2 x 8 x 2 = 32 flops/cycle
+  EXPECT_DOUBLE_EQ(peak("sapphirerapids", 2.0, 1), 128.0);  // 2 x 16 x 2 = 64 flops/cycle
+  EXPECT_DOUBLE_EQ(peak("znver4", 3.0, 1), 96.0);           // AVX-512 on 256-bit pipes: 32 flops/cycle
+  EXPECT_DOUBLE_EQ(peak("znver3", 3.5, 2), 224.0);          // 32 flops/cycle
+  EXPECT_DOUBLE_EQ(peak("neoverse-n1", 2.5, 1), 40.0);      // 2 x 4 x 2 = 16
+  EXPECT_DOUBLE_EQ(peak("neoverse-v1", 2.6, 1), 83.2);      // 4 x 4 x 2 = 32
+  EXPECT_DOUBLE_EQ(peak("x86-64-v2", 3.0, 1), 24.0);        // no FMA: an add and a multiply pipe, 4 lanes each
+  EXPECT_DOUBLE_EQ(peak("haswell", 0, 4), 0.0);             // unknown clock: no figure
 }
 
 TEST(Target, PeakDisagreementIsReportedBeyondFifteenPercent) {
