@@ -307,27 +307,45 @@ class Instantiator {
     x.code = std::to_string(constant(p, at, length));
   }
 
-  // {{ A.run(d) }}: the longest run along index d that A stores at
-  // consecutive positions, as ISL proves it (1 when it cannot). The
-  // template may copy such a run without checking it at run time.
-  std::int64_t run_code(const std::string& name, const std::string& dimension_text, std::size_t at, std::size_t length, Instance& inst) {
+  // NAME and index position d of {{ NAME.run(d) }} and {{ NAME.stride(d) }}:
+  // the layout as its indices read it (a tensor is indexed by its extents, so
+  // a TileBy layout is read through its untiled view, as A[i, j] reads it).
+  struct IndexedView {
+    LayoutAst view;
+    std::size_t dimension = 0;
+    std::string where;
+  };
+  IndexedView indexed_view(const std::string& name, const std::string& dimension_text, const std::string& what, std::size_t at,
+                           std::size_t length, const Instance& inst) {
     auto it = views_.find(name);
     if (it == views_.end()) fail(at, length, "\"" + name + "\" is not a tensor or layout of kernel " + spec_.name);
-    if (!is_integer(dimension_text)) fail(at, length, "expected NAME.run(index position), e.g. out.run(2)");
+    if (!is_integer(dimension_text) || dimension_text[0] == '-' || dimension_text.size() > 6)
+      fail(at, length, "expected NAME." + what + "(index position), e.g. B." + what + "(1)");
     const std::size_t dimension = std::stoul(dimension_text);
-    // A tensor is indexed by its extents, so a TileBy layout is read through its untiled view, as A[i, j] reads it.
     const LayoutAst& ast = it->second.first;
     std::size_t rank = logical_rank(ast);
     for (const auto& t : inst.tensors)
       if (t.name == name) rank = t.extents.size();
-    if (dimension >= rank) fail(at, length, name + " has " + std::to_string(rank) + " indices; run(" + dimension_text + ") is past them");
+    if (dimension >= rank)
+      fail(at, length, name + " has " + std::to_string(rank) + " indices; " + what + "(" + dimension_text + ") is past them");
     try {
-      const LayoutAst view = rank != logical_rank(ast) && ast.closing == Closing::TileBy ? untiled_view(ast, rank) : ast;
-      const poly::RunProof proof = poly::prove_runs(view, variant_.parameters, dimension, std::numeric_limits<std::int64_t>::max());
+      return {rank != logical_rank(ast) && ast.closing == Closing::TileBy ? untiled_view(ast, rank) : ast, dimension, it->second.second};
+    } catch (const LegoError& e) {
+      fail(at, length, it->second.second + ": " + e.what());
+    }
+  }
+
+  // {{ A.run(d) }}: the longest run along index d that A stores at
+  // consecutive positions, as ISL proves it (1 when it cannot). The
+  // template may copy such a run without checking it at run time.
+  std::int64_t run_code(const std::string& name, const std::string& dimension_text, std::size_t at, std::size_t length, Instance& inst) {
+    const IndexedView v = indexed_view(name, dimension_text, "run", at, length, inst);
+    try {
+      const poly::RunProof proof = poly::prove_runs(v.view, variant_.parameters, v.dimension, std::numeric_limits<std::int64_t>::max());
       inst.notes.push_back(name + ".run(" + dimension_text + ") = " + std::to_string(proof.run) + ": " + proof.evidence);
       return proof.run;
     } catch (const LegoError& e) {
-      fail(at, length, it->second.second + ": " + e.what());
+      fail(at, length, v.where + ": " + e.what());
     }
   }
 
@@ -336,45 +354,41 @@ class Instantiator {
   // sizes), so a template may step by it without computing it at run time.
   // A layout whose stride varies is an error that names two places where it differs.
   std::int64_t stride_code(const std::string& name, const std::string& dimension_text, std::size_t at, std::size_t length, Instance& inst) {
-    auto it = views_.find(name);
-    if (it == views_.end()) fail(at, length, "\"" + name + "\" is not a tensor or layout of kernel " + spec_.name);
-    if (!is_integer(dimension_text)) fail(at, length, "expected NAME.stride(index position), e.g. B.stride(1)");
-    const std::size_t dimension = std::stoul(dimension_text);
-    const LayoutAst& ast = it->second.first;
-    std::size_t rank = logical_rank(ast);
-    for (const auto& t : inst.tensors)
-      if (t.name == name) rank = t.extents.size();
-    if (dimension >= rank)
-      fail(at, length, name + " has " + std::to_string(rank) + " indices; stride(" + dimension_text + ") is past them");
-    try {
-      const LayoutAst view = rank != logical_rank(ast) && ast.closing == Closing::TileBy ? untiled_view(ast, rank) : ast;
-      const Plan plan = make_plan(view, variant_.parameters);
-      const auto& shape = plan.shape();
-      if (shape[dimension] < 2) return 0;  // no neighbours along it
-      std::vector<std::int64_t> table(static_cast<std::size_t>(plan.size()));
-      plan.apply_all(table.data());
-      std::int64_t step = 1;  // row-major logical order: the distance between neighbours along `dimension`
-      for (std::size_t d = dimension + 1; d < shape.size(); ++d) step *= shape[d];
-      std::optional<std::int64_t> stride;
-      std::int64_t first = 0;
-      for (std::int64_t k = 0; k < plan.size(); ++k) {
-        if ((k / step) % shape[dimension] == shape[dimension] - 1) continue;  // the last along it has no next
-        const std::int64_t s = table[k + step] - table[k];
-        if (!stride) {
-          stride = s;
-          first = k;
-        } else if (s != *stride) {
-          fail(at, length,
-               it->second.second + ": its stride along index " + dimension_text + " is not constant (" + std::to_string(*stride) +
-                   " at logical position " + std::to_string(first) + ", " + std::to_string(s) + " at " + std::to_string(k) +
-                   "); use the index expression instead");
-        }
+    const IndexedView v = indexed_view(name, dimension_text, "stride", at, length, inst);
+    const std::size_t dimension = v.dimension;
+    const Plan plan = [&] {
+      try {
+        return make_plan(v.view, variant_.parameters);
+      } catch (const LegoError& e) {
+        fail(at, length, v.where + ": " + e.what());
       }
-      inst.notes.push_back(name + ".stride(" + dimension_text + ") = " + std::to_string(*stride) + ": the same at every index");
-      return *stride;
-    } catch (const LegoError& e) {
-      fail(at, length, it->second.second + ": " + e.what());
+    }();
+    const auto& shape = plan.shape();
+    if (shape[dimension] < 2) return 0;  // no neighbours along it
+    if (plan.size() > (std::int64_t{1} << 28))
+      fail(at, length,
+           v.where + ": " + std::to_string(plan.size()) + " elements are too many to check a stride at every index (2^28 at most)");
+    std::vector<std::int64_t> table(static_cast<std::size_t>(plan.size()));
+    plan.apply_all(table.data());
+    std::int64_t step = 1;  // row-major logical order: the distance between neighbours along `dimension`
+    for (std::size_t d = dimension + 1; d < shape.size(); ++d) step *= shape[d];
+    std::optional<std::int64_t> stride;
+    std::int64_t first = 0;
+    for (std::int64_t k = 0; k < plan.size(); ++k) {
+      if ((k / step) % shape[dimension] == shape[dimension] - 1) continue;  // the last along it has no next
+      const std::int64_t s = table[k + step] - table[k];
+      if (!stride) {
+        stride = s;
+        first = k;
+      } else if (s != *stride) {
+        fail(at, length,
+             v.where + ": its stride along index " + dimension_text + " is not constant (" + std::to_string(*stride) +
+                 " at logical position " + std::to_string(first) + ", " + std::to_string(s) + " at " + std::to_string(k) +
+                 "); use the index expression instead");
+      }
     }
+    inst.notes.push_back(name + ".stride(" + dimension_text + ") = " + std::to_string(*stride) + ": the same at every index");
+    return *stride;
   }
 
   std::int64_t constant(const std::string& text, std::size_t at, std::size_t length) const {

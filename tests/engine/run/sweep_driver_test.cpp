@@ -217,17 +217,22 @@ TEST(AccessAnalysis, AReportWithAFieldMissingNamesItsPath) {
 namespace lego::run {
 namespace {
 
-struct IsaKernels {
+// One kernel of tests/data/kernels/isa.lego.json and its only variant.
+struct IsaKernel {
   kernel::Project project = kernel::load_project(LEGO_TEST_DATA "/kernels/isa.lego.json", kernel::default_resource_dirs());
+  const kernel::KernelSpec& spec;
+  kernel::Variant variant;
+  explicit IsaKernel(const std::string& name)
+      : spec(kernel::find_kernel(project, name)), variant(kernel::enumerate_variants(spec, {0, 1, {}}).variants.at(0)) {}
 };
 
 // A template with AVX-512 intrinsics and no fallback is ruled out for
 // x86-64-v3 before any code is made: its outcome says why, and no worker
 // is ever started (this one's executable does not exist).
 TEST(SweepDriver, AVariantNeedingAFeatureTheTargetLacksIsRuledOutAndNeverReachesAWorker) {
-  IsaKernels k;
-  const kernel::KernelSpec& spec = kernel::find_kernel(k.project, "avx512_add");
-  const kernel::Variant v = kernel::enumerate_variants(spec, {0, 1, {}}).variants.at(0);
+  const IsaKernel k("avx512_add");
+  const kernel::KernelSpec& spec = k.spec;
+  const kernel::Variant& v = k.variant;
   const target::Target v3 = target::resolve("x86-64-v3");
   const PreparedVariant p = prepare_variant(spec, v, v3);
   ASSERT_TRUE(p.ruled_out) << p.error;
@@ -259,9 +264,9 @@ TEST(SweepDriver, AVariantNeedingAFeatureTheTargetLacksIsRuledOutAndNeverReaches
 // machines) are the variant's compile error with LLVM's words; the worker
 // lives on for the next variant.
 TEST(SweepDriver, AnLlvmCodegenErrorIsACompileErrorWithLlvmsText) {
-  IsaKernels k;
-  const kernel::KernelSpec& spec = kernel::find_kernel(k.project, "asm_register");
-  const kernel::Variant v = kernel::enumerate_variants(spec, {0, 1, {}}).variants.at(0);
+  const IsaKernel k("asm_register");
+  const kernel::KernelSpec& spec = k.spec;
+  const kernel::Variant& v = k.variant;
   const target::Target v3 = target::resolve("x86-64-v3");
   const PreparedVariant p = prepare_variant(spec, v, v3);
   ASSERT_TRUE(p.instance) << p.error;  // nothing in the text gives it away: only LLVM knows

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "engine/target/example_cases.hpp"
 #include "kernel/instantiate.hpp"
 #include "kernel/spec.hpp"
 #include "kernel/variant.hpp"
@@ -43,29 +44,7 @@ Output shell(const std::string& command) {
   return o;
 }
 
-struct Case {
-  std::string file, kernel;
-  Env small;
-};
-
-void PrintTo(const Case& c, std::ostream* os) { *os << c.file << ":" << c.kernel; }
-
-const Case kCases[] = {
-    {"transpose.lego.json", "transpose2d", {{"N", 64}}},
-    {"transpose.lego.json", "transpose3d_210", {{"D0", 32}, {"D1", 8}, {"D2", 16}}},
-    {"transpose.lego.json", "transpose3d_021", {{"D0", 8}, {"D1", 32}, {"D2", 16}}},
-    {"transpose.lego.json", "transpose4d_3210", {{"D0", 16}, {"D1", 4}, {"D2", 8}, {"D3", 32}}},
-    {"transpose.lego.json", "transpose4d_1302", {{"D0", 4}, {"D1", 8}, {"D2", 8}, {"D3", 16}}},
-    {"matmul.lego.json", "matmul", {{"M", 38}, {"N", 64}, {"K", 24}}},
-    {"stencils.lego.json", "stencil7", {{"N", 16}}},
-    {"stencils.lego.json", "stencil7_points", {{"N", 16}}},
-    {"stencils.lego.json", "stencil27", {{"N", 16}}},
-    {"stencils.lego.json", "stencil27_points", {{"N", 16}}},
-    {"rows.lego.json", "softmax", {{"M", 9}, {"N", 37}}},
-    {"rows.lego.json", "layernorm", {{"M", 9}, {"N", 48}}},
-    {"nw.lego.json", "nw", {{"TILES", 32}}},
-    {"nw.lego.json", "nw_wavefront", {{"TILES", 32}}},
-};
+using Case = test::ExampleCase;
 
 // Variants per kernel: the first, the last and one between, among those
 // the target can run; register transposes and the vector tile are among them.
@@ -113,7 +92,8 @@ TEST_P(AArch64, VariantsBuiltForNeoverseN1VerifyUnderQemu) {
   fs::remove_all(dir);
 }
 
-INSTANTIATE_TEST_SUITE_P(Examples, AArch64, ::testing::ValuesIn(kCases), [](const auto& param_info) { return param_info.param.kernel; });
+INSTANTIATE_TEST_SUITE_P(Examples, AArch64, ::testing::ValuesIn(test::kCpuExamples),
+                         [](const auto& param_info) { return param_info.param.kernel; });
 
 // The exported source says how to build it for the target, and does.
 TEST(AArch64, TheRegisterTransposeForNeonIsTheFourByFour) {

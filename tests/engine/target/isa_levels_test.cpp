@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "engine/target/example_cases.hpp"
 #include "kernel/instantiate.hpp"
 #include "kernel/spec.hpp"
 #include "kernel/variant.hpp"
@@ -21,31 +22,10 @@ namespace {
 
 const std::filesystem::path kProjects = LEGO_PROJECTS_DIR;
 
-struct Case {
-  std::string file, kernel;
-  Env small;
-};
-
-void PrintTo(const Case& c, std::ostream* os) { *os << c.file << ":" << c.kernel; }
+using Case = test::ExampleCase;
 
 // At most this many runnable variants per kernel and level, spread over the space.
 constexpr std::size_t kSampled = 6;
-
-const Case kCases[] = {
-    {"transpose.lego.json", "transpose2d", {{"N", 64}}},
-    {"transpose.lego.json", "transpose3d_210", {{"D0", 32}, {"D1", 8}, {"D2", 16}}},
-    {"transpose.lego.json", "transpose3d_021", {{"D0", 8}, {"D1", 32}, {"D2", 16}}},
-    {"transpose.lego.json", "transpose4d_3210", {{"D0", 16}, {"D1", 4}, {"D2", 8}, {"D3", 32}}},
-    {"transpose.lego.json", "transpose4d_1302", {{"D0", 4}, {"D1", 8}, {"D2", 8}, {"D3", 16}}},
-    // M = 38: every BM leaves a partial panel.
-    {"matmul.lego.json", "matmul", {{"M", 38}, {"N", 64}, {"K", 24}}},
-    {"stencils.lego.json", "stencil7", {{"N", 16}}},
-    {"stencils.lego.json", "stencil27_points", {{"N", 16}}},
-    {"rows.lego.json", "softmax", {{"M", 9}, {"N", 37}}},
-    {"rows.lego.json", "layernorm", {{"M", 9}, {"N", 48}}},
-    {"nw.lego.json", "nw", {{"TILES", 32}}},
-    {"nw.lego.json", "nw_wavefront", {{"TILES", 32}}},
-};
 
 // The levels this machine can run: the named x86-64 levels it has, and itself.
 std::vector<std::string> levels() {
@@ -93,7 +73,7 @@ TEST_P(IsaLevels, EveryVariantVerifiesOrIsRuledOutWithAReason) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Examples, IsaLevels, ::testing::Combine(::testing::ValuesIn(kCases), ::testing::ValuesIn(levels())),
+INSTANTIATE_TEST_SUITE_P(Examples, IsaLevels, ::testing::Combine(::testing::ValuesIn(test::kCpuExamples), ::testing::ValuesIn(levels())),
                          [](const auto& param_info) {
                            std::string level = std::get<1>(param_info.param);
                            for (char& ch : level)
