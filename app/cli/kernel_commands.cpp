@@ -83,12 +83,27 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   const target::Target& target = sweep_options.target;
   // --only narrows the whole space first; a --max-variants sample is then drawn from what is left.
   kernel::VariantSpace space = kernel::enumerate_variants(spec, {only.empty() ? max_variants : 0, seed, parse_sets(sets), &target});
-  if (!only.empty()) {
-    for (const auto& o : only)
+  if (!only.empty() && !space.variants.empty()) {
+    for (const auto& o : only) {
       if (o.find('=') == std::string::npos || o.find(',') != std::string::npos)
-        throw LegoError("--only " + o + ": expected LAYOUT=ALTERNATIVE, e.g. --only B=row (parameters take --set)");
+        throw LegoError("--only " + o + ": expected NAME=VALUE, a layout's alternative as in the variant ids, e.g. --only B=row");
+      // A layout name must be the kernel's and its alternative one of its own.
+      const std::string key = o.substr(0, o.find('=')), value = o.substr(o.find('=') + 1);
+      const auto check = [&](const std::string& name, const std::vector<kernel::LayoutChoice>& alternatives) {
+        if (name != key) return;
+        std::string names;
+        for (const auto& a : alternatives) {
+          if (a.name == value) return;
+          names += (names.empty() ? "" : ", ") + a.name;
+        }
+        throw LegoError("--only " + o + ": " + key + " has no alternative \"" + value + "\" (it has: " + names + ")");
+      };
+      for (const auto& t : spec.tensors) check(t.name, t.layouts);
+      for (const auto& l : spec.layouts) check(l.name, l.alternatives);
+    }
     const std::size_t before = space.variants.size();
     std::erase_if(space.variants, [&](const kernel::Variant& v) { return !chosen_by(v.id, only); });
+    space.rejected += before - space.variants.size();  // counted with the constraints' rejects
     if (space.variants.empty())
       throw LegoError(
           "--only leaves none of the " + std::to_string(before) + " variants; their ids look like " +
@@ -110,8 +125,8 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   err << describe(target) << "\n";
   const run::Roof roof = run::machine_roof(
       false, [&](const std::string& m) { err << m << "\n"; }, target.name);
-  err << fmt::format("{}: {} variants ({} candidates, {} ruled out by constraints{}{}){}\n", spec.name, space.variants.size(),
-                     space.candidates, space.rejected,
+  err << fmt::format("{}: {} variants ({} candidates, {} ruled out by constraints{}{}{}){}\n", spec.name, space.variants.size(),
+                     space.candidates, space.rejected, only.empty() ? "" : " and --only",
                      space.ruled_out ? fmt::format(", {} by target {}", space.ruled_out, target.name) : "",
                      space.sampled ? fmt::format(", a random sample with seed {}", seed) : "",
                      spec.baselines.empty() ? "" : fmt::format(" and {} baseline(s)", spec.baselines.size()));
@@ -184,13 +199,17 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
       out << fmt::format("{:<4} {:<50} {:<9} {}\n", "-", r.id, mark,
                          run::status_text(r.status) + (r.message.empty() ? "" : ": " + r.message.substr(0, r.message.find('\n'))));
   }
-  for (const auto& r : rows)
-    if (r.baseline && !r.library_kernel.empty())
-      out << fmt::format("({} ran {}{}{})\n", r.id.substr(r.id.find(':') + 1), r.library_kernel,
-                         run::library_environment(r.id.substr(r.id.find(':') + 1), sweep_options.target).empty()
-                             ? ""
-                             : ", chosen to match target " + sweep_options.target.name,
-                         r.library_level == level ? "" : "; not the target's " + level + ", so it is left out of \"vs library\"");
+  for (const auto& r : rows) {
+    if (!r.baseline || r.library_kernel.empty()) continue;
+    const std::string name = r.id.substr(r.id.find(':') + 1);
+    std::string library;
+    for (const auto& b : spec.baselines)
+      if (b.name == name) library = b.library;
+    const auto environment = run::library_environment(library, sweep_options.target);
+    const bool chosen = std::any_of(environment.begin(), environment.end(), [](const auto& kv) { return !kv.second.empty(); });
+    out << fmt::format("({} ran {}{}{})\n", name, r.library_kernel, chosen ? ", chosen to match target " + sweep_options.target.name : "",
+                       r.library_level == level ? "" : "; not the target's " + level + ", so it is left out of \"vs library\"");
+  }
   const auto duplicates = std::count_if(rows.begin(), rows.end(), [](const run::Outcome& r) { return r.status == run::Status::Duplicate; });
   if (duplicates) out << fmt::format("({} variants generate the same code as one above and were not run again)\n", duplicates);
   if (const auto ruled = std::find_if(rows.begin(), rows.end(), [](const run::Outcome& r) { return r.status == run::Status::RuledOut; });
@@ -221,11 +240,12 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
         ceiling_bytes / (1024 * 1024));
   if (std::any_of(rows.begin(), rows.end(), beats_roof)) {
     err << "a variant ran above the cached roof: measuring the ceilings again for later runs\n";
-    run::machine_roof(true, [&](const std::string& m) { err << m << "\n"; });
+    run::machine_roof(
+        true, [&](const std::string& m) { err << m << "\n"; }, sweep_options.target.name);
   }
   err << fmt::format("sweep took {:.1f} s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   if (!json_out.empty()) {
-    const Json results = run::bench_results_json({project_file, spec.name, roof, rows, table, bases});
+    const Json results = run::bench_results_json({project_file, spec.name, roof, rows, table, bases, sweep_options.target.name});
     run::write_atomically(json_out, results.dump(2) + "\n");
     err << "results written to " << json_out << "\n";
   }
@@ -250,12 +270,17 @@ int list_targets(std::ostream& out) {
   return 0;
 }
 
-// The fastest verified variant of a results file (run::winner, as the app picks it).
-std::string best_variant(const std::string& results_file, const std::string& kernel_name) {
+// The fastest verified variant of a results file (run::winner, as the app
+// picks it), which must have been measured for the target being exported:
+// another ISA's ranking is not this one's, and its winner may not even fit.
+std::string best_variant(const std::string& results_file, const std::string& kernel_name, const std::string& target_name) {
   if (results_file.empty()) throw LegoError("--variant best needs --results FILE (the --json output of lego bench)");
   const run::ReadResults results = run::read_bench_results(read_regular_file(results_file, "results file", kMaxProjectBytes), results_file);
   if (results.kernel != kernel_name)
     throw LegoError(results_file + ": results are for kernel " + (results.kernel.empty() ? "?" : results.kernel) + ", not " + kernel_name);
+  if (!results.target.empty() && results.target != target_name)
+    throw LegoError(results_file + ": results are for target " + results.target + ", not " + target_name + "; export with --target " +
+                    results.target + ", or name a variant (--variant ID) for " + target_name);
   const std::optional<std::size_t> best = run::winner(results.outcomes);
   if (!best) throw LegoError(results_file + ": no verified, timed variant");
   return results.outcomes[*best].id;
@@ -265,11 +290,13 @@ int export_kernel(const std::string& project_file, const std::string& kernel_nam
                   const std::vector<std::string>& sets, const std::string& dir, const std::string& target_name, std::ostream& out) {
   const kernel::Project project = kernel::load_project(project_file, kernel::default_resource_dirs());
   const kernel::KernelSpec& spec = kernel::find_kernel(project, kernel_name);
-  if (variant_id == "best") variant_id = best_variant(results, spec.name);
+  const target::Target target = chosen_target(target_name, project);
+  if (variant_id == "best") variant_id = best_variant(results, spec.name, target.name);
   const kernel::Variant v = kernel::find_variant(spec, variant_id, parse_sets(sets));
-  const kernel::Instance inst = kernel::instantiate(spec, v, sym::Lang::C, {.target = chosen_target(target_name, project)});
-  make_output_folder(dir);
+  const kernel::Instance inst = kernel::instantiate(spec, v, sym::Lang::C, {.target = target});
+  // The files first: a kernel that does not compile leaves no folder behind.
   const std::map<std::string, std::string> files = run::export_files(spec, inst);
+  make_output_folder(dir);
   for (const auto& [name, text] : files) {
     run::write_atomically(fs::path(dir) / name, text);
     out << (fs::path(dir) / name).string() << "\n";
@@ -498,6 +525,14 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   import_cmd->add_flag("--allow-unknown", allow_unknown, "Merge rows whose variant the project cannot produce (refused by default)");
 
   if (const auto status = parse_command_line(app, args, out, err)) return *status;
+  // --target takes a name: an empty one (an unset shell variable) is not "host".
+  for (const CLI::App* sub : app.get_subcommands())
+    if (const CLI::Option* o = sub->get_option_no_throw("--target"); o && o->count() > 0)
+      for (const auto& value : o->results())
+        if (value.empty()) {
+          err << "lego: --target is empty; name a target (lego targets lists them)\n";
+          return 2;
+        }
   try {
     if (targets_cmd->parsed()) return list_targets(out);
     if (ceilings_cmd->parsed()) {
@@ -512,11 +547,16 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
             "copy bandwidth   {:8.1f} GB/s\ntriad bandwidth  {:8.1f} GB/s\npeak FP32 FMA    {:8.1f} GFLOP/s\npeak FP64 FMA    {:8.1f} "
             "GFLOP/s\n",
             r.copy_gbs, r.triad_gbs, r.peak_gflops_f32, r.peak_gflops_f64);
-        out << fmt::format("theoretical FP32 {:8.1f} GFLOP/s ({} FMA pipes x {} lanes x 2 x {:.2f} GHz measured x {} threads)\n",
-                           r.theoretical_gflops_f32, target.fma_pipes, std::min(target.fma_bytes, target.vector_bytes) / 4, r.clock_ghz,
-                           r.threads);
+        out << fmt::format("theoretical FP32 {:8.1f} GFLOP/s ({} {} pipes x {} lanes x {} x {:.2f} GHz measured x {} threads)\n",
+                           r.theoretical_gflops_f32, target.fma_pipes, target.has_fma ? "FMA" : "mul/add",
+                           std::min(target.fma_bytes, target.vector_bytes) / 4, target.has_fma ? 2 : 1, r.clock_ghz, r.threads);
         if (const std::string why = run::peak_disagreement(r.peak_gflops_f32, r.theoretical_gflops_f32); !why.empty())
           out << "note             " << why << "\n";
+        if (r.cpu_share > 0 && r.cpu_share < run::kBusyShare)
+          out << fmt::format(
+              "note             measured on a busy machine: the kernels had the cores {:.0f}% of the time, so every figure "
+              "above is low (the clock too, which hides it from the peak check); measure again when it is quiet\n",
+              100 * r.cpu_share);
         out << fmt::format("target           {} ({}), FMA kernel with {} independent {}-byte chains per thread\n", target.name,
                            target.host ? target.cpu + ", " + target.level() : target.level(), r.fma_chains, target.vector_bytes);
         out << fmt::format("threads          {}\nmeasured         {}\ncached in        {}\n", r.threads,

@@ -97,6 +97,10 @@ int run_slurm_command(const std::vector<std::string>& args, std::ostream& out, s
       "(collect), or --timeout passed; 2 for bad input or a Slurm command that failed.");
 
   if (const auto status = parse_command_line(app, args, out, err)) return *status;
+  if (const CLI::Option* o = submit->get_option_no_throw("--target"); o && o->count() > 0 && request.job.target.empty()) {
+    err << "lego: --target is empty; name a target (lego targets lists them)\n";
+    return 2;
+  }
   try {
     if (submit->parsed()) {
       request.sets = parse_sets(sets);

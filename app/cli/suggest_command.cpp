@@ -9,6 +9,7 @@
 #include "kernel/spec.hpp"
 #include "project/edit.hpp"
 #include "run/atomic_file.hpp"
+#include "run/jit.hpp"
 #include "run/suggest.hpp"
 #include "run/worker_client.hpp"
 #include "target/target.hpp"
@@ -51,6 +52,10 @@ int suggest(const SuggestRequest& request, std::ostream& out, std::ostream& err)
   run::SuggestOptions options;
   options.sets = request.sets;
   options.target = target::resolve(!request.target.empty() ? request.target : !project.target.empty() ? project.target : "host");
+  if (const std::string why = run::cannot_run_here(options.target); !why.empty() && request.verify > 0 && spec.backend == "cpu")
+    throw LegoError("cannot verify the candidates here: " + why +
+                    "; rank them without --verify (--verify 0), or choose a target this "
+                    "machine runs");
   run::Suggestions s = run::suggest_layouts(worker, spec, request.buffer, options);
   const std::size_t shown = std::min(request.top, s.ranked.size());
   if (request.verify > 0) run::verify_candidates(worker, spec, s, std::min(request.verify, shown), options);

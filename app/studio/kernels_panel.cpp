@@ -30,9 +30,12 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   kernel_ = new QComboBox;
   kernel_->setToolTip(tr("The project's kernels"));
   target_ = new QComboBox;
+  // As narrow as the kernel's combo: the panel's top row must fit 1280 pixels.
+  target_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  target_->setMinimumContentsLength(11);
   {
     const target::Target& here = target::host();
-    target_->addItem(tr("host: %1 (%2)").arg(qs(here.cpu), qs(here.level())), QStringLiteral("host"));
+    target_->addItem(tr("host (%1)").arg(qs(here.level())), QStringLiteral("host"));
     target_->setItemData(0, qs(here.description), Qt::ToolTipRole);
     for (const auto& name : target::known_names()) {
       const target::Target t = *target::nominal(name);
@@ -77,7 +80,6 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   progress_->setVisible(false);
   top->addWidget(project_label_);
   top->addWidget(kernel_, 1);
-  top->addWidget(new QLabel(tr("Target")));
   top->addWidget(target_);
   top->addWidget(verified_only_);
   top->addWidget(reuse_);
@@ -415,6 +417,11 @@ void KernelsPanel::showSelection() {
 void KernelsPanel::runSweep() {
   const KernelInfo* k = currentKernel();
   if (!k) return;
+  // CPU code for a target this machine cannot run is for export only: say why instead of a sweep that verifies nothing.
+  if (const std::string why = run::cannot_run_here(project_->target); !why.empty() && k->spec.backend == "cpu") {
+    emit message(tr("error: %1").arg(qs(why)));
+    return;
+  }
   QStringList ids;
   for (const auto& v : k->variants) ids << qs(v.id());
   startSweep(ids, false);

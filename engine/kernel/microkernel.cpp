@@ -82,8 +82,9 @@ std::string microkernel_prelude(const target::Target& target) {
   // Whole-tile moves through registers. Rows are loaded unaligned; streamed
   // stores need aligned rows, which choose_transpose has proved. Each tile
   // size has a scalar fallback, so the code builds for any machine.
-  std::string out = target.arch == target::Arch::AArch64 ? "#if defined(__ARM_NEON)\n#include <arm_neon.h>\n#endif\n"
-                                                         : "#if defined(__SSE__)\n#include <immintrin.h>\n#endif\n";
+  // The header of whatever the compiler targets, not only the model's: the
+  // exported source still builds (with its fallbacks) for another ISA.
+  std::string out = "#if defined(__ARM_NEON)\n#include <arm_neon.h>\n#elif defined(__SSE__)\n#include <immintrin.h>\n#endif\n";
   out += R"(#if defined(__ARM_NEON)
 template <bool Stream>
 static inline __attribute__((always_inline)) void lego_transpose_4x4(const float* s, int64_t ss, float* d, int64_t ds) {

@@ -132,12 +132,17 @@ std::string ruled_out_by(const KernelSpec& spec, const Env& parameters, const ta
   env.emplace("VECTOR_BYTES", t.vector_bytes);
   env.emplace("VECTOR_REGISTERS", t.vector_registers);
   std::int64_t rows = 0, columns = 0;
+  // A tile that is no tile is the project's error, not the target's.
   try {
     rows = evaluate(tile.rows, env);
     columns = evaluate(tile.columns, env);
   } catch (const LegoError& e) {
-    return std::string("the register tile cannot be evaluated: ") + e.what();
+    throw LegoError("kernel " + spec.name + ": register_tile: " + e.what());
   }
+  constexpr std::int64_t kLargest = std::int64_t{1} << 20;
+  if (rows < 1 || columns < 1 || rows > kLargest || columns > kLargest)
+    throw LegoError("kernel " + spec.name + ": register_tile " + tile.rows_text + " x " + tile.columns_text + " is " +
+                    std::to_string(rows) + " x " + std::to_string(columns) + "; both must be between 1 and " + std::to_string(kLargest));
   const std::int64_t lanes = t.lanes(static_cast<int>(element_bytes(tile.type)));
   const std::string size = std::to_string(rows) + " x " + std::to_string(columns);
   if (lanes < 1 || columns % lanes != 0)
@@ -146,7 +151,7 @@ std::string ruled_out_by(const KernelSpec& spec, const Env& parameters, const ta
   // Accumulators, one row of vectors loaded per step, and one broadcast.
   const std::int64_t vectors = columns / lanes, needed = rows * vectors + vectors + 1;
   if (needed > t.vector_registers)
-    return "ruled out for " + t.name + ": a " + size + " register tile needs " + std::to_string(rows * vectors) + " accumulators + " +
+    return "ruled out for " + t.name + ": the " + size + " register tile needs " + std::to_string(rows * vectors) + " accumulators + " +
            std::to_string(vectors) + " loaded vectors + 1 broadcast = " + std::to_string(needed) + " vector registers; it has " +
            std::to_string(t.vector_registers) + " of " + std::to_string(t.vector_bytes) + " bytes";
   return "";

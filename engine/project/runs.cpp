@@ -91,9 +91,11 @@ Submitted submit_run(const fs::path& project_file, const SubmitRequest& request)
   const kernel::Project project = kernel::load_project(project_file, kernel::default_resource_dirs());
   const kernel::KernelSpec& spec = kernel::find_kernel(project, request.kernel);
   // The nodes' CPU: --target, else the project's, else the submitting machine's kind (-march=native on the node).
-  const target::Target target = target::resolve(request.job.target != "host" ? request.job.target
-                                                : !project.target.empty()    ? project.target
-                                                                             : "host");
+  const target::Target target = target::resolve(!request.job.target.empty() ? request.job.target
+                                                : !project.target.empty()   ? project.target
+                                                                            : "host");
+  run::slurm::JobOptions job = request.job;
+  job.target = target.name;  // the job script builds with the flags of the target the variants were made for
   const kernel::VariantSpace space = kernel::enumerate_variants(spec, {request.max_variants, request.seed, request.sets, &target});
   if (space.variants.empty() && space.ruled_out > 0)
     throw LegoError("target " + target.name + " rules out every variant of " + spec.name + ", e.g. " + space.ruled_out_reason);
@@ -119,7 +121,7 @@ Submitted submit_run(const fs::path& project_file, const SubmitRequest& request)
   fs::create_directories(dir / "results", ec);
   if (ec) throw LegoError("cannot create the job directory " + dir.string() + ": " + ec.message());
   const std::string project_name = project_file.filename().string();
-  for (const auto& [name, text] : run::slurm::job_files(project_name, instances, request.job)) run::write_atomically(dir / name, text);
+  for (const auto& [name, text] : run::slurm::job_files(project_name, instances, job)) run::write_atomically(dir / name, text);
 
   Submitted out;
   const auto tasks = run::slurm::chunk(instances.size(), request.job.array_max);

@@ -18,12 +18,17 @@ namespace lego::run {
 // loop needs for its constants, so the FMA latency is hidden on each pipe.
 int fma_chains(const target::Target& target);
 
+// Below this share of the cores, ceilings are reported as measured on a busy machine and not cached.
+constexpr double kBusyShare = 0.9;
+
 // The ceiling kernels' source for `target` (lego_fma_f32/f64 with fma_chains
 // vector accumulators, lego_copy, lego_triad, lego_clock).
 std::string ceiling_source(const target::Target& target);
 
 // {"copy_gbs", "triad_gbs", "peak_gflops_f32", "peak_gflops_f64", "threads", "cpu", "array_mib",
-//  "target", "fma_chains", "clock_ghz", "theoretical_gflops_f32"}
+//  "target", "fma_chains", "clock_ghz", "theoretical_gflops_f32",
+//  "cpu_share": the share of the FMA runs' time the cores were ours (below
+//  kBusyShare, other work ran on them and every figure is low)}
 nlohmann::json measure_ceilings(int array_mib = 128, const std::string& target_name = "host");
 
 // "" when the measured peak is within 15% of the theoretical one, else a

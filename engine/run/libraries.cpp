@@ -16,7 +16,7 @@ const Library kLibraries[] = {
 std::string openblas_core(const target::Target& t) {
   const std::string level = t.level();
   if (level == "x86-64-v4") return "SkylakeX";
-  if (level == "x86-64-v3") return t.cpu.rfind("znver", 0) == 0 ? "Zen" : "Haswell";
+  if (level == "x86-64-v3") return (t.tune.empty() ? t.cpu : t.tune).rfind("znver", 0) == 0 ? "Zen" : "Haswell";
   return "Nehalem";
 }
 
@@ -53,6 +53,8 @@ std::string library_names() {
 }
 
 std::vector<std::pair<std::string, std::string>> library_environment(const std::string& library, const target::Target& t) {
+  // Unset, whatever the user's shell has: Debian's BLIS 0.9.0 aborts on any value.
+  if (library == "blis") return {{"BLIS_ARCH_TYPE", ""}};
   if (t.host || t.arch != target::Arch::X86_64) return {};
   if (library == "openblas") return {{"OPENBLAS_CORETYPE", openblas_core(t)}};
   // Debian's BLIS 0.9.0 aborts on any BLIS_ARCH_TYPE ("invalid architecture
@@ -81,7 +83,7 @@ std::string library_kernel(const std::string& library) {
     if (!corename) return "";
     std::string out = std::string("OpenBLAS core ") + corename() + " (" + level_of_kernel(corename()) + ")";
     if (config) out += std::string(" (") + config() + ")";
-    if (const char* forced = std::getenv("OPENBLAS_CORETYPE")) out += std::string(", forced by OPENBLAS_CORETYPE=") + forced;
+    if (const char* forced = std::getenv("OPENBLAS_CORETYPE")) out += std::string(", under OPENBLAS_CORETYPE=") + forced;
     return out;
   }
   if (library == "blis") {
@@ -91,7 +93,6 @@ std::string library_kernel(const std::string& library) {
     if (!query || !name) return "";
     const std::string config = name(query());
     std::string out = std::string("BLIS ") + (version ? version() : "") + " configuration " + config + " (" + level_of_kernel(config) + ")";
-    if (const char* forced = std::getenv("BLIS_ARCH_TYPE")) out += std::string(", forced by BLIS_ARCH_TYPE=") + forced;
     return out;
   }
   return "";

@@ -55,6 +55,7 @@ struct Roof {
   std::string target, level;
   int fma_chains = 0;
   double clock_ghz = 0, theoretical_gflops_f32 = 0;
+  double cpu_share = 0;  // of the cores during the FMA runs (run/ceilings.hpp); 0: not known
 };
 
 // What NVRTC (ptxas) reports for one target.

@@ -130,6 +130,7 @@ Roof roof_from_json(const Json& roof) {
   r.fma_chains = static_cast<int>(number(roof, "fma_chains"));
   r.clock_ghz = number(roof, "clock_ghz");
   r.theoretical_gflops_f32 = number(roof, "theoretical_gflops_f32");
+  r.cpu_share = number(roof, "cpu_share");
   return r;
 }
 
@@ -150,6 +151,7 @@ Json roof_json(const Roof& roof) {
   if (roof.fma_chains > 0) j["fma_chains"] = roof.fma_chains;
   if (roof.clock_ghz > 0) j["clock_ghz"] = roof.clock_ghz;
   if (roof.theoretical_gflops_f32 > 0) j["theoretical_gflops_f32"] = roof.theoretical_gflops_f32;
+  if (roof.cpu_share > 0) j["cpu_share"] = roof.cpu_share;
   return j;
 }
 
@@ -311,6 +313,7 @@ Json bench_results_json(const BenchResults& results) {
   if (context.is_null()) context = Json::object();
   context["lego_project"] = results.project_file;
   context["lego_kernel"] = results.kernel;
+  context["lego_target"] = results.target;
   context["lego_ceilings"] = roof_json(results.roof);
   Json variants = Json::array();
   for (const Outcome* r : results.table_order) {
@@ -343,6 +346,7 @@ ReadResults read_bench_results(const std::string& results_text, const std::strin
     throw LegoError(where + ": not a results file written by lego bench --json");
   ReadResults out;
   out.kernel = text(j["context"], "lego_kernel");
+  out.target = text(j["context"], "lego_target");
   const Json& variants = j["context"]["lego_variants"];
   for (std::size_t i = 0; i < variants.size(); ++i) {
     const Json& v = variants[i];

@@ -52,12 +52,14 @@ struct BenchResults {
   const std::vector<Outcome>& run_order;
   std::vector<const Outcome*> table_order;
   std::vector<BaselineTime> baselines;
+  std::string target = "host";  // the CPU target the variants were made for
 };
 nlohmann::json bench_results_json(const BenchResults& results);
 // The outcomes a results file lists, typed (status, verification, timing,
 // baseline), and its kernel. `where` names the file in errors.
 struct ReadResults {
   std::string kernel;
+  std::string target;  // "" in files written before targets
   std::vector<Outcome> outcomes;
 };
 ReadResults read_bench_results(const std::string& text, const std::string& where);

@@ -92,7 +92,7 @@ std::string script(const std::string& project_name, const std::string& kernel_na
   } else {
     s += "CXX=${CXX:-$(command -v clang++-15 || command -v clang++ || command -v c++)}\n";
     s += "export OMP_NUM_THREADS=${OMP_NUM_THREADS:-${SLURM_CPUS_PER_TASK:-$(nproc)}}\n";
-    s += "\"$CXX\" ${CXXFLAGS:--std=c++17 -O3 " + compiler_flags(target::resolve(options.target)) +
+    s += "\"$CXX\" ${CXXFLAGS:--std=c++17 -O3 " + compiler_flags(target::resolve(options.target.empty() ? "host" : options.target)) +
          " -ffp-contract=fast -fopenmp} -o \"build/bench_task_$task\" harness_cpu.cpp $sources\n";
   }
   s += "# Exit 2 means some variant gave wrong results; they are in the results file, marked unverified.\n";

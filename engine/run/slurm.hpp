@@ -28,7 +28,8 @@ struct JobOptions {
   std::string ssh_host;                  // empty: Slurm on this machine
   // The CPU the cluster's nodes are: CPU variants are made for it and built
   // with its flags ("host": -march=native on the node that builds them).
-  std::string target = "host";
+  // Empty: the project's "target", else "host".
+  std::string target;
 };
 
 // Variant indices per array task: one each, or chunks when there are more

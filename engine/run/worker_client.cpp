@@ -56,7 +56,12 @@ void WorkerClient::start() {
     close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
     fcntl(request_fd, F_SETFD, 0);
     fcntl(answer_fd, F_SETFD, 0);
-    for (const auto& [name, value] : environment_) setenv(name.c_str(), value.c_str(), 1);
+    for (const auto& [name, value] : environment_) {
+      if (value.empty())
+        unsetenv(name.c_str());
+      else
+        setenv(name.c_str(), value.c_str(), 1);
+    }
     const std::string fds = std::to_string(request_fd) + "," + std::to_string(answer_fd);
     execl(executable_.c_str(), executable_.c_str(), "--protocol-fds", fds.c_str(), static_cast<char*>(nullptr));
     const std::string msg = "lego-worker: cannot start " + executable_ + ": " + std::strerror(errno) + "\n";

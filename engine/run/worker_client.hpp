@@ -20,7 +20,7 @@ class WorkerClient {
  public:
   using Environment = std::vector<std::pair<std::string, std::string>>;
   // `environment`: variables set in the worker only (a library baseline's
-  // OPENBLAS_CORETYPE), on top of the parent's.
+  // OPENBLAS_CORETYPE), on top of the parent's; an empty value unsets one.
   explicit WorkerClient(std::string executable, Environment environment = {});
   const std::string& executable() const { return executable_; }
   ~WorkerClient();

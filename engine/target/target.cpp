@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <map>
 
 #include "expr/diagnostic.hpp"
@@ -57,6 +58,11 @@ Target from_row(const Row& r) {
   Target t;
   t.name = r.name;
   t.cpu = r.cpu;
+  if (r.level < 8 && std::string(r.name).rfind("x86-64", 0) != 0) {
+    // A named x86 CPU: only its ISA level's features; the CPU tunes the schedule.
+    t.tune = r.cpu;
+    t.cpu = r.level == 4 ? "x86-64-v4" : r.level == 3 ? "x86-64-v3" : "x86-64-v2";
+  }
   t.fma_pipes = r.fma_pipes;
   t.fma_bytes = r.fma_bytes;
   t.ghz = r.ghz;
@@ -164,9 +170,7 @@ std::vector<std::string> clang_flags(const Target& t) {
     return flags;
   }
   flags.push_back("-march=" + t.cpu);
-  if (t.cpu != t.name)  // Zen 4 on Clang 15's znver3: the AVX-512 features the name lacks
-    for (const auto& f : kV4Extra)
-      if (t.has(f)) flags.push_back("-m" + f);
+  if (!t.tune.empty()) flags.push_back("-mtune=" + t.tune);
   // LLVM tunes x86-64-v4 and Intel's AVX-512 cores to prefer 256-bit
   // vectors, and then splits 64-byte vector types into pairs of 32-byte
   // registers: the 30 FMA chains of the ceiling spilled (0.59 of peak). The
@@ -213,20 +217,68 @@ std::vector<Requirement> required_features(const std::string& source) {
       k = e;
     }
   }
+  // The feature macros the preprocessor tests (#if, #ifdef, #elif lines):
+  // code that tests one keeps a fallback for machines without it.
+  std::set<std::string> guarded;
+  for (std::size_t begin = 0; begin < source.size();) {
+    const std::size_t end = std::min(source.find('\n', begin), source.size());
+    std::size_t k = begin;
+    while (k < end && (source[k] == ' ' || source[k] == '\t')) ++k;
+    if (k < end && source[k] == '#' && source.find("if", k) < end)
+      for (const Family& f : kFamilies)
+        if (source.find(f.guard, k) < end) guarded.insert(f.guard);
+    begin = end + 1;
+  }
+  const auto needs = [&](const Family& f, const std::string& evidence) {
+    if (!guarded.count(f.guard)) add(f.feature, evidence);
+  };
+  // One pass over the code, comments skipped: intrinsic names in code,
+  // vector registers named in strings (inline asm), and features asked for
+  // by __attribute__((target("..."))).
   int line = 1;
-  for (std::size_t k = 0; k < source.size(); ++k) {
-    if (source[k] == '\n') ++line;
-    if (k > 0 && identifier_char(source[k - 1])) continue;
-    for (const Family& f : kFamilies) {
-      const std::string prefix = f.prefix;
-      if (source.compare(k, prefix.size(), prefix) != 0) continue;
-      // A template that tests the feature's macro keeps a fallback for machines without it.
-      if (source.find(f.guard) == std::string::npos) {
-        std::size_t e = k;
-        while (e < source.size() && identifier_char(source[e])) ++e;
-        add(f.feature, "line " + std::to_string(line) + " uses " + source.substr(k, e - k));
-      }
-      break;
+  std::string previous;  // the last identifier, to see target("...")
+  for (std::size_t k = 0; k < source.size();) {
+    const char c = source[k];
+    if (c == '\n') {
+      ++line;
+      ++k;
+    } else if (source.compare(k, 2, "//") == 0) {
+      k = std::min(source.find('\n', k), source.size());
+    } else if (source.compare(k, 2, "/*") == 0) {
+      const std::size_t end = std::min(source.find("*/", k + 2), source.size());
+      line += static_cast<int>(
+          std::count(source.begin() + static_cast<std::ptrdiff_t>(k), source.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
+      k = end + 2;
+    } else if (c == '"' || c == '\'') {
+      std::size_t e = k + 1;
+      while (e < source.size() && source[e] != c && source[e] != '\n') e += source[e] == '\\' ? 2 : 1;
+      const std::string text = source.substr(k + 1, std::min(e, source.size()) - k - 1);
+      if (previous == "target")  // __attribute__((target("avx512f,fma")))
+        for (std::size_t p = 0; p < text.size();) {
+          const std::size_t q = std::min(text.find(',', p), text.size());
+          const std::string feature = text.substr(p, q - p);
+          if (!feature.empty() && feature.find('=') == std::string::npos)
+            add(feature, "line " + std::to_string(line) + " asks for target(\"" + text + "\")");
+          p = q + 1;
+        }
+      for (const auto& [reg, family] : {std::pair<const char*, std::size_t>{"zmm", 0}, {"ymm", 5}})
+        if (text.find(reg) != std::string::npos) needs(kFamilies[family], "line " + std::to_string(line) + " names " + reg + " registers");
+      previous.clear();
+      k = e + 1;
+    } else if (identifier_char(c) && !std::isdigit(static_cast<unsigned char>(c))) {
+      std::size_t e = k;
+      while (e < source.size() && identifier_char(source[e])) ++e;
+      const std::string word = source.substr(k, e - k);
+      for (const Family& f : kFamilies)
+        if (word.compare(0, std::strlen(f.prefix), f.prefix) == 0) {
+          needs(f, "line " + std::to_string(line) + " uses " + word);
+          break;
+        }
+      previous = word;
+      k = e;
+    } else {
+      if (c != '(' && c != ' ' && c != '\t') previous.clear();
+      ++k;
     }
   }
   return out;

@@ -21,7 +21,13 @@ enum class Arch { X86_64, AArch64 };
 struct Target {
   std::string name;  // as the user named it: "x86-64-v3", "znver3", "host"
   Arch arch = Arch::X86_64;
-  std::string cpu;     // the -march (x86) / -mcpu (AArch64) value Clang 15 knows
+  // The -march (x86) / -mcpu (AArch64) value Clang 15 knows. A named x86
+  // CPU builds for its ISA level (-march=x86-64-v4) tuned for the CPU
+  // (-mtune=sapphirerapids): -march=sapphirerapids would also switch on
+  // features the model does not list (AVX512-FP16, AVX-VNNI), and code for
+  // them would die of SIGILL on a machine the model says can run it.
+  std::string cpu;
+  std::string tune;    // -mtune, for x86 (empty: none)
   std::string triple;  // "x86_64-pc-linux-gnu", "aarch64-linux-gnu"
   // Features as Clang spells them without the sign: "sse4.2", "avx2", "fma",
   // "avx512f", "neon", "sve", ...

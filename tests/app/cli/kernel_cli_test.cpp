@@ -188,6 +188,19 @@ TEST(KernelCli, ExportToAPlaceThatIsNotAFolderIsAUserError) {
   }
 }
 
+// Issue 28: an LLVM fatal error while export compiles for the assembly (a
+// planted one: inline asm LLVM's assembler refuses) used to abort lego
+// (exit 134) and leave an empty folder; it is a compile error, exit 2.
+TEST(KernelCli, AnLlvmFatalErrorInExportIsACompileError) {
+  const fs::path dir = scratch("fatal-export") / "out";
+  const Output e = shell(kBin + "/lego export " + kRoot + "/tests/data/kernels/isa.lego.json --kernel llvm_fatal --variant " +
+                         "A=default,B=default,N=1024 --out " + dir.string());
+  EXPECT_EQ(e.rc, 2) << e.text;
+  EXPECT_NE(e.text.find("does not compile: LLVM:"), std::string::npos) << e.text;
+  EXPECT_NE(e.text.find("bundle"), std::string::npos) << e.text;
+  EXPECT_FALSE(fs::exists(dir));
+}
+
 // Issue 13: export used to write a kernel that does not compile and exit 0.
 TEST(KernelCli, ExportOfAKernelThatDoesNotCompileFailsAndSaysWhy) {
   const fs::path dir = scratch("broken-export");

@@ -533,6 +533,14 @@ void KernelsPanelTest::theTargetPickerRemakesTheVariantsAndLlvmErrorsAreCompileE
   QCOMPARE(status_of(panel, id), QString("compile-error"));
   const QString tip = panel.table()->item(0, KernelsPanel::Status)->toolTip();
   QVERIFY2(tip.contains("couldn't allocate") && tip.contains("LLVM"), qPrintable(tip));
+  // An LLVM fatal error (report_fatal_error) is a compile error too, with LLVM's words.
+  panel.kernelChoice()->setCurrentText("llvm_fatal");
+  const QString fatal = panel.table()->item(0, KernelsPanel::Variant)->text();
+  panel.runSweep();
+  QVERIFY(finished.wait(60000));
+  QCOMPARE(status_of(panel, fatal), QString("compile-error"));
+  const QString fatal_tip = panel.table()->item(0, KernelsPanel::Status)->toolTip();
+  QVERIFY2(fatal_tip.contains("LLVM") && fatal_tip.contains("bundle"), qPrintable(fatal_tip));
   panel.targetChoice()->setCurrentIndex(panel.targetChoice()->findData("host"));
   QVERIFY(loaded.wait(30000));
   QVERIFY(target.last().at(0).toString().contains("this machine"));

@@ -13,6 +13,7 @@
 #include "kernel/variant.hpp"
 #include "project/results.hpp"
 #include "run/bench_bundle.hpp"
+#include "run/jit.hpp"
 #include "run/outcome.hpp"
 #include "run/protocol.hpp"
 #include "run/trace.hpp"
@@ -284,6 +285,41 @@ TEST(SweepDriver, AnLlvmCodegenErrorIsACompileErrorWithLlvmsText) {
   const Faulty f;
   const SweepResult next = run_sweep(worker, f.spec, {f.order[0]}, kRoof, quick());
   EXPECT_EQ(next.outcomes.at(0).status, Status::Ok) << next.outcomes[0].message;
+}
+
+// report_fatal_error inside LLVM (a planted one: inline asm its assembler
+// refuses) answers the request as a compile error with LLVM's words; the
+// worker exits, and the next variant gets a fresh one.
+TEST(SweepDriver, AnLlvmFatalErrorIsACompileErrorAndTheWorkerIsReplaced) {
+  const IsaKernel k("llvm_fatal");
+  const PreparedVariant p = prepare_variant(k.spec, k.variant);
+  ASSERT_TRUE(p.instance) << p.error;
+  WorkerClient worker(default_worker_path());
+  const SweepResult r = run_sweep(worker, k.spec, {&p}, kRoof, quick());
+  ASSERT_EQ(r.outcomes.size(), 1u);
+  EXPECT_EQ(r.outcomes[0].status, Status::CompileError) << r.outcomes[0].message;
+  EXPECT_NE(r.outcomes[0].message.find("does not compile: LLVM:"), std::string::npos) << r.outcomes[0].message;
+  EXPECT_NE(r.outcomes[0].message.find("bundle"), std::string::npos) << r.outcomes[0].message;
+  const Faulty f;
+  const SweepResult next = run_sweep(worker, f.spec, {f.order[0]}, kRoof, quick());
+  EXPECT_EQ(next.outcomes.at(0).status, Status::Ok) << next.outcomes[0].message;
+}
+
+// A named CPU builds for its ISA level: sapphirerapids's half-precision
+// arithmetic must not become AVX512-FP16 instructions, which this machine
+// (which the model says runs the target) may lack: it verifies, never SIGILL.
+TEST(SweepDriver, ANamedCpuBuildsForItsLevelOnly) {
+  const target::Target spr = target::resolve("sapphirerapids");
+  if (!run::cannot_run_here(spr).empty()) GTEST_SKIP() << run::cannot_run_here(spr);
+  const IsaKernel k("fp16");
+  const PreparedVariant p = prepare_variant(k.spec, k.variant, spr);
+  ASSERT_TRUE(p.instance) << p.error;
+  WorkerClient worker(default_worker_path());
+  SweepOptions options = quick();
+  options.target = spr;
+  const SweepResult r = run_sweep(worker, k.spec, {&p}, kRoof, options);
+  EXPECT_EQ(r.outcomes.at(0).status, Status::Ok) << r.outcomes[0].message;
+  EXPECT_TRUE(r.outcomes[0].verified);
 }
 
 }  // namespace

@@ -31,12 +31,15 @@ TEST(Target, NamedLevelsHaveTheirWidthsRegistersAndFeatures) {
   EXPECT_EQ(n1.level(), "aarch64");
   EXPECT_EQ(nominal("neoverse-v1")->level(), "aarch64+sve");
   EXPECT_EQ(n1.vector_registers, 32);
-  // Clang 15 has no znver4: Zen 3's name with the AVX-512 features.
+  // Clang 15 has no znver4: the x86-64-v4 level tuned for Zen 3's schedule.
   const Target zen4 = *nominal("znver4");
-  EXPECT_EQ(zen4.cpu, "znver3");
   EXPECT_EQ(zen4.level(), "x86-64-v4");
-  const auto flags = clang_flags(zen4);
-  EXPECT_NE(std::find(flags.begin(), flags.end(), "-mavx512f"), flags.end());
+  EXPECT_EQ(clang_flags(zen4), (std::vector<std::string>{"-march=x86-64-v4", "-mtune=znver3", "-mprefer-vector-width=512"}));
+  // A named CPU builds for its level only: -march=sapphirerapids would switch
+  // on AVX512-FP16 and AVX-VNNI, which the model (and runs_on) do not know.
+  EXPECT_EQ(clang_flags(*nominal("sapphirerapids")),
+            (std::vector<std::string>{"-march=x86-64-v4", "-mtune=sapphirerapids", "-mprefer-vector-width=512"}));
+  EXPECT_EQ(clang_flags(*nominal("alderlake")), (std::vector<std::string>{"-march=x86-64-v3", "-mtune=alderlake"}));
   EXPECT_EQ(clang_flags(*nominal("x86-64-v3")), std::vector<std::string>{"-march=x86-64-v3"});
   EXPECT_EQ(clang_flags(n1), (std::vector<std::string>{"--target=aarch64-linux-gnu", "-mcpu=neoverse-n1"}));
 }
@@ -105,6 +108,19 @@ TEST(Target, IntrinsicsNameTheFeaturesATemplateNeeds) {
   EXPECT_EQ(needs[0].feature, "sve");
   EXPECT_EQ(needs[1].feature, "avx512bw");
   EXPECT_TRUE(required_features("float my_mm512_thing = 0;").empty());  // part of another name
+  // Comments and ordinary strings are not code; a guard macro counts only where the preprocessor tests it.
+  EXPECT_TRUE(required_features("// _mm512_add_ps is faster\nconst char* s = \"vld1q_f32\";\n").empty());
+  needs = required_features("// __AVX512F__\nvoid f() { _mm512_setzero_ps(); }\n");
+  ASSERT_EQ(needs.size(), 1u);
+  EXPECT_EQ(needs[0].feature, "avx512f");
+  // A function compiled for a feature, and inline asm naming its registers.
+  needs = required_features("__attribute__((target(\"avx512f,avx512bw\"))) void g();\n");
+  ASSERT_EQ(needs.size(), 2u);
+  EXPECT_EQ(needs[1].feature, "avx512bw");
+  needs = required_features("void h() { __asm__(\"vaddps %%zmm0, %%zmm1, %%zmm2\"); }\n");
+  ASSERT_EQ(needs.size(), 1u);
+  EXPECT_EQ(needs[0].feature, "avx512f");
+  EXPECT_NE(needs[0].evidence.find("zmm"), std::string::npos);
 }
 
 TEST(Target, CodeForAnotherIsaOrMissingFeaturesDoesNotRunHere) {
