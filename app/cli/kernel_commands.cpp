@@ -260,7 +260,7 @@ int list_targets(std::ostream& out) {
   const target::Target& here = target::host();
   out << fmt::format("{}, {} FMA pipes of {} bytes; L1d {} KiB, L2 {} KiB, L3 {} MiB\n\n", here.description, here.fma_pipes, here.fma_bytes,
                      here.l1d_bytes >> 10, here.l2_bytes >> 10, here.l3_bytes >> 20);
-  out << fmt::format("{:<16} {:<12} {:>7} {:>9} {:>10}  {:<9} {}\n", "target", "level", "vector", "registers", "FMA pipes", "runs here",
+  out << fmt::format("{:<16} {:<12} {:>7} {:>9} {:>12}  {:<9} {}\n", "target", "level", "vector", "registers", "FMA pipes", "runs here",
                      "description");
   for (const auto& name : target::known_names()) {
     const target::Target t = *target::nominal(name);
@@ -313,8 +313,9 @@ Env sets_for(const kernel::KernelSpec& spec, const std::vector<std::string>& set
   return overrides;
 }
 
-void print_analysis(const run::VariantAnalysis& r, std::ostream& out) {
+void print_analysis(const run::VariantAnalysis& r, const target::Target& target, std::ostream& out) {
   out << fmt::format("{}  {}", r.kernel, r.variant);
+  if (r.backend == "cpu") out << fmt::format("  (made for target {}; its accesses traced on this machine)", target.name);
   if (r.accesses && r.backend == "cuda") {
     const auto& b = r.accesses->simulated_block;
     out << fmt::format("  (simulated block ({}, {}, {}))", b[0], b[1], b[2]);
@@ -368,7 +369,7 @@ int analyze(const std::string& project_file, const std::string& kernel_name, con
     for (const auto& v : variants) {
       err << "analysing " << spec->name << " " << v.id << "\n";
       const run::VariantAnalysis r = run::analyze_variant(worker, *spec, v, options);
-      if (!json) print_analysis(r, out);
+      if (!json) print_analysis(r, options.target, out);
       all.push_back(run::variant_analysis_json(r));
     }
   }
