@@ -11,7 +11,6 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <random>
 #include <set>
 
 #include "command_line.hpp"
@@ -50,11 +49,6 @@ void make_output_folder(const std::string& dir) {
 using Json = nlohmann::json;
 namespace fs = std::filesystem;
 
-// The target a command builds for: --target, else the project's "target", else this machine.
-target::Target chosen_target(const std::string& option, const kernel::Project& project) {
-  return target::resolve(!option.empty() ? option : !project.target.empty() ? project.target : "host");
-}
-
 // A target whose code must run here (bench, ceilings): the reason when it cannot.
 void require_runs_here(const target::Target& t) {
   if (const std::string why = run::cannot_run_here(t); !why.empty()) throw LegoError(why);
@@ -66,12 +60,6 @@ std::string describe(const target::Target& t) {
                      t.host ? "" : "; this machine: " + target::host().cpu + ", " + target::host().level());
 }
 
-// Whether the variant id has every LAYOUT=ALTERNATIVE of `only` among its parts.
-bool chosen_by(const std::string& id, const std::vector<std::string>& only) {
-  const std::string parts = "," + id + ",";
-  return std::all_of(only.begin(), only.end(), [&](const std::string& o) { return parts.find("," + o + ",") != std::string::npos; });
-}
-
 int bench(const std::string& project_file, const std::string& kernel_name, std::size_t max_variants, std::uint64_t seed,
           const std::vector<std::string>& sets, const std::vector<std::string>& only, const std::string& json_out,
           run::SweepOptions sweep_options, const std::string& target_name, std::ostream& out, std::ostream& err) {
@@ -79,43 +67,30 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   const auto started = std::chrono::steady_clock::now();
   const kernel::Project project = kernel::load_project(project_file, kernel::default_resource_dirs());
   const kernel::KernelSpec& spec = kernel::find_kernel(project, kernel_name);
-  sweep_options.target = chosen_target(target_name, project);
+  sweep_options.target = kernel::target_for(project, target_name);
   const target::Target& target = sweep_options.target;
-  // --only narrows the whole space first; a --max-variants sample is then drawn from what is left.
-  kernel::VariantSpace space = kernel::enumerate_variants(spec, {only.empty() ? max_variants : 0, seed, parse_sets(sets), &target});
-  if (!only.empty() && !space.variants.empty()) {
-    for (const auto& o : only) {
-      if (o.find('=') == std::string::npos || o.find(',') != std::string::npos)
-        throw LegoError("--only " + o + ": expected NAME=VALUE, a layout's alternative as in the variant ids, e.g. --only B=row");
-      // A layout name must be the kernel's and its alternative one of its own.
-      const std::string key = o.substr(0, o.find('=')), value = o.substr(o.find('=') + 1);
-      const auto check = [&](const std::string& name, const std::vector<kernel::LayoutChoice>& alternatives) {
-        if (name != key) return;
-        std::string names;
-        for (const auto& a : alternatives) {
-          if (a.name == value) return;
-          names += (names.empty() ? "" : ", ") + a.name;
-        }
-        throw LegoError("--only " + o + ": " + key + " has no alternative \"" + value + "\" (it has: " + names + ")");
-      };
-      for (const auto& t : spec.tensors) check(t.name, t.layouts);
-      for (const auto& l : spec.layouts) check(l.name, l.alternatives);
-    }
-    const std::size_t before = space.variants.size();
-    std::erase_if(space.variants, [&](const kernel::Variant& v) { return !chosen_by(v.id, only); });
-    space.rejected += before - space.variants.size();  // counted with the constraints' rejects
-    if (space.variants.empty())
-      throw LegoError(
-          "--only leaves none of the " + std::to_string(before) + " variants; their ids look like " +
-          (before ? kernel::enumerate_variants(spec, {1, seed, parse_sets(sets), &target}).variants.at(0).id : std::string("?")));
-    if (max_variants != 0 && space.variants.size() > max_variants) {
-      std::mt19937_64 rng(seed);
-      std::shuffle(space.variants.begin(), space.variants.end(), rng);
-      space.variants.resize(max_variants);
-      std::sort(space.variants.begin(), space.variants.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
-      space.sampled = true;
-    }
+  for (const auto& o : only) {
+    if (o.find('=') == std::string::npos || o.find(',') != std::string::npos)
+      throw LegoError("--only " + o + ": expected NAME=VALUE, a layout's alternative as in the variant ids, e.g. --only B=row");
+    // A layout name must be the kernel's and its alternative one of its own.
+    const std::string key = o.substr(0, o.find('=')), value = o.substr(o.find('=') + 1);
+    const auto check = [&](const std::string& name, const std::vector<kernel::LayoutChoice>& alternatives) {
+      if (name != key) return;
+      std::string names;
+      for (const auto& a : alternatives) {
+        if (a.name == value) return;
+        names += (names.empty() ? "" : ", ") + a.name;
+      }
+      throw LegoError("--only " + o + ": " + key + " has no alternative \"" + value + "\" (it has: " + names + ")");
+    };
+    for (const auto& t : spec.tensors) check(t.name, t.layouts);
+    for (const auto& l : spec.layouts) check(l.name, l.alternatives);
   }
+  // --only narrows the whole space first; a --max-variants sample is then drawn from what is left.
+  const kernel::VariantSpace space = kernel::enumerate_variants(spec, {max_variants, seed, parse_sets(sets), &target, only});
+  if (space.variants.empty() && space.left_out > 0)
+    throw LegoError("--only leaves none of the " + std::to_string(space.left_out) + " variants; their ids look like " +
+                    kernel::enumerate_variants(spec, {1, seed, parse_sets(sets), &target}).variants.at(0).id);
   if (space.variants.empty() && space.ruled_out > 0)
     throw LegoError("target " + target.name + " rules out every variant of " + spec.name + " (" + std::to_string(space.ruled_out) +
                     "), e.g. " + space.ruled_out_reason);
@@ -126,7 +101,7 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   const run::Roof roof = run::machine_roof(
       false, [&](const std::string& m) { err << m << "\n"; }, target.name);
   err << fmt::format("{}: {} variants ({} candidates, {} ruled out by constraints{}{}{}){}\n", spec.name, space.variants.size(),
-                     space.candidates, space.rejected, only.empty() ? "" : " and --only",
+                     space.candidates, space.rejected + space.left_out, only.empty() ? "" : " and --only",
                      space.ruled_out ? fmt::format(", {} by target {}", space.ruled_out, target.name) : "",
                      space.sampled ? fmt::format(", a random sample with seed {}", seed) : "",
                      spec.baselines.empty() ? "" : fmt::format(" and {} baseline(s)", spec.baselines.size()));
@@ -290,7 +265,7 @@ int export_kernel(const std::string& project_file, const std::string& kernel_nam
                   const std::vector<std::string>& sets, const std::string& dir, const std::string& target_name, std::ostream& out) {
   const kernel::Project project = kernel::load_project(project_file, kernel::default_resource_dirs());
   const kernel::KernelSpec& spec = kernel::find_kernel(project, kernel_name);
-  const target::Target target = chosen_target(target_name, project);
+  const target::Target target = kernel::target_for(project, target_name);
   if (variant_id == "best") variant_id = best_variant(results, spec.name, target.name);
   const kernel::Variant v = kernel::find_variant(spec, variant_id, parse_sets(sets));
   const kernel::Instance inst = kernel::instantiate(spec, v, sym::Lang::C, {.target = target});
@@ -356,7 +331,7 @@ int analyze(const std::string& project_file, const std::string& kernel_name, con
   run::AnalyzeOptions options;
   options.heatmap = detail.heatmap;
   options.thread_map = detail.touches;
-  options.target = chosen_target(target_name, project);
+  options.target = kernel::target_for(project, target_name);
   Json all = Json::array();
   for (const kernel::KernelSpec* spec : kernels) {
     // Over a whole project, --set applies to the kernels that have the parameter.

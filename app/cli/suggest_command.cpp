@@ -7,6 +7,7 @@
 
 #include "expr/diagnostic.hpp"
 #include "kernel/spec.hpp"
+#include "kernel/variant.hpp"
 #include "project/edit.hpp"
 #include "run/atomic_file.hpp"
 #include "run/jit.hpp"
@@ -51,7 +52,7 @@ int suggest(const SuggestRequest& request, std::ostream& out, std::ostream& err)
   run::WorkerClient worker(run::default_worker_path());
   run::SuggestOptions options;
   options.sets = request.sets;
-  options.target = target::resolve(!request.target.empty() ? request.target : !project.target.empty() ? project.target : "host");
+  options.target = kernel::target_for(project, request.target);
   if (const std::string why = run::cannot_run_here(options.target); !why.empty() && request.verify > 0 && spec.backend == "cpu")
     throw LegoError("cannot verify the candidates here: " + why +
                     "; rank them without --verify (--verify 0), or choose a target this "

@@ -45,7 +45,7 @@ ProjectPtr SweepSession::load(const std::string& file, const std::string& json, 
   info->json = json;
   info->edited = edited;
   info->project = kernel::parse_project(json, file, std::filesystem::path(file).parent_path(), kernel::default_resource_dirs());
-  info->target = target::resolve(!target_choice.empty() ? target_choice : !info->project.target.empty() ? info->project.target : "host");
+  info->target = kernel::target_for(info->project, target_choice);
   for (const auto& spec : info->project.kernels) {
     KernelInfo k{spec, {}, 0, 0, {}};
     const kernel::VariantSpace space = kernel::enumerate_variants(spec, {max_variants, 1, {}, &info->target});

@@ -92,14 +92,6 @@ std::int64_t formula_value(const KernelSpec& spec, const Expr& e, const Env& par
   }
 }
 
-// The parameters and the target's figures a template may use.
-Env with_target(const Env& parameters, const target::Target& t) {
-  Env env = parameters;
-  env.emplace("VECTOR_BYTES", t.vector_bytes);
-  env.emplace("VECTOR_REGISTERS", t.vector_registers);
-  return env;
-}
-
 class Instantiator {
  public:
   Instantiator(const KernelSpec& spec, const Variant& variant, sym::Lang lang, const InstantiateOptions& options)

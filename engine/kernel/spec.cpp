@@ -386,10 +386,12 @@ Project parse_project(const std::string& json_text, const std::string& file_labe
   p.name = j.contains("name") ? r.string_at(j, "name", "$") : file_label;
   p.description = r.optional_string(j, "description", "$");
   p.target = r.optional_string(j, "target", "$");
-  if (!p.target.empty() && !target::by_name(p.target)) {
-    std::string names = "host";
-    for (const auto& n : target::known_names()) names += ", " + n;
-    r.fail("$.target", "unknown target \"" + p.target + "\" (" + names + ")");
+  if (!p.target.empty()) {
+    try {
+      target::resolve(p.target);  // its message lists the known names
+    } catch (const LegoError& e) {
+      r.fail("$.target", e.what());
+    }
   }
   const Json& kernels = r.member(j, "kernels", "$");
   if (!kernels.is_array()) r.fail("$.kernels", "expected a list of kernels");

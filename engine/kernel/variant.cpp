@@ -55,6 +55,12 @@ Variant make_variant(const std::vector<Axis>& axes, std::uint64_t index) {
   return v;
 }
 
+// Whether the id has every NAME=VALUE of `parts` among its comma-separated parts.
+bool has_parts(const std::string& id, const std::vector<std::string>& parts) {
+  const std::string padded = "," + id + ",";
+  return std::all_of(parts.begin(), parts.end(), [&](const std::string& p) { return padded.find("," + p + ",") != std::string::npos; });
+}
+
 bool satisfies(const KernelSpec& spec, const Variant& v) {
   for (const auto& c : spec.constraints) {
     try {
@@ -104,6 +110,8 @@ VariantSpace enumerate_variants(const KernelSpec& spec, const SearchOptions& opt
       ++space.rejected;
     } else if (const std::string why = options.target ? ruled_out_by(spec, v.parameters, *options.target) : std::string(); !why.empty()) {
       if (space.ruled_out++ == 0) space.ruled_out_reason = v.id + ": " + why;
+    } else if (!has_parts(v.id, options.only)) {
+      ++space.left_out;
     } else {
       valid.push_back(std::move(v));
     }
@@ -119,6 +127,17 @@ VariantSpace enumerate_variants(const KernelSpec& spec, const SearchOptions& opt
   return space;
 }
 
+target::Target target_for(const Project& project, const std::string& chosen) {
+  return target::resolve(!chosen.empty() ? chosen : !project.target.empty() ? project.target : "host");
+}
+
+Env with_target(const Env& parameters, const target::Target& t) {
+  Env env = parameters;
+  env.emplace("VECTOR_BYTES", t.vector_bytes);
+  env.emplace("VECTOR_REGISTERS", t.vector_registers);
+  return env;
+}
+
 std::string ruled_out_by(const KernelSpec& spec, const Env& parameters, const target::Target& t) {
   if (spec.backend != "cpu") return "";
   std::string missing;
@@ -128,9 +147,7 @@ std::string ruled_out_by(const KernelSpec& spec, const Env& parameters, const ta
   if (!missing.empty()) return "ruled out for " + t.name + " (" + t.level() + "): it lacks " + missing;
   if (!spec.register_tile) return "";
   const RegisterTile& tile = *spec.register_tile;
-  Env env = parameters;
-  env.emplace("VECTOR_BYTES", t.vector_bytes);
-  env.emplace("VECTOR_REGISTERS", t.vector_registers);
+  const Env env = with_target(parameters, t);
   std::int64_t rows = 0, columns = 0;
   // A tile that is no tile is the project's error, not the target's.
   try {

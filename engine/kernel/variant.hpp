@@ -26,6 +26,9 @@ struct SearchOptions {
   // When set, variants this CPU cannot run (ruled_out_by) leave the space
   // before sampling, as a constraint's rejects do, and are counted.
   const target::Target* target = nullptr;
+  // "NAME=VALUE" parts every kept variant's id has (lego bench --only),
+  // applied before sampling, so a sample is drawn from what is left.
+  std::vector<std::string> only = {};
 };
 
 struct VariantSpace {
@@ -34,10 +37,19 @@ struct VariantSpace {
   std::uint64_t rejected = 0;    // candidates a constraint ruled out
   std::uint64_t ruled_out = 0;   // candidates options.target cannot run
   std::string ruled_out_reason;  // the first of them: "id: why"
+  std::uint64_t left_out = 0;    // candidates options.only left out (after the constraints and the target)
   bool sampled = false;
 };
 
 VariantSpace enumerate_variants(const KernelSpec& spec, const SearchOptions& options);
+
+// The CPU a command makes a project's variants for: `chosen` (--target, the
+// app's picker) when given, else the project's "target", else this machine.
+target::Target target_for(const Project& project, const std::string& chosen);
+
+// The parameters with the target's figures a template and a register tile
+// may use: VECTOR_BYTES and VECTOR_REGISTERS (a parameter of that name wins).
+Env with_target(const Env& parameters, const target::Target& target);
 
 // Why `target` rules out a CPU variant with these parameters, or "" when it
 // can run it: the template uses intrinsics of a feature the target lacks

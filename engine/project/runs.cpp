@@ -91,9 +91,7 @@ Submitted submit_run(const fs::path& project_file, const SubmitRequest& request)
   const kernel::Project project = kernel::load_project(project_file, kernel::default_resource_dirs());
   const kernel::KernelSpec& spec = kernel::find_kernel(project, request.kernel);
   // The nodes' CPU: --target, else the project's, else the submitting machine's kind (-march=native on the node).
-  const target::Target target = target::resolve(!request.job.target.empty() ? request.job.target
-                                                : !project.target.empty()   ? project.target
-                                                                            : "host");
+  const target::Target target = kernel::target_for(project, request.job.target);
   run::slurm::JobOptions job = request.job;
   job.target = target.name;  // the job script builds with the flags of the target the variants were made for
   const kernel::VariantSpace space = kernel::enumerate_variants(spec, {request.max_variants, request.seed, request.sets, &target});

@@ -43,6 +43,13 @@ SweepOptions quick() {
   return o;
 }
 
+// quick(), made for `target`.
+SweepOptions quick_for(const target::Target& target) {
+  SweepOptions o = quick();
+  o.target = target;
+  return o;
+}
+
 Roof test_roof() {
   Roof roof;
   roof.copy_gbs = roof.triad_gbs = 10.0;
@@ -241,9 +248,7 @@ TEST(SweepDriver, AVariantNeedingAFeatureTheTargetLacksIsRuledOutAndNeverReaches
   EXPECT_NE(p.error.find("avx512f"), std::string::npos) << p.error;
   EXPECT_NE(p.error.find("line 5 uses __m512"), std::string::npos) << p.error;
   WorkerClient nowhere("/nonexistent/lego-worker");
-  SweepOptions options = quick();
-  options.target = v3;
-  const SweepResult r = run_sweep(nowhere, spec, {&p}, kRoof, options);
+  const SweepResult r = run_sweep(nowhere, spec, {&p}, kRoof, quick_for(v3));
   ASSERT_EQ(r.outcomes.size(), 1u);
   EXPECT_EQ(r.outcomes[0].status, Status::RuledOut);
   EXPECT_EQ(std::string(verification_mark(r.outcomes[0])), "–");
@@ -272,9 +277,7 @@ TEST(SweepDriver, AnLlvmCodegenErrorIsACompileErrorWithLlvmsText) {
   const PreparedVariant p = prepare_variant(spec, v, v3);
   ASSERT_TRUE(p.instance) << p.error;  // nothing in the text gives it away: only LLVM knows
   WorkerClient worker(default_worker_path());
-  SweepOptions options = quick();
-  options.target = v3;
-  const SweepResult r = run_sweep(worker, spec, {&p, &p}, kRoof, options);
+  const SweepResult r = run_sweep(worker, spec, {&p, &p}, kRoof, quick_for(v3));
   ASSERT_EQ(r.outcomes.size(), 2u);
   EXPECT_EQ(r.outcomes[0].status, Status::CompileError) << r.outcomes[0].message;
   EXPECT_NE(r.outcomes[0].message.find("couldn't allocate"), std::string::npos) << r.outcomes[0].message;
@@ -315,9 +318,7 @@ TEST(SweepDriver, ANamedCpuBuildsForItsLevelOnly) {
   const PreparedVariant p = prepare_variant(k.spec, k.variant, spr);
   ASSERT_TRUE(p.instance) << p.error;
   WorkerClient worker(default_worker_path());
-  SweepOptions options = quick();
-  options.target = spr;
-  const SweepResult r = run_sweep(worker, k.spec, {&p}, kRoof, options);
+  const SweepResult r = run_sweep(worker, k.spec, {&p}, kRoof, quick_for(spr));
   EXPECT_EQ(r.outcomes.at(0).status, Status::Ok) << r.outcomes[0].message;
   EXPECT_TRUE(r.outcomes[0].verified);
 }
