@@ -308,11 +308,15 @@ std::map<std::string, std::string> export_cuda(const kernel::KernelSpec& spec, c
 // The exported example allocates its buffers 64-byte aligned, as the
 // sweep's tensors are, so its timing is comparable with the sweep's.
 
+// The JIT contracts a * b + c into an FMA (-ffp-contract=fast); the exported
+// build must too. gcc in ISO mode (-std=c++17) keeps them apart: the kernel
+// then rounds differently from what was verified, and templates written for
+// FMAs (the softmax exp) run at a fraction of the measured speed.
 std::string compiler_flags(const target::Target& t) {
-  if (t.arch == target::Arch::AArch64) return t.cpu == "generic" ? "-march=armv8-a" : "-mcpu=" + t.cpu;
+  if (t.arch == target::Arch::AArch64) return (t.cpu == "generic" ? "-march=armv8-a" : "-mcpu=" + t.cpu) + " -ffp-contract=fast";
   std::string flags;
   for (const auto& f : target::clang_flags(t)) flags += (flags.empty() ? "" : " ") + f;
-  return flags;
+  return flags + " -ffp-contract=fast";
 }
 
 std::map<std::string, std::string> export_files(const kernel::KernelSpec& spec, const kernel::Instance& inst) {
