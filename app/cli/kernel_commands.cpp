@@ -15,6 +15,7 @@
 
 #include "command_line.hpp"
 #include "expr/text_file.hpp"
+#include "kernel/bounded_json.hpp"
 #include "kernel/instantiate.hpp"
 #include "kernel/spec.hpp"
 #include "kernel/variant.hpp"
@@ -35,16 +36,6 @@
 
 namespace lego::cli {
 namespace {
-
-// The folder --out names, created if missing; an empty name, a file, or a
-// place the user cannot write is a user error, not an internal one.
-void make_output_folder(const std::string& dir) {
-  if (dir.empty()) throw LegoError("--out is empty; give the folder to write to");
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw LegoError("cannot create the output folder " + dir + ": " + ec.message());
-  if (!std::filesystem::is_directory(dir)) throw LegoError("--out " + dir + " is not a folder");
-}
 
 using Json = nlohmann::json;
 namespace fs = std::filesystem;
@@ -262,7 +253,8 @@ std::string best_variant(const std::string& results_file, const std::string& ker
 }
 
 int export_kernel(const std::string& project_file, const std::string& kernel_name, std::string variant_id, const std::string& results,
-                  const std::vector<std::string>& sets, const std::string& dir, const std::string& target_name, std::ostream& out) {
+                  const std::vector<std::string>& sets, const std::string& dir, bool force, const std::string& target_name,
+                  std::ostream& out) {
   const kernel::Project project = kernel::load_project(project_file, kernel::default_resource_dirs());
   const kernel::KernelSpec& spec = kernel::find_kernel(project, kernel_name);
   const target::Target target = kernel::target_for(project, target_name);
@@ -271,11 +263,9 @@ int export_kernel(const std::string& project_file, const std::string& kernel_nam
   const kernel::Instance inst = kernel::instantiate(spec, v, sym::Lang::C, {.target = target});
   // The files first: a kernel that does not compile leaves no folder behind.
   const std::map<std::string, std::string> files = run::export_files(spec, inst);
-  make_output_folder(dir);
-  for (const auto& [name, text] : files) {
-    run::write_atomically(fs::path(dir) / name, text);
-    out << (fs::path(dir) / name).string() << "\n";
-  }
+  std::vector<std::string> replaced;
+  for (const auto& path : run::write_folder(dir, files, force, &replaced)) out << path << "\n";
+  for (const auto& path : replaced) out << "(replaced " << path << ")\n";
   return 0;
 }
 
@@ -353,7 +343,7 @@ int analyze(const std::string& project_file, const std::string& kernel_name, con
 }
 
 int export_bench(const std::string& project_file, const std::string& kernel_name, const std::vector<std::string>& sets,
-                 std::size_t max_variants, std::uint64_t seed, const std::string& dir, std::ostream& out, std::ostream& err) {
+                 std::size_t max_variants, std::uint64_t seed, const std::string& dir, bool force, std::ostream& out, std::ostream& err) {
   const kernel::Project project = kernel::load_project(project_file, kernel::default_resource_dirs());
   std::vector<kernel::Instance> instances;
   std::set<std::string> seen;
@@ -367,8 +357,7 @@ int export_bench(const std::string& project_file, const std::string& kernel_name
   if (instances.empty())
     throw LegoError(kernel_name.empty() ? "the project has no CUDA kernels"
                                         : "no CUDA kernel named \"" + kernel_name + "\" in the project");
-  make_output_folder(dir);
-  for (const auto& [name, text] : run::bench_bundle(instances)) run::write_atomically(fs::path(dir) / name, text);
+  run::write_folder(dir, run::bench_bundle(instances), force);
   out << fmt::format("{} variants written to {}\n", instances.size(), dir);
   err << fmt::format(
       "on a GPU machine: cd {} && make -j ARCH=sm_90 run    (sm_80 for A100); then\n  lego import-results {} {}/results.json\n", dir,
@@ -388,7 +377,7 @@ int import_results(const std::string& project_file, const std::string& results_f
   const fs::path base = fs::path(project_file).parent_path();
   kernel::parse_project(merged, project_file, base.empty() ? "." : base, kernel::default_resource_dirs());
   run::write_atomically(project_file, merged);
-  const Json results = Json::parse(results_text);
+  const Json results = kernel::parse_json_or_discarded(results_text);
   out << fmt::format("{} results from {} merged into {}\n", results["variants"].size(), results.value("device", "?"), project_file);
   return 0;
 }
@@ -408,7 +397,7 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   std::size_t max_variants = 0;
   std::uint64_t seed = 1;
   double timeout_s = 120;
-  bool no_verify = false, ceilings_json = false, refresh = false, allow_unknown = false;
+  bool no_verify = false, ceilings_json = false, refresh = false, allow_unknown = false, force = false;
   run::RunOptions options;
 
   auto* bench_cmd = app.add_subcommand("bench", "Compile, verify and time every variant of a kernel; table sorted by time");
@@ -448,7 +437,8 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   export_cmd->add_option("--variant", variant, "Variant id, or 'best' (with --results)");
   export_cmd->add_option("--results", results, "Results of lego bench --json, to pick the best verified variant");
   export_cmd->add_option("--set", sets, "Fix a parameter, e.g. --set N=1024 (repeatable)");
-  export_cmd->add_option("--out", dir, "Output folder")->required();
+  export_cmd->add_option("--out", dir, "Output folder: new or empty (nothing is written through a link)")->required();
+  export_cmd->add_flag("--force", force, "Write into a folder that is not empty, replacing the files of the same names");
   export_cmd->add_option("--target", target_name, target_help + "; another ISA (aarch64) is exported without the JIT's assembly");
 
   bool analyze_json = false, heatmap = false, thread_map = false;
@@ -474,7 +464,8 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   export_bench_cmd->add_option("--set", sets, "Fix a parameter, e.g. --set N=1024 (repeatable)");
   export_bench_cmd->add_option("--max-variants", max_variants, "At most N variants per kernel, a random sample (0: all)");
   export_bench_cmd->add_option("--seed", seed, "Seed of the sample");
-  export_bench_cmd->add_option("--out", dir, "Output folder")->required();
+  export_bench_cmd->add_option("--out", dir, "Output folder: new or empty (nothing is written through a link)")->required();
+  export_bench_cmd->add_flag("--force", force, "Write into a folder that is not empty, replacing the files of the same names");
 
   std::string results_in;
   SuggestRequest suggest_request;
@@ -546,7 +537,7 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
       suggest_request.sets = parse_sets(sets);
       return suggest(suggest_request, out, err);
     }
-    if (export_bench_cmd->parsed()) return export_bench(project, kernel_name, sets, max_variants, seed, dir, out, err);
+    if (export_bench_cmd->parsed()) return export_bench(project, kernel_name, sets, max_variants, seed, dir, force, out, err);
     if (import_cmd->parsed()) return import_results(project, results_in, allow_unknown, out);
     if (analyze_cmd->parsed())
       return analyze(project, kernel_name, analyze_variant_id, sets, analyze_json, {.heatmap = heatmap, .touches = thread_map}, target_name,
@@ -560,7 +551,7 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
       sweep_options.verify_smaller = verify_smaller;
       return bench(project, kernel_name, max_variants, seed, sets, only, json_out, sweep_options, target_name, out, err);
     }
-    return export_kernel(project, kernel_name, variant, results, sets, dir, target_name, out);
+    return export_kernel(project, kernel_name, variant, results, sets, dir, force, target_name, out);
   } catch (const LegoError& e) {
     err << "lego: " << e.what() << "\n";
     return 2;

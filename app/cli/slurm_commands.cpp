@@ -80,7 +80,7 @@ int run_slurm_command(const std::vector<std::string>& args, std::ostream& out, s
       ->allow_extra_args(false);
   submit->add_flag("--dry-run", request.dry_run, "Write the job directory; submit nothing and record nothing");
 
-  std::string job;
+  std::string job, collect_ssh;
   bool wait = false, json = false;
   double poll = 5, timeout = 0;
   auto* collect = app.add_subcommand("collect",
@@ -88,6 +88,9 @@ int run_slurm_command(const std::vector<std::string>& args, std::ostream& out, s
                                      "report failed, timed-out or cancelled tasks with their Slurm state");
   collect->add_option("project", project, "Project file (*.lego.json), rewritten in place")->required()->check(CLI::ExistingFile);
   collect->add_option("--job", job, "Only this job id (default: every run recorded in the project)");
+  collect->add_option("--ssh", collect_ssh,
+                      "The host the runs were submitted to with --ssh (a run recorded for another host is refused: the project "
+                      "does not choose where lego connects)");
   collect->add_flag("--wait", wait, "Poll until every task has finished");
   collect->add_option("--poll", poll, "Seconds between polls with --wait (default 5)")->check(CLI::Range(0.2, 3600.0));
   collect->add_option("--timeout", timeout, "With --wait: give up after this many seconds (0: never)")->check(CLI::NonNegativeNumber);
@@ -120,7 +123,7 @@ int run_slurm_command(const std::vector<std::string>& args, std::ostream& out, s
     const project::UnknownVariant unknown = project::unknown_variant_of(kernel::load_project(project, kernel::default_resource_dirs()));
     const auto started = std::chrono::steady_clock::now();
     for (;;) {
-      const project::CollectReport report = project::collect_once(project, unknown, job);
+      const project::CollectReport report = project::collect_once(project, unknown, job, collect_ssh);
       if (report.runs.empty()) throw LegoError("the project records no cluster runs; submit one with lego submit");
       const bool timed_out = timeout > 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >= timeout;
       const bool last = !wait || report.finished || timed_out;

@@ -24,9 +24,11 @@ void ClusterSession::submit(const QString& project_file, const project::SubmitRe
       // Loaded once per job: its kernels do not change while it runs.
       unknown_variant_ = project::unknown_variant_of(kernel::load_project(file, kernel::default_resource_dirs()));
       const QString job = qs(s.run.job);
-      QMetaObject::invokeMethod(this, [this, file, job] {
+      // The host the user typed for this submit: collect contacts that one only.
+      QMetaObject::invokeMethod(this, [this, file, job, ssh = qs(s.run.ssh)] {
         file_ = qs(file);
         job_ = job;
+        ssh_host_ = ssh;
         timer_.start();
         poll();
       });
@@ -39,9 +41,9 @@ void ClusterSession::submit(const QString& project_file, const project::SubmitRe
 
 void ClusterSession::poll() {
   if (in_flight_.exchange(true)) return;  // one pass at a time
-  thread_.post([this, file = file_.toStdString(), job = job_.toStdString()] {
+  thread_.post([this, file = file_.toStdString(), job = job_.toStdString(), ssh = ssh_host_.toStdString()] {
     try {
-      const project::CollectReport report = project::collect_once(file, unknown_variant_, job);
+      const project::CollectReport report = project::collect_once(file, unknown_variant_, job, ssh);
       QMap<QString, QString> states;
       QStringList troubles;
       std::set<std::string> done;

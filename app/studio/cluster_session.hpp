@@ -47,6 +47,7 @@ class ClusterSession : public QObject {
  private:
   void poll();
   QString file_, job_;
+  QString ssh_host_;                         // the host of this session's submit, as the user gave it
   project::UnknownVariant unknown_variant_;  // used on thread_ only
   QTimer timer_;
   std::atomic<bool> in_flight_{false};

@@ -197,12 +197,11 @@ void SweepSession::exportVariant(ProjectPtr project, const QString& kernel_name,
         for (const auto& v : k.variants) {
           if (v.id() != id) continue;
           if (!v.instantiated()) throw LegoError(v.error());
-          std::filesystem::create_directories(dir);
+          // The folder the user chose must be new or empty, and hold no link:
+          // an export never writes over their work or through a link.
           QStringList written;
-          for (const auto& [name, text] : run::export_files(k.spec, v.instance())) {
-            run::write_atomically(std::filesystem::path(dir) / name, text);
-            written << QString::fromStdString((std::filesystem::path(dir) / name).string());
-          }
+          for (const auto& path : run::write_folder(dir, run::export_files(k.spec, v.instance()), false))
+            written << QString::fromStdString(path);
           emit exported(written);
           return;
         }

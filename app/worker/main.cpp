@@ -6,6 +6,7 @@
 // parent reports it and moves on.
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -19,6 +20,7 @@
 #include "run/ceilings.hpp"
 #include "run/executor.hpp"
 #include "run/jit.hpp"
+#include "run/kernel_process.hpp"
 #include "run/worker_request.hpp"
 
 namespace {
@@ -83,6 +85,11 @@ int main(int argc, char** argv) {
   }
   int bargc = 1;
   benchmark::Initialize(&bargc, argv);
+  // Kernels run in processes the zygote forks (run/kernel_process.hpp). It
+  // is forked now, before a request, a nonce or a reference exists here, and
+  // this process is made undumpable: a kernel cannot open its /proc entries.
+  prctl(PR_SET_DUMPABLE, 0);
+  lego::run::start_kernel_zygote();
   const Protocol protocol = open_protocol(fds);
   FILE* out = protocol.answers;
   lego::run::Executor executor;
@@ -121,8 +128,12 @@ int main(int argc, char** argv) {
         reply(r);
       } else if (kind == "run") {
         reply(executor.execute(request, [&](const std::string& stage) { reply({{"event", "stage"}, {"stage", stage}}); }));
+      } else if (kind == "cuda-compile") {
+        reply(lego::run::execute_cuda_compile(request));
+      } else if (kind == "compile") {
+        reply(lego::run::compile_without_running(request.at("source").get<std::string>(), request.value("target", "host")));
       } else if (kind == "analyze") {
-        reply(lego::run::execute_analyze(request));
+        reply(lego::run::analyze_in_kernel_process(request));
       } else {
         reply({{"status", "error"}, {"message", "unknown request kind \"" + kind + "\""}});
       }

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "expr/parser.hpp"
+#include "kernel/bounded_json.hpp"
 #include "kernel/project_files.hpp"
 #include "layout/parse.hpp"
 #include "target/target.hpp"
@@ -366,6 +367,7 @@ Project parse_project(const std::string& json_text, const std::string& file_labe
   const Reader r(file_label, base_dir, resource_dirs);
   Json j;
   std::string duplicate;  // the JSON path of the first repeated key
+  if (const std::string problem = json_limit_problem(json_text); !problem.empty()) r.fail("$", "not valid JSON at " + problem);
   try {
     j = Json::parse(json_text, duplicate_key_finder(duplicate));
   } catch (const Json::parse_error& e) {

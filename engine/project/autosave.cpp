@@ -2,12 +2,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kernel/bounded_json.hpp"
+
 namespace lego::project {
 
 std::string autosave_payload(const Autosave& edits) { return nlohmann::json{{"file", edits.file}, {"json", edits.json}}.dump(); }
 
 std::optional<Autosave> read_autosave(const std::string& text, std::string& why) {
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  const nlohmann::json j = kernel::parse_json_or_discarded(text);
   if (j.is_discarded() || !j.is_object()) {
     why = "$: not a JSON object";
     return std::nullopt;

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "expr/diagnostic.hpp"
+#include "kernel/bounded_json.hpp"
 #include "kernel/variant.hpp"
 
 namespace lego::project {
@@ -14,9 +15,9 @@ using run::Status;
 std::string merge_results(const std::string& project_text, const std::string& results_text, const std::string& results_label,
                           const UnknownVariant& unknown_variant) {
   using Json = nlohmann::ordered_json;
-  Json project = Json::parse(project_text, nullptr, false);
+  Json project = kernel::parse_json_or_discarded(project_text);
   if (project.is_discarded() || !project.is_object()) throw LegoError("the project is not a JSON object");
-  Json results = Json::parse(results_text, nullptr, false);
+  Json results = kernel::parse_json_or_discarded(results_text);
   // The harnesses' results (bench_bundle.hpp, cpu_bundle.hpp): Google
   // Benchmark's JSON with our fields on each benchmark, and the device (a
   // GPU's name, or the host's with " (CPU)"), its arch and copy bandwidth in
@@ -114,7 +115,7 @@ std::vector<Outcome> imported_outcomes(const nlohmann::json& project) {
 }
 
 std::vector<Outcome> imported_outcomes(const std::string& project_text) {
-  return imported_outcomes(nlohmann::json::parse(project_text, nullptr, false));
+  return imported_outcomes(kernel::parse_json_or_discarded(project_text));
 }
 
 }  // namespace lego::project

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "expr/diagnostic.hpp"
+#include "kernel/bounded_json.hpp"
 #include "kernel/instantiate.hpp"
 #include "kernel/spec.hpp"
 #include "kernel/variant.hpp"
@@ -19,7 +20,7 @@ using Json = nlohmann::ordered_json;
 namespace fs = std::filesystem;
 
 Json parse_object(const std::string& text, const char* what) {
-  Json j = Json::parse(text, nullptr, false);
+  Json j = kernel::parse_json_or_discarded(text);
   if (j.is_discarded() || !j.is_object()) throw LegoError(std::string(what) + " is not a JSON object");
   return j;
 }
@@ -76,7 +77,7 @@ std::vector<ClusterRun> runs_of(const std::string& project_text) {
 }
 
 std::string keep_cluster_records(const std::string& to_save, const std::string& on_disk) {
-  Json saved = Json::parse(to_save, nullptr, false), disk = Json::parse(on_disk, nullptr, false);
+  Json saved = kernel::parse_json_or_discarded(to_save), disk = kernel::parse_json_or_discarded(on_disk);
   if (saved.is_discarded() || disk.is_discarded() || !saved.is_object() || !disk.is_object()) return to_save;
   bool changed = false;
   for (const char* key : {"runs", "results"})
@@ -141,9 +142,41 @@ Submitted submit_run(const fs::path& project_file, const SubmitRequest& request)
   return out;
 }
 
-CollectReport collect_once(const fs::path& project_file, const UnknownVariant& unknown_variant, const std::string& job) {
+namespace {
+
+// A recorded run names a host and a folder; a project is data from anyone,
+// so collect contacts only the host the user gave and writes only inside the
+// project's folder, through no link. Refused with the run's JSON path.
+void check_run_is_the_users(const ClusterRun& run, std::size_t index, const fs::path& project_file, const std::string& ssh_host) {
+  const std::string at = "$.runs[" + std::to_string(index) + "]";
+  if (run.ssh != ssh_host)
+    throw LegoError(at + ".ssh: the run names host \"" + run.ssh + "\", and lego collect contacts only a host you give" +
+                    (run.ssh.empty() ? std::string(" (this run is local: collect without --ssh)") : " (--ssh " + run.ssh + ")"));
+  std::error_code ec;
+  const fs::path folder = fs::weakly_canonical(fs::absolute(project_file).parent_path(), ec);
+  const fs::path dir = fs::absolute(run.dir).lexically_normal();
+  const fs::path inside = dir.lexically_relative(folder);
+  if (ec || inside.empty() || inside.is_absolute() || *inside.begin() == "..")
+    throw LegoError(at + ".dir: " + run.dir + " is outside the project's folder " + folder.string() + "; collect writes only inside it");
+  fs::path walk = folder;
+  for (const auto& part : inside) {
+    walk /= part;
+    if (fs::is_symlink(fs::symlink_status(walk, ec)))
+      throw LegoError(at + ".dir: " + walk.string() + " is a link; collect writes through none");
+  }
+  for (const char* sub : {"results", "logs"})
+    if (fs::is_symlink(fs::symlink_status(dir / sub, ec)))
+      throw LegoError(at + ".dir: " + (dir / sub).string() + " is a link; collect writes through none");
+}
+
+}  // namespace
+
+CollectReport collect_once(const fs::path& project_file, const UnknownVariant& unknown_variant, const std::string& job,
+                           const std::string& ssh_host) {
   std::string text = kernel::read_text_file(project_file.string());
   std::vector<ClusterRun> runs = runs_of(text);
+  for (std::size_t k = 0; k < runs.size(); ++k)
+    if (job.empty() || runs[k].job == job) check_run_is_the_users(runs[k], k, project_file, ssh_host);
   if (!job.empty() && std::none_of(runs.begin(), runs.end(), [&](const ClusterRun& r) { return r.job == job; }))
     throw LegoError("the project records no run with job id " + job);
   CollectReport report;
@@ -169,7 +202,7 @@ CollectReport collect_once(const fs::path& project_file, const UnknownVariant& u
         if (!t.merged && fs::exists(results)) {
           const std::string results_text = kernel::read_text_file(results.string());
           text = merge_results(text, results_text, results.string(), unknown_variant);
-          const Json rows = Json::parse(results_text);  // merge_results has checked it
+          const Json rows = kernel::parse_json_or_discarded(results_text);  // merge_results has checked it
           t.results = rows.value("benchmarks", Json::array()).size() + rows.value("variants", Json::array()).size();
           t.merged = t.merged_now = true;
           run.collected.push_back(s.task);
@@ -183,7 +216,7 @@ CollectReport collect_once(const fs::path& project_file, const UnknownVariant& u
       // Per variant, its task's state (the manifest says which task holds it).
       const fs::path manifest = dir / "manifest.json";
       if (fs::exists(manifest)) {
-        const Json m = Json::parse(kernel::read_text_file(manifest.string()), nullptr, false);
+        const Json m = kernel::parse_json_or_discarded(kernel::read_text_file(manifest.string()));
         if (m.is_object() && m.contains("variants") && m["variants"].is_array())
           for (const auto& v : m["variants"]) {
             const int task = v.value("task", -1);

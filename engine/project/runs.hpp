@@ -89,6 +89,10 @@ std::string keep_cluster_records(const std::string& to_save, const std::string& 
 // states from Slurm, results of tasks not merged before merged into the
 // project, which is written atomically when anything changed. Safe to run
 // again: a task's results are merged once.
-CollectReport collect_once(const std::filesystem::path& project_file, const UnknownVariant& unknown_variant, const std::string& job = "");
+// `ssh_host` is the host the user gave ("" for Slurm here): a recorded run
+// that names another, or a job folder outside the project's folder or
+// through a link, is refused with its JSON path.
+CollectReport collect_once(const std::filesystem::path& project_file, const UnknownVariant& unknown_variant, const std::string& job = "",
+                           const std::string& ssh_host = "");
 
 }  // namespace lego::project

@@ -1,6 +1,7 @@
 #include "run/analyze.hpp"
 
 #include "kernel/instantiate.hpp"
+#include "run/kernel_sandbox.hpp"
 #include "run/nvrtc.hpp"
 #include "run/protocol.hpp"
 
@@ -40,6 +41,43 @@ std::vector<CudaResources> cuda_resources(const std::string& source, const std::
   return out;
 }
 
+Json execute_cuda_compile(const Json& request) {
+  Json results = Json::array();
+  const std::string source = request.at("source").get<std::string>();
+  for (const auto& r : cuda_resources(source, request.at("archs").get<std::vector<std::string>>()))
+    results.push_back(cuda_resources_json(r));
+  Json reply = {{"status", "ok"}, {"results", results}};
+  if (request.value("ptx", false) && nvrtc_unavailable().empty()) {
+    const CudaCompileResult c = compile_cuda(source, "sm_80");
+    reply["ptx"] = c.ok ? c.ptx : "// the kernel does not compile:\n" + c.log;
+  }
+  return reply;
+}
+
+double compile_time_limit() { return static_cast<double>(kernel_limit("LEGO_COMPILE_SECONDS", 60)); }
+
+CudaCompiled cuda_resources_in_worker(WorkerClient& worker, const std::string& source, const std::vector<std::string>& archs, bool ptx,
+                                      const std::atomic<bool>* cancel) {
+  const Json reply = worker.call({{"kind", "cuda-compile"}, {"id", 1}, {"source", source}, {"archs", archs}, {"ptx", ptx}},
+                                 compile_time_limit(), {}, cancel);
+  CudaCompiled out;
+  if (reply.value("status", "") == "ok" && reply.contains("results") && reply["results"].is_array()) {
+    for (const auto& r : reply["results"]) out.resources.push_back(cuda_resources_from_json(r));
+    if (reply.contains("ptx") && reply["ptx"].is_string()) out.ptx = reply["ptx"].get<std::string>();
+    return out;
+  }
+  const std::string why = reply.value("status", "") == "timeout"
+                              ? "does not compile: timed out after " + std::to_string(static_cast<int>(compile_time_limit())) + " s"
+                              : reply.value("message", std::string("the compile failed"));
+  for (const auto& arch : archs) {
+    CudaResources r;
+    r.arch = arch;
+    r.log = why;
+    out.resources.push_back(std::move(r));
+  }
+  return out;
+}
+
 VariantAnalysis analyze_variant(WorkerClient& worker, const kernel::KernelSpec& spec, const kernel::Variant& variant,
                                 const AnalyzeOptions& options, const std::atomic<bool>* cancel) {
   VariantAnalysis result;
@@ -51,7 +89,9 @@ VariantAnalysis analyze_variant(WorkerClient& worker, const kernel::KernelSpec& 
     marked = kernel::instantiate(spec, variant, sym::Lang::C, {.mark_accesses = true, .target = options.target});
     marked.target = "host";  // traced here
     if (spec.backend == "cuda") {
-      result.cuda = cuda_resources(kernel::instantiate(spec, variant, sym::Lang::Cuda).source, options.archs);
+      result.cuda =
+          cuda_resources_in_worker(worker, kernel::instantiate(spec, variant, sym::Lang::Cuda).source, options.archs, false, cancel)
+              .resources;
       for (const CudaResources& c : result.cuda)
         if (!c.ok) {
           result.status = Status::CompileError;

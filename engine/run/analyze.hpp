@@ -30,6 +30,21 @@ struct AnalyzeOptions {
 
 // NVRTC for each target; a target that fails carries its log.
 std::vector<CudaResources> cuda_resources(const std::string& source, const std::vector<std::string>& archs);
+// The same, compiled by a worker (NVRTC reads the #includes a project names:
+// a FIFO there hangs, and only a worker's time limit ends it); with `ptx`,
+// also the PTX for sm_80. A worker that runs out of time gives every arch
+// the log "timed out after N s".
+struct CudaCompiled {
+  std::vector<CudaResources> resources;
+  std::string ptx;
+};
+CudaCompiled cuda_resources_in_worker(WorkerClient& worker, const std::string& source, const std::vector<std::string>& archs, bool ptx,
+                                      const std::atomic<bool>* cancel = nullptr);
+// The worker's side of that request.
+nlohmann::json execute_cuda_compile(const nlohmann::json& request);
+// How long a compile in a worker (export, analyze) may take:
+// LEGO_COMPILE_SECONDS, default 60; a real kernel compiles in seconds.
+double compile_time_limit();
 
 // One variant's static report. `status` is Ok, Invalid (not instantiable
 // here), CompileError (NVRTC refused a target), or what the worker's trace

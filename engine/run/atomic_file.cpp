@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -72,6 +73,43 @@ void write_atomically(const fs::path& file, const std::string& text) {
     ::fsync(dir);
     ::close(dir);
   }
+}
+
+std::vector<std::string> write_folder(const std::string& folder, const std::map<std::string, std::string>& files, bool force,
+                                      std::vector<std::string>* replaced) {
+  namespace fs = std::filesystem;
+  if (folder.empty()) throw LegoError("the output folder's name is empty; give the folder to write to");
+  std::error_code ec;
+  const fs::path dir(folder);
+  if (fs::is_symlink(fs::symlink_status(dir, ec)))
+    throw LegoError(folder + " is a link; give the folder itself (nothing is written through a link)");
+  std::vector<std::string> present;
+  if (fs::exists(fs::symlink_status(dir, ec))) {
+    if (!fs::is_directory(fs::symlink_status(dir, ec))) throw LegoError(folder + " is not a folder");
+    for (fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->is_symlink())
+        throw LegoError(folder + " holds a link, " + it->path().string() + "; nothing is written into a folder with links");
+      present.push_back(fs::relative(it->path(), dir).string());
+    }
+    if (ec) throw LegoError("cannot read the output folder " + folder + ": " + ec.message());
+    if (!present.empty() && !force) {
+      std::string list;
+      for (std::size_t k = 0; k < present.size() && k < 8; ++k) list += (k ? ", " : "") + present[k];
+      if (present.size() > 8) list += ", ...";
+      throw LegoError(folder + " is not empty (" + list + "); give an empty or new folder, or --force to replace what is there");
+    }
+  }
+  if (replaced)
+    for (const auto& [name, text] : files)
+      if (std::find(present.begin(), present.end(), name) != present.end()) replaced->push_back((dir / name).string());
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir)) throw LegoError("cannot create the output folder " + folder + (ec ? ": " + ec.message() : ""));
+  std::vector<std::string> written;
+  for (const auto& [name, text] : files) {
+    write_atomically(dir / name, text);
+    written.push_back((dir / name).string());
+  }
+  return written;
 }
 
 }  // namespace lego::run

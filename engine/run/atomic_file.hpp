@@ -8,12 +8,28 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
+#include <vector>
 
 namespace lego::run {
 
 // Throws LegoError saying what failed (a folder or special file as the
 // target, a folder that is not writable, a full disk, ...).
 void write_atomically(const std::filesystem::path& file, const std::string& text);
+
+}  // namespace lego::run
+
+namespace lego::run {
+
+// Writes `files` (name -> text) into `folder` for an export or a bundle:
+// never through a link and never over the user's work by surprise.
+//   - `folder` is created if missing; one that is a link, or that holds a
+//     link anywhere, is refused;
+//   - one that is not empty is refused unless `force`, and then the names it
+//     replaces are returned in `replaced`.
+// Every check happens before the first write. Returns the paths written.
+std::vector<std::string> write_folder(const std::string& folder, const std::map<std::string, std::string>& files, bool force,
+                                      std::vector<std::string>* replaced = nullptr);
 
 }  // namespace lego::run

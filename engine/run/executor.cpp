@@ -11,6 +11,7 @@
 #include "layout/parse.hpp"
 #include "run/cuda_driver.hpp"
 #include "run/cuda_emulator.hpp"
+#include "run/kernel_process.hpp"
 #include "run/libraries.hpp"
 #include "run/nvrtc.hpp"
 
@@ -76,73 +77,84 @@ std::int64_t elements(const Json& tensor) {
   return n;
 }
 
-std::unique_ptr<JitModule> compile_or_report(const std::string& source, bool want_assembly, Json& result, const char* what,
-                                             const std::string& library = "", const std::string& target = "host") {
-  CompileOptions options;
-  options.want_assembly = want_assembly;
-  options.library = library;
-  options.target = target::resolve(target);
-  CompileResult c = compile_cpp(source, options);
-  result[std::string(what) + "_ms"] = c.ms;
-  if (!c.module) {
-    result["status"] = "compile-error";
-    result["message"] = std::string(what) + " does not compile:\n" + c.diagnostics;
-  }
-  return std::move(c.module);
+// The events of a kernel's process (run/kernel_process.hpp) are data from
+// project code: each is checked for its type before use.
+std::string text_of(const Json& event, const char* key) {
+  const auto it = event.find(key);
+  return it != event.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-// Google Benchmark times the call; its JSON report comes back whole.
-Json time_kernel(Entry entry, void** args, const Json& request) {
-  const double bytes = request["bytes"].get<double>(), flops = request["flops"].get<double>();
-  auto* b = benchmark::RegisterBenchmark(request["variant"].get<std::string>().c_str(), [=](benchmark::State& state) {
-    for (auto _ : state) entry(args);
-    state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
-    if (flops > 0) state.counters["FLOPS"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
-  });
-  b->Repetitions(request["repetitions"].get<int>())
-      ->MinTime(request["min_time"].get<double>())
-      ->UseRealTime()
-      ->Unit(benchmark::kMillisecond);
-  std::ostringstream out, err;
-  benchmark::JSONReporter reporter;
-  reporter.SetOutputStream(&out);
-  reporter.SetErrorStream(&err);
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  benchmark::ClearRegisteredBenchmarks();
-  return Json::parse(out.str());
+std::string event_of(const std::optional<Json>& event) { return event ? text_of(*event, "event") : std::string(); }
+
+// How a process that stopped early ended, for a message.
+std::string ended_early(KernelProcess& process, const char* what) {
+  const std::string how = process.finish();
+  return std::string(what) + "'s process ended without a result" + (how.empty() ? "" : " (" + how + ")");
+}
+
+Json job_for(const Json& request, const std::string& source, const char* entry, const std::vector<const Buffer*>& buffers) {
+  Json described = Json::array();
+  for (std::size_t k = 0; k < buffers.size(); ++k)
+    described.push_back(
+        {{"type", element_name(buffers[k]->type())}, {"count", buffers[k]->count()}, {"name", request.at("tensors").at(k).at("name")}});
+  return {{"source", source},
+          {"entry", entry},
+          {"target", request.value("target", "host")},
+          {"library", request.value("library", "")},
+          {"assembly", request.value("assembly", false)},
+          {"time", request.value("time", true)},
+          {"repetitions", request.value("repetitions", 5)},
+          {"min_time", request.value("min_time", 0.05)},
+          {"bytes", request.value("bytes", 0.0)},
+          {"flops", request.value("flops", 0.0)},
+          {"variant", request.value("variant", "")},
+          {"buffers", described}};
 }
 
 }  // namespace
 
 Executor::Reference& Executor::reference(const Json& request, const std::map<std::string, Buffer>& inputs) {
   // Reference outputs depend on the reference, the tensors' extents and the seed, not on layouts.
-  Json key = {request["reference"], request["parameters"], request["seed"]};
+  Json key = {request["reference"], request["parameters"], request["seed"], request.value("target", "host")};
   for (const auto& t : request["tensors"]) key.push_back({t["name"], t["extents"], t["type"], t["role"]});
   const std::string key_text = key.dump();
   if (reference_ && key_text == reference_key_) return *reference_;
   reference_.reset();
-  auto ref = std::make_unique<Reference>();
-  Json scratch;
-  ref->module = compile_or_report(
-      request["reference"].get<std::string>() + entry_trampoline("lego_reference_entry", "lego_reference", request["tensors"]), false,
-      scratch, "the reference");
-  if (!ref->module) throw std::runtime_error(scratch["message"].get<std::string>());
-  auto* entry = reinterpret_cast<Entry>(ref->module->lookup("lego_reference_entry"));
-  std::vector<void*> args;
-  std::map<std::string, Buffer> work;
+  // The reference is project code too: it runs in a process of its own, on
+  // copies of the inputs, and what it leaves in the outputs is kept here.
+  std::vector<Buffer> work;
+  std::vector<const Buffer*> buffers;
   for (const auto& t : request["tensors"]) {
-    const std::string name = t["name"];
-    Buffer b(element_from_name(t["type"]), elements(t));
+    Buffer b(element_from_name(t["type"]), elements(t), Buffer::Sharing::Shared);
     if (t["role"] == "out")
       poison(b);
     else
-      std::memcpy(b.data(), inputs.at(name).data(), element_size(b.type()) * b.count());
-    args.push_back(b.data());
-    work.emplace(name, std::move(b));
+      std::memcpy(b.data(), inputs.at(t["name"].get<std::string>()).data(), element_size(b.type()) * b.count());
+    work.push_back(std::move(b));
   }
-  entry(args.data());
-  for (const auto& t : request["tensors"])
-    if (t["role"] != "in") ref->outputs.emplace(t["name"].get<std::string>(), std::move(work.at(t["name"].get<std::string>())));
+  for (const auto& b : work) buffers.push_back(&b);
+  Json job = job_for(
+      request, request["reference"].get<std::string>() + entry_trampoline("lego_reference_entry", "lego_reference", request["tensors"]),
+      "lego_reference_entry", buffers);
+  job["assembly"] = false;
+  job["time"] = false;
+  job["library"] = "";
+  KernelProcess process(job, buffers);
+  std::optional<Json> event = process.next_event();
+  if (event_of(event) == "compile-error") throw std::runtime_error("the reference does not compile:\n" + text_of(*event, "message"));
+  if (event_of(event) == "compiled") event = process.next_event();
+  if (event_of(event) == "error") throw std::runtime_error("the reference: " + text_of(*event, "message"));
+  if (event_of(event) != "called") throw std::runtime_error(ended_early(process, "the reference"));
+  process.finish();
+  auto ref = std::make_unique<Reference>();
+  std::size_t k = 0;
+  for (const auto& t : request["tensors"]) {
+    const Buffer& b = work[k++];
+    if (t["role"] == "in") continue;
+    Buffer kept(b.type(), b.count());
+    std::memcpy(kept.data(), b.data(), element_size(b.type()) * b.count());
+    ref->outputs.emplace(t["name"].get<std::string>(), std::move(kept));
+  }
   reference_key_ = key_text;
   reference_ = std::move(ref);
   return *reference_;
@@ -154,45 +166,104 @@ Json Executor::execute(const Json& request, const Progress& progress) {
     if (progress) progress(s);
   };
   try {
-    if (request.value("backend", "cpu") == "cuda") {
+    if (!kernel_zygote_running()) start_kernel_zygote();
+    if (request.value("backend", "cpu") == "cuda")
       execute_cuda(request, result, stage);
-      return result;
-    }
-    stage("compile");
-    const Json& tensors = request.at("tensors");
-    auto module = compile_or_report(request.at("source").get<std::string>() + entry_trampoline("lego_entry", "lego_kernel", tensors),
-                                    request.value("assembly", false), result, "the kernel", request.value("library", ""),
-                                    request.value("target", "host"));
-    if (!module) return result;
-    if (request.value("assembly", false)) result["assembly"] = module->assembly();
-    if (!request.value("library", "").empty()) {
-      result["library_kernel"] = library_kernel(request.value("library", ""));
-      result["library_level"] = library_level(request.value("library", ""));
-    }
-    auto* entry = reinterpret_cast<Entry>(module->lookup("lego_entry"));
-    if (!entry) {
-      result["status"] = "error";
-      result["message"] = "the kernel defines no lego_kernel function";
-      return result;
-    }
-    Prepared data = prepare(request, stage);
-    std::vector<void*> args;
-    for (auto& p : data.physical) args.push_back(p.data());
-    if (data.reference) {
-      stage("verify");
-      entry(args.data());
-      if (!check_outputs(request, data, result)) return result;
-    }
-    if (request.value("time", true)) {
-      stage("time");
-      result["benchmark"] = time_kernel(entry, args.data(), request);
-    }
-    result["status"] = "ok";
+    else
+      execute_cpu(request, result, stage);
   } catch (const std::exception& e) {
     result["status"] = "error";
     result["message"] = e.what();
   }
   return result;
+}
+
+// The variant runs in a process of its own (run/kernel_process.hpp): it
+// compiles there, is called once, waits while its outputs are compared here,
+// and is timed there. Its outputs and canaries are read here, in shared
+// memory, once it has stopped or is gone.
+void Executor::execute_cpu(const Json& request, Json& result, const std::function<void(const char*)>& stage) {
+  Prepared data = prepare(request, stage);
+  std::vector<const Buffer*> buffers;
+  for (const auto& p : data.physical) buffers.push_back(&p);
+  const Json& tensors = request.at("tensors");
+  stage("compile");
+  KernelProcess process(job_for(request, request.at("source").get<std::string>() + entry_trampoline("lego_entry", "lego_kernel", tensors),
+                                "lego_entry", buffers),
+                        buffers);
+  std::optional<Json> event = process.next_event();
+  if (event_of(event) == "compile-error") {
+    result["status"] = "compile-error";
+    result["message"] = "the kernel does not compile:\n" + text_of(*event, "message");
+    return;
+  }
+  if (event_of(event) == "error") {
+    result["status"] = "error";
+    result["message"] = text_of(*event, "message");
+    return;
+  }
+  if (event_of(event) != "compiled") {
+    result["status"] = "crashed";
+    result["message"] = ended_early(process, "the kernel");
+    return;
+  }
+  if (const auto ms = event->find("ms"); ms != event->end() && ms->is_number()) result["kernel_ms"] = ms->get<double>();
+  if (request.value("assembly", false)) result["assembly"] = text_of(*event, "assembly");
+  if (const std::string note = text_of(*event, "sandbox"); !note.empty()) result["sandbox"] = note;
+  if (!request.value("library", "").empty()) {  // asked in the process that loaded it; shown, never trusted
+    result["library_kernel"] = text_of(*event, "library_kernel");
+    result["library_level"] = text_of(*event, "library_level");
+  }
+  if (data.reference) stage("verify");
+  event = process.next_event();
+  if (event_of(event) == "error") {
+    result["status"] = "error";
+    result["message"] = text_of(*event, "message");
+    return;
+  }
+  if (event_of(event) == "fault") {
+    process.finish();
+    result["verified"] = false;
+    result["status"] = "out of bounds";
+    result["message"] = text_of(*event, "message");
+    return;
+  }
+  if (event_of(event) != "called") {
+    const std::string how = ended_early(process, "the kernel");
+    if (!check_overruns(request, data, result)) return;
+    result["status"] = "crashed";
+    result["message"] = how;
+    return;
+  }
+  // Compared while the process waits: it has no reference to copy from.
+  if (data.reference && !check_outputs(request, data, result)) {
+    process.finish();
+    check_overruns(request, data, result);
+    return;
+  }
+  if (request.value("time", true)) {
+    stage("time");
+    process.go();
+    event = process.next_event();
+    if (event_of(event) == "fault") {
+      process.finish();
+      result["verified"] = false;
+      result["status"] = "out of bounds";
+      result["message"] = text_of(*event, "message") + " (while it was timed)";
+      return;
+    }
+    if (event_of(event) != "timed" || !event->contains("benchmark") || !(*event)["benchmark"].is_object()) {
+      const std::string how = ended_early(process, "the kernel");
+      if (!check_overruns(request, data, result)) return;
+      result["status"] = "crashed";
+      result["message"] = how + " while it was timed";
+      return;
+    }
+    result["benchmark"] = std::move((*event)["benchmark"]);
+  }
+  process.finish();
+  if (!check_overruns(request, data, result)) return;
+  result["status"] = "ok";
 }
 
 namespace {
@@ -236,7 +307,7 @@ Executor::Prepared Executor::prepare(const Json& request, const std::function<vo
     stage("pack");
     for (std::size_t k = 0; k < tensors.size(); ++k) {
       const Plan plan = make_plan(parse_layout(tensors[k]["layout"].get<std::string>()), env);
-      Buffer b(element_from_name(tensors[k]["type"]), plan.physical_size());
+      Buffer b(element_from_name(tensors[k]["type"]), plan.physical_size(), Buffer::Sharing::Shared);
       fill_random(b, seed * 1000003 + k);
       data.physical.push_back(std::move(b));
     }
@@ -255,7 +326,7 @@ Executor::Prepared Executor::prepare(const Json& request, const std::function<vo
   for (std::size_t k = 0; k < tensors.size(); ++k) {
     const Json& t = tensors[k];
     data.tables.push_back(layout_table(t, env));
-    Buffer p = pack(inputs.at(t["name"].get<std::string>()), data.tables.back());
+    Buffer p = pack(inputs.at(t["name"].get<std::string>()), data.tables.back(), Buffer::Sharing::Shared);
     if (t["role"] == "out") poison(p);
     data.physical.push_back(std::move(p));
   }
@@ -285,25 +356,33 @@ bool Executor::check_outputs(const Json& request, const Prepared& data, Json& re
     result["status"] = "wrong";
     result["message"] = "the output differs from the reference";
   }
-  // Writes outside a tensor, inputs included, are caught by its canaries
-  // even when every element inside is right.
+  return ok;
+}
+
+// Writes outside a tensor, inputs included, are caught by its canaries even
+// when every element inside is right.
+bool Executor::check_overruns(const Json& request, const Prepared& data, Json& result) {
+  const Json& tensors = request.at("tensors");
   std::string overruns;
   for (std::size_t k = 0; k < tensors.size(); ++k) {
     const Overrun o = data.physical[k].overrun();
     const std::string name = tensors[k]["name"].get<std::string>();
+    // The farthest changed element, not a count: B[N + 1] alone changes
+    // one element two out.
+    const std::int64_t count = data.physical[k].count();
     if (o.after > 0)
-      overruns += (overruns.empty() ? "" : "; ") + std::string("wrote ") + std::to_string(o.after) + " element(s) past " + name + "'s end";
+      overruns += (overruns.empty() ? "" : "; ") + std::string("wrote past ") + name + "'s end, as far as " + name + "[" +
+                  std::to_string(count + o.after - 1) + "] (" + std::to_string(o.after) + " element(s) out; " + name + " holds " +
+                  std::to_string(count) + ")";
     if (o.before > 0)
-      overruns +=
-          (overruns.empty() ? "" : "; ") + std::string("wrote ") + std::to_string(o.before) + " element(s) before " + name + "'s start";
+      overruns += (overruns.empty() ? "" : "; ") + std::string("wrote before ") + name + "'s start, as far as " + name + "[-" +
+                  std::to_string(o.before) + "]";
   }
-  if (!overruns.empty()) {
-    ok = false;
-    result["verified"] = false;
-    result["status"] = "out of bounds";
-    result["message"] = overruns;
-  }
-  return ok;
+  if (overruns.empty()) return true;
+  result["verified"] = false;
+  result["status"] = "out of bounds";
+  result["message"] = overruns;
+  return false;
 }
 
 // CUDA: NVRTC for the device (sm_80 without one), then the device runs and
@@ -340,7 +419,7 @@ void Executor::execute_cuda(const Json& request, Json& result, const std::functi
     const GpuRun run = run_on_gpu(c.cubin, "lego_kernel", grid, block, buffers, std::max(20, request.value("repetitions", 20)));
     for (std::size_t k = 0; k < buffers.size(); ++k)
       if (buffers[k].output) std::memcpy(data.physical[k].data(), buffers[k].host.data(), buffers[k].host.size());
-    if (data.reference && !check_outputs(request, data, result)) return;
+    if (data.reference && (!check_outputs(request, data, result) || !check_overruns(request, data, result))) return;
     const GpuInfo info = gpu_info();
     static const double copy_gbs = measure_copy_bandwidth();  // once per worker
     result["gpu"] = {{"device", info.name},
@@ -362,35 +441,55 @@ void Executor::execute_cuda(const Json& request, Json& result, const std::functi
     result["status"] = "ok";
     return;
   }
-  const std::int64_t total_threads = grid[0] * grid[1] * grid[2] * block[0] * block[1] * block[2];
-  if (data.reference && total_threads > kMaxEmulatedThreads) {
+  // A launch of [2147483647, 65535, 65535] blocks overflows 64 bits.
+  std::int64_t total_threads = 1;
+  bool too_many = false;
+  for (const std::int64_t n : {grid[0], grid[1], grid[2], block[0], block[1], block[2]})
+    too_many = too_many || n <= 0 || __builtin_mul_overflow(total_threads, n, &total_threads);
+  if (data.reference && (too_many || total_threads > kMaxEmulatedThreads)) {
     result["status"] = "no GPU";
-    result["message"] = why_no_gpu + "; not verified: " + std::to_string(total_threads) +
+    result["message"] = why_no_gpu + "; not verified: " + (too_many ? std::string("more than 2^63") : std::to_string(total_threads)) +
                         " threads are too many to emulate on the CPU (at most " + std::to_string(kMaxEmulatedThreads) +
                         "); verify at a smaller size (lego bench --verify-smaller, or --set)";
     return;
   }
   if (data.reference) {
+    // The emulation runs the project's code: in a process of its own, as a
+    // CPU kernel does.
     stage("emulate");
-    CompileOptions options;
-    options.openmp = false;
-    options.want_assembly = false;
-    CompileResult e = compile_cpp(emulation_source(request.at("source").get<std::string>(), request.at("tensors")), options);
-    if (!e.module) {
-      result["status"] = "compile-error";
-      result["message"] = "the kernel does not compile for CPU emulation:\n" + e.diagnostics;
-      return;
-    }
-    using Emulate = void (*)(void**, const std::int64_t*, char*, std::int64_t);
-    auto* emulate = reinterpret_cast<Emulate>(e.module->lookup("lego_emulate"));
     const std::int64_t threads = block[0] * block[1] * block[2];
     if (threads > 1024) throw LegoError("a block of " + std::to_string(threads) + " threads; CUDA allows at most 1024");
-    std::vector<char> stacks(static_cast<std::size_t>(threads * kFiberStackBytes));
-    const std::int64_t launch[6] = {grid[0], grid[1], grid[2], block[0], block[1], block[2]};
-    std::vector<void*> args;
-    for (auto& p : data.physical) args.push_back(p.data());
-    emulate(args.data(), launch, stacks.data(), kFiberStackBytes);
-    if (!check_outputs(request, data, result)) return;
+    const std::string launch = std::to_string(grid[0]) + ", " + std::to_string(grid[1]) + ", " + std::to_string(grid[2]) + ", " +
+                               std::to_string(block[0]) + ", " + std::to_string(block[1]) + ", " + std::to_string(block[2]);
+    const std::string source = emulation_source(request.at("source").get<std::string>(), request.at("tensors")) +
+                               "\nextern \"C\" void lego_emulate_run(void** args) {\n  static const int64_t launch[6] = {" + launch +
+                               "};\n  static char stacks[" + std::to_string(threads * kFiberStackBytes) +
+                               "];\n  lego_emulate(args, launch, stacks, " + std::to_string(kFiberStackBytes) + ");\n}\n";
+    std::vector<const Buffer*> buffers;
+    for (const auto& p : data.physical) buffers.push_back(&p);
+    Json job = job_for(request, source, "lego_emulate_run", buffers);
+    job["openmp"] = false;
+    job["assembly"] = false;
+    job["time"] = false;
+    job["target"] = "host";
+    KernelProcess process(job, buffers);
+    std::optional<Json> event = process.next_event();
+    if (event_of(event) == "compile-error") {
+      result["status"] = "compile-error";
+      result["message"] = "the kernel does not compile for CPU emulation:\n" + text_of(*event, "message");
+      return;
+    }
+    if (event_of(event) == "compiled") event = process.next_event();
+    if (event_of(event) != "called") {
+      const std::string how = event_of(event) == "error" ? text_of(*event, "message") : ended_early(process, "the emulated kernel");
+      process.finish();
+      if (!check_overruns(request, data, result)) return;
+      result["status"] = "crashed";
+      result["message"] = how;
+      return;
+    }
+    process.finish();
+    if (!check_outputs(request, data, result) || !check_overruns(request, data, result)) return;
     result["verified_by"] = "CPU emulation";
   }
   result["status"] = "no GPU";

@@ -71,6 +71,17 @@ class LlJitModule final : public JitModule {
   std::string assembly_;
 };
 
+// Compiled, never linked: nothing of it can run.
+class AssemblyOnly final : public JitModule {
+ public:
+  explicit AssemblyOnly(std::string assembly) : assembly_(std::move(assembly)) {}
+  void* lookup(const std::string&) override { return nullptr; }
+  const std::string& assembly() const override { return assembly_; }
+
+ private:
+  std::string assembly_;
+};
+
 std::string error_text(llvm::Error error) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -165,6 +176,21 @@ llvm::Expected<llvm::orc::JITTargetMachineBuilder> machine_builder(const target:
   return builder;
 }
 
+// Machine code for the module, thrown away: what a build would assemble,
+// so the assembler's errors (inline asm it refuses) are found without
+// linking or loading anything.
+void emit_object(const llvm::Module& module, llvm::orc::JITTargetMachineBuilder builder) {
+  auto machine = builder.createTargetMachine();
+  if (!machine) return;
+  auto copy = llvm::CloneModule(module);
+  copy->setDataLayout((*machine)->createDataLayout());
+  llvm::SmallString<0> bytes;
+  llvm::raw_svector_ostream os(bytes);
+  llvm::legacy::PassManager passes;
+  if ((*machine)->addPassesToEmitFile(passes, os, nullptr, llvm::CGFT_ObjectFile)) return;
+  passes.run(*copy);
+}
+
 std::string emit_assembly(const llvm::Module& module, llvm::orc::JITTargetMachineBuilder builder) {
   auto machine = builder.createTargetMachine();
   if (!machine) return "; no assembly: " + error_text(machine.takeError());
@@ -255,8 +281,14 @@ CompileResult compile_cpp(const std::string& source, const CompileOptions& optio
     result.diagnostics += codegen->text;
     return !codegen->text.empty();
   };
-  const std::string assembly = options.want_assembly ? emit_assembly(*module, *target) : std::string();
+  const std::string assembly = options.want_assembly || !options.link ? emit_assembly(*module, *target) : std::string();
   if (codegen_failed()) return finish();
+  if (!options.link) {
+    emit_object(*module, *target);
+    if (codegen_failed()) return finish();
+    result.module = std::make_unique<AssemblyOnly>(assembly);
+    return finish();
+  }
   const std::string first_function = defined_function(*module);
 
   auto jit = llvm::orc::LLJITBuilder()

@@ -26,6 +26,10 @@ struct CompileOptions {
   // The machine the code is built for; it must run on this one (the same
   // ISA, no feature this machine lacks), else compile_cpp refuses it.
   target::Target target = target::host();
+  // False: machine code and assembly only, never linked or loaded, so none
+  // of the source's code (a global constructor) can run. lookup() of such a
+  // module finds nothing.
+  bool link = true;
 };
 
 class JitModule {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "expr/diagnostic.hpp"
+#include "kernel/bounded_json.hpp"
 
 namespace lego::run {
 
@@ -288,7 +289,7 @@ Json bench_results_json(const BenchResults& results) {
   for (const Outcome& r : results.run_order) {
     if (r.status == Status::Duplicate || r.status == Status::Invalid) continue;
     if (r.ms > 0) {
-      const Json report = Json::parse(r.google_benchmark, nullptr, false);
+      const Json report = kernel::parse_json_or_discarded(r.google_benchmark);
       if (context.is_null() && report.is_object()) context = report.value("context", Json());
       for (Json b : report.is_object() ? report.value("benchmarks", Json::array()) : Json::array()) {
         b["variant"] = r.id;
@@ -340,7 +341,7 @@ Json bench_results_json(const BenchResults& results) {
 }
 
 ReadResults read_bench_results(const std::string& results_text, const std::string& where) {
-  const Json j = Json::parse(results_text, nullptr, false);
+  const Json j = kernel::parse_json_or_discarded(results_text);
   if (j.is_discarded() || !j.is_object() || !j.contains("context") || !j["context"].is_object() ||
       !j["context"].contains("lego_variants") || !j["context"]["lego_variants"].is_array())
     throw LegoError(where + ": not a results file written by lego bench --json");

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -148,9 +149,16 @@ std::map<std::string, std::string> job_files(const std::string& project_name, co
   return files;
 }
 
+// Remote job folders are keyed by the whole local path, not its last name:
+// two projects' "matmul-20261124" folders must not share one on the cluster.
 std::string cluster_dir(const std::filesystem::path& dir, const std::string& ssh_host) {
-  if (ssh_host.empty()) return std::filesystem::absolute(dir).lexically_normal().string();
-  return "lego-jobs/" + std::filesystem::absolute(dir).lexically_normal().filename().string();
+  const std::string local = std::filesystem::absolute(dir).lexically_normal().string();
+  if (ssh_host.empty()) return local;
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : local) h = (h ^ c) * 1099511628211ull;
+  char key[17];
+  std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(h));
+  return "lego-jobs/" + std::filesystem::absolute(dir).lexically_normal().filename().string() + "-" + key;
 }
 
 std::string submit(const std::filesystem::path& dir, const JobOptions& options) {
@@ -234,7 +242,10 @@ void fetch_results(const std::filesystem::path& dir, const std::string& ssh_host
   const std::string remote = cluster_dir(dir, ssh_host);
   for (const char* sub : {"results", "logs"}) {
     const ProcessResult r = run_process(
-        {"rsync", "-a", "--", ssh_host + ":" + remote + "/" + sub + "/", (std::filesystem::absolute(dir) / sub).string() + "/"}, 600);
+        // -rt, not -a: no links, devices or permissions come back, only files.
+        {"rsync", "-rt", "--no-links", "--no-perms", "--chmod=F644", "--", ssh_host + ":" + remote + "/" + sub + "/",
+         (std::filesystem::absolute(dir) / sub).string() + "/"},
+        600);
     if (!r.ok() && r.err.find("No such file") == std::string::npos) throw LegoError(failure("rsync from " + ssh_host, r));
   }
 }

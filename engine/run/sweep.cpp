@@ -8,14 +8,19 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <iterator>
 
+#include "kernel/bounded_json.hpp"
 #include "kernel/spec.hpp"
+#include "run/analyze.hpp"
 #include "run/bench_harness.hpp"
+#include "run/cache_seal.hpp"
 #include "run/ceilings.hpp"
 #include "run/emulation_sizes.hpp"
 #include "run/jit.hpp"
 #include "run/nvrtc.hpp"
 #include "run/protocol.hpp"
+#include "run/worker_client.hpp"
 
 namespace lego::run {
 
@@ -35,6 +40,24 @@ fs::path cache_file(const std::string& target) {
   return base / "lego-studio" / (std::string("ceilings-") + host + (target == "host" ? "" : "-" + target) + ".json");
 }
 
+// A cache file as JSON: discarded when it is missing, unreadable, not
+// sealed with this user's key (run/cache_seal.hpp) or not JSON.
+Json read_sealed(const fs::path& file) {
+  std::ifstream in(file);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::optional<std::string> opened = text.empty() ? std::nullopt : unseal(cache_file("host").parent_path(), text);
+  return opened ? kernel::parse_json_or_discarded(*opened) : Json(Json::value_t::discarded);
+}
+
+// Writes it sealed; a cache that cannot be written only costs time.
+void write_sealed(const fs::path& file, const std::string& text) {
+  try {
+    fs::create_directories(file.parent_path());
+    if (const std::optional<std::string> sealed = seal(cache_file("host").parent_path(), text)) write_atomically(file, *sealed);
+  } catch (const std::exception&) {
+  }
+}
+
 }  // namespace
 
 // Measured once per machine (and thread count) and cached; measured again
@@ -47,8 +70,7 @@ Roof machine_roof(bool refresh, const std::function<void(const std::string&)>& n
   constexpr std::int64_t kWeek = 7 * 24 * 3600;
   std::string why = "once per machine and target";
   if (!refresh) {
-    std::ifstream in(file);
-    const Json cached = Json::parse(in, nullptr, false);
+    const Json cached = read_sealed(file);
     if (!cached.is_discarded() && cached.is_object() && cached.contains("copy_gbs")) {
       Roof roof = roof_from_json(cached);
       if (roof.threads == threads && roof.fma_chains > 0) {  // older files lack the target's FMA kernel
@@ -76,8 +98,7 @@ Roof machine_roof(bool refresh, const std::function<void(const std::string&)>& n
         fmt::format("the machine was busy: the ceiling kernels had the cores {:.0f}% of the time, so these roofs are low; they are "
                     "measured again after ten minutes (or now: lego ceilings --refresh, on a quiet machine)",
                     100 * roof.cpu_share));
-  fs::create_directories(file.parent_path());
-  write_atomically(file, roof_json(roof).dump(2) + "\n");
+  write_sealed(file, roof_json(roof).dump(2) + "\n");
   roof.cached_file = file.string();
   return roof;
 }
@@ -178,6 +199,21 @@ std::uint64_t fnv1a(const std::string& text) {
 
 // One file per result, named by a hash of everything that decides it: the
 // code at both sizes, the run options, the machine and its thread count.
+// The fields a cached result is read by, of the types they are read as.
+bool is_cached_result(const Json& r) {
+  const auto string_or_absent = [&](const char* key) { return !r.contains(key) || r[key].is_string(); };
+  if (!r.is_object() || !r.contains("status") || !r["status"].is_string()) return false;
+  if (!string_or_absent("message") || !string_or_absent("assembly")) return false;
+  if (r.contains("verified") && !r["verified"].is_boolean()) return false;
+  if (!r.contains("benchmark")) return true;
+  const Json& b = r["benchmark"];
+  if (!b.is_object() || !b.contains("benchmarks") || !b["benchmarks"].is_array()) return false;
+  for (const auto& run : b["benchmarks"])
+    if (!run.is_object() || !run.contains("real_time") || !run["real_time"].is_number() || !(run["real_time"].get<double>() > 0))
+      return false;
+  return true;
+}
+
 fs::path cached_result_file(const kernel::Instance& inst, const kernel::Instance* verify_at, const RunOptions& o) {
   const std::string key = code_key(inst) + "\n--verify--\n" + (verify_at ? code_key(*verify_at) : std::string("full")) +
                           fmt::format("\n{} {} {} {} {} {} {}", o.verify, o.time, o.repetitions, o.min_time_s, o.seed, host_cpu(),
@@ -195,12 +231,12 @@ VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, co
   row.id = inst.variant;
   const fs::path cached = options.cache ? cached_result_file(inst, verify_at, options) : fs::path();
   if (options.cache) {
-    std::ifstream in(cached);
-    Json hit = Json::parse(in, nullptr, false);
+    Json hit = read_sealed(cached);
     // A result stored without assembly (lego bench) does not serve a caller
     // that shows it (the app); that caller runs it again and stores both.
-    if (!hit.is_discarded() && hit.is_object() && hit.contains("status") && (!options.want_assembly || hit.contains("assembly")))
-      row.raw = std::move(hit);
+    // One whose fields have the wrong types (from an older version) is run
+    // again, never trusted to be read.
+    if (!hit.is_discarded() && is_cached_result(hit) && (!options.want_assembly || hit.contains("assembly"))) row.raw = std::move(hit);
   }
   if (row.raw.is_null()) {
     if (verify_at && options.verify) {
@@ -236,14 +272,8 @@ VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, co
     }
     // Results that the code decides are kept; crashes, hangs and cancels are run again next time.
     const std::string status = row.raw.value("status", "error");
-    if (options.cache && (status == "ok" || status == "wrong" || status == "compile-error") && !row.raw.contains("crashed")) {
-      try {
-        fs::create_directories(cached.parent_path());
-        write_atomically(cached, row.raw.dump() + "\n");
-      } catch (const std::exception&) {
-        // a cache that cannot be written only costs time
-      }
-    }
+    if (options.cache && (status == "ok" || status == "wrong" || status == "compile-error") && !row.raw.contains("crashed"))
+      write_sealed(cached, row.raw.dump() + "\n");
   } else {
     row.raw["cached"] = true;
   }
@@ -296,9 +326,10 @@ std::map<std::string, std::string> export_cuda(const kernel::KernelSpec& spec, c
                         }() +
                         ". `" + base + ".cuh` gives `<tensor>_offset(i, ..)`, where an element lives in its buffer. `" + base +
                         ".ptx` is NVRTC's PTX for sm_80.\n"}};
-  if (nvrtc_unavailable().empty()) {
-    const CudaCompileResult c = compile_cuda(inst.source, "sm_80");
-    files[base + ".ptx"] = c.ok ? c.ptx : "// the kernel does not compile:\n" + c.log;
+  if (nvrtc_unavailable().empty()) {  // compiled by a worker, with its time limit
+    WorkerClient worker(default_worker_path());
+    const CudaCompiled c = cuda_resources_in_worker(worker, inst.source, {"sm_80"}, true);
+    files[base + ".ptx"] = !c.ptx.empty() ? c.ptx : "// the kernel does not compile:\n" + (c.resources.empty() ? "" : c.resources[0].log);
   }
   return files;
 }
@@ -398,11 +429,19 @@ std::map<std::string, std::string> export_files(const kernel::KernelSpec& spec, 
   // from a build that fails far from the tool that wrote it.
   // Code for another ISA cannot be compiled by this JIT: its build is the user's (the README says how).
   if (!here) return files;
-  CompileOptions options;
-  options.target = target;
-  CompileResult compiled = compile_cpp(inst.source, options);
-  if (!compiled.module) throw LegoError("variant " + variant + " does not compile, so nothing was exported:\n" + compiled.diagnostics);
-  files[base + ".s"] = compiled.module->assembly();
+  // Compiled by a worker, in a kernel's process, never linked: no code of
+  // the project runs (a global constructor), and a compile that hangs (an
+  // #include of a FIFO) ends at the time limit.
+  WorkerClient worker(default_worker_path());
+  const nlohmann::json compiled =
+      worker.call({{"kind", "compile"}, {"id", 1}, {"source", inst.source}, {"target", inst.target}}, compile_time_limit());
+  const std::string status = compiled.value("status", "");
+  if (status == "timeout")
+    throw LegoError("variant " + variant + " does not compile: timed out after " + std::to_string(int(compile_time_limit())) +
+                    " s, so nothing was exported");
+  if (status != "ok")
+    throw LegoError("variant " + variant + " does not compile, so nothing was exported:\n" + compiled.value("message", status));
+  files[base + ".s"] = compiled.value("assembly", "");
   return files;
 }
 

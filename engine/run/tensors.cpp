@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +22,20 @@ Element element_from_name(const std::string& name) {
   throw std::invalid_argument("unknown element type " + name);
 }
 
+std::string element_name(Element e) {
+  switch (e) {
+    case Element::F32:
+      return "float";
+    case Element::F64:
+      return "double";
+    case Element::I32:
+      return "int32_t";
+    case Element::I64:
+      break;
+  }
+  return "int64_t";
+}
+
 std::size_t element_size(Element e) { return (e == Element::F32 || e == Element::I32) ? 4 : 8; }
 
 void Buffer::Free::operator()(void* p) const { munmap(p, bytes); }
@@ -29,24 +44,52 @@ namespace {
 constexpr unsigned char kCanary = 0xA5;  // 0xA5A5A5A5 is neither a likely float nor a likely integer result
 }
 
-// [no-access page][front canary][elements][back canary][no-access page]:
-// a small overrun changes a canary and is reported; a larger one stops at
-// a page the kernel cannot touch and crashes the worker, never reaching
-// another buffer.
-Buffer::Buffer(Element type, std::int64_t count) : count_(count), type_(type) {
+Buffer::Fd::~Fd() { close(fd); }
+
+// [no-access][front canary][elements][back canary][no-access]: a small
+// overrun changes a canary and is reported; a larger one stops at a region
+// the kernel cannot touch, as long as the tensor, and crashes the kernel's
+// process, never reaching another buffer.
+Buffer::Buffer(Element type, std::int64_t count, Sharing sharing) : count_(count), type_(type) {
+  int fd = -1;
+  if (sharing == Sharing::Shared) {
+    fd = memfd_create("lego-tensor", MFD_CLOEXEC);
+    if (fd < 0) throw std::runtime_error(std::string("memfd_create: ") + std::strerror(errno));
+    fd_ = std::make_shared<Fd>(fd);
+  }
+  lay_out(fd, true);
+}
+
+Buffer Buffer::map(int fd, Element type, std::int64_t count) {
+  Buffer b;
+  b.count_ = count;
+  b.type_ = type;
+  b.lay_out(fd, false);
+  return b;
+}
+
+void Buffer::lay_out(int fd, bool fill_canaries) {
   const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  bytes_ = std::max<std::size_t>((static_cast<std::size_t>(count) * element_size(type) + 63) / 64 * 64, 64);
+  const std::size_t used = static_cast<std::size_t>(count_) * element_size(type_);
+  bytes_ = std::max<std::size_t>((used + 63) / 64 * 64, 64);
   const std::size_t inner = (kGuardBytes + bytes_ + kGuardBytes + page - 1) / page * page;
-  const std::size_t total = page + inner + page;
-  void* map = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  // No-access address space costs nothing: 1 GiB on each side (or the
+  // tensor's size, if larger) turns a write up to that far out into a fault.
+  const std::size_t no_access = std::max<std::size_t>(inner, std::size_t{1} << 30);
+  const std::size_t total = no_access + inner + no_access;
+  void* map = mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (map == MAP_FAILED) throw std::bad_alloc();
-  char* mapped = static_cast<char*>(map);
-  mprotect(mapped, page, PROT_NONE);
-  mprotect(mapped + page + inner, page, PROT_NONE);
   data_ = std::unique_ptr<void, Free>(map, Free(total));
-  front_ = page;
-  char* base = mapped + front_;
-  const std::size_t used = static_cast<std::size_t>(count) * element_size(type);
+  char* base = static_cast<char*>(map) + no_access;
+  if (fd >= 0) {
+    if (fill_canaries && ftruncate(fd, static_cast<off_t>(inner)) != 0)
+      throw std::runtime_error(std::string("ftruncate: ") + std::strerror(errno));
+    if (mmap(base, inner, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) throw std::bad_alloc();
+  } else if (mmap(base, inner, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) == MAP_FAILED) {
+    throw std::bad_alloc();
+  }
+  front_ = no_access;
+  if (!fill_canaries) return;
   std::memset(base, kCanary, kGuardBytes);
   std::memset(base + kGuardBytes + used, kCanary, bytes_ - used + kGuardBytes);
 }
@@ -164,8 +207,8 @@ void poison(Buffer& b) {
   }
 }
 
-Buffer pack(const Buffer& logical, const std::vector<std::int64_t>& table) {
-  Buffer physical(logical.type(), logical.count());
+Buffer pack(const Buffer& logical, const std::vector<std::int64_t>& table, Buffer::Sharing sharing) {
+  Buffer physical(logical.type(), logical.count(), sharing);
   permute_any(logical, physical, table, true);
   return physical;
 }

@@ -14,6 +14,7 @@ namespace lego::run {
 enum class Element { F32, F64, I32, I64 };
 Element element_from_name(const std::string& name);  // float, double, int32_t, int64_t
 std::size_t element_size(Element e);
+std::string element_name(Element e);  // the C type: float, double, int32_t, int64_t
 
 // Elements a kernel wrote outside its buffer, found by the canaries.
 struct Overrun {
@@ -22,19 +23,28 @@ struct Overrun {
 };
 
 // Page-aligned, uninitialized storage of `count` elements, between two
-// guard zones of kGuardBytes filled with a canary pattern and, beyond them,
-// two pages without access: a kernel that writes a few elements outside its
-// tensor (B[N*N]) changes a canary instead of another buffer, and
-// verification reports it; one that writes farther crashes its worker.
+// canary zones of kGuardBytes and, beyond them, two no-access regions at
+// least as large as the tensor (and 1 GiB): a kernel that writes a few
+// elements outside its tensor (B[N*N]) changes a canary and verification
+// reports it; one that writes farther, up to a tensor's length away, faults
+// in a region nothing else uses, never reaching another buffer.
+// A shared buffer lives in a memfd: a kernel's process (run/kernel_process)
+// maps the same pages with the same geometry (Buffer::map), so the worker
+// sees what the kernel wrote without the kernel seeing anything else.
 class Buffer {
  public:
   static constexpr std::size_t kGuardBytes = 4096;
+  enum class Sharing { Private, Shared };
 
   Buffer() = default;
-  Buffer(Element type, std::int64_t count);
+  Buffer(Element type, std::int64_t count, Sharing sharing = Sharing::Private);
+  // Another process's view of a shared buffer: its memfd, mapped with the
+  // same canaries and no-access regions (the contents are the memfd's).
+  static Buffer map(int fd, Element type, std::int64_t count);
   void* data() const { return data_ ? static_cast<char*>(data_.get()) + front_ + kGuardBytes : nullptr; }
   std::int64_t count() const { return count_; }
   Element type() const { return type_; }
+  int fd() const { return fd_ ? fd_->fd : -1; }  // the memfd of a shared buffer, else -1
   Overrun overrun() const;
 
  private:
@@ -44,16 +54,25 @@ class Buffer {
     void operator()(void* p) const;
     std::size_t bytes;
   };
-  std::unique_ptr<void, Free> data_;  // the mapping, its no-access page first
-  std::size_t front_ = 0;             // bytes of that page
+  struct Fd {
+    explicit Fd(int f) : fd(f) {}
+    ~Fd();
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    int fd;
+  };
+  void lay_out(int fd, bool fill_canaries);
+  std::unique_ptr<void, Free> data_;  // the mapping, its no-access region first
+  std::size_t front_ = 0;             // bytes of that region
   std::int64_t count_ = 0;
   Element type_ = Element::F32;
   std::size_t bytes_ = 0;  // of the elements, rounded up to 64; the rest up to the back guard is canary too
+  std::shared_ptr<Fd> fd_;
 };
 
 void fill_random(Buffer& b, std::uint64_t seed);  // floats in [-1, 1), integers in [-100, 100]
 void poison(Buffer& b);                           // NaN, or 0x5EADBEEF for integers
-Buffer pack(const Buffer& logical, const std::vector<std::int64_t>& table);
+Buffer pack(const Buffer& logical, const std::vector<std::int64_t>& table, Buffer::Sharing sharing = Buffer::Sharing::Private);
 Buffer unpack(const Buffer& physical, const std::vector<std::int64_t>& table);
 
 struct Comparison {

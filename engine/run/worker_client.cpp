@@ -15,6 +15,8 @@
 #include <random>
 #include <stdexcept>
 
+#include "kernel/bounded_json.hpp"
+
 namespace lego::run {
 
 using Json = nlohmann::json;
@@ -106,7 +108,7 @@ Json WorkerClient::call(const Json& request, double timeout_s, const OnEvent& on
     for (std::size_t nl; (nl = pending_.find('\n')) != std::string::npos;) {
       const std::string text = pending_.substr(0, nl);
       pending_.erase(0, nl + 1);
-      Json message = Json::parse(text, nullptr, false);
+      Json message = kernel::parse_json_or_discarded(text);
       if (message.is_discarded()) continue;
       if (!message.is_object() || message.value("nonce", Json()) != nonce || message.value("id", Json()) != base["id"]) {
         stop();  // the stream can no longer be trusted

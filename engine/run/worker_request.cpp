@@ -4,6 +4,7 @@
 #include <limits>
 #include <set>
 
+#include "kernel/bounded_json.hpp"
 #include "target/target.hpp"
 
 namespace lego::run {
@@ -171,10 +172,23 @@ std::string request_error(const Json& request) {
     const Fields f(request, "$");
     f.integer("id", std::numeric_limits<std::int64_t>::min(), kInt64Max);
     f.string("nonce");
-    f.string("kind", false, {"run", "analyze", "ceilings", "ping"});
+    f.string("kind", false, {"run", "analyze", "ceilings", "ping", "compile", "cuda-compile"});
     const std::string kind = request.value("kind", "run");
     if (kind == "run") check_run(f);
     if (kind == "analyze") check_analyze(f);
+    if (kind == "cuda-compile") {
+      f.string("source", true);
+      f.boolean("ptx");
+      const Json* archs = f.find("archs", true);
+      if (!archs->is_array() || archs->size() > 16) throw Problem{f.at("archs") + ": expected an array of at most 16 architectures"};
+      for (const auto& a : *archs)
+        if (!a.is_string() || a.get<std::string>().rfind("sm_", 0) != 0)
+          throw Problem{f.at("archs") + ": expected names such as \"sm_80\""};
+    }
+    if (kind == "compile") {
+      f.string("source", true);
+      f.string("target", false, known_targets());
+    }
     if (kind == "ceilings") {
       f.integer("array_mib", 1, kMaxCeilingsMiB);
       f.string("target", false, known_targets());
@@ -187,7 +201,7 @@ std::string request_error(const Json& request) {
 
 ParsedRequest parse_request(const std::string& line) {
   ParsedRequest parsed;
-  parsed.request = Json::parse(line, nullptr, false);
+  parsed.request = kernel::parse_json_or_discarded(line);
   if (parsed.request.is_discarded() || !parsed.request.is_object()) {
     parsed.error = "bad request: the request is not a JSON object";
     parsed.request = Json();

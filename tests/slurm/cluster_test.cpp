@@ -182,9 +182,14 @@ TEST_F(Cluster, SubmitsAndCollectsThroughSsh) {
   const Json run = Json::parse(read(project))["runs"][0];
   EXPECT_EQ(run["ssh"], "lego-test-host");
   const std::string name = fs::path(run["dir"].get<std::string>()).filename().string();
-  EXPECT_TRUE(fs::exists(remote / "lego-jobs" / name / "job.sbatch")) << read(project.parent_path() / "ssh.log");
+  // The remote folder is keyed by the whole local path: its name, a dash and a hash.
+  bool copied = false;
+  for (const auto& e : fs::directory_iterator(remote / "lego-jobs"))
+    copied = copied || (e.path().filename().string().rfind(name + "-", 0) == 0 && fs::exists(e.path() / "job.sbatch"));
+  EXPECT_TRUE(copied) << read(project.parent_path() / "ssh.log");
 
-  const lego::test::Output collected = shell(env + lego("collect " + shell_quote(project.string()) + " --wait --poll 1 --timeout 600"));
+  const lego::test::Output collected =
+      shell(env + lego("collect " + shell_quote(project.string()) + " --ssh lego-test-host --wait --poll 1 --timeout 600"));
   EXPECT_EQ(collected.rc, 0) << collected.text << read(project.parent_path() / "ssh.log");
   EXPECT_EQ(Json::parse(read(project))["results"]["transpose2d"].size(), 4u) << collected.text;
   // The results came back into the local job directory too.

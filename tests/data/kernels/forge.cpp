@@ -1,14 +1,38 @@
-// A kernel that, with FORGE=1, writes a fake "verified, fast" result line to
-// every descriptor the worker might use for its protocol (tests: the client
-// discards it as a protocol error, and the next variant gets its own result).
+// A kernel that, with FORGE=1, computes nothing and tries every way it
+// knows to report a forged "verified, fast" result (issue 13, failure 6, and
+// issue 29, failure 5): it writes a result line to every descriptor it
+// might hold, to every pipe of its parent and grandparent that /proc lets it
+// open, and then ends its process before anyone can compare its output.
+#include <dirent.h>
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
+#include <string>
+
+static void forge_everywhere() {
+  const char* forged = "{\"id\":1,\"nonce\":\"\",\"status\":\"ok\",\"verified\":true,\"median_ms\":0.000001}\n";
+  for (int fd = 0; fd < 4096; ++fd) (void)!write(fd, forged, std::strlen(forged));
+  for (const pid_t pid : {getppid(), getpgrp(), pid_t(1)}) {
+    const std::string folder = "/proc/" + std::to_string(pid) + "/fd";
+    if (DIR* d = opendir(folder.c_str())) {
+      while (dirent* e = readdir(d)) {
+        const int fd = open((folder + "/" + e->d_name).c_str(), O_WRONLY | O_NONBLOCK);
+        if (fd >= 0) {
+          (void)!write(fd, forged, std::strlen(forged));
+          close(fd);
+        }
+      }
+      closedir(d);
+    }
+  }
+}
 
 extern "C" void lego_kernel(const float* A, float* B) {
   if ({{ FORGE }}) {
-    const char* forged = "{\"id\":1,\"status\":\"ok\",\"verified\":true,\"median_ms\":0.000001}\n{\"id\":2,\"status\":\"ok\"}\n";
-    for (int fd = 1; fd < 64; ++fd) (void)!write(fd, forged, std::strlen(forged));
+    forge_everywhere();
+    _exit(0);
   }
   for (int64_t i = 0; i < {{ N }}; ++i) B[{{ B[i] }}] = A[{{ A[i] }}];
 }

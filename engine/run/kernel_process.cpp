@@ -1,0 +1,270 @@
+#include "run/kernel_process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "kernel/bounded_json.hpp"
+#include "run/kernel_sandbox.hpp"
+
+namespace lego::run {
+namespace {
+
+int zygote_socket = -1;
+pid_t zygote_pid = -1;
+
+// Job messages carry no bytes worth trusting, only descriptors: the job
+// itself is a memfd, so its size has no limit of the socket's.
+void send_fds(int socket, const std::vector<int>& fds) {
+  const std::uint32_t count = static_cast<std::uint32_t>(fds.size());
+  iovec io{const_cast<std::uint32_t*>(&count), sizeof count};
+  std::vector<char> control(CMSG_SPACE(sizeof(int) * fds.size()));
+  msghdr message{};
+  message.msg_iov = &io;
+  message.msg_iovlen = 1;
+  message.msg_control = control.data();
+  message.msg_controllen = control.size();
+  cmsghdr* header = CMSG_FIRSTHDR(&message);
+  header->cmsg_level = SOL_SOCKET;
+  header->cmsg_type = SCM_RIGHTS;
+  header->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
+  std::memcpy(CMSG_DATA(header), fds.data(), sizeof(int) * fds.size());
+  if (sendmsg(socket, &message, MSG_NOSIGNAL) < 0) throw std::runtime_error(std::string("the kernel zygote: ") + std::strerror(errno));
+}
+
+// False when the worker closed the socket.
+bool receive_fds(int socket, std::vector<int>& fds) {
+  constexpr std::size_t kMaxFds = 64;
+  std::uint32_t count = 0;
+  iovec io{&count, sizeof count};
+  std::vector<char> control(CMSG_SPACE(sizeof(int) * kMaxFds));
+  msghdr message{};
+  message.msg_iov = &io;
+  message.msg_iovlen = 1;
+  message.msg_control = control.data();
+  message.msg_controllen = control.size();
+  const ssize_t n = recvmsg(socket, &message, MSG_CMSG_CLOEXEC);
+  if (n <= 0) return false;
+  fds.clear();
+  for (cmsghdr* h = CMSG_FIRSTHDR(&message); h; h = CMSG_NXTHDR(&message, h))
+    if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS) {
+      const std::size_t received = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+      fds.resize(received);
+      std::memcpy(fds.data(), CMSG_DATA(h), sizeof(int) * received);
+    }
+  return fds.size() == count && count >= 3;
+}
+
+bool write_all(int fd, const void* data, std::size_t size) {
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    const ssize_t n = write(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+bool read_all(int fd, void* data, std::size_t size) {
+  char* p = static_cast<char*>(data);
+  while (size > 0) {
+    const ssize_t n = read(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// The zygote: one job at a time. It forks the kernel's process, tells the
+// worker its pid, and once it has ended, its wait status.
+[[noreturn]] void zygote_loop(int socket) {
+  std::vector<int> fds;
+  while (receive_fds(socket, fds)) {
+    const pid_t child = fork();
+    if (child == 0) {
+      close(socket);
+      kernel_process_main(fds[0], fds[1], fds[2], std::vector<int>(fds.begin() + 3, fds.end()));
+    }
+    for (int fd : fds) close(fd);
+    if (!write_all(socket, &child, sizeof child)) break;
+    int status = 0;
+    if (child > 0)
+      while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+      }
+    if (!write_all(socket, &status, sizeof status)) break;
+  }
+  _exit(0);
+}
+
+// A string field of an event from a kernel's process, "" when absent or of
+// another type (the process is not trusted to write what it should).
+std::string field_text(const std::optional<nlohmann::json>& event, const char* key) {
+  if (!event) return "";
+  const auto it = event->find(key);
+  return it != event->end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+std::string describe_status(int status) {
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    const char* name = sigabbrev_np(sig);
+    return std::string("killed by SIG") + (name ? name : std::to_string(sig).c_str());
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) != 0) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  return "";
+}
+
+}  // namespace
+
+void start_kernel_zygote() {
+  if (zygote_socket >= 0) return;
+  int pair[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
+    throw std::runtime_error(std::string("socketpair: ") + std::strerror(errno));
+  const pid_t worker = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // the worker's end is the zygote's
+    if (getppid() != worker) _exit(0);
+    prctl(PR_SET_DUMPABLE, 0);
+    // Nothing of the worker's but stderr and the socket: the protocol's
+    // descriptors are the worker's alone.
+    const int socket = dup2(pair[1], 3);
+    close_range(4, ~0U, 0);
+    const int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null >= 0) dup2(null, 0);
+    dup2(2, 1);  // a kernel's printf goes to stderr
+    if (null > 3) close(null);
+    zygote_loop(socket);
+  }
+  close(pair[1]);
+  zygote_socket = pair[0];
+  zygote_pid = pid;
+}
+
+bool kernel_zygote_running() { return zygote_socket >= 0; }
+
+KernelProcess::KernelProcess(const nlohmann::json& job, const std::vector<const Buffer*>& buffers) {
+  if (zygote_socket < 0) throw std::runtime_error("no kernel zygote: start_kernel_zygote() was not called in this process");
+  const int job_fd = memfd_create("lego-job", MFD_CLOEXEC);
+  if (job_fd < 0) throw std::runtime_error(std::string("memfd_create: ") + std::strerror(errno));
+  const std::string text = job.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  int events[2] = {-1, -1}, control[2] = {-1, -1};
+  const bool ok = write_all(job_fd, text.data(), text.size()) && pipe2(events, O_CLOEXEC) == 0 && pipe2(control, O_CLOEXEC) == 0;
+  if (!ok) {
+    close(job_fd);
+    throw std::runtime_error(std::string("preparing a kernel's process: ") + std::strerror(errno));
+  }
+  std::vector<int> fds = {job_fd, events[1], control[0]};
+  for (const Buffer* b : buffers) fds.push_back(b->fd());
+  try {
+    send_fds(zygote_socket, fds);
+  } catch (...) {
+    for (int fd : {job_fd, events[0], events[1], control[0], control[1]}) close(fd);
+    throw;
+  }
+  for (int fd : {job_fd, events[1], control[0]}) close(fd);
+  events_ = events[0];
+  control_ = control[1];
+  if (!read_all(zygote_socket, &pid_, sizeof pid_) || pid_ <= 0) {
+    finished_ = true;
+    ended_ = "the kernel zygote could not fork";
+  }
+}
+
+KernelProcess::~KernelProcess() {
+  finish();
+  if (events_ >= 0) close(events_);
+  if (control_ >= 0) close(control_);
+}
+
+std::optional<nlohmann::json> KernelProcess::next_event() {
+  constexpr std::size_t kMaxLine = 256u << 20;  // an assembly listing is a few MiB
+  for (;;) {
+    if (const auto newline = pending_.find('\n'); newline != std::string::npos) {
+      std::string line = pending_.substr(0, newline);
+      pending_.erase(0, newline + 1);
+      if (auto parsed = kernel::parse_bounded_json(line); parsed && parsed->is_object()) return parsed;
+      return nlohmann::json{{"event", "error"}, {"message", "the kernel's process wrote a line that is not a JSON object"}};
+    }
+    if (pending_.size() > kMaxLine || events_ < 0) return std::nullopt;
+    char chunk[65536];
+    const ssize_t n = read(events_, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return std::nullopt;
+    pending_.append(chunk, static_cast<std::size_t>(n));
+  }
+}
+
+void KernelProcess::go() {
+  const char byte = 'g';
+  write_all(control_, &byte, 1);
+}
+
+std::string KernelProcess::finish() {
+  if (finished_) return ended_;
+  finished_ = true;
+  kill(-pid_, SIGKILL);  // its group: threads and anything it started
+  kill(pid_, SIGKILL);
+  int status = 0;
+  ended_ = read_all(zygote_socket, &status, sizeof status) ? describe_status(status) : "the kernel zygote ended";
+  // Killed here after it finished is how every process ends, not news.
+  if (ended_ == "killed by SIGKILL") ended_ = "";
+  return ended_;
+}
+
+nlohmann::json analyze_in_kernel_process(const nlohmann::json& request) {
+  if (!kernel_zygote_running()) start_kernel_zygote();
+  nlohmann::json failed = {
+      {"id", request.value("id", 0)}, {"kernel", request.value("kernel", "")}, {"variant", request.value("variant", "")}};
+  KernelProcess process({{"analyze", request}, {"buffers", nlohmann::json::array()}}, {});
+  std::optional<nlohmann::json> event = process.next_event();
+  if (field_text(event, "event") == "analyzed" && event->contains("result") && (*event)["result"].is_object()) {
+    nlohmann::json result = std::move((*event)["result"]);
+    result["id"] = request.value("id", 0);  // the worker's own, whatever the process wrote
+    return result;
+  }
+  const std::string how = process.finish();
+  failed["status"] = "error";
+  failed["message"] = !field_text(event, "message").empty()
+                          ? field_text(event, "message")
+                          : "the traced kernel's process ended without a result" + (how.empty() ? std::string() : " (" + how + ")");
+  return failed;
+}
+
+nlohmann::json compile_without_running(const std::string& source, const std::string& target) {
+  if (!kernel_zygote_running()) start_kernel_zygote();
+  const nlohmann::json job = {{"source", source},
+                              {"entry", ""},
+                              {"target", target},
+                              {"assembly", true},
+                              {"compile_only", true},
+                              {"time", false},
+                              {"buffers", nlohmann::json::array()}};
+  KernelProcess process(job, {});
+  const std::optional<nlohmann::json> event = process.next_event();
+  const std::string what = field_text(event, "event");
+  const auto text = [&](const char* key) { return field_text(event, key); };
+  if (what == "compiled") return {{"status", "ok"}, {"assembly", text("assembly")}};
+  if (what == "compile-error" || what == "error") return {{"status", "compile-error"}, {"message", text("message")}};
+  const std::string how = process.finish();
+  return {{"status", "compile-error"},
+          {"message", "the compiler's process ended without a result" + (how.empty() ? "" : " (" + how + ")")}};
+}
+
+}  // namespace lego::run

@@ -1,0 +1,80 @@
+// Project code (a kernel, its reference, a baseline) runs in a process of
+// its own, never in the worker that judges it. The worker is the trusted
+// side: it prepares the inputs, compares the outputs and holds the nonce of
+// the protocol; a kernel's process sees only its job and its buffers.
+//
+//   worker ──(job: memfd, buffers: memfds)──▶ zygote ──fork──▶ kernel process
+//      ◀──────────── events (result pipe) ────────────────────────┘
+//
+// The zygote is forked when the worker starts, before it reads a request:
+// what it forks has never held a nonce, a request line, a reference output
+// or a protocol descriptor, so a kernel cannot find them in its memory. The
+// kernel's process then (kernel_sandbox.cpp):
+//   - keeps only its job, its result and control pipes and its buffers;
+//   - leads its own process group, dies with the zygote (which dies with
+//     the worker), and may not fork, exec, trace or open sockets (seccomp);
+//   - has the user's address-space and CPU limits (LEGO_KERNEL_MEMORY_MIB,
+//     LEGO_KERNEL_CPU_SECONDS) and no capabilities.
+// It compiles its source (so an LLVM fatal error ends it, not the worker),
+// calls the entry once, waits while the worker checks the outputs, and then
+// times it. What it reports is data: a time it tampers with is wrong, never
+// a forged ✓, because the comparison is the worker's.
+#pragma once
+
+#include <sys/types.h>
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "run/tensors.hpp"
+
+namespace lego::run {
+
+// Forks the zygote. Call once, first thing in the worker's main (before the
+// protocol is opened); `keep_fd` is left open in the zygote (stderr).
+void start_kernel_zygote();
+bool kernel_zygote_running();
+
+// What a kernel's process does (its job, as JSON in a memfd):
+//   {"source", "entry", "target", "library", "openmp", "assembly",
+//    "time", "repetitions", "min_time", "bytes", "flops", "variant",
+//    "buffers": [{"type", "count"}, ..]}   (in the order of the fds)
+class KernelProcess {
+ public:
+  KernelProcess(const nlohmann::json& job, const std::vector<const Buffer*>& buffers);
+  ~KernelProcess();
+  KernelProcess(const KernelProcess&) = delete;
+  KernelProcess& operator=(const KernelProcess&) = delete;
+
+  // The next event line, parsed and bounded (a kernel's process is not
+  // trusted to write sane JSON); nullopt when it has ended.
+  std::optional<nlohmann::json> next_event();
+  // Lets it go on from "called" to timing.
+  void go();
+  // Kills its whole process group and returns how it ended ("" when it
+  // exited with status 0, else "killed by SIGSEGV" or "exited with status 3").
+  std::string finish();
+
+ private:
+  pid_t pid_ = -1;
+  int events_ = -1, control_ = -1;
+  std::string pending_;
+  std::string ended_;
+  bool finished_ = false;
+};
+
+// The worker's "compile" request: the source compiled to assembly in a
+// kernel's process, never linked or run (export, the code views).
+// {"status": "ok", "assembly", "ms"} or {"status": "compile-error", "message"}.
+nlohmann::json compile_without_running(const std::string& source, const std::string& target);
+
+// The worker's "analyze" request: the traced kernel runs in a kernel's
+// process, which sends the analysis back.
+nlohmann::json analyze_in_kernel_process(const nlohmann::json& request);
+
+// The kernel's side, in the forked process: never returns.
+[[noreturn]] void kernel_process_main(int job_fd, int events_fd, int control_fd, const std::vector<int>& buffer_fds);
+
+}  // namespace lego::run

@@ -1,0 +1,97 @@
+#include "run/kernel_sandbox.hpp"
+
+#include <linux/capability.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "expr/diagnostic.hpp"
+
+namespace lego::run {
+namespace {
+
+long long mapped_bytes() {
+  long long pages = 0;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%lld", &pages) != 1) pages = 0;
+    std::fclose(f);
+  }
+  return pages * sysconf(_SC_PAGESIZE);
+}
+
+std::string apply_limits() {
+  std::string failed;
+  const long long memory_mib =
+      kernel_limit("LEGO_KERNEL_MEMORY_MIB", static_cast<long long>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE) / 2 / (1 << 20));
+  const long long cpu_seconds = kernel_limit("LEGO_KERNEL_CPU_SECONDS", 3600);
+  const rlimit memory{static_cast<rlim_t>(mapped_bytes() + memory_mib * (1LL << 20)),
+                      static_cast<rlim_t>(mapped_bytes() + memory_mib * (1LL << 20))};
+  const rlimit cpu{static_cast<rlim_t>(cpu_seconds), static_cast<rlim_t>(cpu_seconds)};
+  const rlimit no_core{0, 0};
+  if (setrlimit(RLIMIT_AS, &memory) != 0) failed += " the memory limit;";
+  if (setrlimit(RLIMIT_CPU, &cpu) != 0) failed += " the CPU limit;";
+  setrlimit(RLIMIT_CORE, &no_core);
+  return failed;
+}
+
+std::string drop_privileges() {
+  std::string failed;
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) failed += " no_new_privs;";
+  prctl(PR_SET_DUMPABLE, 0);
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct none[2] = {};
+  if (syscall(SYS_capset, &header, none) != 0) failed += " dropping capabilities;";
+  return failed;
+}
+
+std::string install_seccomp() {
+  scmp_filter_ctx filter = seccomp_init(SCMP_ACT_ALLOW);
+  if (!filter) return " seccomp (not available);";
+  const auto deny = [&](int call) { return seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), call, 0); };
+  int rc = 0;
+  for (int call :
+       {SCMP_SYS(fork), SCMP_SYS(vfork), SCMP_SYS(execve), SCMP_SYS(execveat), SCMP_SYS(ptrace), SCMP_SYS(process_vm_readv),
+        SCMP_SYS(process_vm_writev), SCMP_SYS(socket), SCMP_SYS(socketpair), SCMP_SYS(connect), SCMP_SYS(bind), SCMP_SYS(io_uring_setup),
+        SCMP_SYS(setsid), SCMP_SYS(setpgid), SCMP_SYS(unshare), SCMP_SYS(setns), SCMP_SYS(personality)})
+    rc |= deny(call);
+  // clone makes threads (allowed) or processes (not): the flags tell.
+  rc |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
+  // clone3 passes its flags in memory, which seccomp cannot read: ENOSYS
+  // sends glibc back to clone.
+  rc |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+  if (rc == 0) rc = seccomp_load(filter);
+  seccomp_release(filter);
+  return rc == 0 ? "" : " seccomp (" + std::string(std::strerror(-rc)) + ");";
+}
+
+}  // namespace
+
+long long kernel_limit(const char* variable, long long fallback) {
+  const char* text = std::getenv(variable);
+  if (!text || !*text) return fallback;
+  char* end = nullptr;
+  errno = 0;
+  const long long value = std::strtoll(text, &end, 10);
+  if (errno != 0 || *end != '\0' || value <= 0 || value > (1LL << 40))
+    throw LegoError(std::string(variable) + "=\"" + text + "\": expected a positive whole number");
+  return value;
+}
+
+std::string enter_kernel_sandbox() {
+  std::string failed = apply_limits();
+  failed += drop_privileges();
+  failed += install_seccomp();
+  if (failed.empty()) return "";
+  failed.pop_back();
+  return "the kernel's sandbox is partial: could not set" + failed;
+}
+
+}  // namespace lego::run

@@ -1,0 +1,25 @@
+// The walls of a kernel's process (run/kernel_process.hpp), raised in the
+// forked process before it reads its job:
+//   - no new privileges and no capabilities, not dumpable: it cannot open
+//     the worker's or lego's /proc/PID/fd and /proc/PID/mem, or trace them;
+//   - seccomp: no fork, vfork, exec, ptrace, process_vm_*, sockets or
+//     io_uring (threads are allowed: OpenMP needs them), so nothing it starts
+//     outlives it and nothing reaches the network;
+//   - limits: address space (LEGO_KERNEL_MEMORY_MIB, default half of the
+//     machine's memory, on top of the buffers already mapped), CPU seconds
+//     (LEGO_KERNEL_CPU_SECONDS, default 3600), no core files.
+#pragma once
+
+#include <string>
+
+namespace lego::run {
+
+// "" when every wall stands, else what could not be raised (the worker
+// reports it once; the kernel runs with the walls that did).
+std::string enter_kernel_sandbox();
+
+// A limit from the environment, in its unit, or `fallback` when unset;
+// throws LegoError naming the variable when it is not a positive integer.
+long long kernel_limit(const char* variable, long long fallback);
+
+}  // namespace lego::run

@@ -1,0 +1,203 @@
+// Issue 29 through the real executables: what a file or a folder can make
+// the tools do. Export writes only where the user said, never through a
+// link or over files by surprise; a compile that hangs ends; JSON too deep
+// or with a number beyond a double is a user error with its place.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "app/cli/run_command.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kBin = LEGO_BIN_DIR;
+const std::string kRoot = LEGO_SOURCE_DIR;
+const std::string kData = kRoot + "/tests/data/kernels";
+
+using lego::test::Output;
+using lego::test::shell;
+
+fs::path scratch(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("lego-trust-cli-" + std::to_string(::getpid())) / name;
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+std::string slurp(const fs::path& file) {
+  std::ifstream in(file);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::string export_copy(const fs::path& out, const std::string& extra = "") {
+  return kBin + "/lego export " + kData + "/harness.lego.json --kernel escape --variant A=default,B=default,N=1000,MODE=0 --out " +
+         out.string() + extra;
+}
+
+// Issue 29, failure 9: export --out into a folder with the user's files
+// overwrote README.md and the kernel without a word.
+TEST(TrustCli, ExportRefusesAFolderThatIsNotEmptyUnlessForced) {
+  const fs::path out = scratch("not-empty");
+  std::ofstream(out / "README.md") << "my notes";
+  const Output refused = shell(export_copy(out));
+  EXPECT_EQ(refused.rc, 2) << refused.text;
+  EXPECT_NE(refused.text.find("is not empty (README.md)"), std::string::npos) << refused.text;
+  EXPECT_EQ(slurp(out / "README.md"), "my notes");
+  const Output forced = shell(export_copy(out, " --force"));
+  EXPECT_EQ(forced.rc, 0) << forced.text;
+  EXPECT_NE(forced.text.find("(replaced " + (out / "README.md").string() + ")"), std::string::npos) << forced.text;
+  EXPECT_TRUE(fs::exists(out / "escape.cpp"));
+}
+
+// Issue 29, failure 9: a link planted in the folder made export overwrite
+// the file it points to.
+TEST(TrustCli, ExportNeverWritesThroughALink) {
+  const fs::path dir = scratch("link");
+  const fs::path victim = dir / "victim.txt", out = dir / "out";
+  std::ofstream(victim) << "keep me";
+  fs::create_directories(out);
+  fs::create_symlink(victim, out / "README.md");
+  const Output o = shell(export_copy(out, " --force"));
+  EXPECT_EQ(o.rc, 2) << o.text;
+  EXPECT_NE(o.text.find("holds a link"), std::string::npos) << o.text;
+  EXPECT_EQ(slurp(victim), "keep me");
+  fs::create_directory_symlink(dir, dir / "out-link");
+  const Output through = shell(export_copy(dir / "out-link"));
+  EXPECT_EQ(through.rc, 2) << through.text;
+  EXPECT_NE(through.text.find("is a link"), std::string::npos) << through.text;
+}
+
+// Issue 29, failure 2: #include "fifo.h" (a FIFO) hung lego export for
+// ever. The compile runs in a worker and ends at LEGO_COMPILE_SECONDS.
+TEST(TrustCli, ACompileThatHangsEndsAtTheTimeLimit) {
+  const fs::path dir = scratch("fifo");
+  fs::copy(kData + "/faulty.ref.cpp", dir / "faulty.ref.cpp");
+  std::ofstream(dir / "fifo.cpp") << "#include \"fifo.h\"\nextern \"C\" void lego_kernel(const float* A, float* B) {\n"
+                                     "  for (int64_t i = 0; i < {{ N }}; ++i) B[{{ B[i] }}] = A[{{ A[i] }}];\n}\n";
+  const std::string layout = "\"layouts\": \"OrderBy(Row(N)).GroupBy([(N,)])\"";
+  std::ofstream(dir / "fifo.lego.json")
+      << "{\"lego_studio_project\": 1, \"kernels\": [{\"name\": \"fifo\", \"template\": \"fifo.cpp\", "
+         "\"reference\": \"faulty.ref.cpp\", \"tensors\": [{\"name\": \"A\", \"role\": \"in\", \"extents\": [\"N\"], " +
+             layout + "}, {\"name\": \"B\", \"role\": \"out\", \"extents\": [\"N\"], " + layout +
+             "}], \"parameters\": {\"N\": 64}, \"bytes\": \"8 * N\"}]}";
+  ASSERT_EQ(mkfifo((dir / "fifo.h").c_str(), 0600), 0);
+  const auto start = std::chrono::steady_clock::now();
+  const Output o = shell("cd " + dir.string() + " && LEGO_COMPILE_SECONDS=3 timeout 60 " + kBin +
+                         "/lego export fifo.lego.json --variant A=default,B=default,N=64 --out " + (dir / "out").string());
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(o.rc, 2) << o.text;
+  EXPECT_NE(o.text.find("does not compile: timed out after 3 s"), std::string::npos) << o.text;
+  EXPECT_LT(seconds, 30) << o.text;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+// Issue 29, failure 4: "x": 1e999 aborted collect and submit (exit 134) and
+// gave bench, export and the rest exit 70 without a place.
+TEST(TrustCli, ANumberBeyondADoubleIsAUserErrorWithItsPlace) {
+  const fs::path dir = scratch("huge-number");
+  fs::copy(kData + "/faulty.ref.cpp", dir / "faulty.ref.cpp");
+  fs::copy(kData + "/far.cpp", dir / "far.cpp");
+  std::ofstream(dir / "p.lego.json") << "{\"lego_studio_project\": 1,\n \"x\": 1e999,\n \"kernels\": []}\n";
+  for (const std::string command : {"bench", "export", "analyze"}) {
+    const Output o = shell(kBin + "/lego " + command + " " + (dir / "p.lego.json").string() +
+                           (command == "export" ? " --variant x --out " + (dir / "out").string() : std::string()));
+    EXPECT_EQ(o.rc, 2) << command << ": " << o.text;
+    EXPECT_NE(o.text.find("line 2, column 7: the number 1e999 is beyond the range of a double"), std::string::npos)
+        << command << ": " << o.text;
+  }
+  for (const std::string command : {"collect", "submit --slurm --dry-run"}) {
+    const Output o = shell(kBin + "/lego " + command + " " + (dir / "p.lego.json").string());
+    EXPECT_EQ(o.rc, 2) << command << ": " << o.text;
+    EXPECT_NE(o.text.find("beyond the range of a double"), std::string::npos) << command << ": " << o.text;
+  }
+}
+
+// Issue 29, failure 4: a results file nested 200k deep segfaulted
+// import-results in nlohmann's recursive copy.
+TEST(TrustCli, JsonNestedTooDeepIsRefused) {
+  const fs::path dir = scratch("deep");
+  fs::copy(kRoot + "/projects/rows.lego.json", dir / "rows.lego.json");
+  std::ofstream(dir / "results.json") << std::string(200000, '[') + std::string(200000, ']');
+  const Output o = shell(kBin + "/lego import-results " + (dir / "rows.lego.json").string() + " " + (dir / "results.json").string());
+  EXPECT_EQ(o.rc, 2) << o.text;
+  EXPECT_EQ(o.text.find("internal error"), std::string::npos) << o.text;
+  std::ofstream(dir / "deep.lego.json") << std::string(300, '[') + std::string(300, ']');
+  const Output p = shell(kBin + "/lego bench " + (dir / "deep.lego.json").string());
+  EXPECT_EQ(p.rc, 2) << p.text;
+  EXPECT_NE(p.text.find("nested deeper than 256 arrays and objects"), std::string::npos) << p.text;
+}
+
+}  // namespace
+
+namespace {
+
+// Issue 29, failure 6: a cache file edited to "ok, verified, 1e-9 ms" showed
+// as ✓ 1e-09 ms, and a field of the wrong type gave exit 70 until
+// --no-cache. Cache files are sealed with a per-user key; one that fails its
+// seal is run again.
+TEST(TrustCli, AnEditedOrPlantedCacheEntryIsIgnored) {
+  const fs::path home = scratch("cache-home");
+  const std::string env = "XDG_CACHE_HOME=" + home.string() + " ";
+  const std::string bench =
+      env + kBin + "/lego bench " + kData + "/harness.lego.json --kernel escape --only MODE=0 --min-time 0.01 --repetitions 1 --json ";
+  const Output first = shell(bench + (home / "first.json").string());
+  ASSERT_EQ(first.rc, 0) << first.text;
+  std::vector<fs::path> entries;
+  for (const auto& e : fs::directory_iterator(home / "lego-studio" / "results")) entries.push_back(e.path());
+  ASSERT_EQ(entries.size(), 1u);
+  const std::string sealed = slurp(entries[0]);
+  ASSERT_EQ(sealed.rfind("lego-sealed hmac-sha256 ", 0), 0u) << sealed.substr(0, 80);
+  const Output again = shell(bench + (home / "again.json").string());
+  EXPECT_NE(again.text.find("(cached)"), std::string::npos) << again.text;  // the seal holds: a hit
+  const std::string forged = R"({"status":"ok","verified":true,"benchmark":{"benchmarks":[{"run_type":"iteration","real_time":1e-9}]}})";
+  for (const std::string& text : {sealed.substr(0, sealed.find('\n') + 1) + forged + "\n", forged + "\n",
+                                  sealed.substr(0, sealed.find('\n') + 1) + R"({"status": 5, "verified": "yes"})" + "\n"}) {
+    std::ofstream(entries[0]) << text;
+    const Output o = shell(bench + (home / "forged.json").string());
+    EXPECT_EQ(o.rc, 0) << o.text;
+    EXPECT_EQ(o.text.find("(cached)"), std::string::npos) << text << "\n" << o.text;
+    EXPECT_EQ(o.text.find("1e-09"), std::string::npos) << o.text;
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// Issue 29, failure 3: a project's runs[] made collect run ssh to the host it
+// named and rsync into the folder it named. collect now contacts only the
+// host the user gives and writes only inside the project's folder.
+TEST(TrustCli, CollectRefusesHostsAndFoldersTheUserDidNotGive) {
+  const fs::path dir = scratch("collect");
+  fs::copy(kRoot + "/projects/rows.lego.json", dir / "rows.lego.json");
+  std::string text = slurp(dir / "rows.lego.json");
+  const auto with_run = [&](const std::string& run) {
+    std::string t = text;
+    t.insert(t.rfind('}'), ",\n \"runs\": [" + run + "]\n");
+    std::ofstream(dir / "rows.lego.json") << t;
+  };
+  with_run(R"({"scheduler": "slurm", "job": "77", "dir": "/some/victim", "ssh": "evilhost", "tasks": 1})");
+  const Output host = shell(kBin + "/lego collect " + (dir / "rows.lego.json").string());
+  EXPECT_EQ(host.rc, 2) << host.text;
+  EXPECT_NE(host.text.find("$.runs[0].ssh: the run names host \"evilhost\""), std::string::npos) << host.text;
+  const Output folder = shell(kBin + "/lego collect " + (dir / "rows.lego.json").string() + " --ssh evilhost");
+  EXPECT_EQ(folder.rc, 2) << folder.text;
+  EXPECT_NE(folder.text.find("$.runs[0].dir: /some/victim is outside the project's folder"), std::string::npos) << folder.text;
+  // A job folder inside the project whose results/ is a link out.
+  fs::create_directories(dir / "job");
+  fs::create_directory_symlink(fs::temp_directory_path(), dir / "job" / "results");
+  with_run(R"({"scheduler": "slurm", "job": "77", "dir": ")" + (dir / "job").string() + R"(", "tasks": 1})");
+  const Output link = shell(kBin + "/lego collect " + (dir / "rows.lego.json").string());
+  EXPECT_EQ(link.rc, 2) << link.text;
+  EXPECT_NE(link.text.find("is a link; collect writes through none"), std::string::npos) << link.text;
+}
+
+}  // namespace
