@@ -50,7 +50,9 @@ Env parse_bindings(std::string_view text) {
     for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
     if (!ok || !parse_integer(item.substr(eq + 1), value))
       throw LegoError("--bind: '" + std::string(trim(item)) + "' is not NAME=INTEGER (example: --bind n=8,B=2)");
-    env[std::string(name)] = value;
+    // N=4,N=8 is a typo, not a choice: the first silently lost.
+    if (!env.emplace(std::string(name), value).second)
+      throw LegoError("--bind: " + std::string(name) + " is given twice; give each symbol once");
   }
   return env;
 }

@@ -11,6 +11,7 @@
 #include "expr/diagnostic.hpp"
 #include "kernel/spec.hpp"
 #include "project/runs.hpp"
+#include "run/slurm.hpp"
 
 namespace lego::cli {
 
@@ -110,8 +111,9 @@ int run_slurm_command(const std::vector<std::string>& args, std::ostream& out, s
       request.dir = dir;
       const project::Submitted s = project::submit_run(project, request);
       if (request.dry_run) {
-        out << fmt::format("{} variants in {} array tasks written to {} (not submitted)\n  sbatch --chdir={} {}/job.sbatch\n",
-                           s.run.variants, s.run.tasks, s.run.dir, s.run.dir, s.run.dir);
+        // The hint is a command to paste: the folder quoted for the shell.
+        out << fmt::format("{} variants in {} array tasks written to {} (not submitted)\n  sbatch --chdir={} {}\n", s.run.variants,
+                           s.run.tasks, s.run.dir, run::slurm::shell_quote(s.run.dir), run::slurm::shell_quote(s.run.dir + "/job.sbatch"));
         return 0;
       }
       out << fmt::format("submitted job {}: {} variants of {} in {} array tasks; job directory {}\n", s.run.job, s.run.variants,

@@ -38,8 +38,15 @@ void KernelsPanel::connectCluster() {
     emit message(troubles.isEmpty() ? tr("Slurm job %1 finished; every result is in the project").arg(job)
                                     : tr("Slurm job %1 finished; %2").arg(job, troubles.join(QStringLiteral("; "))));
   });
+  // A failed submit (sbatch refused it, ssh failed) ends the rows it marked:
+  // they say so, with the error, instead of "submitting" for ever.
   connect(&cluster_session_, &ClusterSession::failed, this, [this](const QString& why) {
     cluster_->setEnabled(true);
+    for (int row = 0; row < table_->rowCount(); ++row)
+      if (QTableWidgetItem* item = table_->item(row, Status); item && item->text() == tr("submitting")) {
+        item->setText(tr("not submitted"));
+        item->setToolTip(why);
+      }
     emit message(why);
   });
 }

@@ -183,10 +183,12 @@ void MainWindow::buildDocks() {
   connect(start_, &QTreeWidget::itemActivated, this, [this, kernels_dock](QTreeWidgetItem* item) {
     const QString project = item->data(0, Qt::UserRole).toString(), layout = item->data(0, Qt::UserRole + 1).toString();
     if (!project.isEmpty()) {
+      if (!keepOrDiscardProject()) return;
       kernels_->openProject(project);
       addRecent(project);
       kernels_dock->raise();
     } else if (!layout.isEmpty()) {
+      if (!keepOrDiscardLayout()) return;
       openExample(layout);
     }
     // A welcome page: once something is open it steps aside (View > Start here brings it back).

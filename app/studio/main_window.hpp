@@ -7,7 +7,9 @@
 
 #include <QElapsedTimer>
 #include <QMainWindow>
+#include <QMessageBox>
 #include <QTimer>
+#include <functional>
 #include <vector>
 
 #include "studio/engine_session.hpp"
@@ -69,6 +71,11 @@ class MainWindow : public QMainWindow {
   static constexpr QSize kDefaultSize{1280, 820};
   // Edits since the last open or save.
   bool hasUnsavedChanges() const { return !doc_.isClean(); }
+  // How the window asks Save / Discard / Cancel before unsaved work would be
+  // replaced (opening, dropping, a recent file, quitting): a dialog, which
+  // tests answer instead.
+  using Asker = std::function<QMessageBox::StandardButton(const QString& title, const QString& text)>;
+  void setAsker(Asker ask) { ask_ = std::move(ask); }
   // Autosave (every few seconds while there are unsaved changes) lives in the
   // state folder ($LEGO_STUDIO_STATE_DIR, else the platform's app data
   // folder); a file left there by a session that did not close is recovered
@@ -81,6 +88,11 @@ class MainWindow : public QMainWindow {
 
  private:
   void closeEvent(QCloseEvent* e) override;
+  // False when the user cancelled; true once the work is saved or discarded
+  // on purpose (its autosave is removed only then).
+  bool keepOrDiscardProject();
+  bool keepOrDiscardLayout();
+  Asker ask_;
   void dragEnterEvent(QDragEnterEvent* e) override;
   void dropEvent(QDropEvent* e) override;
   void buildActions();

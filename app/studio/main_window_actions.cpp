@@ -21,13 +21,13 @@ void MainWindow::buildActions() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   QAction* open = file->addAction(tr("&Open layout program..."), this, [this] {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open layout program"), qs(projects_dir()), tr("Layout programs (*.lego)"));
-    if (!path.isEmpty()) openProgram(path);
+    if (!path.isEmpty() && keepOrDiscardLayout()) openProgram(path);
   });
   open->setShortcut(QKeySequence::Open);
   QAction* open_project = file->addAction(tr("Open &project (kernels)..."), this, [this] {
     const QString path =
         QFileDialog::getOpenFileName(this, tr("Open project"), qs(projects_dir()), tr("LEGO Studio projects (*.lego.json)"));
-    if (path.isEmpty()) return;
+    if (path.isEmpty() || !keepOrDiscardProject()) return;
     kernels_->openProject(path);
     addRecent(path);
   });

@@ -8,6 +8,7 @@
 #include <QMenuBar>
 #include <QMimeData>
 #include <QSettings>
+#include <filesystem>
 
 #include "expr/text_file.hpp"
 #include "studio/main_window.hpp"
@@ -99,13 +100,22 @@ void MainWindow::addRecent(const QString& path) {
 }
 
 void MainWindow::openFile(const QString& path, const QString& layout_name) {
+  // Only a regular file is opened: a FIFO (or a device) would block the UI
+  // thread in the read below, before any other check.
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(std::filesystem::status(path.toStdString(), ec))) {
+    warn(tr("Open"), tr("%1 is not a regular file; nothing was opened.").arg(path));
+    return;
+  }
   QFile file(path);
   QByteArray start;
   if (file.open(QIODevice::ReadOnly)) start = file.read(4096).trimmed();
   if (path.endsWith(".json") || start.startsWith('{')) {
+    if (!keepOrDiscardProject()) return;
     kernels_->openProject(path);
     addRecent(path);
   } else {
+    if (!keepOrDiscardLayout()) return;
     openProgram(path, layout_name);  // says what is wrong with the file, or that it cannot be read
   }
 }

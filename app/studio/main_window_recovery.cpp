@@ -89,27 +89,39 @@ void MainWindow::recoverAutosave() {
   }
 }
 
+bool MainWindow::keepOrDiscardProject() {
+  if (!kernels_->hasUnsavedProject()) return true;
+  const QString title = tr("Unsaved project"), text = tr("The project has layout edits that are not saved. Save the project?");
+  const auto answer =
+      ask_ ? ask_(title, text)
+           : QMessageBox::question(this, title, text, QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+  if (answer == QMessageBox::Cancel) return false;
+  QString error;
+  if (answer == QMessageBox::Save && !kernels_->saveProject(&error)) {
+    warn(tr("Save project"), error);
+    return false;
+  }
+  QFile::remove(stateDir() + "/autosave-project.json");  // saved, or discarded on purpose
+  return true;
+}
+
+bool MainWindow::keepOrDiscardLayout() {
+  if (!hasUnsavedChanges()) return true;
+  const QString title = tr("Unsaved changes"), text = tr("The layout has changes that are not saved. Save them?");
+  const auto answer =
+      ask_ ? ask_(title, text)
+           : QMessageBox::question(this, title, text, QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+  if (answer == QMessageBox::Cancel) return false;
+  if (answer == QMessageBox::Save) {
+    saveLayout();
+    if (hasUnsavedChanges()) return false;  // the save dialog was cancelled or failed
+  }
+  QFile::remove(stateDir() + "/autosave.lego");
+  return true;
+}
+
 void MainWindow::closeEvent(QCloseEvent* e) {
-  if (kernels_->hasUnsavedProject()) {
-    const auto answer =
-        QMessageBox::question(this, tr("Unsaved project"), tr("The project has layout edits that are not saved. Save the project?"),
-                              QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
-    if (answer == QMessageBox::Cancel) return e->ignore();
-    QString error;
-    if (answer == QMessageBox::Save && !kernels_->saveProject(&error)) {
-      warn(tr("Save project"), error);
-      return e->ignore();
-    }
-  }
-  if (hasUnsavedChanges()) {
-    const auto answer = QMessageBox::question(this, tr("Unsaved changes"), tr("The layout has changes that are not saved. Save them?"),
-                                              QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
-    if (answer == QMessageBox::Cancel) return e->ignore();
-    if (answer == QMessageBox::Save) {
-      saveLayout();
-      if (hasUnsavedChanges()) return e->ignore();  // the save dialog was cancelled or failed
-    }
-  }
+  if (!keepOrDiscardProject() || !keepOrDiscardLayout()) return e->ignore();
   saveArrangement();
   QFile::remove(stateDir() + "/autosave.lego");  // closed on purpose: nothing to recover
   QFile::remove(stateDir() + "/autosave-project.json");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <numeric>
 
 #include "expr/diagnostic.hpp"
@@ -47,6 +48,9 @@ class Parser {
       }
       expect('>');
       if (bms[0] < 0 || bms[1] < 0) fail("Sw<B,M,S> needs B >= 0 and M >= 0");
+      // CuTe's own requirement: the bits read and the bits changed do not
+      // overlap, else the swizzle is not its own inverse.
+      if (std::abs(bms[2]) < bms[0]) fail("Sw<B,M,S> needs |S| >= B, as CuTe's Swizzle does");
       out.swizzle = bms;
       skip();
       if (pos_ < text_.size() && text_[pos_] == 'o') {
@@ -186,11 +190,13 @@ std::string mode_expression(const std::vector<Leaf>& leaves, const std::string& 
   return sum.empty() ? "0" : sum;
 }
 
+// CuTe's Swizzle<B,M,S>: the B bits at M + max(0, S) are XORed into the
+// B bits S places lower (S < 0: |S| places higher), x ^ shift(x & read, S).
 std::string swizzle_expression(const std::array<int, 3>& bms, const std::string& x) {
   const auto [b, m, s] = bms;
-  const std::int64_t mask = ((std::int64_t{1} << b) - 1) << m;
-  const std::string moved = s >= 0 ? "(" + x + ") >> " + std::to_string(s) : "(" + x + ") << " + std::to_string(-s);
-  return "(" + x + ") ^ ((" + moved + ") & " + std::to_string(mask) + ")";
+  const std::int64_t bits = (std::int64_t{1} << b) - 1;
+  if (s >= 0) return "(" + x + ") ^ (((" + x + ") >> " + std::to_string(s) + ") & " + std::to_string(bits << m) + ")";
+  return "(" + x + ") ^ (((" + x + ") & " + std::to_string(bits << m) + ") << " + std::to_string(-s) + ")";
 }
 
 }  // namespace
@@ -228,9 +234,10 @@ std::int64_t size(const Layout& layout) {
 }
 
 std::int64_t swizzle(const std::array<int, 3>& bms, std::int64_t x) {
-  const auto [b, m, s] = bms;  // each within -16..16 (parse)
-  const std::uint64_t mask = ((std::uint64_t{1} << b) - 1) << m, u = static_cast<std::uint64_t>(x);
-  return static_cast<std::int64_t>(u ^ ((s >= 0 ? u >> s : u << -s) & mask));
+  const auto [b, m, s] = bms;  // each within -16..16, |S| >= B (parse)
+  const std::uint64_t bits = (std::uint64_t{1} << b) - 1, u = static_cast<std::uint64_t>(x);
+  if (s >= 0) return static_cast<std::int64_t>(u ^ ((u >> s) & (bits << m)));
+  return static_cast<std::int64_t>(u ^ ((u & (bits << m)) << -s));
 }
 
 std::int64_t offset(const Layout& layout, const std::vector<std::int64_t>& coordinate) {

@@ -146,7 +146,9 @@ nlohmann::json time_entry(Entry entry, void** args, const nlohmann::json& job) {
   const double bytes = job.value("bytes", 0.0), flops = job.value("flops", 0.0);
   auto* b = benchmark::RegisterBenchmark(job.value("variant", std::string("kernel")).c_str(), [=](benchmark::State& state) {
     for (auto _ : state) entry(args);
-    state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
+    // A kernel without "bytes" has none to report: a rate of them would be
+    // NaN, which Google Benchmark writes into its JSON as no JSON parses.
+    if (bytes > 0) state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
     if (flops > 0) state.counters["FLOPS"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
   });
   b->Repetitions(job.value("repetitions", 5))->MinTime(job.value("min_time", 0.05))->UseRealTime()->Unit(benchmark::kMillisecond);

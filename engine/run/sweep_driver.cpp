@@ -159,6 +159,14 @@ int sweep_exit_status(const std::vector<Outcome>& outcomes, bool verify) {
   const std::size_t failed = failed_variants(outcomes);
   const bool any_verified = std::any_of(outcomes.begin(), outcomes.end(), [](const Outcome& o) { return !o.baseline && o.verified; });
   if (verify && !any_verified && failed > 0) return 1;
+  // Nothing that ran and counts: every variant invalid at these sizes (a
+  // zero extent, flops "N // 0", a layout that does not fit its extents),
+  // ruled out or a duplicate. A script must not read that as success.
+  const bool any_ran = std::any_of(outcomes.begin(), outcomes.end(), [](const Outcome& o) {
+    return !o.baseline && (o.status == Status::Ok || o.status == Status::NoGpu || o.status == Status::Imported);
+  });
+  const bool any_variant = std::any_of(outcomes.begin(), outcomes.end(), [](const Outcome& o) { return !o.baseline; });
+  if (any_variant && !any_ran) return 1;
   return failed > 0 ? 3 : 0;
 }
 

@@ -10,8 +10,10 @@
 #include <sstream>
 
 #include "cli.hpp"
+#include "fuzz/cute_input.hpp"
 #include "fuzz/fuzz_input.hpp"
 #include "fuzz/project_input.hpp"
+#include "fuzz/results_input.hpp"
 #include "run/worker_request.hpp"
 
 namespace lego {
@@ -59,6 +61,19 @@ TEST(FuzzRegressions, EveryKeptRequestLineIsAnsweredWithoutThrowing) {
   const int replayed = replay(
       "worker_request", [](const std::string& name, const std::string& line) { EXPECT_NO_THROW((void)run::parse_request(line)) << name; });
   EXPECT_GE(replayed, 4);
+}
+
+// Issue 29: the readers of results files and CuTe's notation.
+TEST(FuzzRegressions, EveryKeptResultsFileIsReadOrRefused) {
+  const int replayed =
+      replay("results", [](const std::string& name, const std::string& text) { EXPECT_NO_THROW(fuzz::read_results_text(text)) << name; });
+  EXPECT_GE(replayed, 3);
+}
+
+TEST(FuzzRegressions, EveryKeptCuteLayoutParsesOrIsRefused) {
+  const int replayed =
+      replay("cute", [](const std::string& name, const std::string& text) { EXPECT_NO_THROW(fuzz::read_cute_text(text)) << name; });
+  EXPECT_GE(replayed, 8);
 }
 
 }  // namespace

@@ -201,3 +201,49 @@ TEST(TrustCli, CollectRefusesHostsAndFoldersTheUserDidNotGive) {
 }
 
 }  // namespace
+
+namespace {
+
+// Issue 29, failure 10: the CUDA emulator's thread count overflowed 64 bits
+// on a grid of [2147483647, 65535, 65535] and the worker died of SIGSEGV.
+TEST(TrustCli, ALaunchTooLargeToCountIsRefusedNotEmulated) {
+  const std::string layout = "OrderBy(Row(4)).GroupBy([(4,)])";
+  const std::string request =
+      R"({"kind": "run", "id": 7, "backend": "cuda", "verify": true, "time": false, "parameters": {},)"
+      R"( "source": "extern \"C\" __global__ void lego_kernel(const float* A, float* B) {}",)"
+      R"( "reference": "extern \"C\" void lego_reference(const float* A, float* B) { for (int i = 0; i < 4; ++i) B[i] = A[i]; }",)"
+      R"( "grid": [2147483647, 65535, 65535], "block": [1024, 1, 1],)"
+      R"( "tensors": [{"name": "A", "type": "float", "role": "in", "extents": [4], "layout": ")" +
+      layout + R"("}, {"name": "B", "type": "float", "role": "out", "extents": [4], "layout": ")" + layout + R"("}]})";
+  const fs::path file = scratch("launch") / "request.jsonl";
+  std::ofstream(file) << request << "\n";
+  const Output o = shell(kBin + "/lego-worker < " + file.string());
+  EXPECT_EQ(o.rc, 0) << o.text;
+  EXPECT_NE(o.text.find("\"id\":7"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("more than 2^63"), std::string::npos) << o.text;
+}
+
+}  // namespace
+
+namespace {
+
+// Issue 29, failure 10: a kernel without the optional "bytes" field showed ✓
+// and "error: parse_error" in one row (its rate of bytes was NaN in Google
+// Benchmark's JSON) and bench exited 3.
+TEST(TrustCli, AKernelWithoutBytesIsTimed) {
+  const fs::path dir = scratch("no-bytes");
+  fs::copy(kData + "/faulty.ref.cpp", dir / "faulty.ref.cpp");
+  fs::copy(kData + "/escape.cpp", dir / "escape.cpp");
+  const std::string layout = "\"layouts\": \"OrderBy(Row(N)).GroupBy([(N,)])\"";
+  std::ofstream(dir / "p.lego.json") << "{\"lego_studio_project\": 1, \"kernels\": [{\"name\": \"escape\", \"template\": \"escape.cpp\", "
+                                        "\"reference\": \"faulty.ref.cpp\", \"tensors\": [{\"name\": \"A\", \"role\": \"in\", "
+                                        "\"extents\": [\"N\"], " +
+                                            layout + "}, {\"name\": \"B\", \"role\": \"out\", \"extents\": [\"N\"], " + layout +
+                                            "}], \"parameters\": {\"N\": 1000, \"MODE\": 0}}]}";
+  const Output o = shell(kBin + "/lego bench " + (dir / "p.lego.json").string() + " --no-cache --min-time 0.01 --repetitions 1");
+  EXPECT_EQ(o.rc, 0) << o.text;
+  EXPECT_EQ(o.text.find("crashed"), std::string::npos) << o.text;
+  EXPECT_EQ(o.text.find("parse_error"), std::string::npos) << o.text;
+}
+
+}  // namespace

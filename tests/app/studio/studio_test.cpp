@@ -4,13 +4,16 @@
 // thread drops stale requests, errors mark the offending piece and lose
 // nothing, and a saved layout reopens identical.
 #include <Qsci/qsciscintilla.h>
+#include <sys/stat.h>
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QDragEnterEvent>
+#include <QElapsedTimer>
 #include <QLabel>
 #include <QMenu>
+#include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -98,6 +101,7 @@ class StudioTest : public QObject {
   void startListOpensExamples();
   void projectLayoutsGoThroughTheComposerAndBack();
   void unsavedProjectEditsAreRecoveredAfterACrash();
+  void openingAnotherProjectAsksFirst();
   void autosaveIsRecoveredAfterACrash();
   void unreadableAutosaveIsKeptAndTheAppStarts();
   void openingIsNotAnEditAndSavingCleans();
@@ -564,6 +568,66 @@ void StudioTest::projectLayoutsGoThroughTheComposerAndBack() {
   QVERIFY(QTest::qWaitFor([&] { return !messages.isEmpty() && messages.last().at(0).toString().startsWith("error:"); }, 30000));
   QVERIFY2(messages.last().at(0).toString().contains("$.kernels[0]"), qPrintable(messages.last().at(0).toString()));
   QCOMPARE(QString::fromStdString(panel->project()->file), copy);
+}
+
+// Issue 29, failure 11: File > Open project (and a drop, a recent file)
+// while a project edit was unsaved discarded it without asking and deleted
+// its autosave. Each path now asks Save / Discard / Cancel, as quitting does.
+void StudioTest::openingAnotherProjectAsksFirst() {
+  QTemporaryDir dir;
+  const QString path = dir.filePath("rows.lego.json"), other = dir.filePath("nw.lego.json");
+  QVERIFY(QFile::copy(LEGO_PROJECTS_DIR "/rows.lego.json", path));
+  QVERIFY(QFile::copy(LEGO_PROJECTS_DIR "/nw.lego.json", other));
+  for (const QString& p : {path, other}) QFile::setPermissions(p, QFile::ReadOwner | QFile::WriteOwner);
+  const QString tiled = "OrderBy(Row(M // 4, N), Row(4, 1)).TileBy([M // 4, N], [4, 1])";
+  MainWindow w;
+  QSignalSpy loaded(w.kernels(), &lego::studio::KernelsPanel::projectLoaded);
+  const auto edit_rows = [&] {
+    w.kernels()->openProject(path);
+    QVERIFY(loaded.wait(30000));
+    w.kernels()->layoutChoice()->setCurrentIndex(w.kernels()->layoutChoice()->findText("X: col"));
+    w.kernels()->applyLayout(tiled);
+    QVERIFY(loaded.wait(30000));
+    QVERIFY(w.kernels()->hasUnsavedProject());
+  };
+  edit_rows();
+  QStringList asked;
+  QMessageBox::StandardButton answer = QMessageBox::Cancel;
+  w.setAsker([&](const QString& title, const QString&) {
+    asked << title;
+    return answer;
+  });
+  w.openFile(other);  // Cancel: nothing changes
+  QCOMPARE(asked, QStringList{"Unsaved project"});
+  QVERIFY(!loaded.wait(1000));
+  QVERIFY(w.kernels()->hasUnsavedProject());
+  QCOMPARE(QString::fromStdString(w.kernels()->project()->file), path);
+
+  answer = QMessageBox::Discard;  // Discard: the other project opens, the edit is gone on purpose
+  w.openFile(other);
+  QVERIFY(loaded.wait(30000));
+  QCOMPARE(QString::fromStdString(w.kernels()->project()->file), other);
+  QFile rows(path);
+  QVERIFY(rows.open(QIODevice::ReadOnly));
+  QVERIFY(!rows.readAll().contains("M // 4"));
+  rows.close();
+
+  edit_rows();
+  answer = QMessageBox::Save;  // Save: written, then the other opens
+  w.openFile(other);
+  QVERIFY(loaded.wait(30000));
+  QCOMPARE(QString::fromStdString(w.kernels()->project()->file), other);
+  QVERIFY(rows.open(QIODevice::ReadOnly));
+  QVERIFY(rows.readAll().contains(tiled.toUtf8()));
+
+  // A FIFO is not opened (QFile would block the UI thread reading it).
+  const QString fifo = dir.filePath("fifo.lego");
+  QVERIFY(::mkfifo(fifo.toLocal8Bit().constData(), 0600) == 0);
+  QElapsedTimer timer;
+  timer.start();
+  w.openFile(fifo);
+  QVERIFY(timer.elapsed() < 5000);
+  QCOMPARE(QString::fromStdString(w.kernels()->project()->file), other);
 }
 
 void StudioTest::unsavedProjectEditsAreRecoveredAfterACrash() {

@@ -45,9 +45,9 @@ std::vector<std::int64_t> cute_table(const std::vector<Mode>& modes, int b = -1,
         c /= modes[k].sizes[l];
       }
     }
-    if (b >= 0) {
-      const std::int64_t mask = ((std::int64_t{1} << b) - 1) << m;
-      x ^= (x >> s) & mask;
+    if (b >= 0) {  // CuTe's Swizzle<B,M,S>: x ^ shiftr(x & (bits << (M + max(0, S))), S)
+      const std::int64_t bits = (std::int64_t{1} << b) - 1;
+      x ^= s >= 0 ? (x >> s) & (bits << m) : (x & (bits << m)) << -s;
     }
     table.push_back(x);
   }
@@ -81,7 +81,21 @@ const std::vector<Case> kCases = {
     {"Sw<3,4,3> o (8,64):(64,1)", {{{8}, {64}}, {{64}, {1}}}, 3, 4, 3},
     {"Swizzle<2,0,3> o (8,8):(8,1)", {{{8}, {8}}, {{8}, {1}}}, 2, 0, 3},
     {"Sw<3,0,3> o (8,8):(8,1)", {{{8}, {8}}, {{8}, {1}}}, 3, 0, 3},
+    {"Sw<3,4,-3> o (16,64):(64,1)", {{{16}, {64}}, {{64}, {1}}}, 3, 4, -3},
 };
+
+// Issue 29, failure 10: a negative S was applied as (x << |S|) & mask
+// (offset 16 where CuTe gives 144), and Sw<3,0,2>, which CuTe refuses
+// (|S| < B), was accepted with a wrong inverse.
+TEST(Cute, ANegativeShiftIsCutesAndOverlappingBitsAreRefused) {
+  EXPECT_EQ(offset(parse("Sw<3,4,-3> o 1024:1"), {16}), 144);
+  EXPECT_THROW(parse("Sw<3,0,2> o (8,8):(8,1)"), LegoError);
+  try {
+    parse("Sw<3,0,2> o (8,8):(8,1)");
+  } catch (const LegoError& e) {
+    EXPECT_NE(std::string(e.what()).find("|S| >= B"), std::string::npos) << e.what();
+  }
+}
 
 TEST(Cute, FromCuteMatchesCutesOwnTableAtEveryCoordinate) {
   for (const Case& c : kCases) {

@@ -107,6 +107,9 @@ TEST(SweepDriver, RepeatedCodeIsADuplicateAndUnbuildableIsInvalid) {
   EXPECT_EQ(r.outcomes[2].status, Status::Invalid);
   EXPECT_EQ(r.outcomes[2].message, "N: too large here");
   EXPECT_EQ(sweep_exit_status(r.outcomes, true), 0);  // neither counts as a failure
+  // Issue 29, failure 10: when every variant is invalid, nothing verified: exit 1, not 0.
+  const SweepResult none = run_sweep(worker, f.spec, {&broken}, kRoof, quick());
+  EXPECT_EQ(sweep_exit_status(none.outcomes, true), 1);
 }
 
 TEST(SweepDriver, ACancelStopsBetweenVariants) {
@@ -253,7 +256,7 @@ TEST(SweepDriver, AVariantNeedingAFeatureTheTargetLacksIsRuledOutAndNeverReaches
   EXPECT_EQ(r.outcomes[0].status, Status::RuledOut);
   EXPECT_EQ(std::string(verification_mark(r.outcomes[0])), "–");
   EXPECT_FALSE(is_failure(r.outcomes[0].status));
-  EXPECT_EQ(sweep_exit_status(r.outcomes, true), 0);
+  EXPECT_EQ(sweep_exit_status(r.outcomes, true), 1);  // not a failure, but nothing ran: no variant verified
   // On a machine with AVX-512 the same template runs and verifies.
   if (target::host().has("avx512f")) {
     const PreparedVariant here = prepare_variant(spec, v, target::host());
