@@ -72,4 +72,9 @@ nlohmann::json parse_json_or_discarded(std::string_view text, std::size_t max_de
   return parsed ? std::move(*parsed) : nlohmann::json(nlohmann::json::value_t::discarded);
 }
 
+nlohmann::ordered_json parse_ordered_json_or_discarded(std::string_view text, std::size_t max_depth) {
+  if (!json_limit_problem(text, max_depth).empty()) return nlohmann::ordered_json(nlohmann::ordered_json::value_t::discarded);
+  return nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
+}
+
 }  // namespace lego::kernel

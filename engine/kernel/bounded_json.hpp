@@ -26,5 +26,8 @@ std::optional<nlohmann::json> parse_bounded_json(std::string_view text, std::siz
 // The same as a value: discarded (is_discarded()) where that is nullopt, for
 // the readers that already treat a malformed file as one.
 nlohmann::json parse_json_or_discarded(std::string_view text, std::size_t max_depth = kMaxJsonDepth);
+// The same keeping the keys' order (a project's: its parameters' and
+// layouts' order is the order of its variant ids).
+nlohmann::ordered_json parse_ordered_json_or_discarded(std::string_view text, std::size_t max_depth = kMaxJsonDepth);
 
 }  // namespace lego::kernel

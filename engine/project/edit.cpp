@@ -38,7 +38,7 @@ using Setter = bool (*)(Json&, const std::string&, const std::string&);
 std::string edit_layouts(const std::string& json_text, const std::string& file_label, const std::filesystem::path& base_dir,
                          const std::vector<std::filesystem::path>& resource_dirs, const LayoutSlot& slot, const std::string& layout_text,
                          Setter set, const char* failure) {
-  Json j = kernel::parse_json_or_discarded(json_text);
+  Json j = kernel::parse_ordered_json_or_discarded(json_text);
   if (j.is_discarded() || !j.is_object() || !j.contains("kernels") || !j["kernels"].is_array())
     throw LegoError(file_label + ": not a project file (run it through lego bench for the exact error)");
   bool done = false;

@@ -15,9 +15,9 @@ using run::Status;
 std::string merge_results(const std::string& project_text, const std::string& results_text, const std::string& results_label,
                           const UnknownVariant& unknown_variant) {
   using Json = nlohmann::ordered_json;
-  Json project = kernel::parse_json_or_discarded(project_text);
+  Json project = kernel::parse_ordered_json_or_discarded(project_text);
   if (project.is_discarded() || !project.is_object()) throw LegoError("the project is not a JSON object");
-  Json results = kernel::parse_json_or_discarded(results_text);
+  Json results = kernel::parse_ordered_json_or_discarded(results_text);
   // The harnesses' results (bench_bundle.hpp, cpu_bundle.hpp): Google
   // Benchmark's JSON with our fields on each benchmark, and the device (a
   // GPU's name, or the host's with " (CPU)"), its arch and copy bandwidth in

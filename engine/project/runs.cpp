@@ -20,15 +20,24 @@ using Json = nlohmann::ordered_json;
 namespace fs = std::filesystem;
 
 Json parse_object(const std::string& text, const char* what) {
-  Json j = kernel::parse_json_or_discarded(text);
+  Json j = kernel::parse_ordered_json_or_discarded(text);
   if (j.is_discarded() || !j.is_object()) throw LegoError(std::string(what) + " is not a JSON object");
   return j;
 }
 
 Json to_json(const ClusterRun& r) {
-  return {{"scheduler", "slurm"}, {"job", r.job},           {"dir", r.dir},
-          {"ssh", r.ssh},         {"kernel", r.kernel},     {"submitted", r.submitted},
-          {"tasks", r.tasks},     {"variants", r.variants}, {"collected", r.collected}};
+  Json j = {{"scheduler", "slurm"}, {"job", r.job},           {"dir", r.dir},
+            {"ssh", r.ssh},         {"kernel", r.kernel},     {"submitted", r.submitted},
+            {"tasks", r.tasks},     {"variants", r.variants}, {"collected", r.collected}};
+  if (!r.state.empty()) j["state"] = r.state;
+  if (!r.error.empty()) j["error"] = r.error;
+  return j;
+}
+
+void write_checked(const fs::path& project_file, const std::string& text) {
+  const fs::path base = project_file.parent_path();
+  kernel::parse_project(text, project_file.string(), base.empty() ? "." : base, kernel::default_resource_dirs());
+  run::write_atomically(project_file, text);
 }
 
 }  // namespace
@@ -39,6 +48,17 @@ std::string add_run(const std::string& project_text, const ClusterRun& run) {
   if (!runs.is_array()) runs = Json::array();
   runs.push_back(to_json(run));
   return project.dump(2) + "\n";
+}
+
+std::string update_run(const std::string& project_text, const ClusterRun& run) {
+  Json project = parse_object(project_text, "the project");
+  if (project.contains("runs") && project["runs"].is_array())
+    for (Json& r : project["runs"])
+      if (r.is_object() && r.contains("dir") && r["dir"] == run.dir) {
+        r = to_json(run);
+        return project.dump(2) + "\n";
+      }
+  return add_run(project_text, run);
 }
 
 std::vector<ClusterRun> runs_of(const std::string& project_text) {
@@ -55,8 +75,15 @@ std::vector<ClusterRun> runs_of(const std::string& project_text) {
       return j[key].get<std::string>();
     };
     ClusterRun r;
+    if (j.contains("state")) {
+      r.state = text("state");
+      if (r.state != "submitting" && r.state != "failed")
+        throw LegoError(at + ".state: expected \"submitting\" or \"failed\" (absent once submitted)");
+    }
+    if (j.contains("error")) r.error = text("error");
     r.job = text("job");
-    if (!run::slurm::is_job_id(r.job)) throw LegoError(at + ".job: expected a Slurm job id (digits)");
+    if (!run::slurm::is_job_id(r.job) && !(r.state.size() > 0 && r.job.empty()))
+      throw LegoError(at + ".job: expected a Slurm job id (digits)");
     r.dir = text("dir");
     r.ssh = j.value("ssh", "");
     if (!r.ssh.empty() && r.ssh.front() == '-') throw LegoError(at + ".ssh: a host name cannot start with '-'");
@@ -77,7 +104,7 @@ std::vector<ClusterRun> runs_of(const std::string& project_text) {
 }
 
 std::string keep_cluster_records(const std::string& to_save, const std::string& on_disk) {
-  Json saved = kernel::parse_json_or_discarded(to_save), disk = kernel::parse_json_or_discarded(on_disk);
+  Json saved = kernel::parse_ordered_json_or_discarded(to_save), disk = kernel::parse_ordered_json_or_discarded(on_disk);
   if (saved.is_discarded() || disk.is_discarded() || !saved.is_object() || !disk.is_object()) return to_save;
   bool changed = false;
   for (const char* key : {"runs", "results"})
@@ -114,6 +141,13 @@ Submitted submit_run(const fs::path& project_file, const SubmitRequest& request)
     dir = project_file.parent_path() / (stem + ".runs") / (spec.name + "-" + stamp);
   }
   std::error_code ec;
+  // Never through a link: a project folder shipped with <project>.runs
+  // linked elsewhere would have the job written there.
+  for (fs::path walk = fs::absolute(dir).lexically_normal(); !walk.empty() && walk != walk.parent_path(); walk = walk.parent_path()) {
+    if (request.dir.empty() && walk == fs::absolute(project_file).parent_path().lexically_normal()) break;  // the user's own folder
+    if (fs::is_symlink(fs::symlink_status(walk, ec)) && (request.dir.empty() || walk == fs::absolute(dir).lexically_normal()))
+      throw LegoError("the job directory's path " + walk.string() + " is a link; nothing is written through one (give --dir)");
+  }
   if (fs::exists(dir) && !(fs::is_directory(dir) && fs::is_empty(dir, ec)))
     throw LegoError("the job directory " + dir.string() + " already exists and is not empty; give another with --dir");
   fs::create_directories(dir / "logs", ec);
@@ -133,12 +167,20 @@ Submitted submit_run(const fs::path& project_file, const SubmitRequest& request)
   out.run.tasks = static_cast<int>(tasks.size());
   out.run.variants = instances.size();
   if (request.dry_run) return out;
-  out.run.job = run::slurm::submit(dir, request.job);
-  // Recorded before anything else can fail, so lego collect finds the job.
-  const std::string text = add_run(kernel::read_text_file(project_file), out.run);
-  const fs::path base = project_file.parent_path();
-  kernel::parse_project(text, project_file.string(), base.empty() ? "." : base, kernel::default_resource_dirs());
-  run::write_atomically(project_file, text);
+  // Recorded before sbatch runs and updated after: a crash between the two
+  // leaves "submitting" (the job may exist), never a job nobody knows of.
+  out.run.state = "submitting";
+  write_checked(project_file, add_run(kernel::read_text_file(project_file), out.run));
+  try {
+    out.run.job = run::slurm::submit(dir, request.job);
+  } catch (const LegoError& e) {
+    out.run.state = "failed";
+    out.run.error = e.what();
+    write_checked(project_file, update_run(kernel::read_text_file(project_file), out.run));
+    throw;
+  }
+  out.run.state.clear();
+  write_checked(project_file, update_run(kernel::read_text_file(project_file), out.run));
   return out;
 }
 
@@ -176,14 +218,23 @@ CollectReport collect_once(const fs::path& project_file, const UnknownVariant& u
   std::string text = kernel::read_text_file(project_file.string());
   std::vector<ClusterRun> runs = runs_of(text);
   for (std::size_t k = 0; k < runs.size(); ++k)
-    if (job.empty() || runs[k].job == job) check_run_is_the_users(runs[k], k, project_file, ssh_host);
+    if (runs[k].state.empty() && (job.empty() || runs[k].job == job)) check_run_is_the_users(runs[k], k, project_file, ssh_host);
   if (!job.empty() && std::none_of(runs.begin(), runs.end(), [&](const ClusterRun& r) { return r.job == job; }))
     throw LegoError("the project records no run with job id " + job);
   CollectReport report;
   bool changed = false;
   for (ClusterRun& run : runs) {
     if (!job.empty() && run.job != job) continue;
+    if (run.state == "failed") continue;  // sbatch refused it: nothing to collect, its error is in the project
     RunReport rr;
+    if (run.state == "submitting") {
+      rr.error = "a submit recorded at " + run.submitted + " was never confirmed (lego stopped while sbatch ran): the job may exist; " +
+                 "squeue shows it, and its entry in \"runs\" can go once you know";
+      report.finished = false;
+      rr.run = run;
+      report.runs.push_back(std::move(rr));
+      continue;
+    }
     const fs::path dir = run.dir;
     try {
       const std::vector<run::slurm::TaskState> states = run::slurm::task_states(run.job, run.tasks, run.ssh, &rr.source);
@@ -202,7 +253,7 @@ CollectReport collect_once(const fs::path& project_file, const UnknownVariant& u
         if (!t.merged && fs::exists(results)) {
           const std::string results_text = kernel::read_text_file(results.string());
           text = merge_results(text, results_text, results.string(), unknown_variant);
-          const Json rows = kernel::parse_json_or_discarded(results_text);  // merge_results has checked it
+          const Json rows = kernel::parse_ordered_json_or_discarded(results_text);  // merge_results has checked it
           t.results = rows.value("benchmarks", Json::array()).size() + rows.value("variants", Json::array()).size();
           t.merged = t.merged_now = true;
           run.collected.push_back(s.task);
@@ -216,7 +267,7 @@ CollectReport collect_once(const fs::path& project_file, const UnknownVariant& u
       // Per variant, its task's state (the manifest says which task holds it).
       const fs::path manifest = dir / "manifest.json";
       if (fs::exists(manifest)) {
-        const Json m = kernel::parse_json_or_discarded(kernel::read_text_file(manifest.string()));
+        const Json m = kernel::parse_ordered_json_or_discarded(kernel::read_text_file(manifest.string()));
         if (m.is_object() && m.contains("variants") && m["variants"].is_array())
           for (const auto& v : m["variants"]) {
             const int task = v.value("task", -1);

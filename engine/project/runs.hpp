@@ -25,11 +25,18 @@ struct ClusterRun {
   int tasks = 0;
   std::size_t variants = 0;
   std::vector<int> collected;  // tasks whose results are merged
+  // "" once sbatch accepted it; "submitting" while sbatch runs (recorded
+  // before, so a crash never loses a job: job is then ""); "failed" when
+  // sbatch refused it, with its error.
+  std::string state;
+  std::string error;
 };
 
 // The project text with the run appended under "runs" (other content and
 // key order kept).
 std::string add_run(const std::string& project_text, const ClusterRun& run);
+// The project text with the run whose "dir" is run.dir replaced by `run`.
+std::string update_run(const std::string& project_text, const ClusterRun& run);
 // The project's runs; LegoError with the JSON path of a malformed entry.
 std::vector<ClusterRun> runs_of(const std::string& project_text);
 

@@ -200,13 +200,16 @@ TEST_F(Cluster, SubmitsAndCollectsThroughSsh) {
   // The remote shell met the hostile folder name quoted: nothing ran from it.
   for (const auto& entry : fs::recursive_directory_iterator(project.parent_path()))
     EXPECT_NE(entry.path().filename().string().rfind("pwned", 0), 0u) << entry.path();
-  // A host that does not answer is a clear error, and nothing is recorded.
-  const std::string before = read(project);
+  // A host that does not answer is a clear error, and the run is recorded as
+  // failed with it (it was recorded "submitting" before ssh ran).
   const lego::test::Output unknown = shell(
       env + lego("submit " + shell_quote(project.string()) + " --kernel transpose2d --set N=512 --max-variants 1 --slurm --ssh nowhere"));
   EXPECT_EQ(unknown.rc, 2) << unknown.text;
   EXPECT_NE(unknown.text.find("Could not resolve hostname nowhere"), std::string::npos) << unknown.text;
-  EXPECT_EQ(read(project), before);
+  const Json failed = Json::parse(read(project))["runs"].back();
+  EXPECT_EQ(failed["state"], "failed");
+  EXPECT_EQ(failed["job"], "");
+  EXPECT_NE(failed["error"].get<std::string>().find("Could not resolve hostname nowhere"), std::string::npos) << failed.dump();
 }
 
 }  // namespace

@@ -247,3 +247,50 @@ TEST(TrustCli, AKernelWithoutBytesIsTimed) {
 }
 
 }  // namespace
+
+namespace {
+
+// Issue 29, failures 4 and 11: a submit was recorded only after sbatch
+// returned, so a crash between the two lost the job, and a failed sbatch
+// left nothing behind. The run is recorded first ("submitting") and ends
+// "failed" with sbatch's error.
+TEST(TrustCli, ASubmitIsRecordedBeforeSbatchAndAFailureWithItsError) {
+  const fs::path dir = scratch("submit");
+  fs::copy(kRoot + "/projects/rows.lego.json", dir / "rows.lego.json");
+  fs::create_directories(dir / "bin");
+  std::ofstream(dir / "bin" / "sbatch") << "#!/bin/sh\n"
+                                           "grep -q '\"state\": \"submitting\"' \"$LEGO_PROJECT\" && echo recorded >> \"$LEGO_SEEN\"\n"
+                                           "echo 'sbatch: error: invalid partition specified: nope' >&2\nexit 1\n";
+  fs::permissions(dir / "bin" / "sbatch", fs::perms::owner_all);
+  const std::string project = (dir / "rows.lego.json").string();
+  const Output o = shell("PATH=" + (dir / "bin").string() + ":$PATH LEGO_PROJECT=" + project + " LEGO_SEEN=" + (dir / "seen").string() +
+                         " " + kBin + "/lego submit " + project + " --kernel softmax --slurm --max-variants 2");
+  EXPECT_EQ(o.rc, 2) << o.text;
+  EXPECT_NE(o.text.find("invalid partition"), std::string::npos) << o.text;
+  EXPECT_EQ(slurp(dir / "seen"), "recorded\n");  // the project held the run while sbatch ran
+  const std::string text = slurp(dir / "rows.lego.json");
+  EXPECT_NE(text.find("\"state\": \"failed\""), std::string::npos) << text;
+  EXPECT_NE(text.find("invalid partition specified"), std::string::npos) << text;
+  // The project still loads, and the failed run is nothing to collect.
+  const Output bench = shell(kBin + "/lego bench " + project + " --kernel softmax --set M=64 --max-variants 1 --min-time 0.01");
+  EXPECT_EQ(bench.text.find("$.runs"), std::string::npos) << bench.text;
+}
+
+}  // namespace
+
+namespace {
+
+// Issue 29, failure 9: a shipped <project>.runs link made submit --dry-run
+// write a job outside the project's folder.
+TEST(TrustCli, ASubmitNeverWritesThroughAShippedLink) {
+  const fs::path dir = scratch("runs-link"), outside = scratch("runs-outside");
+  fs::copy(kRoot + "/projects/rows.lego.json", dir / "rows.lego.json");
+  fs::create_directory_symlink(outside, dir / "rows.runs");
+  const Output o =
+      shell(kBin + "/lego submit " + (dir / "rows.lego.json").string() + " --kernel softmax --slurm --dry-run --max-variants 1");
+  EXPECT_EQ(o.rc, 2) << o.text;
+  EXPECT_NE(o.text.find("is a link"), std::string::npos) << o.text;
+  EXPECT_TRUE(fs::is_empty(outside));
+}
+
+}  // namespace
