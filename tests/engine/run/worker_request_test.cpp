@@ -29,7 +29,7 @@ TEST(WorkerRequest, EachBadFieldIsNamedByItsPath) {
   const std::vector<std::pair<std::function<void(Json&)>, std::string>> cases = {
       {[](Json& j) { j["id"] = "x"; }, "$.id: expected an integer"},
       {[](Json& j) { j["kind"] = 7; }, "$.kind: expected a string"},
-      {[](Json& j) { j["kind"] = "format-disk"; }, "$.kind: expected one of analyze, ceilings, ping, run"},
+      {[](Json& j) { j["kind"] = "format-disk"; }, "$.kind: expected one of analyze, ceilings, compile, cuda-compile, ping, run"},
       {[](Json& j) { j.erase("source"); }, "$.source: missing"},
       {[](Json& j) { j["repetitions"] = 0; }, "$.repetitions: expected an integer in [1, 1000]"},
       {[](Json& j) { j["min_time"] = 0; }, "$.min_time: expected a number in (0"},
