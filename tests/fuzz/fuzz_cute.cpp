@@ -2,7 +2,7 @@
 #include <cstdint>
 #include <string>
 
-#include "fuzz/cute_input.hpp"
+#include "cute_input.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   lego::fuzz::read_cute_text(std::string(reinterpret_cast<const char*>(data), size));

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "fuzz/results_input.hpp"
+#include "results_input.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   lego::fuzz::read_results_text(std::string(reinterpret_cast<const char*>(data), size));
