@@ -77,15 +77,6 @@ std::int64_t elements(const Json& tensor) {
   return n;
 }
 
-// The events of a kernel's process (run/kernel_process.hpp) are data from
-// project code: each is checked for its type before use.
-std::string text_of(const Json& event, const char* key) {
-  const auto it = event.find(key);
-  return it != event.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-std::string event_of(const std::optional<Json>& event) { return event ? text_of(*event, "event") : std::string(); }
-
 // How a process that stopped early ended, for a message.
 std::string ended_early(KernelProcess& process, const char* what) {
   const std::string how = process.finish();
@@ -141,10 +132,11 @@ Executor::Reference& Executor::reference(const Json& request, const std::map<std
   job["library"] = "";
   KernelProcess process(job, buffers);
   std::optional<Json> event = process.next_event();
-  if (event_of(event) == "compile-error") throw std::runtime_error("the reference does not compile:\n" + text_of(*event, "message"));
-  if (event_of(event) == "compiled") event = process.next_event();
-  if (event_of(event) == "error") throw std::runtime_error("the reference: " + text_of(*event, "message"));
-  if (event_of(event) != "called") throw std::runtime_error(ended_early(process, "the reference"));
+  if (event_text(event, "event") == "compile-error")
+    throw std::runtime_error("the reference does not compile:\n" + event_text(event, "message"));
+  if (event_text(event, "event") == "compiled") event = process.next_event();
+  if (event_text(event, "event") == "error") throw std::runtime_error("the reference: " + event_text(event, "message"));
+  if (event_text(event, "event") != "called") throw std::runtime_error(ended_early(process, "the reference"));
   process.finish();
   auto ref = std::make_unique<Reference>();
   std::size_t k = 0;
@@ -192,43 +184,43 @@ void Executor::execute_cpu(const Json& request, Json& result, const std::functio
                                 "lego_entry", buffers),
                         buffers);
   std::optional<Json> event = process.next_event();
-  if (event_of(event) == "compile-error") {
+  if (event_text(event, "event") == "compile-error") {
     result["status"] = "compile-error";
-    result["message"] = "the kernel does not compile:\n" + text_of(*event, "message");
+    result["message"] = "the kernel does not compile:\n" + event_text(event, "message");
     return;
   }
-  if (event_of(event) == "error") {
+  if (event_text(event, "event") == "error") {
     result["status"] = "error";
-    result["message"] = text_of(*event, "message");
+    result["message"] = event_text(event, "message");
     return;
   }
-  if (event_of(event) != "compiled") {
+  if (event_text(event, "event") != "compiled") {
     result["status"] = "crashed";
     result["message"] = ended_early(process, "the kernel");
     return;
   }
   if (const auto ms = event->find("ms"); ms != event->end() && ms->is_number()) result["kernel_ms"] = ms->get<double>();
-  if (request.value("assembly", false)) result["assembly"] = text_of(*event, "assembly");
-  if (const std::string note = text_of(*event, "sandbox"); !note.empty()) result["sandbox"] = note;
+  if (request.value("assembly", false)) result["assembly"] = event_text(event, "assembly");
+  if (const std::string note = event_text(event, "sandbox"); !note.empty()) result["sandbox"] = note;
   if (!request.value("library", "").empty()) {  // asked in the process that loaded it; shown, never trusted
-    result["library_kernel"] = text_of(*event, "library_kernel");
-    result["library_level"] = text_of(*event, "library_level");
+    result["library_kernel"] = event_text(event, "library_kernel");
+    result["library_level"] = event_text(event, "library_level");
   }
   if (data.reference) stage("verify");
   event = process.next_event();
-  if (event_of(event) == "error") {
+  if (event_text(event, "event") == "error") {
     result["status"] = "error";
-    result["message"] = text_of(*event, "message");
+    result["message"] = event_text(event, "message");
     return;
   }
-  if (event_of(event) == "fault") {
+  if (event_text(event, "event") == "fault") {
     process.finish();
     result["verified"] = false;
     result["status"] = "out of bounds";
-    result["message"] = text_of(*event, "message");
+    result["message"] = event_text(event, "message");
     return;
   }
-  if (event_of(event) != "called") {
+  if (event_text(event, "event") != "called") {
     const std::string how = ended_early(process, "the kernel");
     if (!check_overruns(request, data, result)) return;
     result["status"] = "crashed";
@@ -245,14 +237,14 @@ void Executor::execute_cpu(const Json& request, Json& result, const std::functio
     stage("time");
     process.go();
     event = process.next_event();
-    if (event_of(event) == "fault") {
+    if (event_text(event, "event") == "fault") {
       process.finish();
       result["verified"] = false;
       result["status"] = "out of bounds";
-      result["message"] = text_of(*event, "message") + " (while it was timed)";
+      result["message"] = event_text(event, "message") + " (while it was timed)";
       return;
     }
-    if (event_of(event) != "timed" || !event->contains("benchmark") || !(*event)["benchmark"].is_object()) {
+    if (event_text(event, "event") != "timed" || !event->contains("benchmark") || !(*event)["benchmark"].is_object()) {
       const std::string how = ended_early(process, "the kernel");
       if (!check_overruns(request, data, result)) return;
       result["status"] = "crashed";
@@ -474,14 +466,15 @@ void Executor::execute_cuda(const Json& request, Json& result, const std::functi
     job["target"] = "host";
     KernelProcess process(job, buffers);
     std::optional<Json> event = process.next_event();
-    if (event_of(event) == "compile-error") {
+    if (event_text(event, "event") == "compile-error") {
       result["status"] = "compile-error";
-      result["message"] = "the kernel does not compile for CPU emulation:\n" + text_of(*event, "message");
+      result["message"] = "the kernel does not compile for CPU emulation:\n" + event_text(event, "message");
       return;
     }
-    if (event_of(event) == "compiled") event = process.next_event();
-    if (event_of(event) != "called") {
-      const std::string how = event_of(event) == "error" ? text_of(*event, "message") : ended_early(process, "the emulated kernel");
+    if (event_text(event, "event") == "compiled") event = process.next_event();
+    if (event_text(event, "event") != "called") {
+      const std::string how =
+          event_text(event, "event") == "error" ? event_text(event, "message") : ended_early(process, "the emulated kernel");
       process.finish();
       if (!check_overruns(request, data, result)) return;
       result["status"] = "crashed";

@@ -110,14 +110,6 @@ bool read_all(int fd, void* data, std::size_t size) {
   _exit(0);
 }
 
-// A string field of an event from a kernel's process, "" when absent or of
-// another type (the process is not trusted to write what it should).
-std::string field_text(const std::optional<nlohmann::json>& event, const char* key) {
-  if (!event) return "";
-  const auto it = event->find(key);
-  return it != event->end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 std::string describe_status(int status) {
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
@@ -158,6 +150,12 @@ void start_kernel_zygote() {
 }
 
 bool kernel_zygote_running() { return zygote_socket >= 0; }
+
+std::string event_text(const std::optional<nlohmann::json>& event, const char* key) {
+  if (!event) return "";
+  const auto it = event->find(key);
+  return it != event->end() && it->is_string() ? it->get<std::string>() : "";
+}
 
 KernelProcess::KernelProcess(const nlohmann::json& job, const std::vector<const Buffer*>& buffers) {
   if (zygote_socket < 0) throw std::runtime_error("no kernel zygote: start_kernel_zygote() was not called in this process");
@@ -234,15 +232,15 @@ nlohmann::json analyze_in_kernel_process(const nlohmann::json& request) {
       {"id", request.value("id", 0)}, {"kernel", request.value("kernel", "")}, {"variant", request.value("variant", "")}};
   KernelProcess process({{"analyze", request}, {"buffers", nlohmann::json::array()}}, {});
   std::optional<nlohmann::json> event = process.next_event();
-  if (field_text(event, "event") == "analyzed" && event->contains("result") && (*event)["result"].is_object()) {
+  if (event_text(event, "event") == "analyzed" && event->contains("result") && (*event)["result"].is_object()) {
     nlohmann::json result = std::move((*event)["result"]);
     result["id"] = request.value("id", 0);  // the worker's own, whatever the process wrote
     return result;
   }
   const std::string how = process.finish();
   failed["status"] = "error";
-  failed["message"] = !field_text(event, "message").empty()
-                          ? field_text(event, "message")
+  failed["message"] = !event_text(event, "message").empty()
+                          ? event_text(event, "message")
                           : "the traced kernel's process ended without a result" + (how.empty() ? std::string() : " (" + how + ")");
   return failed;
 }
@@ -258,8 +256,8 @@ nlohmann::json compile_without_running(const std::string& source, const std::str
                               {"buffers", nlohmann::json::array()}};
   KernelProcess process(job, {});
   const std::optional<nlohmann::json> event = process.next_event();
-  const std::string what = field_text(event, "event");
-  const auto text = [&](const char* key) { return field_text(event, key); };
+  const std::string what = event_text(event, "event");
+  const auto text = [&](const char* key) { return event_text(event, key); };
   if (what == "compiled") return {{"status", "ok"}, {"assembly", text("assembly")}};
   if (what == "compile-error" || what == "error") return {{"status", "compile-error"}, {"message", text("message")}};
   const std::string how = process.finish();

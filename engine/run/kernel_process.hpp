@@ -65,6 +65,11 @@ class KernelProcess {
   bool finished_ = false;
 };
 
+// A string field of an event from a kernel's process: "" when there is no
+// event, or the field is absent or of another type (the process is not
+// trusted to write what it should).
+std::string event_text(const std::optional<nlohmann::json>& event, const char* key);
+
 // The worker's "compile" request: the source compiled to assembly in a
 // kernel's process, never linked or run (export, the code views).
 // {"status": "ok", "assembly", "ms"} or {"status": "compile-error", "message"}.
