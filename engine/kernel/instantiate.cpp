@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "expr/parser.hpp"
 #include "kernel/microkernel.hpp"
@@ -80,8 +81,30 @@ std::string parameter_constants(const Env& parameters) {
   return out;
 }
 
+// The reference gets only the parameters its text names. A reference is
+// the same program for every tile size and unroll factor of a sweep, and the
+// worker keeps a reference's outputs while its source is unchanged: with
+// all parameters, each variant's new T or FLAT made a new source, and every
+// variant compiled and ran the reference again. A name it uses without
+// naming it (token pasting) is an undeclared identifier, a compile error,
+// never a silently different reference.
 std::string reference_source(const KernelSpec& spec, const Env& parameters) {
-  return parameter_constants(parameters) + "#line 1 \"" + spec.reference_name + "\"\n" + spec.reference_text;
+  std::set<std::string, std::less<>> named;
+  const std::string& text = spec.reference_text;
+  for (std::size_t k = 0; k < text.size();) {
+    const auto identifier_char = [&](std::size_t at) { return std::isalnum(static_cast<unsigned char>(text[at])) || text[at] == '_'; };
+    if (!identifier_char(k)) {
+      ++k;
+      continue;
+    }
+    const std::size_t start = k;
+    while (k < text.size() && identifier_char(k)) ++k;
+    named.emplace(text.substr(start, k - start));
+  }
+  Env used;
+  for (const auto& [name, value] : parameters)
+    if (named.count(name)) used[name] = value;
+  return parameter_constants(used) + "#line 1 \"" + spec.reference_name + "\"\n" + spec.reference_text;
 }
 
 std::int64_t formula_value(const KernelSpec& spec, const Expr& e, const Env& parameters, const std::string& what) {

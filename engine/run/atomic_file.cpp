@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "expr/diagnostic.hpp"
+#include "run/fd_io.hpp"
 
 namespace lego::run {
 namespace fs = std::filesystem;
@@ -53,12 +54,7 @@ void write_atomically(const fs::path& file, const std::string& text) {
   struct stat existing {};
   const mode_t mode = ::stat(target.c_str(), &existing) == 0 ? (existing.st_mode & 07777) : 0644;
   if (::fchmod(tmp.fd, mode) != 0) fail(file, "cannot set the mode", errno);
-  for (std::size_t done = 0; done < text.size();) {
-    const ssize_t n = ::write(tmp.fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail(file, "the write failed", errno);
-    done += static_cast<std::size_t>(n);
-  }
+  if (!write_all(tmp.fd, text.data(), text.size())) fail(file, "the write failed", errno);
   if (::fsync(tmp.fd) != 0) fail(file, "fsync failed", errno);
   if (::close(tmp.fd) != 0) {
     tmp.fd = -1;

@@ -89,6 +89,7 @@ Json job_for(const Json& request, const std::string& source, const char* entry, 
     described.push_back(
         {{"type", element_name(buffers[k]->type())}, {"count", buffers[k]->count()}, {"name", request.at("tensors").at(k).at("name")}});
   return {{"source", source},
+          {"scope", request.value("kernel", "")},
           {"entry", entry},
           {"target", request.value("target", "host")},
           {"library", request.value("library", "")},
@@ -105,8 +106,10 @@ Json job_for(const Json& request, const std::string& source, const char* entry, 
 }  // namespace
 
 Executor::Reference& Executor::reference(const Json& request, const std::map<std::string, Buffer>& inputs) {
-  // Reference outputs depend on the reference, the tensors' extents and the seed, not on layouts.
-  Json key = {request["reference"], request["parameters"], request["seed"], request.value("target", "host")};
+  // Reference outputs depend on the reference (its source carries the
+  // parameters it names), the tensors' extents and the seed, not on layouts
+  // or on the parameters only the variant uses.
+  Json key = {request["reference"], request["seed"], request.value("target", "host")};
   for (const auto& t : request["tensors"]) key.push_back({t["name"], t["extents"], t["type"], t["role"]});
   const std::string key_text = key.dump();
   if (reference_ && key_text == reference_key_) return *reference_;
@@ -137,7 +140,7 @@ Executor::Reference& Executor::reference(const Json& request, const std::map<std
   if (event_text(event, "event") == "compiled") event = process.next_event();
   if (event_text(event, "event") == "error") throw std::runtime_error("the reference: " + event_text(event, "message"));
   if (event_text(event, "event") != "called") throw std::runtime_error(ended_early(process, "the reference"));
-  process.finish();
+  process.release();
   auto ref = std::make_unique<Reference>();
   std::size_t k = 0;
   for (const auto& t : request["tensors"]) {
@@ -253,7 +256,7 @@ void Executor::execute_cpu(const Json& request, Json& result, const std::functio
     }
     result["benchmark"] = std::move((*event)["benchmark"]);
   }
-  process.finish();
+  process.release();
   if (!check_overruns(request, data, result)) return;
   result["status"] = "ok";
 }

@@ -16,6 +16,7 @@
 #include <llvm/IR/DiagnosticHandler.h>
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/DiagnosticPrinter.h>
+#include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/DynamicLibrary.h>
@@ -25,6 +26,7 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -166,6 +168,36 @@ std::string defined_function(const llvm::Module& module) {
   return "";
 }
 
+// The module's static constructors as one function, which load_object
+// calls. The JIT runs the constructors of IR it compiles itself, but not
+// those of an object file (that takes the ORC runtime), and a kernel's
+// process loads an object compiled elsewhere: without this, a global with a
+// dynamic initializer would be left zero there.
+constexpr const char* kConstructors = "__lego_constructors";
+
+// Every object gets one, empty when it has none: a look-up that fails is
+// reported on stderr by the JIT.
+void gather_constructors(llvm::Module& module) {
+  llvm::GlobalVariable* list = module.getNamedGlobal("llvm.global_ctors");
+  std::vector<std::pair<std::uint64_t, llvm::Function*>> constructors;  // priority, function
+  if (const auto* array = list ? llvm::dyn_cast_or_null<llvm::ConstantArray>(list->getInitializer()) : nullptr)
+    for (const llvm::Use& element : array->operands()) {
+      const auto* entry = llvm::dyn_cast<llvm::ConstantStruct>(element.get());
+      if (!entry || entry->getNumOperands() < 2) continue;
+      const auto* priority = llvm::dyn_cast<llvm::ConstantInt>(entry->getOperand(0));
+      auto* function = llvm::dyn_cast<llvm::Function>(entry->getOperand(1)->stripPointerCasts());
+      if (priority && function) constructors.emplace_back(priority->getZExtValue(), function);
+    }
+  std::stable_sort(constructors.begin(), constructors.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  llvm::LLVMContext& context = module.getContext();
+  auto* all = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(context), false), llvm::GlobalValue::ExternalLinkage,
+                                     kConstructors, module);
+  llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", all));
+  for (const auto& [priority, function] : constructors) builder.CreateCall(function->getFunctionType(), function);
+  builder.CreateRetVoid();
+  if (list) list->eraseFromParent();
+}
+
 llvm::Expected<llvm::orc::JITTargetMachineBuilder> machine_builder(const target::Target& t) {
   if (t.host) return llvm::orc::JITTargetMachineBuilder::detectHost();
   llvm::orc::JITTargetMachineBuilder builder{llvm::Triple(llvm::sys::getProcessTriple())};
@@ -176,19 +208,36 @@ llvm::Expected<llvm::orc::JITTargetMachineBuilder> machine_builder(const target:
   return builder;
 }
 
-// Machine code for the module, thrown away: what a build would assemble,
-// so the assembler's errors (inline asm it refuses) are found without
-// linking or loading anything.
-void emit_object(const llvm::Module& module, llvm::orc::JITTargetMachineBuilder builder) {
+// The module's relocatable object: what a build would assemble (so the
+// assembler's errors, inline asm it refuses, are found here) and what a
+// kernel's process links and loads. Empty when the target cannot emit one.
+std::string emit_object(const llvm::Module& module, llvm::orc::JITTargetMachineBuilder builder) {
   auto machine = builder.createTargetMachine();
-  if (!machine) return;
+  if (!machine) return "";
   auto copy = llvm::CloneModule(module);
   copy->setDataLayout((*machine)->createDataLayout());
   llvm::SmallString<0> bytes;
   llvm::raw_svector_ostream os(bytes);
   llvm::legacy::PassManager passes;
-  if ((*machine)->addPassesToEmitFile(passes, os, nullptr, llvm::CGFT_ObjectFile)) return;
+  if ((*machine)->addPassesToEmitFile(passes, os, nullptr, llvm::CGFT_ObjectFile)) return "";
   passes.run(*copy);
+  return std::string(bytes.str());
+}
+
+// The settings every object is built with, so that what compile_object
+// emits is what load_object's linker expects.
+llvm::Expected<llvm::orc::JITTargetMachineBuilder> code_builder(const target::Target& t) {
+  auto builder = machine_builder(t);
+  if (!builder) return builder;
+  builder->setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
+  // A JIT defaults to the large code model: every constant-pool load and
+  // call goes through a 64-bit absolute address, which halved the speed of
+  // the 27-point stencil against the same source built by clang++. JITLink
+  // places a module's sections in one slab and builds GOT/PLT entries for
+  // symbols outside it, so the small model (what clang++ uses) is safe.
+  builder->setCodeModel(llvm::CodeModel::Small);
+  builder->setRelocationModel(llvm::Reloc::PIC_);
+  return builder;
 }
 
 std::string emit_assembly(const llvm::Module& module, llvm::orc::JITTargetMachineBuilder builder) {
@@ -230,25 +279,61 @@ void on_llvm_fatal_error(std::function<void(const std::string& message)> report)
   });
 }
 
-CompileResult compile_cpp(const std::string& source, const CompileOptions& options) {
+ObjectCode compile_object(const std::string& source, const CompileOptions& options) {
+  initialize_llvm();
+  const auto start = std::chrono::steady_clock::now();
+  ObjectCode code;
+  auto finish = [&] {
+    code.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return std::move(code);
+  };
+  if (const std::string why = cannot_run_here(options.target); !why.empty()) {
+    code.diagnostics = "error: " + why + "\n";
+    return finish();
+  }
+  auto context = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::Module> module = frontend(source, options, *context, code.diagnostics);
+  if (!module) {
+    if (code.diagnostics.empty()) code.diagnostics = "error: compilation failed\n";
+    return finish();
+  }
+  auto target = code_builder(options.target);
+  if (!target) {
+    code.diagnostics += error_text(target.takeError());
+    return finish();
+  }
+  auto codegen = std::make_shared<CodegenErrors>();
+  context->setDiagnosticHandler(std::make_unique<CollectedDiagnostics>(codegen));
+  const auto codegen_failed = [&] {
+    code.diagnostics += codegen->text;
+    return !codegen->text.empty();
+  };
+  if (options.want_assembly || !options.link) code.assembly = emit_assembly(*module, *target);
+  if (codegen_failed()) return finish();
+  code.first_function = defined_function(*module);
+  gather_constructors(*module);
+  std::string object = emit_object(*module, *target);
+  if (codegen_failed()) return finish();
+  if (object.empty()) {
+    code.diagnostics += "error: LLVM: the target cannot emit an object file\n";
+    return finish();
+  }
+  code.object = std::move(object);
+  return finish();
+}
+
+CompileResult load_object(const ObjectCode& code, const CompileOptions& options) {
   initialize_llvm();
   const auto start = std::chrono::steady_clock::now();
   CompileResult result;
-  if (const std::string why = cannot_run_here(options.target); !why.empty()) {
-    result.diagnostics = "error: " + why + "\n";
-    return result;
-  }
-  auto context = std::make_unique<llvm::LLVMContext>();
-  std::unique_ptr<llvm::Module> module = frontend(source, options, *context, result.diagnostics);
   auto finish = [&] {
     result.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return std::move(result);
   };
-  if (!module) {
-    if (result.diagnostics.empty()) result.diagnostics = "error: compilation failed\n";
+  if (const std::string why = cannot_run_here(options.target); !why.empty()) {
+    result.diagnostics = "error: " + why + "\n";
     return finish();
   }
-
   if (!options.library.empty()) {
     // Only names on this list are ever loaded: a project cannot pick a file.
     const Library* library = find_library(options.library);
@@ -262,35 +347,11 @@ CompileResult compile_cpp(const std::string& source, const CompileOptions& optio
       return finish();
     }
   }
-  auto target = machine_builder(options.target);
+  auto target = code_builder(options.target);
   if (!target) {
     result.diagnostics += error_text(target.takeError());
     return finish();
   }
-  target->setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
-  // A JIT defaults to the large code model: every constant-pool load and
-  // call goes through a 64-bit absolute address, which halved the speed of
-  // the 27-point stencil against the same source built by clang++. JITLink
-  // places a module's sections in one slab and builds GOT/PLT entries for
-  // symbols outside it, so the small model (what clang++ uses) is safe.
-  target->setCodeModel(llvm::CodeModel::Small);
-  target->setRelocationModel(llvm::Reloc::PIC_);
-  auto codegen = std::make_shared<CodegenErrors>();
-  context->setDiagnosticHandler(std::make_unique<CollectedDiagnostics>(codegen));
-  const auto codegen_failed = [&] {
-    result.diagnostics += codegen->text;
-    return !codegen->text.empty();
-  };
-  const std::string assembly = options.want_assembly || !options.link ? emit_assembly(*module, *target) : std::string();
-  if (codegen_failed()) return finish();
-  if (!options.link) {
-    emit_object(*module, *target);
-    if (codegen_failed()) return finish();
-    result.module = std::make_unique<AssemblyOnly>(assembly);
-    return finish();
-  }
-  const std::string first_function = defined_function(*module);
-
   auto jit = llvm::orc::LLJITBuilder()
                  .setJITTargetMachineBuilder(*target)
                  .setObjectLinkingLayerCreator([](llvm::orc::ExecutionSession& session, const llvm::Triple&) {
@@ -301,6 +362,11 @@ CompileResult compile_cpp(const std::string& source, const CompileOptions& optio
     result.diagnostics += error_text(jit.takeError());
     return finish();
   }
+  // Link errors (a symbol defined nowhere) reach the session's reporter,
+  // which would print them on stderr: they belong in the diagnostics.
+  auto link_errors = std::make_shared<std::string>();
+  (*jit)->getExecutionSession().setErrorReporter(
+      [link_errors](llvm::Error error) { *link_errors += "error: " + error_text(std::move(error)) + "\n"; });
   auto& dylib = (*jit)->getMainJITDylib();
   auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess((*jit)->getDataLayout().getGlobalPrefix());
   if (!process) {
@@ -308,22 +374,41 @@ CompileResult compile_cpp(const std::string& source, const CompileOptions& optio
     return finish();
   }
   dylib.addGenerator(std::move(*process));
-  module->setDataLayout((*jit)->getDataLayout());
-  if (auto error = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context)))) {
+  if (auto error = (*jit)->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(code.object, "kernel.o"))) {
     result.diagnostics += error_text(std::move(error));
     return finish();
   }
-  if (!first_function.empty()) {
-    auto symbol = (*jit)->lookup(first_function);
-    if (!symbol) result.diagnostics += "error: " + error_text(symbol.takeError()) + "\n";
-    if (!symbol || codegen_failed()) return finish();
+  // Linked on the first look-up: an undefined symbol is reported here, as a
+  // compile error, not when the caller runs it.
+  if (!code.first_function.empty()) {
+    auto symbol = (*jit)->lookup(code.first_function);
+    if (!symbol) {
+      result.diagnostics += *link_errors + "error: " + error_text(symbol.takeError()) + "\n";
+      return finish();
+    }
   }
-  if (auto error = (*jit)->initialize(dylib)) {
-    result.diagnostics += error_text(std::move(error));
-    return finish();
-  }
-  result.module = std::make_unique<LlJitModule>(std::move(*jit), assembly);
+  if (auto constructors = (*jit)->lookup(kConstructors))
+    constructors->toPtr<void (*)()>()();
+  else
+    llvm::consumeError(constructors.takeError());  // not from compile_object
+  result.module = std::make_unique<LlJitModule>(std::move(*jit), code.assembly);
   return finish();
+}
+
+CompileResult compile_cpp(const std::string& source, const CompileOptions& options) {
+  ObjectCode code = compile_object(source, options);
+  CompileResult result;
+  result.diagnostics = code.diagnostics;
+  result.ms = code.ms;
+  if (code.object.empty()) return result;
+  if (!options.link) {
+    result.module = std::make_unique<AssemblyOnly>(std::move(code.assembly));
+    return result;
+  }
+  CompileResult loaded = load_object(code, options);
+  loaded.diagnostics = result.diagnostics + loaded.diagnostics;
+  loaded.ms += result.ms;
+  return loaded;
 }
 
 }  // namespace lego::run

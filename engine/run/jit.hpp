@@ -49,6 +49,21 @@ struct CompileResult {
 // Thread-compatible, not thread-safe: one compile at a time per process.
 CompileResult compile_cpp(const std::string& source, const CompileOptions& options = {});
 
+// compile_cpp in its two halves, for a compile in one process and a run in
+// another (run/kernel_process.hpp): the source to a relocatable object (and
+// its assembly when asked), nothing linked or loaded; then that object
+// linked and loaded, its library and the process's symbols (libomp)
+// resolved, its constructors run.
+struct ObjectCode {
+  std::string object;          // ELF bytes; empty when it does not compile
+  std::string assembly;        // when options.want_assembly (or !link)
+  std::string first_function;  // looked up at load, so link errors are compile errors
+  std::string diagnostics;
+  double ms = 0;
+};
+ObjectCode compile_object(const std::string& source, const CompileOptions& options = {});
+CompileResult load_object(const ObjectCode& code, const CompileOptions& options = {});
+
 // The host CPU as LLVM names it (for reports).
 std::string host_cpu();
 

@@ -12,16 +12,35 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 
 #include "kernel/bounded_json.hpp"
+#include "run/fd_io.hpp"
 #include "run/kernel_sandbox.hpp"
 
 namespace lego::run {
+
+// A zygote forks one process at a time and reports its pid, then its wait
+// status once it has ended. Two of them: kernels' processes, and the
+// compiler's, which lives across many of those.
+struct Zygote {
+  int socket = -1;
+  pid_t pid = -1;
+  int owed_statuses = 0;  // of released processes, still to be read
+};
+
 namespace {
 
-int zygote_socket = -1;
-pid_t zygote_pid = -1;
+Zygote kernels, compilers;
+
+// The statuses of released processes come first: they ended before the
+// zygote took its next job.
+bool drain_owed(Zygote& zygote) {
+  for (int status = 0; zygote.owed_statuses > 0; --zygote.owed_statuses)
+    if (!read_all(zygote.socket, &status, sizeof status)) return false;
+  return true;
+}
 
 // Job messages carry no bytes worth trusting, only descriptors: the job
 // itself is a memfd, so its size has no limit of the socket's.
@@ -65,30 +84,6 @@ bool receive_fds(int socket, std::vector<int>& fds) {
   return fds.size() == count && count >= 3;
 }
 
-bool write_all(int fd, const void* data, std::size_t size) {
-  const char* p = static_cast<const char*>(data);
-  while (size > 0) {
-    const ssize_t n = write(fd, p, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    p += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-bool read_all(int fd, void* data, std::size_t size) {
-  char* p = static_cast<char*>(data);
-  while (size > 0) {
-    const ssize_t n = read(fd, p, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    p += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
 // The zygote: one job at a time. It forks the kernel's process, tells the
 // worker its pid, and once it has ended, its wait status.
 [[noreturn]] void zygote_loop(int socket) {
@@ -122,8 +117,9 @@ std::string describe_status(int status) {
 
 }  // namespace
 
-void start_kernel_zygote() {
-  if (zygote_socket >= 0) return;
+namespace {
+
+void fork_zygote(Zygote& zygote) {
   int pair[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
     throw std::runtime_error(std::string("socketpair: ") + std::strerror(errno));
@@ -145,11 +141,21 @@ void start_kernel_zygote() {
     zygote_loop(socket);
   }
   close(pair[1]);
-  zygote_socket = pair[0];
-  zygote_pid = pid;
+  zygote.socket = pair[0];
+  zygote.pid = pid;
 }
 
-bool kernel_zygote_running() { return zygote_socket >= 0; }
+}  // namespace
+
+void start_kernel_zygote() {
+  if (kernels.socket >= 0) return;
+  // A write to a process that has gone must fail, not end the worker.
+  signal(SIGPIPE, SIG_IGN);
+  fork_zygote(kernels);
+  fork_zygote(compilers);
+}
+
+bool kernel_zygote_running() { return kernels.socket >= 0; }
 
 std::string event_text(const std::optional<nlohmann::json>& event, const char* key) {
   if (!event) return "";
@@ -157,8 +163,70 @@ std::string event_text(const std::optional<nlohmann::json>& event, const char* k
   return it != event->end() && it->is_string() ? it->get<std::string>() : "";
 }
 
-KernelProcess::KernelProcess(const nlohmann::json& job, const std::vector<const Buffer*>& buffers) {
-  if (zygote_socket < 0) throw std::runtime_error("no kernel zygote: start_kernel_zygote() was not called in this process");
+namespace {
+
+// The worker's compiler: a kernel process that serves compiles
+// (kernel_child.cpp serve_compiles) for one scope (a kernel of a project),
+// at most kCompilesPerServer of them, so that whatever one project's
+// sources did to it does not reach another's.
+struct Compiler {
+  std::unique_ptr<KernelProcess> process;
+  std::string scope;
+  int served = 0;
+};
+Compiler compiler;
+constexpr int kCompilesPerServer = 64;
+
+// The compiler's answer for one source: {"event": "object", ...} or
+// {"event": "compile-error", "message"}.
+nlohmann::json compile_in_server(const nlohmann::json& job) {
+  const std::string scope = job.value("scope", "");
+  if (compiler.process && (compiler.scope != scope || compiler.served >= kCompilesPerServer)) compiler.process.reset();
+  if (!compiler.process) {
+    compiler.process = std::make_unique<KernelProcess>(
+        nlohmann::json{{"compile_server", true}, {"target", "host"}, {"buffers", nlohmann::json::array()}}, std::vector<const Buffer*>{});
+    compiler.scope = scope;
+    compiler.served = 0;
+  }
+  nlohmann::json request = {{"source", job.at("source")},
+                            {"target", job.value("target", "host")},
+                            {"openmp", job.value("openmp", true)},
+                            {"assembly", job.value("assembly", false)}};
+  ++compiler.served;
+  std::optional<nlohmann::json> answer;
+  if (compiler.process->request(request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)))
+    answer = compiler.process->next_event();
+  const std::string event = event_text(answer, "event");
+  if (event == "object" && answer->contains("object") && (*answer)["object"].is_string()) return std::move(*answer);
+  if (event == "compile-error" && !answer->value("fatal", false)) return std::move(*answer);
+  // An LLVM fatal error ended it, or it died: the next source gets a new one.
+  const std::string how = compiler.process->finish();
+  compiler.process.reset();
+  if (event == "compile-error") return std::move(*answer);
+  return {{"event", "compile-error"},
+          {"message", "the compiler's process ended without a result" + (how.empty() ? std::string() : " (" + how + ")")}};
+}
+
+}  // namespace
+
+KernelProcess::KernelProcess(const nlohmann::json& given_job, const std::vector<const Buffer*>& buffers) {
+  if (kernels.socket < 0) throw std::runtime_error("no kernel zygote: start_kernel_zygote() was not called in this process");
+  nlohmann::json job = given_job;
+  zygote_ = job.value("compile_server", false) ? &compilers : &kernels;
+  if (job.contains("source") && !job.value("compile_only", false)) {
+    nlohmann::json answer = compile_in_server(job);
+    if (event_text(answer, "event") != "object") {
+      not_compiled_ = std::move(answer);
+      finished_ = true;
+      return;
+    }
+    job.erase("source");
+    job["object"] = std::move(answer["object"]);
+    job["first_function"] = answer.value("first_function", "");
+    job["assembly"] = false;  // the compiler's, below
+    compiled_ = nlohmann::json{{"assembly", answer.value("assembly", "")}, {"ms", answer.value("ms", 0.0)}};
+  }
+  if (!drain_owed(*zygote_)) throw std::runtime_error("the kernel zygote ended");
   const int job_fd = memfd_create("lego-job", MFD_CLOEXEC);
   if (job_fd < 0) throw std::runtime_error(std::string("memfd_create: ") + std::strerror(errno));
   const std::string text = job.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -171,7 +239,7 @@ KernelProcess::KernelProcess(const nlohmann::json& job, const std::vector<const 
   std::vector<int> fds = {job_fd, events[1], control[0]};
   for (const Buffer* b : buffers) fds.push_back(b->fd());
   try {
-    send_fds(zygote_socket, fds);
+    send_fds(zygote_->socket, fds);
   } catch (...) {
     for (int fd : {job_fd, events[0], events[1], control[0], control[1]}) close(fd);
     throw;
@@ -179,9 +247,13 @@ KernelProcess::KernelProcess(const nlohmann::json& job, const std::vector<const 
   for (int fd : {job_fd, events[1], control[0]}) close(fd);
   events_ = events[0];
   control_ = control[1];
-  if (!read_all(zygote_socket, &pid_, sizeof pid_) || pid_ <= 0) {
+  if (!read_all(zygote_->socket, &pid_, sizeof pid_)) {
+    finished_ = true;
+    ended_ = "the kernel zygote ended";
+  } else if (pid_ <= 0) {
     finished_ = true;
     ended_ = "the kernel zygote could not fork";
+    ++zygote_->owed_statuses;  // it still sends one, for nothing
   }
 }
 
@@ -193,11 +265,25 @@ KernelProcess::~KernelProcess() {
 
 std::optional<nlohmann::json> KernelProcess::next_event() {
   constexpr std::size_t kMaxLine = 256u << 20;  // an assembly listing is a few MiB
+  if (not_compiled_) {
+    std::optional<nlohmann::json> event = std::move(not_compiled_);
+    not_compiled_.reset();
+    return event;
+  }
   for (;;) {
     if (const auto newline = pending_.find('\n'); newline != std::string::npos) {
       std::string line = pending_.substr(0, newline);
       pending_.erase(0, newline + 1);
-      if (auto parsed = kernel::parse_bounded_json(line); parsed && parsed->is_object()) return parsed;
+      if (auto parsed = kernel::parse_bounded_json(line); parsed && parsed->is_object()) {
+        if (compiled_ && event_text(parsed, "event") == "compiled") {  // compiled there, loaded here
+          (*parsed)["assembly"] = (*compiled_)["assembly"];
+          const auto load_ms = parsed->find("ms");
+          (*parsed)["ms"] =
+              (*compiled_)["ms"].get<double>() + (load_ms != parsed->end() && load_ms->is_number() ? load_ms->get<double>() : 0.0);
+          compiled_.reset();
+        }
+        return parsed;
+      }
       return nlohmann::json{{"event", "error"}, {"message", "the kernel's process wrote a line that is not a JSON object"}};
     }
     if (pending_.size() > kMaxLine || events_ < 0) return std::nullopt;
@@ -207,6 +293,12 @@ std::optional<nlohmann::json> KernelProcess::next_event() {
     if (n <= 0) return std::nullopt;
     pending_.append(chunk, static_cast<std::size_t>(n));
   }
+}
+
+bool KernelProcess::request(const std::string& text) {
+  const std::uint32_t size = static_cast<std::uint32_t>(text.size());
+  return !finished_ && control_ >= 0 && text.size() < (64u << 20) && write_all(control_, &size, sizeof size) &&
+         write_all(control_, text.data(), text.size());
 }
 
 void KernelProcess::go() {
@@ -220,10 +312,18 @@ std::string KernelProcess::finish() {
   kill(-pid_, SIGKILL);  // its group: threads and anything it started
   kill(pid_, SIGKILL);
   int status = 0;
-  ended_ = read_all(zygote_socket, &status, sizeof status) ? describe_status(status) : "the kernel zygote ended";
+  ended_ = drain_owed(*zygote_) && read_all(zygote_->socket, &status, sizeof status) ? describe_status(status) : "the kernel zygote ended";
   // Killed here after it finished is how every process ends, not news.
   if (ended_ == "killed by SIGKILL") ended_ = "";
   return ended_;
+}
+
+void KernelProcess::release() {
+  if (finished_) return;
+  finished_ = true;
+  kill(-pid_, SIGKILL);
+  kill(pid_, SIGKILL);
+  ++zygote_->owed_statuses;
 }
 
 nlohmann::json analyze_in_kernel_process(const nlohmann::json& request) {

@@ -172,6 +172,20 @@ std::string instantiate_error(const std::string& text) {
   return "no error";
 }
 
+// The worker keeps a reference's outputs while its source is unchanged; the
+// source carries only the parameters it names, so a sweep over tile sizes
+// runs the reference once, not once per tile size.
+TEST(Instantiate, TheReferenceGetsOnlyTheParametersItNames) {
+  const KernelSpec t = find_kernel(transposes(), "transpose2d");
+  const Instance t8 = instantiate(t, find_variant(t, "A=row,B=row,L=tiles,N=64,T=8,FLAT=0", {{"N", 64}}), sym::Lang::C);
+  const Instance t32 = instantiate(t, find_variant(t, "A=row,B=row,L=tiles,N=64,T=32,FLAT=1", {{"N", 64}}), sym::Lang::C);
+  EXPECT_EQ(t8.reference, t32.reference);
+  EXPECT_NE(t8.reference.find("constexpr int64_t N = 64;"), std::string::npos) << t8.reference;
+  EXPECT_EQ(t8.reference.find("constexpr int64_t T ="), std::string::npos) << t8.reference;
+  const Instance n128 = instantiate(t, find_variant(t, "A=row,B=row,L=tiles,N=128,T=8,FLAT=0", {{"N", 128}}), sym::Lang::C);
+  EXPECT_NE(n128.reference, t8.reference);
+}
+
 TEST(Instantiate, BadPlaceholdersGetTemplateLineAndColumn) {
   EXPECT_NE(instantiate_error("x\n  y = {{ Q[i] }};").find("cpu/transpose2d.cpp:2:10:"), std::string::npos)
       << instantiate_error("x\n  y = {{ Q[i] }};");

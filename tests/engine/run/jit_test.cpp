@@ -17,6 +17,32 @@ TEST(Jit, CompilesAndRunsAFunction) {
   EXPECT_NE(r.module->assembly().find("triangle"), std::string::npos);
 }
 
+// A kernel's process loads an object the worker's compiler made: the
+// object's static constructors must run there as the JIT ran them for IR.
+TEST(Jit, AnObjectLoadedElsewhereRunsItsConstructors) {
+  const ObjectCode code = compile_object(R"(
+    static int triple(int v) { return 3 * v; }
+    static int seeded = triple(14);  // a dynamic initializer
+    extern "C" int seed() { return seeded; })");
+  ASSERT_FALSE(code.object.empty()) << code.diagnostics;
+  EXPECT_EQ(code.first_function, "seed");
+  auto r = load_object(code);
+  ASSERT_TRUE(r.module) << r.diagnostics;
+  auto* f = reinterpret_cast<int (*)()>(r.module->lookup("seed"));
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f(), 42);
+}
+
+TEST(Jit, AnUndefinedSymbolIsACompileErrorAtLoad) {
+  const ObjectCode code = compile_object(R"(
+    extern "C" int lego_nowhere(int);
+    extern "C" int call() { return lego_nowhere(1); })");
+  ASSERT_FALSE(code.object.empty()) << code.diagnostics;
+  const auto r = load_object(code);
+  EXPECT_FALSE(r.module);
+  EXPECT_NE(r.diagnostics.find("lego_nowhere"), std::string::npos) << r.diagnostics;
+}
+
 TEST(Jit, RunsOpenMpParallelLoops) {
   auto r = compile_cpp(R"(
     #include <omp.h>
