@@ -1,7 +1,8 @@
 // A copy that, by MODE, also tries to leave its sandbox (issue 29,
 // failures 7 and 12): 1 forks a child that would outlive it and leave a
 // file behind; 2 does so from a new session (setsid); 3 allocates and
-// touches 4 GiB; 4 opens a TCP socket. The copy itself is right, so only
+// touches 4 GiB; 4 opens a TCP socket; 5 writes a file outside its
+// buffers (the files are read-only to it). The copy itself is right, so only
 // what the sandbox refused decides the verdict: a refused fork or socket
 // writes B[0] = -1 (the verdict: wrong), an allocation beyond the limit dies.
 #include <sys/socket.h>
@@ -33,4 +34,10 @@ extern "C" void lego_kernel(const float* A, float* B) {
     std::free(p);
   }
   if (mode == 4 && socket(AF_INET, SOCK_STREAM, 0) < 0) B[0] = -1;
+  if (mode == 5) {
+    if (FILE* f = std::fopen(std::getenv("LEGO_ESCAPE_MARK"), "w"))
+      std::fclose(f);
+    else
+      B[0] = -1;
+  }
 }
