@@ -183,14 +183,17 @@ static void permute(const Tensor& t, const char* from, char* to, bool pack) {
   }
 }
 
-static double value(const Tensor& t, const char* buf, int64_t k) {
+// An output against the reference's, by lego_check's rule (above): the
+// worker's own. tolerance 0: the element type's default.
+static lego_check::Checked check(const Tensor& t, const char* got, const char* want, double tolerance) {
+  const int64_t n = elements(t);
   switch (t.kind) {
-    case Kind::F32: return reinterpret_cast<const float*>(buf)[k];
-    case Kind::F64: return reinterpret_cast<const double*>(buf)[k];
-    case Kind::I32: return reinterpret_cast<const int32_t*>(buf)[k];
-    case Kind::I64: return double(reinterpret_cast<const int64_t*>(buf)[k]);
+    case Kind::F32: return lego_check::check_elements(reinterpret_cast<const float*>(got), reinterpret_cast<const float*>(want), n, tolerance);
+    case Kind::F64: return lego_check::check_elements(reinterpret_cast<const double*>(got), reinterpret_cast<const double*>(want), n, tolerance);
+    case Kind::I32: return lego_check::check_elements(reinterpret_cast<const int32_t*>(got), reinterpret_cast<const int32_t*>(want), n, tolerance);
+    case Kind::I64: return lego_check::check_elements(reinterpret_cast<const int64_t*>(got), reinterpret_cast<const int64_t*>(want), n, tolerance);
   }
-  return 0;
+  return {};
 }
 )";
 
@@ -301,12 +304,9 @@ int main(int argc, char** argv) {
       Bytes got(physical[k].size()), unpacked(logical[k].size());
       CHECK(cudaMemcpy(got.data(), sets[0][k], got.size(), cudaMemcpyDeviceToHost));
       permute(t, got.data(), unpacked.data(), false);
-      for (int64_t e = 0; e < elements(t); ++e) {
-        const double g = value(t, unpacked.data(), e), w = value(t, logical[k].data(), e);
-        const double err = std::fabs(g - w) / (1 + std::fabs(w));
-        if (!(err <= var.tolerance)) ++mismatches;
-        if (err > max_error || std::isnan(err)) max_error = std::isnan(err) ? INFINITY : err;
-      }
+      const lego_check::Checked c = check(t, unpacked.data(), logical[k].data(), var.tolerance);
+      mismatches += c.mismatches;
+      max_error = std::max(max_error, c.max_error);
     }
     for (int w = 0; w < 3; ++w) launch(size_t(w % rotation));
     CHECK(cudaDeviceSynchronize());
@@ -355,9 +355,19 @@ const char* kind_of(kernel::ElementType t) {
   return "Kind::F32";
 }
 
+// run/element_check.hpp's text, less its #pragma once (it goes inside harness_common.hpp).
+std::string element_check_text() {
+  std::string text =
+#include "element_check_text.inc"
+      ;
+  const std::string pragma = "#pragma once\n";
+  if (const auto at = text.find(pragma); at != std::string::npos) text.erase(at, pragma.size());
+  return text;
+}
+
 }  // namespace
 
-std::string harness_common() { return std::string(kHarnessCommonHead) + kAlignedAllocator + kHarnessCommonBody; }
+std::string harness_common() { return std::string(kHarnessCommonHead) + element_check_text() + kAlignedAllocator + kHarnessCommonBody; }
 
 namespace {
 
@@ -382,7 +392,7 @@ std::string variant_banner(const kernel::Instance& inst) {
 }
 
 std::string registration(const kernel::Instance& inst, const TensorCode& code, const std::string& function) {
-  const double tolerance = inst.tolerance > 0 ? inst.tolerance : 1e-4;
+  const double tolerance = inst.tolerance > 0 ? inst.tolerance : 0;  // 0: the element type's default, as in the worker
   return "static lego_bench::Register registration({" + c_string(inst.kernel) + ", " + c_string(inst.variant) + ", (const void*)" +
          function + ", " +
          fmt::format("{{{}, {}, {}}}, {{{}, {}, {}}}, {{", inst.grid[0], inst.grid[1], inst.grid[2], inst.block[0], inst.block[1],

@@ -56,12 +56,9 @@ int main(int argc, char** argv) {
       if (!t.output) continue;
       Bytes unpacked(logical[k].size());
       permute(t, physical[k].data(), unpacked.data(), false);
-      for (int64_t e = 0; e < elements(t); ++e) {
-        const double g = value(t, unpacked.data(), e), w = value(t, logical[k].data(), e);
-        const double err = std::fabs(g - w) / (1 + std::fabs(w));
-        if (!(err <= var.tolerance)) ++mismatches;
-        if (err > max_error || std::isnan(err)) max_error = std::isnan(err) ? INFINITY : err;
-      }
+      const lego_check::Checked c = check(t, unpacked.data(), logical[k].data(), var.tolerance);
+      mismatches += c.mismatches;
+      max_error = std::max(max_error, c.max_error);
     }
     std::vector<double> times;
     const auto start = clock::now();

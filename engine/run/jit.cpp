@@ -255,6 +255,11 @@ std::string emit_assembly(const llvm::Module& module, llvm::orc::JITTargetMachin
 
 }  // namespace
 
+void start_openmp_runtime() {
+  initialize_llvm();
+  if (auto* threads = reinterpret_cast<int (*)()>(llvm::sys::DynamicLibrary::SearchForAddressOfSymbol("omp_get_max_threads"))) threads();
+}
+
 std::string host_cpu() { return llvm::sys::getHostCPUName().str(); }
 
 std::string cannot_run_here(const target::Target& t) {

@@ -64,6 +64,12 @@ struct ObjectCode {
 ObjectCode compile_object(const std::string& source, const CompileOptions& options = {});
 CompileResult load_object(const ObjectCode& code, const CompileOptions& options = {});
 
+// Starts libomp (the runtime OpenMP code calls) in this process. It
+// registers itself with a file in /dev/shm as it starts, which a process
+// whose files are read-only cannot write (a fatal error): a kernel's process
+// starts it before its sandbox.
+void start_openmp_runtime();
+
 // The host CPU as LLVM names it (for reports).
 std::string host_cpu();
 

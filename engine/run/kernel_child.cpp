@@ -248,6 +248,9 @@ void kernel_process_main(int job_fd, int events_fd, int control_fd, const std::v
                                    described[k].at("count").get<std::int64_t>()));
       args.push_back(mapped.back().data());
     }
+    const bool runs_openmp = !spec.contains("analyze") && !spec.value("compile_server", false) && !spec.value("compile_only", false) &&
+                             spec.value("openmp", true);
+    if (runs_openmp) start_openmp_runtime();
     // The limits count from here: the tensors and their no-access regions
     // are mapped, and the budget is for what the kernel allocates.
     const std::string sandbox_note = enter_kernel_sandbox();

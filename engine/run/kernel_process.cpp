@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -84,6 +85,17 @@ bool receive_fds(int socket, std::vector<int>& fds) {
   return fds.size() == count && count >= 3;
 }
 
+// libomp registers a process that starts it with a file in /dev/shm named
+// after its pid and user, and removes it at exit; a kernel's process is
+// killed, so the file would stay (thousands after a few sweeps), and a
+// later process given the same pid would find it and take it for a second
+// copy of libomp.
+void forget_openmp_registration(pid_t pid) {
+  char name[96];
+  std::snprintf(name, sizeof name, "/__KMP_REGISTERED_LIB_%d_%d", static_cast<int>(pid), static_cast<int>(getuid()));
+  shm_unlink(name);
+}
+
 // The zygote: one job at a time. It forks the kernel's process, tells the
 // worker its pid, and once it has ended, its wait status.
 [[noreturn]] void zygote_loop(int socket) {
@@ -97,9 +109,14 @@ bool receive_fds(int socket, std::vector<int>& fds) {
     for (int fd : fds) close(fd);
     if (!write_all(socket, &child, sizeof child)) break;
     int status = 0;
-    if (child > 0)
+    if (child > 0) {
+      siginfo_t ended{};
+      while (waitid(P_PID, static_cast<id_t>(child), &ended, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
+      }
+      forget_openmp_registration(child);  // before the pid is free for another process
       while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
       }
+    }
     if (!write_all(socket, &status, sizeof status)) break;
   }
   _exit(0);

@@ -58,6 +58,7 @@ class KernelProcess {
   // The next event line, parsed and bounded (a kernel's process is not
   // trusted to write sane JSON); nullopt when it has ended.
   std::optional<nlohmann::json> next_event();
+  pid_t pid() const { return pid_; }
   // Lets it go on from "called" to timing.
   void go();
   // Kills its whole process group and returns how it ended ("" when it

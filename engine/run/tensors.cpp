@@ -12,6 +12,8 @@
 #include <random>
 #include <stdexcept>
 
+#include "run/element_check.hpp"
+
 namespace lego::run {
 
 Element element_from_name(const std::string& name) {
@@ -148,30 +150,16 @@ void permute_any(const Buffer& from, Buffer& to, const std::vector<std::int64_t>
 
 template <class T>
 Comparison compare_as(const Buffer& got, const Buffer& want, double tolerance) {
-  Comparison c;
   const T* g = static_cast<const T*>(got.data());
   const T* w = static_cast<const T*>(want.data());
-  for (std::int64_t k = 0; k < got.count(); ++k) {
-    bool same = false;
-    double error = 0;
-    if constexpr (std::is_floating_point_v<T>) {
-      if (std::isnan(w[k]) || std::isnan(g[k])) {
-        same = std::isnan(w[k]) && std::isnan(g[k]);
-        error = same ? 0 : std::numeric_limits<double>::infinity();
-      } else {
-        error = std::abs(static_cast<double>(g[k]) - static_cast<double>(w[k])) / (1.0 + std::abs(static_cast<double>(w[k])));
-        same = error <= tolerance;
-      }
-    } else {
-      same = g[k] == w[k];
-      error = same ? 0 : 1;
-    }
-    c.max_error = std::max(c.max_error, error);
-    if (!same && c.mismatches++ == 0) {
-      c.first_mismatch = k;
-      c.first_got = std::to_string(g[k]);
-      c.first_want = std::to_string(w[k]);
-    }
+  const lego_check::Checked checked = lego_check::check_elements(g, w, got.count(), tolerance);
+  Comparison c;
+  c.mismatches = checked.mismatches;
+  c.max_error = checked.max_error;
+  c.first_mismatch = checked.first_mismatch;
+  if (checked.first_mismatch >= 0) {
+    c.first_got = std::to_string(g[checked.first_mismatch]);
+    c.first_want = std::to_string(w[checked.first_mismatch]);
   }
   return c;
 }
@@ -233,6 +221,17 @@ Comparison compare(const Buffer& got, const Buffer& want, double tolerance) {
   return {};
 }
 
-double default_tolerance(Element e) { return e == Element::F32 ? 1e-4 : e == Element::F64 ? 1e-10 : 0; }
+double default_tolerance(Element e) {
+  switch (e) {
+    case Element::F32:
+      return lego_check::default_tolerance<float>();
+    case Element::F64:
+      return lego_check::default_tolerance<double>();
+    case Element::I32:
+    case Element::I64:
+      break;
+  }
+  return 0;
+}
 
 }  // namespace lego::run

@@ -4,6 +4,11 @@
 #include "run/kernel_process.hpp"
 
 #include <gtest/gtest.h>
+#include <linux/landlock.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 namespace lego::run {
 namespace {
@@ -43,6 +48,40 @@ TEST(KernelProcess, AnLlvmFatalErrorEndsOnlyTheCompilerWhichIsReplaced) {
   EXPECT_NE(event_text(fatal, "message").find("LLVM"), std::string::npos) << fatal->dump();
   std::optional<nlohmann::json> next;
   EXPECT_EQ(first_event(job(kGood, "same"), &next), "compiled") << (next ? next->dump() : "no event");
+}
+
+// OpenMP code: libomp starts before the sandbox makes the files read-only
+// (it registers itself with a file in /dev/shm, and would stop with a fatal
+// error), and the zygote removes that file once the killed process is gone.
+TEST(KernelProcess, OpenMpRunsUnderReadOnlyFilesAndLeavesNoRegistration) {
+  start_kernel_zygote();
+  nlohmann::json j =
+      job("#include <omp.h>\n"
+          "extern \"C\" void lego_entry(void** args) {\n"
+          "  int* seen = static_cast<int*>(args[0]);\n"
+          "  #pragma omp parallel\n"
+          "  { if (omp_get_thread_num() == 0) *seen = omp_get_num_threads(); }\n"
+          "}\n",
+          "openmp");
+  j["openmp"] = true;
+  j["buffers"] = nlohmann::json::array({{{"type", "int32_t"}, {"count", 1}, {"name", "seen"}}});
+  Buffer seen(Element::I32, 1, Buffer::Sharing::Shared);
+  static_cast<std::int32_t*>(seen.data())[0] = 0;
+  KernelProcess process(j, {&seen});
+  std::optional<nlohmann::json> event = process.next_event();
+  ASSERT_EQ(event_text(event, "event"), "compiled") << (event ? event->dump() : "no event");
+  // Whole where the kernel has Landlock (Debian 12's has), else it says what is missing.
+  if (syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION) >= 1)
+    EXPECT_EQ(event_text(event, "sandbox"), "");
+  else
+    EXPECT_NE(event_text(event, "sandbox").find("Landlock"), std::string::npos) << event->dump();
+  event = process.next_event();
+  ASSERT_EQ(event_text(event, "event"), "called") << (event ? event->dump() : "no event");
+  EXPECT_GE(static_cast<std::int32_t*>(seen.data())[0], 1);
+  const std::string registration = "/dev/shm/__KMP_REGISTERED_LIB_" + std::to_string(process.pid()) + "_" + std::to_string(getuid());
+  EXPECT_TRUE(std::filesystem::exists(registration)) << "libomp registers the process while it runs";
+  EXPECT_EQ(process.finish(), "");
+  EXPECT_FALSE(std::filesystem::exists(registration)) << "the registration outlived the process";
 }
 
 }  // namespace

@@ -116,6 +116,34 @@ TEST(Slurm, ATasksBundleBuildsVerifiesAndWritesGoogleBenchmarkJson) {
   EXPECT_EQ(results["context"]["lego_bench_results"], 1);
 }
 
+// Issue 29, "one verification routine": the bundle judges an output as the
+// worker does (run/element_check.hpp), so integers exactly. Every wrong
+// element here is within 1e-5 of the reference relatively, which the
+// bundles' old 1e-4 for every type let through.
+TEST(Slurm, ABundleJudgesIntegersExactlyAsTheWorkerDoes) {
+  const kernel::Project project = kernel::load_project(LEGO_TEST_DATA "/kernels/integers.lego.json", kernel::default_resource_dirs());
+  const kernel::KernelSpec& spec = kernel::find_kernel(project, "off_by_one");
+  std::vector<kernel::Instance> instances;
+  for (const auto& v : kernel::enumerate_variants(spec, {0, 1, {}}).variants)
+    instances.push_back(kernel::instantiate(spec, v, sym::Lang::C));
+  ASSERT_EQ(instances.size(), 1u);
+  const auto files = job_files("integers.lego.json", instances, {});
+  EXPECT_NE(files.at("harness_common.hpp").find("namespace lego_check"), std::string::npos);
+  const fs::path dir = fs::path(testing::TempDir()) / "slurm_integers_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const auto& [name, text] : files) write_atomically(dir / name, text);
+  const test::Output r = test::shell("cd " + shell_quote(dir.string()) + " && SLURM_ARRAY_TASK_ID=0 bash job.sbatch");
+  std::ifstream in(dir / "results" / "task_0.json");
+  ASSERT_TRUE(in) << r.text;
+  const auto results = nlohmann::json::parse(in);
+  ASSERT_EQ(results["benchmarks"].size(), 1u) << r.text;
+  const auto& b = results["benchmarks"][0];
+  EXPECT_EQ(b["verified"], false) << b.dump();
+  EXPECT_GT(b["mismatches"].get<long long>(), 900) << b.dump();  // all but the zeros of A
+  EXPECT_EQ(b["max_error"].get<double>(), 1.0) << b.dump();
+}
+
 // A CUDA kernel's job directory: the bench bundle with job.sbatch, whose
 // task compiles its variants with nvcc (a GPU node runs them; here the
 // build is what can be checked).
