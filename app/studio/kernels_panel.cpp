@@ -516,14 +516,14 @@ KernelsPanel::ExportChoice KernelsPanel::exportChoice() const {
   return {};
 }
 
-void KernelsPanel::exportWinner(const QString& dir) {
+void KernelsPanel::exportWinner(const QString& dir, bool replace) {
   const ExportChoice choice = exportChoice();
   if (choice.id.isEmpty()) {
     emit message(tr("no verified variant yet: run the sweep first"));
     return;
   }
   emit message(tr("exporting %1: %2").arg(choice.id, choice.why));
-  sweep_.exportVariant(project_, kernel_->currentText(), choice.id, dir);
+  sweep_.exportVariant(project_, kernel_->currentText(), choice.id, dir, replace);
 }
 
 QString KernelsPanel::selectedVariant() const {
@@ -532,9 +532,9 @@ QString KernelsPanel::selectedVariant() const {
   return {};
 }
 
-void KernelsPanel::exportVariant(const QString& id, const QString& dir) {
+void KernelsPanel::exportVariant(const QString& id, const QString& dir, bool replace) {
   emit message(tr("exporting %1 (selected)").arg(id));
-  sweep_.exportVariant(project_, kernel_->currentText(), id, dir);
+  sweep_.exportVariant(project_, kernel_->currentText(), id, dir, replace);
 }
 
 bool KernelsPanel::isStale(const QString& id) const {

@@ -56,10 +56,11 @@ class KernelsPanel : public QWidget {
     QString id, why;
   };
   ExportChoice exportChoice() const;
-  void exportWinner(const QString& dir);
+  // replace: into a folder that holds files, over those of the same names.
+  void exportWinner(const QString& dir, bool replace = false);
   // The selected row's variant (not a baseline), or empty.
   QString selectedVariant() const;
-  void exportVariant(const QString& id, const QString& dir);
+  void exportVariant(const QString& id, const QString& dir, bool replace = false);
   // Rows whose result is from an earlier sweep than the last one started.
   bool isStale(const QString& id) const;
   // The project's layouts: the selected one goes to the composer, and the

@@ -76,6 +76,10 @@ class MainWindow : public QMainWindow {
   // tests answer instead.
   using Asker = std::function<QMessageBox::StandardButton(const QString& title, const QString& text)>;
   void setAsker(Asker ask) { ask_ = std::move(ask); }
+  // An export into a folder that holds files asks first (Yes / Cancel);
+  // *replace then says to write over the files of the same names (the
+  // CLI's --force). False: do not export.
+  bool mayExportInto(const QString& dir, bool* replace);
   // Autosave (every few seconds while there are unsaved changes) lives in the
   // state folder ($LEGO_STUDIO_STATE_DIR, else the platform's app data
   // folder); a file left there by a session that did not close is recovered

@@ -50,14 +50,16 @@ void MainWindow::buildActions() {
                                           "selected variant.")
                                            .arg(kernels_->kernelChoice()->currentText()));
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Export %1 (%2) into").arg(choice.id, choice.why), QDir::homePath());
-    if (!dir.isEmpty()) kernels_->exportWinner(dir);
+    bool replace = false;
+    if (!dir.isEmpty() && mayExportInto(dir, &replace)) kernels_->exportWinner(dir, replace);
   });
   connect(kernels_, &KernelsPanel::exportRequested, export_winner, &QAction::trigger);
   QAction* export_selected = file->addAction(tr("Export &selected variant..."), this, [this] {
     const QString id = kernels_->selectedVariant();
     if (id.isEmpty()) return warn(tr("Export selected variant"), tr("Select a variant in the Kernels and variants table first."));
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Export %1 into").arg(id), QDir::homePath());
-    if (!dir.isEmpty()) kernels_->exportVariant(id, dir);
+    bool replace = false;
+    if (!dir.isEmpty() && mayExportInto(dir, &replace)) kernels_->exportVariant(id, dir, replace);
   });
   connect(kernels_, &KernelsPanel::exportSelectedRequested, export_selected, &QAction::trigger);
   recent_menu_ = file->addMenu(tr("Open &recent"));

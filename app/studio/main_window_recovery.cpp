@@ -2,6 +2,7 @@
 // state folder while the app runs, recovered after a crash, and a close
 // with unsaved changes asks first.
 
+#include <QDir>
 #include <QFileDialog>
 #include <QMessageBox>
 #include <QStandardPaths>
@@ -117,6 +118,20 @@ bool MainWindow::keepOrDiscardLayout() {
     if (hasUnsavedChanges()) return false;  // the save dialog was cancelled or failed
   }
   QFile::remove(stateDir() + "/autosave.lego");
+  return true;
+}
+
+bool MainWindow::mayExportInto(const QString& dir, bool* replace) {
+  *replace = false;
+  if (QDir(dir).isEmpty(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden | QDir::System)) return true;
+  const QString title = tr("Folder not empty"),
+                text = tr("%1 already holds files. Replace the ones the export writes (the kernel's source, header and assembly, "
+                          "example.cpp and README.md) and keep the rest?")
+                           .arg(dir);
+  const auto answer =
+      ask_ ? ask_(title, text) : QMessageBox::question(this, title, text, QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
+  if (answer != QMessageBox::Yes) return false;
+  *replace = true;
   return true;
 }
 

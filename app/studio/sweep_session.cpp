@@ -189,18 +189,20 @@ void SweepSession::run(ProjectPtr project, const QString& kernel_name, const QSt
   });
 }
 
-void SweepSession::exportVariant(ProjectPtr project, const QString& kernel_name, const QString& variant_id, const QString& dir) {
-  thread_.post([this, project, kernel = kernel_name.toStdString(), id = variant_id.toStdString(), dir = dir.toStdString()] {
+void SweepSession::exportVariant(ProjectPtr project, const QString& kernel_name, const QString& variant_id, const QString& dir,
+                                 bool replace) {
+  thread_.post([this, project, kernel = kernel_name.toStdString(), id = variant_id.toStdString(), dir = dir.toStdString(), replace] {
     try {
       for (const auto& k : project->kernels) {
         if (k.spec.name != kernel) continue;
         for (const auto& v : k.variants) {
           if (v.id() != id) continue;
           if (!v.instantiated()) throw LegoError(v.error());
-          // The folder the user chose must be new or empty, and hold no link:
-          // an export never writes over their work or through a link.
+          // The folder the user chose must be new or empty, unless they said
+          // to replace the export's files in it, and hold no link: an export
+          // never writes over their work unasked or through a link.
           QStringList written;
-          for (const auto& path : run::write_folder(dir, run::export_files(k.spec, v.instance()), false))
+          for (const auto& path : run::write_folder(dir, run::export_files(k.spec, v.instance()), replace))
             written << QString::fromStdString(path);
           emit exported(written);
           return;

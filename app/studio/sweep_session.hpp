@@ -83,7 +83,8 @@ class SweepSession : public QObject {
   void run(ProjectPtr project, const QString& kernel, const QStringList& variant_ids, const run::RunOptions& options, double timeout_s,
            bool verify_smaller = false);
   // Writes the variant as standalone source (run::export_files) into `dir`.
-  void exportVariant(ProjectPtr project, const QString& kernel, const QString& variant_id, const QString& dir);
+  // replace: write into a folder that holds files, over those of the same names (the CLI's --force).
+  void exportVariant(ProjectPtr project, const QString& kernel, const QString& variant_id, const QString& dir, bool replace = false);
   // lego suggest for one buffer of a kernel (traced and verified in lego-worker processes).
   void suggest(ProjectPtr project, const QString& kernel, const QString& buffer);
   // Adds a layout as a new alternative (validated as a whole project); unsaved like editLayout.

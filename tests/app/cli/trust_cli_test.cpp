@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -97,6 +98,64 @@ TEST(TrustCli, ACompileThatHangsEndsAtTheTimeLimit) {
   EXPECT_NE(o.text.find("does not compile: timed out after 3 s"), std::string::npos) << o.text;
   EXPECT_LT(seconds, 30) << o.text;
   EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+// Issue 29, failure 2: #include "/abs/fifo.h" in a CUDA template hung lego
+// analyze, through NVRTC inside lego. NVRTC now runs in a worker, under the
+// same time limit.
+TEST(TrustCli, ACudaCompileThatHangsEndsAtTheTimeLimit) {
+  const fs::path dir = scratch("cuda-fifo");
+  const fs::path fifo = dir / "fifo.cuh";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::ofstream(dir / "hang.cu") << "#include \"" + fifo.string() +
+                                        "\"\n"
+                                        "extern \"C\" __global__ void lego_kernel(const float* A, float* B) {\n"
+                                        "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                        "  if (i < {{ N }}) B[{{ B[i] }}] = A[{{ A[i] }}];\n}\n";
+  fs::copy(kData + "/faulty.ref.cpp", dir / "faulty.ref.cpp");
+  const std::string layout = "\"layouts\": \"OrderBy(Row(N)).GroupBy([(N,)])\"";
+  std::ofstream(dir / "hang.lego.json")
+      << "{\"lego_studio_project\": 1, \"kernels\": [{\"name\": \"hang\", \"backend\": \"cuda\", \"template\": \"hang.cu\", "
+         "\"reference\": \"faulty.ref.cpp\", \"tensors\": [{\"name\": \"A\", \"role\": \"in\", \"extents\": [\"N\"], " +
+             layout + "}, {\"name\": \"B\", \"role\": \"out\", \"extents\": [\"N\"], " + layout +
+             "}], \"parameters\": {\"N\": 64}, \"launch\": {\"grid\": [1], \"block\": [64]}, \"bytes\": \"8 * N\"}]}";
+  const auto start = std::chrono::steady_clock::now();
+  const Output o = shell("cd " + dir.string() + " && LEGO_COMPILE_SECONDS=3 timeout 60 " + kBin + "/lego analyze hang.lego.json");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_NE(o.rc, 124) << "lego analyze hung: " << o.text;
+  EXPECT_NE(o.text.find("timed out after 3 s"), std::string::npos) << o.text;
+  EXPECT_LT(seconds, 30) << o.text;
+}
+
+// Issue 29, failure 10: --bind N=4,N=8 silently took 8.
+TEST(TrustCli, ASymbolBoundTwiceIsRefused) {
+  const Output o = shell(kBin + "/lego table 'OrderBy(Row(N)).GroupBy([(N,)])' --bind N=4,N=8");
+  EXPECT_EQ(o.rc, 2) << o.text;
+  EXPECT_NE(o.text.find("N is given twice"), std::string::npos) << o.text;
+}
+
+// The text for inside single quotes in a shell word.
+std::string quoted_inside(const std::string& text) {
+  std::string out;
+  for (const char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out;
+}
+
+// Issue 29, failure 10: submit --dry-run printed its sbatch hint with the
+// folder unquoted; a folder with a space or a quote must paste as one word.
+TEST(TrustCli, TheDryRunHintIsQuotedForTheShell) {
+  const fs::path dir = scratch("dry run 'quoted'");
+  fs::copy(kRoot + "/projects/rows.lego.json", dir / "rows.lego.json");
+  const Output o = shell("cd '" + quoted_inside(dir.string()) + "' && " + kBin +
+                         "/lego submit rows.lego.json --kernel softmax --slurm --dry-run --max-variants 1");
+  ASSERT_EQ(o.rc, 0) << o.text;
+  const auto at = o.text.find("sbatch --chdir=");
+  ASSERT_NE(at, std::string::npos) << o.text;
+  const std::string hint = o.text.substr(at, o.text.find('\n', at) - at);
+  // The shell splits the hint into exactly three words, the folder intact.
+  const Output words = shell("for w in " + hint + "; do echo \"[$w]\"; done");
+  EXPECT_EQ(std::count(words.text.begin(), words.text.end(), '\n'), 3) << hint << "\n" << words.text;
+  EXPECT_NE(words.text.find("dry run 'quoted'"), std::string::npos) << words.text;
 }
 
 // Issue 29, failure 4: "x": 1e999 aborted collect and submit (exit 134) and

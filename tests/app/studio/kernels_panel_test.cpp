@@ -208,6 +208,16 @@ void KernelsPanelTest::sweepReportsEveryOutcomeAndExportsTheWinner() {
   QVERIFY(QFile::exists(dir.filePath("faulty.cpp")));
   QVERIFY(QFile::exists(dir.filePath("faulty.hpp")));
   QVERIFY(QFile::exists(dir.filePath("example.cpp")));
+  // Again into the same folder, which now holds files: refused unless the
+  // user said to replace them (the window asks, main_window's mayExportInto).
+  QSignalSpy messages(&panel, &KernelsPanel::message);
+  panel.exportWinner(dir.path());
+  QTRY_VERIFY_WITH_TIMEOUT(!messages.isEmpty() && messages.last().at(0).toString().startsWith("error:"), 60000);
+  QVERIFY2(messages.last().at(0).toString().contains("not empty"), qPrintable(messages.last().at(0).toString()));
+  exported.clear();
+  panel.exportWinner(dir.path(), true);
+  QVERIFY(exported.wait(60000));
+  QVERIFY(exported.first().at(0).toStringList().size() >= 3);
 }
 
 void KernelsPanelTest::cancelStopsTheSweep() {

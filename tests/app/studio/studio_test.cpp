@@ -102,6 +102,7 @@ class StudioTest : public QObject {
   void projectLayoutsGoThroughTheComposerAndBack();
   void unsavedProjectEditsAreRecoveredAfterACrash();
   void openingAnotherProjectAsksFirst();
+  void exportIntoAFolderWithFilesAsksFirst();
   void autosaveIsRecoveredAfterACrash();
   void unreadableAutosaveIsKeptAndTheAppStarts();
   void openingIsNotAnEditAndSavingCleans();
@@ -573,6 +574,33 @@ void StudioTest::projectLayoutsGoThroughTheComposerAndBack() {
 // Issue 29, failure 11: File > Open project (and a drop, a recent file)
 // while a project edit was unsaved discarded it without asking and deleted
 // its autosave. Each path now asks Save / Discard / Cancel, as quitting does.
+// Issue 29, what to build 7: an export never writes over the user's files
+// unasked. An empty folder is used as it is; one with files asks, and only
+// Yes lets the export replace the files of the same names.
+void StudioTest::exportIntoAFolderWithFilesAsksFirst() {
+  MainWindow w;
+  QStringList asked;
+  QMessageBox::StandardButton answer = QMessageBox::Cancel;
+  w.setAsker([&](const QString& title, const QString&) {
+    asked << title;
+    return answer;
+  });
+  QTemporaryDir dir;
+  bool replace = true;
+  QVERIFY(w.mayExportInto(dir.path(), &replace));
+  QVERIFY(!replace);
+  QVERIFY(asked.isEmpty());
+  QFile mine(dir.filePath("README.md"));
+  QVERIFY(mine.open(QIODevice::WriteOnly));
+  mine.write("the user's notes\n");
+  mine.close();
+  QVERIFY(!w.mayExportInto(dir.path(), &replace));
+  QCOMPARE(asked.size(), 1);
+  answer = QMessageBox::Yes;
+  QVERIFY(w.mayExportInto(dir.path(), &replace));
+  QVERIFY(replace);
+}
+
 void StudioTest::openingAnotherProjectAsksFirst() {
   QTemporaryDir dir;
   const QString path = dir.filePath("rows.lego.json"), other = dir.filePath("nw.lego.json");
