@@ -59,6 +59,7 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
       tr("Compile, verify against the reference and time every variant of the kernel chosen on the left, in lego-worker "
          "processes (lego bench runs a kernel the same way)"));
   cluster_ = new QPushButton(tr("Run on cluster..."));
+  cluster_->setObjectName("runOnCluster");
   cluster_->setToolTip(
       tr("Submit this kernel's variants to Slurm as a job array (lego submit) from the saved project; results stream into the "
          "table and the roofline as tasks finish, and the job is recorded in the project for lego collect"));

@@ -42,6 +42,7 @@ class KernelsPanelTest : public QObject {
   void baselinesAreRowsAndRooflineLinesButNeverTheWinner();
   void aSecondSweepReusesUnchangedResults();
   void theTargetPickerRemakesTheVariantsAndLlvmErrorsAreCompileErrors();
+  void aFailedClusterSubmitEndsItsRowsWithTheError();
 
  private:
   std::unique_ptr<QTemporaryDir> cache_;
@@ -556,6 +557,42 @@ void KernelsPanelTest::theTargetPickerRemakesTheVariantsAndLlvmErrorsAreCompileE
   QVERIFY(target.last().at(0).toString().contains("this machine"));
   panel.kernelChoice()->setCurrentText("avx512_add");
   QCOMPARE(panel.table()->rowCount(), lego::target::host().has("avx512f") ? 1 : 0);
+}
+
+// Issue 29, failure 11: Run on cluster with a failing sbatch left every row
+// at "submitting" for ever, with Cancel disabled and nothing said. Here
+// sbatch (first on PATH) refuses the job: the rows end "not submitted" with
+// sbatch's words, the status bar says why, and the button works again.
+void KernelsPanelTest::aFailedClusterSubmitEndsItsRowsWithTheError() {
+  QTemporaryDir bin, dir;
+  QFile sbatch(bin.filePath("sbatch"));
+  QVERIFY(sbatch.open(QIODevice::WriteOnly));
+  sbatch.write("#!/bin/sh\necho 'sbatch: error: invalid partition specified: nowhere' >&2\nexit 1\n");
+  sbatch.close();
+  sbatch.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+  const QByteArray path = qgetenv("PATH");
+  qputenv("PATH", bin.path().toUtf8() + ":" + path);
+  const QString file = dir.filePath("faulty.lego.json");
+  for (const char* name : {"faulty.lego.json", "faulty.cpp", "faulty.ref.cpp"})
+    QVERIFY(QFile::copy(QString(LEGO_TEST_DATA "/kernels/") + name, dir.filePath(name)));
+  KernelsPanel panel;
+  panel.show();
+  QSignalSpy loaded(&panel, &KernelsPanel::projectLoaded);
+  panel.openProject(file);
+  QVERIFY(loaded.wait(30000));
+  QSignalSpy messages(&panel, &KernelsPanel::message);
+  panel.runOnCluster({});
+  QCOMPARE(panel.table()->item(0, KernelsPanel::Status)->text(), QString("submitting"));
+  QTRY_VERIFY_WITH_TIMEOUT(panel.table()->item(0, KernelsPanel::Status)->text() == "not submitted", 60000);
+  qputenv("PATH", path);
+  for (int row = 0; row < panel.table()->rowCount(); ++row) {
+    QCOMPARE(panel.table()->item(row, KernelsPanel::Status)->text(), QString("not submitted"));
+    QVERIFY2(panel.table()->item(row, KernelsPanel::Status)->toolTip().contains("invalid partition"),
+             qPrintable(panel.table()->item(row, KernelsPanel::Status)->toolTip()));
+  }
+  QVERIFY(!messages.isEmpty() && messages.last().at(0).toString().contains("invalid partition"));
+  QVERIFY(panel.findChild<QPushButton*>("runOnCluster"));
+  QVERIFY(panel.findChild<QPushButton*>("runOnCluster")->isEnabled());
 }
 
 QTEST_MAIN(KernelsPanelTest)
