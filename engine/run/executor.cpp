@@ -202,7 +202,7 @@ void Executor::execute_cpu(const Json& request, Json& result, const std::functio
     result["message"] = ended_early(process, "the kernel");
     return;
   }
-  if (const auto ms = event->find("ms"); ms != event->end() && ms->is_number()) result["kernel_ms"] = ms->get<double>();
+  if (const auto ms = event_number(event, "ms")) result["kernel_ms"] = *ms;
   if (request.value("assembly", false)) result["assembly"] = event_text(event, "assembly");
   if (const std::string note = event_text(event, "sandbox"); !note.empty()) result["sandbox"] = note;
   if (!request.value("library", "").empty()) {  // asked in the process that loaded it; shown, never trusted

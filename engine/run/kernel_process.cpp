@@ -27,7 +27,6 @@ namespace lego::run {
 // compiler's, which lives across many of those.
 struct Zygote {
   int socket = -1;
-  pid_t pid = -1;
   int owed_statuses = 0;  // of released processes, still to be read
 };
 
@@ -159,7 +158,6 @@ void fork_zygote(Zygote& zygote) {
   }
   close(pair[1]);
   zygote.socket = pair[0];
-  zygote.pid = pid;
 }
 
 }  // namespace
@@ -178,6 +176,12 @@ std::string event_text(const std::optional<nlohmann::json>& event, const char* k
   if (!event) return "";
   const auto it = event->find(key);
   return it != event->end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+std::optional<double> event_number(const std::optional<nlohmann::json>& event, const char* key) {
+  if (!event) return std::nullopt;
+  const auto it = event->find(key);
+  return it != event->end() && it->is_number() ? std::optional<double>(it->get<double>()) : std::nullopt;
 }
 
 namespace {
@@ -215,7 +219,8 @@ nlohmann::json compile_in_server(const nlohmann::json& job) {
     answer = compiler.process->next_event();
   const std::string event = event_text(answer, "event");
   if (event == "object" && answer->contains("object") && (*answer)["object"].is_string()) return std::move(*answer);
-  if (event == "compile-error" && !answer->value("fatal", false)) return std::move(*answer);
+  const bool fatal = answer && answer->contains("fatal") && (*answer)["fatal"] == true;
+  if (event == "compile-error" && !fatal) return std::move(*answer);
   // An LLVM fatal error ended it, or it died: the next source gets a new one.
   const std::string how = compiler.process->finish();
   compiler.process.reset();
@@ -231,17 +236,18 @@ KernelProcess::KernelProcess(const nlohmann::json& given_job, const std::vector<
   nlohmann::json job = given_job;
   zygote_ = job.value("compile_server", false) ? &compilers : &kernels;
   if (job.contains("source") && !job.value("compile_only", false)) {
-    nlohmann::json answer = compile_in_server(job);
+    // Read as an event is (by type, never trusted), without copying the object.
+    std::optional<nlohmann::json> answer(compile_in_server(job));
     if (event_text(answer, "event") != "object") {
       not_compiled_ = std::move(answer);
       finished_ = true;
       return;
     }
     job.erase("source");
-    job["object"] = std::move(answer["object"]);
-    job["first_function"] = answer.value("first_function", "");
+    job["first_function"] = event_text(answer, "first_function");
     job["assembly"] = false;  // the compiler's, below
-    compiled_ = nlohmann::json{{"assembly", answer.value("assembly", "")}, {"ms", answer.value("ms", 0.0)}};
+    compiled_ = nlohmann::json{{"assembly", event_text(answer, "assembly")}, {"ms", event_number(answer, "ms").value_or(0.0)}};
+    job["object"] = std::move((*answer)["object"]);
   }
   if (!drain_owed(*zygote_)) throw std::runtime_error("the kernel zygote ended");
   const int job_fd = memfd_create("lego-job", MFD_CLOEXEC);
@@ -294,9 +300,7 @@ std::optional<nlohmann::json> KernelProcess::next_event() {
       if (auto parsed = kernel::parse_bounded_json(line); parsed && parsed->is_object()) {
         if (compiled_ && event_text(parsed, "event") == "compiled") {  // compiled there, loaded here
           (*parsed)["assembly"] = (*compiled_)["assembly"];
-          const auto load_ms = parsed->find("ms");
-          (*parsed)["ms"] =
-              (*compiled_)["ms"].get<double>() + (load_ms != parsed->end() && load_ms->is_number() ? load_ms->get<double>() : 0.0);
+          (*parsed)["ms"] = (*compiled_)["ms"].get<double>() + event_number(parsed, "ms").value_or(0.0);
           compiled_.reset();
         }
         return parsed;

@@ -89,6 +89,8 @@ class KernelProcess {
 // event, or the field is absent or of another type (the process is not
 // trusted to write what it should).
 std::string event_text(const std::optional<nlohmann::json>& event, const char* key);
+// A number field of an event, or nullopt when it is missing or not a number.
+std::optional<double> event_number(const std::optional<nlohmann::json>& event, const char* key);
 
 // The worker's "compile" request: the source compiled to assembly in a
 // kernel's process, never linked or run (export, the code views).

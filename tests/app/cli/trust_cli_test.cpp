@@ -76,19 +76,26 @@ TEST(TrustCli, ExportNeverWritesThroughALink) {
   EXPECT_NE(through.text.find("is a link"), std::string::npos) << through.text;
 }
 
+// NAME.lego.json in `dir`: one kernel NAME copying A into B (N = 64), its
+// template `source` (written by the caller), faulty.ref.cpp as its
+// reference; `fields` are more of the kernel's fields, each ending ", ".
+void write_copy_project(const fs::path& dir, const std::string& name, const std::string& source, const std::string& fields) {
+  fs::copy(kData + "/faulty.ref.cpp", dir / "faulty.ref.cpp");
+  const std::string layout = "\"layouts\": \"OrderBy(Row(N)).GroupBy([(N,)])\"";
+  std::ofstream(dir / (name + ".lego.json"))
+      << "{\"lego_studio_project\": 1, \"kernels\": [{\"name\": \"" + name + "\", " + fields + "\"template\": \"" + source +
+             "\", \"reference\": \"faulty.ref.cpp\", \"tensors\": [{\"name\": \"A\", \"role\": \"in\", \"extents\": [\"N\"], " + layout +
+             "}, {\"name\": \"B\", \"role\": \"out\", \"extents\": [\"N\"], " + layout +
+             "}], \"parameters\": {\"N\": 64}, \"bytes\": \"8 * N\"}]}";
+}
+
 // Issue 29, failure 2: #include "fifo.h" (a FIFO) hung lego export for
 // ever. The compile runs in a worker and ends at LEGO_COMPILE_SECONDS.
 TEST(TrustCli, ACompileThatHangsEndsAtTheTimeLimit) {
   const fs::path dir = scratch("fifo");
-  fs::copy(kData + "/faulty.ref.cpp", dir / "faulty.ref.cpp");
   std::ofstream(dir / "fifo.cpp") << "#include \"fifo.h\"\nextern \"C\" void lego_kernel(const float* A, float* B) {\n"
                                      "  for (int64_t i = 0; i < {{ N }}; ++i) B[{{ B[i] }}] = A[{{ A[i] }}];\n}\n";
-  const std::string layout = "\"layouts\": \"OrderBy(Row(N)).GroupBy([(N,)])\"";
-  std::ofstream(dir / "fifo.lego.json")
-      << "{\"lego_studio_project\": 1, \"kernels\": [{\"name\": \"fifo\", \"template\": \"fifo.cpp\", "
-         "\"reference\": \"faulty.ref.cpp\", \"tensors\": [{\"name\": \"A\", \"role\": \"in\", \"extents\": [\"N\"], " +
-             layout + "}, {\"name\": \"B\", \"role\": \"out\", \"extents\": [\"N\"], " + layout +
-             "}], \"parameters\": {\"N\": 64}, \"bytes\": \"8 * N\"}]}";
+  write_copy_project(dir, "fifo", "fifo.cpp", "");
   ASSERT_EQ(mkfifo((dir / "fifo.h").c_str(), 0600), 0);
   const auto start = std::chrono::steady_clock::now();
   const Output o = shell("cd " + dir.string() + " && LEGO_COMPILE_SECONDS=3 timeout 60 " + kBin +
@@ -112,13 +119,7 @@ TEST(TrustCli, ACudaCompileThatHangsEndsAtTheTimeLimit) {
                                         "extern \"C\" __global__ void lego_kernel(const float* A, float* B) {\n"
                                         "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
                                         "  if (i < {{ N }}) B[{{ B[i] }}] = A[{{ A[i] }}];\n}\n";
-  fs::copy(kData + "/faulty.ref.cpp", dir / "faulty.ref.cpp");
-  const std::string layout = "\"layouts\": \"OrderBy(Row(N)).GroupBy([(N,)])\"";
-  std::ofstream(dir / "hang.lego.json")
-      << "{\"lego_studio_project\": 1, \"kernels\": [{\"name\": \"hang\", \"backend\": \"cuda\", \"template\": \"hang.cu\", "
-         "\"reference\": \"faulty.ref.cpp\", \"tensors\": [{\"name\": \"A\", \"role\": \"in\", \"extents\": [\"N\"], " +
-             layout + "}, {\"name\": \"B\", \"role\": \"out\", \"extents\": [\"N\"], " + layout +
-             "}], \"parameters\": {\"N\": 64}, \"launch\": {\"grid\": [1], \"block\": [64]}, \"bytes\": \"8 * N\"}]}";
+  write_copy_project(dir, "hang", "hang.cu", "\"backend\": \"cuda\", \"launch\": {\"grid\": [1], \"block\": [64]}, ");
   const auto start = std::chrono::steady_clock::now();
   const Output o = shell("cd " + dir.string() + " && LEGO_COMPILE_SECONDS=3 timeout 60 " + kBin + "/lego analyze hang.lego.json");
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -43,13 +43,27 @@ TEST(Slurm, ShellQuotingSurvivesAShell) {
   EXPECT_EQ(r.text, kHostileLines);
 }
 
-std::vector<kernel::Instance> transpose_instances(std::size_t count) {
-  const kernel::Project project = kernel::load_project(LEGO_PROJECTS_DIR "/transpose.lego.json", kernel::default_resource_dirs());
-  const kernel::KernelSpec& spec = kernel::find_kernel(project, "transpose2d");
+// The instances of a project's kernel, `count` of them sampled with `seed` (0: all).
+std::vector<kernel::Instance> instances_of(const std::string& project_file, const std::string& kernel_name, std::size_t count,
+                                           std::uint64_t seed, const Env& sizes, sym::Lang lang) {
+  const kernel::Project project = kernel::load_project(project_file, kernel::default_resource_dirs());
+  const kernel::KernelSpec& spec = kernel::find_kernel(project, kernel_name);
   std::vector<kernel::Instance> out;
-  for (const auto& v : kernel::enumerate_variants(spec, {count, 7, {{"N", 64}}}).variants)
-    out.push_back(kernel::instantiate(spec, v, sym::Lang::C));
+  for (const auto& v : kernel::enumerate_variants(spec, {count, seed, sizes}).variants) out.push_back(kernel::instantiate(spec, v, lang));
   return out;
+}
+
+std::vector<kernel::Instance> transpose_instances(std::size_t count) {
+  return instances_of(LEGO_PROJECTS_DIR "/transpose.lego.json", "transpose2d", count, 7, {{"N", 64}}, sym::Lang::C);
+}
+
+// A job folder under the test's temporary folder, new, holding `files`.
+fs::path job_folder(const std::string& name, const std::map<std::string, std::string>& files) {
+  const fs::path dir = fs::path(testing::TempDir()) / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const auto& [file, text] : files) write_atomically(dir / file, text);
+  return dir;
 }
 
 // Whatever the project file, partition or time limit are called, bash reads
@@ -98,10 +112,7 @@ TEST(Slurm, TheScriptQuotesEverythingItIsGiven) {
 TEST(Slurm, ATasksBundleBuildsVerifiesAndWritesGoogleBenchmarkJson) {
   const auto instances = transpose_instances(3);
   const auto files = job_files("transpose.lego.json", instances, {});
-  const fs::path dir = fs::path(testing::TempDir()) / "slurm_bundle_test";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  for (const auto& [name, text] : files) write_atomically(dir / name, text);
+  const fs::path dir = job_folder("slurm_bundle_test", files);
   const test::Output r = test::shell("cd " + shell_quote(dir.string()) + " && SLURM_ARRAY_TASK_ID=1 bash job.sbatch");
   ASSERT_EQ(r.rc, 0) << r.text;
   std::ifstream in(dir / "results" / "task_1.json");
@@ -121,18 +132,11 @@ TEST(Slurm, ATasksBundleBuildsVerifiesAndWritesGoogleBenchmarkJson) {
 // element here is within 1e-5 of the reference relatively, which the
 // bundles' old 1e-4 for every type let through.
 TEST(Slurm, ABundleJudgesIntegersExactlyAsTheWorkerDoes) {
-  const kernel::Project project = kernel::load_project(LEGO_TEST_DATA "/kernels/integers.lego.json", kernel::default_resource_dirs());
-  const kernel::KernelSpec& spec = kernel::find_kernel(project, "off_by_one");
-  std::vector<kernel::Instance> instances;
-  for (const auto& v : kernel::enumerate_variants(spec, {0, 1, {}}).variants)
-    instances.push_back(kernel::instantiate(spec, v, sym::Lang::C));
+  const auto instances = instances_of(LEGO_TEST_DATA "/kernels/integers.lego.json", "off_by_one", 0, 1, {}, sym::Lang::C);
   ASSERT_EQ(instances.size(), 1u);
   const auto files = job_files("integers.lego.json", instances, {});
   EXPECT_NE(files.at("harness_common.hpp").find("namespace lego_check"), std::string::npos);
-  const fs::path dir = fs::path(testing::TempDir()) / "slurm_integers_test";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  for (const auto& [name, text] : files) write_atomically(dir / name, text);
+  const fs::path dir = job_folder("slurm_integers_test", files);
   const test::Output r = test::shell("cd " + shell_quote(dir.string()) + " && SLURM_ARRAY_TASK_ID=0 bash job.sbatch");
   std::ifstream in(dir / "results" / "task_0.json");
   ASSERT_TRUE(in) << r.text;
@@ -148,20 +152,13 @@ TEST(Slurm, ABundleJudgesIntegersExactlyAsTheWorkerDoes) {
 // task compiles its variants with nvcc (a GPU node runs them; here the
 // build is what can be checked).
 TEST(Slurm, ACudaTaskBuildsWithNvcc) {
-  const kernel::Project project = kernel::load_project(LEGO_PROJECTS_DIR "/cuda_transpose.lego.json", kernel::default_resource_dirs());
-  const kernel::KernelSpec& spec = kernel::find_kernel(project, "transpose_smem");
-  std::vector<kernel::Instance> instances;
-  for (const auto& v : kernel::enumerate_variants(spec, {1, 3, {}}).variants)
-    instances.push_back(kernel::instantiate(spec, v, sym::Lang::Cuda));
+  const auto instances = instances_of(LEGO_PROJECTS_DIR "/cuda_transpose.lego.json", "transpose_smem", 1, 3, {}, sym::Lang::Cuda);
   JobOptions options;
   options.gres = "gpu:1";
   const auto files = job_files("cuda_transpose.lego.json", instances, options);
   EXPECT_NE(files.at("job.sbatch").find("#SBATCH --gres='gpu:1'"), std::string::npos);
   EXPECT_EQ(files.count("README.md"), 0u);  // the bundle's own instructions run every variant at once
-  const fs::path dir = fs::path(testing::TempDir()) / "slurm_cuda_test";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  for (const auto& [name, text] : files) write_atomically(dir / name, text);
+  const fs::path dir = job_folder("slurm_cuda_test", files);
   // Everything up to the run: the script with the harness binary replaced by `true`.
   const test::Output r =
       test::shell("cd " + shell_quote(dir.string()) +
