@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <sstream>
@@ -52,6 +53,54 @@ Json make_request(const kernel::Instance& instance, const RunOptions& options, s
           {"library", instance.library},
           {"target", instance.target}};
 }
+
+namespace {
+
+// The kernel's process reports its Google Benchmark JSON; the kernel runs in
+// that process and may have written it. Only the fields the tools read are
+// kept, each of the type they are read as, so what reaches a table, a file
+// or the cache is numbers, never whatever the report held. `problem` names
+// the first field that is not (a JSON path) and the report is then dropped.
+Json timing_report(const Json& report, std::string& problem) {
+  const auto fail = [&](const std::string& where, const char* what) {
+    problem = "benchmark" + where + " " + what;
+    return Json();
+  };
+  if (!report.is_object()) return fail("", "is not an object");
+  if (!report.contains("benchmarks") || !report["benchmarks"].is_array() || report["benchmarks"].empty())
+    return fail(".benchmarks", "is not a list of runs");
+  Json runs = Json::array();
+  for (std::size_t k = 0; k < report["benchmarks"].size(); ++k) {
+    const Json& run = report["benchmarks"][k];
+    const std::string at = ".benchmarks[" + std::to_string(k) + "]";
+    if (!run.is_object()) return fail(at, "is not an object");
+    Json kept = Json::object();
+    for (const char* key : {"name", "run_type", "aggregate_name", "time_unit"}) {
+      if (!run.contains(key)) continue;
+      if (!run[key].is_string()) return fail(at + "." + key, "is not a string");
+      kept[key] = run[key];
+    }
+    for (const char* key : {"real_time", "cpu_time", "iterations", "repetitions", "repetition_index", "bytes_per_second", "FLOPS"}) {
+      if (!run.contains(key)) continue;
+      // Google Benchmark writes a standard deviation of 0 and, for a rate
+      // it could not compute, nothing; a time is positive and finite.
+      if (!run[key].is_number() || !std::isfinite(run[key].get<double>()) || run[key].get<double>() < 0)
+        return fail(at + "." + key, "is not a finite number of at least 0");
+      kept[key] = run[key];
+    }
+    if (!kept.contains("real_time")) return fail(at + ".real_time", "is missing");
+    const bool spread = kept.value("aggregate_name", "") == "stddev" || kept.value("aggregate_name", "") == "cv";
+    if (!spread && !(kept["real_time"].get<double>() > 0)) return fail(at + ".real_time", "is not positive");
+    runs.push_back(std::move(kept));
+  }
+  Json context = Json::object();
+  if (report.contains("context") && report["context"].is_object())
+    for (const auto& [key, value] : report["context"].items())
+      if (value.is_string() || value.is_number() || value.is_boolean()) context[key] = value;
+  return {{"context", std::move(context)}, {"benchmarks", std::move(runs)}};
+}
+
+}  // namespace
 
 std::string entry_trampoline(const std::string& entry, const std::string& function, const Json& tensors) {
   std::string call;
@@ -247,14 +296,23 @@ void Executor::execute_cpu(const Json& request, Json& result, const std::functio
       result["message"] = event_text(event, "message") + " (while it was timed)";
       return;
     }
-    if (event_text(event, "event") != "timed" || !event->contains("benchmark") || !(*event)["benchmark"].is_object()) {
+    if (event_text(event, "event") != "timed" || !event->contains("benchmark")) {
       const std::string how = ended_early(process, "the kernel");
       if (!check_overruns(request, data, result)) return;
       result["status"] = "crashed";
       result["message"] = how + " while it was timed";
       return;
     }
-    result["benchmark"] = std::move((*event)["benchmark"]);
+    std::string problem;
+    Json times = timing_report((*event)["benchmark"], problem);
+    if (!problem.empty()) {
+      process.finish();
+      result["status"] = "error";
+      result["verified"] = false;  // the process that wrote this is not trusted with the rest
+      result["message"] = "the kernel's process reported its time in a form the worker does not read: " + problem;
+      return;
+    }
+    result["benchmark"] = std::move(times);
   }
   process.release();
   if (!check_overruns(request, data, result)) return;

@@ -64,6 +64,20 @@ std::string install_seccomp() {
         SCMP_SYS(process_vm_writev), SCMP_SYS(socket), SCMP_SYS(socketpair), SCMP_SYS(connect), SCMP_SYS(bind), SCMP_SYS(io_uring_setup),
         SCMP_SYS(setsid), SCMP_SYS(setpgid), SCMP_SYS(unshare), SCMP_SYS(setns), SCMP_SYS(personality)})
     rc |= deny(call);
+  // Signals only to itself: kill, tgkill and the queued forms name a
+  // process, and any other of the user's processes (the worker, the
+  // compiler, an editor) is refused. tkill names a bare thread id, which
+  // seccomp cannot tell apart, and pidfds reach any process: both refused.
+  const auto self = static_cast<scmp_datum_t>(getpid());
+  for (int call : {SCMP_SYS(kill), SCMP_SYS(tgkill), SCMP_SYS(rt_sigqueueinfo), SCMP_SYS(rt_tgsigqueueinfo)})
+    rc |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), call, 1, SCMP_A0(SCMP_CMP_NE, self));
+  for (int call : {SCMP_SYS(tkill), SCMP_SYS(pidfd_open), SCMP_SYS(pidfd_send_signal), SCMP_SYS(pidfd_getfd), SCMP_SYS(kcmp),
+                   SCMP_SYS(process_madvise)})
+    rc |= deny(call);
+  // Its own limits only (glibc names itself as pid 0); no priorities.
+  rc |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(prlimit64), 1, SCMP_A0(SCMP_CMP_NE, 0));
+  rc |= deny(SCMP_SYS(setpriority));
+  rc |= deny(SCMP_SYS(ioprio_set));
   // clone makes threads (allowed) or processes (not): the flags tell.
   rc |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
   // clone3 passes its flags in memory, which seccomp cannot read: ENOSYS
@@ -89,9 +103,19 @@ std::string restrict_files() {
   if (abi >= 2) handled |= 1ULL << 13;
   if (abi >= 3) handled |= 1ULL << 14;
   if (abi >= 5) handled |= 1ULL << 15;
-  landlock_ruleset_attr ruleset{};
-  ruleset.handled_access_fs = handled;
-  const int fd = static_cast<int>(syscall(SYS_landlock_create_ruleset, &ruleset, sizeof ruleset, 0));
+  // The ruleset as Linux 6.12 lays it out: Debian 12's header stops at the
+  // first field. ABI 6 scopes signals: none reaches a process outside this
+  // sandbox (the same wall as seccomp's, kept by the kernel).
+  struct {
+    __u64 handled_access_fs, handled_access_net, scoped;
+  } ruleset{handled, 0, 0};
+  constexpr __u64 kScopeAbstractUnixSocket = 1, kScopeSignal = 2;
+  std::size_t size = sizeof(__u64);
+  if (abi >= 6) {
+    ruleset.scoped = kScopeAbstractUnixSocket | kScopeSignal;
+    size = sizeof ruleset;
+  }
+  const int fd = static_cast<int>(syscall(SYS_landlock_create_ruleset, &ruleset, size, 0));
   if (fd < 0) return " read-only files (Landlock: " + std::string(std::strerror(errno)) + ");";
   const auto allow = [&](const char* path, __u64 rights) {
     landlock_path_beneath_attr rule{};

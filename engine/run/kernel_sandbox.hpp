@@ -5,6 +5,10 @@
 //   - seccomp: no fork, vfork, exec, ptrace, process_vm_*, sockets or
 //     io_uring (threads are allowed: OpenMP needs them), so nothing it starts
 //     outlives it and nothing reaches the network;
+//   - signals to itself only (seccomp, and Landlock's signal scope where
+//     Linux has it, 6.12 on): it cannot stop or kill the worker, the
+//     compiler or any other process of the user's;
+//   - files read-only (Landlock), /dev/null writable;
 //   - limits: address space (LEGO_KERNEL_MEMORY_MIB, default half of the
 //     machine's memory, on top of the buffers already mapped), CPU seconds
 //     (LEGO_KERNEL_CPU_SECONDS, default 3600), no core files.

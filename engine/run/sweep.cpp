@@ -106,9 +106,15 @@ Roof machine_roof(bool refresh, const std::function<void(const std::string&)>& n
 double median_ms(const Json& result) {
   // Google Benchmark adds aggregates only for more than one repetition.
   double single = -1;
-  for (const auto& b : result["benchmark"]["benchmarks"]) {
-    if (b.value("aggregate_name", "") == "median") return b["real_time"].get<double>();  // Unit is ms
-    if (b.value("run_type", "") == "iteration" && single < 0) single = b["real_time"].get<double>();
+  // The worker passes on only reports of the right types (timing_report in
+  // run/executor.cpp); a field of another type is still read as absent.
+  const Json& report = result.contains("benchmark") ? result["benchmark"] : Json();
+  if (!report.is_object() || !report.contains("benchmarks") || !report["benchmarks"].is_array()) return -1;
+  for (const auto& b : report["benchmarks"]) {
+    if (!b.is_object() || !b.contains("real_time") || !b["real_time"].is_number()) continue;
+    const auto word = [&](const char* key) { return b.contains(key) && b[key].is_string() ? b[key].get<std::string>() : std::string(); };
+    if (word("aggregate_name") == "median") return b["real_time"].get<double>();  // Unit is ms
+    if (word("run_type") == "iteration" && single < 0) single = b["real_time"].get<double>();
   }
   return single;
 }
@@ -222,6 +228,32 @@ fs::path cached_result_file(const kernel::Instance& inst, const kernel::Instance
   return results_cache_dir() / fmt::format("{:016x}.json", fnv1a(key));
 }
 
+// A time is reported by the kernel's own process, where the kernel could
+// have written it. One that this machine could not run (more FLOP/s than
+// half again its peak, or more bytes per second than 64 times its copy
+// bandwidth, which no cache reaches) is refused and never cached: an error,
+// so a forged time never wins a sweep.
+void distrust_beyond_the_roof(Json& raw, const kernel::Instance& inst, const Roof& roof) {
+  if (raw.value("status", "") != "ok" || !raw.contains("benchmark")) return;
+  const double ms = median_ms(raw);
+  const bool f64 = !inst.tensors.empty() && inst.tensors[0].type == kernel::ElementType::F64;
+  const double peak = f64 ? roof.peak_gflops_f64 : roof.peak_gflops_f32;
+  const double gflops = ms > 0 ? static_cast<double>(inst.flops) / (ms / 1e3) / 1e9 : 0;
+  const double gbs = ms > 0 ? static_cast<double>(inst.bytes) / (ms / 1e3) / 1e9 : 0;
+  std::string why;
+  if (ms <= 0)
+    why = "it reported no time";
+  else if (peak > 0 && gflops > 1.5 * peak)
+    why = fmt::format("{:.4g} GFLOP/s is {:.0f}x this machine's peak ({:.4g})", gflops, gflops / peak, peak);
+  else if (roof.copy_gbs > 0 && gbs > 64 * roof.copy_gbs)
+    why = fmt::format("{:.4g} GB/s is {:.0f}x this machine's copy bandwidth ({:.4g})", gbs, gbs / roof.copy_gbs, roof.copy_gbs);
+  if (why.empty()) return;
+  raw["status"] = "error";
+  raw["verified"] = false;
+  raw["message"] = fmt::format("its reported time ({:.3g} ms) is not believable: {}; the kernel's process may have forged it", ms, why);
+  raw.erase("benchmark");
+}
+
 }  // namespace
 
 VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, const RunOptions& options, double timeout_s, const Roof& roof,
@@ -270,6 +302,7 @@ VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, co
       row.raw = worker.call(make_request(inst, run, id), timeout_s, on_event, cancel);
       if (!inst.check) row.raw["message"] = "a roof, not the kernel: timed, not compared with the reference";
     }
+    distrust_beyond_the_roof(row.raw, inst, row.raw.contains("gpu") ? roof_from_json(row.raw["gpu"]) : roof);
     // Results that the code decides are kept; crashes, hangs and cancels are run again next time.
     const std::string status = row.raw.value("status", "error");
     if (options.cache && (status == "ok" || status == "wrong" || status == "compile-error") && !row.raw.contains("crashed"))

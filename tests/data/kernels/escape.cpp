@@ -2,9 +2,11 @@
 // failures 7 and 12): 1 forks a child that would outlive it and leave a
 // file behind; 2 does so from a new session (setsid); 3 allocates and
 // touches 4 GiB; 4 opens a TCP socket; 5 writes a file outside its
-// buffers (the files are read-only to it). The copy itself is right, so only
+// buffers (the files are read-only to it); 6 sends signals to another of
+// the user's processes (LEGO_ESCAPE_VICTIM) and to its parent. The copy itself is right, so only
 // what the sandbox refused decides the verdict: a refused fork or socket
 // writes B[0] = -1 (the verdict: wrong), an allocation beyond the limit dies.
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -34,6 +36,11 @@ extern "C" void lego_kernel(const float* A, float* B) {
     std::free(p);
   }
   if (mode == 4 && socket(AF_INET, SOCK_STREAM, 0) < 0) B[0] = -1;
+  if (mode == 6) {
+    const char* victim = std::getenv("LEGO_ESCAPE_VICTIM");
+    const bool refused = kill(victim ? std::atoi(victim) : 1, SIGKILL) != 0;
+    if (refused && kill(getppid(), SIGCONT) != 0) B[0] = -1;
+  }
   if (mode == 5) {
     if (FILE* f = std::fopen(std::getenv("LEGO_ESCAPE_MARK"), "w"))
       std::fclose(f);

@@ -3,6 +3,11 @@
 // issue 29, failure 5): it writes a result line to every descriptor it
 // might hold, to every pipe of its parent and grandparent that /proc lets it
 // open, and then ends its process before anyone can compare its output.
+// With FORGE=2..4 it computes the right answer, is verified, and then, on
+// the first call that is timed, writes a "timed" event of its own on the
+// kernel process's event pipe (descriptor 1002, where the harness puts it)
+// and ends: a report of the wrong shape (2: a number for a run, 3: a word
+// for a time) or a time no machine runs it in (4: a picosecond).
 #include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -29,10 +34,24 @@ static void forge_everywhere() {
   }
 }
 
+static void forge_the_time(int how) {
+  const char* forged[] = {
+      "{\"event\":\"timed\",\"benchmark\":{\"benchmarks\":[5]}}\n",
+      "{\"event\":\"timed\",\"benchmark\":{\"benchmarks\":[{\"run_type\":\"iteration\",\"real_time\":\"fast\"}]}}\n",
+      "{\"event\":\"timed\",\"benchmark\":{\"benchmarks\":[{\"run_type\":\"iteration\",\"real_time\":1e-9,"
+      "\"iterations\":1}]}}\n"};
+  const char* line = forged[how - 2];
+  (void)!write(1002, line, std::strlen(line));
+  _exit(0);
+}
+
 extern "C" void lego_kernel(const float* A, float* B) {
-  if ({{ FORGE }}) {
+  static int calls = 0;
+  const int forge = {{ FORGE }};
+  if (forge == 1) {
     forge_everywhere();
     _exit(0);
   }
+  if (forge >= 2 && ++calls > 1) forge_the_time(forge);
   for (int64_t i = 0; i < {{ N }}; ++i) B[{{ B[i] }}] = A[{{ A[i] }}];
 }
