@@ -371,14 +371,16 @@ int import_results(const std::string& project_file, const std::string& results_f
   // bundle from another version of the project) would sit in the project
   // unseen; it is refused unless the user says otherwise.
   const project::UnknownVariant unknown = project::unknown_variant_of(kernel::load_project(project_file, kernel::default_resource_dirs()));
+  project::MergeSummary summary;
   const std::string merged = project::merge_results(kernel::read_text_file(project_file), results_text, results_file,
-                                                    allow_unknown ? project::UnknownVariant() : unknown);
+                                                    allow_unknown ? project::UnknownVariant() : unknown, &summary);
   // The merged file must still load as a project before it replaces the old one.
   const fs::path base = fs::path(project_file).parent_path();
   kernel::parse_project(merged, project_file, base.empty() ? "." : base, kernel::default_resource_dirs());
   run::write_atomically(project_file, merged);
-  const Json results = kernel::parse_json_or_discarded(results_text);
-  out << fmt::format("{} results from {} merged into {}\n", results["variants"].size(), results.value("device", "?"), project_file);
+  out << fmt::format("{} results from {} merged into {}\n", summary.rows, summary.device.empty() ? "an unnamed device" : summary.device,
+                     project_file);
+  out << "(each row's ✓ is the bundle's check on that machine, made in the kernel's own process)\n";
   return 0;
 }
 

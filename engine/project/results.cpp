@@ -1,5 +1,6 @@
 #include "project/results.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -13,7 +14,7 @@ using run::Outcome;
 using run::Status;
 
 std::string merge_results(const std::string& project_text, const std::string& results_text, const std::string& results_label,
-                          const UnknownVariant& unknown_variant) {
+                          const UnknownVariant& unknown_variant, MergeSummary* summary) {
   using Json = nlohmann::ordered_json;
   Json project = kernel::parse_ordered_json_or_discarded(project_text);
   if (project.is_discarded() || !project.is_object()) throw LegoError("the project is not a JSON object");
@@ -79,6 +80,7 @@ std::string merge_results(const std::string& project_text, const std::string& re
                   {"percent_of_copy", number(v, "percent_of_copy", path)}};
     merged[kernel][variant] = entry;
   }
+  if (summary) *summary = {results["variants"].size(), device};
   return project.dump(2) + "\n";
 }
 
@@ -90,9 +92,17 @@ UnknownVariant unknown_variant_of(kernel::Project project) {
   };
 }
 
+// A project file is edited by hand too: a field of another type reads as
+// absent, never as an exception.
 std::vector<Outcome> imported_outcomes(const nlohmann::json& project) {
   std::vector<Outcome> found;
   if (!project.is_object() || !project.contains("results") || !project["results"].is_object()) return found;
+  const auto word = [](const nlohmann::json& r, const char* key, const char* fallback) {
+    return r.contains(key) && r[key].is_string() ? r[key].get<std::string>() : std::string(fallback);
+  };
+  const auto number = [](const nlohmann::json& r, const char* key, double fallback) {
+    return r.contains(key) && r[key].is_number() ? r[key].get<double>() : fallback;
+  };
   for (const auto& [kernel, variants] : project["results"].items()) {
     if (!variants.is_object()) continue;
     for (const auto& [id, r] : variants.items()) {
@@ -101,13 +111,14 @@ std::vector<Outcome> imported_outcomes(const nlohmann::json& project) {
       o.kernel = kernel;
       o.id = id;
       o.status = Status::Imported;
-      o.message = "measured on " + r.value("device", std::string("another machine")) + " (" + r.value("arch", std::string("?")) +
-                  "), copy bandwidth " + std::to_string(static_cast<int>(r.value("copy_gbs", 0.0))) + " GB/s; lego import-results";
-      o.verified = r.value("verified", false);
-      o.ms = r.value("median_ms", -1.0);
-      o.gbs = r.value("gbs", 0.0);
-      o.gflops = r.value("gflops", 0.0);
-      o.percent_of_roof = r.value("percent_of_copy", 0.0);
+      o.verified = r.contains("verified") && r["verified"].is_boolean() && r["verified"].get<bool>();
+      o.message = "measured on " + word(r, "device", "another machine") + " (" + word(r, "arch", "?") + "), copy bandwidth " +
+                  std::to_string(static_cast<long long>(std::clamp(number(r, "copy_gbs", 0), 0.0, 1e12))) + " GB/s; lego import-results" +
+                  (o.verified ? "; checked there by the bundle, in the kernel's own process, not by this tool's sandboxed worker" : "");
+      o.ms = number(r, "median_ms", -1);
+      o.gbs = number(r, "gbs", 0);
+      o.gflops = number(r, "gflops", 0);
+      o.percent_of_roof = number(r, "percent_of_copy", 0);
       found.push_back(std::move(o));
     }
   }

@@ -19,8 +19,14 @@ namespace lego::project {
 // project's (empty: it is); such a row is refused with its path. Without it,
 // any id is merged (import-results --allow-unknown).
 using UnknownVariant = std::function<std::string(const std::string& kernel, const std::string& variant)>;
+// What a merge took in, for the user: rows merged and the device they were
+// measured on ("" when the file does not say).
+struct MergeSummary {
+  std::size_t rows = 0;
+  std::string device;
+};
 std::string merge_results(const std::string& project_text, const std::string& results_text, const std::string& results_label,
-                          const UnknownVariant& unknown_variant = {});
+                          const UnknownVariant& unknown_variant = {}, MergeSummary* summary = nullptr);
 
 // The check import-results, collect and the app's Run on cluster use: a row
 // must name one of the project's kernels and a variant it can produce.

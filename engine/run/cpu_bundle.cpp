@@ -96,21 +96,31 @@ int main(int argc, char** argv) {
 )main";
 
 // The kernel as the JIT compiles it, renamed apart so that several link
-// into one program, with its offsets and registration; the reference goes
-// in a file of its own (it may define the same helpers).
-std::string variant_file(const kernel::Instance& inst, std::size_t n) {
+// into one program, in a translation unit of its own: a macro or a name it
+// defines cannot reach the code that registers and checks it. It is called
+// through a trampoline defined here, whatever its linkage.
+std::string kernel_file(const kernel::Instance& inst, std::size_t n) {
   const std::string suffix = "_" + std::to_string(n);
   std::string source = inst.source;
   if (auto at = source.find("#line 1 "); at != std::string::npos) source.erase(at, source.find('\n', at) - at + 1);
   const TensorCode code = tensor_code(inst);
-  std::string f = variant_banner(inst);
+  std::string f = variant_banner(inst) + "#include <cstdint>\n";
   f += "#define lego_kernel lego_kernel" + suffix + "\n" + source + "\n#undef lego_kernel\n";
-  f += "#include \"harness.hpp\"\n";
+  f += "extern \"C\" void lego_entry" + suffix + "(void** a) { lego_kernel" + suffix + "(" + code.call + "); }\n";
+  return f;
+}
+
+// Its offsets, reference entry and registration, which the harness checks
+// it by: this file never sees the kernel's text.
+std::string variant_file(const kernel::Instance& inst, std::size_t n) {
+  const std::string suffix = "_" + std::to_string(n);
+  const TensorCode code = tensor_code(inst);
+  std::string f = variant_banner(inst) + "#include \"harness.hpp\"\n";
+  f += "extern \"C\" void lego_entry" + suffix + "(void** a);\n";
   f += "extern \"C\" void lego_reference" + suffix + "(" + code.params + ");\n";
   f += "namespace variant" + suffix + " {\n" + code.offsets;
-  f += "static void run(void** a) { lego_kernel" + suffix + "(" + code.call + "); }\n";
   f += "static void reference_entry(void** a) { lego_reference" + suffix + "(" + code.call + "); }\n";
-  f += registration(inst, code, "run");
+  f += registration(inst, code, "lego_entry" + suffix);
   f += "}  // namespace variant" + suffix + "\n";
   return f;
 }
@@ -126,6 +136,7 @@ std::map<std::string, std::string> cpu_bundle(const std::vector<kernel::Instance
     const kernel::Instance& inst = instances[n];
     if (inst.backend == "cuda") throw LegoError("kernel " + inst.kernel + " is a CUDA kernel; its variants go in the CUDA bench bundle");
     files["variant_" + std::to_string(n) + ".cpp"] = variant_file(inst, n);
+    files["variant_" + std::to_string(n) + "_kernel.cpp"] = kernel_file(inst, n);
     files["variant_" + std::to_string(n) + "_reference.cpp"] =
         "// " + kernel::comment_text(inst.kernel) + "'s reference (exported by LEGO Studio)\n#define lego_reference lego_reference_" +
         std::to_string(n) + "\n" + inst.reference + "\n";

@@ -81,7 +81,7 @@ std::string script(const std::string& project_name, const std::string& kernel_na
   for (std::size_t t = 0; t < tasks.size(); ++t) {
     std::string sources;
     for (std::size_t n : tasks[t])
-      sources += cuda ? fmt::format(" variant_{}.cu", n) : fmt::format(" variant_{0}.cpp variant_{0}_reference.cpp", n);
+      sources += cuda ? fmt::format(" variant_{}.cu", n) : fmt::format(" variant_{0}.cpp variant_{0}_kernel.cpp variant_{0}_reference.cpp", n);
     s += fmt::format("  {}) sources=\"{}\" ;;\n", t, sources.substr(1));
   }
   s += "  *) echo \"this job has no task $task\" >&2; exit 2 ;;\nesac\n";
@@ -94,7 +94,7 @@ std::string script(const std::string& project_name, const std::string& kernel_na
     s += "CXX=${CXX:-$(command -v clang++-15 || command -v clang++ || command -v c++)}\n";
     s += "export OMP_NUM_THREADS=${OMP_NUM_THREADS:-${SLURM_CPUS_PER_TASK:-$(nproc)}}\n";
     s += "\"$CXX\" ${CXXFLAGS:--std=c++17 -O3 " + compiler_flags(target::resolve(options.target.empty() ? "host" : options.target)) +
-         " -ffp-contract=fast -fopenmp} -o \"build/bench_task_$task\" harness_cpu.cpp $sources\n";
+         " -fopenmp} -o \"build/bench_task_$task\" harness_cpu.cpp $sources\n";
   }
   s += "# Exit 2 means some variant gave wrong results; they are in the results file, marked unverified.\n";
   s += "\"build/bench_task_$task\" \"results/task_$task.json\" || [ $? -eq 2 ]\n";

@@ -522,6 +522,19 @@ TEST(KernelCli, ImportResultsMergesIntoTheProjectOrRefusesWithAPath) {
   std::ofstream(dir / "results.json") << results.dump();
   const Output o = shell(kBin + "/lego import-results " + project.string() + " " + (dir / "results.json").string());
   ASSERT_EQ(o.rc, 0) << o.text;
+  EXPECT_NE(o.text.find("1 results from NVIDIA H100 merged"), std::string::npos) << o.text;
+  // The shape today's bundles write (Google Benchmark's, our fields in the
+  // context) said "from ?" (review of issue 29).
+  const nlohmann::json benchmark_shape = {
+      {"context", {{"lego_bench_results", 1}, {"device", "NVIDIA H200"}, {"arch", "sm_90"}}},
+      {"benchmarks",
+       {{{"kernel", "transpose_smem"}, {"variant", "A=row,B=row,S=padded,N=4096"}, {"verified", true}, {"median_ms", 0.07}}}}};
+  std::ofstream(dir / "gbench.json") << benchmark_shape.dump();
+  const Output g = shell(kBin + "/lego import-results " + project.string() + " " + (dir / "gbench.json").string());
+  EXPECT_NE(g.text.find("1 results from NVIDIA H200 merged"), std::string::npos) << g.text;
+  EXPECT_NE(g.text.find("the bundle's check on that machine"), std::string::npos) << g.text;
+  std::ofstream(dir / "results.json") << results.dump();
+  ASSERT_EQ(shell(kBin + "/lego import-results " + project.string() + " " + (dir / "results.json").string()).rc, 0);
   const auto merged = read_json(project);
   EXPECT_EQ(merged["results"]["transpose_smem"]["A=row,B=row,S=padded,N=4096"]["median_ms"], 0.071);
   EXPECT_EQ(merged["results"]["transpose_smem"]["A=row,B=row,S=padded,N=4096"]["device"], "NVIDIA H100");

@@ -148,6 +148,25 @@ TEST(Slurm, ABundleJudgesIntegersExactlyAsTheWorkerDoes) {
   EXPECT_EQ(b["max_error"].get<double>(), 1.0) << b.dump();
 }
 
+// Review of issue 29: the kernel shared a translation unit with its
+// registration, so a kernel defining the reference's name as a macro
+// (`#define lego_reference_0 lego_kernel_0`) was compared with itself and
+// "verified". The kernel is now alone in its file: still wrong.
+TEST(Slurm, AKernelsMacrosDoNotReachItsCheck) {
+  auto instances = instances_of(LEGO_TEST_DATA "/kernels/integers.lego.json", "off_by_one", 0, 1, {}, sym::Lang::C);
+  ASSERT_EQ(instances.size(), 1u);
+  instances[0].source = "#define lego_reference_0 lego_kernel_0\n" + instances[0].source;
+  const auto files = job_files("integers.lego.json", instances, {});
+  EXPECT_EQ(files.at("variant_0.cpp").find("lego_kernel"), std::string::npos);
+  const fs::path dir = job_folder("slurm_macro_test", files);
+  const test::Output r = test::shell("cd " + shell_quote(dir.string()) + " && SLURM_ARRAY_TASK_ID=0 bash job.sbatch");
+  std::ifstream in(dir / "results" / "task_0.json");
+  ASSERT_TRUE(in) << r.text;
+  const auto results = nlohmann::json::parse(in);
+  ASSERT_EQ(results["benchmarks"].size(), 1u) << r.text;
+  EXPECT_EQ(results["benchmarks"][0]["verified"], false) << results.dump();
+}
+
 // A CUDA kernel's job directory: the bench bundle with job.sbatch, whose
 // task compiles its variants with nvcc (a GPU node runs them; here the
 // build is what can be checked).
