@@ -15,6 +15,8 @@
 #include <cstring>
 #include <memory>
 #include <stdexcept>
+#include <string>
+#include <thread>
 
 #include "kernel/bounded_json.hpp"
 #include "run/fd_io.hpp"
@@ -135,7 +137,36 @@ std::string describe_status(int status) {
 
 namespace {
 
-void fork_zygote(Zygote& zygote) {
+// What kernels and the compiler write to stdout and stderr reaches the
+// worker's stderr through a pipe, each line marked as theirs: they never
+// hold the user's terminal or log file, which they could otherwise
+// truncate, seek or make look like the tools' own output.
+void relay_output(int from) {
+  std::thread([from] {
+    std::string pending;
+    char chunk[4096];
+    for (ssize_t n; (n = read(from, chunk, sizeof chunk)) != 0;) {
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        break;
+      }
+      pending.append(chunk, static_cast<std::size_t>(n));
+      for (std::size_t end; (end = pending.find('\n')) != std::string::npos || pending.size() >= 4096;) {
+        const std::size_t take = end == std::string::npos ? pending.size() : end + 1;
+        const std::string line = "[kernel] " + pending.substr(0, take) + (end == std::string::npos ? "\n" : "");
+        (void)write_all(2, line.data(), line.size());
+        pending.erase(0, take);
+      }
+    }
+    if (!pending.empty()) {
+      const std::string line = "[kernel] " + pending + "\n";
+      (void)write_all(2, line.data(), line.size());
+    }
+    close(from);
+  }).detach();
+}
+
+void fork_zygote(Zygote& zygote, int output) {
   int pair[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
     throw std::runtime_error(std::string("socketpair: ") + std::strerror(errno));
@@ -146,13 +177,14 @@ void fork_zygote(Zygote& zygote) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // the worker's end is the zygote's
     if (getppid() != worker) _exit(0);
     prctl(PR_SET_DUMPABLE, 0);
-    // Nothing of the worker's but stderr and the socket: the protocol's
-    // descriptors are the worker's alone.
+    // Nothing of the worker's but the socket and the output relay: the
+    // protocol's descriptors are the worker's alone.
+    dup2(output, 1);
+    dup2(output, 2);
     const int socket = dup2(pair[1], 3);
     close_range(4, ~0U, 0);
     const int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (null >= 0) dup2(null, 0);
-    dup2(2, 1);  // a kernel's printf goes to stderr
     if (null > 3) close(null);
     zygote_loop(socket);
   }
@@ -166,8 +198,12 @@ void start_kernel_zygote() {
   if (kernels.socket >= 0) return;
   // A write to a process that has gone must fail, not end the worker.
   signal(SIGPIPE, SIG_IGN);
-  fork_zygote(kernels);
-  fork_zygote(compilers);
+  int output[2];
+  if (pipe2(output, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe2: ") + std::strerror(errno));
+  fork_zygote(kernels, output[1]);
+  fork_zygote(compilers, output[1]);
+  close(output[1]);
+  relay_output(output[0]);  // a thread, started after the forks
 }
 
 bool kernel_zygote_running() { return kernels.socket >= 0; }

@@ -28,6 +28,7 @@ const std::string kRoot = LEGO_SOURCE_DIR;
 
 using lego::test::Output;
 using lego::test::shell;
+using lego::test::slurp;
 
 fs::path scratch(const std::string& name) {
   const fs::path d = fs::temp_directory_path() / ("lego-kernel-cli-" + std::to_string(::getpid())) / name;
@@ -337,7 +338,7 @@ TEST(KernelCli, AWriteFarPastATensorIsCaughtAndNamed) {
   std::map<std::string, nlohmann::json> rows;
   const nlohmann::json results = read_json(out);
   for (const auto& v : results["context"]["lego_variants"]) rows[v["variant"].get<std::string>()] = v;
-  ASSERT_EQ(rows.size(), 7u) << o.text;
+  ASSERT_EQ(rows.size(), 8u) << o.text;
   EXPECT_EQ(rows["A=default,B=default,N=1000,AT=1"]["message"], "wrote past B's end, as far as B[1001] (2 element(s) out; B holds 1000)")
       << rows["A=default,B=default,N=1000,AT=1"].dump();
   for (const int at : {4096, 4500, 6144, 10000, 20000, 200000}) {
@@ -397,9 +398,10 @@ TEST(KernelCli, AKernelCannotForkOpenSocketsOrTakeTheMachinesMemory) {
   EXPECT_EQ(waitpid(victim, &status, WNOHANG), 0) << "the kernel killed another process";
   ::kill(victim, SIGKILL);
   waitpid(victim, &status, 0);
-  ASSERT_EQ(rows.size(), 7u) << o.text;
+  ASSERT_EQ(rows.size(), 8u) << o.text;
   EXPECT_EQ(rows["A=default,B=default,N=1000,MODE=0"]["status"], "ok") << o.text;
-  for (const char* mode : {"MODE=1", "MODE=2", "MODE=4", "MODE=5", "MODE=6"}) {  // refused: the kernel says so by writing B[0] = -1
+  for (const char* mode :
+       {"MODE=1", "MODE=2", "MODE=4", "MODE=5", "MODE=6", "MODE=7"}) {  // refused: the kernel says so by writing B[0] = -1
     const auto& row = rows[std::string("A=default,B=default,N=1000,") + mode];
     EXPECT_EQ(row["status"], "wrong") << row.dump();
   }
@@ -408,6 +410,23 @@ TEST(KernelCli, AKernelCannotForkOpenSocketsOrTakeTheMachinesMemory) {
   EXPECT_NE(memory["message"].get<std::string>().find("killed by SIG"), std::string::npos) << memory.dump();
   std::this_thread::sleep_for(std::chrono::seconds(4));  // what a fork would have left behind by now
   EXPECT_FALSE(fs::exists(mark));
+}
+
+// Review of issue 29: a kernel's process inherited the user's stderr, a
+// log file it could truncate. Its output now reaches the log through the
+// worker, each line marked as the kernel's, and the log keeps what it had.
+TEST(KernelCli, AKernelsOutputIsRelayedMarkedAndCannotTruncateTheLog) {
+  const fs::path dir = scratch("stderr");
+  const fs::path log = dir / "log.txt";
+  std::ofstream(log) << "the user's log\n";
+  const Output o = shell("(" + kBin + "/lego bench " + kRoot +
+                         "/tests/data/kernels/harness.lego.json --kernel escape --only MODE=7 --min-time 0.01 --repetitions 1 --no-cache "
+                         "2>>" +
+                         log.string() + ")");
+  EXPECT_NE(o.text.find("wrong"), std::string::npos) << o.text;  // both refused
+  const std::string written = slurp(log);
+  EXPECT_EQ(written.rfind("the user's log\n", 0), 0u) << written;
+  EXPECT_NE(written.find("[kernel] escape says hello"), std::string::npos) << written;
 }
 
 // A request with a field of the wrong type used to abort the worker (rc 134).

@@ -6,6 +6,9 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 namespace lego::test {
@@ -22,6 +25,12 @@ inline Output shell(const std::string& command) {
   while (std::fgets(buf.data(), buf.size(), p)) text += buf.data();
   const int status = pclose(p);
   return {WEXITSTATUS(status), text};
+}
+
+// A file's whole text ("" when it cannot be read).
+inline std::string slurp(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 }  // namespace lego::test

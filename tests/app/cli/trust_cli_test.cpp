@@ -25,17 +25,13 @@ const std::string kData = kRoot + "/tests/data/kernels";
 
 using lego::test::Output;
 using lego::test::shell;
+using lego::test::slurp;
 
 fs::path scratch(const std::string& name) {
   const fs::path d = fs::temp_directory_path() / ("lego-trust-cli-" + std::to_string(::getpid())) / name;
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
-}
-
-std::string slurp(const fs::path& file) {
-  std::ifstream in(file);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 std::string export_copy(const fs::path& out, const std::string& extra = "") {

@@ -3,7 +3,9 @@
 // file behind; 2 does so from a new session (setsid); 3 allocates and
 // touches 4 GiB; 4 opens a TCP socket; 5 writes a file outside its
 // buffers (the files are read-only to it); 6 sends signals to another of
-// the user's processes (LEGO_ESCAPE_VICTIM) and to its parent. The copy itself is right, so only
+// the user's processes (LEGO_ESCAPE_VICTIM) and to its parent; 7 writes a
+// line to stderr and then tries to truncate it or rewind it (the user's log
+// file, if it were). The copy itself is right, so only
 // what the sandbox refused decides the verdict: a refused fork or socket
 // writes B[0] = -1 (the verdict: wrong), an allocation beyond the limit dies.
 #include <signal.h>
@@ -40,6 +42,11 @@ extern "C" void lego_kernel(const float* A, float* B) {
     const char* victim = std::getenv("LEGO_ESCAPE_VICTIM");
     const bool refused = kill(victim ? std::atoi(victim) : 1, SIGKILL) != 0;
     if (refused && kill(getppid(), SIGCONT) != 0) B[0] = -1;
+  }
+  if (mode == 7) {
+    std::fprintf(stderr, "escape says hello\n");
+    std::fflush(stderr);
+    if (ftruncate(2, 0) != 0 && lseek(2, 0, SEEK_SET) < 0) B[0] = -1;
   }
   if (mode == 5) {
     if (FILE* f = std::fopen(std::getenv("LEGO_ESCAPE_MARK"), "w"))
