@@ -25,6 +25,7 @@
 #include "run/analyze.hpp"
 #include "run/bench_bundle.hpp"
 #include "run/ceilings.hpp"
+#include "run/element_check.hpp"
 #include "run/executor.hpp"
 #include "run/jit.hpp"
 #include "run/libraries.hpp"
@@ -36,6 +37,26 @@
 
 namespace lego::cli {
 namespace {
+
+// The part of a message a table row has room for: "the kernel does not
+// compile: broken.cpp:3:55: error: use of undeclared identifier" rather than
+// the header line alone. The whole message is in --json's file.
+std::string headline(const std::string& message) {
+  std::vector<std::string> lines;
+  for (std::size_t at = 0; at <= message.size();) {
+    const std::size_t end = std::min(message.find('\n', at), message.size());
+    if (end > at) lines.push_back(message.substr(at, end - at));
+    at = end + 1;
+  }
+  if (lines.empty()) return "";
+  std::string line = lines[0];
+  if (line.ends_with(":") && lines.size() > 1) {
+    const auto error =
+        std::find_if(lines.begin() + 1, lines.end(), [](const std::string& l) { return l.find("error") != std::string::npos; });
+    line += " " + (error != lines.end() ? *error : lines[1]);
+  }
+  return line.size() > 400 ? line.substr(0, 400) + "..." : line;
+}
 
 using Json = nlohmann::json;
 namespace fs = std::filesystem;
@@ -163,7 +184,7 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
                          mark, r.ms, r.gbs, r.gflops, r.percent_of_roof, ratios);
     else
       out << fmt::format("{:<4} {:<50} {:<9} {}\n", "-", r.id, mark,
-                         run::status_text(r.status) + (r.message.empty() ? "" : ": " + r.message.substr(0, r.message.find('\n'))));
+                         run::status_text(r.status) + (r.message.empty() ? "" : ": " + headline(r.message)));
   }
   for (const auto& r : rows) {
     if (!r.baseline || r.library_kernel.empty()) continue;
@@ -184,6 +205,15 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
     out << fmt::format("({} variants ruled out by target {} and not compiled; the first, {}: {})\n", count, sweep_options.target.name,
                        ruled->id, ruled->message);
   }
+  // Said once: every process of a sweep raises the same walls.
+  if (const auto partial = std::find_if(rows.begin(), rows.end(), [](const run::Outcome& r) { return !r.sandbox.empty(); });
+      partial != rows.end())
+    out << "(warning: " << partial->sandbox << "; the kernels ran with the walls that stood)\n";
+  if (spec.tolerance > 0)
+    out << fmt::format(
+        "(outputs checked within a relative error of {:g}, the project's tolerance; the default is {:g} for float, {:g} for "
+        "double, exact for integers)\n",
+        spec.tolerance, lego_check::default_tolerance<float>(), lego_check::default_tolerance<double>());
   const auto cached = std::count_if(rows.begin(), rows.end(), [](const run::Outcome& r) { return r.cached; });
   if (cached) out << fmt::format("({} results reused from the cache of unchanged code; --no-cache runs them again)\n", cached);
   if (!spec.verify_at.empty() && options.verify) {

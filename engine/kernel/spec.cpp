@@ -323,7 +323,10 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
   s.flops = k.contains("flops") ? r.expression(r.string_at(k, "flops", path), path + ".flops") : constant(0);
   s.bytes = k.contains("bytes") ? r.expression(r.string_at(k, "bytes", path), path + ".bytes") : constant(0);
   if (k.contains("tolerance")) {
-    if (!k.at("tolerance").is_number() || k.at("tolerance").get<double>() < 0) r.fail(path + ".tolerance", "expected a number >= 0");
+    // A wide tolerance passes wrong results as verified: at most 0.1
+    // (10 % relative), enough for reduced precision, and shown in the table.
+    if (!k.at("tolerance").is_number() || !(k.at("tolerance").get<double>() >= 0) || k.at("tolerance").get<double>() > 0.1)
+      r.fail(path + ".tolerance", "expected a number from 0 (the element type's default) to 0.1");
     s.tolerance = k.at("tolerance").get<double>();
   }
   if (k.contains("register_tile")) {

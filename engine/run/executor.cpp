@@ -1,6 +1,7 @@
 #include "run/executor.hpp"
 
 #include <benchmark/benchmark.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -75,12 +76,13 @@ Json timing_report(const Json& report, std::string& problem) {
     const std::string at = ".benchmarks[" + std::to_string(k) + "]";
     if (!run.is_object()) return fail(at, "is not an object");
     Json kept = Json::object();
-    for (const char* key : {"name", "run_type", "aggregate_name", "time_unit"}) {
+    for (const char* key : {"name", "run_name", "run_type", "aggregate_name", "aggregate_unit", "time_unit"}) {
       if (!run.contains(key)) continue;
       if (!run[key].is_string()) return fail(at + "." + key, "is not a string");
       kept[key] = run[key];
     }
-    for (const char* key : {"real_time", "cpu_time", "iterations", "repetitions", "repetition_index", "bytes_per_second", "FLOPS"}) {
+    for (const char* key : {"real_time", "cpu_time", "iterations", "repetitions", "repetition_index", "family_index",
+                            "per_family_instance_index", "threads", "bytes_per_second", "FLOPS"}) {
       if (!run.contains(key)) continue;
       // Google Benchmark writes a standard deviation of 0 and, for a rate
       // it could not compute, nothing; a time is positive and finite.
@@ -386,6 +388,44 @@ Executor::Prepared Executor::prepare(const Json& request, const std::function<vo
   return data;
 }
 
+namespace {
+
+// "B: 1000 of 4096 elements differ; the first, B[0][3], is 1.5 where the
+// reference has 2 (largest relative error 0.5, tolerance 0.0001)".
+std::string mismatch_summary(const Json& tensors, const Json& checks) {
+  std::string said;
+  for (const Json& check : checks) {
+    if (!check.contains("first_mismatch")) continue;
+    const std::string name = check["tensor"].get<std::string>();
+    std::int64_t total = 1;
+    std::vector<std::int64_t> extents;
+    for (const Json& t : tensors)
+      if (t["name"] == name && t.contains("extents") && t["extents"].is_array())
+        for (const Json& e : t["extents"]) {
+          extents.push_back(e.is_number_integer() ? e.get<std::int64_t>() : 0);
+          total *= extents.back();
+        }
+    // The position is row-major over the logical extents: as an index.
+    std::int64_t position = check["first_mismatch"]["position"].get<std::int64_t>();
+    std::string index;
+    for (std::size_t d = extents.size(); d-- > 0;) {
+      const std::int64_t extent = extents[d] > 0 ? extents[d] : 1;
+      index = "[" + std::to_string(position % extent) + "]" + index;
+      position /= extent;
+    }
+    const auto& first = check["first_mismatch"];
+    said += (said.empty() ? "" : "; ") +
+            fmt::format(
+                "{}: {} of {} elements differ; the first, {}{}, is {} where the reference has {} (largest relative error {:.3g}, "
+                "tolerance {:.3g})",
+                name, check["mismatches"].get<std::int64_t>(), total, name, index, first["got"].get<std::string>(),
+                first["want"].get<std::string>(), check["max_error"].get<double>(), check["tolerance"].get<double>());
+  }
+  return said;
+}
+
+}  // namespace
+
 bool Executor::check_outputs(const Json& request, const Prepared& data, Json& result) {
   const Json& tensors = request.at("tensors");
   bool ok = true;
@@ -407,7 +447,7 @@ bool Executor::check_outputs(const Json& request, const Prepared& data, Json& re
   result["checks"] = checks;
   if (!ok) {
     result["status"] = "wrong";
-    result["message"] = "the output differs from the reference";
+    result["message"] = "the output differs from the reference: " + mismatch_summary(tensors, checks);
   }
   return ok;
 }

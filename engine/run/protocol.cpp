@@ -196,6 +196,7 @@ void read_variant_result(const VariantResult& r, Outcome& out) {
   out.cached = r.raw.value("cached", false);
   out.verified_at = sizes_text(r.raw.value("verified_at", Json()));
   out.assembly = r.raw.value("assembly", "");
+  out.sandbox = text(r.raw, "sandbox");
   out.library_kernel = text(r.raw, "library_kernel");
   out.library_level = text(r.raw, "library_level");
   if (r.raw.contains("cuda") && r.raw["cuda"].is_object()) out.cuda = cuda_resources_from_json(r.raw["cuda"]);

@@ -81,7 +81,8 @@ std::string script(const std::string& project_name, const std::string& kernel_na
   for (std::size_t t = 0; t < tasks.size(); ++t) {
     std::string sources;
     for (std::size_t n : tasks[t])
-      sources += cuda ? fmt::format(" variant_{}.cu", n) : fmt::format(" variant_{0}.cpp variant_{0}_kernel.cpp variant_{0}_reference.cpp", n);
+      sources +=
+          cuda ? fmt::format(" variant_{}.cu", n) : fmt::format(" variant_{0}.cpp variant_{0}_kernel.cpp variant_{0}_reference.cpp", n);
     s += fmt::format("  {}) sources=\"{}\" ;;\n", t, sources.substr(1));
   }
   s += "  *) echo \"this job has no task $task\" >&2; exit 2 ;;\nesac\n";

@@ -220,8 +220,12 @@ bool is_cached_result(const Json& r) {
   return true;
 }
 
+// Raised when what the worker reports for the same code changes (its
+// checks, its messages), so that a new version does not show an old one's.
+constexpr const char* kResultsVersion = "results 2: mismatch details, timing reports by type";
+
 fs::path cached_result_file(const kernel::Instance& inst, const kernel::Instance* verify_at, const RunOptions& o) {
-  const std::string key = code_key(inst) + "\n--verify--\n" + (verify_at ? code_key(*verify_at) : std::string("full")) +
+  const std::string key = std::string(kResultsVersion) + "\n" + code_key(inst) + "\n--verify--\n" + (verify_at ? code_key(*verify_at) : std::string("full")) +
                           fmt::format("\n{} {} {} {} {} {} {}", o.verify, o.time, o.repetitions, o.min_time_s, o.seed, host_cpu(),
                                       sysconf(_SC_NPROCESSORS_ONLN)) +
                           "\n" + inst.reference + "\n" + inst.library + "\n" + inst.target + library_environment();

@@ -1,5 +1,6 @@
 #include "run/tensors.hpp"
 
+#include <fmt/format.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -158,8 +159,8 @@ Comparison compare_as(const Buffer& got, const Buffer& want, double tolerance) {
   c.max_error = checked.max_error;
   c.first_mismatch = checked.first_mismatch;
   if (checked.first_mismatch >= 0) {
-    c.first_got = std::to_string(g[checked.first_mismatch]);
-    c.first_want = std::to_string(w[checked.first_mismatch]);
+    c.first_got = fmt::format("{}", g[checked.first_mismatch]);
+    c.first_want = fmt::format("{}", w[checked.first_mismatch]);
   }
   return c;
 }

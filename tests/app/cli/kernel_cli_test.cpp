@@ -57,6 +57,9 @@ TEST(KernelCli, BenchSurvivesCrashesHangsAndWrongResults) {
   EXPECT_EQ(status["A=default,B=rev,N=1000,MODE=2"], "timeout");
   EXPECT_EQ(status["A=default,B=rev,N=1000,MODE=3"], "wrong");
   EXPECT_NE(o.text.find("crashed: the kernel's process ended without a result (killed by SIGSEGV)"), std::string::npos) << o.text;
+  // A wrong row says where and by how much (faulty.cpp's MODE=3 adds 1).
+  EXPECT_NE(o.text.find("B: 1000 of 1000 elements differ; the first, B[0], is "), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find(", tolerance 0.0001)"), std::string::npos) << o.text;
   // Issue 13: bench exited 0 when every variant failed, and --min-time 0 made every variant crash.
   const Output none =
       shell(kBin + "/lego bench " + kRoot + "/tests/data/kernels/faulty.lego.json --set MODE=3 --min-time 0.01 --repetitions 2");
@@ -230,6 +233,16 @@ TEST(KernelCli, ExportOfAKernelThatDoesNotCompileFailsAndSaysWhy) {
   EXPECT_NE(e.text.find("does not compile"), std::string::npos) << e.text;
   EXPECT_NE(e.text.find("undeclared_name"), std::string::npos) << e.text;
   EXPECT_FALSE(fs::exists(dir / "broken.cpp"));
+}
+
+// Review of issue 29: the table showed "compile-error: the kernel does not
+// compile:" and nothing more; the compiler's error line is on the row now.
+TEST(KernelCli, TheTableShowsTheCompilersErrorLine) {
+  const Output o = shell(kBin + "/lego bench " + kRoot + "/tests/data/kernels/broken.lego.json --no-cache --repetitions 1");
+  EXPECT_EQ(o.rc, 1) << o.text;
+  EXPECT_NE(o.text.find("compile-error: the kernel does not compile: broken.cpp:3:55: error: use of undeclared identifier"),
+            std::string::npos)
+      << o.text;
 }
 
 // Issue 13, failure 4: lego killed by PID while a variant hangs used to

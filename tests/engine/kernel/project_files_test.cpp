@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "expr/diagnostic.hpp"
 #include "kernel/spec.hpp"
@@ -48,6 +49,22 @@ std::string refusal(const fs::path& project) {
     return e.what();
   }
   return "";
+}
+
+// Review of issue 29: a project's tolerance had no bound, so 1e9 passed
+// any output as verified. At most 0.1, refused beyond with its path.
+TEST(ProjectFiles, ATolerancePastOneTenthIsRefused) {
+  Folder f;
+  const fs::path file = f.project("copy.cpp");
+  std::ifstream in(file);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text.replace(text.find("\"template\""), 0, "\"tolerance\": 1e9, ");
+  Folder::write(file, text);
+  EXPECT_NE(refusal(file).find("$.kernels[0].tolerance: expected a number from 0 (the element type's default) to 0.1"), std::string::npos)
+      << refusal(file);
+  text.replace(text.find("1e9"), 3, "0.01");
+  Folder::write(file, text);
+  EXPECT_EQ(load_project(file, {}).kernels.at(0).tolerance, 0.01);
 }
 
 TEST(ProjectFiles, AProjectReadsItsOwnTemplates) {
