@@ -405,8 +405,7 @@ int import_results(const std::string& project_file, const std::string& results_f
   const std::string merged = project::merge_results(kernel::read_text_file(project_file), results_text, results_file,
                                                     allow_unknown ? project::UnknownVariant() : unknown, &summary);
   // The merged file must still load as a project before it replaces the old one.
-  const fs::path base = fs::path(project_file).parent_path();
-  kernel::parse_project(merged, project_file, base.empty() ? "." : base, kernel::default_resource_dirs());
+  kernel::parse_project(merged, project_file, kernel::project_folder(project_file), kernel::default_resource_dirs());
   run::write_atomically(project_file, merged);
   out << fmt::format("{} results from {} merged into {}\n", summary.rows, summary.device.empty() ? "an unnamed device" : summary.device,
                      project_file);

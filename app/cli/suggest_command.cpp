@@ -36,7 +36,7 @@ int apply(const SuggestRequest& request, const run::Suggestions& s, std::ostream
   if (c.family == "project") throw LegoError("--apply " + std::to_string(request.apply) + ": " + c.name + " is in the project already");
   const std::string name = request.name.empty() ? run::suggested_alternative_name(c.name) : request.name;
   const std::filesystem::path file = request.project;
-  const std::string text = project::add_layout(kernel::read_text_file(file, "project file"), file.string(), file.parent_path(),
+  const std::string text = project::add_layout(kernel::read_text_file(file, "project file"), file.string(), kernel::project_folder(file),
                                                kernel::default_resource_dirs(), {s.kernel, s.buffer, name}, c.text);
   run::write_atomically(file, text);
   out << fmt::format("added {}.{} = {} to {} ({}){}\n", s.buffer, name, c.text, file.string(), c.reason,

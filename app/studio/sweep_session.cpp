@@ -44,7 +44,7 @@ ProjectPtr SweepSession::load(const std::string& file, const std::string& json, 
   info->file = file;
   info->json = json;
   info->edited = edited;
-  info->project = kernel::parse_project(json, file, std::filesystem::path(file).parent_path(), kernel::default_resource_dirs());
+  info->project = kernel::parse_project(json, file, kernel::project_folder(file), kernel::default_resource_dirs());
   info->target = kernel::target_for(info->project, target_choice);
   for (const auto& spec : info->project.kernels) {
     KernelInfo k{spec, {}, 0, 0, {}};
@@ -101,7 +101,7 @@ void SweepSession::addLayout(ProjectPtr project, const project::LayoutSlot& slot
 void SweepSession::changeProject(ProjectPtr project, const project::LayoutSlot& slot, const QString& layout_text, LayoutEdit edit) {
   thread_.post([this, project, slot, text = layout_text.toStdString(), edit, target = target_choice_] {
     try {
-      const std::string json = edit(project->json, project->file, std::filesystem::path(project->file).parent_path(),
+      const std::string json = edit(project->json, project->file, kernel::project_folder(project->file),
                                     kernel::default_resource_dirs(), slot, text);
       emit projectLoaded(load(project->file, json, true, 256, target));
     } catch (const LegoError& e) {

@@ -415,12 +415,14 @@ std::string read_text_file(const std::filesystem::path& file, const std::string&
 
 Project load_project(const std::filesystem::path& file, const std::vector<std::filesystem::path>& resource_dirs) {
   const std::string text = read_text_file(file, "project file");
-  // Files are looked up beside the real project file: a symlinked project
-  // reads its own folder's templates, not the link's folder.
+  return parse_project(text, file.string(), project_folder(file), resource_dirs);
+}
+
+std::filesystem::path project_folder(const std::filesystem::path& file) {
   std::error_code ec;
   const std::filesystem::path real = std::filesystem::canonical(file, ec);
   const std::filesystem::path base = ec ? file.parent_path() : real.parent_path();
-  return parse_project(text, file.string(), base.empty() ? "." : base, resource_dirs);
+  return base.empty() ? "." : base;
 }
 
 const KernelSpec& find_kernel(const Project& project, const std::string& name) {

@@ -122,6 +122,11 @@ class ProjectError : public LegoError {
 std::string read_text_file(const std::filesystem::path& file, const std::string& what = "");
 
 Project load_project(const std::filesystem::path& file, const std::vector<std::filesystem::path>& resource_dirs);
+
+// The folder a project's own files are looked up in: the real project
+// file's (a symlinked project reads its own folder, not the link's), and
+// "." for a bare file name.
+std::filesystem::path project_folder(const std::filesystem::path& file);
 Project parse_project(const std::string& json_text, const std::string& file_label, const std::filesystem::path& base_dir,
                       const std::vector<std::filesystem::path>& resource_dirs);
 

@@ -35,8 +35,7 @@ Json to_json(const ClusterRun& r) {
 }
 
 void write_checked(const fs::path& project_file, const std::string& text) {
-  const fs::path base = project_file.parent_path();
-  kernel::parse_project(text, project_file.string(), base.empty() ? "." : base, kernel::default_resource_dirs());
+  kernel::parse_project(text, project_file.string(), kernel::project_folder(project_file), kernel::default_resource_dirs());
   run::write_atomically(project_file, text);
 }
 

@@ -67,6 +67,16 @@ TEST(ProjectFiles, ATolerancePastOneTenthIsRefused) {
   EXPECT_EQ(load_project(file, {}).kernels.at(0).tolerance, 0.01);
 }
 
+// Review of issue 29: `lego-studio --project bare.lego.json` (a bare file
+// name) looked for its templates in resources/ only: its folder was "".
+TEST(ProjectFiles, ABareFileNamesFolderIsTheCurrentOne) {
+  Folder f;
+  const fs::path file = f.project("copy.cpp");
+  EXPECT_EQ(project_folder("p.lego.json"), fs::path("."));
+  fs::create_directory_symlink(file.parent_path(), f.root / "link");
+  EXPECT_EQ(project_folder(f.root / "link" / "p.lego.json"), fs::canonical(file.parent_path()));
+}
+
 TEST(ProjectFiles, AProjectReadsItsOwnTemplates) {
   Folder f;
   const Project p = load_project(f.project("copy.cpp"), {});
