@@ -216,11 +216,13 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
         spec.tolerance, lego_check::default_tolerance<float>(), lego_check::default_tolerance<double>());
   const auto cached = std::count_if(rows.begin(), rows.end(), [](const run::Outcome& r) { return r.cached; });
   if (cached) out << fmt::format("({} results reused from the cache of unchanged code; --no-cache runs them again)\n", cached);
-  if (!spec.verify_at.empty() && options.verify) {
-    std::string at;
-    for (const auto& [k, v] : spec.verify_at) at += (at.empty() ? "" : ", ") + k + "=" + std::to_string(v);
-    out << "(verified against the reference at " << at << ", the same template and layouts; timed at full size)\n";
-  }
+  // Only rows whose check ran at other sizes say so (a --set at or below
+  // verify_at's sizes is verified at full size).
+  std::set<std::string> checked_at;
+  for (const auto& r : rows)
+    if (r.verified && !r.verified_at.empty()) checked_at.insert(r.verified_at);
+  for (const std::string& at : checked_at)
+    out << "(✓ " << at << ": verified against the reference at " << at << ", the same template and layouts; timed at full size)\n";
   out << fmt::format("roof: copy {:.1f} GB/s, triad {:.1f} GB/s, peak {:.0f} / {:.0f} GFLOP/s (fp32 / fp64), {} threads{}\n", roof.copy_gbs,
                      roof.triad_gbs, roof.peak_gflops_f32, roof.peak_gflops_f64, roof.threads,
                      roof.measured_at.empty() ? "" : ", measured " + roof.measured_at);
@@ -288,8 +290,25 @@ int export_kernel(const std::string& project_file, const std::string& kernel_nam
   const kernel::Project project = kernel::load_project(project_file, kernel::default_resource_dirs());
   const kernel::KernelSpec& spec = kernel::find_kernel(project, kernel_name);
   const target::Target target = kernel::target_for(project, target_name);
-  if (variant_id == "best") variant_id = best_variant(results, spec.name, target.name);
-  const kernel::Variant v = kernel::find_variant(spec, variant_id, parse_sets(sets));
+  std::vector<std::string> sizes = sets;
+  if (variant_id == "best") {
+    variant_id = best_variant(results, spec.name, target.name);
+    // The sweep may have run at sizes given with --set: the winner's id
+    // names them, and without a --set here they are taken from it.
+    if (sizes.empty())
+      for (std::size_t at = 0; at < variant_id.size();) {
+        const std::size_t end = std::min(variant_id.find(',', at), variant_id.size());
+        const std::string piece = variant_id.substr(at, end - at);
+        const std::size_t eq = piece.find('=');
+        const bool number =
+            eq != std::string::npos && eq + 1 < piece.size() && piece.find_first_not_of("-0123456789", eq + 1) == std::string::npos;
+        if (number &&
+            std::any_of(spec.parameters.begin(), spec.parameters.end(), [&](const auto& p) { return p.name == piece.substr(0, eq); }))
+          sizes.push_back(piece);
+        at = end + 1;
+      }
+  }
+  const kernel::Variant v = kernel::find_variant(spec, variant_id, parse_sets(sizes));
   const kernel::Instance inst = kernel::instantiate(spec, v, sym::Lang::C, {.target = target});
   // The files first: a kernel that does not compile leaves no folder behind.
   const std::map<std::string, std::string> files = run::export_files(spec, inst);

@@ -99,11 +99,12 @@ TEST(KernelCli, BenchWritesGoogleBenchmarkJsonWithOurFields) {
   EXPECT_EQ(baselines, 2);  // copy and OpenBLAS somatcopy
   EXPECT_NE(o.text.find("vs openblas"), std::string::npos) << o.text;
 
-  // Export the best variant and build it with a plain c++ command.
+  // Export the best variant and build it with a plain c++ command. No
+  // --set: the winner's id says N=256 (the review of issue 29 found export
+  // refusing it, with no hint, when --set was not repeated).
   const fs::path dir = scratch("export");
-  const Output e =
-      shell(kBin + "/lego export " + kRoot + "/projects/transpose.lego.json --kernel transpose2d --set N=256 --variant best --results " +
-            out.string() + " --out " + dir.string());
+  const Output e = shell(kBin + "/lego export " + kRoot + "/projects/transpose.lego.json --kernel transpose2d --variant best --results " +
+                         out.string() + " --out " + dir.string());
   ASSERT_EQ(e.rc, 0) << e.text;
   for (const char* f : {"transpose2d.cpp", "transpose2d.hpp", "example.cpp", "README.md", "transpose2d.s"})
     EXPECT_TRUE(fs::exists(dir / f)) << f;
