@@ -81,7 +81,7 @@ int run_slurm_command(const std::vector<std::string>& args, std::ostream& out, s
       ->allow_extra_args(false);
   submit->add_flag("--dry-run", request.dry_run, "Write the job directory; submit nothing and record nothing");
 
-  std::string job, collect_ssh;
+  std::string job, collect_ssh, adopt_dir;
   bool wait = false, json = false;
   double poll = 5, timeout = 0;
   auto* collect = app.add_subcommand("collect",
@@ -89,6 +89,9 @@ int run_slurm_command(const std::vector<std::string>& args, std::ostream& out, s
                                      "report failed, timed-out or cancelled tasks with their Slurm state");
   collect->add_option("project", project, "Project file (*.lego.json), rewritten in place")->required()->check(CLI::ExistingFile);
   collect->add_option("--job", job, "Only this job id (default: every run recorded in the project)");
+  collect->add_option("--dir", adopt_dir,
+                      "With --job: the folder lego submit --dry-run wrote, from which you ran sbatch by hand; the job is recorded "
+                      "in the project, then collected");
   collect->add_option("--ssh", collect_ssh,
                       "The host the runs were submitted to with --ssh (a run recorded for another host is refused: the project "
                       "does not choose where lego connects)");
@@ -112,8 +115,12 @@ int run_slurm_command(const std::vector<std::string>& args, std::ostream& out, s
       const project::Submitted s = project::submit_run(project, request);
       if (request.dry_run) {
         // The hint is a command to paste: the folder quoted for the shell.
-        out << fmt::format("{} variants in {} array tasks written to {} (not submitted)\n  sbatch --chdir={} {}\n", s.run.variants,
-                           s.run.tasks, s.run.dir, run::slurm::shell_quote(s.run.dir), run::slurm::shell_quote(s.run.dir + "/job.sbatch"));
+        out << fmt::format(
+            "{} variants in {} array tasks written to {} (not submitted)\n  sbatch --chdir={} {}\nthen, with the job id it "
+            "prints:\n  lego collect {} --job ID --dir {}{}\n",
+            s.run.variants, s.run.tasks, s.run.dir, run::slurm::shell_quote(s.run.dir), run::slurm::shell_quote(s.run.dir + "/job.sbatch"),
+            run::slurm::shell_quote(project), run::slurm::shell_quote(s.run.dir),
+            request.job.ssh_host.empty() ? "" : " --ssh " + run::slurm::shell_quote(request.job.ssh_host));
         return 0;
       }
       out << fmt::format("submitted job {}: {} variants of {} in {} array tasks; job directory {}\n", s.run.job, s.run.variants,
@@ -123,6 +130,13 @@ int run_slurm_command(const std::vector<std::string>& args, std::ostream& out, s
     }
     // Rows for variants the project cannot produce are refused, as import-results does.
     const project::UnknownVariant unknown = project::unknown_variant_of(kernel::load_project(project, kernel::default_resource_dirs()));
+    if (!adopt_dir.empty()) {
+      if (job.empty()) throw LegoError("--dir needs --job: the id sbatch printed for the job you submitted from that folder");
+      const project::ClusterRun adopted = project::adopt_run(project, job, adopt_dir, collect_ssh);
+      out << fmt::format("recorded job {} ({} of {}, {} array tasks) from {}\n", adopted.job,
+                         adopted.variants == 1 ? "1 variant" : fmt::format("{} variants", adopted.variants), adopted.kernel, adopted.tasks,
+                         adopted.dir);
+    }
     const auto started = std::chrono::steady_clock::now();
     for (;;) {
       const project::CollectReport report = project::collect_once(project, unknown, job, collect_ssh);

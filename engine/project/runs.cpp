@@ -212,6 +212,41 @@ void check_run_is_the_users(const ClusterRun& run, std::size_t index, const fs::
 
 }  // namespace
 
+ClusterRun adopt_run(const fs::path& project_file, const std::string& job, const fs::path& dir, const std::string& ssh_host) {
+  if (!run::slurm::is_job_id(job)) throw LegoError("--job \"" + job + "\": expected the job id sbatch printed (digits)");
+  const std::string text = kernel::read_text_file(project_file.string());
+  for (const ClusterRun& r : runs_of(text))
+    if (r.job == job) throw LegoError("job " + job + " is recorded already (in " + r.dir + ")");
+  ClusterRun run;
+  run.job = job;
+  run.dir = fs::absolute(dir).lexically_normal().string();
+  run.ssh = ssh_host;
+  check_run_is_the_users(run, runs_of(text).size(), project_file, ssh_host);
+  const fs::path manifest_file = fs::path(run.dir) / "manifest.json";
+  const Json manifest = parse_object(kernel::read_text_file(manifest_file.string(), "job manifest"), "job manifest");
+  const auto field = [&](const char* key) -> const Json& {
+    if (!manifest.contains(key)) throw LegoError(manifest_file.string() + ": $." + key + ": missing; not a folder lego submit wrote");
+    return manifest[key];
+  };
+  if (!field("tasks").is_number_unsigned() || field("tasks").get<std::uint64_t>() < 1 || field("tasks").get<std::uint64_t>() > 100000)
+    throw LegoError(manifest_file.string() + ": $.tasks: expected a task count from 1 to 100000");
+  if (!field("variants").is_array()) throw LegoError(manifest_file.string() + ": $.variants: expected a list");
+  if (!field("kernels").is_array() || field("kernels").empty()) throw LegoError(manifest_file.string() + ": $.kernels: expected a list");
+  for (std::size_t k = 0; k < field("kernels").size(); ++k) {
+    if (!field("kernels")[k].is_string())
+      throw LegoError(manifest_file.string() + ": $.kernels[" + std::to_string(k) + "]: expected a kernel's name");
+    run.kernel += (k ? "," : "") + field("kernels")[k].get<std::string>();
+  }
+  run.tasks = static_cast<int>(field("tasks").get<std::uint64_t>());
+  run.variants = field("variants").size();
+  const std::time_t now = std::time(nullptr);
+  char iso[32];
+  std::strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%S%z", std::localtime(&now));
+  run.submitted = iso;
+  write_checked(project_file, add_run(text, run));
+  return run;
+}
+
 CollectReport collect_once(const fs::path& project_file, const UnknownVariant& unknown_variant, const std::string& job,
                            const std::string& ssh_host) {
   std::string text = kernel::read_text_file(project_file.string());

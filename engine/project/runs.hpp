@@ -92,6 +92,14 @@ Submitted submit_run(const std::filesystem::path& project_file, const SubmitRequ
 // a JSON object.
 std::string keep_cluster_records(const std::string& to_save, const std::string& on_disk);
 
+// Records a job the user submitted by hand from a folder `lego submit
+// --dry-run` wrote (its manifest.json gives the kernel, tasks and
+// variants), so that collect follows it as if submit had sent it. The folder
+// must be inside the project's folder, through no link; `job` is Slurm's id;
+// a job already recorded is refused. Throws LegoError.
+ClusterRun adopt_run(const std::filesystem::path& project_file, const std::string& job, const std::filesystem::path& dir,
+                     const std::string& ssh_host);
+
 // One pass over the project's runs (or the one with job id `job`): task
 // states from Slurm, results of tasks not merged before merged into the
 // project, which is written atomically when anything changed. Safe to run

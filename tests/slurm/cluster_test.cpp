@@ -212,4 +212,36 @@ TEST_F(Cluster, SubmitsAndCollectsThroughSsh) {
   EXPECT_NE(failed["error"].get<std::string>().find("Could not resolve hostname nowhere"), std::string::npos) << failed.dump();
 }
 
+// Review of issue 29: a job sbatch'ed by hand from the dry run's hint was
+// recorded nowhere, so collect could not find it. The hint now gives the
+// collect command that records it (--job ID --dir DIR), and that collects.
+TEST_F(Cluster, AJobSubmittedByHandFromADryRunIsAdoptedAndCollected) {
+  const fs::path project = hostile_copy("adopt");
+  const lego::test::Output dry =
+      shell(lego("submit " + shell_quote(project.string()) + " --kernel transpose2d --set N=256 --max-variants 2 --slurm --dry-run"));
+  ASSERT_EQ(dry.rc, 0) << dry.text;
+  const auto hint = dry.text.find("  sbatch --chdir=");
+  ASSERT_NE(hint, std::string::npos) << dry.text;
+  const std::string sbatch = dry.text.substr(hint + 2, dry.text.find('\n', hint) - hint - 2);
+  const lego::test::Output sent = shell(std::string("sbatch --parsable ") + sbatch.substr(std::string("sbatch ").size()));
+  ASSERT_EQ(sent.rc, 0) << sent.text;
+  const std::string job = sent.text.substr(0, sent.text.find_first_not_of("0123456789"));
+  const auto collect_at = dry.text.find("  lego collect ");
+  ASSERT_NE(collect_at, std::string::npos) << dry.text;
+  std::string collect = dry.text.substr(collect_at + std::string("  lego collect ").size());
+  collect = collect.substr(0, collect.find('\n'));
+  collect.replace(collect.find("--job ID"), 8, "--job " + job);
+  const lego::test::Output collected = shell(lego("collect " + collect + " --wait --poll 1 --timeout 600"));
+  EXPECT_EQ(collected.rc, 0) << collected.text;
+  EXPECT_NE(collected.text.find("recorded job " + job), std::string::npos) << collected.text;
+  const Json saved = Json::parse(read(project));
+  ASSERT_EQ(saved["runs"].size(), 1u) << saved["runs"].dump();
+  EXPECT_EQ(saved["runs"][0]["job"], job);
+  EXPECT_EQ(saved["results"]["transpose2d"].size(), 2u) << saved["results"].dump();
+  // Adopting it again is refused: it is recorded.
+  const lego::test::Output twice = shell(lego("collect " + collect));
+  EXPECT_EQ(twice.rc, 2) << twice.text;
+  EXPECT_NE(twice.text.find("is recorded already"), std::string::npos) << twice.text;
+}
+
 }  // namespace
