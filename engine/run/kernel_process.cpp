@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -193,6 +194,25 @@ void fork_zygote(Zygote& zygote, int output) {
 }
 
 }  // namespace
+
+void forget_openmp_registrations_of_the_dead() {
+  const std::string prefix = "__KMP_REGISTERED_LIB_", suffix = "_" + std::to_string(getuid());
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it("/dev/shm", ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!name.starts_with(prefix) || !name.ends_with(suffix)) continue;
+    const std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+    if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(digits));
+    // Gone, or a zombie (killed, not yet reaped): it runs no more code.
+    char state = 0;
+    if (FILE* stat = std::fopen(("/proc/" + digits + "/stat").c_str(), "r")) {
+      if (std::fscanf(stat, "%*d (%*[^)]) %c", &state) != 1) state = 0;
+      std::fclose(stat);
+    }
+    if ((kill(pid, 0) != 0 && errno == ESRCH) || state == 'Z' || state == 'X') shm_unlink(("/" + name).c_str());
+  }
+}
 
 void start_kernel_zygote() {
   if (kernels.socket >= 0) return;

@@ -41,6 +41,12 @@ struct Zygote;
 
 // Forks the zygote. Call once, first thing in the worker's main (before the
 // protocol is opened); `keep_fd` is left open in the zygote (stderr).
+// Removes libomp's registration files (/dev/shm/__KMP_REGISTERED_LIB_PID_UID)
+// of this user's processes that are gone: a worker killed at a timeout,
+// with its zygote and kernel, leaves them, and libomp would only have
+// removed them at a clean exit. A live process's file is never touched.
+void forget_openmp_registrations_of_the_dead();
+
 void start_kernel_zygote();
 bool kernel_zygote_running();
 

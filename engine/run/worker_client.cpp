@@ -14,8 +14,10 @@
 #include <filesystem>
 #include <random>
 #include <stdexcept>
+#include <thread>
 
 #include "kernel/bounded_json.hpp"
+#include "run/kernel_process.hpp"
 
 namespace lego::run {
 
@@ -85,6 +87,9 @@ void WorkerClient::stop() {
   kill(pid_, SIGKILL);
   waitpid(pid_, nullptr, 0);
   pid_ = -1;
+  // Its zygote and kernel die of the worker's death a moment later.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  forget_openmp_registrations_of_the_dead();
 }
 
 Json WorkerClient::call(const Json& request, double timeout_s, const OnEvent& on_event, const std::atomic<bool>* cancel) {
@@ -161,6 +166,7 @@ Json WorkerClient::call(const Json& request, double timeout_s, const OnEvent& on
     close(from_worker_);
     waitpid(pid_, &status, 0);
     pid_ = -1;
+    forget_openmp_registrations_of_the_dead();
     Json r = base;
     r["status"] = "crashed";
     r["message"] = WIFSIGNALED(status) ? std::string("the worker died of signal ") + std::to_string(WTERMSIG(status)) + " (" +

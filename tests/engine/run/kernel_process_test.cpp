@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 #include <linux/landlock.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 
 namespace lego::run {
 namespace {
@@ -82,6 +84,23 @@ TEST(KernelProcess, OpenMpRunsUnderReadOnlyFilesAndLeavesNoRegistration) {
   EXPECT_TRUE(std::filesystem::exists(registration)) << "libomp registers the process while it runs";
   EXPECT_EQ(process.finish(), "");
   EXPECT_FALSE(std::filesystem::exists(registration)) << "the registration outlived the process";
+}
+
+// Review of issue 29: a worker killed at a timeout left its own and its
+// kernel's registrations in /dev/shm. lego removes those of processes that
+// are gone, never a live one's.
+TEST(KernelProcess, RegistrationsOfProcessesThatAreGoneAreRemoved) {
+  const pid_t gone = fork();
+  if (gone == 0) _exit(0);
+  waitpid(gone, nullptr, 0);
+  const auto file = [](pid_t pid) { return "/dev/shm/__KMP_REGISTERED_LIB_" + std::to_string(pid) + "_" + std::to_string(getuid()); };
+  std::ofstream(file(gone)) << "a libomp's";
+  const bool ours_existed = std::filesystem::exists(file(getpid()));
+  if (!ours_existed) std::ofstream(file(getpid())) << "ours";
+  forget_openmp_registrations_of_the_dead();
+  EXPECT_FALSE(std::filesystem::exists(file(gone)));
+  EXPECT_TRUE(std::filesystem::exists(file(getpid())));
+  if (!ours_existed) std::filesystem::remove(file(getpid()));
 }
 
 }  // namespace
