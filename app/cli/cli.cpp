@@ -283,6 +283,7 @@ int run_banks(const Plan& plan, int bytes, bool heatmap, bool json, std::ostream
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   if (args.size() > 1 && is_cute_command(args[1])) return run_cute_command(args, out, err);
   CLI::App app{"lego: the LEGO layout algebra on the command line (LEGO Studio)"};
+  app.option_defaults()->always_capture_default();  // --help shows each default
   app.require_subcommand(1);
   app.footer(
       "Layout language (the paper's notation):\n"

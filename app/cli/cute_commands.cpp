@@ -35,6 +35,7 @@ bool is_cute_command(const std::string& name) { return name == "from-cute" || na
 
 int run_cute_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   CLI::App app{"lego: CuTe layouts in and out (LEGO Studio)"};
+  app.option_defaults()->always_capture_default();  // --help shows each default
   app.require_subcommand(1);
   std::string text;
   std::vector<std::string> sets;

@@ -441,6 +441,7 @@ bool is_kernel_command(const std::string& name) {
 
 int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   CLI::App app{"lego: kernel variants — run, measure, export (LEGO Studio)"};
+  app.option_defaults()->always_capture_default();  // --help shows each default
   app.require_subcommand(1);
   std::string project, kernel_name, json_out, variant = "best", results, dir, target_name;
   std::vector<std::string> sets, only;

@@ -51,6 +51,7 @@ bool is_slurm_command(const std::string& name) { return name == "submit" || name
 
 int run_slurm_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   CLI::App app{"lego: variant sweeps on Slurm (LEGO Studio)"};
+  app.option_defaults()->always_capture_default();  // --help shows each default
   app.require_subcommand(1);
   std::string project;
   project::SubmitRequest request;

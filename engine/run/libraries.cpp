@@ -92,8 +92,10 @@ std::string library_kernel(const std::string& library) {
     const auto version = symbol<char* (*)()>("bli_info_get_version_str");
     if (!query || !name) return "";
     const std::string config = name(query());
-    std::string out = std::string("BLIS ") + (version ? version() : "") + " configuration " + config + " (" + level_of_kernel(config) + ")";
-    return out;
+    const std::string level = level_of_kernel(config);
+    // "generic" is BLIS's portable C configuration: no vector ISA of its own.
+    return std::string("BLIS ") + (version ? version() : "") + " configuration " + config + " (" +
+           (level.empty() ? config == "generic" ? "portable C, no vector kernels" : "ISA level not known" : level) + ")";
   }
   return "";
 }
