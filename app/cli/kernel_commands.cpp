@@ -426,8 +426,8 @@ int import_results(const std::string& project_file, const std::string& results_f
   // The merged file must still load as a project before it replaces the old one.
   kernel::parse_project(merged, project_file, kernel::project_folder(project_file), kernel::default_resource_dirs());
   run::write_atomically(project_file, merged);
-  out << fmt::format("{} results from {} merged into {}\n", summary.rows, summary.device.empty() ? "an unnamed device" : summary.device,
-                     project_file);
+  out << fmt::format("{} results from {} merged into {}\n", summary.rows,
+                     summary.device.empty() ? "an unnamed device" : printable(summary.device), project_file);
   out << "(each row's ✓ is the bundle's check on that machine, made in the kernel's own process)\n";
   return 0;
 }

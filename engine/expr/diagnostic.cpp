@@ -53,4 +53,24 @@ std::string format_diagnostic(std::string_view source, const Diagnostic& d, std:
   return out;
 }
 
+std::string printable(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const bool c1 = c == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+                    static_cast<unsigned char>(text[i + 1]) <= 0x9f;
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f || c1) {
+      const unsigned char shown = c1 ? static_cast<unsigned char>(text[++i]) : c;
+      out += "\\x";
+      out += kHex[shown >> 4];
+      out += kHex[shown & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
 }  // namespace lego

@@ -38,10 +38,16 @@ struct Diagnostic {
 // underline. Without a known span, only "error: message".
 std::string format_diagnostic(std::string_view source, const Diagnostic& d, std::string_view origin = {});
 
+// `text` safe to print on a terminal: control characters other than newline
+// and tab (ESC, CR, NUL, and C1 controls in UTF-8) as \xHH. Names, devices
+// and messages come from files anyone may have written, and an escape
+// sequence in one could rewrite what the screen shows.
+std::string printable(std::string_view text);
+
 // Thrown by the parser, binder and validators; carries one Diagnostic.
 class LegoError : public std::runtime_error {
  public:
-  LegoError(Span span, std::string message) : std::runtime_error(message), diagnostic_{span, std::move(message)} {}
+  LegoError(Span span, const std::string& message) : std::runtime_error(printable(message)), diagnostic_{span, printable(message)} {}
   explicit LegoError(std::string message) : LegoError(Span{}, std::move(message)) {}
   const Diagnostic& diagnostic() const { return diagnostic_; }
 

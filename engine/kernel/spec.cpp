@@ -204,8 +204,43 @@ ElementType element_type(const Reader& r, const std::string& s, const std::strin
   r.fail(path, "unknown element type \"" + s + "\" (float, double, int32, int64)");
 }
 
+// How many single-character edits turn a into b: a misspelt field's nearest.
+std::size_t edits(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// A field this version does not read is refused, not ignored: a misspelt
+// "paramters" would otherwise leave every variant without its parameters.
+void check_fields(const Reader& r, const Json& object, std::initializer_list<const char*> known, const std::string& path) {
+  for (const auto& [key, value] : object.items()) {
+    if (std::any_of(known.begin(), known.end(), [&](const char* k) { return key == k; })) continue;
+    std::string nearest, all;
+    for (const char* k : known) {
+      all += (all.empty() ? "" : ", ") + std::string(k);
+      if (edits(key, k) <= 2 && (nearest.empty() || edits(key, k) < edits(key, nearest))) nearest = k;
+    }
+    r.fail(path + "." + key,
+           "unknown field" + (nearest.empty() ? std::string() : "; did you mean \"" + nearest + "\"?") + " (known: " + all + ")");
+  }
+}
+
 KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) {
   if (!k.is_object()) r.fail(path, "expected a kernel object");
+  check_fields(r, k,
+               {"name", "description", "backend", "template", "reference", "tensors", "layouts", "parameters", "constraints", "baselines",
+                "bytes", "flops", "launch", "register_tile", "tolerance", "verify_at"},
+               path);
   KernelSpec s;
   s.name = r.string_at(k, "name", path);
   r.check_name(s.name, path + ".name");
@@ -227,6 +262,7 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
     const std::string tp = path + ".tensors[" + std::to_string(t) + "]";
     const Json& tj = tensors[t];
     if (!tj.is_object()) r.fail(tp, "expected a tensor object");
+    check_fields(r, tj, {"name", "type", "role", "extents", "layouts"}, tp);
     TensorSpec ts;
     ts.name = r.string_at(tj, "name", tp);
     r.check_name(ts.name, tp + ".name");

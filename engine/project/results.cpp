@@ -19,6 +19,7 @@ std::string merge_results(const std::string& project_text, const std::string& re
   Json project = kernel::parse_ordered_json_or_discarded(project_text);
   if (project.is_discarded() || !project.is_object()) throw LegoError("the project is not a JSON object");
   Json results = kernel::parse_ordered_json_or_discarded(results_text);
+  std::string rows_key = "variants";  // as the file names them, for the JSON paths of errors
   // The harnesses' results (bench_bundle.hpp, cpu_bundle.hpp): Google
   // Benchmark's JSON with our fields on each benchmark, and the device (a
   // GPU's name, or the host's with " (CPU)"), its arch and copy bandwidth in
@@ -30,6 +31,7 @@ std::string merge_results(const std::string& project_text, const std::string& re
     for (const char* key : {"device", "arch", "copy_gbs"})
       if (results["context"].contains(key)) converted[key] = results["context"][key];
     results = std::move(converted);
+    rows_key = "benchmarks";
   }
   if (results.is_discarded() || !results.is_object() || !results.contains("lego_bench_results") || !results.contains("variants") ||
       !results["variants"].is_array())
@@ -57,7 +59,7 @@ std::string merge_results(const std::string& project_text, const std::string& re
   const double copy_gbs = number(results, "copy_gbs", top);
   for (std::size_t k = 0; k < results["variants"].size(); ++k) {
     const Json& v = results["variants"][k];
-    const std::string path = results_label + ": $.variants[" + std::to_string(k) + "]";
+    const std::string path = results_label + ": $." + rows_key + "[" + std::to_string(k) + "]";
     if (!v.is_object() || !v.contains("kernel") || !v["kernel"].is_string() || !v.contains("variant") || !v["variant"].is_string() ||
         !v.contains("median_ms") || !v["median_ms"].is_number())
       throw LegoError(path + ": expected kernel, variant (strings) and median_ms (a number)");

@@ -84,13 +84,16 @@ std::vector<ClusterRun> runs_of(const std::string& project_text) {
     if (!run::slurm::is_job_id(r.job) && !(r.state.size() > 0 && r.job.empty()))
       throw LegoError(at + ".job: expected a Slurm job id (digits)");
     r.dir = text("dir");
-    r.ssh = j.value("ssh", "");
+    const auto optional_text = [&](const char* key) { return j.contains(key) ? text(key) : std::string(); };
+    r.ssh = optional_text("ssh");
     if (!r.ssh.empty() && r.ssh.front() == '-') throw LegoError(at + ".ssh: a host name cannot start with '-'");
-    r.kernel = j.value("kernel", "");
-    r.submitted = j.value("submitted", "");
-    if (!j.contains("tasks") || !j["tasks"].is_number_integer() || j["tasks"].get<int>() < 1 || j["tasks"].get<int>() > 100000)
+    r.kernel = optional_text("kernel");
+    r.submitted = optional_text("submitted");
+    if (!j.contains("tasks") || !j["tasks"].is_number_integer() || j["tasks"].get<std::int64_t>() < 1 ||
+        j["tasks"].get<std::int64_t>() > 100000)
       throw LegoError(at + ".tasks: expected a task count from 1 to 100000");
-    r.tasks = j["tasks"].get<int>();
+    r.tasks = static_cast<int>(j["tasks"].get<std::int64_t>());
+    if (j.contains("variants") && !j["variants"].is_number_unsigned()) throw LegoError(at + ".variants: expected a count of variants");
     r.variants = j.value("variants", std::size_t{0});
     if (j.contains("collected")) {
       if (!j["collected"].is_array()) throw LegoError(at + ".collected: expected an array of task ids");
@@ -215,12 +218,16 @@ void check_run_is_the_users(const ClusterRun& run, std::size_t index, const fs::
 ClusterRun adopt_run(const fs::path& project_file, const std::string& job, const fs::path& dir, const std::string& ssh_host) {
   if (!run::slurm::is_job_id(job)) throw LegoError("--job \"" + job + "\": expected the job id sbatch printed (digits)");
   const std::string text = kernel::read_text_file(project_file.string());
-  for (const ClusterRun& r : runs_of(text))
-    if (r.job == job) throw LegoError("job " + job + " is recorded already (in " + r.dir + ")");
   ClusterRun run;
   run.job = job;
   run.dir = fs::absolute(dir).lexically_normal().string();
   run.ssh = ssh_host;
+  std::error_code ec;
+  if (!fs::is_directory(run.dir, ec)) throw LegoError("--dir " + printable(dir.string()) + ": no such folder");
+  for (const ClusterRun& r : runs_of(text)) {
+    if (r.job == job) throw LegoError("job " + job + " is recorded already (in " + printable(r.dir) + ")");
+    if (fs::equivalent(r.dir, run.dir, ec)) throw LegoError("the folder " + printable(run.dir) + " is recorded already, as job " + r.job);
+  }
   check_run_is_the_users(run, runs_of(text).size(), project_file, ssh_host);
   const fs::path manifest_file = fs::path(run.dir) / "manifest.json";
   const Json manifest = parse_object(kernel::read_text_file(manifest_file.string(), "job manifest"), "job manifest");
@@ -239,6 +246,17 @@ ClusterRun adopt_run(const fs::path& project_file, const std::string& job, const
   }
   run.tasks = static_cast<int>(field("tasks").get<std::uint64_t>());
   run.variants = field("variants").size();
+  // Slurm must know the job (or its tasks have left results): an id
+  // mistyped would otherwise be asked after by every collect.
+  std::vector<run::slurm::TaskState> states;
+  try {
+    states = run::slurm::task_states(run.job, run.tasks, run.ssh, nullptr);
+  } catch (const LegoError& e) {
+    throw LegoError("Slurm does not answer for job " + job + ", so it is not recorded: " + e.what());
+  }
+  const bool known = std::any_of(states.begin(), states.end(), [](const auto& s) { return s.state != "UNKNOWN"; });
+  const bool results = !fs::is_empty(fs::path(run.dir) / "results", ec) && !ec;
+  if (!known && !results) throw LegoError("Slurm knows no job " + job + " and " + printable(run.dir) + " holds no results: not recorded");
   const std::time_t now = std::time(nullptr);
   char iso[32];
   std::strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%S%z", std::localtime(&now));
@@ -304,10 +322,14 @@ CollectReport collect_once(const fs::path& project_file, const UnknownVariant& u
         const Json m = kernel::parse_ordered_json_or_discarded(kernel::read_text_file(manifest.string()));
         if (m.is_object() && m.contains("variants") && m["variants"].is_array())
           for (const auto& v : m["variants"]) {
-            const int task = v.value("task", -1);
-            if (task >= 0 && task < static_cast<int>(rr.tasks.size()))
-              rr.variant_states[v.value("kernel", "") + "/" + v.value("variant", "")] =
-                  rr.tasks[static_cast<std::size_t>(task)].merged ? "DONE" : rr.tasks[static_cast<std::size_t>(task)].state;
+            // A manifest is a file in a folder: an entry of another shape is skipped.
+            if (!v.is_object() || !v.contains("task") || !v["task"].is_number_unsigned() || !v.contains("kernel") ||
+                !v["kernel"].is_string() || !v.contains("variant") || !v["variant"].is_string())
+              continue;
+            const std::uint64_t task = v["task"].get<std::uint64_t>();
+            if (task < rr.tasks.size())
+              rr.variant_states[v["kernel"].get<std::string>() + "/" + v["variant"].get<std::string>()] =
+                  rr.tasks[task].merged ? "DONE" : rr.tasks[task].state;
           }
       }
     } catch (const LegoError& e) {

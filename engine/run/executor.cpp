@@ -70,6 +70,7 @@ Json timing_report(const Json& report, std::string& problem) {
   if (!report.is_object()) return fail("", "is not an object");
   if (!report.contains("benchmarks") || !report["benchmarks"].is_array() || report["benchmarks"].empty())
     return fail(".benchmarks", "is not a list of runs");
+  if (report["benchmarks"].size() > 10000) return fail(".benchmarks", "holds more runs than the worker asked for");
   Json runs = Json::array();
   for (std::size_t k = 0; k < report["benchmarks"].size(); ++k) {
     const Json& run = report["benchmarks"][k];

@@ -19,6 +19,7 @@
 #include <string>
 #include <thread>
 
+#include "expr/diagnostic.hpp"
 #include "kernel/bounded_json.hpp"
 #include "run/fd_io.hpp"
 #include "run/kernel_sandbox.hpp"
@@ -144,6 +145,16 @@ namespace {
 // truncate, seek or make look like the tools' own output.
 void relay_output(int from) {
   std::thread([from] {
+    // A chatty kernel is cut off rather than flooding the terminal.
+    constexpr std::size_t kBudget = 256u << 10;
+    std::size_t relayed = 0;
+    const auto relay = [&](const std::string& text) {
+      if (relayed > kBudget) return;
+      relayed += text.size();
+      const std::string line = relayed > kBudget ? std::string("[kernel] (more output from kernels dropped: 256 KiB shown)\n")
+                                                 : "[kernel] " + printable(text) + "\n";
+      (void)write_all(2, line.data(), line.size());
+    };
     std::string pending;
     char chunk[4096];
     for (ssize_t n; (n = read(from, chunk, sizeof chunk)) != 0;) {
@@ -153,16 +164,11 @@ void relay_output(int from) {
       }
       pending.append(chunk, static_cast<std::size_t>(n));
       for (std::size_t end; (end = pending.find('\n')) != std::string::npos || pending.size() >= 4096;) {
-        const std::size_t take = end == std::string::npos ? pending.size() : end + 1;
-        const std::string line = "[kernel] " + pending.substr(0, take) + (end == std::string::npos ? "\n" : "");
-        (void)write_all(2, line.data(), line.size());
-        pending.erase(0, take);
+        relay(pending.substr(0, end == std::string::npos ? pending.size() : end));
+        pending.erase(0, end == std::string::npos ? pending.size() : end + 1);
       }
     }
-    if (!pending.empty()) {
-      const std::string line = "[kernel] " + pending + "\n";
-      (void)write_all(2, line.data(), line.size());
-    }
+    if (!pending.empty()) relay(pending);
     close(from);
   }).detach();
 }
@@ -291,6 +297,7 @@ KernelProcess::KernelProcess(const nlohmann::json& given_job, const std::vector<
   if (kernels.socket < 0) throw std::runtime_error("no kernel zygote: start_kernel_zygote() was not called in this process");
   nlohmann::json job = given_job;
   zygote_ = job.value("compile_server", false) ? &compilers : &kernels;
+  if (zygote_ == &compilers || job.value("compile_only", false)) max_line_ = 256u << 20;
   if (job.contains("source") && !job.value("compile_only", false)) {
     // Read as an event is (by type, never trusted), without copying the object.
     std::optional<nlohmann::json> answer(compile_in_server(job));
@@ -343,7 +350,6 @@ KernelProcess::~KernelProcess() {
 }
 
 std::optional<nlohmann::json> KernelProcess::next_event() {
-  constexpr std::size_t kMaxLine = 256u << 20;  // an assembly listing is a few MiB
   if (not_compiled_) {
     std::optional<nlohmann::json> event = std::move(not_compiled_);
     not_compiled_.reset();
@@ -363,7 +369,7 @@ std::optional<nlohmann::json> KernelProcess::next_event() {
       }
       return nlohmann::json{{"event", "error"}, {"message", "the kernel's process wrote a line that is not a JSON object"}};
     }
-    if (pending_.size() > kMaxLine || events_ < 0) return std::nullopt;
+    if (pending_.size() > max_line_ || events_ < 0) return std::nullopt;
     char chunk[65536];
     const ssize_t n = read(events_, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;

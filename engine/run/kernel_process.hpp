@@ -83,6 +83,10 @@ class KernelProcess {
   pid_t pid_ = -1;
   int events_ = -1, control_ = -1;
   std::string pending_;
+  // The longest event line read: the compiler's object and assembly, or a
+  // compile-only job's listing, are megabytes; a running kernel's events
+  // (a timing report) are kilobytes, and a kernel could write gigabytes.
+  std::size_t max_line_ = 4u << 20;
   std::string ended_;
   bool finished_ = false;
   // From the compiler: its answer when the source did not compile (the

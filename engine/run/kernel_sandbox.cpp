@@ -1,5 +1,6 @@
 #include "run/kernel_sandbox.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/landlock.h>
@@ -7,6 +8,7 @@
 #include <seccomp.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -14,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "expr/diagnostic.hpp"
 
@@ -29,6 +32,24 @@ long long mapped_bytes() {
   return pages * sysconf(_SC_PAGESIZE);
 }
 
+// The user's tasks (threads count, as RLIMIT_NPROC counts them): /proc/PID
+// belongs to the process's user, and /proc/PID/task holds a folder per thread.
+long long user_tasks() {
+  long long tasks = 0;
+  if (DIR* proc = opendir("/proc")) {
+    while (const dirent* entry = readdir(proc)) {
+      if (entry->d_name[0] < '1' || entry->d_name[0] > '9') continue;
+      struct stat process {};
+      struct stat threads {};
+      const std::string folder = std::string("/proc/") + entry->d_name;
+      if (stat(folder.c_str(), &process) == 0 && process.st_uid == getuid() && stat((folder + "/task").c_str(), &threads) == 0)
+        tasks += threads.st_nlink > 2 ? static_cast<long long>(threads.st_nlink) - 2 : 1;
+    }
+    closedir(proc);
+  }
+  return tasks;
+}
+
 std::string apply_limits() {
   std::string failed;
   const long long memory_mib =
@@ -40,6 +61,13 @@ std::string apply_limits() {
   const rlimit no_core{0, 0};
   if (setrlimit(RLIMIT_AS, &memory) != 0) failed += " the memory limit;";
   if (setrlimit(RLIMIT_CPU, &cpu) != 0) failed += " the CPU limit;";
+  // Threads: OpenMP's, and a budget beyond, so that a kernel cannot take
+  // every pid of the machine (the user's tasks count towards the limit, so
+  // it is what the user runs now plus the budget; root is exempt).
+  const long long threads = kernel_limit("LEGO_KERNEL_THREADS", 1024);
+  const auto budget = static_cast<rlim_t>(user_tasks() + threads);
+  const rlimit tasks{budget, budget};
+  if (setrlimit(RLIMIT_NPROC, &tasks) != 0) failed += " the thread limit;";
   setrlimit(RLIMIT_CORE, &no_core);
   return failed;
 }
@@ -74,10 +102,20 @@ std::string install_seccomp() {
   for (int call : {SCMP_SYS(tkill), SCMP_SYS(pidfd_open), SCMP_SYS(pidfd_send_signal), SCMP_SYS(pidfd_getfd), SCMP_SYS(kcmp),
                    SCMP_SYS(process_madvise)})
     rc |= deny(call);
-  // Its own limits only (glibc names itself as pid 0); no priorities.
-  rc |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(prlimit64), 1, SCMP_A0(SCMP_CMP_NE, 0));
+  // Its own limits, scheduling and memory placement only (glibc and libomp
+  // name the calling thread as pid 0); no priorities.
+  for (int call : {SCMP_SYS(prlimit64), SCMP_SYS(sched_setaffinity), SCMP_SYS(sched_setscheduler), SCMP_SYS(sched_setparam),
+                   SCMP_SYS(sched_setattr), SCMP_SYS(migrate_pages), SCMP_SYS(move_pages), SCMP_SYS(get_robust_list)})
+    rc |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), call, 1, SCMP_A0(SCMP_CMP_NE, 0));
   rc |= deny(SCMP_SYS(setpriority));
   rc |= deny(SCMP_SYS(ioprio_set));
+  // A descriptor's owner receives SIGIO (or any signal F_SETSIG names) when
+  // it is ready: an owner other than itself is a signal seccomp's kill rule
+  // never sees (Landlock's signal scope stops it only from Linux 6.12).
+  for (const scmp_datum_t command : {F_SETOWN, F_SETOWN_EX})
+    rc |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(fcntl), 1, SCMP_A1(SCMP_CMP_EQ, command));
+  for (const scmp_datum_t request : {0x8901 /* FIOSETOWN */, 0x8902 /* SIOCSPGRP */})
+    rc |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_EQ, request));
   // clone makes threads (allowed) or processes (not): the flags tell.
   rc |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
   // clone3 passes its flags in memory, which seccomp cannot read: ENOSYS

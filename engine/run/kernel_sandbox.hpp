@@ -11,7 +11,8 @@
 //   - files read-only (Landlock), /dev/null writable;
 //   - limits: address space (LEGO_KERNEL_MEMORY_MIB, default half of the
 //     machine's memory, on top of the buffers already mapped), CPU seconds
-//     (LEGO_KERNEL_CPU_SECONDS, default 3600), no core files.
+//     (LEGO_KERNEL_CPU_SECONDS, default 3600), threads (LEGO_KERNEL_THREADS
+//     beyond the user's running tasks, default 1024), no core files.
 #pragma once
 
 #include <string>

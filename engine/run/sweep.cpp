@@ -225,7 +225,8 @@ bool is_cached_result(const Json& r) {
 constexpr const char* kResultsVersion = "results 2: mismatch details, timing reports by type";
 
 fs::path cached_result_file(const kernel::Instance& inst, const kernel::Instance* verify_at, const RunOptions& o) {
-  const std::string key = std::string(kResultsVersion) + "\n" + code_key(inst) + "\n--verify--\n" + (verify_at ? code_key(*verify_at) : std::string("full")) +
+  const std::string key = std::string(kResultsVersion) + "\n" + code_key(inst) + "\n--verify--\n" +
+                          (verify_at ? code_key(*verify_at) : std::string("full")) +
                           fmt::format("\n{} {} {} {} {} {} {}", o.verify, o.time, o.repetitions, o.min_time_s, o.seed, host_cpu(),
                                       sysconf(_SC_NPROCESSORS_ONLN)) +
                           "\n" + inst.reference + "\n" + inst.library + "\n" + inst.target + library_environment();
@@ -233,10 +234,10 @@ fs::path cached_result_file(const kernel::Instance& inst, const kernel::Instance
 }
 
 // A time is reported by the kernel's own process, where the kernel could
-// have written it. One that this machine could not run (more FLOP/s than
-// half again its peak, or more bytes per second than 64 times its copy
-// bandwidth, which no cache reaches) is refused and never cached: an error,
-// so a forged time never wins a sweep.
+// have written it. One that this machine could not run (under a nanosecond,
+// more FLOP/s than half again its peak, or more bytes per second than 64
+// times its copy bandwidth, which no cache reaches) is refused and never
+// cached: an error, so such a forged time never wins a sweep.
 void distrust_beyond_the_roof(Json& raw, const kernel::Instance& inst, const Roof& roof) {
   if (raw.value("status", "") != "ok" || !raw.contains("benchmark")) return;
   const double ms = median_ms(raw);
@@ -247,6 +248,8 @@ void distrust_beyond_the_roof(Json& raw, const kernel::Instance& inst, const Roo
   std::string why;
   if (ms <= 0)
     why = "it reported no time";
+  else if (ms < 1e-6)  // whatever the project declares (or not) of its bytes and FLOPs
+    why = "under a nanosecond is less than a call takes";
   else if (peak > 0 && gflops > 1.5 * peak)
     why = fmt::format("{:.4g} GFLOP/s is {:.0f}x this machine's peak ({:.4g})", gflops, gflops / peak, peak);
   else if (roof.copy_gbs > 0 && gbs > 64 * roof.copy_gbs)

@@ -226,6 +226,12 @@ TEST_F(Cluster, AJobSubmittedByHandFromADryRunIsAdoptedAndCollected) {
   const lego::test::Output sent = shell(std::string("sbatch --parsable ") + sbatch.substr(std::string("sbatch ").size()));
   ASSERT_EQ(sent.rc, 0) << sent.text;
   const std::string job = sent.text.substr(0, sent.text.find_first_not_of("0123456789"));
+  const std::string folder =
+      sbatch.substr(sbatch.find("--chdir=") + 8, sbatch.find(' ', sbatch.find("--chdir=")) - sbatch.find("--chdir=") - 8);
+  // A job Slurm does not know is not recorded (every collect would ask after it).
+  const lego::test::Output unknown = shell(lego("collect " + shell_quote(project.string()) + " --job 999999 --dir " + folder));
+  EXPECT_EQ(unknown.rc, 2) << unknown.text;
+  EXPECT_NE(unknown.text.find("Slurm knows no job 999999"), std::string::npos) << unknown.text;
   const auto collect_at = dry.text.find("  lego collect ");
   ASSERT_NE(collect_at, std::string::npos) << dry.text;
   std::string collect = dry.text.substr(collect_at + std::string("  lego collect ").size());
@@ -238,10 +244,14 @@ TEST_F(Cluster, AJobSubmittedByHandFromADryRunIsAdoptedAndCollected) {
   ASSERT_EQ(saved["runs"].size(), 1u) << saved["runs"].dump();
   EXPECT_EQ(saved["runs"][0]["job"], job);
   EXPECT_EQ(saved["results"]["transpose2d"].size(), 2u) << saved["results"].dump();
-  // Adopting it again is refused: it is recorded.
+  // Adopting it again, or its folder under another id, is refused: it is recorded.
   const lego::test::Output twice = shell(lego("collect " + collect));
   EXPECT_EQ(twice.rc, 2) << twice.text;
-  EXPECT_NE(twice.text.find("is recorded already"), std::string::npos) << twice.text;
+  EXPECT_NE(twice.text.find("job " + job + " is recorded already"), std::string::npos) << twice.text;
+  collect.replace(collect.find("--job " + job), 6 + job.size(), "--job " + job + "0");
+  const lego::test::Output other = shell(lego("collect " + collect));
+  EXPECT_EQ(other.rc, 2) << other.text;
+  EXPECT_NE(other.text.find("is recorded already, as job " + job), std::string::npos) << other.text;
 }
 
 }  // namespace

@@ -284,7 +284,7 @@ TEST(KernelCli, AKernelCannotForgeItsResult) {
   std::map<std::string, nlohmann::json> rows;
   const nlohmann::json results = read_json(out);
   for (const auto& v : results["context"]["lego_variants"]) rows[v["variant"].get<std::string>()] = v;
-  ASSERT_EQ(rows.size(), 5u) << o.text;
+  ASSERT_EQ(rows.size(), 6u) << o.text;
   const auto& forged = rows["A=default,B=default,N=1000,FORGE=1"];
   // It ends its process before anything is compared (crashed), and its
   // writes to every descriptor it holds reach only its own tensors' memfds,
@@ -301,7 +301,8 @@ TEST(KernelCli, AKernelCannotForgeItsResult) {
   // with no time.
   const std::map<std::string, std::string> times = {{"FORGE=2", "benchmark.benchmarks[0] is not an object"},
                                                     {"FORGE=3", "benchmark.benchmarks[0].real_time is not a finite number"},
-                                                    {"FORGE=4", "is not believable"}};
+                                                    {"FORGE=4", "is not believable"},
+                                                    {"FORGE=5", "under a nanosecond is less than a call takes"}};
   for (const auto& [variant, why] : times) {
     const auto& row = rows["A=default,B=default,N=1000," + variant];
     EXPECT_EQ(row["status"], "error") << row.dump();
@@ -412,10 +413,10 @@ TEST(KernelCli, AKernelCannotForkOpenSocketsOrTakeTheMachinesMemory) {
   EXPECT_EQ(waitpid(victim, &status, WNOHANG), 0) << "the kernel killed another process";
   ::kill(victim, SIGKILL);
   waitpid(victim, &status, 0);
-  ASSERT_EQ(rows.size(), 8u) << o.text;
+  ASSERT_EQ(rows.size(), 9u) << o.text;
   EXPECT_EQ(rows["A=default,B=default,N=1000,MODE=0"]["status"], "ok") << o.text;
   for (const char* mode :
-       {"MODE=1", "MODE=2", "MODE=4", "MODE=5", "MODE=6", "MODE=7"}) {  // refused: the kernel says so by writing B[0] = -1
+       {"MODE=1", "MODE=2", "MODE=4", "MODE=5", "MODE=6", "MODE=7", "MODE=8"}) {  // refused: the kernel says so by writing B[0] = -1
     const auto& row = rows[std::string("A=default,B=default,N=1000,") + mode];
     EXPECT_EQ(row["status"], "wrong") << row.dump();
   }
@@ -440,7 +441,10 @@ TEST(KernelCli, AKernelsOutputIsRelayedMarkedAndCannotTruncateTheLog) {
   EXPECT_NE(o.text.find("wrong"), std::string::npos) << o.text;  // both refused
   const std::string written = slurp(log);
   EXPECT_EQ(written.rfind("the user's log\n", 0), 0u) << written;
-  EXPECT_NE(written.find("[kernel] escape says hello"), std::string::npos) << written;
+  EXPECT_NE(written.find("[kernel] escape says hello\\x1b[2J"), std::string::npos) << written;
+  EXPECT_EQ(written.find('\x1b'), std::string::npos) << "an escape sequence reached the terminal";
+  EXPECT_NE(written.find("[kernel] (more output from kernels dropped: 256 KiB shown)"), std::string::npos);
+  EXPECT_EQ(written.find("line 4999,"), std::string::npos);  // the flood's end was dropped
 }
 
 // A request with a field of the wrong type used to abort the worker (rc 134).

@@ -254,6 +254,13 @@ TEST(TrustCli, CollectRefusesHostsAndFoldersTheUserDidNotGive) {
   const Output link = shell(kBin + "/lego collect " + (dir / "rows.lego.json").string());
   EXPECT_EQ(link.rc, 2) << link.text;
   EXPECT_NE(link.text.find("is a link; collect writes through none"), std::string::npos) << link.text;
+  // The attack review: a field of another type aborted collect (exit 134).
+  for (const std::string field : {R"("ssh": 5)", R"("kernel": 7)", R"("submitted": 3)", R"("variants": "x")", R"("tasks": 4294967297)"}) {
+    with_run(R"({"scheduler": "slurm", "job": "77", "dir": ")" + (dir / "job").string() + R"(", "tasks": 1, )" + field + "}");
+    const Output typed = shell(kBin + "/lego collect " + (dir / "rows.lego.json").string());
+    EXPECT_EQ(typed.rc, 2) << field << ": " << typed.text;
+    EXPECT_NE(typed.text.find("$.runs[0]."), std::string::npos) << field << ": " << typed.text;
+  }
 }
 
 }  // namespace

@@ -7,7 +7,8 @@
 // the first call that is timed, writes a "timed" event of its own on the
 // kernel process's event pipe (descriptor 1002, where the harness puts it)
 // and ends: a report of the wrong shape (2: a number for a run, 3: a word
-// for a time) or a time no machine runs it in (4: a picosecond).
+// for a time) or a time no machine runs it in (4: a picosecond, beyond the
+// copy bandwidth; 5: the smallest double, under any call's time).
 #include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -39,6 +40,8 @@ static void forge_the_time(int how) {
       "{\"event\":\"timed\",\"benchmark\":{\"benchmarks\":[5]}}\n",
       "{\"event\":\"timed\",\"benchmark\":{\"benchmarks\":[{\"run_type\":\"iteration\",\"real_time\":\"fast\"}]}}\n",
       "{\"event\":\"timed\",\"benchmark\":{\"benchmarks\":[{\"run_type\":\"iteration\",\"real_time\":1e-9,"
+      "\"iterations\":1}]}}\n",
+      "{\"event\":\"timed\",\"benchmark\":{\"benchmarks\":[{\"run_type\":\"iteration\",\"real_time\":5e-324,"
       "\"iterations\":1}]}}\n"};
   const char* line = forged[how - 2];
   (void)!write(1002, line, std::strlen(line));

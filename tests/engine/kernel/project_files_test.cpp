@@ -77,6 +77,21 @@ TEST(ProjectFiles, ABareFileNamesFolderIsTheCurrentOne) {
   EXPECT_EQ(project_folder(f.root / "link" / "p.lego.json"), fs::canonical(file.parent_path()));
 }
 
+// The new-user review of issue 29: "paramters" was ignored, so every variant
+// was invalid with a hint naming an option bench does not have.
+TEST(ProjectFiles, AMisspeltFieldIsRefusedWithTheNearestName) {
+  Folder f;
+  const fs::path file = f.project("copy.cpp");
+  std::ifstream in(file);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text.replace(text.find("\"template\""), 0, "\"paramters\": {\"N\": 8}, ");
+  Folder::write(file, text);
+  EXPECT_NE(refusal(file).find("$.kernels[0].paramters: unknown field; did you mean \"parameters\"?"), std::string::npos) << refusal(file);
+  text.replace(text.find("\"paramters\""), 11, "\"zzzzzzzzzz\"");
+  Folder::write(file, text);
+  EXPECT_NE(refusal(file).find("$.kernels[0].zzzzzzzzzz: unknown field (known: name, "), std::string::npos) << refusal(file);
+}
+
 TEST(ProjectFiles, AProjectReadsItsOwnTemplates) {
   Folder f;
   const Project p = load_project(f.project("copy.cpp"), {});
