@@ -291,7 +291,8 @@ int export_kernel(const std::string& project_file, const std::string& kernel_nam
   const kernel::KernelSpec& spec = kernel::find_kernel(project, kernel_name);
   const target::Target target = kernel::target_for(project, target_name);
   std::vector<std::string> sizes = sets;
-  if (variant_id == "best") {
+  const bool best = variant_id == "best";
+  if (best) {
     variant_id = best_variant(results, spec.name, target.name);
     // The sweep may have run at sizes given with --set: the winner's id
     // names them, and without a --set here they are taken from it.
@@ -308,7 +309,16 @@ int export_kernel(const std::string& project_file, const std::string& kernel_nam
         at = end + 1;
       }
   }
-  const kernel::Variant v = kernel::find_variant(spec, variant_id, parse_sets(sizes));
+  kernel::Variant v;
+  try {
+    v = kernel::find_variant(spec, variant_id, parse_sets(sizes));
+  } catch (const LegoError& e) {
+    if (!best || sets.empty()) throw;
+    // The winner was measured at other sizes than the --set given here.
+    throw LegoError(std::string(e.what()) + "\n(the best variant in " + results + " is " + variant_id +
+                    "; drop --set to export it at the sizes it was measured at)");
+  }
+  if (best) out << "(the best variant in " << results << ": " << variant_id << ")\n";
   const kernel::Instance inst = kernel::instantiate(spec, v, sym::Lang::C, {.target = target});
   // The files first: a kernel that does not compile leaves no folder behind.
   const std::map<std::string, std::string> files = run::export_files(spec, inst);

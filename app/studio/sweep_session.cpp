@@ -101,8 +101,8 @@ void SweepSession::addLayout(ProjectPtr project, const project::LayoutSlot& slot
 void SweepSession::changeProject(ProjectPtr project, const project::LayoutSlot& slot, const QString& layout_text, LayoutEdit edit) {
   thread_.post([this, project, slot, text = layout_text.toStdString(), edit, target = target_choice_] {
     try {
-      const std::string json = edit(project->json, project->file, kernel::project_folder(project->file),
-                                    kernel::default_resource_dirs(), slot, text);
+      const std::string json =
+          edit(project->json, project->file, kernel::project_folder(project->file), kernel::default_resource_dirs(), slot, text);
       emit projectLoaded(load(project->file, json, true, 256, target));
     } catch (const LegoError& e) {
       emit failed(QStringLiteral("the project was not changed: %1").arg(QString::fromStdString(e.what())));
