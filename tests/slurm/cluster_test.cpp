@@ -226,16 +226,16 @@ TEST_F(Cluster, AJobSubmittedByHandFromADryRunIsAdoptedAndCollected) {
   const lego::test::Output sent = shell(std::string("sbatch --parsable ") + sbatch.substr(std::string("sbatch ").size()));
   ASSERT_EQ(sent.rc, 0) << sent.text;
   const std::string job = sent.text.substr(0, sent.text.find_first_not_of("0123456789"));
-  const std::string folder =
-      sbatch.substr(sbatch.find("--chdir=") + 8, sbatch.find(' ', sbatch.find("--chdir=")) - sbatch.find("--chdir=") - 8);
-  // A job Slurm does not know is not recorded (every collect would ask after it).
-  const lego::test::Output unknown = shell(lego("collect " + shell_quote(project.string()) + " --job 999999 --dir " + folder));
-  EXPECT_EQ(unknown.rc, 2) << unknown.text;
-  EXPECT_NE(unknown.text.find("Slurm knows no job 999999"), std::string::npos) << unknown.text;
   const auto collect_at = dry.text.find("  lego collect ");
   ASSERT_NE(collect_at, std::string::npos) << dry.text;
   std::string collect = dry.text.substr(collect_at + std::string("  lego collect ").size());
   collect = collect.substr(0, collect.find('\n'));
+  // A job Slurm does not know is not recorded (every collect would ask after it).
+  std::string unknown_job = collect;
+  unknown_job.replace(unknown_job.find("--job ID"), 8, "--job 999999");
+  const lego::test::Output unknown = shell(lego("collect " + unknown_job));
+  EXPECT_EQ(unknown.rc, 2) << unknown.text;
+  EXPECT_NE(unknown.text.find("Slurm knows no job 999999"), std::string::npos) << unknown.text;
   collect.replace(collect.find("--job ID"), 8, "--job " + job);
   const lego::test::Output collected = shell(lego("collect " + collect + " --wait --poll 1 --timeout 600"));
   EXPECT_EQ(collected.rc, 0) << collected.text;
