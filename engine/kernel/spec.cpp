@@ -223,7 +223,8 @@ std::size_t edits(const std::string& a, const std::string& b) {
 // A field this version does not read is refused, not ignored: a misspelt
 // "paramters" would otherwise leave every variant without its parameters.
 void check_fields(const Reader& r, const Json& object, std::initializer_list<const char*> known, const std::string& path) {
-  for (const auto& [key, value] : object.items()) {
+  for (auto it = object.begin(); it != object.end(); ++it) {
+    const std::string key = it.key();
     if (std::any_of(known.begin(), known.end(), [&](const char* k) { return key == k; })) continue;
     std::string nearest, all;
     for (const char* k : known) {

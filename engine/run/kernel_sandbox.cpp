@@ -98,7 +98,7 @@ std::string install_seccomp() {
   // seccomp cannot tell apart, and pidfds reach any process: both refused.
   const auto self = static_cast<scmp_datum_t>(getpid());
   for (int call : {SCMP_SYS(kill), SCMP_SYS(tgkill), SCMP_SYS(rt_sigqueueinfo), SCMP_SYS(rt_tgsigqueueinfo)})
-    rc |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), call, 1, SCMP_A0(SCMP_CMP_NE, self));
+    rc |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), call, 1, SCMP_A0(SCMP_CMP_NE, self, 0));
   for (int call : {SCMP_SYS(tkill), SCMP_SYS(pidfd_open), SCMP_SYS(pidfd_send_signal), SCMP_SYS(pidfd_getfd), SCMP_SYS(kcmp),
                    SCMP_SYS(process_madvise)})
     rc |= deny(call);
@@ -106,16 +106,16 @@ std::string install_seccomp() {
   // name the calling thread as pid 0); no priorities.
   for (int call : {SCMP_SYS(prlimit64), SCMP_SYS(sched_setaffinity), SCMP_SYS(sched_setscheduler), SCMP_SYS(sched_setparam),
                    SCMP_SYS(sched_setattr), SCMP_SYS(migrate_pages), SCMP_SYS(move_pages), SCMP_SYS(get_robust_list)})
-    rc |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), call, 1, SCMP_A0(SCMP_CMP_NE, 0));
+    rc |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), call, 1, SCMP_A0(SCMP_CMP_NE, 0, 0));
   rc |= deny(SCMP_SYS(setpriority));
   rc |= deny(SCMP_SYS(ioprio_set));
   // A descriptor's owner receives SIGIO (or any signal F_SETSIG names) when
   // it is ready: an owner other than itself is a signal seccomp's kill rule
   // never sees (Landlock's signal scope stops it only from Linux 6.12).
   for (const scmp_datum_t command : {F_SETOWN, F_SETOWN_EX})
-    rc |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(fcntl), 1, SCMP_A1(SCMP_CMP_EQ, command));
+    rc |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(fcntl), 1, SCMP_A1(SCMP_CMP_EQ, command, 0));
   for (const scmp_datum_t request : {0x8901 /* FIOSETOWN */, 0x8902 /* SIOCSPGRP */})
-    rc |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_EQ, request));
+    rc |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_EQ, request, 0));
   // clone makes threads (allowed) or processes (not): the flags tell.
   rc |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
   // clone3 passes its flags in memory, which seccomp cannot read: ENOSYS
