@@ -55,9 +55,14 @@ std::string apply_limits() {
   const long long memory_mib =
       kernel_limit("LEGO_KERNEL_MEMORY_MIB", static_cast<long long>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE) / 2 / (1 << 20));
   const long long cpu_seconds = kernel_limit("LEGO_KERNEL_CPU_SECONDS", 3600);
-  const rlimit memory{static_cast<rlim_t>(mapped_bytes() + memory_mib * (1LL << 20)),
-                      static_cast<rlim_t>(mapped_bytes() + memory_mib * (1LL << 20))};
-  const rlimit cpu{static_cast<rlim_t>(cpu_seconds), static_cast<rlim_t>(cpu_seconds)};
+  // A stricter limit of the user's own (ulimit -v) stays: it is the wall.
+  const auto limited = [](int resource, rlim_t wanted) {
+    rlimit now{};
+    if (getrlimit(resource, &now) == 0 && now.rlim_max != RLIM_INFINITY && now.rlim_max < wanted) wanted = now.rlim_max;
+    return rlimit{wanted, wanted};
+  };
+  const rlimit memory = limited(RLIMIT_AS, static_cast<rlim_t>(mapped_bytes() + memory_mib * (1LL << 20)));
+  const rlimit cpu = limited(RLIMIT_CPU, static_cast<rlim_t>(cpu_seconds));
   const rlimit no_core{0, 0};
   if (setrlimit(RLIMIT_AS, &memory) != 0) failed += " the memory limit;";
   if (setrlimit(RLIMIT_CPU, &cpu) != 0) failed += " the CPU limit;";

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -76,12 +77,29 @@ void Buffer::lay_out(int fd, bool fill_canaries) {
   const std::size_t used = static_cast<std::size_t>(count_) * element_size(type_);
   bytes_ = std::max<std::size_t>((used + 63) / 64 * 64, 64);
   const std::size_t inner = (kGuardBytes + bytes_ + kGuardBytes + page - 1) / page * page;
-  // No-access address space costs nothing: 1 GiB on each side (or the
+  // No-access address space costs no memory: 1 GiB on each side (or the
   // tensor's size, if larger) turns a write up to that far out into a fault.
-  const std::size_t no_access = std::max<std::size_t>(inner, std::size_t{1} << 30);
-  const std::size_t total = no_access + inner + no_access;
-  void* map = mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (map == MAP_FAILED) throw std::bad_alloc();
+  // It does count towards an address-space limit (ulimit -v, usual on
+  // shared login nodes), under which the regions shrink, to 64 MiB, then to
+  // 1 MiB: a far stray write may then land in other memory, which the
+  // canaries and the comparison still catch when it lands in a tensor.
+  std::size_t no_access = std::max<std::size_t>(inner, std::size_t{1} << 30), total = 0;
+  void* map = MAP_FAILED;
+  for (const std::size_t shrunk : {no_access, std::size_t{64} << 20, std::size_t{1} << 20}) {
+    no_access = std::min(no_access, (shrunk + page - 1) / page * page);
+    total = no_access + inner + no_access;
+    map = mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (map != MAP_FAILED) break;
+  }
+  if (map == MAP_FAILED) {
+    rlimit limit{};
+    getrlimit(RLIMIT_AS, &limit);
+    throw std::runtime_error(
+        fmt::format("cannot reserve {} MiB of address space for a tensor{}", (inner + (std::size_t{2} << 20)) >> 20,
+                    limit.rlim_cur == RLIM_INFINITY
+                        ? std::string(": ") + std::strerror(errno)
+                        : fmt::format(" under the address-space limit of {} MiB (ulimit -v); raise it", limit.rlim_cur >> 20)));
+  }
   data_ = std::unique_ptr<void, Free>(map, Free(total));
   char* base = static_cast<char*>(map) + no_access;
   if (fd >= 0) {

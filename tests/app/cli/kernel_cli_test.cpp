@@ -447,6 +447,22 @@ TEST(KernelCli, AKernelsOutputIsRelayedMarkedAndCannotTruncateTheLog) {
   EXPECT_EQ(written.find("line 4999,"), std::string::npos);  // the flood's end was dropped
 }
 
+// The new-user review of issue 29: under `ulimit -v 8 GiB` (usual on login
+// nodes) every variant failed with a bare std::bad_alloc: each tensor's
+// 1 GiB no-access regions are address space. They shrink under such a
+// limit, and the user's limit stays the kernel's wall, without a warning.
+TEST(KernelCli, AVariantRunsUnderTheUsersAddressSpaceLimit) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves terabytes of shadow address space: no ASan binary starts under ulimit -v";
+#endif
+  const Output o = shell("(ulimit -v 8388608; " + kBin + "/lego bench " + kRoot +
+                         "/tests/data/kernels/harness.lego.json --kernel escape --only MODE=0 --no-cache --repetitions 1 --min-time 0.01)");
+  EXPECT_EQ(o.rc, 0) << o.text;
+  EXPECT_NE(o.text.find("✓"), std::string::npos) << o.text;
+  EXPECT_EQ(o.text.find("bad_alloc"), std::string::npos) << o.text;
+  EXPECT_EQ(o.text.find("sandbox is partial"), std::string::npos) << o.text;
+}
+
 // A request with a field of the wrong type used to abort the worker (rc 134).
 TEST(KernelCli, TheWorkerAnswersBadRequestsWithAnError) {
   const Output o = shell(
