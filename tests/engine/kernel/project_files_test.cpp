@@ -51,20 +51,24 @@ std::string refusal(const fs::path& project) {
   return "";
 }
 
+// The one-kernel project of `f` with `field` ("\"key\": value") first in its kernel.
+fs::path project_with(const Folder& f, const std::string& field) {
+  const fs::path file = f.project("copy.cpp");
+  std::ifstream in(file);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text.replace(text.find("\"template\""), 0, field + ", ");
+  Folder::write(file, text);
+  return file;
+}
+
 // Review of issue 29: a project's tolerance had no bound, so 1e9 passed
 // any output as verified. At most 0.1, refused beyond with its path.
 TEST(ProjectFiles, ATolerancePastOneTenthIsRefused) {
   Folder f;
-  const fs::path file = f.project("copy.cpp");
-  std::ifstream in(file);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  text.replace(text.find("\"template\""), 0, "\"tolerance\": 1e9, ");
-  Folder::write(file, text);
-  EXPECT_NE(refusal(file).find("$.kernels[0].tolerance: expected a number from 0 (the element type's default) to 0.1"), std::string::npos)
-      << refusal(file);
-  text.replace(text.find("1e9"), 3, "0.01");
-  Folder::write(file, text);
-  EXPECT_EQ(load_project(file, {}).kernels.at(0).tolerance, 0.01);
+  const fs::path wide = project_with(f, "\"tolerance\": 1e9");
+  EXPECT_NE(refusal(wide).find("$.kernels[0].tolerance: expected a number from 0 (the element type's default) to 0.1"), std::string::npos)
+      << refusal(wide);
+  EXPECT_EQ(load_project(project_with(f, "\"tolerance\": 0.01"), {}).kernels.at(0).tolerance, 0.01);
 }
 
 // Review of issue 29: `lego-studio --project bare.lego.json` (a bare file
@@ -81,15 +85,10 @@ TEST(ProjectFiles, ABareFileNamesFolderIsTheCurrentOne) {
 // was invalid with a hint naming an option bench does not have.
 TEST(ProjectFiles, AMisspeltFieldIsRefusedWithTheNearestName) {
   Folder f;
-  const fs::path file = f.project("copy.cpp");
-  std::ifstream in(file);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  text.replace(text.find("\"template\""), 0, "\"paramters\": {\"N\": 8}, ");
-  Folder::write(file, text);
-  EXPECT_NE(refusal(file).find("$.kernels[0].paramters: unknown field; did you mean \"parameters\"?"), std::string::npos) << refusal(file);
-  text.replace(text.find("\"paramters\""), 11, "\"zzzzzzzzzz\"");
-  Folder::write(file, text);
-  EXPECT_NE(refusal(file).find("$.kernels[0].zzzzzzzzzz: unknown field (known: name, "), std::string::npos) << refusal(file);
+  const fs::path near = project_with(f, "\"paramters\": {\"N\": 8}");
+  EXPECT_NE(refusal(near).find("$.kernels[0].paramters: unknown field; did you mean \"parameters\"?"), std::string::npos) << refusal(near);
+  const fs::path far = project_with(f, "\"zzzzzzzzzz\": 1");
+  EXPECT_NE(refusal(far).find("$.kernels[0].zzzzzzzzzz: unknown field (known: name, "), std::string::npos) << refusal(far);
 }
 
 TEST(ProjectFiles, AProjectReadsItsOwnTemplates) {
