@@ -290,28 +290,17 @@ int export_kernel(const std::string& project_file, const std::string& kernel_nam
   const kernel::Project project = kernel::load_project(project_file, kernel::default_resource_dirs());
   const kernel::KernelSpec& spec = kernel::find_kernel(project, kernel_name);
   const target::Target target = kernel::target_for(project, target_name);
-  std::vector<std::string> sizes = sets;
+  Env sizes = parse_sets(sets);
   const bool best = variant_id == "best";
   if (best) {
     variant_id = best_variant(results, spec.name, target.name);
     // The sweep may have run at sizes given with --set: the winner's id
     // names them, and without a --set here they are taken from it.
-    if (sizes.empty())
-      for (std::size_t at = 0; at < variant_id.size();) {
-        const std::size_t end = std::min(variant_id.find(',', at), variant_id.size());
-        const std::string piece = variant_id.substr(at, end - at);
-        const std::size_t eq = piece.find('=');
-        const bool number =
-            eq != std::string::npos && eq + 1 < piece.size() && piece.find_first_not_of("-0123456789", eq + 1) == std::string::npos;
-        if (number &&
-            std::any_of(spec.parameters.begin(), spec.parameters.end(), [&](const auto& p) { return p.name == piece.substr(0, eq); }))
-          sizes.push_back(piece);
-        at = end + 1;
-      }
+    if (sets.empty()) sizes = kernel::parameters_named_in(spec, variant_id).value_or(Env());
   }
   kernel::Variant v;
   try {
-    v = kernel::find_variant(spec, variant_id, parse_sets(sizes));
+    v = kernel::find_variant(spec, variant_id, sizes);
   } catch (const LegoError& e) {
     if (!best || sets.empty()) throw;
     // The winner was measured at other sizes than the --set given here.

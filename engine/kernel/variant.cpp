@@ -184,25 +184,31 @@ Variant find_variant(const KernelSpec& spec, const std::string& id, const Env& o
                   " valid), e.g.:" + some);
 }
 
-bool names_a_variant(const KernelSpec& spec, const std::string& id) {
-  Env overrides;
+std::optional<Env> parameters_named_in(const KernelSpec& spec, const std::string& id) {
+  Env named;
   for (std::size_t start = 0; start <= id.size();) {
     const std::size_t comma = std::min(id.find(',', start), id.size());
     const std::string item = id.substr(start, comma - start);
     const std::size_t eq = item.find('=');
-    if (eq == std::string::npos) return false;
+    if (eq == std::string::npos) return std::nullopt;
     const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
     for (const auto& p : spec.parameters)
       if (p.name == key) {
         std::int64_t v = 0;
         const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-        if (ec != std::errc() || end != value.data() + value.size()) return false;
-        overrides[key] = v;
+        if (ec != std::errc() || end != value.data() + value.size()) return std::nullopt;
+        named[key] = v;
       }
     start = comma + 1;
   }
+  return named;
+}
+
+bool names_a_variant(const KernelSpec& spec, const std::string& id) {
+  const std::optional<Env> overrides = parameters_named_in(spec, id);
+  if (!overrides) return false;
   try {
-    const VariantSpace space = enumerate_variants(spec, {0, 1, overrides});
+    const VariantSpace space = enumerate_variants(spec, {0, 1, *overrides});
     return std::any_of(space.variants.begin(), space.variants.end(), [&](const Variant& v) { return v.id == id; });
   } catch (const LegoError&) {
     return false;  // e.g. a parameter value a constraint cannot evaluate

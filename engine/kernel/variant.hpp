@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,11 @@ std::string ruled_out_by(const KernelSpec& spec, const Env& parameters, const ta
 
 // The variant named `id` ("best" is resolved by the caller); throws LegoError listing a few valid ids.
 Variant find_variant(const KernelSpec& spec, const std::string& id, const Env& overrides);
+
+// The values `id` gives the spec's parameters ("N=512" in
+// "A=row,N=512,T=16" for parameters N and T: {N: 512, T: 16}); nullopt when
+// an item is not name=value or a parameter's value is not an integer.
+std::optional<Env> parameters_named_in(const KernelSpec& spec, const std::string& id);
 
 // Whether `id` names a variant of `spec` at some parameter values: its
 // parameters are read from the id itself (a results file may come from a

@@ -34,6 +34,16 @@ Json to_json(const ClusterRun& r) {
   return j;
 }
 
+// `now` in local time as `format` (strftime) writes it.
+std::string local_time(std::time_t now, const char* format) {
+  char text[32];
+  std::strftime(text, sizeof text, format, std::localtime(&now));
+  return text;
+}
+
+// A run's "submitted": ISO 8601 with the zone.
+constexpr const char* kSubmittedFormat = "%Y-%m-%dT%H:%M:%S%z";
+
 void write_checked(const fs::path& project_file, const std::string& text) {
   kernel::parse_project(text, project_file.string(), kernel::project_folder(project_file), kernel::default_resource_dirs());
   run::write_atomically(project_file, text);
@@ -133,9 +143,7 @@ Submitted submit_run(const fs::path& project_file, const SubmitRequest& request)
     instances.push_back(kernel::instantiate(spec, v, spec.backend == "cuda" ? sym::Lang::Cuda : sym::Lang::C, {.target = target}));
 
   const std::time_t now = std::time(nullptr);
-  char stamp[32], iso[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
-  std::strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%S%z", std::localtime(&now));
+  const std::string stamp = local_time(now, "%Y%m%d-%H%M%S");
   fs::path dir = request.dir;
   if (dir.empty()) {
     std::string stem = project_file.filename().string();
@@ -165,7 +173,7 @@ Submitted submit_run(const fs::path& project_file, const SubmitRequest& request)
   out.run.dir = fs::absolute(dir).lexically_normal().string();
   out.run.ssh = request.job.ssh_host;
   out.run.kernel = spec.name;
-  out.run.submitted = iso;
+  out.run.submitted = local_time(now, kSubmittedFormat);
   out.run.tasks = static_cast<int>(tasks.size());
   out.run.variants = instances.size();
   if (request.dry_run) return out;
@@ -224,11 +232,12 @@ ClusterRun adopt_run(const fs::path& project_file, const std::string& job, const
   run.ssh = ssh_host;
   std::error_code ec;
   if (!fs::is_directory(run.dir, ec)) throw LegoError("--dir " + printable(dir.string()) + ": no such folder");
-  for (const ClusterRun& r : runs_of(text)) {
+  const std::vector<ClusterRun> recorded = runs_of(text);
+  for (const ClusterRun& r : recorded) {
     if (r.job == job) throw LegoError("job " + job + " is recorded already (in " + printable(r.dir) + ")");
     if (fs::equivalent(r.dir, run.dir, ec)) throw LegoError("the folder " + printable(run.dir) + " is recorded already, as job " + r.job);
   }
-  check_run_is_the_users(run, runs_of(text).size(), project_file, ssh_host);
+  check_run_is_the_users(run, recorded.size(), project_file, ssh_host);
   const fs::path manifest_file = fs::path(run.dir) / "manifest.json";
   const Json manifest = parse_object(kernel::read_text_file(manifest_file.string(), "job manifest"), "job manifest");
   const auto field = [&](const char* key) -> const Json& {
@@ -257,10 +266,7 @@ ClusterRun adopt_run(const fs::path& project_file, const std::string& job, const
   const bool known = std::any_of(states.begin(), states.end(), [](const auto& s) { return s.state != "UNKNOWN"; });
   const bool results = !fs::is_empty(fs::path(run.dir) / "results", ec) && !ec;
   if (!known && !results) throw LegoError("Slurm knows no job " + job + " and " + printable(run.dir) + " holds no results: not recorded");
-  const std::time_t now = std::time(nullptr);
-  char iso[32];
-  std::strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%S%z", std::localtime(&now));
-  run.submitted = iso;
+  run.submitted = local_time(std::time(nullptr), kSubmittedFormat);
   write_checked(project_file, add_run(text, run));
   return run;
 }

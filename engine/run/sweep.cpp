@@ -108,7 +108,8 @@ double median_ms(const Json& result) {
   double single = -1;
   // The worker passes on only reports of the right types (timing_report in
   // run/executor.cpp); a field of another type is still read as absent.
-  const Json& report = result.contains("benchmark") ? result["benchmark"] : Json();
+  if (!result.contains("benchmark")) return -1;
+  const Json& report = result["benchmark"];
   if (!report.is_object() || !report.contains("benchmarks") || !report["benchmarks"].is_array()) return -1;
   for (const auto& b : report["benchmarks"]) {
     if (!b.is_object() || !b.contains("real_time") || !b["real_time"].is_number()) continue;
@@ -125,12 +126,21 @@ double arithmetic_intensity(const kernel::Instance& inst) {
   return inst.bytes > 0 ? static_cast<double>(inst.flops) / static_cast<double>(inst.bytes) : 0;
 }
 
+namespace {
+
+// The peak the kernel's arithmetic runs against: fp64 when its first tensor is.
+double peak_gflops(const kernel::Instance& inst, const Roof& roof) {
+  const bool f64 = !inst.tensors.empty() && inst.tensors[0].type == kernel::ElementType::F64;
+  return f64 ? roof.peak_gflops_f64 : roof.peak_gflops_f32;
+}
+
+}  // namespace
+
 double percent_of_roof(const kernel::Instance& inst, double ms, const Roof& roof) {
   if (ms <= 0) return 0;
   const double s = ms / 1e3;
   if (inst.flops == 0) return roof.copy_gbs > 0 ? 100.0 * (static_cast<double>(inst.bytes) / s / 1e9) / roof.copy_gbs : 0;
-  const bool f64 = !inst.tensors.empty() && inst.tensors[0].type == kernel::ElementType::F64;
-  const double peak = f64 ? roof.peak_gflops_f64 : roof.peak_gflops_f32;
+  const double peak = peak_gflops(inst, roof);
   const double intensity = inst.bytes > 0 ? arithmetic_intensity(inst) : 1e30;
   // A roof the machine did not report (a driver without clock rates) bounds nothing.
   const double bound = std::min(peak > 0 ? peak : 1e300, intensity * roof.triad_gbs);
@@ -233,6 +243,10 @@ fs::path cached_result_file(const kernel::Instance& inst, const kernel::Instance
   return results_cache_dir() / fmt::format("{:016x}.json", fnv1a(key));
 }
 
+// The roof a result is placed against: a GPU run brings its device's
+// (measured copy bandwidth, peak FP32), a CPU run has the machine's.
+Roof roof_of(const Json& raw, const Roof& machine) { return raw.contains("gpu") ? roof_from_json(raw["gpu"]) : machine; }
+
 // A time is reported by the kernel's own process, where the kernel could
 // have written it. One that this machine could not run (under a nanosecond,
 // more FLOP/s than half again its peak, or more bytes per second than 64
@@ -241,8 +255,7 @@ fs::path cached_result_file(const kernel::Instance& inst, const kernel::Instance
 void distrust_beyond_the_roof(Json& raw, const kernel::Instance& inst, const Roof& roof) {
   if (raw.value("status", "") != "ok" || !raw.contains("benchmark")) return;
   const double ms = median_ms(raw);
-  const bool f64 = !inst.tensors.empty() && inst.tensors[0].type == kernel::ElementType::F64;
-  const double peak = f64 ? roof.peak_gflops_f64 : roof.peak_gflops_f32;
+  const double peak = peak_gflops(inst, roof);
   const double gflops = ms > 0 ? static_cast<double>(inst.flops) / (ms / 1e3) / 1e9 : 0;
   const double gbs = ms > 0 ? static_cast<double>(inst.bytes) / (ms / 1e3) / 1e9 : 0;
   std::string why;
@@ -309,7 +322,7 @@ VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, co
       row.raw = worker.call(make_request(inst, run, id), timeout_s, on_event, cancel);
       if (!inst.check) row.raw["message"] = "a roof, not the kernel: timed, not compared with the reference";
     }
-    distrust_beyond_the_roof(row.raw, inst, row.raw.contains("gpu") ? roof_from_json(row.raw["gpu"]) : roof);
+    distrust_beyond_the_roof(row.raw, inst, roof_of(row.raw, roof));
     // Results that the code decides are kept; crashes, hangs and cancels are run again next time.
     const std::string status = row.raw.value("status", "error");
     if (options.cache && (status == "ok" || status == "wrong" || status == "compile-error") && !row.raw.contains("crashed"))
@@ -317,7 +330,7 @@ VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, co
   } else {
     row.raw["cached"] = true;
   }
-  row.placed_against = row.raw.contains("gpu") ? roof_from_json(row.raw["gpu"]) : roof;
+  row.placed_against = roof_of(row.raw, roof);
   row.status = row.raw.value("status", "error");
   row.message = row.raw.value("message", "");
   row.verified = row.raw.value("verified", false);

@@ -80,15 +80,15 @@ void WorkerClient::start() {
   signal(SIGPIPE, SIG_IGN);  // a dead worker must not kill the parent on write
 }
 
-void WorkerClient::stop() {
+void WorkerClient::stop(bool mid_request) {
   if (pid_ <= 0) return;
   close(to_worker_);
   close(from_worker_);
   kill(pid_, SIGKILL);
   waitpid(pid_, nullptr, 0);
   pid_ = -1;
-  // Its zygote and kernel die of the worker's death a moment later.
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  // Its zygote, and a kernel it was running, die of its death a moment later.
+  if (mid_request) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   forget_openmp_registrations_of_the_dead();
 }
 
@@ -116,7 +116,7 @@ Json WorkerClient::call(const Json& request, double timeout_s, const OnEvent& on
       Json message = kernel::parse_json_or_discarded(text);
       if (message.is_discarded()) continue;
       if (!message.is_object() || message.value("nonce", Json()) != nonce || message.value("id", Json()) != base["id"]) {
-        stop();  // the stream can no longer be trusted
+        stop(true);  // the stream can no longer be trusted
         Json r = base;
         r["status"] = "error";
         r["message"] =
@@ -136,7 +136,7 @@ Json WorkerClient::call(const Json& request, double timeout_s, const OnEvent& on
       return message;
     }
     if (cancel && cancel->load()) {
-      stop();
+      stop(true);
       Json r = base;
       r["status"] = "cancelled";
       r["message"] = "cancelled; the worker was stopped";
@@ -144,7 +144,7 @@ Json WorkerClient::call(const Json& request, double timeout_s, const OnEvent& on
     }
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
     if (left <= 0) {
-      stop();
+      stop(true);
       Json r = base;
       r["status"] = "timeout";
       r["message"] = "no result within " + std::to_string(static_cast<long>(timeout_s)) + " s; the worker was killed";

@@ -35,7 +35,9 @@ class WorkerClient {
 
  private:
   void start();
-  void stop();
+  // Kills the worker. `mid_request`: a kernel process may still be running,
+  // and dies of the worker's death a moment later.
+  void stop(bool mid_request = false);
   std::string executable_;
   Environment environment_;
   pid_t pid_ = -1;
