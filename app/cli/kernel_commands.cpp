@@ -328,8 +328,8 @@ Env sets_for(const kernel::KernelSpec& spec, const std::vector<std::string>& set
 
 void print_analysis(const run::VariantAnalysis& r, const target::Target& target, std::ostream& out) {
   out << fmt::format("{}  {}", r.kernel, r.variant);
-  if (r.backend == "cpu") out << fmt::format("  (made for target {}; its accesses traced on this machine)", target.name);
-  if (r.accesses && r.backend == "cuda") {
+  if (r.backend == kernel::Backend::Cpu) out << fmt::format("  (made for target {}; its accesses traced on this machine)", target.name);
+  if (r.accesses && r.backend == kernel::Backend::Cuda) {
     const auto& b = r.accesses->simulated_block;
     out << fmt::format("  (simulated block ({}, {}, {}))", b[0], b[1], b[2]);
   }
@@ -347,9 +347,9 @@ void print_analysis(const run::VariantAnalysis& r, const target::Target& target,
   for (const auto& s : report.sites)
     out << fmt::format("  {:<5} {:<28} {:<7} {}\n", s.info.line, s.info.placeholder, analysis::to_string(s.info.kind),
                        analysis::verdict(s));
-  if (r.backend == "cuda" && report.worst_ways == 0)
+  if (r.backend == kernel::Backend::Cuda && report.worst_ways == 0)
     out << fmt::format("  total: no shared accesses; global efficiency {:.0f}%\n", 100 * report.global_efficiency);
-  else if (r.backend == "cuda")
+  else if (r.backend == kernel::Backend::Cuda)
     out << fmt::format("  total: worst bank conflict {}-way, {} excess wavefronts per block; global efficiency {:.0f}%\n",
                        report.worst_ways, report.excess_wavefronts, 100 * report.global_efficiency);
   else
@@ -396,7 +396,7 @@ int export_bench(const std::string& project_file, const std::string& kernel_name
   std::vector<kernel::Instance> instances;
   std::set<std::string> seen;
   for (const auto& spec : project.kernels) {
-    if ((!kernel_name.empty() && spec.name != kernel_name) || spec.backend != "cuda") continue;
+    if ((!kernel_name.empty() && spec.name != kernel_name) || spec.backend != kernel::Backend::Cuda) continue;
     for (const auto& v : kernel::enumerate_variants(spec, {max_variants, seed, sets_for(spec, sets)}).variants) {
       kernel::Instance inst = kernel::instantiate(spec, v, sym::Lang::Cuda);
       if (seen.insert(run::code_key(inst)).second) instances.push_back(std::move(inst));

@@ -53,7 +53,8 @@ int suggest(const SuggestRequest& request, std::ostream& out, std::ostream& err)
   run::SuggestOptions options;
   options.sets = request.sets;
   options.target = kernel::target_for(project, request.target);
-  if (const std::string why = run::cannot_run_here(options.target); !why.empty() && request.verify > 0 && spec.backend == "cpu")
+  if (const std::string why = run::cannot_run_here(options.target);
+      !why.empty() && request.verify > 0 && spec.backend == kernel::Backend::Cpu)
     throw LegoError("cannot verify the candidates here: " + why +
                     "; rank them without --verify (--verify 0), or choose a target this "
                     "machine runs");

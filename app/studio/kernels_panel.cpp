@@ -419,7 +419,7 @@ void KernelsPanel::runSweep() {
   const KernelInfo* k = currentKernel();
   if (!k) return;
   // CPU code for a target this machine cannot run is for export only: say why instead of a sweep that verifies nothing.
-  if (const std::string why = run::cannot_run_here(project_->target); !why.empty() && k->spec.backend == "cpu") {
+  if (const std::string why = run::cannot_run_here(project_->target); !why.empty() && k->spec.backend == lego::kernel::Backend::Cpu) {
     emit message(tr("error: %1").arg(qs(why)));
     return;
   }

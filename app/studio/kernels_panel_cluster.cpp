@@ -18,7 +18,7 @@ void KernelsPanel::connectCluster() {
   connect(cluster_, &QPushButton::clicked, this, [this] {
     const KernelInfo* k = currentKernel();
     if (!k) return;
-    ClusterDialog dialog(static_cast<int>(k->variants.size()), k->spec.backend == "cuda", this);
+    ClusterDialog dialog(static_cast<int>(k->variants.size()), k->spec.backend == lego::kernel::Backend::Cuda, this);
     if (dialog.exec() == QDialog::Accepted) runOnCluster(dialog.options());
   });
   connect(&cluster_session_, &ClusterSession::submitted, this, [this](const QString& job, const QString& dir, int tasks, int variants) {

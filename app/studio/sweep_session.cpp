@@ -144,7 +144,8 @@ void SweepSession::run(ProjectPtr project, const QString& kernel_name, const QSt
     bool cancelled = false;
     try {
       if (!k) throw LegoError("no kernel " + kernel + " in the project");
-      if (const std::string why = run::cannot_run_here(project->target); !why.empty() && k->spec.backend == "cpu") throw LegoError(why);
+      if (const std::string why = run::cannot_run_here(project->target); !why.empty() && k->spec.backend == lego::kernel::Backend::Cpu)
+        throw LegoError(why);
       const run::Roof roof = run::machine_roof(
           false, [this](const std::string& m) { emit message(QString::fromStdString(m)); }, project->target.name);
       emit ceilingsReady(roof);

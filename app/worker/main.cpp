@@ -127,7 +127,9 @@ int main(int argc, char** argv) {
         r["status"] = "ok";
         reply(r);
       } else if (kind == "run") {
-        reply(executor.execute(request, [&](const std::string& stage) { reply({{"event", "stage"}, {"stage", stage}}); }));
+        reply(executor.execute(lego::run::run_request_from_json(request), [&](const std::string& stage) {
+          reply({{"event", "stage"}, {"stage", stage}});
+        }));
       } else if (kind == "cuda-compile") {
         reply(lego::run::execute_cuda_compile(request));
       } else if (kind == "compile") {

@@ -118,7 +118,7 @@ std::int64_t formula_value(const KernelSpec& spec, const Expr& e, const Env& par
 class Instantiator {
  public:
   Instantiator(const KernelSpec& spec, const Variant& variant, sym::Lang lang, const InstantiateOptions& options)
-      : spec_(spec), variant_(variant), lang_(spec.backend == "cuda" ? sym::Lang::Cuda : lang), options_(options) {}
+      : spec_(spec), variant_(variant), lang_(spec.backend == Backend::Cuda ? sym::Lang::Cuda : lang), options_(options) {}
 
   Instance run() {
     if (const std::string why = ruled_out_by(spec_, variant_.parameters, options_.target); !why.empty()) throw RuledOut(why);
@@ -650,7 +650,9 @@ class Instantiator {
     AccessSite a;
     a.site = static_cast<int>(inst.accesses.size());
     a.name = name;
-    a.kind = shared ? "shared" : spec_.backend == "cuda" ? "global" : "host";
+    a.kind = shared                           ? analysis::MemoryKind::Shared
+             : spec_.backend == Backend::Cuda ? analysis::MemoryKind::Global
+                                              : analysis::MemoryKind::Host;
     a.line = x.line;
     a.column = x.column;
     a.placeholder = x.placeholder;

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/accesses.hpp"
 #include "kernel/spec.hpp"
 #include "kernel/variant.hpp"
 #include "sym/print.hpp"
@@ -50,9 +51,9 @@ struct Expansion {
 
 // A tensor or shared-buffer access in the template, for static analysis.
 struct AccessSite {
-  int site = 0;      // the number LEGO_ACCESS(site, ...) carries
-  std::string name;  // the tensor or shared array
-  std::string kind;  // "global" (CUDA tensor), "shared" (smem) or "host" (CPU tensor)
+  int site = 0;                                            // the number LEGO_ACCESS(site, ...) carries
+  std::string name;                                        // the tensor or shared array
+  analysis::MemoryKind kind = analysis::MemoryKind::Host;  // a CUDA tensor is Global, a smem array Shared
   int line = 0, column = 0;
   std::string placeholder;
 };
@@ -66,7 +67,7 @@ struct Instance {
   std::int64_t flops = 0, bytes = 0;
   double tolerance = 0;
   std::vector<Expansion> expansions;
-  std::string backend = "cpu";                                // or "cuda"
+  Backend backend = Backend::Cpu;
   std::array<std::int64_t, 3> grid{1, 1, 1}, block{1, 1, 1};  // CUDA launch shape
   std::vector<AccessSite> accesses;
   // How the code was generated where there was a choice: loop nests or the

@@ -34,7 +34,27 @@ const char* c_type(ElementType t) {
 
 std::size_t element_bytes(ElementType t) { return (t == ElementType::F32 || t == ElementType::I32) ? 4 : 8; }
 
+std::optional<ElementType> element_type_from_c_type(const std::string& text) {
+  for (const ElementType t : {ElementType::F32, ElementType::F64, ElementType::I32, ElementType::I64})
+    if (text == c_type(t)) return t;
+  return std::nullopt;
+}
+
 const char* to_string(Role r) { return r == Role::In ? "in" : r == Role::Out ? "out" : "inout"; }
+
+std::optional<Role> role_from_text(const std::string& text) {
+  for (const Role r : {Role::In, Role::Out, Role::InOut})
+    if (text == to_string(r)) return r;
+  return std::nullopt;
+}
+
+const char* to_string(Backend b) { return b == Backend::Cuda ? "cuda" : "cpu"; }
+
+std::optional<Backend> backend_from_text(const std::string& text) {
+  for (const Backend b : {Backend::Cpu, Backend::Cuda})
+    if (text == to_string(b)) return b;
+  return std::nullopt;
+}
 
 namespace {
 
@@ -246,8 +266,11 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
   s.name = r.string_at(k, "name", path);
   r.check_name(s.name, path + ".name");
   s.description = r.optional_string(k, "description", path);
-  s.backend = k.contains("backend") ? r.string_at(k, "backend", path) : "cpu";
-  if (s.backend != "cpu" && s.backend != "cuda") r.fail(path + ".backend", "expected \"cpu\" or \"cuda\"");
+  if (k.contains("backend")) {
+    const auto backend = backend_from_text(r.string_at(k, "backend", path));
+    if (!backend) r.fail(path + ".backend", "expected \"cpu\" or \"cuda\"");
+    s.backend = *backend;
+  }
   s.template_name = r.string_at(k, "template", path);
   s.template_text = r.file_text(s.template_name, path + ".template");
   s.reference_name = r.string_at(k, "reference", path);
@@ -269,15 +292,11 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
     r.check_name(ts.name, tp + ".name");
     unique(ts.name, tp + ".name");
     ts.type = element_type(r, tj.contains("type") ? r.string_at(tj, "type", tp) : "float", tp + ".type");
-    const std::string role = tj.contains("role") ? r.string_at(tj, "role", tp) : "in";
-    if (role == "in")
-      ts.role = Role::In;
-    else if (role == "out")
-      ts.role = Role::Out;
-    else if (role == "inout")
-      ts.role = Role::InOut;
-    else
-      r.fail(tp + ".role", "expected \"in\", \"out\" or \"inout\"");
+    if (tj.contains("role")) {
+      const auto role = role_from_text(r.string_at(tj, "role", tp));
+      if (!role) r.fail(tp + ".role", "expected \"in\", \"out\" or \"inout\"");
+      ts.role = *role;
+    }
     const Json& ex = r.member(tj, "extents", tp);
     if (!ex.is_array() || ex.empty()) r.fail(tp + ".extents", "expected a non-empty list of extents");
     for (std::size_t e = 0; e < ex.size(); ++e) {
@@ -379,7 +398,7 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
     if (rt.contains("type")) tile.type = element_type(r, r.string_at(rt, "type", rp), rp + ".type");
     s.register_tile = std::move(tile);
   }
-  if (s.backend == "cuda") {
+  if (s.backend == Backend::Cuda) {
     const Json& launch = r.member(k, "launch", path);
     for (const char* what : {"grid", "block"}) {
       const std::string lp = path + ".launch." + what;

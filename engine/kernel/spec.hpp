@@ -15,12 +15,19 @@
 
 namespace lego::kernel {
 
+// The typed words of project files and the worker protocol. Text only on
+// the wire and in files: these are the one place each word is spelt.
 enum class Role { In, Out, InOut };
 enum class ElementType { F32, F64, I32, I64 };
+enum class Backend { Cpu, Cuda };
 
 const char* c_type(ElementType t);  // float, double, int32_t, int64_t
+std::optional<ElementType> element_type_from_c_type(const std::string& text);
 std::size_t element_bytes(ElementType t);
-const char* to_string(Role r);
+const char* to_string(Role r);  // in, out, inout
+std::optional<Role> role_from_text(const std::string& text);
+const char* to_string(Backend b);  // cpu, cuda
+std::optional<Backend> backend_from_text(const std::string& text);
 
 struct LayoutChoice {
   std::string name;  // the alternative's name, used in variant ids
@@ -77,7 +84,7 @@ struct RegisterTile {
 
 struct KernelSpec {
   std::string name, description;
-  std::string backend = "cpu";
+  Backend backend = Backend::Cpu;
   std::string template_name, template_text;    // template_name as written in the project
   std::string reference_name, reference_text;  // plain C++: extern "C" void lego_reference(...)
   std::vector<TensorSpec> tensors;

@@ -139,7 +139,7 @@ Env with_target(const Env& parameters, const target::Target& t) {
 }
 
 std::string ruled_out_by(const KernelSpec& spec, const Env& parameters, const target::Target& t) {
-  if (spec.backend != "cpu") return "";
+  if (spec.backend != Backend::Cpu) return "";
   std::string missing;
   for (const auto& need : target::required_features(spec.template_text))
     if (!t.has(need.feature))

@@ -140,7 +140,8 @@ Submitted submit_run(const fs::path& project_file, const SubmitRequest& request)
   if (space.variants.empty()) throw LegoError("no variant of " + spec.name + " satisfies the constraints at these sizes");
   std::vector<kernel::Instance> instances;
   for (const auto& v : space.variants)
-    instances.push_back(kernel::instantiate(spec, v, spec.backend == "cuda" ? sym::Lang::Cuda : sym::Lang::C, {.target = target}));
+    instances.push_back(
+        kernel::instantiate(spec, v, spec.backend == kernel::Backend::Cuda ? sym::Lang::Cuda : sym::Lang::C, {.target = target}));
 
   const std::time_t now = std::time(nullptr);
   const std::string stamp = local_time(now, "%Y%m%d-%H%M%S");

@@ -88,7 +88,7 @@ VariantAnalysis analyze_variant(WorkerClient& worker, const kernel::KernelSpec& 
   try {
     marked = kernel::instantiate(spec, variant, sym::Lang::C, {.mark_accesses = true, .target = options.target});
     marked.target = "host";  // traced here
-    if (spec.backend == "cuda") {
+    if (spec.backend == kernel::Backend::Cuda) {
       result.cuda =
           cuda_resources_in_worker(worker, kernel::instantiate(spec, variant, sym::Lang::Cuda).source, options.archs, false, cancel)
               .resources;

@@ -50,7 +50,8 @@ double compile_time_limit();
 // here), CompileError (NVRTC refused a target), or what the worker's trace
 // came to; `message` says why when it is not Ok.
 struct VariantAnalysis {
-  std::string kernel, variant, backend;
+  std::string kernel, variant;
+  kernel::Backend backend = kernel::Backend::Cpu;
   Status status = Status::Error;
   std::string message;
   std::vector<CudaResources> cuda;  // CUDA kernels: one per target asked for

@@ -452,8 +452,8 @@ std::map<std::string, std::string> bench_bundle(const std::vector<kernel::Instan
   files["harness.cu"] = kCudaMain;
   std::string objects, table;
   for (std::size_t n = 0; n < instances.size(); ++n) {
-    if (instances[n].backend != "cuda")
-      throw LegoError("kernel " + instances[n].kernel + " is a " + instances[n].backend + " kernel; export-bench writes CUDA kernels");
+    if (instances[n].backend != kernel::Backend::Cuda)
+      throw LegoError("kernel " + instances[n].kernel + " is a CPU kernel; export-bench writes CUDA kernels");
     files["variant_" + std::to_string(n) + ".cu"] = variant_file(instances[n], n);
     objects += " variant_" + std::to_string(n) + ".o";
     table += "| variant_" + std::to_string(n) + ".cu | " + instances[n].kernel + " | `" + instances[n].variant + "` |\n";

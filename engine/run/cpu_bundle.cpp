@@ -134,7 +134,8 @@ std::map<std::string, std::string> cpu_bundle(const std::vector<kernel::Instance
   files["harness_cpu.cpp"] = kCpuMain;
   for (std::size_t n = 0; n < instances.size(); ++n) {
     const kernel::Instance& inst = instances[n];
-    if (inst.backend == "cuda") throw LegoError("kernel " + inst.kernel + " is a CUDA kernel; its variants go in the CUDA bench bundle");
+    if (inst.backend == kernel::Backend::Cuda)
+      throw LegoError("kernel " + inst.kernel + " is a CUDA kernel; its variants go in the CUDA bench bundle");
     files["variant_" + std::to_string(n) + ".cpp"] = variant_file(inst, n);
     files["variant_" + std::to_string(n) + "_kernel.cpp"] = kernel_file(inst, n);
     files["variant_" + std::to_string(n) + "_reference.cpp"] =

@@ -21,7 +21,7 @@ static inline void lego_set_dims(const int64_t* launch) {  // grid x, y, z, bloc
 )";
 }
 
-std::string emulation_source(const std::string& cuda_source, const nlohmann::json& tensors) {
+std::string emulation_source(const std::string& cuda_source, const std::vector<kernel::ElementType>& types) {
   const std::string shim = cuda_on_cpu_shim() + R"(#include <ucontext.h>
 static ucontext_t lego_scheduler, *lego_fibers;
 static int64_t lego_current;
@@ -66,7 +66,7 @@ extern "C" void lego_emulate(void** args, const int64_t* launch, char* stacks, i
   }
 }
 )";
-  return shim + cuda_source + entry_trampoline("lego_emulate_entry", "lego_kernel", tensors) + runner;
+  return shim + cuda_source + entry_trampoline("lego_emulate_entry", "lego_kernel", types) + runner;
 }
 
 }  // namespace lego::run

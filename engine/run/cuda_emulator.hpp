@@ -10,6 +10,9 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
+
+#include "kernel/spec.hpp"
 
 namespace lego::run {
 
@@ -22,7 +25,7 @@ std::string cuda_on_cpu_shim();
 
 // C++ source: shim + kernel + `extern "C" void lego_emulate(void** args,
 // const int64_t* launch /* grid x,y,z, block x,y,z */, char* stacks, int64_t stack_bytes)`.
-std::string emulation_source(const std::string& cuda_source, const nlohmann::json& tensors);
+std::string emulation_source(const std::string& cuda_source, const std::vector<kernel::ElementType>& types);
 
 constexpr std::int64_t kFiberStackBytes = 256 * 1024;
 // Beyond this many threads in a launch emulation takes too long to be worth it.

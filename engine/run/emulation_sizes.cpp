@@ -36,7 +36,7 @@ std::int64_t launch_threads(const kernel::KernelSpec& spec, const Env& parameter
 }
 
 std::optional<Env> emulation_sizes(const kernel::KernelSpec& spec, const Env& parameters) {
-  if (spec.backend != "cuda") return std::nullopt;
+  if (spec.backend != kernel::Backend::Cuda) return std::nullopt;
   try {
     if (launch_threads(spec, parameters) <= kMaxEmulatedThreads) return std::nullopt;
     if (!spec.verify_at.empty()) {

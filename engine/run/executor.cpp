@@ -21,40 +21,6 @@ namespace lego::run {
 
 using Json = nlohmann::json;
 
-Json make_request(const kernel::Instance& instance, const RunOptions& options, std::int64_t id) {
-  Json tensors = Json::array();
-  for (const auto& t : instance.tensors)
-    tensors.push_back({{"name", t.name},
-                       {"type", kernel::c_type(t.type)},
-                       {"role", kernel::to_string(t.role)},
-                       {"extents", t.extents},
-                       {"layout", t.view_text}});
-  Json parameters = Json::object();
-  for (const auto& [k, v] : instance.parameters) parameters[k] = v;
-  return {{"id", id},
-          {"kind", "run"},
-          {"kernel", instance.kernel},
-          {"variant", instance.variant},
-          {"source", instance.source},
-          {"reference", instance.reference},
-          {"tensors", tensors},
-          {"parameters", parameters},
-          {"flops", instance.flops},
-          {"bytes", instance.bytes},
-          {"tolerance", instance.tolerance},
-          {"verify", options.verify},
-          {"time", options.time},
-          {"assembly", options.want_assembly},
-          {"repetitions", options.repetitions},
-          {"backend", instance.backend},
-          {"grid", instance.grid},
-          {"block", instance.block},
-          {"min_time", options.min_time_s},
-          {"seed", options.seed},
-          {"library", instance.library},
-          {"target", instance.target}};
-}
-
 namespace {
 
 // The kernel's process reports its Google Benchmark JSON; the kernel runs in
@@ -105,10 +71,10 @@ Json timing_report(const Json& report, std::string& problem) {
 
 }  // namespace
 
-std::string entry_trampoline(const std::string& entry, const std::string& function, const Json& tensors) {
+std::string entry_trampoline(const std::string& entry, const std::string& function, const std::vector<kernel::ElementType>& types) {
   std::string call;
-  for (std::size_t k = 0; k < tensors.size(); ++k)
-    call += (k ? ", " : "") + std::string("(") + tensors[k]["type"].get<std::string>() + "*)args[" + std::to_string(k) + "]";
+  for (std::size_t k = 0; k < types.size(); ++k)
+    call += (k ? ", " : "") + std::string("(") + kernel::c_type(types[k]) + "*)args[" + std::to_string(k) + "]";
   return "\nextern \"C\" void " + entry + "(void** args) { " + function + "(" + call + "); }\n";
 }
 
@@ -116,17 +82,17 @@ namespace {
 
 using Entry = void (*)(void**);
 
-std::vector<std::int64_t> layout_table(const Json& tensor, const Env& env) {
-  const Plan plan = make_plan(parse_layout(tensor["layout"].get<std::string>()), env);
+std::vector<kernel::ElementType> types_of(const std::vector<TensorArgument>& tensors) {
+  std::vector<kernel::ElementType> types;
+  for (const auto& t : tensors) types.push_back(t.type);
+  return types;
+}
+
+std::vector<std::int64_t> layout_table(const TensorArgument& tensor, const Env& env) {
+  const Plan plan = make_plan(parse_layout(tensor.layout), env);
   std::vector<std::int64_t> table(static_cast<std::size_t>(plan.size()));
   plan.apply_all(table.data());
   return table;
-}
-
-std::int64_t elements(const Json& tensor) {
-  std::int64_t n = 1;
-  for (const auto& e : tensor["extents"]) n *= e.get<std::int64_t>();
-  return n;
 }
 
 // How a process that stopped early ended, for a message.
@@ -135,34 +101,33 @@ std::string ended_early(KernelProcess& process, const char* what) {
   return std::string(what) + "'s process ended without a result" + (how.empty() ? "" : " (" + how + ")");
 }
 
-Json job_for(const Json& request, const std::string& source, const char* entry, const std::vector<const Buffer*>& buffers) {
+Json job_for(const RunRequest& request, const std::string& source, const char* entry, const std::vector<const Buffer*>& buffers) {
   Json described = Json::array();
   for (std::size_t k = 0; k < buffers.size(); ++k)
-    described.push_back(
-        {{"type", element_name(buffers[k]->type())}, {"count", buffers[k]->count()}, {"name", request.at("tensors").at(k).at("name")}});
+    described.push_back({{"type", element_name(buffers[k]->type())}, {"count", buffers[k]->count()}, {"name", request.tensors.at(k).name}});
   return {{"source", source},
-          {"scope", request.value("kernel", "")},
+          {"scope", request.kernel},
           {"entry", entry},
-          {"target", request.value("target", "host")},
-          {"library", request.value("library", "")},
-          {"assembly", request.value("assembly", false)},
-          {"time", request.value("time", true)},
-          {"repetitions", request.value("repetitions", 5)},
-          {"min_time", request.value("min_time", 0.05)},
-          {"bytes", request.value("bytes", 0.0)},
-          {"flops", request.value("flops", 0.0)},
-          {"variant", request.value("variant", "")},
+          {"target", request.target},
+          {"library", request.library},
+          {"assembly", request.options.want_assembly},
+          {"time", request.options.time},
+          {"repetitions", request.options.repetitions},
+          {"min_time", request.options.min_time_s},
+          {"bytes", request.bytes},
+          {"flops", request.flops},
+          {"variant", request.variant},
           {"buffers", described}};
 }
 
 }  // namespace
 
-Executor::Reference& Executor::reference(const Json& request, const std::map<std::string, Buffer>& inputs) {
+Executor::Reference& Executor::reference(const RunRequest& request, const std::map<std::string, Buffer>& inputs) {
   // Reference outputs depend on the reference (its source carries the
   // parameters it names), the tensors' extents and the seed, not on layouts
   // or on the parameters only the variant uses.
-  Json key = {request["reference"], request["seed"], request.value("target", "host")};
-  for (const auto& t : request["tensors"]) key.push_back({t["name"], t["extents"], t["type"], t["role"]});
+  Json key = {request.reference, request.options.seed, request.target};
+  for (const auto& t : request.tensors) key.push_back({t.name, t.extents, kernel::c_type(t.type), kernel::to_string(t.role)});
   const std::string key_text = key.dump();
   if (reference_ && key_text == reference_key_) return *reference_;
   reference_.reset();
@@ -170,18 +135,17 @@ Executor::Reference& Executor::reference(const Json& request, const std::map<std
   // copies of the inputs, and what it leaves in the outputs is kept here.
   std::vector<Buffer> work;
   std::vector<const Buffer*> buffers;
-  for (const auto& t : request["tensors"]) {
-    Buffer b(element_from_name(t["type"]), elements(t), Buffer::Sharing::Shared);
-    if (t["role"] == "out")
+  for (const auto& t : request.tensors) {
+    Buffer b(t.type, t.elements(), Buffer::Sharing::Shared);
+    if (t.role == kernel::Role::Out)
       poison(b);
     else
-      std::memcpy(b.data(), inputs.at(t["name"].get<std::string>()).data(), element_size(b.type()) * b.count());
+      std::memcpy(b.data(), inputs.at(t.name).data(), element_size(b.type()) * b.count());
     work.push_back(std::move(b));
   }
   for (const auto& b : work) buffers.push_back(&b);
-  Json job = job_for(
-      request, request["reference"].get<std::string>() + entry_trampoline("lego_reference_entry", "lego_reference", request["tensors"]),
-      "lego_reference_entry", buffers);
+  Json job = job_for(request, request.reference + entry_trampoline("lego_reference_entry", "lego_reference", types_of(request.tensors)),
+                     "lego_reference_entry", buffers);
   job["assembly"] = false;
   job["time"] = false;
   job["library"] = "";
@@ -195,26 +159,26 @@ Executor::Reference& Executor::reference(const Json& request, const std::map<std
   process.release();
   auto ref = std::make_unique<Reference>();
   std::size_t k = 0;
-  for (const auto& t : request["tensors"]) {
+  for (const auto& t : request.tensors) {
     const Buffer& b = work[k++];
-    if (t["role"] == "in") continue;
+    if (t.role == kernel::Role::In) continue;
     Buffer kept(b.type(), b.count());
     std::memcpy(kept.data(), b.data(), element_size(b.type()) * b.count());
-    ref->outputs.emplace(t["name"].get<std::string>(), std::move(kept));
+    ref->outputs.emplace(t.name, std::move(kept));
   }
   reference_key_ = key_text;
   reference_ = std::move(ref);
   return *reference_;
 }
 
-Json Executor::execute(const Json& request, const Progress& progress) {
-  Json result = {{"id", request.value("id", 0)}, {"kernel", request.value("kernel", "")}, {"variant", request.value("variant", "")}};
+Json Executor::execute(const RunRequest& request, const Progress& progress) {
+  Json result = {{"id", request.id}, {"kernel", request.kernel}, {"variant", request.variant}};
   auto stage = [&](const char* s) {
     if (progress) progress(s);
   };
   try {
     if (!kernel_zygote_running()) start_kernel_zygote();
-    if (request.value("backend", "cpu") == "cuda")
+    if (request.backend == kernel::Backend::Cuda)
       execute_cuda(request, result, stage);
     else
       execute_cpu(request, result, stage);
@@ -229,15 +193,14 @@ Json Executor::execute(const Json& request, const Progress& progress) {
 // compiles there, is called once, waits while its outputs are compared here,
 // and is timed there. Its outputs and canaries are read here, in shared
 // memory, once it has stopped or is gone.
-void Executor::execute_cpu(const Json& request, Json& result, const std::function<void(const char*)>& stage) {
+void Executor::execute_cpu(const RunRequest& request, Json& result, const std::function<void(const char*)>& stage) {
   Prepared data = prepare(request, stage);
   std::vector<const Buffer*> buffers;
   for (const auto& p : data.physical) buffers.push_back(&p);
-  const Json& tensors = request.at("tensors");
   stage("compile");
-  KernelProcess process(job_for(request, request.at("source").get<std::string>() + entry_trampoline("lego_entry", "lego_kernel", tensors),
-                                "lego_entry", buffers),
-                        buffers);
+  KernelProcess process(
+      job_for(request, request.source + entry_trampoline("lego_entry", "lego_kernel", types_of(request.tensors)), "lego_entry", buffers),
+      buffers);
   std::optional<Json> event = process.next_event();
   if (event_text(event, "event") == "compile-error") {
     result["status"] = "compile-error";
@@ -255,9 +218,9 @@ void Executor::execute_cpu(const Json& request, Json& result, const std::functio
     return;
   }
   if (const auto ms = event_number(event, "ms")) result["kernel_ms"] = *ms;
-  if (request.value("assembly", false)) result["assembly"] = event_text(event, "assembly");
+  if (request.options.want_assembly) result["assembly"] = event_text(event, "assembly");
   if (const std::string note = event_text(event, "sandbox"); !note.empty()) result["sandbox"] = note;
-  if (!request.value("library", "").empty()) {  // asked in the process that loaded it; shown, never trusted
+  if (!request.library.empty()) {  // asked in the process that loaded it; shown, never trusted
     result["library_kernel"] = event_text(event, "library_kernel");
     result["library_level"] = event_text(event, "library_level");
   }
@@ -288,7 +251,7 @@ void Executor::execute_cpu(const Json& request, Json& result, const std::functio
     check_overruns(request, data, result);
     return;
   }
-  if (request.value("time", true)) {
+  if (request.options.time) {
     stage("time");
     process.go();
     event = process.next_event();
@@ -327,13 +290,13 @@ namespace {
 // A variant whose buffers would take more than half the machine's memory is
 // refused before anything is allocated: a project's sizes (or a range that
 // reaches M = 531441) must not push the machine into swap or the OOM killer.
-void require_memory_for(const Json& tensors, bool verify) {
+void require_memory_for(const std::vector<TensorArgument>& tensors, bool verify) {
   double need = 0;
   for (const auto& t : tensors) {
-    const double bytes = (t["type"] == "float" || t["type"] == "int32_t") ? 4 : 8;
+    const double bytes = static_cast<double>(kernel::element_bytes(t.type));
     // Verifying keeps the logical input, the reference output, the layout
     // table (8 bytes an element) and the packed copy.
-    need += static_cast<double>(elements(t)) * (verify ? 3 * bytes + 8 : bytes);
+    need += static_cast<double>(t.elements()) * (verify ? 3 * bytes + 8 : bytes);
   }
   const double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
   if (memory > 0 && need > memory / 2) {
@@ -349,21 +312,20 @@ void require_memory_for(const Json& tensors, bool verify) {
 
 }  // namespace
 
-Executor::Prepared Executor::prepare(const Json& request, const std::function<void(const char*)>& stage) {
-  const Json& tensors = request.at("tensors");
-  require_memory_for(tensors, request.value("verify", true));
-  Env env;
-  for (const auto& [k, v] : request.at("parameters").items()) env[k] = v.get<std::int64_t>();
+Executor::Prepared Executor::prepare(const RunRequest& request, const std::function<void(const char*)>& stage) {
+  const std::vector<TensorArgument>& tensors = request.tensors;
+  require_memory_for(tensors, request.options.verify);
+  Env env(request.parameters.begin(), request.parameters.end());
   Prepared data;
-  const std::uint64_t seed = request.value("seed", std::uint64_t{1});
-  if (!request.value("verify", true) && request.value("backend", "cpu") == "cpu") {
+  const std::uint64_t seed = request.options.seed;
+  if (!request.options.verify && request.backend == kernel::Backend::Cpu) {
     // Timing only (verified elsewhere, e.g. at a smaller size): what the
     // buffers hold does not change the work, so skip the layout tables and
     // the packing, which cost far more than the kernel at full size.
     stage("pack");
     for (std::size_t k = 0; k < tensors.size(); ++k) {
-      const Plan plan = make_plan(parse_layout(tensors[k]["layout"].get<std::string>()), env);
-      Buffer b(element_from_name(tensors[k]["type"]), plan.physical_size(), Buffer::Sharing::Shared);
+      const Plan plan = make_plan(parse_layout(tensors[k].layout), env);
+      Buffer b(tensors[k].type, plan.physical_size(), Buffer::Sharing::Shared);
       fill_random(b, seed * 1000003 + k);
       data.physical.push_back(std::move(b));
     }
@@ -372,18 +334,17 @@ Executor::Prepared Executor::prepare(const Json& request, const std::function<vo
   // The same seeded logical inputs feed the reference and the variant.
   std::map<std::string, Buffer> inputs;
   for (std::size_t k = 0; k < tensors.size(); ++k) {
-    Buffer b(element_from_name(tensors[k]["type"]), elements(tensors[k]));
+    Buffer b(tensors[k].type, tensors[k].elements());
     fill_random(b, seed * 1000003 + k);
-    inputs.emplace(tensors[k]["name"].get<std::string>(), std::move(b));
+    inputs.emplace(tensors[k].name, std::move(b));
   }
   stage("reference");
-  data.reference = request.value("verify", true) ? &reference(request, inputs) : nullptr;
+  data.reference = request.options.verify ? &reference(request, inputs) : nullptr;
   stage("pack");
-  for (std::size_t k = 0; k < tensors.size(); ++k) {
-    const Json& t = tensors[k];
+  for (const TensorArgument& t : tensors) {
     data.tables.push_back(layout_table(t, env));
-    Buffer p = pack(inputs.at(t["name"].get<std::string>()), data.tables.back(), Buffer::Sharing::Shared);
-    if (t["role"] == "out") poison(p);
+    Buffer p = pack(inputs.at(t.name), data.tables.back(), Buffer::Sharing::Shared);
+    if (t.role == kernel::Role::Out) poison(p);
     data.physical.push_back(std::move(p));
   }
   return data;
@@ -393,19 +354,18 @@ namespace {
 
 // "B: 1000 of 4096 elements differ; the first, B[0][3], is 1.5 where the
 // reference has 2 (largest relative error 0.5, tolerance 0.0001)".
-std::string mismatch_summary(const Json& tensors, const Json& checks) {
+std::string mismatch_summary(const std::vector<TensorArgument>& tensors, const Json& checks) {
   std::string said;
   for (const Json& check : checks) {
     if (!check.contains("first_mismatch")) continue;
     const std::string name = check["tensor"].get<std::string>();
     std::int64_t total = 1;
     std::vector<std::int64_t> extents;
-    for (const Json& t : tensors)
-      if (t["name"] == name && t.contains("extents") && t["extents"].is_array())
-        for (const Json& e : t["extents"]) {
-          extents.push_back(e.is_number_integer() ? e.get<std::int64_t>() : 0);
-          total *= extents.back();
-        }
+    for (const TensorArgument& t : tensors)
+      if (t.name == name) {
+        extents = t.extents;
+        total = t.elements();
+      }
     // The position is row-major over the logical extents: as an index.
     std::int64_t position = check["first_mismatch"]["position"].get<std::int64_t>();
     std::string index;
@@ -427,17 +387,17 @@ std::string mismatch_summary(const Json& tensors, const Json& checks) {
 
 }  // namespace
 
-bool Executor::check_outputs(const Json& request, const Prepared& data, Json& result) {
-  const Json& tensors = request.at("tensors");
+bool Executor::check_outputs(const RunRequest& request, const Prepared& data, Json& result) {
+  const std::vector<TensorArgument>& tensors = request.tensors;
   bool ok = true;
   Json checks = Json::array();
   for (std::size_t k = 0; k < tensors.size(); ++k) {
-    const Json& t = tensors[k];
-    if (t["role"] == "in") continue;
+    const TensorArgument& t = tensors[k];
+    if (t.role == kernel::Role::In) continue;
     const Buffer got = unpack(data.physical[k], data.tables[k]);
-    const double tol = request.value("tolerance", 0.0) > 0 ? request["tolerance"].get<double>() : default_tolerance(got.type());
-    const Comparison c = compare(got, data.reference->outputs.at(t["name"].get<std::string>()), tol);
-    Json check = {{"tensor", t["name"]}, {"mismatches", c.mismatches}, {"max_error", c.max_error}, {"tolerance", tol}};
+    const double tol = request.tolerance > 0 ? request.tolerance : default_tolerance(got.type());
+    const Comparison c = compare(got, data.reference->outputs.at(t.name), tol);
+    Json check = {{"tensor", t.name}, {"mismatches", c.mismatches}, {"max_error", c.max_error}, {"tolerance", tol}};
     if (c.mismatches) {
       ok = false;
       check["first_mismatch"] = {{"position", c.first_mismatch}, {"got", c.first_got}, {"want", c.first_want}};
@@ -455,12 +415,12 @@ bool Executor::check_outputs(const Json& request, const Prepared& data, Json& re
 
 // Writes outside a tensor, inputs included, are caught by its canaries even
 // when every element inside is right.
-bool Executor::check_overruns(const Json& request, const Prepared& data, Json& result) {
-  const Json& tensors = request.at("tensors");
+bool Executor::check_overruns(const RunRequest& request, const Prepared& data, Json& result) {
+  const std::vector<TensorArgument>& tensors = request.tensors;
   std::string overruns;
   for (std::size_t k = 0; k < tensors.size(); ++k) {
     const Overrun o = data.physical[k].overrun();
-    const std::string name = tensors[k]["name"].get<std::string>();
+    const std::string& name = tensors[k].name;
     // The farthest changed element, not a count: B[N + 1] alone changes
     // one element two out.
     const std::int64_t count = data.physical[k].count();
@@ -482,11 +442,11 @@ bool Executor::check_overruns(const Json& request, const Prepared& data, Json& r
 // CUDA: NVRTC for the device (sm_80 without one), then the device runs and
 // times it; without a GPU the kernel is verified by CPU emulation and the
 // status says "no GPU".
-void Executor::execute_cuda(const Json& request, Json& result, const std::function<void(const char*)>& stage) {
+void Executor::execute_cuda(const RunRequest& request, Json& result, const std::function<void(const char*)>& stage) {
   stage("compile");
   const std::string why_no_gpu = gpu_unavailable();
   const std::string arch = why_no_gpu.empty() ? gpu_info().arch() : "sm_80";
-  const CudaCompileResult c = compile_cuda(request.at("source").get<std::string>(), arch);
+  const CudaCompileResult c = compile_cuda(request.source, arch);
   result["kernel_ms"] = c.ms;
   result["cuda"] = {{"arch", arch},
                     {"registers", c.registers},
@@ -498,9 +458,9 @@ void Executor::execute_cuda(const Json& request, Json& result, const std::functi
     result["message"] = "the kernel does not compile (NVRTC, " + arch + "):\n" + c.log;
     return;
   }
-  if (request.value("assembly", false)) result["assembly"] = c.ptx;
-  const std::array<std::int64_t, 3> grid = request.at("grid").get<std::array<std::int64_t, 3>>();
-  const std::array<std::int64_t, 3> block = request.at("block").get<std::array<std::int64_t, 3>>();
+  if (request.options.want_assembly) result["assembly"] = c.ptx;
+  const std::array<std::int64_t, 3>& grid = request.grid;
+  const std::array<std::int64_t, 3>& block = request.block;
   Prepared data = prepare(request, stage);
   if (why_no_gpu.empty()) {
     stage("verify");
@@ -508,9 +468,10 @@ void Executor::execute_cuda(const Json& request, Json& result, const std::functi
     for (std::size_t k = 0; k < data.physical.size(); ++k) {
       const auto* p = static_cast<const char*>(data.physical[k].data());
       buffers.push_back({std::vector<char>(p, p + element_size(data.physical[k].type()) * data.physical[k].count()),
-                         request["tensors"][k]["role"] != "in"});
+                         request.tensors[k].role != kernel::Role::In});
     }
-    const GpuRun run = run_on_gpu(c.cubin, "lego_kernel", grid, block, buffers, std::max(20, request.value("repetitions", 20)));
+    // Kernel launches are short and their times spread: at least 20, whatever the request asks.
+    const GpuRun run = run_on_gpu(c.cubin, "lego_kernel", grid, block, buffers, std::max(20, request.options.repetitions));
     for (std::size_t k = 0; k < buffers.size(); ++k)
       if (buffers[k].output) std::memcpy(data.physical[k].data(), buffers[k].host.data(), buffers[k].host.size());
     if (data.reference && (!check_outputs(request, data, result) || !check_overruns(request, data, result))) return;
@@ -526,7 +487,7 @@ void Executor::execute_cuda(const Json& request, Json& result, const std::functi
                      {"peak_gflops_f64", info.peak_gflops_f32 / 2}};
     result["benchmark"] = {{"context", {{"device", info.name}, {"arch", arch}}},
                            {"benchmarks",
-                            {{{"name", request.value("variant", "")},
+                            {{{"name", request.variant},
                               {"run_type", "aggregate"},
                               {"aggregate_name", "median"},
                               {"real_time", run.median_ms},
@@ -555,7 +516,7 @@ void Executor::execute_cuda(const Json& request, Json& result, const std::functi
     if (threads > 1024) throw LegoError("a block of " + std::to_string(threads) + " threads; CUDA allows at most 1024");
     const std::string launch = std::to_string(grid[0]) + ", " + std::to_string(grid[1]) + ", " + std::to_string(grid[2]) + ", " +
                                std::to_string(block[0]) + ", " + std::to_string(block[1]) + ", " + std::to_string(block[2]);
-    const std::string source = emulation_source(request.at("source").get<std::string>(), request.at("tensors")) +
+    const std::string source = emulation_source(request.source, types_of(request.tensors)) +
                                "\nextern \"C\" void lego_emulate_run(void** args) {\n  static const int64_t launch[6] = {" + launch +
                                "};\n  static char stacks[" + std::to_string(threads * kFiberStackBytes) +
                                "];\n  lego_emulate(args, launch, stacks, " + std::to_string(kFiberStackBytes) + ");\n}\n";

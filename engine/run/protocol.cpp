@@ -275,7 +275,7 @@ AccessAnalysis access_analysis_from_json(const Json& accesses) {
 }
 
 Json variant_analysis_json(const VariantAnalysis& v) {
-  Json j = {{"kernel", v.kernel}, {"variant", v.variant}, {"backend", v.backend}, {"status", status_text(v.status)}};
+  Json j = {{"kernel", v.kernel}, {"variant", v.variant}, {"backend", kernel::to_string(v.backend)}, {"status", status_text(v.status)}};
   if (!v.message.empty()) j["message"] = v.message;
   if (!v.cuda.empty()) {
     j["cuda"] = Json::array();

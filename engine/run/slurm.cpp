@@ -120,10 +120,10 @@ std::vector<std::vector<std::size_t>> chunk(std::size_t variants, int array_max)
 std::map<std::string, std::string> job_files(const std::string& project_name, const std::vector<kernel::Instance>& instances,
                                              const JobOptions& options) {
   if (instances.empty()) throw LegoError("no variants to submit");
-  const bool cuda = instances.front().backend == "cuda";
+  const bool cuda = instances.front().backend == kernel::Backend::Cuda;
   std::set<std::string> kernels;
   for (const auto& inst : instances) {
-    if ((inst.backend == "cuda") != cuda) throw LegoError("a job holds CPU or CUDA variants, not both");
+    if ((inst.backend == kernel::Backend::Cuda) != cuda) throw LegoError("a job holds CPU or CUDA variants, not both");
     kernels.insert(inst.kernel);
   }
   // sbatch reads #SBATCH directives line by line: a newline in a value
@@ -139,8 +139,11 @@ std::map<std::string, std::string> job_files(const std::string& project_name, co
   std::string kernel_names;
   for (const auto& k : kernels) kernel_names += (kernel_names.empty() ? "" : ",") + k;
   files["job.sbatch"] = script(project_name, kernel_names, cuda, tasks, instances.size(), options);
-  Json manifest = {
-      {"lego_slurm_job", 1}, {"project", project_name}, {"kernels", kernels}, {"backend", cuda ? "cuda" : "cpu"}, {"tasks", tasks.size()}};
+  Json manifest = {{"lego_slurm_job", 1},
+                   {"project", project_name},
+                   {"kernels", kernels},
+                   {"backend", kernel::to_string(cuda ? kernel::Backend::Cuda : kernel::Backend::Cpu)},
+                   {"tasks", tasks.size()}};
   Json variants = Json::array();
   for (std::size_t t = 0; t < tasks.size(); ++t)
     for (std::size_t n : tasks[t])

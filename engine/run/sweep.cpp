@@ -151,7 +151,7 @@ double percent_of_roof(const kernel::Instance& inst, double ms, const Roof& roof
 std::string code_key(const kernel::Instance& inst) {
   std::string key = inst.source.substr(inst.source.find('\n') + 1);
   for (const auto& t : inst.tensors) key += "\n" + t.view_text;
-  if (inst.backend == "cpu") key += "\ntarget " + inst.target;  // one source, other machine code
+  if (inst.backend == kernel::Backend::Cpu) key += "\ntarget " + inst.target;  // one source, other machine code
   return key;
 }
 
@@ -160,7 +160,7 @@ namespace {
 // The parameters with verify_at's smaller sizes, when they are smaller and
 // still meet the constraints.
 std::optional<Env> verification_sizes(const kernel::KernelSpec& spec, const Env& parameters) {
-  if (spec.verify_at.empty() || spec.backend != "cpu") return std::nullopt;
+  if (spec.verify_at.empty() || spec.backend != kernel::Backend::Cpu) return std::nullopt;
   Env small = parameters;
   bool smaller = false;
   for (const auto& [name, value] : spec.verify_at) {
@@ -294,14 +294,14 @@ VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, co
     if (verify_at && options.verify) {
       RunOptions check = options;
       check.time = false;
-      row.raw = worker.call(make_request(*verify_at, check, id), timeout_s, on_event, cancel);
+      row.raw = worker.call(to_json(make_request(*verify_at, check, id)), timeout_s, on_event, cancel);
       Json sizes = Json::object();
       for (const auto& [name, value] : verify_at->parameters)
         if (inst.parameters.at(name) != value) sizes[name] = value;
       if (row.raw.value("status", "") == "ok" && row.raw.value("verified", false) && options.time) {
         RunOptions time = options;
         time.verify = false;
-        Json timed = worker.call(make_request(inst, time, id), timeout_s, on_event, cancel);
+        Json timed = worker.call(to_json(make_request(inst, time, id)), timeout_s, on_event, cancel);
         if (timed.value("status", "") == "ok") {
           timed["verified"] = true;
           timed["checks"] = row.raw["checks"];
@@ -319,7 +319,7 @@ VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, co
     } else {
       RunOptions run = options;
       run.verify = options.verify && inst.check;
-      row.raw = worker.call(make_request(inst, run, id), timeout_s, on_event, cancel);
+      row.raw = worker.call(to_json(make_request(inst, run, id)), timeout_s, on_event, cancel);
       if (!inst.check) row.raw["message"] = "a roof, not the kernel: timed, not compared with the reference";
     }
     distrust_beyond_the_roof(row.raw, inst, roof_of(row.raw, roof));
@@ -404,7 +404,7 @@ std::string compiler_flags(const target::Target& t) {
 }
 
 std::map<std::string, std::string> export_files(const kernel::KernelSpec& spec, const kernel::Instance& inst) {
-  if (inst.backend == "cuda") return export_cuda(spec, inst);
+  if (inst.backend == kernel::Backend::Cuda) return export_cuda(spec, inst);
   const target::Target target = target::resolve(inst.target);
   const std::string flags = compiler_flags(target);
   const bool here = cannot_run_here(target).empty();

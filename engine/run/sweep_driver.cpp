@@ -35,7 +35,7 @@ void analyze(WorkerClient& worker, const kernel::KernelSpec& spec, const kernel:
   }
   if (shared) out.bank_ways = report.worst_ways;
   if (global) out.coalesced_percent = 100 * report.global_efficiency;
-  if (spec.backend == "cpu") out.lines_per_iteration = report.lines_per_iteration;
+  if (spec.backend == kernel::Backend::Cpu) out.lines_per_iteration = report.lines_per_iteration;
 }
 
 bool stopped(const std::atomic<bool>* cancel) { return cancel && cancel->load(); }

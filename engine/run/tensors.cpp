@@ -19,28 +19,9 @@
 namespace lego::run {
 
 Element element_from_name(const std::string& name) {
-  if (name == "float") return Element::F32;
-  if (name == "double") return Element::F64;
-  if (name == "int32_t") return Element::I32;
-  if (name == "int64_t") return Element::I64;
+  if (const auto type = kernel::element_type_from_c_type(name)) return *type;
   throw std::invalid_argument("unknown element type " + name);
 }
-
-std::string element_name(Element e) {
-  switch (e) {
-    case Element::F32:
-      return "float";
-    case Element::F64:
-      return "double";
-    case Element::I32:
-      return "int32_t";
-    case Element::I64:
-      break;
-  }
-  return "int64_t";
-}
-
-std::size_t element_size(Element e) { return (e == Element::F32 || e == Element::I32) ? 4 : 8; }
 
 void Buffer::Free::operator()(void* p) const { munmap(p, bytes); }
 

@@ -9,12 +9,16 @@
 #include <string>
 #include <vector>
 
+#include "kernel/spec.hpp"
+
 namespace lego::run {
 
-enum class Element { F32, F64, I32, I64 };
-Element element_from_name(const std::string& name);  // float, double, int32_t, int64_t
-std::size_t element_size(Element e);
-std::string element_name(Element e);  // the C type: float, double, int32_t, int64_t
+// The project's element types (kernel/spec.hpp), under the name buffers use.
+using Element = kernel::ElementType;
+// The C type's name (float, double, int32_t, int64_t); throws for another word.
+Element element_from_name(const std::string& name);
+inline std::size_t element_size(Element e) { return kernel::element_bytes(e); }
+inline std::string element_name(Element e) { return kernel::c_type(e); }
 
 // Elements a kernel wrote outside its buffer, found by the canaries.
 struct Overrun {

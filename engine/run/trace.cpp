@@ -98,15 +98,16 @@ Json make_trace_request(const kernel::Instance& marked, const TraceOptions& opti
   Json tensors = Json::array(), sites = Json::array();
   for (const auto& t : marked.tensors) tensors.push_back({{"name", t.name}, {"type", kernel::c_type(t.type)}, {"elements", t.elements}});
   for (const auto& a : marked.accesses)
-    sites.push_back({{"site", a.site}, {"name", a.name}, {"kind", a.kind}, {"placeholder", a.placeholder}, {"line", a.line}});
-  const bool cuda = marked.backend == "cuda";
+    sites.push_back(
+        {{"site", a.site}, {"name", a.name}, {"kind", analysis::to_string(a.kind)}, {"placeholder", a.placeholder}, {"line", a.line}});
+  const bool cuda = marked.backend == kernel::Backend::Cuda;
   std::vector<std::int64_t> launch(marked.grid.begin(), marked.grid.end());
   launch.insert(launch.end(), marked.block.begin(), marked.block.end());
   return {{"id", id},
           {"kind", "analyze"},
           {"kernel", marked.kernel},
           {"variant", marked.variant},
-          {"backend", marked.backend},
+          {"backend", kernel::to_string(marked.backend)},
           {"source", marked.source},
           {"tensors", tensors},
           {"sites", sites},
@@ -125,9 +126,12 @@ Trace run_trace(const Json& request) {
     trace.sites.push_back(
         {s["site"].get<int>(), s["name"].get<std::string>(), *kind, s["placeholder"].get<std::string>(), s["line"].get<int>()});
   }
-  const bool cuda = request.at("backend") == "cuda";
+  const bool cuda = kernel::backend_from_text(request.at("backend").get<std::string>()) == kernel::Backend::Cuda;
+  std::vector<kernel::ElementType> types;
+  for (const auto& t : request.at("tensors"))
+    types.push_back(kernel::element_type_from_c_type(t.at("type").get<std::string>()).value_or(kernel::ElementType::F32));
   const std::string source = runtime_source(trace.sites.size(), cuda) + request.at("source").get<std::string>() +
-                             entry_trampoline("lego_trace_entry", "lego_kernel", request.at("tensors")) + runner_source(cuda);
+                             entry_trampoline("lego_trace_entry", "lego_kernel", types) + runner_source(cuda);
   CompileOptions options;
   options.openmp = false;
   options.want_assembly = false;

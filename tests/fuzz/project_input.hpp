@@ -19,7 +19,7 @@ inline int load_and_instantiate(const std::string& text) {
   for (const auto& spec : project.kernels) {
     const kernel::VariantSpace space = kernel::enumerate_variants(spec, {2, 1, {}});
     if (space.variants.empty()) continue;
-    (void)kernel::instantiate(spec, space.variants.front(), spec.backend == "cuda" ? sym::Lang::Cuda : sym::Lang::C);
+    (void)kernel::instantiate(spec, space.variants.front(), spec.backend == kernel::Backend::Cuda ? sym::Lang::Cuda : sym::Lang::C);
     ++instantiated;
   }
   return instantiated;

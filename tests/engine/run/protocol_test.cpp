@@ -106,7 +106,7 @@ TEST(Protocol, AResultsFileThatIsNotOneSaysWhere) {
 
 TEST(Protocol, AnAnalysisThatFailedWritesItsStatusAndNoAccesses) {
   VariantAnalysis v;
-  v.kernel = "k", v.variant = "v", v.backend = "cuda", v.status = Status::CompileError, v.message = "sm_80: error";
+  v.kernel = "k", v.variant = "v", v.backend = kernel::Backend::Cuda, v.status = Status::CompileError, v.message = "sm_80: error";
   const nlohmann::json j = variant_analysis_json(v);
   EXPECT_EQ(j["status"], "compile-error");
   EXPECT_FALSE(j.contains("accesses"));

@@ -65,8 +65,8 @@ TEST_P(IsaLevels, EveryVariantVerifiesOrIsRuledOutWithAReason) {
   int id = 0;
   for (std::size_t k = 0; k < runnable.size(); k += step) {
     const kernel::Instance& inst = runnable[k];
-    const nlohmann::json request = run::make_request(inst, options, ++id);
-    EXPECT_EQ(request["target"], t.name);
+    const run::RunRequest request = run::make_request(inst, options, ++id);
+    EXPECT_EQ(request.target, t.name);
     const nlohmann::json r = executor.execute(request);
     EXPECT_EQ(r["status"], "ok") << level << " " << inst.variant << ": " << r.dump(2).substr(0, 3000);
     EXPECT_EQ(r["verified"], true) << level << " " << inst.variant;
