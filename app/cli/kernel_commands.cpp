@@ -130,6 +130,7 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
     err << fmt::format("[{}/{}] {} ", n, total, id) << std::flush;
   };
   events.tick = [&] { err << "." << std::flush; };
+  events.note = [&](const std::string& m) { err << m << "\n"; };
   events.finished = [&](const run::Outcome& o, std::size_t n, std::size_t total, double seconds) {
     if (o.status == run::Status::Duplicate) return;
     if (o.status == run::Status::RuledOut) return;  // summed up under the table
@@ -227,20 +228,13 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
                      roof.triad_gbs, roof.peak_gflops_f32, roof.peak_gflops_f64, roof.threads,
                      roof.measured_at.empty() ? "" : ", measured " + roof.measured_at);
   // A kernel whose bytes fit in the cache the ceiling's STREAM arrays do not
-  // fit in may legitimately run above the memory roof; only a kernel moving
-  // at least as many bytes as the copy measurement says the roof is stale.
-  const double ceiling_bytes = 2.0 * (roof.array_mib > 0 ? roof.array_mib : 128) * 1024 * 1024;
-  const auto beats_roof = [&](const run::Outcome& r) { return r.percent_of_roof > 100.0 && r.gbs * r.ms * 1e6 >= ceiling_bytes; };
-  if (std::any_of(rows.begin(), rows.end(), [&](const run::Outcome& r) { return r.percent_of_roof > 100.0 && !beats_roof(r); }))
+  // fit in may legitimately run above the memory roof (one that beats it
+  // moving more made the sweep measure the ceilings again, events.note).
+  if (std::any_of(rows.begin(), rows.end(), [&](const run::Outcome& r) { return run::above_roof_from_cache(r, roof); }))
     out << fmt::format(
         "(above 100%: this kernel's bytes fit in a cache the {:.0f} MiB STREAM arrays do not; a copy baseline in the same run is "
         "the roof at this size)\n",
-        ceiling_bytes / (1024 * 1024));
-  if (std::any_of(rows.begin(), rows.end(), beats_roof)) {
-    err << "a variant ran above the cached roof: measuring the ceilings again for later runs\n";
-    run::machine_roof(
-        true, [&](const std::string& m) { err << m << "\n"; }, sweep_options.target.name);
-  }
+        2 * run::stream_array_mib(roof));
   err << fmt::format("sweep took {:.1f} s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   if (!json_out.empty()) {
     const Json results = run::bench_results_json({project_file, spec.name, roof, rows, table, bases, sweep_options.target.name});

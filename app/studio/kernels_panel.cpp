@@ -469,9 +469,9 @@ void KernelsPanel::startSweep(const QStringList& ids, bool verify_smaller) {
   for (int row = 0; row < table_->rowCount(); ++row) markStale(row);
   done_ = 0;
   total_ = static_cast<int>(ids.size());
+  // lego bench's defaults (run::RunOptions): the options are part of a
+  // cached result's key, so the app and lego bench share their results.
   run::RunOptions options;
-  options.repetitions = 3;
-  options.min_time_s = 0.02;
   options.cache = reuse_->isChecked();
   sweep_.run(project_, qs(k->spec.name), ids, options, timeout_s_, verify_smaller);
 }

@@ -180,6 +180,7 @@ void SweepSession::run(ProjectPtr project, const QString& kernel_name, const QSt
         emit progress(static_cast<int>(done), static_cast<int>(total), {});
       };
       events.gpu_roof = [this](const run::Roof& gpu) { emit ceilingsReady(gpu); };
+      events.note = [this](const std::string& text) { emit message(QString::fromStdString(text)); };
       run::WorkerClient worker(run::default_worker_path());
       cancelled = run::run_sweep(worker, k->spec, order, roof, o, events, &cancel_).cancelled;
     } catch (const std::exception& e) {

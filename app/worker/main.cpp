@@ -21,9 +21,13 @@
 #include "run/executor.hpp"
 #include "run/jit.hpp"
 #include "run/kernel_process.hpp"
+#include "run/protocol.hpp"
 #include "run/worker_request.hpp"
 
 namespace {
+
+using lego::run::Status;
+using lego::run::status_text;
 
 struct Protocol {
   FILE* requests;
@@ -98,7 +102,8 @@ int main(int argc, char** argv) {
   // the worker exits; the client starts a fresh one for the next request.
   std::function<void(nlohmann::json)> answer_current;
   lego::run::on_llvm_fatal_error([&](const std::string& message) {
-    if (answer_current) answer_current({{"status", "compile-error"}, {"message", "does not compile: " + message}, {"worker_exits", true}});
+    if (answer_current)
+      answer_current({{"status", status_text(Status::CompileError)}, {"message", "does not compile: " + message}, {"worker_exits", true}});
     std::_Exit(1);
   });
   std::string line;
@@ -114,22 +119,22 @@ int main(int argc, char** argv) {
     };
     answer_current = reply;
     if (!parsed.error.empty()) {
-      reply({{"status", "error"}, {"message", parsed.error}});
+      reply({{"status", status_text(Status::Error)}, {"message", parsed.error}});
       continue;
     }
     const nlohmann::json& request = parsed.request;
     const std::string kind = request.value("kind", "run");
     try {
       if (kind == "ping") {
-        reply({{"status", "ok"}});
+        reply({{"status", status_text(Status::Ok)}});
       } else if (kind == "ceilings") {
         nlohmann::json r = lego::run::measure_ceilings(request.value("array_mib", 128), request.value("target", "host"));
-        r["status"] = "ok";
+        r["status"] = status_text(Status::Ok);
         reply(r);
       } else if (kind == "run") {
-        reply(executor.execute(lego::run::run_request_from_json(request), [&](const std::string& stage) {
+        reply(lego::run::to_json(executor.execute(lego::run::run_request_from_json(request), [&](const std::string& stage) {
           reply({{"event", "stage"}, {"stage", stage}});
-        }));
+        })));
       } else if (kind == "cuda-compile") {
         reply(lego::run::execute_cuda_compile(request));
       } else if (kind == "compile") {
@@ -137,11 +142,12 @@ int main(int argc, char** argv) {
       } else if (kind == "analyze") {
         reply(lego::run::analyze_in_kernel_process(request));
       } else {
-        reply({{"status", "error"}, {"message", "unknown request kind \"" + kind + "\""}});
+        reply({{"status", status_text(Status::Error)}, {"message", "unknown request kind \"" + kind + "\""}});
       }
     } catch (const std::exception& e) {  // an engine error: the fields were checked above
-      reply({{"status", "error"}, {"message", std::string("bad request: ") + e.what()}});
+      reply({{"status", status_text(Status::Error)}, {"message", std::string("bad request: ") + e.what()}});
     }
   }
+  lego::run::stop_kernel_zygotes_and_relay_their_output();
   return 0;
 }

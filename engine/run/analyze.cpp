@@ -46,7 +46,7 @@ Json execute_cuda_compile(const Json& request) {
   const std::string source = request.at("source").get<std::string>();
   for (const auto& r : cuda_resources(source, request.at("archs").get<std::vector<std::string>>()))
     results.push_back(cuda_resources_json(r));
-  Json reply = {{"status", "ok"}, {"results", results}};
+  Json reply = {{"status", status_text(Status::Ok)}, {"results", results}};
   if (request.value("ptx", false) && nvrtc_unavailable().empty()) {
     const CudaCompileResult c = compile_cuda(source, "sm_80");
     reply["ptx"] = c.ok ? c.ptx : "// the kernel does not compile:\n" + c.log;
@@ -61,12 +61,13 @@ CudaCompiled cuda_resources_in_worker(WorkerClient& worker, const std::string& s
   const Json reply = worker.call({{"kind", "cuda-compile"}, {"id", 1}, {"source", source}, {"archs", archs}, {"ptx", ptx}},
                                  compile_time_limit(), {}, cancel);
   CudaCompiled out;
-  if (reply.value("status", "") == "ok" && reply.contains("results") && reply["results"].is_array()) {
+  const Status status = status_from_text(reply.value("status", ""));
+  if (status == Status::Ok && reply.contains("results") && reply["results"].is_array()) {
     for (const auto& r : reply["results"]) out.resources.push_back(cuda_resources_from_json(r));
     if (reply.contains("ptx") && reply["ptx"].is_string()) out.ptx = reply["ptx"].get<std::string>();
     return out;
   }
-  const std::string why = reply.value("status", "") == "timeout"
+  const std::string why = status == Status::Timeout
                               ? "does not compile: timed out after " + std::to_string(static_cast<int>(compile_time_limit())) + " s"
                               : reply.value("message", std::string("the compile failed"));
   for (const auto& arch : archs) {
@@ -125,9 +126,9 @@ Json execute_analyze(const Json& request) {
     const Trace trace = run_trace(request);
     result["accesses"] = access_analysis_json(
         access_analysis(trace, {.heatmap = request.value("heatmap", false), .touches = request.value("thread_map", false)}));
-    result["status"] = "ok";
+    result["status"] = status_text(Status::Ok);
   } catch (const std::exception& e) {
-    result["status"] = "error";
+    result["status"] = status_text(Status::Error);
     result["message"] = e.what();
   }
   return result;

@@ -16,60 +16,11 @@
 #include "run/kernel_process.hpp"
 #include "run/libraries.hpp"
 #include "run/nvrtc.hpp"
+#include "run/protocol.hpp"
 
 namespace lego::run {
 
 using Json = nlohmann::json;
-
-namespace {
-
-// The kernel's process reports its Google Benchmark JSON; the kernel runs in
-// that process and may have written it. Only the fields the tools read are
-// kept, each of the type they are read as, so what reaches a table, a file
-// or the cache is numbers, never whatever the report held. `problem` names
-// the first field that is not (a JSON path) and the report is then dropped.
-Json timing_report(const Json& report, std::string& problem) {
-  const auto fail = [&](const std::string& where, const char* what) {
-    problem = "benchmark" + where + " " + what;
-    return Json();
-  };
-  if (!report.is_object()) return fail("", "is not an object");
-  if (!report.contains("benchmarks") || !report["benchmarks"].is_array() || report["benchmarks"].empty())
-    return fail(".benchmarks", "is not a list of runs");
-  if (report["benchmarks"].size() > 10000) return fail(".benchmarks", "holds more runs than the worker asked for");
-  Json runs = Json::array();
-  for (std::size_t k = 0; k < report["benchmarks"].size(); ++k) {
-    const Json& run = report["benchmarks"][k];
-    const std::string at = ".benchmarks[" + std::to_string(k) + "]";
-    if (!run.is_object()) return fail(at, "is not an object");
-    Json kept = Json::object();
-    for (const char* key : {"name", "run_name", "run_type", "aggregate_name", "aggregate_unit", "time_unit"}) {
-      if (!run.contains(key)) continue;
-      if (!run[key].is_string()) return fail(at + "." + key, "is not a string");
-      kept[key] = run[key];
-    }
-    for (const char* key : {"real_time", "cpu_time", "iterations", "repetitions", "repetition_index", "family_index",
-                            "per_family_instance_index", "threads", "bytes_per_second", "FLOPS"}) {
-      if (!run.contains(key)) continue;
-      // Google Benchmark writes a standard deviation of 0 and, for a rate
-      // it could not compute, nothing; a time is positive and finite.
-      if (!run[key].is_number() || !std::isfinite(run[key].get<double>()) || run[key].get<double>() < 0)
-        return fail(at + "." + key, "is not a finite number of at least 0");
-      kept[key] = run[key];
-    }
-    if (!kept.contains("real_time")) return fail(at + ".real_time", "is missing");
-    const bool spread = kept.value("aggregate_name", "") == "stddev" || kept.value("aggregate_name", "") == "cv";
-    if (!spread && !(kept["real_time"].get<double>() > 0)) return fail(at + ".real_time", "is not positive");
-    runs.push_back(std::move(kept));
-  }
-  Json context = Json::object();
-  if (report.contains("context") && report["context"].is_object())
-    for (const auto& [key, value] : report["context"].items())
-      if (value.is_string() || value.is_number() || value.is_boolean()) context[key] = value;
-  return {{"context", std::move(context)}, {"benchmarks", std::move(runs)}};
-}
-
-}  // namespace
 
 std::string entry_trampoline(const std::string& entry, const std::string& function, const std::vector<kernel::ElementType>& types) {
   std::string call;
@@ -171,8 +122,11 @@ Executor::Reference& Executor::reference(const RunRequest& request, const std::m
   return *reference_;
 }
 
-Json Executor::execute(const RunRequest& request, const Progress& progress) {
-  Json result = {{"id", request.id}, {"kernel", request.kernel}, {"variant", request.variant}};
+RunReply Executor::execute(const RunRequest& request, const Progress& progress) {
+  RunReply result;
+  result.id = request.id;
+  result.kernel = request.kernel;
+  result.variant = request.variant;
   auto stage = [&](const char* s) {
     if (progress) progress(s);
   };
@@ -183,8 +137,8 @@ Json Executor::execute(const RunRequest& request, const Progress& progress) {
     else
       execute_cpu(request, result, stage);
   } catch (const std::exception& e) {
-    result["status"] = "error";
-    result["message"] = e.what();
+    result.status = Status::Error;
+    result.message = e.what();
   }
   return result;
 }
@@ -193,7 +147,7 @@ Json Executor::execute(const RunRequest& request, const Progress& progress) {
 // compiles there, is called once, waits while its outputs are compared here,
 // and is timed there. Its outputs and canaries are read here, in shared
 // memory, once it has stopped or is gone.
-void Executor::execute_cpu(const RunRequest& request, Json& result, const std::function<void(const char*)>& stage) {
+void Executor::execute_cpu(const RunRequest& request, RunReply& result, const std::function<void(const char*)>& stage) {
   Prepared data = prepare(request, stage);
   std::vector<const Buffer*> buffers;
   for (const auto& p : data.physical) buffers.push_back(&p);
@@ -203,46 +157,46 @@ void Executor::execute_cpu(const RunRequest& request, Json& result, const std::f
       buffers);
   std::optional<Json> event = process.next_event();
   if (event_text(event, "event") == "compile-error") {
-    result["status"] = "compile-error";
-    result["message"] = "the kernel does not compile:\n" + event_text(event, "message");
+    result.status = Status::CompileError;
+    result.message = "the kernel does not compile:\n" + event_text(event, "message");
     return;
   }
   if (event_text(event, "event") == "error") {
-    result["status"] = "error";
-    result["message"] = event_text(event, "message");
+    result.status = Status::Error;
+    result.message = event_text(event, "message");
     return;
   }
   if (event_text(event, "event") != "compiled") {
-    result["status"] = "crashed";
-    result["message"] = ended_early(process, "the kernel");
+    result.status = Status::Crashed;
+    result.message = ended_early(process, "the kernel");
     return;
   }
-  if (const auto ms = event_number(event, "ms")) result["kernel_ms"] = *ms;
-  if (request.options.want_assembly) result["assembly"] = event_text(event, "assembly");
-  if (const std::string note = event_text(event, "sandbox"); !note.empty()) result["sandbox"] = note;
+  if (const auto ms = event_number(event, "ms")) result.kernel_ms = *ms;
+  if (request.options.want_assembly) result.assembly = event_text(event, "assembly");
+  result.sandbox = event_text(event, "sandbox");
   if (!request.library.empty()) {  // asked in the process that loaded it; shown, never trusted
-    result["library_kernel"] = event_text(event, "library_kernel");
-    result["library_level"] = event_text(event, "library_level");
+    result.library_kernel = event_text(event, "library_kernel");
+    result.library_level = event_text(event, "library_level");
   }
   if (data.reference) stage("verify");
   event = process.next_event();
   if (event_text(event, "event") == "error") {
-    result["status"] = "error";
-    result["message"] = event_text(event, "message");
+    result.status = Status::Error;
+    result.message = event_text(event, "message");
     return;
   }
   if (event_text(event, "event") == "fault") {
     process.finish();
-    result["verified"] = false;
-    result["status"] = "out of bounds";
-    result["message"] = event_text(event, "message");
+    result.verified = false;
+    result.status = Status::OutOfBounds;
+    result.message = event_text(event, "message");
     return;
   }
   if (event_text(event, "event") != "called") {
     const std::string how = ended_early(process, "the kernel");
     if (!check_overruns(request, data, result)) return;
-    result["status"] = "crashed";
-    result["message"] = how;
+    result.status = Status::Crashed;
+    result.message = how;
     return;
   }
   // Compared while the process waits: it has no reference to copy from.
@@ -257,32 +211,31 @@ void Executor::execute_cpu(const RunRequest& request, Json& result, const std::f
     event = process.next_event();
     if (event_text(event, "event") == "fault") {
       process.finish();
-      result["verified"] = false;
-      result["status"] = "out of bounds";
-      result["message"] = event_text(event, "message") + " (while it was timed)";
+      result.verified = false;
+      result.status = Status::OutOfBounds;
+      result.message = event_text(event, "message") + " (while it was timed)";
       return;
     }
     if (event_text(event, "event") != "timed" || !event->contains("benchmark")) {
       const std::string how = ended_early(process, "the kernel");
       if (!check_overruns(request, data, result)) return;
-      result["status"] = "crashed";
-      result["message"] = how + " while it was timed";
+      result.status = Status::Crashed;
+      result.message = how + " while it was timed";
       return;
     }
-    std::string problem;
-    Json times = timing_report((*event)["benchmark"], problem);
-    if (!problem.empty()) {
+    try {
+      result.benchmark = benchmark_report_from_json((*event)["benchmark"]);
+    } catch (const LegoError& e) {
       process.finish();
-      result["status"] = "error";
-      result["verified"] = false;  // the process that wrote this is not trusted with the rest
-      result["message"] = "the kernel's process reported its time in a form the worker does not read: " + problem;
+      result.status = Status::Error;
+      result.verified = false;  // the process that wrote this is not trusted with the rest
+      result.message = std::string("the kernel's process reported its time in a form the worker does not read: ") + e.what();
       return;
     }
-    result["benchmark"] = std::move(times);
   }
   process.release();
   if (!check_overruns(request, data, result)) return;
-  result["status"] = "ok";
+  result.status = Status::Ok;
 }
 
 namespace {
@@ -354,68 +307,66 @@ namespace {
 
 // "B: 1000 of 4096 elements differ; the first, B[0][3], is 1.5 where the
 // reference has 2 (largest relative error 0.5, tolerance 0.0001)".
-std::string mismatch_summary(const std::vector<TensorArgument>& tensors, const Json& checks) {
+std::string mismatch_summary(const std::vector<TensorArgument>& tensors, const std::vector<OutputCheck>& checks) {
   std::string said;
-  for (const Json& check : checks) {
-    if (!check.contains("first_mismatch")) continue;
-    const std::string name = check["tensor"].get<std::string>();
+  for (const OutputCheck& check : checks) {
+    if (!check.first_mismatch) continue;
     std::int64_t total = 1;
     std::vector<std::int64_t> extents;
     for (const TensorArgument& t : tensors)
-      if (t.name == name) {
+      if (t.name == check.tensor) {
         extents = t.extents;
         total = t.elements();
       }
     // The position is row-major over the logical extents: as an index.
-    std::int64_t position = check["first_mismatch"]["position"].get<std::int64_t>();
+    std::int64_t position = check.first_mismatch->position;
     std::string index;
     for (std::size_t d = extents.size(); d-- > 0;) {
       const std::int64_t extent = extents[d] > 0 ? extents[d] : 1;
       index = "[" + std::to_string(position % extent) + "]" + index;
       position /= extent;
     }
-    const auto& first = check["first_mismatch"];
     said += (said.empty() ? "" : "; ") +
             fmt::format(
                 "{}: {} of {} elements differ; the first, {}{}, is {} where the reference has {} (largest relative error {:.3g}, "
                 "tolerance {:.3g})",
-                name, check["mismatches"].get<std::int64_t>(), total, name, index, first["got"].get<std::string>(),
-                first["want"].get<std::string>(), check["max_error"].get<double>(), check["tolerance"].get<double>());
+                check.tensor, check.mismatches, total, check.tensor, index, check.first_mismatch->got, check.first_mismatch->want,
+                check.max_error, check.tolerance);
   }
   return said;
 }
 
 }  // namespace
 
-bool Executor::check_outputs(const RunRequest& request, const Prepared& data, Json& result) {
+bool Executor::check_outputs(const RunRequest& request, const Prepared& data, RunReply& result) {
   const std::vector<TensorArgument>& tensors = request.tensors;
   bool ok = true;
-  Json checks = Json::array();
+  std::vector<OutputCheck> checks;
   for (std::size_t k = 0; k < tensors.size(); ++k) {
     const TensorArgument& t = tensors[k];
     if (t.role == kernel::Role::In) continue;
     const Buffer got = unpack(data.physical[k], data.tables[k]);
     const double tol = request.tolerance > 0 ? request.tolerance : default_tolerance(got.type());
     const Comparison c = compare(got, data.reference->outputs.at(t.name), tol);
-    Json check = {{"tensor", t.name}, {"mismatches", c.mismatches}, {"max_error", c.max_error}, {"tolerance", tol}};
+    OutputCheck check{t.name, c.mismatches, c.max_error, tol, std::nullopt};
     if (c.mismatches) {
       ok = false;
-      check["first_mismatch"] = {{"position", c.first_mismatch}, {"got", c.first_got}, {"want", c.first_want}};
+      check.first_mismatch = OutputCheck::Mismatch{c.first_mismatch, c.first_got, c.first_want};
     }
-    checks.push_back(check);
+    checks.push_back(std::move(check));
   }
-  result["verified"] = ok;
-  result["checks"] = checks;
+  result.verified = ok;
   if (!ok) {
-    result["status"] = "wrong";
-    result["message"] = "the output differs from the reference: " + mismatch_summary(tensors, checks);
+    result.status = Status::Wrong;
+    result.message = "the output differs from the reference: " + mismatch_summary(tensors, checks);
   }
+  result.checks = std::move(checks);
   return ok;
 }
 
 // Writes outside a tensor, inputs included, are caught by its canaries even
 // when every element inside is right.
-bool Executor::check_overruns(const RunRequest& request, const Prepared& data, Json& result) {
+bool Executor::check_overruns(const RunRequest& request, const Prepared& data, RunReply& result) {
   const std::vector<TensorArgument>& tensors = request.tensors;
   std::string overruns;
   for (std::size_t k = 0; k < tensors.size(); ++k) {
@@ -433,32 +384,34 @@ bool Executor::check_overruns(const RunRequest& request, const Prepared& data, J
                   std::to_string(o.before) + "]";
   }
   if (overruns.empty()) return true;
-  result["verified"] = false;
-  result["status"] = "out of bounds";
-  result["message"] = overruns;
+  result.verified = false;
+  result.status = Status::OutOfBounds;
+  result.message = overruns;
   return false;
 }
 
 // CUDA: NVRTC for the device (sm_80 without one), then the device runs and
 // times it; without a GPU the kernel is verified by CPU emulation and the
 // status says "no GPU".
-void Executor::execute_cuda(const RunRequest& request, Json& result, const std::function<void(const char*)>& stage) {
+void Executor::execute_cuda(const RunRequest& request, RunReply& result, const std::function<void(const char*)>& stage) {
   stage("compile");
   const std::string why_no_gpu = gpu_unavailable();
   const std::string arch = why_no_gpu.empty() ? gpu_info().arch() : "sm_80";
   const CudaCompileResult c = compile_cuda(request.source, arch);
-  result["kernel_ms"] = c.ms;
-  result["cuda"] = {{"arch", arch},
-                    {"registers", c.registers},
-                    {"shared_bytes", c.shared_bytes},
-                    {"spill_stores", c.spill_stores},
-                    {"spill_loads", c.spill_loads}};
+  result.kernel_ms = c.ms;
+  CudaResources& used = result.cuda.emplace();
+  used.arch = arch;
+  used.ok = c.registers >= 0;
+  used.registers = c.registers;
+  used.shared_bytes = c.shared_bytes;
+  used.spill_stores = c.spill_stores;
+  used.spill_loads = c.spill_loads;
   if (!c.ok) {
-    result["status"] = "compile-error";
-    result["message"] = "the kernel does not compile (NVRTC, " + arch + "):\n" + c.log;
+    result.status = Status::CompileError;
+    result.message = "the kernel does not compile (NVRTC, " + arch + "):\n" + c.log;
     return;
   }
-  if (request.options.want_assembly) result["assembly"] = c.ptx;
+  if (request.options.want_assembly) result.assembly = c.ptx;
   const std::array<std::int64_t, 3>& grid = request.grid;
   const std::array<std::int64_t, 3>& block = request.block;
   Prepared data = prepare(request, stage);
@@ -477,23 +430,17 @@ void Executor::execute_cuda(const RunRequest& request, Json& result, const std::
     if (data.reference && (!check_outputs(request, data, result) || !check_overruns(request, data, result))) return;
     const GpuInfo info = gpu_info();
     static const double copy_gbs = measure_copy_bandwidth();  // once per worker
-    result["gpu"] = {{"device", info.name},
-                     {"times_ms", run.times_ms},
-                     {"rotation", run.rotation},
-                     {"copy_gbs", copy_gbs},
-                     {"triad_gbs", copy_gbs},
-                     {"peak_bandwidth_gbs", info.peak_bandwidth_gbs},
-                     {"peak_gflops_f32", info.peak_gflops_f32},
-                     {"peak_gflops_f64", info.peak_gflops_f32 / 2}};
-    result["benchmark"] = {{"context", {{"device", info.name}, {"arch", arch}}},
-                           {"benchmarks",
-                            {{{"name", request.variant},
-                              {"run_type", "aggregate"},
-                              {"aggregate_name", "median"},
-                              {"real_time", run.median_ms},
-                              {"time_unit", "ms"},
-                              {"repetitions", run.times_ms.size()}}}}};
-    result["status"] = "ok";
+    result.gpu = GpuTiming{
+        info.name, run.times_ms, run.rotation, copy_gbs, copy_gbs, info.peak_bandwidth_gbs, info.peak_gflops_f32, info.peak_gflops_f32 / 2};
+    BenchmarkEntry median;
+    median.name = request.variant;
+    median.run_type = "aggregate";
+    median.aggregate_name = "median";
+    median.real_time = run.median_ms;
+    median.time_unit = "ms";
+    median.repetitions = static_cast<std::int64_t>(run.times_ms.size());
+    result.benchmark = BenchmarkReport{{{"device", info.name}, {"arch", arch}}, {median}};
+    result.status = Status::Ok;
     return;
   }
   // A launch of [2147483647, 65535, 65535] blocks overflows 64 bits.
@@ -502,10 +449,10 @@ void Executor::execute_cuda(const RunRequest& request, Json& result, const std::
   for (const std::int64_t n : {grid[0], grid[1], grid[2], block[0], block[1], block[2]})
     too_many = too_many || n <= 0 || __builtin_mul_overflow(total_threads, n, &total_threads);
   if (data.reference && (too_many || total_threads > kMaxEmulatedThreads)) {
-    result["status"] = "no GPU";
-    result["message"] = why_no_gpu + "; not verified: " + (too_many ? std::string("more than 2^63") : std::to_string(total_threads)) +
-                        " threads are too many to emulate on the CPU (at most " + std::to_string(kMaxEmulatedThreads) +
-                        "); verify at a smaller size (lego bench --verify-smaller, or --set)";
+    result.status = Status::NoGpu;
+    result.message = why_no_gpu + "; not verified: " + (too_many ? std::string("more than 2^63") : std::to_string(total_threads)) +
+                     " threads are too many to emulate on the CPU (at most " + std::to_string(kMaxEmulatedThreads) +
+                     "); verify at a smaller size (lego bench --verify-smaller, or --set)";
     return;
   }
   if (data.reference) {
@@ -530,8 +477,8 @@ void Executor::execute_cuda(const RunRequest& request, Json& result, const std::
     KernelProcess process(job, buffers);
     std::optional<Json> event = process.next_event();
     if (event_text(event, "event") == "compile-error") {
-      result["status"] = "compile-error";
-      result["message"] = "the kernel does not compile for CPU emulation:\n" + event_text(event, "message");
+      result.status = Status::CompileError;
+      result.message = "the kernel does not compile for CPU emulation:\n" + event_text(event, "message");
       return;
     }
     if (event_text(event, "event") == "compiled") event = process.next_event();
@@ -540,16 +487,16 @@ void Executor::execute_cuda(const RunRequest& request, Json& result, const std::
           event_text(event, "event") == "error" ? event_text(event, "message") : ended_early(process, "the emulated kernel");
       process.finish();
       if (!check_overruns(request, data, result)) return;
-      result["status"] = "crashed";
-      result["message"] = how;
+      result.status = Status::Crashed;
+      result.message = how;
       return;
     }
     process.finish();
     if (!check_outputs(request, data, result) || !check_overruns(request, data, result)) return;
-    result["verified_by"] = "CPU emulation";
+    result.verified_by = "CPU emulation";
   }
-  result["status"] = "no GPU";
-  result["message"] = (data.reference ? "verified by CPU emulation of its threads and barriers; " : "") + why_no_gpu;
+  result.status = Status::NoGpu;
+  result.message = (data.reference ? "verified by CPU emulation of its threads and barriers; " : "") + why_no_gpu;
 }
 
 }  // namespace lego::run

@@ -1,20 +1,20 @@
 // What lego-worker does with one request: compile the variant and the
 // reference, verify the variant on random inputs packed into its layouts,
-// and time it with Google Benchmark. Requests and results are JSON (the
-// worker protocol, docs/ARCHITECTURE.md); this runs in the worker process.
+// and time it with Google Benchmark. It takes a typed request and gives a
+// typed reply (run/messages.hpp); the worker reads and writes them as JSON
+// lines (run/protocol.hpp). This runs in the worker process.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "kernel/instantiate.hpp"
 #include "run/jit.hpp"
-#include "run/run_request.hpp"
+#include "run/messages.hpp"
 #include "run/tensors.hpp"
 
 namespace lego::run {
@@ -22,9 +22,9 @@ namespace lego::run {
 class Executor {
  public:
   using Progress = std::function<void(const std::string& stage)>;
-  // Never throws for a bad kernel: the result's "status" says what happened
-  // (ok, wrong, compile-error, error).
-  nlohmann::json execute(const RunRequest& request, const Progress& progress = {});
+  // Never throws for a bad kernel: the reply's status says what happened
+  // (ok, wrong, compile-error, out of bounds, crashed, error, no GPU).
+  RunReply execute(const RunRequest& request, const Progress& progress = {});
 
  private:
   struct Reference {
@@ -39,11 +39,11 @@ class Executor {
   };
   Prepared prepare(const RunRequest& request, const std::function<void(const char*)>& stage);
   // Compares the outputs with the reference; false (and status "wrong") on a mismatch.
-  static bool check_outputs(const RunRequest& request, const Prepared& data, nlohmann::json& result);
+  static bool check_outputs(const RunRequest& request, const Prepared& data, RunReply& result);
   // Writes outside a tensor, found by its canaries once the kernel's process is gone.
-  static bool check_overruns(const RunRequest& request, const Prepared& data, nlohmann::json& result);
-  void execute_cpu(const RunRequest& request, nlohmann::json& result, const std::function<void(const char*)>& stage);
-  void execute_cuda(const RunRequest& request, nlohmann::json& result, const std::function<void(const char*)>& stage);
+  static bool check_overruns(const RunRequest& request, const Prepared& data, RunReply& result);
+  void execute_cpu(const RunRequest& request, RunReply& result, const std::function<void(const char*)>& stage);
+  void execute_cuda(const RunRequest& request, RunReply& result, const std::function<void(const char*)>& stage);
 
   std::string reference_key_;
   std::unique_ptr<Reference> reference_;

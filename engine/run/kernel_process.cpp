@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -23,6 +24,7 @@
 #include "kernel/bounded_json.hpp"
 #include "run/fd_io.hpp"
 #include "run/kernel_sandbox.hpp"
+#include "run/outcome.hpp"
 
 namespace lego::run {
 
@@ -143,6 +145,10 @@ namespace {
 // worker's stderr through a pipe, each line marked as theirs: they never
 // hold the user's terminal or log file, which they could otherwise
 // truncate, seek or make look like the tools' own output.
+// Set when every process that could write to the relay has gone and what
+// they wrote has been passed on.
+std::promise<void> relay_drained;
+
 void relay_output(int from) {
   std::thread([from] {
     // A chatty kernel is cut off rather than flooding the terminal.
@@ -170,6 +176,7 @@ void relay_output(int from) {
     }
     if (!pending.empty()) relay(pending);
     close(from);
+    relay_drained.set_value();
   }).detach();
 }
 
@@ -233,6 +240,16 @@ void start_kernel_zygote() {
 }
 
 bool kernel_zygote_running() { return kernels.socket >= 0; }
+
+void stop_kernel_zygotes_and_relay_their_output() {
+  if (kernels.socket < 0) return;
+  // Each zygote ends at the end of its socket, and its processes with it.
+  for (Zygote* zygote : {&kernels, &compilers}) {
+    close(zygote->socket);
+    zygote->socket = -1;
+  }
+  relay_drained.get_future().wait_for(std::chrono::seconds(2));
+}
 
 std::string event_text(const std::optional<nlohmann::json>& event, const char* key) {
   if (!event) return "";
@@ -441,11 +458,11 @@ nlohmann::json compile_without_running(const std::string& source, const std::str
   const std::optional<nlohmann::json> event = process.next_event();
   const std::string what = event_text(event, "event");
   const auto text = [&](const char* key) { return event_text(event, key); };
-  if (what == "compiled") return {{"status", "ok"}, {"assembly", text("assembly")}};
-  if (what == "compile-error" || what == "error") return {{"status", "compile-error"}, {"message", text("message")}};
+  const char* failed = status_text(Status::CompileError);
+  if (what == "compiled") return {{"status", status_text(Status::Ok)}, {"assembly", text("assembly")}};
+  if (what == "compile-error" || what == "error") return {{"status", failed}, {"message", text("message")}};
   const std::string how = process.finish();
-  return {{"status", "compile-error"},
-          {"message", "the compiler's process ended without a result" + (how.empty() ? "" : " (" + how + ")")}};
+  return {{"status", failed}, {"message", "the compiler's process ended without a result" + (how.empty() ? "" : " (" + how + ")")}};
 }
 
 }  // namespace lego::run

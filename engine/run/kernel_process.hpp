@@ -49,6 +49,10 @@ void forget_openmp_registrations_of_the_dead();
 
 void start_kernel_zygote();
 bool kernel_zygote_running();
+// At the worker's end: the zygotes and their processes end, and what they
+// wrote is relayed to the worker's stderr before it exits (at most 2 s):
+// a kernel's last lines are not lost with the worker.
+void stop_kernel_zygotes_and_relay_their_output();
 
 // What a kernel's process does (its job, as JSON in a memfd):
 //   {"source", "entry", "target", "library", "openmp", "assembly", "scope",

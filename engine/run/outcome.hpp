@@ -7,9 +7,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
-#include "run/trace.hpp"
+#include "analysis/accesses.hpp"
 
 namespace lego::run {
 
@@ -68,6 +70,20 @@ struct CudaResources {
   std::string log;                                // why it failed
 };
 
+// Google Benchmark's report of a timed run ({"context", "benchmarks"}), the
+// fields the worker keeps of it: names and units as text, counts as
+// integers, times and rates as numbers; an absent field stays absent.
+struct BenchmarkEntry {
+  std::string name, run_name, run_type, aggregate_name, aggregate_unit, time_unit;
+  std::optional<double> real_time, cpu_time, bytes_per_second, flops;
+  std::optional<std::int64_t> iterations, repetitions, repetition_index, family_index, per_family_instance_index, threads;
+};
+struct BenchmarkReport {
+  using Value = std::variant<std::string, std::int64_t, double, bool>;
+  std::vector<std::pair<std::string, Value>> context;  // the machine and library as Google Benchmark saw them
+  std::vector<BenchmarkEntry> entries;
+};
+
 struct Outcome {
   std::string kernel, id;
   Status status = Status::NotRun;
@@ -94,12 +110,12 @@ struct Outcome {
   std::optional<CudaResources> cuda;  // CUDA: the target the run compiled for
   // The static access report (run/analyze.hpp) when the sweep asked for it,
   // and its headline figures; -1 where they do not apply.
-  std::optional<AccessAnalysis> accesses;
+  std::optional<analysis::AccessAnalysis> accesses;
   int bank_ways = -1;
   double coalesced_percent = -1, lines_per_iteration = -1;
-  // The worker's Google Benchmark report ({"context", "benchmarks"}) as it
-  // sent it, passed through to lego bench's --json file (run/protocol).
-  std::string google_benchmark;
+  // The worker's Google Benchmark report, passed through to lego bench's
+  // --json file (run/protocol).
+  std::optional<BenchmarkReport> benchmark;
 };
 
 // Speed-up of a variant over a baseline timed in the same sweep.

@@ -32,14 +32,6 @@ std::string text(const Json& j, const char* key) {
   return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
 }
 
-// "N=256,T=8" from the worker's verified_at object.
-std::string sizes_text(const Json& sizes) {
-  std::string out;
-  if (sizes.is_object())
-    for (const auto& [k, v] : sizes.items()) out += (out.empty() ? "" : ",") + k + "=" + v.dump();
-  return out;
-}
-
 Json site_json(const analysis::SiteReport& s, bool heatmap, const std::optional<analysis::SiteTouches>& touches) {
   Json j = {{"site", s.info.site},          {"name", s.info.name}, {"kind", analysis::to_string(s.info.kind)},
             {"access", s.info.placeholder}, {"line", s.info.line}, {"bytes", s.bytes},
@@ -91,24 +83,6 @@ analysis::SiteTouches touches_from_json(const Json& map, const std::string& at) 
                          request ? touch[3].get<std::int32_t>() : 0, request ? touch[4].get<std::int32_t>() : 0});
   }
   return t;
-}
-
-// The repetitions' times: a CPU run's Google Benchmark iteration entries
-// (real_time in ms), or a GPU run's CUDA-event times.
-void read_spread(const Json& raw, Outcome& out) {
-  std::vector<double> times;
-  if (raw.contains("gpu") && raw["gpu"].is_object() && raw["gpu"].contains("times_ms") && raw["gpu"]["times_ms"].is_array()) {
-    for (const auto& t : raw["gpu"]["times_ms"])
-      if (t.is_number()) times.push_back(t.get<double>());
-  } else if (raw.contains("benchmark") && raw["benchmark"].is_object() && raw["benchmark"].contains("benchmarks")) {
-    for (const auto& b : raw["benchmark"]["benchmarks"])
-      if (b.is_object() && b.value("run_type", "") == "iteration" && b.contains("real_time") && b["real_time"].is_number())
-        times.push_back(b["real_time"].get<double>());
-  }
-  if (times.empty()) return;
-  out.ms_min = *std::min_element(times.begin(), times.end());
-  out.ms_max = *std::max_element(times.begin(), times.end());
-  out.repetitions = static_cast<int>(times.size());
 }
 
 }  // namespace
@@ -189,24 +163,41 @@ Json cuda_resources_json(const CudaResources& c) {
   return j;
 }
 
+namespace {
+
+// "N=256,T=8": the smaller sizes it was verified at.
+std::string sizes_text(const std::map<std::string, std::int64_t>& sizes) {
+  std::string out;
+  for (const auto& [k, v] : sizes) out += (out.empty() ? "" : ",") + k + "=" + std::to_string(v);
+  return out;
+}
+
+}  // namespace
+
 void read_variant_result(const VariantResult& r, Outcome& out) {
-  out.status = status_from_text(r.status);
-  out.message = r.message;
-  out.verified = r.verified;
-  out.cached = r.raw.value("cached", false);
-  out.verified_at = sizes_text(r.raw.value("verified_at", Json()));
-  out.assembly = r.raw.value("assembly", "");
-  out.sandbox = text(r.raw, "sandbox");
-  out.library_kernel = text(r.raw, "library_kernel");
-  out.library_level = text(r.raw, "library_level");
-  if (r.raw.contains("cuda") && r.raw["cuda"].is_object()) out.cuda = cuda_resources_from_json(r.raw["cuda"]);
+  const RunReply& reply = r.reply;
+  out.status = reply.status;
+  out.message = reply.message;
+  out.verified = reply.verified;
+  out.cached = reply.cached;
+  out.verified_at = sizes_text(reply.verified_at);
+  out.assembly = reply.assembly;
+  out.sandbox = reply.sandbox;
+  out.library_kernel = reply.library_kernel;
+  out.library_level = reply.library_level;
+  out.cuda = reply.cuda;
   if (r.ms > 0) {
     out.ms = r.ms;
     out.gbs = r.gbs;
     out.gflops = r.gflops;
     out.percent_of_roof = r.roof;
-    out.google_benchmark = r.raw["benchmark"].dump();
-    read_spread(r.raw, out);
+    out.benchmark = reply.benchmark;
+    const std::vector<double> times = repetition_times_ms(reply);
+    if (!times.empty()) {
+      out.ms_min = *std::min_element(times.begin(), times.end());
+      out.ms_max = *std::max_element(times.begin(), times.end());
+      out.repetitions = static_cast<int>(times.size());
+    }
   }
 }
 
@@ -289,10 +280,10 @@ Json bench_results_json(const BenchResults& results) {
   Json benchmarks = Json::array(), context;
   for (const Outcome& r : results.run_order) {
     if (r.status == Status::Duplicate || r.status == Status::Invalid) continue;
-    if (r.ms > 0) {
-      const Json report = kernel::parse_json_or_discarded(r.google_benchmark);
-      if (context.is_null() && report.is_object()) context = report.value("context", Json());
-      for (Json b : report.is_object() ? report.value("benchmarks", Json::array()) : Json::array()) {
+    if (r.ms > 0 && r.benchmark) {
+      if (context.is_null()) context = benchmark_context_json(*r.benchmark);
+      for (const BenchmarkEntry& entry : r.benchmark->entries) {
+        Json b = benchmark_entry_json(entry);
         b["variant"] = r.id;
         b["kernel"] = results.kernel;
         b["verified"] = r.verified;

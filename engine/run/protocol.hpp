@@ -22,6 +22,25 @@ namespace lego::run {
 Roof roof_from_json(const nlohmann::json& roof);
 nlohmann::json roof_json(const Roof& roof);
 
+// The run messages (run/messages.hpp). A request is written by the client
+// and read by the worker after run::request_error has checked it field by
+// field, so `run_request_from_json` does not check again: an absent field
+// takes the default. A reply is read by the client and from the results
+// cache, which do not trust it: a field of the wrong type throws LegoError
+// naming its path under `at` ("reply.benchmark.benchmarks[0].real_time").
+nlohmann::json to_json(const RunRequest& request);
+RunRequest run_request_from_json(const nlohmann::json& checked);
+nlohmann::json to_json(const RunReply& reply);
+RunReply run_reply_from_json(const nlohmann::json& reply, const std::string& at = "reply");
+
+// Google Benchmark's report as a kernel's process sends it: only the fields
+// BenchmarkEntry keeps, each of its type (LegoError naming the path
+// otherwise), at least one run and at most 10000.
+BenchmarkReport benchmark_report_from_json(const nlohmann::json& report, const std::string& at = "benchmark");
+nlohmann::json benchmark_report_json(const BenchmarkReport& report);
+nlohmann::json benchmark_entry_json(const BenchmarkEntry& entry);
+nlohmann::json benchmark_context_json(const BenchmarkReport& report);
+
 // A worker's reply to a run request (run::run_variant's result), read into
 // `out`: status, verification, timings, NVRTC resources, the benchmark
 // report passed through.

@@ -88,7 +88,7 @@ Roof machine_roof(bool refresh, const std::function<void(const std::string&)>& n
     note("measuring the machine's ceilings for target " + target + " (STREAM copy/triad, peak FMA, best of several runs; " + why + ")...");
   WorkerClient worker(default_worker_path());
   const Json r = worker.call({{"id", 1}, {"kind", "ceilings"}, {"target", target}}, 300);
-  if (r.value("status", "") != "ok") throw LegoError("measuring ceilings failed: " + r.value("message", r.dump()));
+  if (status_from_text(r.value("status", "")) != Status::Ok) throw LegoError("measuring ceilings failed: " + r.value("message", r.dump()));
   Roof roof = roof_from_json(r);
   roof.measured_unix = now;
   roof.measured_at = fmt::format("{:%Y-%m-%d %H:%M} UTC", fmt::gmtime(static_cast<std::time_t>(now)));
@@ -101,23 +101,6 @@ Roof machine_roof(bool refresh, const std::function<void(const std::string&)>& n
   write_sealed(file, roof_json(roof).dump(2) + "\n");
   roof.cached_file = file.string();
   return roof;
-}
-
-double median_ms(const Json& result) {
-  // Google Benchmark adds aggregates only for more than one repetition.
-  double single = -1;
-  // The worker passes on only reports of the right types (timing_report in
-  // run/executor.cpp); a field of another type is still read as absent.
-  if (!result.contains("benchmark")) return -1;
-  const Json& report = result["benchmark"];
-  if (!report.is_object() || !report.contains("benchmarks") || !report["benchmarks"].is_array()) return -1;
-  for (const auto& b : report["benchmarks"]) {
-    if (!b.is_object() || !b.contains("real_time") || !b["real_time"].is_number()) continue;
-    const auto word = [&](const char* key) { return b.contains(key) && b[key].is_string() ? b[key].get<std::string>() : std::string(); };
-    if (word("aggregate_name") == "median") return b["real_time"].get<double>();  // Unit is ms
-    if (word("run_type") == "iteration" && single < 0) single = b["real_time"].get<double>();
-  }
-  return single;
 }
 
 // Percent of the roof that bounds this kernel: copy bandwidth for a
@@ -213,26 +196,37 @@ std::uint64_t fnv1a(const std::string& text) {
   return h;
 }
 
-// One file per result, named by a hash of everything that decides it: the
-// code at both sizes, the run options, the machine and its thread count.
-// The fields a cached result is read by, of the types they are read as.
-bool is_cached_result(const Json& r) {
-  const auto string_or_absent = [&](const char* key) { return !r.contains(key) || r[key].is_string(); };
-  if (!r.is_object() || !r.contains("status") || !r["status"].is_string()) return false;
-  if (!string_or_absent("message") || !string_or_absent("assembly")) return false;
-  if (r.contains("verified") && !r["verified"].is_boolean()) return false;
-  if (!r.contains("benchmark")) return true;
-  const Json& b = r["benchmark"];
-  if (!b.is_object() || !b.contains("benchmarks") || !b["benchmarks"].is_array()) return false;
-  for (const auto& run : b["benchmarks"])
-    if (!run.is_object() || !run.contains("real_time") || !run["real_time"].is_number() || !(run["real_time"].get<double>() > 0))
-      return false;
-  return true;
+// A cached reply, or nullopt when the file is missing, not sealed with this
+// user's key, or not a reply of this version's form (an older version's
+// file is run again, never trusted to be read).
+std::optional<RunReply> cached_reply(const fs::path& file) {
+  const Json hit = read_sealed(file);
+  if (hit.is_discarded()) return std::nullopt;
+  try {
+    return run_reply_from_json(hit, file.string());
+  } catch (const LegoError&) {
+    return std::nullopt;
+  }
+}
+
+// What the worker (or the client, for a worker that died) answered, typed;
+// an answer that is not a reply is an error that names the field.
+RunReply reply_of(const Json& answer) {
+  try {
+    return run_reply_from_json(answer);
+  } catch (const LegoError& e) {
+    RunReply r;
+    r.status = Status::Error;
+    r.message = std::string("protocol error: the worker's reply does not read: ") + e.what();
+    return r;
+  }
 }
 
 // Raised when what the worker reports for the same code changes (its
 // checks, its messages), so that a new version does not show an old one's.
-constexpr const char* kResultsVersion = "results 2: mismatch details, timing reports by type";
+// One file per result, named by a hash of everything that decides it: the
+// code at both sizes, the run options, the machine and its thread count.
+constexpr const char* kResultsVersion = "results 3: typed replies (run/messages.hpp)";
 
 fs::path cached_result_file(const kernel::Instance& inst, const kernel::Instance* verify_at, const RunOptions& o) {
   const std::string key = std::string(kResultsVersion) + "\n" + code_key(inst) + "\n--verify--\n" +
@@ -245,16 +239,25 @@ fs::path cached_result_file(const kernel::Instance& inst, const kernel::Instance
 
 // The roof a result is placed against: a GPU run brings its device's
 // (measured copy bandwidth, peak FP32), a CPU run has the machine's.
-Roof roof_of(const Json& raw, const Roof& machine) { return raw.contains("gpu") ? roof_from_json(raw["gpu"]) : machine; }
+Roof roof_of(const RunReply& reply, const Roof& machine) {
+  if (!reply.gpu) return machine;
+  Roof roof;
+  roof.device = reply.gpu->device;
+  roof.copy_gbs = reply.gpu->copy_gbs;
+  roof.triad_gbs = reply.gpu->triad_gbs;
+  roof.peak_gflops_f32 = reply.gpu->peak_gflops_f32;
+  roof.peak_gflops_f64 = reply.gpu->peak_gflops_f64;
+  return roof;
+}
 
 // A time is reported by the kernel's own process, where the kernel could
 // have written it. One that this machine could not run (under a nanosecond,
 // more FLOP/s than half again its peak, or more bytes per second than 64
 // times its copy bandwidth, which no cache reaches) is refused and never
 // cached: an error, so such a forged time never wins a sweep.
-void distrust_beyond_the_roof(Json& raw, const kernel::Instance& inst, const Roof& roof) {
-  if (raw.value("status", "") != "ok" || !raw.contains("benchmark")) return;
-  const double ms = median_ms(raw);
+void distrust_beyond_the_roof(RunReply& reply, const kernel::Instance& inst, const Roof& roof) {
+  if (reply.status != Status::Ok || !reply.benchmark) return;
+  const double ms = median_ms(reply);
   const double peak = peak_gflops(inst, roof);
   const double gflops = ms > 0 ? static_cast<double>(inst.flops) / (ms / 1e3) / 1e9 : 0;
   const double gbs = ms > 0 ? static_cast<double>(inst.bytes) / (ms / 1e3) / 1e9 : 0;
@@ -268,10 +271,16 @@ void distrust_beyond_the_roof(Json& raw, const kernel::Instance& inst, const Roo
   else if (roof.copy_gbs > 0 && gbs > 64 * roof.copy_gbs)
     why = fmt::format("{:.4g} GB/s is {:.0f}x this machine's copy bandwidth ({:.4g})", gbs, gbs / roof.copy_gbs, roof.copy_gbs);
   if (why.empty()) return;
-  raw["status"] = "error";
-  raw["verified"] = false;
-  raw["message"] = fmt::format("its reported time ({:.3g} ms) is not believable: {}; the kernel's process may have forged it", ms, why);
-  raw.erase("benchmark");
+  reply.status = Status::Error;
+  reply.verified = false;
+  reply.message = fmt::format("its reported time ({:.3g} ms) is not believable: {}; the kernel's process may have forged it", ms, why);
+  reply.benchmark.reset();
+}
+
+// What the code decides is kept: crashes, hangs, cancels and errors of the
+// machine are run again next time.
+bool worth_caching(const RunReply& reply) {
+  return reply.status == Status::Ok || reply.status == Status::Wrong || reply.status == Status::CompileError;
 }
 
 }  // namespace
@@ -282,60 +291,69 @@ VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, co
   VariantResult row;
   row.id = inst.variant;
   const fs::path cached = options.cache ? cached_result_file(inst, verify_at, options) : fs::path();
-  if (options.cache) {
-    Json hit = read_sealed(cached);
-    // A result stored without assembly (lego bench) does not serve a caller
-    // that shows it (the app); that caller runs it again and stores both.
-    // One whose fields have the wrong types (from an older version) is run
-    // again, never trusted to be read.
-    if (!hit.is_discarded() && is_cached_result(hit) && (!options.want_assembly || hit.contains("assembly"))) row.raw = std::move(hit);
-  }
-  if (row.raw.is_null()) {
-    if (verify_at && options.verify) {
-      RunOptions check = options;
-      check.time = false;
-      row.raw = worker.call(to_json(make_request(*verify_at, check, id)), timeout_s, on_event, cancel);
-      Json sizes = Json::object();
-      for (const auto& [name, value] : verify_at->parameters)
-        if (inst.parameters.at(name) != value) sizes[name] = value;
-      if (row.raw.value("status", "") == "ok" && row.raw.value("verified", false) && options.time) {
-        RunOptions time = options;
-        time.verify = false;
-        Json timed = worker.call(to_json(make_request(inst, time, id)), timeout_s, on_event, cancel);
-        if (timed.value("status", "") == "ok") {
-          timed["verified"] = true;
-          timed["checks"] = row.raw["checks"];
-        }
-        row.raw = std::move(timed);
-      }
-      row.raw["verified_at"] = sizes;
-      if (row.raw.value("verified", false) && !sizes.empty()) {
-        std::string at;
-        for (const auto& [name, value] : sizes.items()) at += (at.empty() ? "" : ", ") + name + "=" + value.dump();
-        const std::string said = row.raw.value("message", "");
-        row.raw["message"] =
-            "verified at " + at + " (a smaller instance of the same code)" + (said.empty() ? "; timed at full size" : "; " + said);
-      }
+  std::optional<RunReply> hit = options.cache ? cached_reply(cached) : std::nullopt;
+  // lego bench stores results without assembly and the app shows it: a hit
+  // without it is compiled once more (never run) and stored with it, so
+  // either program's sweep serves the other. A CUDA kernel's PTX comes with
+  // its run: it runs again.
+  if (hit && options.want_assembly && hit->assembly.empty()) {
+    const bool cpu = inst.backend == kernel::Backend::Cpu;
+    const Json compiled = cpu ? worker.call({{"kind", "compile"}, {"id", id}, {"source", inst.source}, {"target", inst.target}},
+                                            compile_time_limit(), on_event, cancel)
+                              : Json();
+    if (cpu && status_from_text(compiled.value("status", "")) == Status::Ok && compiled.contains("assembly") &&
+        compiled["assembly"].is_string() && !compiled["assembly"].get<std::string>().empty()) {
+      hit->assembly = compiled["assembly"].get<std::string>();
+      write_sealed(cached, to_json(*hit).dump() + "\n");
     } else {
-      RunOptions run = options;
-      run.verify = options.verify && inst.check;
-      row.raw = worker.call(to_json(make_request(inst, run, id)), timeout_s, on_event, cancel);
-      if (!inst.check) row.raw["message"] = "a roof, not the kernel: timed, not compared with the reference";
+      hit.reset();
     }
-    distrust_beyond_the_roof(row.raw, inst, roof_of(row.raw, roof));
-    // Results that the code decides are kept; crashes, hangs and cancels are run again next time.
-    const std::string status = row.raw.value("status", "error");
-    if (options.cache && (status == "ok" || status == "wrong" || status == "compile-error") && !row.raw.contains("crashed"))
-      write_sealed(cached, row.raw.dump() + "\n");
-  } else {
-    row.raw["cached"] = true;
   }
-  row.placed_against = roof_of(row.raw, roof);
-  row.status = row.raw.value("status", "error");
-  row.message = row.raw.value("message", "");
-  row.verified = row.raw.value("verified", false);
-  if (row.status == "ok" && row.raw.contains("benchmark")) {
-    row.ms = median_ms(row.raw);
+  const auto call = [&](const kernel::Instance& instance, const RunOptions& run) {
+    return reply_of(worker.call(to_json(make_request(instance, run, id)), timeout_s, on_event, cancel));
+  };
+  RunReply& reply = row.reply;
+  if (hit) {
+    reply = std::move(*hit);
+    reply.cached = true;
+  } else if (verify_at && options.verify) {
+    RunOptions check = options;
+    check.time = false;
+    reply = call(*verify_at, check);
+    std::map<std::string, std::int64_t> sizes;
+    for (const auto& [name, value] : verify_at->parameters)
+      if (inst.parameters.at(name) != value) sizes[name] = value;
+    if (reply.status == Status::Ok && reply.verified && options.time) {
+      RunOptions time = options;
+      time.verify = false;
+      RunReply timed = call(inst, time);
+      if (timed.status == Status::Ok) {
+        timed.verified = true;
+        timed.checks = reply.checks;
+      }
+      reply = std::move(timed);
+    }
+    reply.verified_at = sizes;
+    if (reply.verified && !sizes.empty()) {
+      std::string at;
+      for (const auto& [name, value] : sizes) at += (at.empty() ? "" : ", ") + name + "=" + std::to_string(value);
+      const std::string said = reply.message;
+      reply.message =
+          "verified at " + at + " (a smaller instance of the same code)" + (said.empty() ? "; timed at full size" : "; " + said);
+    }
+  } else {
+    RunOptions run = options;
+    run.verify = options.verify && inst.check;
+    reply = call(inst, run);
+    if (!inst.check) reply.message = "a roof, not the kernel: timed, not compared with the reference";
+  }
+  if (!hit) {
+    distrust_beyond_the_roof(reply, inst, roof_of(reply, roof));
+    if (options.cache && worth_caching(reply)) write_sealed(cached, to_json(reply).dump() + "\n");
+  }
+  row.placed_against = roof_of(reply, roof);
+  if (reply.status == Status::Ok && reply.benchmark) {
+    row.ms = median_ms(reply);
     row.gbs = static_cast<double>(inst.bytes) / (row.ms / 1e3) / 1e9;
     row.gflops = static_cast<double>(inst.flops) / (row.ms / 1e3) / 1e9;
     // A GPU run brings its device's roofs: measured copy bandwidth, peak FP32.
@@ -488,12 +506,13 @@ std::map<std::string, std::string> export_files(const kernel::KernelSpec& spec, 
   WorkerClient worker(default_worker_path());
   const nlohmann::json compiled =
       worker.call({{"kind", "compile"}, {"id", 1}, {"source", inst.source}, {"target", inst.target}}, compile_time_limit());
-  const std::string status = compiled.value("status", "");
-  if (status == "timeout")
+  const Status status = status_from_text(compiled.value("status", ""));
+  if (status == Status::Timeout)
     throw LegoError("variant " + variant + " does not compile: timed out after " + std::to_string(int(compile_time_limit())) +
                     " s, so nothing was exported");
-  if (status != "ok")
-    throw LegoError("variant " + variant + " does not compile, so nothing was exported:\n" + compiled.value("message", status));
+  if (status != Status::Ok)
+    throw LegoError("variant " + variant + " does not compile, so nothing was exported:\n" +
+                    compiled.value("message", std::string(status_text(status))));
   files[base + ".s"] = compiled.value("assembly", "");
   return files;
 }

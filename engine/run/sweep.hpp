@@ -7,14 +7,13 @@
 #include <filesystem>
 #include <functional>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
 #include "kernel/instantiate.hpp"
 #include "kernel/variant.hpp"
 #include "run/atomic_file.hpp"
-#include "run/executor.hpp"
+#include "run/messages.hpp"
 #include "run/outcome.hpp"
 #include "run/worker_client.hpp"
 
@@ -26,7 +25,6 @@ namespace lego::run {
 // `note` hears about a measurement before it starts (it takes seconds).
 Roof machine_roof(bool refresh, const std::function<void(const std::string&)>& note = {}, const std::string& target = "host");
 
-double median_ms(const nlohmann::json& result);
 // FLOPs per byte moved; 0 for a kernel that moves no bytes.
 double arithmetic_intensity(const kernel::Instance& inst);
 // Percent of the roof that bounds the kernel: copy bandwidth without FLOPs,
@@ -37,11 +35,12 @@ double percent_of_roof(const kernel::Instance& inst, double ms, const Roof& roof
 std::string code_key(const kernel::Instance& inst);
 
 struct VariantResult {
-  std::string id, status, message;
+  std::string id;
+  RunReply reply;  // the worker's, or the results cache's
+  // Timing, when it ran and was timed: the median, and the rates and the
+  // percent of `placed_against` it comes to.
   double ms = -1, gbs = 0, gflops = 0, roof = 0;
   Roof placed_against;  // the roof `roof` is a percentage of: the caller's, or the GPU's the run brought
-  bool verified = false;
-  nlohmann::json raw;  // the worker's result
 };
 
 // The variant instantiated at the kernel's "verify_at" sizes, or nullopt
@@ -57,7 +56,7 @@ std::optional<kernel::Instance> verification_instance(const kernel::KernelSpec& 
 // Runs one instance in `worker`; never throws for a bad kernel. With
 // `verify_at`, the check runs on that smaller instance (the same template
 // and layouts) and `inst` is only timed. With options.cache, a result for
-// the same code, sizes, options and machine is reused (raw["cached"]).
+// the same code, sizes, options and machine is reused (reply.cached).
 VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, const RunOptions& options, double timeout_s, const Roof& roof,
                           std::int64_t id, const WorkerClient::OnEvent& on_event = {}, const std::atomic<bool>* cancel = nullptr,
                           const kernel::Instance* verify_at = nullptr);

@@ -56,15 +56,30 @@ struct SweepEvents {
   std::function<void(const Outcome& outcome, std::size_t position, std::size_t total, double seconds)> finished;
   // A GPU run's device roofs (measured copy bandwidth, peak FP32), once.
   std::function<void(const Roof& gpu_roof)> gpu_roof;
+  // What the sweep does besides running variants (measuring the ceilings again).
+  std::function<void(const std::string& text)> note;
 };
 
 struct SweepResult {
   std::vector<Outcome> outcomes;  // baselines first, then the variants in the order given
   bool cancelled = false;
+  // When a variant beat the machine's roof (beats_machine_roof), the sweep
+  // measured the ceilings again, for later runs: the new ones.
+  std::optional<Roof> remeasured_roof;
 };
 
+// Above 100 % of the machine's roof while moving at least the bytes the
+// STREAM copy moved: the cached ceilings are low (measured on a busy day).
+bool beats_machine_roof(const Outcome& outcome, const Roof& roof);
+// Above 100 % only because its bytes fit in a cache the STREAM arrays do
+// not: a copy baseline at the same size is its roof.
+bool above_roof_from_cache(const Outcome& outcome, const Roof& roof);
+// The STREAM arrays' size behind `roof`.
+double stream_array_mib(const Roof& roof);
+
 // `variants` are run in order; `roof` is machine_roof(). Never throws
-// for a bad variant: its outcome says what happened.
+// for a bad variant: its outcome says what happened. When a variant beats
+// `roof`, the ceilings are measured again at the end (events.note says so).
 SweepResult run_sweep(WorkerClient& worker, const kernel::KernelSpec& spec, const std::vector<const PreparedVariant*>& variants,
                       const Roof& roof, const SweepOptions& options, const SweepEvents& events = {},
                       const std::atomic<bool>* cancel = nullptr);

@@ -18,6 +18,7 @@
 
 #include "kernel/bounded_json.hpp"
 #include "run/kernel_process.hpp"
+#include "run/outcome.hpp"
 
 namespace lego::run {
 
@@ -83,9 +84,18 @@ void WorkerClient::start() {
 void WorkerClient::stop(bool mid_request) {
   if (pid_ <= 0) return;
   close(to_worker_);
+  // Between requests the worker ends at the end of its requests, once its
+  // kernels' last output is relayed; it is killed if it takes longer.
+  bool ended = false;
+  for (int waited_ms = 0; !mid_request && waited_ms < 2500 && !ended; waited_ms += 5) {
+    ended = waitpid(pid_, nullptr, WNOHANG) == pid_;
+    if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   close(from_worker_);
-  kill(pid_, SIGKILL);
-  waitpid(pid_, nullptr, 0);
+  if (!ended) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
   pid_ = -1;
   // Its zygote, and a kernel it was running, die of its death a moment later.
   if (mid_request) std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -118,7 +128,7 @@ Json WorkerClient::call(const Json& request, double timeout_s, const OnEvent& on
       if (!message.is_object() || message.value("nonce", Json()) != nonce || message.value("id", Json()) != base["id"]) {
         stop(true);  // the stream can no longer be trusted
         Json r = base;
-        r["status"] = "error";
+        r["status"] = status_text(Status::Error);
         r["message"] =
             "protocol error: the worker's output had a line that is not its answer to this request (a kernel writing "
             "to the protocol descriptor?); the variant's result is discarded and the worker restarted";
@@ -138,7 +148,7 @@ Json WorkerClient::call(const Json& request, double timeout_s, const OnEvent& on
     if (cancel && cancel->load()) {
       stop(true);
       Json r = base;
-      r["status"] = "cancelled";
+      r["status"] = status_text(Status::Cancelled);
       r["message"] = "cancelled; the worker was stopped";
       return r;
     }
@@ -146,7 +156,7 @@ Json WorkerClient::call(const Json& request, double timeout_s, const OnEvent& on
     if (left <= 0) {
       stop(true);
       Json r = base;
-      r["status"] = "timeout";
+      r["status"] = status_text(Status::Timeout);
       r["message"] = "no result within " + std::to_string(static_cast<long>(timeout_s)) + " s; the worker was killed";
       return r;
     }
@@ -168,7 +178,7 @@ Json WorkerClient::call(const Json& request, double timeout_s, const OnEvent& on
     pid_ = -1;
     forget_openmp_registrations_of_the_dead();
     Json r = base;
-    r["status"] = "crashed";
+    r["status"] = status_text(Status::Crashed);
     r["message"] = WIFSIGNALED(status) ? std::string("the worker died of signal ") + std::to_string(WTERMSIG(status)) + " (" +
                                              strsignal(WTERMSIG(status)) + ")"
                                        : "the worker exited with status " + std::to_string(WEXITSTATUS(status));

@@ -299,8 +299,8 @@ TEST(KernelCli, AKernelCannotForgeItsResult) {
   // Issue 29 (review): a forged "timed" event of the wrong shape made lego
   // exit 70, and a picosecond was shown ✓ and cached. Both are errors now,
   // with no time.
-  const std::map<std::string, std::string> times = {{"FORGE=2", "benchmark.benchmarks[0] is not an object"},
-                                                    {"FORGE=3", "benchmark.benchmarks[0].real_time is not a finite number"},
+  const std::map<std::string, std::string> times = {{"FORGE=2", "benchmark.benchmarks[0]: not an object"},
+                                                    {"FORGE=3", "benchmark.benchmarks[0].real_time: not a number"},
                                                     {"FORGE=4", "is not believable"},
                                                     {"FORGE=5", "under a nanosecond is less than a call takes"}};
   for (const auto& [variant, why] : times) {

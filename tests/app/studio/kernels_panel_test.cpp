@@ -8,6 +8,7 @@
 #include <Qsci/qsciscintilla.h>
 
 #include <QComboBox>
+#include <QProcess>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSignalSpy>
@@ -18,6 +19,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -41,6 +43,7 @@ class KernelsPanelTest : public QObject {
   void importedResultsShowAndPickTheWinner();
   void baselinesAreRowsAndRooflineLinesButNeverTheWinner();
   void aSecondSweepReusesUnchangedResults();
+  void theAppAndLegoBenchShareTheirResults();
   void theTargetPickerRemakesTheVariantsAndLlvmErrorsAreCompileErrors();
   void aFailedClusterSubmitEndsItsRowsWithTheError();
 
@@ -593,6 +596,89 @@ void KernelsPanelTest::aFailedClusterSubmitEndsItsRowsWithTheError() {
   QVERIFY(!messages.isEmpty() && messages.last().at(0).toString().contains("invalid partition"));
   QVERIFY(panel.findChild<QPushButton*>("runOnCluster"));
   QVERIFY(panel.findChild<QPushButton*>("runOnCluster")->isEnabled());
+}
+
+namespace {
+
+// A two-variant transpose at 128^2 with its copy baseline, in `dir`.
+QString small_transpose(const QTemporaryDir& dir, const QString& name) {
+  QFile in(LEGO_TEST_DATA "/kernels/transpose_sweep64.lego.json");
+  if (!in.open(QIODevice::ReadOnly)) return {};
+  auto project = nlohmann::json::parse(in.readAll().toStdString());
+  auto& k = project["kernels"][0];
+  k["parameters"] = {{"N", 128}, {"T", {8, 16}}, {"FLAT", 0}};
+  k["layouts"] = {{"L", {{"tiles", k["layouts"]["L"]["tiles"]}}}};
+  k["baselines"].erase("openblas");
+  k["tensors"][1]["layouts"].erase("coltiles");
+  QFile out(dir.filePath(name));
+  if (!out.open(QIODevice::WriteOnly)) return {};
+  out.write(QByteArray::fromStdString(project.dump(2)));
+  return out.fileName();
+}
+
+// lego bench FILE --json: its variants by name, with "cached".
+std::map<std::string, nlohmann::json> bench(const QString& file, const QTemporaryDir& dir) {
+  QProcess p;
+  p.setProcessChannelMode(QProcess::MergedChannels);
+  const QString results = dir.filePath("results.json");
+  p.start(LEGO_BIN_DIR "/lego", {"bench", file, "--json", results});
+  if (!p.waitForFinished(300000)) {
+    qWarning("lego bench did not finish: %s", qPrintable(p.errorString()));
+    return {};
+  }
+  QFile in(results);
+  if (p.exitCode() != 0 || !in.open(QIODevice::ReadOnly)) {
+    qWarning("%s", p.readAll().constData());
+    return {};
+  }
+  std::map<std::string, nlohmann::json> rows;
+  const nlohmann::json written = nlohmann::json::parse(in.readAll().toStdString());
+  for (const auto& v : written["context"]["lego_variants"]) rows[v["variant"]] = v;
+  return rows;
+}
+
+}  // namespace
+
+// One set of run options (run::RunOptions) and one results cache: a sweep
+// in the app is reused by lego bench, and lego bench's by the app, whose
+// code view still gets the assembly (compiled again, not run).
+void KernelsPanelTest::theAppAndLegoBenchShareTheirResults() {
+  QTemporaryDir dir;
+  for (const QString& first : {QString("app"), QString("bench")}) {
+    const QString file = small_transpose(dir, first + ".lego.json");
+    QVERIFY(!file.isEmpty());
+    if (first == "bench") {
+      const auto rows = bench(file, dir);
+      QCOMPARE(rows.size(), std::size_t{3});  // two variants and the copy
+    }
+    KernelsPanel panel;
+    panel.show();
+    QSignalSpy loaded(&panel, &KernelsPanel::projectLoaded);
+    panel.openProject(file);
+    QVERIFY(loaded.wait(30000));
+    QCOMPARE(panel.table()->rowCount(), 2);
+    QSignalSpy finished(&panel, &KernelsPanel::sweepFinished);
+    panel.runSweep();
+    QVERIFY(finished.wait(120000));
+    const QString variant = "A=row,B=row,L=tiles,FLAT=0,N=128,T=8";  // parameters in the written file's (sorted) order
+    for (const QString& id : {variant, QString("A=row,B=row,L=tiles,FLAT=0,N=128,T=16"), QString("baseline:copy")})
+      QCOMPARE(status_of(panel, id), first == "bench" ? QString("ok (cached)") : QString("ok"));
+    if (first == "bench") {
+      QTableWidget* t = panel.table();
+      t->clearSelection();
+      for (int r = 0; r < t->rowCount(); ++r)
+        if (t->item(r, KernelsPanel::Variant)->text() == variant) t->selectRow(r);
+      const QString assembly = panel.assembly()->right()->text();
+      QVERIFY2(assembly.contains("lego_kernel"), qPrintable(assembly.left(200)));
+      continue;
+    }
+    const auto rows = bench(file, dir);
+    QCOMPARE(rows.size(), std::size_t{3});
+    for (const auto& [id, row] : rows) {
+      QCOMPARE(QString::fromStdString(row["status"].get<std::string>()), QString("ok"));
+      QVERIFY2(row["cached"].get<bool>(), id.c_str());
+    }
+  }
 }
 
 QTEST_MAIN(KernelsPanelTest)

@@ -10,6 +10,7 @@
 #include "layout/parse.hpp"
 #include "project/edit.hpp"
 #include "run/executor.hpp"
+#include "run/protocol.hpp"
 #include "run/sweep.hpp"
 
 namespace lego::kernel {
@@ -196,7 +197,7 @@ TEST(Instantiate, BadPlaceholdersGetTemplateLineAndColumn) {
   EXPECT_NE(instantiate_error("{{ a, b = L.inv(x, y) }}").find("L"), std::string::npos);
 }
 
-nlohmann::json run_with_template(const std::string& text) {
+run::RunReply run_with_template(const std::string& text) {
   const KernelSpec t = with_template(text);
   const Instance inst = instantiate(t, find_variant(t, "A=row,B=row,L=tiles,N=64,T=8,FLAT=0", {{"N", 64}}), sym::Lang::C);
   run::Executor executor;
@@ -210,25 +211,29 @@ TEST(Executor, AWrongKernelIsReportedWithTheFirstMismatch) {
   const auto r = run_with_template(
       "extern \"C\" void lego_kernel(const float* A, float* B) {\n"
       "  for (int64_t x = 0; x < {{ N * N }}; ++x) { {{ i, j = L.inv(x) }} B[{{ B[i, j] }}] = A[{{ A[i, j] }}]; }\n}\n");
-  EXPECT_EQ(r["status"], "wrong") << r.dump(2);
-  EXPECT_EQ(r["verified"], false);
-  EXPECT_EQ(r["checks"][0]["tensor"], "B");
-  EXPECT_EQ(r["checks"][0]["first_mismatch"]["position"], 1);  // B[0][1] = A[1][0] != A[0][1]
+  EXPECT_EQ(r.status, run::Status::Wrong) << run::to_json(r).dump(2);
+  EXPECT_FALSE(r.verified);
+  ASSERT_EQ(r.checks.size(), 1u);
+  EXPECT_EQ(r.checks[0].tensor, "B");
+  ASSERT_TRUE(r.checks[0].first_mismatch);
+  EXPECT_EQ(r.checks[0].first_mismatch->position, 1);  // B[0][1] = A[1][0] != A[0][1]
 }
 
 TEST(Executor, AnUnwrittenOutputIsCaughtByThePoison) {
   const auto r = run_with_template(
       "extern \"C\" void lego_kernel(const float* A, float* B) {\n"
       "  for (int64_t x = 1; x < {{ N * N }}; ++x) { {{ i, j = L.inv(x) }} B[{{ B[j, i] }}] = A[{{ A[i, j] }}]; }\n}\n");
-  EXPECT_EQ(r["status"], "wrong") << r.dump(2);
-  EXPECT_EQ(r["checks"][0]["mismatches"], 1);
-  EXPECT_EQ(r["checks"][0]["first_mismatch"]["got"], "nan");
+  EXPECT_EQ(r.status, run::Status::Wrong) << run::to_json(r).dump(2);
+  ASSERT_EQ(r.checks.size(), 1u);
+  EXPECT_EQ(r.checks[0].mismatches, 1);
+  ASSERT_TRUE(r.checks[0].first_mismatch);
+  EXPECT_EQ(r.checks[0].first_mismatch->got, "nan");
 }
 
 TEST(Executor, CompileErrorsPointAtTheTemplateLine) {
   const auto r = run_with_template("extern \"C\" void lego_kernel(const float* A, float* B) {\n  oops;\n}\n");
-  EXPECT_EQ(r["status"], "compile-error");
-  EXPECT_NE(r["message"].get<std::string>().find("cpu/transpose2d.cpp:2:3: error"), std::string::npos) << r["message"];
+  EXPECT_EQ(r.status, run::Status::CompileError);
+  EXPECT_NE(r.message.find("cpu/transpose2d.cpp:2:3: error"), std::string::npos) << r.message;
 }
 
 TEST(Executor, APlantedWrongMicroKernelIsCaught) {
@@ -240,7 +245,7 @@ TEST(Executor, APlantedWrongMicroKernelIsCaught) {
   run::Executor executor;
   run::RunOptions options;
   options.time = false;
-  ASSERT_EQ(executor.execute(run::make_request(inst, options, 1))["verified"], true);
+  ASSERT_TRUE(executor.execute(run::make_request(inst, options, 1)).verified);
   // The same call with the destination's row stride off by one element
   // (plain stores: a streamed store to a misaligned row would fault).
   const std::string good = "&B[(16*i_0 + i_1 + 1024*j_0 + 64*j_1)], 64);";
@@ -251,7 +256,7 @@ TEST(Executor, APlantedWrongMicroKernelIsCaught) {
   ASSERT_NE(call, std::string::npos);
   inst.source.replace(call, std::string("lego_transpose_16x16<true>").size(), "lego_transpose_16x16<false>");
   const auto r = executor.execute(run::make_request(inst, options, 2));
-  EXPECT_EQ(r["status"], "wrong") << r.dump(2).substr(0, 2000);
+  EXPECT_EQ(r.status, run::Status::Wrong) << run::to_json(r).dump(2).substr(0, 2000);
 }
 
 TEST(Executor, TimesWithGoogleBenchmark) {
@@ -263,17 +268,19 @@ TEST(Executor, TimesWithGoogleBenchmark) {
   options.repetitions = 3;
   options.min_time_s = 0.01;
   const auto r = executor.execute(run::make_request(inst, options, 1));
-  ASSERT_EQ(r["status"], "ok") << r.dump(2);
-  const auto& runs = r["benchmark"]["benchmarks"];
+  ASSERT_EQ(r.status, run::Status::Ok) << run::to_json(r).dump(2);
+  ASSERT_TRUE(r.benchmark);
   int medians = 0;
-  for (const auto& b : runs)
-    if (b.value("aggregate_name", "") == "median") {
+  for (const run::BenchmarkEntry& b : r.benchmark->entries)
+    if (b.aggregate_name == "median") {
       ++medians;
-      EXPECT_GT(b["real_time"].get<double>(), 0);
-      EXPECT_GT(b["bytes_per_second"].get<double>(), 0);
+      EXPECT_GT(b.real_time.value_or(0), 0);
+      EXPECT_GT(b.bytes_per_second.value_or(0), 0);
     }
   EXPECT_EQ(medians, 1);
-  EXPECT_TRUE(r["benchmark"].contains("context"));
+  EXPECT_FALSE(r.benchmark->context.empty());
+  EXPECT_GT(run::median_ms(r), 0);
+  EXPECT_EQ(run::repetition_times_ms(r).size(), 3u);
 }
 
 // Every variant of every example kernel, at a small size, matches its reference.
@@ -300,9 +307,9 @@ void expect_every_variant_verifies(const KernelSpec& spec, const Env& sizes) {
     if (!ruled_out_by(spec, v.parameters, target::host()).empty()) continue;
     ++ran;
     const Instance inst = instantiate(spec, v, sym::Lang::C);
-    const nlohmann::json r = executor.execute(run::make_request(inst, options, ++id));
-    EXPECT_EQ(r["status"], "ok") << v.id << ": " << r.dump(2).substr(0, 3000);
-    EXPECT_EQ(r["verified"], true) << v.id;
+    const run::RunReply r = executor.execute(run::make_request(inst, options, ++id));
+    EXPECT_EQ(r.status, run::Status::Ok) << v.id << ": " << run::to_json(r).dump(2).substr(0, 3000);
+    EXPECT_TRUE(r.verified) << v.id;
   }
   EXPECT_GT(ran, 0) << "this machine rules out every variant";
 }
@@ -368,15 +375,20 @@ namespace lego::run {
 namespace {
 
 TEST(Sweep, MedianIsTheAggregateOrTheOnlyRepetition) {
-  const nlohmann::json one = {{"benchmark", {{"benchmarks", {{{"run_type", "iteration"}, {"real_time", 2.5}}}}}}};
-  EXPECT_DOUBLE_EQ(median_ms(one), 2.5);  // --repetitions 1: Google Benchmark adds no aggregates
-  const nlohmann::json three = {{"benchmark",
-                                 {{"benchmarks",
-                                   {{{"run_type", "iteration"}, {"real_time", 9.0}},
+  const auto reply = [](const nlohmann::json& benchmarks) {
+    RunReply r;
+    r.benchmark = benchmark_report_from_json({{"benchmarks", benchmarks}});
+    return r;
+  };
+  EXPECT_DOUBLE_EQ(median_ms(reply({{{"run_type", "iteration"}, {"real_time", 2.5}}})),
+                   2.5);  // --repetitions 1: Google Benchmark adds no aggregates
+  EXPECT_DOUBLE_EQ(median_ms(reply({{{"run_type", "iteration"}, {"real_time", 9.0}},
                                     {{"run_type", "aggregate"}, {"aggregate_name", "mean"}, {"real_time", 5.0}},
-                                    {{"run_type", "aggregate"}, {"aggregate_name", "median"}, {"real_time", 4.0}}}}}}};
-  EXPECT_DOUBLE_EQ(median_ms(three), 4.0);
-  EXPECT_LT(median_ms(nlohmann::json{{"benchmark", {{"benchmarks", nlohmann::json::array()}}}}), 0);
+                                    {{"run_type", "aggregate"}, {"aggregate_name", "median"}, {"real_time", 4.0}}})),
+                   4.0);
+  EXPECT_LT(median_ms(RunReply{}), 0);  // not timed
+  // A report without runs is not one.
+  EXPECT_THROW(benchmark_report_from_json({{"benchmarks", nlohmann::json::array()}}), LegoError);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "run/cuda_driver.hpp"
 #include "run/executor.hpp"
 #include "run/nvrtc.hpp"
+#include "run/protocol.hpp"
 #include "run/trace.hpp"
 
 namespace lego::run {
@@ -77,10 +78,11 @@ TEST_P(CudaExamples, EveryVariantCompilesForSm80AndSm90AndMatchesTheReference) {
       EXPECT_GT(r.registers, 0) << v.id;
       EXPECT_EQ(r.spill_stores, 0) << v.id;
     }
-    const nlohmann::json r = executor.execute(make_request(inst, options, ++id));
-    EXPECT_TRUE(r["status"] == "no GPU" || r["status"] == "ok") << v.id << ": " << r.dump(2).substr(0, 3000);
-    EXPECT_EQ(r["verified"], true) << v.id << ": " << r.dump(2).substr(0, 3000);
-    EXPECT_EQ(r["cuda"]["registers"].get<int>(), resources[0].registers) << v.id;
+    const RunReply r = executor.execute(make_request(inst, options, ++id));
+    EXPECT_TRUE(r.status == Status::NoGpu || r.status == Status::Ok) << v.id << ": " << to_json(r).dump(2).substr(0, 3000);
+    EXPECT_TRUE(r.verified) << v.id << ": " << to_json(r).dump(2).substr(0, 3000);
+    ASSERT_TRUE(r.cuda) << v.id;
+    EXPECT_EQ(r.cuda->registers, resources[0].registers) << v.id;
   }
 }
 
@@ -103,9 +105,9 @@ TEST(CudaEmulation, AMissingBarrierIsCaught) {
       kernel::instantiate(spec, kernel::find_variant(spec, "A=row,B=row,S=padded,N=64", {{"N", 64}}), sym::Lang::Cuda);
   RunOptions options;
   options.time = false;
-  const nlohmann::json r = Executor().execute(make_request(inst, options, 1));
+  const RunReply r = Executor().execute(make_request(inst, options, 1));
   if (!gpu_unavailable().empty()) {
-    EXPECT_EQ(r["status"], "wrong") << r.dump(2).substr(0, 2000);  // on a GPU the race may happen to pass
+    EXPECT_EQ(r.status, Status::Wrong) << to_json(r).dump(2).substr(0, 2000);  // on a GPU the race may happen to pass
   }
 }
 

@@ -46,7 +46,9 @@ TEST(Protocol, BenchResultsReadBackTypedAndTheWinnerIsTheFastestVerifiedVariant)
   run[1].id = "fast_unverified", run[1].status = Status::Wrong, run[1].ms = 0.5;
   run[2].id = "slow", run[2].status = Status::Ok, run[2].verified = true, run[2].ms = 4.0;
   run[3].id = "quick", run[3].status = Status::Ok, run[3].verified = true, run[3].ms = 2.0, run[3].verified_at = "N=64";
-  for (auto& o : run) o.google_benchmark = R"({"context": {"host_name": "h"}, "benchmarks": [{"name": "x", "real_time": 1.0}]})";
+  for (auto& o : run)
+    o.benchmark = benchmark_report_from_json(
+        nlohmann::json::parse(R"({"context": {"host_name": "h"}, "benchmarks": [{"name": "x", "real_time": 1.0}]})"));
   std::vector<const Outcome*> table;
   for (const auto& o : run) table.push_back(&o);
   const nlohmann::json file = bench_results_json({"p.lego.json", "k", Roof{}, run, table, baseline_times(run)});
@@ -66,16 +68,21 @@ TEST(Protocol, BenchResultsReadBackTypedAndTheWinnerIsTheFastestVerifiedVariant)
 
 TEST(Protocol, AWorkerResultGivesTheRepetitionsSpreadAndItsNvrtcTarget) {
   VariantResult r;
-  r.status = "ok", r.verified = true, r.ms = 2.0;
-  r.raw = {{"cuda", {{"arch", "sm_80"}, {"registers", 30}}},
-           {"verified_at", {{"N", 64}}},
-           {"benchmark",
-            {{"context", {{"host_name", "h"}}},
-             {"benchmarks",
-              {{{"run_type", "iteration"}, {"real_time", 2.5}},
-               {{"run_type", "iteration"}, {"real_time", 1.5}},
-               {{"run_type", "iteration"}, {"real_time", 2.0}},
-               {{"run_type", "aggregate"}, {"aggregate_name", "median"}, {"real_time", 2.0}}}}}}};
+  r.ms = 2.0;
+  nlohmann::json reply = {{"id", 3},
+                          {"status", "ok"},
+                          {"verified", true},
+                          {"cuda", {{"arch", "sm_80"}, {"registers", 30}}},
+                          {"verified_at", {{"N", 64}}},
+                          {"benchmark",
+                           {{"context", {{"host_name", "h"}}},
+                            {"benchmarks",
+                             {{{"run_type", "iteration"}, {"real_time", 2.5}},
+                              {{"run_type", "iteration"}, {"real_time", 1.5}},
+                              {{"run_type", "iteration"}, {"real_time", 2.0}},
+                              {{"run_type", "aggregate"}, {"aggregate_name", "median"}, {"real_time", 2.0}}}}}}};
+  r.reply = run_reply_from_json(reply);
+  EXPECT_DOUBLE_EQ(median_ms(r.reply), 2.0);
   Outcome o;
   read_variant_result(r, o);
   EXPECT_EQ(o.status, Status::Ok);
@@ -86,11 +93,58 @@ TEST(Protocol, AWorkerResultGivesTheRepetitionsSpreadAndItsNvrtcTarget) {
   ASSERT_TRUE(o.cuda.has_value());
   EXPECT_EQ(o.cuda->registers, 30);
   // A GPU run's spread is its CUDA-event times.
-  r.raw["gpu"] = {{"times_ms", {0.25, 0.5}}};
+  reply["gpu"] = {{"times_ms", {0.25, 0.5}}};
+  r.reply = run_reply_from_json(reply);
   Outcome gpu;
   read_variant_result(r, gpu);
   EXPECT_EQ(gpu.repetitions, 2);
   EXPECT_DOUBLE_EQ(gpu.ms_max, 0.5);
+}
+
+// The reply the worker writes is the reply the client reads: every field
+// survives the line, and the statuses are the words the tables show.
+TEST(Protocol, ARunReplyReadsBackAsItWasWritten) {
+  RunReply r;
+  r.id = 7, r.kernel = "transpose2d", r.variant = "A=row", r.status = Status::Wrong, r.message = "differs";
+  r.checks.push_back({"B", 2, 0.5, 1e-4, OutputCheck::Mismatch{5, "nan", "1"}});
+  r.verified_at = {{"N", 64}};
+  r.kernel_ms = 12.5, r.assembly = "vmovups", r.library_kernel = "OpenBLAS core Haswell";
+  r.gpu = GpuTiming{"H100", {0.5, 0.25}, 4, 3000, 3000, 3350, 60000, 30000};
+  BenchmarkEntry e;
+  e.name = "A=row", e.run_type = "iteration", e.real_time = 0.75, e.iterations = 100;
+  r.benchmark = BenchmarkReport{{{"host_name", std::string("h")}, {"num_cpus", std::int64_t{2}}, {"mhz_per_cpu", 3.5}}, {e}};
+  const nlohmann::json line = to_json(r);
+  EXPECT_EQ(line["status"], "wrong");
+  EXPECT_EQ(line["benchmark"]["benchmarks"][0]["iterations"], 100);  // a count stays an integer
+  const RunReply back = run_reply_from_json(nlohmann::json::parse(line.dump()));
+  EXPECT_EQ(to_json(back), line);
+  EXPECT_EQ(back.status, Status::Wrong);
+  ASSERT_EQ(back.checks.size(), 1u);
+  EXPECT_EQ(back.checks[0].first_mismatch->position, 5);
+  EXPECT_EQ(back.gpu->rotation, 4);
+  EXPECT_EQ(repetition_times_ms(back), (std::vector<double>{0.5, 0.25}));
+}
+
+// A reply is read, never trusted: a field of the wrong type, a status that
+// is not one, or a time that is not a positive number names its path.
+TEST(Protocol, ABadRunReplyNamesTheField) {
+  const auto error_of = [](const nlohmann::json& j) {
+    try {
+      run_reply_from_json(j);
+    } catch (const LegoError& e) {
+      return std::string(e.what());
+    }
+    return std::string("read");
+  };
+  EXPECT_EQ(error_of({{"status", "fine"}}), "reply.status: \"fine\" is not a status");
+  EXPECT_EQ(error_of({{"status", "ok"}, {"verified", "yes"}}), "reply.verified: not true or false");
+  EXPECT_EQ(error_of({{"status", "ok"}, {"benchmark", {{"benchmarks", {{{"real_time", -1}}}}}}}),
+            "reply.benchmark.benchmarks[0].real_time: not a finite number of at least 0");
+  EXPECT_EQ(error_of({{"status", "ok"}, {"benchmark", {{"benchmarks", {{{"real_time", 1}, {"iterations", 2.5}}}}}}}),
+            "reply.benchmark.benchmarks[0].iterations: not an integer");
+  EXPECT_EQ(error_of({{"status", "ok"}, {"gpu", {{"times_ms", {1, "x"}}}}}), "reply.gpu.times_ms[1]: not a positive time");
+  EXPECT_EQ(error_of({{"status", "ok"}, {"checks", {1}}}), "reply.checks[0]: not an object");
+  EXPECT_EQ(error_of({{"status", "out of bounds"}}), "read");
 }
 
 TEST(Protocol, AResultsFileThatIsNotOneSaysWhere) {

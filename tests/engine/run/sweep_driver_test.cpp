@@ -328,3 +328,34 @@ TEST(SweepDriver, ANamedCpuBuildsForItsLevelOnly) {
 
 }  // namespace
 }  // namespace lego::run
+
+namespace lego::run {
+namespace {
+
+// Issue 30: the sweep, not lego bench, decides that the cached ceilings are
+// stale. A variant above the machine's roof that moved at least the STREAM
+// copy's bytes beats it; one whose bytes fit in a cache does not; a GPU
+// run's percentages are of its device's roof.
+TEST(SweepDriver, OnlyAVariantMovingStreamsBytesAboveTheRoofMakesTheCeilingsStale) {
+  Roof machine;
+  machine.copy_gbs = 50, machine.array_mib = 128;
+  Outcome big;
+  big.percent_of_roof = 120, big.ms = 10, big.gbs = 60;  // 600 MB moved
+  EXPECT_TRUE(beats_machine_roof(big, machine));
+  EXPECT_FALSE(above_roof_from_cache(big, machine));
+  Outcome small = big;
+  small.ms = 0.01;  // 0.6 MB: in a cache
+  EXPECT_FALSE(beats_machine_roof(small, machine));
+  EXPECT_TRUE(above_roof_from_cache(small, machine));
+  Outcome below = big;
+  below.percent_of_roof = 99;
+  EXPECT_FALSE(beats_machine_roof(below, machine));
+  EXPECT_FALSE(above_roof_from_cache(below, machine));
+  Outcome gpu = big;
+  gpu.roof.device = "NVIDIA H100";
+  EXPECT_FALSE(beats_machine_roof(gpu, machine));
+  EXPECT_DOUBLE_EQ(stream_array_mib(machine), 128);
+}
+
+}  // namespace
+}  // namespace lego::run

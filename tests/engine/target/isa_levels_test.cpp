@@ -15,6 +15,7 @@
 #include "kernel/variant.hpp"
 #include "run/executor.hpp"
 #include "run/jit.hpp"
+#include "run/protocol.hpp"
 #include "target/target.hpp"
 
 namespace lego {
@@ -67,9 +68,9 @@ TEST_P(IsaLevels, EveryVariantVerifiesOrIsRuledOutWithAReason) {
     const kernel::Instance& inst = runnable[k];
     const run::RunRequest request = run::make_request(inst, options, ++id);
     EXPECT_EQ(request.target, t.name);
-    const nlohmann::json r = executor.execute(request);
-    EXPECT_EQ(r["status"], "ok") << level << " " << inst.variant << ": " << r.dump(2).substr(0, 3000);
-    EXPECT_EQ(r["verified"], true) << level << " " << inst.variant;
+    const run::RunReply r = executor.execute(request);
+    EXPECT_EQ(r.status, run::Status::Ok) << level << " " << inst.variant << ": " << run::to_json(r).dump(2).substr(0, 3000);
+    EXPECT_TRUE(r.verified) << level << " " << inst.variant;
   }
 }
 
