@@ -92,14 +92,13 @@ struct RunReply {
   // and whether it came from the results cache.
   std::map<std::string, std::int64_t> verified_at;
   bool cached = false;
-  double kernel_ms = -1;  // compile time; -1 when it was not compiled
-  std::string assembly;   // when asked for
-  std::string sandbox;    // what of the kernel's sandbox could not be raised
+  double kernel_ms = -1;                      // compile time; -1 when it was not compiled
+  std::string assembly;                       // when asked for
+  std::string sandbox;                        // what of the kernel's sandbox could not be raised
   std::string library_kernel, library_level;  // a library baseline's kernels, as its process reported them
   std::optional<CudaResources> cuda;
   std::optional<GpuTiming> gpu;
   std::optional<BenchmarkReport> benchmark;  // when timed
-  bool worker_exits = false;  // its last answer (an LLVM fatal error): the client starts a fresh worker
 };
 
 // The median of a timed reply's repetitions in ms: Google Benchmark's

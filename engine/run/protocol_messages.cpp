@@ -298,7 +298,6 @@ Json to_json(const RunReply& r) {
   if (r.cuda) j["cuda"] = cuda_resources_json(*r.cuda);
   if (r.gpu) j["gpu"] = gpu_timing_json(*r.gpu);
   if (r.benchmark) j["benchmark"] = benchmark_report_json(*r.benchmark);
-  if (r.worker_exits) j["worker_exits"] = true;
   return j;
 }
 
@@ -328,7 +327,6 @@ RunReply run_reply_from_json(const Json& j, const std::string& at) {
   if (f.has("cuda")) r.cuda = cuda_resources_from_json(f.raw("cuda"));
   if (f.has("gpu")) r.gpu = gpu_timing(f.raw("gpu"), f.path("gpu"));
   if (f.has("benchmark")) r.benchmark = benchmark_report_from_json(f.raw("benchmark"), f.path("benchmark"));
-  r.worker_exits = f.flag("worker_exits");
   return r;
 }
 

@@ -277,6 +277,27 @@ void distrust_beyond_the_roof(RunReply& reply, const kernel::Instance& inst, con
   reply.benchmark.reset();
 }
 
+// An instance compiled in a kernel's process of `worker` and never run (a
+// worker's "compile" request): the status, the compiler's message (the
+// status's word when it sent none) and the assembly.
+struct Compiled {
+  Status status = Status::Error;
+  std::string message, assembly;
+};
+Compiled compile_in_worker(WorkerClient& worker, const kernel::Instance& inst, std::int64_t id, const WorkerClient::OnEvent& on_event = {},
+                           const std::atomic<bool>* cancel = nullptr) {
+  const Json answer = worker.call({{"kind", "compile"}, {"id", id}, {"source", inst.source}, {"target", inst.target}}, compile_time_limit(),
+                                  on_event, cancel);
+  const auto text = [&](const char* key) {
+    return answer.contains(key) && answer[key].is_string() ? std::optional<std::string>(answer[key].get<std::string>()) : std::nullopt;
+  };
+  Compiled c;
+  c.status = status_from_text(text("status").value_or(""));
+  c.message = text("message").value_or(status_text(c.status));
+  c.assembly = text("assembly").value_or("");
+  return c;
+}
+
 // What the code decides is kept: crashes, hangs, cancels and errors of the
 // machine are run again next time.
 bool worth_caching(const RunReply& reply) {
@@ -297,13 +318,9 @@ VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, co
   // either program's sweep serves the other. A CUDA kernel's PTX comes with
   // its run: it runs again.
   if (hit && options.want_assembly && hit->assembly.empty()) {
-    const bool cpu = inst.backend == kernel::Backend::Cpu;
-    const Json compiled = cpu ? worker.call({{"kind", "compile"}, {"id", id}, {"source", inst.source}, {"target", inst.target}},
-                                            compile_time_limit(), on_event, cancel)
-                              : Json();
-    if (cpu && status_from_text(compiled.value("status", "")) == Status::Ok && compiled.contains("assembly") &&
-        compiled["assembly"].is_string() && !compiled["assembly"].get<std::string>().empty()) {
-      hit->assembly = compiled["assembly"].get<std::string>();
+    const Compiled compiled = inst.backend == kernel::Backend::Cpu ? compile_in_worker(worker, inst, id, on_event, cancel) : Compiled{};
+    if (compiled.status == Status::Ok && !compiled.assembly.empty()) {
+      hit->assembly = compiled.assembly;
       write_sealed(cached, to_json(*hit).dump() + "\n");
     } else {
       hit.reset();
@@ -504,16 +521,13 @@ std::map<std::string, std::string> export_files(const kernel::KernelSpec& spec, 
   // the project runs (a global constructor), and a compile that hangs (an
   // #include of a FIFO) ends at the time limit.
   WorkerClient worker(default_worker_path());
-  const nlohmann::json compiled =
-      worker.call({{"kind", "compile"}, {"id", 1}, {"source", inst.source}, {"target", inst.target}}, compile_time_limit());
-  const Status status = status_from_text(compiled.value("status", ""));
-  if (status == Status::Timeout)
+  const Compiled compiled = compile_in_worker(worker, inst, 1);
+  if (compiled.status == Status::Timeout)
     throw LegoError("variant " + variant + " does not compile: timed out after " + std::to_string(int(compile_time_limit())) +
                     " s, so nothing was exported");
-  if (status != Status::Ok)
-    throw LegoError("variant " + variant + " does not compile, so nothing was exported:\n" +
-                    compiled.value("message", std::string(status_text(status))));
-  files[base + ".s"] = compiled.value("assembly", "");
+  if (compiled.status != Status::Ok)
+    throw LegoError("variant " + variant + " does not compile, so nothing was exported:\n" + compiled.message);
+  files[base + ".s"] = compiled.assembly;
   return files;
 }
 
