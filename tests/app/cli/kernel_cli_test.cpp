@@ -122,7 +122,7 @@ TEST(KernelCli, BenchWritesGoogleBenchmarkJsonWithOurFields) {
 // export's README gives, runs as fast as the sweep said (within 10%; faster
 // is fine: gcc may schedule the register tile better than the JIT's clang).
 // A reduced matmul (512^3, about two milliseconds a call on one thread)
-// keeps it quick; both are timed again, up to three times, because this
+// keeps it quick; both are timed again, up to five times, because this
 // machine is shared.
 // Each target this machine can run: its own (-march=native) and AVX2's
 // (x86-64-v3, built with the flags the export's README gives), for matmul's
@@ -165,20 +165,28 @@ TEST_P(ExportedWinner, RunsAsFastAsTheSweepMeasured) {
   const Output build =
       shell("cd " + dir.string() + " && c++ -std=c++17 -O3 " + flags + " -fopenmp example.cpp " + c.kernel + ".cpp -o example");
   ASSERT_EQ(build.rc, 0) << build.text;
-  double best_ratio = 1e9;
+  // Up to five rounds, each timing the sweep and the export side by side;
+  // the fastest time of each side is its time on a quiet machine. Another
+  // process on this shared machine only ever adds time, so a pairwise ratio
+  // of single runs swung by +-30 % (0.12 to 0.19 ms for one build of
+  // softmax), where the best of each side holds within a few percent.
+  double best_export_ms = 1e9, best_ratio = 1e9;
   std::string runs;
-  // Each retry times both sides again, side by side: a sweep that ran in a
-  // quiet moment is not held against an export that ran in a busy one.
-  for (int attempt = 0; attempt < 3 && best_ratio > 1.10; ++attempt) {
-    if (attempt > 0) sweep_ms = sweep_best_ms();
+  for (int round = 0; round < 5 && best_ratio > 1.10; ++round) {
+    if (round > 0) {
+      const double again_ms = sweep_best_ms();
+      ASSERT_GT(again_ms, 0);
+      sweep_ms = std::min(sweep_ms, again_ms);
+    }
     const Output run = shell(one_thread + dir.string() + "/example");
     ASSERT_EQ(run.rc, 0) << run.text;
     const auto at = run.text.find("median ");
     ASSERT_NE(at, std::string::npos) << run.text;
-    best_ratio = std::min(best_ratio, std::stod(run.text.substr(at + 7)) / sweep_ms);
+    best_export_ms = std::min(best_export_ms, std::stod(run.text.substr(at + 7)));
+    best_ratio = best_export_ms / sweep_ms;
     runs += run.text;
   }
-  EXPECT_LE(best_ratio, 1.10) << "sweep median " << sweep_ms << " ms; the exported build:\n" << runs;
+  EXPECT_LE(best_ratio, 1.10) << "best sweep median " << sweep_ms << " ms; the exported build:\n" << runs;
 }
 
 const std::string kMatmul512 = "/projects/matmul.lego.json --set M=512 --set N=512 --set K=512";
