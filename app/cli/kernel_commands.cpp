@@ -27,6 +27,7 @@
 #include "run/ceilings.hpp"
 #include "run/element_check.hpp"
 #include "run/executor.hpp"
+#include "run/export.hpp"
 #include "run/jit.hpp"
 #include "run/libraries.hpp"
 #include "run/protocol.hpp"

@@ -10,6 +10,7 @@
 #include "project/results.hpp"
 #include "run/analyze.hpp"
 #include "run/bench_bundle.hpp"
+#include "run/export.hpp"
 #include "run/jit.hpp"
 #include "run/sweep.hpp"
 #include "run/sweep_driver.hpp"

@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
       } else if (kind == "cuda-compile") {
         reply(lego::run::execute_cuda_compile(request));
       } else if (kind == "compile") {
-        reply(lego::run::compile_without_running(request.at("source").get<std::string>(), request.value("target", "host")));
+        reply(lego::run::to_json(lego::run::compile_without_running(lego::run::compile_request_from_json(request))));
       } else if (kind == "analyze") {
         reply(lego::run::analyze_in_kernel_process(request));
       } else {

@@ -1,4 +1,9 @@
-// Template instantiation. Placeholders `{{ ... }}` in a kernel template:
+// Template instantiation, in parts: placeholders are parsed into typed
+// values (kernel/placeholder), the variant's tensors and layouts bound
+// (kernel/binding), index code derived and printed (kernel/index_code),
+// loop nests generated with their micro-kernels (kernel/loop_code), and the
+// source assembled here. Baselines are kernel/baseline, exported offset
+// functions run/export. Placeholders `{{ ... }}` in a kernel template:
 //   {{ A[i, k] }}                  the simplified index of tensor/layout A at (i, k)
 //   {{ A.apply(i, k) }}            the same
 //   {{ pid_m, pid_n = L.inv(pid) }}  declarations of L's inverse at pid
@@ -26,22 +31,13 @@
 #include <vector>
 
 #include "analysis/accesses.hpp"
+#include "kernel/binding.hpp"
 #include "kernel/spec.hpp"
 #include "kernel/variant.hpp"
 #include "sym/print.hpp"
 #include "target/target.hpp"
 
 namespace lego::kernel {
-
-struct BoundTensor {
-  std::string name;
-  ElementType type = ElementType::F32;
-  Role role = Role::In;
-  std::vector<std::int64_t> extents;
-  std::string layout_name;  // the alternative chosen
-  std::string view_text;    // the layout over the tensor's own coordinates (untiled_view)
-  std::int64_t elements = 0;
-};
 
 struct Expansion {
   int line = 0, column = 0;  // in the template
@@ -91,13 +87,6 @@ struct InstantiateOptions {
   target::Target target = target::host();
 };
 
-// Throws LegoError with "template:line:column" and a caret line for a bad
-// placeholder, and names the tensor and layout when a layout does not fit.
-// CUDA kernels print in CUDA whatever `lang` says.
-// Text for a // comment of generated code: control characters (a newline
-// in a name would end the comment) become spaces.
-std::string comment_text(const std::string& text);
-
 // A CPU variant the target cannot run: the template uses intrinsics of a
 // feature it lacks (target::required_features), or its register tile does
 // not fit the target's vector registers. Thrown before any code is made, so
@@ -107,24 +96,17 @@ class RuledOut : public LegoError {
   using LegoError::LegoError;
 };
 
+// Throws LegoError with "template:line:column" and a caret line for a bad
+// placeholder, and names the tensor and layout when a layout does not fit.
+// CUDA kernels print in CUDA whatever `lang` says.
 Instance instantiate(const KernelSpec& spec, const Variant& variant, sym::Lang lang, const InstantiateOptions& options = {});
 
 // What precedes a CUDA kernel's template: integer types without system
 // headers under NVRTC, the index helpers, and LEGO_ACCESS.
 std::string cuda_prelude();
 
-// A baseline of the kernel at the variant's parameters: its source as the
-// reference is built (parameters as constants), every tensor row-major.
-// The instance's variant is "baseline:<name>".
-Instance instantiate_baseline(const KernelSpec& spec, const Baseline& baseline, const Env& parameters);
-
-// Where element (i0, i1, ..) of a tensor lives in its buffer, for the
-// exported offset functions: the index names, the derived temporaries as
-// declarations (indented two spaces) and the offset expression, in `lang`.
-struct OffsetCode {
-  std::vector<std::string> indices;
-  std::string declarations, offset;
-};
-OffsetCode offset_code(const Instance& inst, const BoundTensor& tensor, sym::Lang lang);
+// Text for a // comment of generated code: control characters (a newline
+// in a name would end the comment) become spaces.
+std::string comment_text(const std::string& text);
 
 }  // namespace lego::kernel

@@ -7,6 +7,7 @@
 
 #include "expr/diagnostic.hpp"
 #include "run/bench_harness.hpp"
+#include "run/export.hpp"
 
 namespace lego::run {
 
@@ -404,7 +405,7 @@ TensorCode tensor_code(const kernel::Instance& inst) {
   TensorCode out;
   for (std::size_t k = 0; k < inst.tensors.size(); ++k) {
     const auto& t = inst.tensors[k];
-    const kernel::OffsetCode code = kernel::offset_code(inst, t, sym::Lang::C);
+    const OffsetCode code = offset_code(inst, t, sym::Lang::C);
     out.offsets += "// " + kernel::comment_text(t.name) + ": layout \"" + kernel::comment_text(t.layout_name) +
                    "\": " + kernel::comment_text(t.view_text) + "\nstatic int64_t offset_" + t.name + "(const int64_t* index) {\n";
     for (std::size_t i = 0; i < code.indices.size(); ++i)

@@ -445,24 +445,18 @@ nlohmann::json analyze_in_kernel_process(const nlohmann::json& request) {
   return failed;
 }
 
-nlohmann::json compile_without_running(const std::string& source, const std::string& target) {
+CompileReply compile_without_running(const CompileRequest& request) {
   if (!kernel_zygote_running()) start_kernel_zygote();
-  const nlohmann::json job = {{"source", source},
-                              {"entry", ""},
-                              {"target", target},
-                              {"assembly", true},
-                              {"compile_only", true},
-                              {"time", false},
-                              {"buffers", nlohmann::json::array()}};
+  const nlohmann::json job = {{"source", request.source}, {"entry", ""},   {"target", request.target},          {"assembly", true},
+                              {"compile_only", true},     {"time", false}, {"buffers", nlohmann::json::array()}};
   KernelProcess process(job, {});
   const std::optional<nlohmann::json> event = process.next_event();
   const std::string what = event_text(event, "event");
   const auto text = [&](const char* key) { return event_text(event, key); };
-  const char* failed = status_text(Status::CompileError);
-  if (what == "compiled") return {{"status", status_text(Status::Ok)}, {"assembly", text("assembly")}};
-  if (what == "compile-error" || what == "error") return {{"status", failed}, {"message", text("message")}};
+  if (what == "compiled") return {Status::Ok, "", text("assembly")};
+  if (what == "compile-error" || what == "error") return {Status::CompileError, text("message"), ""};
   const std::string how = process.finish();
-  return {{"status", failed}, {"message", "the compiler's process ended without a result" + (how.empty() ? "" : " (" + how + ")")}};
+  return {Status::CompileError, "the compiler's process ended without a result" + (how.empty() ? "" : " (" + how + ")"), ""};
 }
 
 }  // namespace lego::run

@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "run/messages.hpp"
 #include "run/tensors.hpp"
 
 namespace lego::run {
@@ -107,9 +108,9 @@ std::string event_text(const std::optional<nlohmann::json>& event, const char* k
 std::optional<double> event_number(const std::optional<nlohmann::json>& event, const char* key);
 
 // The worker's "compile" request: the source compiled to assembly in a
-// kernel's process, never linked or run (export, the code views).
-// {"status": "ok", "assembly", "ms"} or {"status": "compile-error", "message"}.
-nlohmann::json compile_without_running(const std::string& source, const std::string& target);
+// kernel's process, never linked or run (export, the code views): Ok with
+// the assembly, or CompileError with the compiler's message.
+CompileReply compile_without_running(const CompileRequest& request);
 
 // The worker's "analyze" request: the traced kernel runs in a kernel's
 // process, which sends the analysis back.

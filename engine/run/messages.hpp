@@ -109,4 +109,18 @@ double median_ms(const RunReply& reply);
 // iteration entries.
 std::vector<double> repetition_times_ms(const RunReply& reply);
 
+// A worker's "compile" request: the source compiled for `target` in a
+// kernel's process, never linked or run (an export's assembly, a cached
+// result's missing assembly), and its reply: Ok with the assembly, or
+// CompileError with the compiler's message (Timeout, Crashed ... when the
+// client ended it).
+struct CompileRequest {
+  std::int64_t id = 0;
+  std::string source, target = "host";
+};
+struct CompileReply {
+  Status status = Status::Error;
+  std::string message, assembly;
+};
+
 }  // namespace lego::run

@@ -32,6 +32,10 @@ nlohmann::json to_json(const RunRequest& request);
 RunRequest run_request_from_json(const nlohmann::json& checked);
 nlohmann::json to_json(const RunReply& reply);
 RunReply run_reply_from_json(const nlohmann::json& reply, const std::string& at = "reply");
+nlohmann::json to_json(const CompileRequest& request);
+CompileRequest compile_request_from_json(const nlohmann::json& checked);
+nlohmann::json to_json(const CompileReply& reply);
+CompileReply compile_reply_from_json(const nlohmann::json& reply, const std::string& at = "reply");
 
 // Google Benchmark's report as a kernel's process sends it: only the fields
 // BenchmarkEntry keeps, each of its type (LegoError naming the path

@@ -330,4 +330,29 @@ RunReply run_reply_from_json(const Json& j, const std::string& at) {
   return r;
 }
 
+Json to_json(const CompileRequest& r) { return {{"kind", "compile"}, {"id", r.id}, {"source", r.source}, {"target", r.target}}; }
+
+CompileRequest compile_request_from_json(const Json& j) {
+  const Fields f(j, "request");
+  return {f.integer("id"), f.text("source"), f.text("target", "host")};
+}
+
+Json to_json(const CompileReply& r) {
+  Json j = {{"status", status_text(r.status)}};
+  put_text(j, "message", r.message);
+  put_text(j, "assembly", r.assembly);
+  return j;
+}
+
+CompileReply compile_reply_from_json(const Json& j, const std::string& at) {
+  const Fields f(j, at);
+  CompileReply r;
+  const std::string status = f.text("status");
+  r.status = status_from_text(status);
+  if (status_text(r.status) != status) throw LegoError(f.path("status") + ": \"" + status + "\" is not a status");
+  r.message = f.text("message", status);  // the status's word when the compiler sent none
+  r.assembly = f.text("assembly");
+  return r;
+}
+
 }  // namespace lego::run

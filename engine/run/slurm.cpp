@@ -12,6 +12,7 @@
 #include "expr/diagnostic.hpp"
 #include "run/bench_bundle.hpp"
 #include "run/cpu_bundle.hpp"
+#include "run/export.hpp"
 #include "run/process.hpp"
 #include "run/sweep.hpp"
 

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "kernel/baseline.hpp"
 #include "kernel/bounded_json.hpp"
 #include "kernel/spec.hpp"
 #include "run/analyze.hpp"
@@ -277,27 +278,6 @@ void distrust_beyond_the_roof(RunReply& reply, const kernel::Instance& inst, con
   reply.benchmark.reset();
 }
 
-// An instance compiled in a kernel's process of `worker` and never run (a
-// worker's "compile" request): the status, the compiler's message (the
-// status's word when it sent none) and the assembly.
-struct Compiled {
-  Status status = Status::Error;
-  std::string message, assembly;
-};
-Compiled compile_in_worker(WorkerClient& worker, const kernel::Instance& inst, std::int64_t id, const WorkerClient::OnEvent& on_event = {},
-                           const std::atomic<bool>* cancel = nullptr) {
-  const Json answer = worker.call({{"kind", "compile"}, {"id", id}, {"source", inst.source}, {"target", inst.target}}, compile_time_limit(),
-                                  on_event, cancel);
-  const auto text = [&](const char* key) {
-    return answer.contains(key) && answer[key].is_string() ? std::optional<std::string>(answer[key].get<std::string>()) : std::nullopt;
-  };
-  Compiled c;
-  c.status = status_from_text(text("status").value_or(""));
-  c.message = text("message").value_or(status_text(c.status));
-  c.assembly = text("assembly").value_or("");
-  return c;
-}
-
 // What the code decides is kept: crashes, hangs, cancels and errors of the
 // machine are run again next time.
 bool worth_caching(const RunReply& reply) {
@@ -305,6 +285,16 @@ bool worth_caching(const RunReply& reply) {
 }
 
 }  // namespace
+
+CompileReply compile_in_worker(WorkerClient& worker, const kernel::Instance& inst, std::int64_t id, const WorkerClient::OnEvent& on_event,
+                               const std::atomic<bool>* cancel) {
+  const nlohmann::json answer = worker.call(to_json(CompileRequest{id, inst.source, inst.target}), compile_time_limit(), on_event, cancel);
+  try {
+    return compile_reply_from_json(answer);
+  } catch (const LegoError& e) {
+    return {Status::Error, std::string("the worker's answer: ") + e.what(), ""};
+  }
+}
 
 VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, const RunOptions& options, double timeout_s, const Roof& roof,
                           std::int64_t id, const WorkerClient::OnEvent& on_event, const std::atomic<bool>* cancel,
@@ -318,7 +308,8 @@ VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, co
   // either program's sweep serves the other. A CUDA kernel's PTX comes with
   // its run: it runs again.
   if (hit && options.want_assembly && hit->assembly.empty()) {
-    const Compiled compiled = inst.backend == kernel::Backend::Cpu ? compile_in_worker(worker, inst, id, on_event, cancel) : Compiled{};
+    const CompileReply compiled =
+        inst.backend == kernel::Backend::Cpu ? compile_in_worker(worker, inst, id, on_event, cancel) : CompileReply{};
     if (compiled.status == Status::Ok && !compiled.assembly.empty()) {
       hit->assembly = compiled.assembly;
       write_sealed(cached, to_json(*hit).dump() + "\n");
@@ -377,158 +368,6 @@ VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, co
     row.roof = percent_of_roof(inst, row.ms, row.placed_against);
   }
   return row;
-}
-
-namespace {
-
-// `QUALIFIERS int64_t A_offset(int64_t i0, ..)`: where element (i0, ..) of a tensor lives in its buffer.
-std::string offset_function(const kernel::Instance& inst, const kernel::BoundTensor& t, sym::Lang lang, const char* qualifiers) {
-  const kernel::OffsetCode code = kernel::offset_code(inst, t, lang);
-  std::string signature;
-  for (const auto& i : code.indices) signature += (signature.empty() ? "" : ", ") + std::string("int64_t ") + i;
-  return fmt::format("{} int64_t {}_offset({}) {{\n{}  return {};\n}}\n", qualifiers, t.name, signature, code.declarations, code.offset);
-}
-
-// A CUDA variant: the kernel (.cu, compiles with nvcc or NVRTC), its layouts
-// and offsets (.cuh, host and device), and the PTX NVRTC made for sm_80.
-std::map<std::string, std::string> export_cuda(const kernel::KernelSpec& spec, const kernel::Instance& inst) {
-  const std::string base = spec.name;
-  std::string header = "// " + spec.name + ", variant " + inst.variant + " (exported by LEGO Studio)\n#pragma once\n#include <cstdint>\n\n";
-  for (const auto& t : inst.tensors)
-    header += fmt::format("// {} ({}, {}), layout \"{}\":\n//   {}\n{}\n", t.name, kernel::to_string(t.role), kernel::c_type(t.type),
-                          t.layout_name, t.view_text, offset_function(inst, t, sym::Lang::Cuda, "__host__ __device__ inline"));
-  std::string source = inst.source;
-  if (auto at = source.find("#line 1 "); at != std::string::npos) source.erase(at, source.find('\n', at) - at + 1);
-  std::string launch = fmt::format("grid ({}, {}, {}), block ({}, {}, {})", inst.grid[0], inst.grid[1], inst.grid[2], inst.block[0],
-                                   inst.block[1], inst.block[2]);
-  std::map<std::string, std::string> files = {
-      {base + ".cu", "// launch: " + launch + "\n" + source},
-      {base + ".cuh", header},
-      {"README.md", "# " + spec.name + " — variant " + inst.variant + "\n\n" + spec.description +
-                        "\n\nExported by LEGO Studio: CUDA C++ that compiles with nvcc or NVRTC.\n\n    nvcc -O3 -arch=sm_90 -c " + base +
-                        ".cu\n\nLaunch `lego_kernel` with " + launch + ", one pointer per tensor in this order:" +
-                        [&] {
-                          std::string list;
-                          for (const auto& t : inst.tensors) list += " " + t.name;
-                          return list;
-                        }() +
-                        ". `" + base + ".cuh` gives `<tensor>_offset(i, ..)`, where an element lives in its buffer. `" + base +
-                        ".ptx` is NVRTC's PTX for sm_80.\n"}};
-  if (nvrtc_unavailable().empty()) {  // compiled by a worker, with its time limit
-    WorkerClient worker(default_worker_path());
-    const CudaCompiled c = cuda_resources_in_worker(worker, inst.source, {"sm_80"}, true);
-    files[base + ".ptx"] = !c.ptx.empty() ? c.ptx : "// the kernel does not compile:\n" + (c.resources.empty() ? "" : c.resources[0].log);
-  }
-  return files;
-}
-
-}  // namespace
-
-// The exported example allocates its buffers 64-byte aligned, as the
-// sweep's tensors are, so its timing is comparable with the sweep's.
-
-// The JIT contracts a * b + c into an FMA (-ffp-contract=fast); the exported
-// build must too. gcc in ISO mode (-std=c++17) keeps them apart: the kernel
-// then rounds differently from what was verified, and templates written for
-// FMAs (the softmax exp) run at a fraction of the measured speed.
-std::string compiler_flags(const target::Target& t) {
-  if (t.arch == target::Arch::AArch64) return (t.cpu == "generic" ? "-march=armv8-a" : "-mcpu=" + t.cpu) + " -ffp-contract=fast";
-  std::string flags;
-  for (const auto& f : target::clang_flags(t)) flags += (flags.empty() ? "" : " ") + f;
-  return flags + " -ffp-contract=fast";
-}
-
-std::map<std::string, std::string> export_files(const kernel::KernelSpec& spec, const kernel::Instance& inst) {
-  if (inst.backend == kernel::Backend::Cuda) return export_cuda(spec, inst);
-  const target::Target target = target::resolve(inst.target);
-  const std::string flags = compiler_flags(target);
-  const bool here = cannot_run_here(target).empty();
-  const std::string base = spec.name;
-  const std::string& variant = inst.variant;
-  std::string header = "// " + spec.name + ", variant " + variant + " (exported by LEGO Studio)\n#pragma once\n#include <cstdint>\n\n";
-  std::string params, args;
-  for (const auto& t : inst.tensors) {
-    std::string extents;
-    for (auto e : t.extents) extents += (extents.empty() ? "" : " x ") + std::to_string(e);
-    header += fmt::format("// {} ({}, {}): {} {}, layout \"{}\":\n//   {}\n{}\n", t.name, kernel::to_string(t.role), kernel::c_type(t.type),
-                          extents, kernel::c_type(t.type), t.layout_name, t.view_text, offset_function(inst, t, sym::Lang::C, "inline"));
-    params +=
-        (params.empty() ? "" : ", ") + std::string(t.role == kernel::Role::In ? "const " : "") + kernel::c_type(t.type) + "* " + t.name;
-    args += (args.empty() ? "" : ", ") + t.name + ".data()";
-  }
-  const std::string prelude = sym::c_prelude(sym::Lang::C);
-  header = prelude + header;
-  header += "extern \"C\" void lego_kernel(" + params + ");\n";
-
-  std::string example =
-      "// Calls the exported kernel on filled buffers, prints a checksum of the first call's output and the median time of\n"
-      "// repeated calls (what LEGO Studio's sweep reports).\n// Build: c++ -std=c++17 -O3 " +
-      flags + " -fopenmp example.cpp " + base +
-      ".cpp -o example\n#include <algorithm>\n#include <chrono>\n#include <cstdio>\n#include <new>\n#include <vector>\n\n#include \"" +
-      base + ".hpp\"\n\n" + kAlignedAllocator + "\nint main() {\n";
-  std::string sums;
-  for (const auto& t : inst.tensors) {
-    example += fmt::format(
-        "  std::vector<{0}, Aligned64<{0}>> {1}({2});\n  for (size_t k = 0; k < {1}.size(); ++k) {1}[k] = {0}(k % 97) * {0}(0.5);\n",
-        kernel::c_type(t.type), t.name, t.elements);
-    if (t.role != kernel::Role::In)
-      sums += fmt::format(
-          "  double sum_{0} = 0;\n  for (auto v : {0}) sum_{0} += v;\n  std::printf(\"checksum {0} = %.17g\\n\", sum_{0});\n", t.name);
-  }
-  // The first call also touches the pages; the sweep times warm calls, so
-  // the median of at least 5 calls over at least 0.5 s is comparable.
-  example += "  using clock = std::chrono::steady_clock;\n  const auto first = clock::now();\n  lego_kernel(" + args + ");\n" +
-             "  const double first_ms = std::chrono::duration<double, std::milli>(clock::now() - first).count();\n" + sums +
-             "  std::vector<double> times;\n  const auto start = clock::now();\n"
-             "  while (times.size() < 5 || (times.size() < 10000 && clock::now() - start < std::chrono::milliseconds(500))) {\n"
-             "    const auto t0 = clock::now();\n    lego_kernel(" +
-             args +
-             ");\n    times.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());\n  }\n"
-             "  std::sort(times.begin(), times.end());\n"
-             "  std::printf(\"first call %.4f ms; median %.4f ms over %zu calls\\n\", first_ms, times[times.size() / 2], times.size());\n"
-             "  return 0;\n}\n";
-
-  std::string source = inst.source;
-  if (auto at = source.find("#line 1 "); at != std::string::npos) source.erase(at, source.find('\n', at) - at + 1);
-  if (auto at = source.find(prelude); !prelude.empty() && at != std::string::npos) source.erase(at, prelude.size());  // the header has it
-  source = "#include \"" + base + ".hpp\"\n" + source;
-
-  std::map<std::string, std::string> files = {
-      {base + ".cpp", source},
-      {base + ".hpp", header},
-      {"example.cpp", example},
-      {"README.md",
-       "# " + spec.name + " — variant " + variant + "\n\n" + spec.description + "\n\nExported by LEGO Studio for target " + target.name +
-           " (" + target.level() + ": " + target.description +
-           "). Self-contained C++17 with OpenMP; no LEGO Studio needed.\n\n"
-           "    c++ -std=c++17 -O3 " +
-           flags + " -fopenmp example.cpp " + base + ".cpp -o example && ./example\n\n" +
-           (target.arch == target::Arch::AArch64
-                ? "From an x86-64 machine (Debian: clang, libstdc++-12-dev-arm64-cross, libgomp1-arm64-cross, qemu-user): "
-                  "`clang++ --target=aarch64-linux-gnu -std=c++17 -O3 " +
-                      flags + " -fopenmp=libgomp example.cpp " + base +
-                      ".cpp -o example`, then `qemu-aarch64 -L /usr/aarch64-linux-gnu ./example`.\n\n"
-                : std::string()) +
-           "`" + base +
-           ".hpp` documents each tensor's layout and gives `<tensor>_offset(i, ..)`, the position of an element in its buffer." +
-           (here ? " `" + base + ".s` is the assembly LEGO Studio's JIT produced for it (-O3 " + flags + ")." : std::string()) + "\n"}};
-  // What the compiler made of it (compiled here, never run here). A kernel
-  // that does not compile is not exported: the user would find out later,
-  // from a build that fails far from the tool that wrote it.
-  // Code for another ISA cannot be compiled by this JIT: its build is the user's (the README says how).
-  if (!here) return files;
-  // Compiled by a worker, in a kernel's process, never linked: no code of
-  // the project runs (a global constructor), and a compile that hangs (an
-  // #include of a FIFO) ends at the time limit.
-  WorkerClient worker(default_worker_path());
-  const Compiled compiled = compile_in_worker(worker, inst, 1);
-  if (compiled.status == Status::Timeout)
-    throw LegoError("variant " + variant + " does not compile: timed out after " + std::to_string(int(compile_time_limit())) +
-                    " s, so nothing was exported");
-  if (compiled.status != Status::Ok)
-    throw LegoError("variant " + variant + " does not compile, so nothing was exported:\n" + compiled.message);
-  files[base + ".s"] = compiled.assembly;
-  return files;
 }
 
 }  // namespace lego::run

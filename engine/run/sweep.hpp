@@ -61,16 +61,12 @@ VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, co
                           std::int64_t id, const WorkerClient::OnEvent& on_event = {}, const std::atomic<bool>* cancel = nullptr,
                           const kernel::Instance* verify_at = nullptr);
 
+// `inst` compiled in a kernel's process of `worker`, never linked or run
+// (an export's assembly, a cached result's missing one); never throws.
+CompileReply compile_in_worker(WorkerClient& worker, const kernel::Instance& inst, std::int64_t id,
+                               const WorkerClient::OnEvent& on_event = {}, const std::atomic<bool>* cancel = nullptr);
+
 // Where results are cached: <cache>/lego-studio/results (XDG_CACHE_HOME or ~/.cache).
 std::filesystem::path results_cache_dir();
-
-// The files of a standalone export: <kernel>.cpp, <kernel>.hpp (layouts and
-// <tensor>_offset()), example.cpp, README.md and <kernel>.s (the JIT's
-// assembly for this machine). Throws LegoError, with the compiler's
-// messages, for a CPU kernel that does not compile.
-// Built for the instance's target: the README's build line carries its flags.
-std::map<std::string, std::string> export_files(const kernel::KernelSpec& spec, const kernel::Instance& inst);
-// The compiler flags (gcc or clang) that build for `target`: -march=native, -march=x86-64-v3, -mcpu=neoverse-n1, ...
-std::string compiler_flags(const target::Target& target);
 
 }  // namespace lego::run

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <map>
 
+#include "kernel/baseline.hpp"
 #include "run/analyze.hpp"
 #include "run/libraries.hpp"
 #include "run/protocol.hpp"

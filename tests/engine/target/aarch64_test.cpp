@@ -19,6 +19,7 @@
 #include "kernel/spec.hpp"
 #include "kernel/variant.hpp"
 #include "run/cpu_bundle.hpp"
+#include "run/export.hpp"
 #include "run/sweep.hpp"
 #include "target/target.hpp"
 

@@ -1,0 +1,59 @@
+// Binding a variant: each tensor's extents at the variant's sizes and the
+// layout alternative it chose, checked to fit (a bijection onto as many
+// positions as the tensor has elements); each named layout's alternative;
+// the formulas (flops, bytes, launch shape) and the reference's source at
+// those sizes. The code generator reads names through the Binding only.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kernel/spec.hpp"
+#include "kernel/variant.hpp"
+#include "layout/ast.hpp"
+
+namespace lego::kernel {
+
+struct BoundTensor {
+  std::string name;
+  ElementType type = ElementType::F32;
+  Role role = Role::In;
+  std::vector<std::int64_t> extents;
+  std::string layout_name;  // the alternative chosen
+  std::string view_text;    // the layout over the tensor's own coordinates (untiled_view)
+  std::int64_t elements = 0;
+};
+
+// A name a placeholder may use: a tensor's layout as its indices read it
+// (its untiled view) or a named layout, and how errors name it
+// ("tensor A, layout \"row\"", "layout L \"tiles\"").
+struct NamedView {
+  LayoutAst ast;
+  std::string where;
+};
+
+struct Binding {
+  std::vector<BoundTensor> tensors;
+  std::map<std::string, NamedView> views;  // tensors and layouts by name
+
+  const BoundTensor* tensor(const std::string& name) const;
+  const NamedView* view(const std::string& name) const;
+  std::string names() const;  // " A B L", for "it has:" in errors
+};
+
+// Throws LegoError naming the tensor, the layout and why it does not fit.
+Binding bind_variant(const KernelSpec& spec, const Variant& variant);
+
+// A formula of the kernel (flops, bytes, extents, launch) at `parameters`;
+// errors name the kernel and `what`.
+std::int64_t formula_value(const KernelSpec& spec, const Expr& e, const Env& parameters, const std::string& what);
+
+// The parameters as constants, for code compiled per size (the reference, baselines).
+std::string parameter_constants(const Env& parameters);
+
+// The reference's translation unit: the parameters its text names, then its text.
+std::string reference_source(const KernelSpec& spec, const Env& parameters);
+
+}  // namespace lego::kernel

@@ -1,0 +1,146 @@
+#include "kernel/loop_code.hpp"
+
+#include <algorithm>
+
+#include "layout/make_plan.hpp"
+
+namespace lego::kernel {
+namespace {
+
+// OpenMP collapses the leading whole-range loops until they hold this many
+// iterations: a static schedule then splits them over up to 64 threads with
+// every thread busy, where the outermost loop alone (4 tiles of a 64x64
+// transpose, say) leaves most cores idle. Collapsing further costs a div and
+// a mod per iteration to recover the loop variables, for no better balance.
+constexpr std::int64_t kParallelIterations = 64;
+
+// The register micro-kernel for a lone move whose two innermost loops swap
+// the sides' contiguous dimensions; its loops step by the tile.
+std::optional<TransposeChoice> choose_microkernel(const OpenNest& n, std::vector<LoopLine>& lines, const target::Target& target,
+                                                  std::vector<std::string>& notes) {
+  if (n.moves.size() != 1 || lines.size() < 2) return std::nullopt;
+  LoopLine& outer = lines[lines.size() - 2];
+  LoopLine& inner = lines[lines.size() - 1];
+  if (!outer.whole || !inner.whole) return std::nullopt;
+  const NestMove& m = n.moves[0];
+  InnerLoops loops;
+  loops.outer = outer.var;
+  loops.inner = inner.var;
+  loops.outer_extent = outer.extent;
+  loops.inner_extent = inner.extent;
+  for (const auto& l : n.nest.loops) loops.steps[l.var] = 1;
+  std::string why_not;
+  auto choice = choose_transpose(loops, m.src_shape, m.dst_shape, m.stream, target, why_not);
+  if (!choice) {
+    notes.push_back(m.dst + " = " + m.src + ": scalar move (" + why_not + ")");
+    return std::nullopt;
+  }
+  outer.step = inner.step = choice->tile;
+  notes.push_back(m.dst + " = " + m.src + ": " + choice->note);
+  return choice;
+}
+
+// How many leading loops OpenMP collapses (never the two a micro-kernel steps).
+int collapsed_loops(const std::vector<LoopLine>& lines, bool microkernel) {
+  const int unstepped = static_cast<int>(lines.size()) - (microkernel ? 2 : 0);
+  int collapse = 0;
+  std::int64_t iterations = 1;
+  while (collapse < unstepped && iterations < kParallelIterations && lines[static_cast<std::size_t>(collapse)].whole)
+    iterations *= lines[static_cast<std::size_t>(collapse++)].extent;
+  return collapse;
+}
+
+}  // namespace
+
+std::string print(const LoopLine& line) {
+  if (!line.whole) return line.isl_text;
+  const std::string& v = line.var;
+  return "for (int64_t " + v + " = 0; " + v + " < " + std::to_string(line.extent) + "; " +
+         (line.step == 1 ? "++" + v : v + " += " + std::to_string(line.step)) + ") {";
+}
+
+std::vector<LoopLine> loop_lines(const poly::LoopNest& nest) {
+  std::vector<LoopLine> lines;
+  for (std::size_t h = 0; h < nest.headers.size(); ++h) {
+    LoopLine line;
+    line.var = nest.header_loop[h];
+    line.whole = std::count(nest.rectangular.begin(), nest.rectangular.end(), static_cast<int>(h)) > 0;
+    line.isl_text = nest.headers[h];
+    for (const auto& l : nest.loops)
+      if (l.var == line.var) line.extent = l.extent;
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+OpenNest open_nest(const placeholder::For& loop, std::size_t placeholder, const LayoutAst& view, const Env& parameters, bool flat) {
+  OpenNest n;
+  n.placeholder = placeholder;
+  n.loop = loop;
+  poly::LoopNestResult r =
+      flat ? poly::LoopNestResult{{}, "the flat form was asked for (flat=)"} : poly::build_loop_nest(view, parameters, loop.names);
+  n.nest = std::move(r.nest);
+  n.flat_fallback = r.fallback;
+  if (!n.flat_fallback.empty()) {
+    n.flat_size = make_plan(view, parameters).physical_size();
+    n.note = loop.layout + ": one flat loop with " + loop.layout + ".inv per element; " + n.flat_fallback;
+  } else {
+    n.lines = loop_lines(n.nest);
+    n.note = loop.layout + ": " + std::to_string(n.nest.loops.size()) + " nested loops from its digits (ISL" +
+             (n.nest.guarded ? ", guarded partial tiles)" : ")");
+  }
+  return n;
+}
+
+void define_nest_indices(const std::vector<OpenNest>& nests, const std::vector<std::string>& indices, DeriveRequest& request) {
+  for (const auto& a : indices)
+    for (auto n = nests.rbegin(); n != nests.rend(); ++n) {
+      if (!n->flat_fallback.empty()) continue;
+      const auto c = std::find(n->loop.names.begin(), n->loop.names.end(), a);
+      if (c == n->loop.names.end()) continue;
+      auto& terms = request.index_definitions[a];
+      for (const auto& l : n->nest.loops)
+        if (l.coordinate == c - n->loop.names.begin()) terms.emplace_back(l.var, l.multiplier);
+      for (const auto& l : n->nest.loops)
+        if (std::none_of(request.loop_variables.begin(), request.loop_variables.end(),
+                         [&](const LoopVariable& v) { return v.name == l.var; }))
+          request.loop_variables.push_back({l.var, l.extent});
+      break;
+    }
+}
+
+NestCode close_nest(const OpenNest& n, bool lone_move, const target::Target& target) {
+  NestCode out;
+  if (!n.flat_fallback.empty()) {
+    out.open = (n.loop.parallel ? "_Pragma(\"omp parallel for schedule(static)\") " : "") + n.flat_code;
+    out.close = "}";
+    return out;
+  }
+  std::vector<LoopLine> lines = n.lines;
+  std::optional<TransposeChoice> micro;
+  if (lone_move) micro = choose_microkernel(n, lines, target, out.notes);
+  out.microkernel = micro.has_value();
+  if (micro) out.move_code = transpose_call(*micro, n.moves[0].src_code, n.moves[0].dst_code);
+  const bool stream = micro && micro->stream;
+  const int collapse = collapsed_loops(lines, out.microkernel);
+  bool region = false;  // an omp parallel block of our own, closed after the fence
+  if (n.loop.parallel) {
+    const std::string clause = " schedule(static)" + (collapse > 1 ? " collapse(" + std::to_string(collapse) + ")" : std::string());
+    if (lines.empty() || lines[0].var.empty())
+      out.notes.push_back(n.loop.layout + ": not parallel (the nest does not start with a loop)");
+    else if ((region = stream))  // each thread fences its own streamed stores before the region's barrier
+      out.open = "_Pragma(\"omp parallel\") { _Pragma(\"omp for" + clause + " nowait\") ";
+    else
+      out.open = "_Pragma(\"omp parallel for" + clause + "\") ";
+  }
+  for (std::size_t h = 0; h < lines.size(); ++h) {
+    if (n.loop.simd && h + 1 == lines.size() && !lines[h].var.empty() && !out.microkernel) out.open += "_Pragma(\"omp simd\") ";
+    out.open += print(lines[h]) + " ";
+  }
+  out.open += poly::coordinate_declarations(n.nest);
+  out.close = std::string(lines.size(), '}');
+  if (stream) out.close += region ? " lego_store_fence(); }" : " lego_store_fence();";
+  return out;
+}
+
+}  // namespace lego::kernel

@@ -1,0 +1,116 @@
+// Loop-nest code generation over structured lines: the micro-kernel
+// choice, OpenMP's collapse and simd, fences, the flat form, and the loop
+// variables an access inside the nest is folded onto.
+#include "kernel/loop_code.hpp"
+
+#include <gtest/gtest.h>
+
+#include "layout/parse.hpp"
+#include "layout/untiled_view.hpp"
+
+namespace lego::kernel {
+namespace {
+
+// 64 x 64 in 16 x 16 tiles: loops i_0, j_0 (4 each) and i_1, j_1 (16 each).
+OpenNest tiles(bool parallel, bool simd = false, bool flat = false) {
+  placeholder::For loop;
+  loop.names = {"i", "j"};
+  loop.layout = "L";
+  loop.parallel = parallel;
+  loop.simd = simd;
+  // Read by two names: the tiled layout's untiled view, as {{ for i, j in L }} reads it.
+  return open_nest(loop, 0, untiled_view(parse_layout("OrderBy(Row(4, 4), Row(16, 16)).TileBy([4, 4], [16, 16])"), 2), {}, flat);
+}
+
+// B[j, i] = A[i, j] with both 64 x 64 row-major, as the nest's loops see them.
+NestMove transpose_move() {
+  NestMove m;
+  m.placeholder = 1;
+  m.dst = "B";
+  m.src = "A";
+  m.src_code = "A[a]";
+  m.dst_code = "B[b]";
+  m.src_shape = AccessShape{{{"i_0", 1024}, {"j_0", 16}, {"i_1", 64}, {"j_1", 1}}, 0, 4};
+  m.dst_shape = AccessShape{{{"i_0", 16}, {"j_0", 1024}, {"i_1", 1}, {"j_1", 64}}, 0, 4};
+  m.stream = true;
+  return m;
+}
+
+TEST(LoopCode, WholeRangeLoopsAreStructuredLines) {
+  const OpenNest n = tiles(false);
+  ASSERT_TRUE(n.flat_fallback.empty()) << n.flat_fallback;
+  ASSERT_EQ(n.lines.size(), 4u);
+  EXPECT_TRUE(n.lines[3].whole);
+  EXPECT_EQ(n.lines[3].var, "j_1");
+  EXPECT_EQ(n.lines[3].extent, 16);
+  EXPECT_EQ(print(n.lines[0]), "for (int64_t i_0 = 0; i_0 < 4; ++i_0) {");
+  LoopLine stepped = n.lines[2];
+  stepped.step = 16;
+  EXPECT_EQ(print(stepped), "for (int64_t i_1 = 0; i_1 < 16; i_1 += 16) {");
+  EXPECT_EQ(n.note, "L: 4 nested loops from its digits (ISL)");
+}
+
+TEST(LoopCode, OpenMpCollapsesLeadingLoopsUntilThereAreSixtyFourIterations) {
+  const NestCode code = close_nest(tiles(true), false, target::resolve("x86-64-v4"));
+  // 4 x 4 = 16 iterations are too few; 4 x 4 x 16 = 256 are enough.
+  EXPECT_EQ(code.open.rfind("_Pragma(\"omp parallel for schedule(static) collapse(3)\") for (int64_t i_0 = 0;", 0), 0u) << code.open;
+  EXPECT_NE(code.open.find("const int64_t i = 16 * i_0 + i_1;"), std::string::npos) << code.open;
+  EXPECT_EQ(code.close, "}}}}");
+  EXPECT_FALSE(code.microkernel);
+}
+
+TEST(LoopCode, ALoneMoveThatSwapsContiguousDimensionsBecomesARegisterTranspose) {
+  OpenNest n = tiles(true);
+  n.moves.push_back(transpose_move());
+  const NestCode code = close_nest(n, true, target::resolve("x86-64-v4"));
+  ASSERT_TRUE(code.microkernel);
+  ASSERT_TRUE(code.move_code.has_value());
+  EXPECT_EQ(*code.move_code, "lego_transpose_16x16<true>(&A[a], 64, &B[b], 64);");
+  EXPECT_NE(code.open.find("for (int64_t i_1 = 0; i_1 < 16; i_1 += 16) { for (int64_t j_1 = 0; j_1 < 16; j_1 += 16) {"), std::string::npos)
+      << code.open;
+  // Never collapsed into the stepped loops; streamed stores are fenced by each thread in a region of our own.
+  EXPECT_NE(code.open.find("_Pragma(\"omp parallel\") { _Pragma(\"omp for schedule(static) collapse(2) nowait\")"), std::string::npos)
+      << code.open;
+  EXPECT_EQ(code.close, "}}}} lego_store_fence(); }");
+  ASSERT_EQ(code.notes.size(), 1u);
+  EXPECT_NE(code.notes[0].find("B = A: 16x16 register transpose"), std::string::npos) << code.notes[0];
+  // The same nest on an AVX2 target takes AVX2's tile; with a body that is not the move alone, no micro-kernel.
+  EXPECT_NE(close_nest(n, true, target::resolve("x86-64-v3")).move_code.value_or("").find("lego_transpose_"), std::string::npos);
+  EXPECT_FALSE(close_nest(n, false, target::resolve("x86-64-v4")).microkernel);
+}
+
+TEST(LoopCode, AMoveThatSwapsNothingStaysScalarAndSaysWhy) {
+  OpenNest n = tiles(false, true);
+  NestMove copy = transpose_move();
+  copy.dst_shape = copy.src_shape;  // B[i, j] = A[i, j]: both contiguous along j_1
+  n.moves.push_back(copy);
+  const NestCode code = close_nest(n, true, target::resolve("x86-64-v4"));
+  EXPECT_FALSE(code.microkernel);
+  ASSERT_EQ(code.notes.size(), 1u);
+  EXPECT_EQ(code.notes[0].rfind("B = A: scalar move (", 0), 0u) << code.notes[0];
+  EXPECT_NE(code.open.find("_Pragma(\"omp simd\") for (int64_t j_1 = 0;"), std::string::npos) << code.open;
+}
+
+TEST(LoopCode, TheFlatFormIsOneLoopWithTheCallersInverse) {
+  OpenNest n = tiles(true, false, true);
+  EXPECT_EQ(n.flat_fallback, "the flat form was asked for (flat=)");
+  EXPECT_EQ(n.flat_size, 4096);
+  EXPECT_NE(n.note.find("L: one flat loop with L.inv per element"), std::string::npos) << n.note;
+  n.flat_code = "for (x) { decls;";
+  const NestCode code = close_nest(n, true, target::resolve("x86-64-v4"));
+  EXPECT_EQ(code.open, "_Pragma(\"omp parallel for schedule(static)\") for (x) { decls;");
+  EXPECT_EQ(code.close, "}");
+}
+
+TEST(LoopCode, AnAccessInsideTheNestIsDefinedOverItsLoopVariables) {
+  const std::vector<OpenNest> nests = {tiles(false)};
+  DeriveRequest request;
+  define_nest_indices(nests, {"j", "k"}, request);
+  ASSERT_EQ(request.index_definitions.count("j"), 1u);
+  EXPECT_EQ(request.index_definitions["j"], (std::vector<std::pair<std::string, std::int64_t>>{{"j_0", 16}, {"j_1", 1}}));
+  EXPECT_EQ(request.index_definitions.count("k"), 0u);  // not a coordinate of the nest
+  EXPECT_EQ(request.loop_variables.size(), 4u);
+}
+
+}  // namespace
+}  // namespace lego::kernel
