@@ -58,9 +58,13 @@ struct LayoutAst {
 // Permutation a Row/Col/RegP piece applies to its dimensions.
 std::vector<int> piece_permutation(const Piece& p);
 
-// Canonical text in the layout language; parse(print(x)) == x.
-std::string print(const LayoutAst& layout);
-std::string print(const Piece& piece);
+// Text in the layout language; parse(print(x)) == x. Compact is the
+// canonical form ("Row(4,4)", what golden outputs hold); Readable puts a
+// space after each comma ("Row(4, 4)"), as the examples are written, for
+// layouts the tools write for a person (lego suggest's candidates).
+enum class Spacing { Compact, Readable };
+std::string print(const LayoutAst& layout, Spacing spacing = Spacing::Compact);
+std::string print(const Piece& piece, Spacing spacing = Spacing::Compact);
 
 // Structural equality, ignoring source spans.
 bool equal(const LayoutAst& a, const LayoutAst& b);

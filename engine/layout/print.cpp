@@ -15,14 +15,17 @@ std::vector<int> piece_permutation(const Piece& p) {
 
 namespace {
 
-std::string join(const std::vector<Expr>& v) {
+// Between the items of a list: "," (canonical) or ", " (readable).
+const char* separator(Spacing spacing) { return spacing == Spacing::Readable ? ", " : ","; }
+
+std::string join(const std::vector<Expr>& v, Spacing spacing) {
   std::string s;
-  for (std::size_t k = 0; k < v.size(); ++k) s += (k ? "," : "") + to_string(v[k]);
+  for (std::size_t k = 0; k < v.size(); ++k) s += (k ? separator(spacing) : "") + to_string(v[k]);
   return s;
 }
 
-std::string list(const std::vector<Expr>& v) { return "[" + join(v) + "]"; }
-std::string tuple(const std::vector<Expr>& v) { return "(" + join(v) + (v.size() == 1 ? ",)" : ")"); }
+std::string list(const std::vector<Expr>& v, Spacing spacing) { return "[" + join(v, spacing) + "]"; }
+std::string tuple(const std::vector<Expr>& v, Spacing spacing) { return "(" + join(v, spacing) + (v.size() == 1 ? ",)" : ")"); }
 
 std::string lambda(const std::vector<std::string>& params, const std::string& body) {
   std::string s = "lambda ";
@@ -30,11 +33,11 @@ std::string lambda(const std::vector<std::string>& params, const std::string& bo
   return s + ": " + body;
 }
 
-std::string genp(const GenPSpec& g) {
+std::string genp(const GenPSpec& g, Spacing spacing) {
   if (!g.library.empty()) {
     if (!g.has_param_list) return g.library;
     std::string s = g.library + "(";
-    for (std::size_t k = 0; k < g.params.size(); ++k) s += (k ? "," : "") + to_string(g.params[k]);
+    for (std::size_t k = 0; k < g.params.size(); ++k) s += (k ? separator(spacing) : "") + to_string(g.params[k]);
     return s + ")";
   }
   std::string s = lambda(g.apply_params, to_string(g.apply_body));
@@ -68,41 +71,43 @@ bool equal_piece(const Piece& a, const Piece& b) {
 
 }  // namespace
 
-std::string print(const Piece& p) {
+std::string print(const Piece& p, Spacing spacing) {
   if (!p.cute.empty()) return "CuTe(" + p.cute + ")";
+  const char* sep = separator(spacing);
   switch (p.kind) {
     case PieceKind::Row:
-      return "Row(" + join(p.dims) + ")";
+      return "Row(" + join(p.dims, spacing) + ")";
     case PieceKind::Col:
-      return "Col(" + join(p.dims) + ")";
+      return "Col(" + join(p.dims, spacing) + ")";
     case PieceKind::RegP: {
       std::string perm = "[";
-      for (std::size_t k = 0; k < p.perm.size(); ++k) perm += (k ? "," : "") + std::to_string(p.perm[k]);
-      return "RegP(" + list(p.dims) + "," + perm + "])";
+      for (std::size_t k = 0; k < p.perm.size(); ++k) perm += (k ? sep : "") + std::to_string(p.perm[k]);
+      return "RegP(" + list(p.dims, spacing) + sep + perm + "])";
     }
     case PieceKind::GenP:
-      return "GenP(" + list(p.dims) + ", " + genp(p.genp) + ")";
+      return "GenP(" + list(p.dims, spacing) + ", " + genp(p.genp, spacing) + ")";
   }
   return {};
 }
 
-std::string print(const LayoutAst& l) {
+std::string print(const LayoutAst& l, Spacing spacing) {
+  const char* sep = separator(spacing);
   std::string s;
   for (std::size_t k = 0; k < l.chain.size(); ++k) {
     s += k ? ".OrderBy(" : "OrderBy(";
-    for (std::size_t p = 0; p < l.chain[k].pieces.size(); ++p) s += (p ? ", " : "") + print(l.chain[k].pieces[p]);
+    for (std::size_t p = 0; p < l.chain[k].pieces.size(); ++p) s += (p ? ", " : "") + print(l.chain[k].pieces[p], spacing);
     s += ")";
   }
   if (l.closing == Closing::GroupBy) {
     s += ".GroupBy([";
-    for (std::size_t g = 0; g < l.groups.size(); ++g) s += (g ? "," : "") + tuple(l.groups[g]);
+    for (std::size_t g = 0; g < l.groups.size(); ++g) s += (g ? sep : "") + tuple(l.groups[g], spacing);
     s += "])";
   } else {
     s += ".TileBy(";
-    for (std::size_t g = 0; g < l.groups.size(); ++g) s += (g ? "," : "") + list(l.groups[g]);
+    for (std::size_t g = 0; g < l.groups.size(); ++g) s += (g ? sep : "") + list(l.groups[g], spacing);
     s += ")";
   }
-  if (l.expand_to) s = "ExpandBy(" + s + ", " + list(*l.expand_to) + ")";
+  if (l.expand_to) s = "ExpandBy(" + s + ", " + list(*l.expand_to, spacing) + ")";
   return s;
 }
 

@@ -24,6 +24,7 @@
 #include "analysis/banks.hpp"
 #include "kernel/spec.hpp"
 #include "kernel/variant.hpp"
+#include "layout/ast.hpp"
 #include "run/worker_client.hpp"
 
 namespace lego::run {
@@ -41,6 +42,7 @@ struct LayoutCandidate {
   std::string name;                 // "padded+1", "swizzle(3,0,3)", "project:antidiag"
   std::string family;               // row, col, padded, swizzle, antidiag, skew, project
   std::string text;                 // layout language, at the kernel's sizes
+  LayoutAst layout;                 // the same as a value
   std::vector<std::int64_t> shape;  // its logical shape (padding widens the last extent)
   // Scores over the buffer's accesses (-1: no access of that kind).
   int worst_ways = -1;
