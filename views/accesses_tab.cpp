@@ -8,7 +8,7 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTabWidget>
-#include <QTableWidget>
+#include <QTableView>
 #include <QVBoxLayout>
 
 #include "analysis/accesses.hpp"
@@ -17,18 +17,42 @@
 namespace lego::views {
 
 AccessesTab::AccessesTab(QWidget* parent) : QWidget(parent) {
-  table_ = new QTableWidget(0, 4);
-  table_->setHorizontalHeaderLabels({tr("line"), tr("access"), tr("kind"), tr("result")});
-  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  table_->horizontalHeader()->setStretchLastSection(true);
-  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table_->setSelectionMode(QAbstractItemView::SingleSelection);
-  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  table_->setToolTip(
+  table_ = makeTable();
+  heatmap_ = new BankHeatmap;
+  views_ = new QTabWidget;
+  views_->addTab(heatmap_, tr("Banks"));
+  views_->addTab(makeThreadMapPage(), tr("Thread map"));
+  // Side by side: the bottom dock is short on a laptop, and 32 lanes need height.
+  auto* split = new QSplitter(Qt::Horizontal);
+  split->addWidget(table_);
+  split->addWidget(views_);
+  split->setSizes({330, 420});
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(split);
+}
+
+QTableView* AccessesTab::makeTable() {
+  auto* table = new QTableView;
+  table->setModel(&model_);
+  table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table->horizontalHeader()->setStretchLastSection(true);
+  table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table->setSelectionMode(QAbstractItemView::SingleSelection);
+  table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table->setToolTip(
       tr("Each access of the selected variant, from a trace of one block (CUDA) or the first iterations (CPU); "
          "select one to see its banks and its thread map"));
-  heatmap_ = new BankHeatmap;
+  connect(table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &AccessesTab::showSelected);
+  table->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(table, &QWidget::customContextMenuRequested, this, [this, table](const QPoint& at) {
+    if (const QModelIndex index = table->indexAt(at); index.isValid())
+      emit siteMenuRequested(model_.site(index.row()), table->viewport()->mapToGlobal(at));
+  });
+  return table;
+}
 
+QWidget* AccessesTab::makeThreadMapPage() {
   map_ = new AccessMap;
   map_->setToolTip(
       tr("Rows: the memory the access touches, in 4-byte words (shared: columns are banks; global: 128-byte lines "
@@ -54,11 +78,11 @@ AccessesTab::AccessesTab(QWidget* parent) : QWidget(parent) {
   controls->addWidget(step_label_);
   controls->addWidget(new QLabel(tr("Colour by")));
   controls->addWidget(colouring_);
-  auto* map_page = new QWidget;
-  auto* map_layout = new QVBoxLayout(map_page);
-  map_layout->setContentsMargins(0, 0, 0, 0);
-  map_layout->addLayout(controls);
-  map_layout->addWidget(map_, 1);
+  auto* page = new QWidget;
+  auto* layout = new QVBoxLayout(page);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addLayout(controls);
+  layout->addWidget(map_, 1);
   connect(warp_, &QSpinBox::valueChanged, map_, &AccessMap::setWarp);
   connect(step_, &QSlider::valueChanged, this, [this](int s) {
     step_label_->setText(s < 0 ? tr("all") : QString::number(s));
@@ -66,65 +90,45 @@ AccessesTab::AccessesTab(QWidget* parent) : QWidget(parent) {
   });
   connect(colouring_, &QComboBox::currentIndexChanged, this,
           [this](int i) { map_->setColouring(i == 0 ? AccessMap::Colouring::Lane : AccessMap::Colouring::Warp); });
-
-  views_ = new QTabWidget;
-  views_->addTab(heatmap_, tr("Banks"));
-  views_->addTab(map_page, tr("Thread map"));
-  // Side by side: the bottom dock is short on a laptop, and 32 lanes need height.
-  auto* split = new QSplitter(Qt::Horizontal);
-  split->addWidget(table_);
-  split->addWidget(views_);
-  split->setSizes({330, 420});
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(split);
-  connect(table_, &QTableWidget::itemSelectionChanged, this, &AccessesTab::showSelected);
+  return page;
 }
 
 void AccessesTab::clear(const QString& why) {
-  table_->setRowCount(0);
-  accesses_.reset();
+  model_.setAnalysis(std::nullopt);
   heatmap_->clear(why);
   map_->clear(why);
 }
 
 void AccessesTab::showAccesses(const analysis::AccessAnalysis& accesses) {
   // Comparing variants: the access selected in the last one stays selected.
-  const auto selected = table_->selectionModel()->selectedRows();
-  const QString kept = selected.isEmpty() ? QString() : table_->item(selected.front().row(), 1)->text();
+  const analysis::SiteReport* selected = selectedSite();
+  const std::string kept = selected ? selected->info.placeholder : std::string();
   clear({});
-  accesses_ = accesses;
-  int worst_row = -1, worst = 0, kept_row = -1;
-  for (const auto& a : accesses_->report.sites) {
-    const int row = table_->rowCount();
-    table_->insertRow(row);
-    table_->setItem(row, 0, new QTableWidgetItem(QString::number(a.info.line)));
-    table_->setItem(row, 1, new QTableWidgetItem(qs(a.info.placeholder)));
-    table_->setItem(row, 2, new QTableWidgetItem(qs(analysis::to_string(a.info.kind))));
-    table_->setItem(row, 3, new QTableWidgetItem(qs(analysis::verdict(a))));
-    if (kept_row < 0 && qs(a.info.placeholder) == kept) kept_row = row;
-    if (a.info.kind == analysis::MemoryKind::Shared && a.max_ways > worst) {
-      worst = a.max_ways;
-      worst_row = row;
-    }
-  }
-  if (worst_row < 0) heatmap_->clear(tr("No shared-memory accesses in this variant."));
+  model_.setAnalysis(accesses);
+  const int worst = model_.worstSharedRow(), kept_row = kept.empty() ? -1 : model_.rowOf(kept);
+  if (worst < 0) heatmap_->clear(tr("No shared-memory accesses in this variant."));
   if (kept_row >= 0)
-    table_->selectRow(kept_row);
-  else if (table_->rowCount() > 0)
-    table_->selectRow(std::max(worst_row, 0));  // the worst shared access first
+    selectSite(kept_row);
+  else if (model_.rowCount() > 0)
+    selectSite(std::max(worst, 0));  // the worst shared access first
 }
+
+const analysis::SiteReport* AccessesTab::selectedSite() const {
+  const auto rows = table_->selectionModel()->selectedRows();
+  return rows.isEmpty() ? nullptr : &model_.site(rows.front().row());
+}
+
+void AccessesTab::selectSite(int row) { table_->selectRow(row); }
 
 void AccessesTab::showSelected() {
   const auto rows = table_->selectionModel()->selectedRows();
-  if (rows.isEmpty() || !accesses_) return;
-  const auto row = static_cast<std::size_t>(rows.front().row());
-  showHeatmap(accesses_->report.sites[row]);
-  showThreadMap(accesses_->report.sites[row], accesses_->touches[row]);
+  if (rows.isEmpty()) return;
+  showHeatmap(model_.site(rows.front().row()));
+  showThreadMap(model_.site(rows.front().row()), model_.touches(rows.front().row()));
 }
 
 void AccessesTab::showHeatmap(const analysis::SiteReport& a) {
-  if (a.info.kind != analysis::MemoryKind::Shared || !accesses_->heatmap)
+  if (a.info.kind != analysis::MemoryKind::Shared || !model_.analysis()->heatmap)
     return heatmap_->clear(
         tr("%1 is a %2 access: select a shared one for its banks.").arg(qs(a.info.placeholder), qs(analysis::to_string(a.info.kind))));
   BankHeatmap::Matrix m{};

@@ -9,13 +9,14 @@
 
 #include "analysis/accesses.hpp"
 #include "views/access_map.hpp"
+#include "views/accesses_model.hpp"
 #include "views/bank_heatmap.hpp"
 
 class QComboBox;
 class QLabel;
 class QSlider;
 class QSpinBox;
-class QTableWidget;
+class QTableView;
 class QTabWidget;
 
 namespace lego::views {
@@ -28,20 +29,29 @@ class AccessesTab : public QWidget {
   void showAccesses(const analysis::AccessAnalysis& accesses);
   void clear(const QString& why);
 
-  QTableWidget* table() const { return table_; }
+  const AccessesModel& model() const { return model_; }
+  // The access whose banks and thread map show, or null.
+  const analysis::SiteReport* selectedSite() const;
+  void selectSite(int row);  // a row of model()
   BankHeatmap* heatmap() const { return heatmap_; }
   AccessMap* threadMap() const { return map_; }
   QTabWidget* views() const { return views_; }
   QSlider* stepSlider() const { return step_; }
   QSpinBox* warpChoice() const { return warp_; }
 
+ signals:
+  // A context menu asked for on an access (the panel offers Suggest a layout for its buffer).
+  void siteMenuRequested(const lego::analysis::SiteReport& site, const QPoint& global_position);
+
  private:
+  QTableView* makeTable();
+  QWidget* makeThreadMapPage();
   void showSelected();
   void showHeatmap(const analysis::SiteReport& site);
   void showThreadMap(const analysis::SiteReport& site, const std::optional<analysis::SiteTouches>& touches);
 
-  std::optional<analysis::AccessAnalysis> accesses_;
-  QTableWidget* table_;
+  AccessesModel model_;
+  QTableView* table_;
   QTabWidget* views_;
   BankHeatmap* heatmap_;
   AccessMap* map_;

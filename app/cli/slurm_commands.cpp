@@ -161,7 +161,11 @@ int run_slurm_command(const std::vector<std::string>& args, std::ostream& out, s
                           {"source", r.source},
                           {"error", r.error},
                           {"tasks", tasks},
-                          {"variant_states", r.variant_states}});
+                          {"variant_states", [&] {
+                             std::map<std::string, std::string> states;
+                             for (const auto& [key, state] : r.variant_states) states[key.text()] = state.text();
+                             return states;
+                           }()}});
         }
         out << nlohmann::json{{"runs", runs}, {"merged_results", report.merged_results}}.dump(2) << "\n";
       }

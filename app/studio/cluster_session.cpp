@@ -46,13 +46,14 @@ void ClusterSession::poll() {
       const project::CollectReport report = project::collect_once(file, unknown_variant_, job, ssh);
       QMap<QString, QString> states;
       QStringList troubles;
-      std::set<std::string> done;
+      std::set<kernel::VariantKey> done;
       for (const auto& run : report.runs) {
         if (!run.error.empty()) throw LegoError(run.error);
-        for (const auto& [key, state] : run.variant_states) {
-          states[qs(key)] = qs(state);
-          if (state == "DONE") done.insert(key);
-        }
+        for (const auto& [key, state] : run.variant_states)
+          if (state.merged)
+            done.insert(key);
+          else
+            states[qs(key.text())] = qs(state.slurm_state);
         for (const auto& t : run.tasks)
           if (!t.merged && run::slurm::finished(t.state))
             troubles << QStringLiteral("task %1: %2").arg(t.task).arg(qs(run::slurm::unfinished_text({t.task, t.state, t.exit_code})));
@@ -61,7 +62,7 @@ void ClusterSession::poll() {
       if (report.merged_results > 0) {
         OutcomeList outcomes;
         for (auto& o : project::imported_outcomes(kernel::read_text_file(file)))
-          if (done.count(o.kernel + "/" + o.id)) outcomes.push_back(std::make_shared<const run::Outcome>(std::move(o)));
+          if (done.count(o.key())) outcomes.push_back(std::make_shared<const run::Outcome>(std::move(o)));
         emit merged(outcomes);
       }
       if (report.finished) {

@@ -36,7 +36,8 @@ class ClusterSession : public QObject {
 
  signals:
   void submitted(const QString& job, const QString& dir, int tasks, int variants);
-  // "kernel/variant" -> its task's Slurm state (PENDING, RUNNING, ...; DONE once merged).
+  // "kernel/variant" -> its task's Slurm state (PENDING, RUNNING, ...), for
+  // the variants whose results are not in the project yet.
   void states(const QString& job, const QMap<QString, QString>& variant_states);
   // Results merged into the project by the last pass, as outcomes (status Imported).
   void merged(const lego::studio::OutcomeList& outcomes);

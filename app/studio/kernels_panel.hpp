@@ -1,7 +1,10 @@
 // The kernels panel: a project's kernels, their variants in a sortable table
-// (status, verified, ms, GB/s, GFLOP/s, % of roof), a sweep with progress
-// and Cancel, the code of one variant or the diff of two (kernel, index
-// expressions, assembly), and Export winner. Work runs in SweepSession.
+// (status, verified, ms, GB/s, GFLOP/s, % of roof; VariantsModel), a sweep
+// with progress and Cancel, the code of one variant or the diff of two
+// (kernel, index expressions, assembly), and Export winner. Work runs in
+// SweepSession. Its parts are built in kernels_panel_widgets.cpp, the
+// table kept in kernels_panel_table.cpp, the project side in
+// kernels_panel_project.cpp and Run on cluster in kernels_panel_cluster.cpp.
 #pragma once
 
 #include <QWidget>
@@ -11,16 +14,18 @@
 
 #include "studio/cluster_session.hpp"
 #include "studio/sweep_session.hpp"
+#include "studio/variants_model.hpp"
 #include "views/accesses_tab.hpp"
 #include "views/code_diff_view.hpp"
 #include "views/roofline_chart.hpp"
 
 class QComboBox;
 class QCheckBox;
+class QHBoxLayout;
 class QLabel;
 class QProgressBar;
 class QPushButton;
-class QTableWidget;
+class QTableView;
 class QTabWidget;
 
 namespace lego::studio {
@@ -30,8 +35,6 @@ class SuggestDialog;
 class KernelsPanel : public QWidget {
   Q_OBJECT
  public:
-  enum Column { Variant, Status, Verified, Ms, GBs, GFlops, Roof, BankWays, Coalesced, Lines, Registers, Columns };
-
   explicit KernelsPanel(QWidget* parent = nullptr);
 
   void openProject(const QString& path);
@@ -60,6 +63,8 @@ class KernelsPanel : public QWidget {
   void exportWinner(const QString& dir, bool replace = false);
   // The selected row's variant (not a baseline), or empty.
   QString selectedVariant() const;
+  // Every selected row's id (baselines too), in the table's order.
+  QStringList selectedVariants() const;
   void exportVariant(const QString& id, const QString& dir, bool replace = false);
   // Rows whose result is from an earlier sweep than the last one started.
   bool isStale(const QString& id) const;
@@ -70,10 +75,9 @@ class KernelsPanel : public QWidget {
   void editSelectedLayout();
   // lego suggest for the chosen layout's buffer; the ranked layouts open in a dialog.
   void suggestForSelectedLayout();
-  // The same for a buffer by name (the Accesses tab's context menu): its first layout is chosen.
+  // The same for a buffer by name (the Accesses tab's context menu offers
+  // the buffer its access reaches): its first layout is chosen.
   void suggestFor(const QString& buffer);
-  // The buffer an access of the Accesses tab reaches ("smem S[c, r]" -> "S"), or empty.
-  QString bufferOfAccess(int row) const;
   SuggestDialog* suggestDialog() const { return suggest_dialog_; }
   void applyLayout(const QString& text);
   bool saveProject(QString* error = nullptr);
@@ -84,19 +88,21 @@ class KernelsPanel : public QWidget {
   // Seconds before a variant's worker is killed as hung (default 120).
   void setTimeout(double seconds) { timeout_s_ = seconds; }
 
-  QTableWidget* table() const { return table_; }
+  // The current kernel's rows, every one, whatever the table hides or how it sorts.
+  const VariantsModel& variants() const { return variants_; }
+  // The ids the table shows, in its order (sorted, "Verified only" applied).
+  QStringList shownVariants() const;
+  void sortVariants(VariantsModel::Column column, Qt::SortOrder order = Qt::AscendingOrder);
+  // Selects the variant's row (from the roofline or elsewhere), and says so.
+  void selectVariant(const QString& id);
+  // Selects these rows, and only these: one shows its code, two their diff.
+  void selectVariants(const QStringList& ids);
   QComboBox* kernelChoice() const { return kernel_; }
   views::CodeDiffView* kernelCode() const { return kernel_code_; }
-  views::CodeDiffView* expressions() const { return expressions_; }
   views::CodeDiffView* assembly() const { return assembly_; }
-  QProgressBar* progress() const { return progress_; }
   QPushButton* verifySmallerButton() const { return verify_smaller_; }
   views::RooflineChart* roofline() const { return roofline_; }
   views::AccessesTab* accesses() const { return accesses_; }
-  QTableWidget* accessTable() const { return accesses_->table(); }
-  views::BankHeatmap* accessHeatmap() const { return accesses_->heatmap(); }
-  // Selects the variant's row (from the roofline or elsewhere).
-  void selectVariant(const QString& id);
   const ProjectInfo* project() const { return project_.get(); }
   bool running() const { return sweep_.running(); }
 
@@ -118,59 +124,82 @@ class KernelsPanel : public QWidget {
   void chooseTarget(const QString& name);
 
  private:
+  // kernels_panel_widgets.cpp: the parts, built once.
+  QHBoxLayout* makeTopRow();
+  QComboBox* makeTargetChoice();
+  QTableView* makeVariantsTable();
+  QTabWidget* makeTabs();
+  QHBoxLayout* makeLayoutsRow();
+  void showVariantsMenu(const QPoint& at);
+  void showAccessMenu(const analysis::SiteReport& site, const QPoint& global_position);
+
+  // kernels_panel.cpp: the sweep.
+  void connectControls();
+  void connectSweep();
+  void onTargetPicked();
+  void onSweepFinished(bool cancelled);
+  void startSweep(const QStringList& ids, bool verify_smaller);
+  const KernelInfo* currentKernel() const;
+  const VariantInfo* variant(const QString& id) const;
+  OutcomePtr outcome(const KernelInfo& k, const std::string& id) const;  // the last result, or null
+  // The kernel's baselines that have run, in the project's order.
+  std::vector<const VariantOutcome*> baselines(const KernelInfo& k) const;
+  // The current kernel's variants that have a result, in the project's order.
+  std::vector<const VariantOutcome*> landed() const;
+
+  // kernels_panel_table.cpp: the variants table and what shows the selection.
+  std::vector<VariantRow> rowsOf(const KernelInfo& k) const;
   void showKernel();
-  void showSelection();
+  void onOutcome(OutcomePtr outcome);
+  void markStale();           // every row whose id stale_ holds
+  void updateSmallerCheck();  // the button shows while some row needs it
+  void updateRoofline();
   struct Shown {
     QString title, code, expansions, assembly;
     const VariantInfo* variant = nullptr;
   };
   Shown shown(const QString& id) const;
+  void showSelection();
   void showAccesses(const VariantInfo* v);
-  void setAnalysisItems(int row, const VariantOutcome* o);
-  void onOutcome(OutcomePtr outcome);
-  const KernelInfo* currentKernel() const;
-  const VariantInfo* variant(const QString& id) const;
-  const VariantOutcome* outcome(const KernelInfo& k, const VariantInfo& v) const;  // the last result, or null
-  // The kernel's baselines that have run, in the project's order.
-  std::vector<const VariantOutcome*> baselines(const KernelInfo& k) const;
-  // The current kernel's variants that have a result, in the project's order.
-  std::vector<const VariantOutcome*> landed() const;
-  int rowOf(const QString& id) const;
+
+  // kernels_panel_project.cpp: layouts, suggestions, saving.
+  void onProjectLoaded(ProjectPtr project);
+  void showSuggestions(std::shared_ptr<const run::Suggestions> suggestions);
+  QString sizesText() const;  // the project's first parameter values, as the composer takes them
+  void fillLayouts();
+  project::LayoutSlot slotAt(int index) const;
+
+  // kernels_panel_cluster.cpp
+  void connectCluster();
+  void showClusterStates(const QMap<QString, QString>& states);
 
   SweepSession sweep_;
+  ClusterSession cluster_session_;
   double timeout_s_ = 120;
   ProjectPtr project_;
+  std::string saved_json_;
   std::map<std::string, OutcomePtr> outcomes_;  // "kernel/variant" -> last result
   std::set<std::string> stale_;                 // keys of outcomes_ from before the running (or last) sweep
   int done_ = 0, total_ = 0;                    // the running sweep's progress
-  void markStale(int row);
-  QLabel* project_label_;
-  QComboBox* layout_;
-  QPushButton *edit_layout_, *apply_layout_, *save_project_, *suggest_;
-  SuggestDialog* suggest_dialog_ = nullptr;
   std::string last_suggested_buffer_;
-  QString sizesText() const;  // the project's first parameter values, as the composer takes them
-  std::string saved_json_;
-  void fillLayouts();
-  project::LayoutSlot slotAt(int index) const;
+  views::Ceilings ceilings_;
+  VariantsModel variants_;
+  VariantsFilter shown_;  // variants_ as the table sorts and filters it
+
+  QLabel* project_label_;
   QComboBox* kernel_;
-  QComboBox* target_ = nullptr;  // host and the named targets (lego targets)
+  QComboBox* target_;  // host and the named targets (lego targets)
   QCheckBox* verified_only_;
   QCheckBox* reuse_;  // results cache of unchanged code
   QPushButton *run_, *cancel_, *export_, *export_selected_, *verify_smaller_, *cluster_;
-  ClusterSession cluster_session_;
-  void connectCluster();
-  void showClusterStates(const QMap<QString, QString>& states);
-  void startSweep(const QStringList& ids, bool verify_smaller);
-  void updateSmallerCheck();  // the button shows while some row needs it
   QProgressBar* progress_;
-  QTableWidget* table_;
-  QTabWidget* tabs_;
+  QComboBox* layout_;
+  QPushButton *edit_layout_, *apply_layout_, *save_project_, *suggest_;
+  SuggestDialog* suggest_dialog_ = nullptr;
+  QTableView* table_;
   views::CodeDiffView *kernel_code_, *expressions_, *assembly_;
   views::RooflineChart* roofline_;
   views::AccessesTab* accesses_;
-  views::Ceilings ceilings_;
-  void updateRoofline();
 };
 
 }  // namespace lego::studio

@@ -3,7 +3,6 @@
 // column and the results as they are merged.
 #include <QFileInfo>
 #include <QPushButton>
-#include <QTableWidget>
 
 #include "run/slurm.hpp"
 #include "studio/cluster_dialog.hpp"
@@ -42,11 +41,8 @@ void KernelsPanel::connectCluster() {
   // they say so, with the error, instead of "submitting" for ever.
   connect(&cluster_session_, &ClusterSession::failed, this, [this](const QString& why) {
     cluster_->setEnabled(true);
-    for (int row = 0; row < table_->rowCount(); ++row)
-      if (QTableWidgetItem* item = table_->item(row, Status); item && item->text() == tr("submitting")) {
-        item->setText(tr("not submitted"));
-        item->setToolTip(why);
-      }
+    for (int row = 0; row < variants_.rowCount(); ++row)
+      if (variants_.row(row).note == tr("submitting")) variants_.setNote(row, tr("not submitted"), why);
     emit message(why);
   });
 }
@@ -64,29 +60,23 @@ void KernelsPanel::runOnCluster(const run::slurm::JobOptions& options) {
   request.max_variants = 256;  // the table's own sample (SweepSession::open)
   request.job = options;
   cluster_->setEnabled(false);
-  for (int row = 0; row < table_->rowCount(); ++row)
-    if (QTableWidgetItem* item = table_->item(row, Status);
-        item && !outcomes_.count(outcome_key(k->spec.name, table_->item(row, Variant)->text().toStdString())))
-      item->setText(tr("submitting"));
+  for (int row = 0; row < variants_.rowCount(); ++row)
+    if (!variants_.row(row).outcome) variants_.setNote(row, tr("submitting"));
   cluster_session_.submit(qs(project_->file), request);
 }
 
 void KernelsPanel::showClusterStates(const QMap<QString, QString>& states) {
   const KernelInfo* k = currentKernel();
   if (!k) return;
-  table_->setSortingEnabled(false);
-  for (int row = 0; row < table_->rowCount(); ++row) {
-    const std::string id = table_->item(row, Variant)->text().toStdString();
-    const auto it = states.find(qs(outcome_key(k->spec.name, id)));
-    if (it == states.end() || it.value() == QLatin1String("DONE")) continue;
+  for (int row = 0; row < variants_.rowCount(); ++row) {
+    const auto it = states.find(qs(outcome_key(k->spec.name, variants_.row(row).id.toStdString())));
+    if (it == states.end()) continue;  // merged: the row shows its result
     const QString state = it.value();
     const QString text = state == QLatin1String("PENDING")   ? tr("queued (Slurm)")
                          : state == QLatin1String("RUNNING") ? tr("running (Slurm)")
                                                              : state.toLower() + tr(" (Slurm)");
-    table_->item(row, Status)->setText(text);
-    table_->item(row, Status)->setToolTip(tr("its Slurm array task is %1").arg(state));
+    variants_.setNote(row, text, tr("its Slurm array task is %1").arg(state));
   }
-  table_->setSortingEnabled(true);
 }
 
 }  // namespace lego::studio

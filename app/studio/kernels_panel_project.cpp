@@ -1,19 +1,56 @@
-// The project side of the kernels panel: its layout alternatives, edited
-// in the composer and put back, and saving the project.
+// The project side of the kernels panel: a project as it loads, its
+// layout alternatives, edited in the composer and put back, the layouts
+// lego suggest ranks for a buffer, and saving the project.
 
 #include <QComboBox>
 #include <QFileInfo>
 #include <QLabel>
 #include <QPushButton>
-#include <QTableWidget>
 
 #include "project/runs.hpp"
 #include "run/sweep.hpp"
 #include "studio/kernels_panel.hpp"
 #include "studio/save_file.hpp"
+#include "studio/suggest_dialog.hpp"
 #include "views/qt_text.hpp"
 
 namespace lego::studio {
+
+void KernelsPanel::onProjectLoaded(ProjectPtr p) {
+  const int kernel_index = kernel_->currentIndex(), layout_index = layout_->currentIndex();
+  const bool same_file = project_ && p->file == project_->file;
+  project_ = std::move(p);
+  if (!project_->edited) saved_json_ = project_->json;
+  save_project_->setEnabled(hasUnsavedProject());
+  outcomes_ = project_->imported;  // results measured elsewhere show until a sweep here replaces them
+  project_label_->setText(QFileInfo(qs(project_->file)).fileName() + (hasUnsavedProject() ? "*" : ""));
+  project_label_->setToolTip(qs(project_->project.description));
+  {
+    // Refilled quietly; the signal is live again for whoever picks a kernel next (--kernel).
+    const QSignalBlocker block(kernel_);
+    kernel_->clear();
+    for (const auto& k : project_->kernels) kernel_->addItem(qs(k.spec.name));
+    if (same_file && kernel_index >= 0 && kernel_index < kernel_->count()) kernel_->setCurrentIndex(kernel_index);
+  }
+  {
+    const QSignalBlocker block(target_);
+    const int at = target_->findData(project_->target.host ? QStringLiteral("host") : qs(project_->target.name));
+    if (at >= 0) target_->setCurrentIndex(at);
+  }
+  showKernel();
+  if (same_file && layout_index >= 0 && layout_index < layout_->count()) layout_->setCurrentIndex(layout_index);
+  emit message(tr("opened %1: %2 kernels").arg(qs(project_->file)).arg(project_->kernels.size()));
+  const target::Target& t = project_->target;
+  emit targetChanged(t.host ? tr("Target: this machine (%1, %2)").arg(qs(t.cpu), qs(t.level()))
+                            : tr("Target: %1 (%2)").arg(qs(t.name), qs(t.level())));
+  for (const auto& k : project_->kernels)
+    if (k.ruled_out > 0)
+      emit message(tr("%1: %2 variants ruled out by target %3, e.g. %4")
+                       .arg(qs(k.spec.name))
+                       .arg(k.ruled_out)
+                       .arg(qs(t.name), qs(k.ruled_out_reason)));
+  emit projectLoaded();
+}
 
 void KernelsPanel::fillLayouts() {
   layout_->clear();
@@ -71,12 +108,27 @@ void KernelsPanel::suggestFor(const QString& buffer) {
   emit message(tr("%1 has no layout in this kernel to suggest for").arg(buffer));
 }
 
-QString KernelsPanel::bufferOfAccess(int row) const {
-  const QTableWidgetItem* access = accesses_->table()->item(row, 1);
-  if (!access) return {};
-  QString text = access->text();  // "smem S[c, r]" or "A[i, j]"
-  if (text.startsWith("smem ")) text = text.mid(5);
-  return text.left(text.indexOf('['));
+// The ranked layouts, in a dialog made at the first suggestion: its
+// selected row goes to the composer, Add to project adds it to the buffer.
+void KernelsPanel::showSuggestions(std::shared_ptr<const run::Suggestions> s) {
+  suggest_->setEnabled(true);
+  if (!suggest_dialog_) {
+    suggest_dialog_ = new SuggestDialog(this);
+    connect(suggest_dialog_, &SuggestDialog::showRequested, this,
+            [this](const QString& text, const QString& label) { emit editLayoutRequested(text, sizesText(), label); });
+    connect(suggest_dialog_, &SuggestDialog::addRequested, this, [this](const QString& text, const QString& name) {
+      const KernelInfo* k = currentKernel();
+      if (!k || !project_) return;
+      const std::string owner = suggest_dialog_->selected() ? last_suggested_buffer_ : std::string();
+      sweep_.addLayout(project_, {k->spec.name, owner, name.toStdString()}, text);
+      emit message(tr("adding %1.%2 to kernel %3 (Save project writes the file)").arg(qs(owner), name, qs(k->spec.name)));
+    });
+  }
+  last_suggested_buffer_ = s->buffer;
+  suggest_dialog_->setSuggestions(std::move(s));
+  suggest_dialog_->show();
+  suggest_dialog_->raise();
+  emit message(tr("suggest: done; the first row is shown in the composer"));
 }
 
 void KernelsPanel::applyLayout(const QString& text) {

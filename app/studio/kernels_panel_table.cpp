@@ -1,132 +1,36 @@
-// The variants table of the kernels panel: one row per variant and per
-// baseline, filled as outcomes land, sortable by number.
+// The variants table of the kernels panel: its rows made from the current
+// kernel's variants and their results (VariantsModel), kept as outcomes
+// land, and the selected rows shown in the code views, the Accesses tab
+// and the roofline.
 #include <QCheckBox>
 #include <QPushButton>
-#include <QTableWidget>
-#include <cmath>
+#include <QTableView>
 
-#include "run/sweep.hpp"
 #include "studio/kernels_panel.hpp"
-#include "studio/save_file.hpp"
 #include "views/qt_text.hpp"
 
 namespace lego::studio {
 
-namespace {
-
-// Numbers sort as numbers; an unrun variant sorts last.
-class NumberItem : public QTableWidgetItem {
- public:
-  NumberItem(double value, int decimals) : QTableWidgetItem(value < 0 ? QString() : QString::number(value, 'f', decimals)), value_(value) {
-    setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-  }
-  bool operator<(const QTableWidgetItem& other) const override {
-    const auto* o = dynamic_cast<const NumberItem*>(&other);
-    if (!o) return QTableWidgetItem::operator<(other);
-    const double a = value_ < 0 ? 1e300 : value_, b = o->value_ < 0 ? 1e300 : o->value_;
-    return a < b;
-  }
-
- private:
-  double value_;
-};
-
-// ✓ verified, ✗ failed the comparison or did not run, – not checked (no GPU
-// and too large to emulate); a check at smaller sizes names them.
-QString verified_mark(const VariantOutcome& o) {
-  const QString mark = QString::fromUtf8(run::verification_mark(o));
-  return o.verified && !o.verified_at.empty() ? QObject::tr("%1 (verified at %2)").arg(mark, qs(o.verified_at)) : mark;
+std::vector<VariantRow> KernelsPanel::rowsOf(const KernelInfo& k) const {
+  const auto stale = [&](const std::string& id) { return stale_.count(outcome_key(k.spec.name, id)) > 0; };
+  std::vector<VariantRow> rows;
+  for (const auto& v : k.variants)
+    rows.push_back({qs(v.id()), false, v.instantiated() ? QString() : qs(v.error()), outcome(k, v.id()), stale(v.id()), {}, {}});
+  for (const VariantOutcome* b : baselines(k)) rows.push_back({qs(b->id), true, {}, outcome(k, b->id), stale(b->id), {}, {}});
+  return rows;
 }
-
-// Why the mark is what it is, in words: the reason for every mark but a plain ✓.
-QString verified_tip(const VariantOutcome& o) {
-  if (o.verified && o.verified_at.empty()) return QObject::tr("Compared with the reference at the sizes it ran at: equal");
-  if (o.verified)
-    return QObject::tr("Compared with the reference at %1, a smaller instance of the same template, layouts and tiles: equal")
-        .arg(qs(o.verified_at));
-  const QString why = o.message.empty() ? QString::fromUtf8(run::status_text(o.status)) : qs(o.message);
-  return QObject::tr("Not verified: %1").arg(why);
-}
-
-// A result reused from the cache says so, in the row and its tooltip.
-QString status_text(const VariantOutcome& o) {
-  return QString::fromUtf8(run::status_text(o.status)) + (o.cached ? QObject::tr(" (cached)") : QString());
-}
-
-QString status_tip(const VariantOutcome& o) {
-  QString tip = QString::fromStdString(o.message);
-  if (o.cached)
-    tip += (tip.isEmpty() ? "" : "\n") + QObject::tr(
-                                             "Reused from the results cache: the code, sizes and run options are unchanged since "
-                                             "it last ran on this machine. Untick Reuse to run it again.");
-  return tip;
-}
-
-// The median, with the spread of the repetitions beside it when they differ
-// by more than 10% (a shared machine), and in the tooltip always.
-QTableWidgetItem* ms_item(const VariantOutcome* o) {
-  auto* item = new NumberItem(o ? o->ms : -1, 4);
-  if (!o || o->ms <= 0 || o->repetitions < 2) return item;
-  const double spread = (o->ms_max - o->ms_min) / o->ms;
-  if (spread > 0.1) item->setText(item->text() + QObject::tr(" ±%1%").arg(std::lround(50 * spread)));
-  item->setToolTip(QObject::tr("median of %1 repetitions; fastest %2 ms, slowest %3 ms (a spread of %4% of the median)")
-                       .arg(o->repetitions)
-                       .arg(o->ms_min, 0, 'g', 4)
-                       .arg(o->ms_max, 0, 'g', 4)
-                       .arg(std::lround(100 * spread)));
-  return item;
-}
-
-}  // namespace
 
 void KernelsPanel::showKernel() {
   fillLayouts();
   const KernelInfo* k = currentKernel();
-  table_->setSortingEnabled(false);
-  table_->setRowCount(0);
+  variants_.setRows(k ? rowsOf(*k) : std::vector<VariantRow>{});
+  shown_.setVerifiedOnly(verified_only_->isChecked());
   if (!k) return;
-  for (const auto& v : k->variants) {
-    const VariantOutcome* o = outcome(*k, v);
-    if (verified_only_->isChecked() && !(o && o->verified)) continue;
-    const int row = table_->rowCount();
-    table_->insertRow(row);
-    table_->setItem(row, Variant, new QTableWidgetItem(qs(v.id())));
-    table_->setItem(row, Status, new QTableWidgetItem(o ? status_text(*o) : v.instantiated() ? tr("not run") : tr("invalid")));
-    if (o) table_->item(row, Status)->setToolTip(status_tip(*o));
-    if (!v.instantiated()) table_->item(row, Status)->setToolTip(qs(v.error()));
-    table_->setItem(row, Verified, new QTableWidgetItem(o ? verified_mark(*o) : QString()));
-    if (o) table_->item(row, Verified)->setToolTip(verified_tip(*o));
-    table_->setItem(row, Ms, ms_item(o));
-    table_->setItem(row, GBs, new NumberItem(o && o->ms > 0 ? o->gbs : -1, 2));
-    table_->setItem(row, GFlops, new NumberItem(o && o->ms > 0 ? o->gflops : -1, 2));
-    table_->setItem(row, Roof, new NumberItem(o && o->ms > 0 ? o->percent_of_roof : -1, 1));
-    setAnalysisItems(row, o);
-  }
-  for (const VariantOutcome* o : baselines(*k)) {
-    const int row = table_->rowCount();
-    table_->insertRow(row);
-    table_->setItem(row, Variant, new QTableWidgetItem(qs(o->id)));
-    table_->setItem(row, Status, new QTableWidgetItem(status_text(*o)));
-    table_->setItem(row, Verified, new QTableWidgetItem(verified_mark(*o)));
-    table_->setItem(row, Ms, ms_item(o));
-    table_->setItem(row, GBs, new NumberItem(o->ms > 0 ? o->gbs : -1, 2));
-    table_->setItem(row, GFlops, new NumberItem(o->ms > 0 ? o->gflops : -1, 2));
-    table_->setItem(row, Roof, new NumberItem(o->ms > 0 ? o->percent_of_roof : -1, 1));
-    setAnalysisItems(row, nullptr);
-    const QString why = tr("Baseline, timed in the same sweep: the code a user would call instead (a library, or a copy of the same "
-                           "bytes as the roof). Never the winner.%1")
-                            .arg(o->message.empty() ? QString() : "\n" + qs(o->message));
-    for (int c = 0; c < table_->columnCount(); ++c)
-      if (QTableWidgetItem* item = table_->item(row, c)) {
-        item->setToolTip(why);
-        QFont f = item->font();
-        f.setItalic(true);
-        item->setFont(f);
-      }
-  }
-  for (int row = 0; row < table_->rowCount(); ++row) markStale(row);
-  table_->setSortingEnabled(true);
-  if (table_->rowCount() > 0) table_->selectRow(0);
+  // A reset selects nothing and says nothing: the code views follow row 0, or empty.
+  if (shown_.rowCount() > 0)
+    table_->selectRow(0);
+  else
+    showSelection();
   updateRoofline();
   updateSmallerCheck();
 }
@@ -145,33 +49,117 @@ void KernelsPanel::onOutcome(OutcomePtr o) {
   stale_.erase(outcome_key(o->kernel, o->id));
   const KernelInfo* k = currentKernel();
   if (!k || k->spec.name != o->kernel) return;
-  const int row = rowOf(qs(o->id));
-  if (row < 0) return showKernel();
-  for (int c = 0; c < table_->columnCount(); ++c)  // fresh: no longer greyed
-    if (QTableWidgetItem* item = table_->item(row, c)) {
-      item->setData(Qt::ForegroundRole, QVariant());
-      if (item->toolTip().startsWith(tr("From an earlier sweep"))) item->setToolTip(item->toolTip().section('\n', 1));
-    }
-  table_->setSortingEnabled(false);
-  table_->item(row, Status)->setText(status_text(*o));
-  table_->item(row, Status)->setToolTip(status_tip(*o));
-  table_->item(row, Verified)->setText(verified_mark(*o));
-  table_->item(row, Verified)->setToolTip(verified_tip(*o));
-  table_->setItem(row, Ms, ms_item(o.get()));
-  table_->setItem(row, GBs, new NumberItem(o->ms > 0 ? o->gbs : -1, 2));
-  table_->setItem(row, GFlops, new NumberItem(o->ms > 0 ? o->gflops : -1, 2));
-  table_->setItem(row, Roof, new NumberItem(o->ms > 0 ? o->percent_of_roof : -1, 1));
-  setAnalysisItems(row, o.get());
-  table_->setSortingEnabled(true);
+  if (!variants_.setOutcome(o)) return showKernel();  // a baseline's first result: a row of its own
   updateRoofline();
-  if (table_->selectionModel()->isRowSelected(row, {})) showSelection();
+  const QModelIndex at = shown_.mapFromSource(variants_.index(variants_.rowOf(qs(o->id)), 0));
+  if (at.isValid() && table_->selectionModel()->isRowSelected(at.row(), {})) showSelection();
 }
 
-void KernelsPanel::setAnalysisItems(int row, const VariantOutcome* o) {
-  table_->setItem(row, BankWays, new NumberItem(o ? o->bank_ways : -1, 0));
-  table_->setItem(row, Coalesced, new NumberItem(o ? o->coalesced_percent : -1, 0));
-  table_->setItem(row, Lines, new NumberItem(o ? o->lines_per_iteration : -1, 3));
-  table_->setItem(row, Registers, new NumberItem(o && o->cuda ? o->cuda->registers : -1, 0));
+void KernelsPanel::markStale() {
+  for (int row = 0; row < variants_.rowCount(); ++row) variants_.setStale(row, isStale(variants_.row(row).id));
+}
+
+QStringList KernelsPanel::shownVariants() const {
+  QStringList ids;
+  for (int row = 0; row < shown_.rowCount(); ++row) ids << shown_.index(row, 0).data(VariantsModel::IdRole).toString();
+  return ids;
+}
+
+void KernelsPanel::sortVariants(VariantsModel::Column column, Qt::SortOrder order) { table_->sortByColumn(column, order); }
+
+void KernelsPanel::selectVariant(const QString& id) {
+  selectVariants({id});
+  if (selectedVariants() == QStringList{id}) emit message(tr("selected %1").arg(id));
+}
+
+void KernelsPanel::selectVariants(const QStringList& ids) {
+  QItemSelection rows;
+  QModelIndex first;
+  for (const QString& id : ids) {
+    const QModelIndex at = shown_.mapFromSource(variants_.index(variants_.rowOf(id), 0));
+    if (!at.isValid()) continue;  // no such row, or hidden by Verified only
+    rows.select(at, at);
+    if (!first.isValid()) first = at;
+  }
+  if (!ids.isEmpty() && !first.isValid()) return;  // e.g. a click on the roofline's point of a row Verified only hides
+  table_->selectionModel()->select(rows, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  if (!first.isValid()) return;
+  table_->selectionModel()->setCurrentIndex(first, QItemSelectionModel::NoUpdate);
+  table_->scrollTo(first);
+}
+
+QStringList KernelsPanel::selectedVariants() const {
+  QStringList ids;  // in the order they were selected: the first is the diff's left side
+  for (const QModelIndex& index : table_->selectionModel()->selectedRows()) ids << index.data(VariantsModel::IdRole).toString();
+  return ids;
+}
+
+QString KernelsPanel::selectedVariant() const {
+  for (const QString& id : selectedVariants())
+    if (variant(id)) return id;
+  return {};
+}
+
+void KernelsPanel::updateRoofline() {
+  const KernelInfo* k = currentKernel();
+  if (!k) return;
+  std::vector<views::RooflinePoint> points;
+  for (const auto& v : k->variants) {
+    const OutcomePtr o = outcome(*k, v.id());
+    if (!o || o->ms <= 0) continue;
+    // Results measured elsewhere (a bench bundle, a cluster job) carry no
+    // intensity: FLOP/s over bytes/s is the same flops per byte.
+    double intensity = o->intensity;
+    if (intensity <= 0 && o->gbs > 0) intensity = o->gflops / o->gbs;
+    points.push_back({qs(v.id()), intensity, o->gflops, o->gbs, o->verified});
+  }
+  const bool bandwidth_only = k->variants.empty() || !k->variants.front().instantiated() || k->variants.front().instance().flops == 0;
+  std::vector<views::RooflineBaseline> lines;
+  for (const VariantOutcome* o : baselines(*k))
+    if (o->ms > 0) lines.push_back({qs(o->id.substr(o->id.find(':') + 1)), o->gflops, o->gbs});
+  roofline_->setData(ceilings_, std::move(points), bandwidth_only, std::move(lines));
+}
+
+// What the code views show for a selected row: a variant's generated code,
+// index expressions and assembly, or a baseline's source as it was timed.
+KernelsPanel::Shown KernelsPanel::shown(const QString& id) const {
+  Shown s{id, {}, {}, {}, variant(id)};
+  const QString no_assembly = tr("; run the variant to see its assembly (PTX for CUDA)");
+  if (const VariantInfo* v = s.variant) {
+    s.code = v->instantiated() ? qs(v->instance().source) : qs(v->error());
+    s.expansions = qs(v->expansions);
+    const OutcomePtr o = outcome(*currentKernel(), v->id());
+    s.assembly = o && !o->assembly.empty() ? qs(o->assembly) : no_assembly;
+    return s;
+  }
+  if (const OutcomePtr o = outcome(*currentKernel(), id.toStdString()); o && o->baseline) {
+    s.code = o->source.empty() ? tr("// %1: %2").arg(id, qs(o->message)) : qs(o->source);
+    s.expansions = tr("A baseline is plain code (a library call, or a copy of the same bytes): it has no layout expressions.");
+    s.assembly = o->assembly.empty() ? no_assembly : qs(o->assembly);
+  }
+  return s;
+}
+
+void KernelsPanel::showSelection() {
+  const QStringList ids = selectedVariants();
+  if (!currentKernel()) return;
+  const Shown a = ids.size() > 0 ? shown(ids[0]) : Shown{}, b = ids.size() > 1 ? shown(ids[1]) : Shown{};
+  kernel_code_->setTexts(a.title, a.code, b.title, b.code);
+  expressions_->setTexts(a.title, a.expansions, b.title, b.expansions);
+  // One variant: its source beside its assembly, linked line to line; two: their assembly diffed.
+  if (ids.size() == 1)
+    assembly_->setSourceAndAssembly(a.title, a.code, a.assembly);
+  else
+    assembly_->setTexts(a.title, a.assembly, b.title, b.assembly);
+  roofline_->setSelected(a.variant ? a.title : b.variant ? b.title : QString());  // baselines are lines, not points
+  showAccesses(a.variant);
+}
+
+void KernelsPanel::showAccesses(const VariantInfo* v) {
+  const KernelInfo* k = currentKernel();
+  const OutcomePtr o = v && k ? outcome(*k, v->id()) : nullptr;
+  if (!o || !o->accesses) return accesses_->clear(tr("Run the variant: its accesses are traced and analysed beside the timing."));
+  accesses_->showAccesses(*o->accesses);
 }
 
 }  // namespace lego::studio

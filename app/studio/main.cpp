@@ -8,7 +8,6 @@
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QTabWidget>
-#include <QTableWidget>
 #include <QTimer>
 #include <cstdio>
 #include <map>
@@ -19,10 +18,11 @@
 namespace {
 
 // The first row that is a variant, not a baseline (a copy is often fastest).
-int first_variant(const QTableWidget* table) {
-  for (int row = 0; row < table->rowCount(); ++row)
-    if (!table->item(row, lego::studio::KernelsPanel::Variant)->text().startsWith("baseline:")) return row;
-  return 0;
+QString first_variant(const lego::studio::KernelsPanel& panel) {
+  const QStringList shown = panel.shownVariants();
+  for (const QString& id : shown)
+    if (!panel.variants().row(panel.variants().rowOf(id)).baseline) return id;
+  return shown.value(0);
 }
 
 }  // namespace
@@ -162,18 +162,14 @@ int main(int argc, char** argv) {
         window.kernels()->verifySmaller();
         return;
       }
-      QTableWidget* table = window.kernels()->table();
+      using lego::studio::VariantsModel;
+      lego::studio::KernelsPanel& panel = *window.kernels();
       if (accesses || single) {  // the variant with the worst bank conflict, or the fastest, alone
-        table->sortItems(accesses ? lego::studio::KernelsPanel::BankWays : lego::studio::KernelsPanel::Ms,
-                         accesses ? Qt::DescendingOrder : Qt::AscendingOrder);
-        table->clearSelection();
-        table->selectRow(first_variant(table));
+        panel.sortVariants(accesses ? VariantsModel::BankWays : VariantsModel::Ms, accesses ? Qt::DescendingOrder : Qt::AscendingOrder);
+        panel.selectVariants({first_variant(panel)});
       } else {
-        table->sortItems(lego::studio::KernelsPanel::Ms);
-        table->setSelectionMode(QAbstractItemView::MultiSelection);
-        table->clearSelection();
-        table->selectRow(first_variant(table));
-        table->selectRow(table->rowCount() - 1);
+        panel.sortVariants(VariantsModel::Ms);
+        panel.selectVariants({first_variant(panel), panel.shownVariants().value(panel.shownVariants().size() - 1)});
       }
       QTimer::singleShot(400, &window, [&window, path] {
         if (!window.grab().save(path)) std::fprintf(stderr, "lego-studio: cannot write %s\n", qPrintable(path));

@@ -5,7 +5,7 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QSplitter>
-#include <QTableWidget>
+#include <QTableView>
 #include <QVBoxLayout>
 
 #include "views/bank_heatmap.hpp"
@@ -13,34 +13,11 @@
 
 namespace lego::studio {
 
-namespace {
-
-enum Column { Rank, Layout, Ways, Excess, Memory, Ops, Verified, Why, Columns };
-
-QTableWidgetItem* number(double value, int decimals = 0) {
-  auto* item = new QTableWidgetItem(value < 0 ? QStringLiteral("-") : QString::number(value, 'f', decimals));
-  item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-  return item;
-}
-
-}  // namespace
-
 SuggestDialog::SuggestDialog(QWidget* parent) : QDialog(parent) {
   setWindowTitle(tr("Suggested layouts"));
   summary_ = new QLabel;
   summary_->setWordWrap(true);
-  table_ = new QTableWidget(0, Columns);
-  table_->setHorizontalHeaderLabels({tr("#"), tr("layout"), tr("ways"), tr("excess"), tr("+mem"), tr("ops"), tr("verified"), tr("why")});
-  table_->horizontalHeaderItem(Ways)->setToolTip(tr("Worst bank conflict over the buffer's shared accesses (1: conflict-free)"));
-  table_->horizontalHeaderItem(Excess)->setToolTip(tr("Excess wavefronts: the cycles the conflicts cost, over the traced requests"));
-  table_->horizontalHeaderItem(Memory)->setToolTip(tr("Elements of padding beyond the buffer's box"));
-  table_->horizontalHeaderItem(Ops)->setToolTip(tr("Index operations after simplification"));
-  table_->horizontalHeaderItem(Verified)->setToolTip(tr("The kernel run with this layout against its reference (the first five)"));
-  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  table_->horizontalHeader()->setStretchLastSection(true);
-  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table_->setSelectionMode(QAbstractItemView::SingleSelection);
-  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_ = makeTable();
   heatmap_ = new views::BankHeatmap;
   auto* split = new QSplitter(Qt::Horizontal);
   split->addWidget(table_);
@@ -56,15 +33,26 @@ SuggestDialog::SuggestDialog(QWidget* parent) : QDialog(parent) {
   layout->addWidget(buttons);
   resize(980, 420);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::close);
-  connect(table_, &QTableWidget::itemSelectionChanged, this, &SuggestDialog::showSelected);
   connect(add_, &QPushButton::clicked, this, [this] {
     if (const run::LayoutCandidate* c = selected()) emit addRequested(qs(c->text), qs(run::suggested_alternative_name(c->name)));
   });
 }
 
+QTableView* SuggestDialog::makeTable() {
+  auto* table = new QTableView;
+  table->setModel(&model_);
+  table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table->horizontalHeader()->setStretchLastSection(true);
+  table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table->setSelectionMode(QAbstractItemView::SingleSelection);
+  table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  connect(table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &SuggestDialog::showSelected);
+  return table;
+}
+
 void SuggestDialog::setSuggestions(std::shared_ptr<const run::Suggestions> suggestions) {
-  suggestions_ = std::move(suggestions);
-  const run::Suggestions& s = *suggestions_;
+  model_.setSuggestions(std::move(suggestions));
+  const run::Suggestions& s = *model_.suggestions();
   summary_->setText(tr("%1 of %2: %3 x %4, %5-byte elements, accesses traced in %6. %7 layouts scored of %8 enumerated (%9 not one-to-one "
                        "at this shape or placed like one before)%10; %11 s. Ranked by excess wavefronts, worst conflict, vector width, "
                        "memory, index ops.")
@@ -78,44 +66,25 @@ void SuggestDialog::setSuggestions(std::shared_ptr<const run::Suggestions> sugge
                         .arg(s.rejected)
                         .arg(s.pruning.empty() ? tr(", exhaustive") : "; " + qs(s.pruning))
                         .arg(s.seconds, 0, 'f', 2));
-  table_->setRowCount(0);
-  for (std::size_t k = 0; k < s.ranked.size(); ++k) {
-    const run::LayoutCandidate& c = s.ranked[k];
-    const int row = table_->rowCount();
-    table_->insertRow(row);
-    table_->setItem(row, Rank, number(static_cast<double>(k + 1)));
-    table_->setItem(row, Layout, new QTableWidgetItem(qs(c.name)));
-    table_->item(row, Layout)->setToolTip(qs(c.text));
-    table_->setItem(row, Ways, number(c.worst_ways));
-    table_->setItem(row, Excess, number(static_cast<double>(c.excess_wavefronts)));
-    table_->setItem(row, Memory, number(static_cast<double>(c.extra_elements)));
-    table_->setItem(row, Ops, number(c.ops));
-    table_->setItem(row, Verified,
-                    new QTableWidgetItem(c.verified               ? QString::fromUtf8("✓")
-                                         : c.verification.empty() ? QString()
-                                                                  : QStringLiteral("✗")));
-    table_->item(row, Verified)
-        ->setToolTip((c.verification.empty() ? tr("kernel not run (only the first five are)") : qs(c.verification)) + "\n" +
-                     tr("one-to-one: checked at every index; %1").arg(qs(c.proof)));
-    table_->setItem(row, Why, new QTableWidgetItem(qs(c.reason)));
-    table_->item(row, Why)->setToolTip(qs(c.reason));
-  }
-  if (table_->rowCount() > 0) table_->selectRow(0);
+  if (model_.rowCount() > 0)
+    table_->selectRow(0);
+  else
+    showSelected();  // a reset selects nothing and says nothing: Add to project must not stay enabled
 }
 
 const run::LayoutCandidate* SuggestDialog::selected() const {
   const auto rows = table_->selectionModel()->selectedRows();
-  if (!suggestions_ || rows.isEmpty()) return nullptr;
-  const int row = table_->item(rows.first().row(), Rank)->text().toInt() - 1;
-  return row >= 0 && row < static_cast<int>(suggestions_->ranked.size()) ? &suggestions_->ranked[static_cast<std::size_t>(row)] : nullptr;
+  return rows.isEmpty() ? nullptr : &model_.candidate(rows.first().row());
 }
+
+void SuggestDialog::selectRow(int row) { table_->selectRow(row); }
 
 void SuggestDialog::showSelected() {
   const run::LayoutCandidate* c = selected();
   add_->setEnabled(c && c->family != "project");
   if (!c) return;
   heatmap_->setMatrix(c->worst_lane_bank, tr("%1, its worst request: %2-way").arg(qs(c->name)).arg(std::max(c->worst_ways, 1)));
-  emit showRequested(qs(c->text), tr("suggested %1 for %2").arg(qs(c->name), qs(suggestions_->buffer)));
+  emit showRequested(qs(c->text), tr("suggested %1 for %2").arg(qs(c->name), qs(model_.suggestions()->buffer)));
 }
 
 }  // namespace lego::studio

@@ -9,8 +9,9 @@
 #include <memory>
 
 #include "run/suggest.hpp"
+#include "studio/suggestions_model.hpp"
 
-class QTableWidget;
+class QTableView;
 class QLabel;
 class QPushButton;
 
@@ -25,7 +26,8 @@ class SuggestDialog : public QDialog {
  public:
   explicit SuggestDialog(QWidget* parent = nullptr);
   void setSuggestions(std::shared_ptr<const run::Suggestions> suggestions);
-  QTableWidget* table() const { return table_; }
+  const SuggestionsModel& model() const { return model_; }
+  void selectRow(int row);  // a row of model()
   views::BankHeatmap* heatmap() const { return heatmap_; }
   QPushButton* addButton() const { return add_; }
   const run::LayoutCandidate* selected() const;
@@ -35,10 +37,11 @@ class SuggestDialog : public QDialog {
   void addRequested(const QString& layout_text, const QString& name);
 
  private:
+  QTableView* makeTable();
   void showSelected();
-  std::shared_ptr<const run::Suggestions> suggestions_;
+  SuggestionsModel model_;
   QLabel* summary_;
-  QTableWidget* table_;
+  QTableView* table_;
   views::BankHeatmap* heatmap_;
   QPushButton* add_;
 };

@@ -14,6 +14,7 @@
 #include "kernel/instantiate.hpp"
 #include "kernel/spec.hpp"
 #include "kernel/variant.hpp"
+#include "kernel/variant_key.hpp"
 #include "project/edit.hpp"
 #include "run/executor.hpp"
 #include "run/outcome.hpp"
@@ -47,7 +48,9 @@ using VariantOutcome = run::Outcome;
 using OutcomePtr = std::shared_ptr<const VariantOutcome>;
 
 // How outcomes are filed: "kernel/variant".
-inline std::string outcome_key(const std::string& kernel, const std::string& variant_id) { return kernel + "/" + variant_id; }
+inline std::string outcome_key(const std::string& kernel, const std::string& variant_id) {
+  return kernel::variant_key(kernel, variant_id).text();
+}
 
 struct ProjectInfo {
   std::string file;

@@ -22,6 +22,7 @@
 #include "run/jit.hpp"
 #include "run/kernel_process.hpp"
 #include "run/protocol.hpp"
+#include "run/worker_handlers.hpp"
 #include "run/worker_request.hpp"
 
 namespace {
@@ -128,7 +129,8 @@ int main(int argc, char** argv) {
       if (kind == "ping") {
         reply({{"status", status_text(Status::Ok)}});
       } else if (kind == "ceilings") {
-        nlohmann::json r = lego::run::measure_ceilings(request.value("array_mib", 128), request.value("target", "host"));
+        nlohmann::json r =
+            lego::run::roof_json(lego::run::measure_ceilings(request.value("array_mib", 128), request.value("target", "host")));
         r["status"] = status_text(Status::Ok);
         reply(r);
       } else if (kind == "run") {

@@ -1,11 +1,13 @@
 #include "kernel/baseline.hpp"
 
+#include "kernel/variant_key.hpp"
+
 namespace lego::kernel {
 
 Instance instantiate_baseline(const KernelSpec& spec, const Baseline& baseline, const Env& parameters) {
   Instance inst;
   inst.kernel = spec.name;
-  inst.variant = "baseline:" + baseline.name;
+  inst.variant = baseline_key(spec.name, baseline.name).id();
   inst.baseline = true;
   inst.check = baseline.verify;
   inst.library = baseline.library;

@@ -335,8 +335,8 @@ CollectReport collect_once(const fs::path& project_file, const UnknownVariant& u
               continue;
             const std::uint64_t task = v["task"].get<std::uint64_t>();
             if (task < rr.tasks.size())
-              rr.variant_states[v["kernel"].get<std::string>() + "/" + v["variant"].get<std::string>()] =
-                  rr.tasks[task].merged ? "DONE" : rr.tasks[task].state;
+              rr.variant_states[kernel::variant_key(v["kernel"].get<std::string>(), v["variant"].get<std::string>())] = {
+                  rr.tasks[task].state, rr.tasks[task].merged};
           }
       }
     } catch (const LegoError& e) {

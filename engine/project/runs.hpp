@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "expr/expr.hpp"
+#include "kernel/variant_key.hpp"
 #include "project/results.hpp"
 #include "run/slurm.hpp"
 
@@ -49,13 +50,21 @@ struct TaskReport {
   std::string log;          // its log file, for a failed task
 };
 
+// A variant's state in a cluster job: its task's Slurm state, and whether
+// its results are merged into the project.
+struct VariantState {
+  std::string slurm_state;
+  bool merged = false;
+  std::string text() const { return merged ? "DONE" : slurm_state; }  // what tables and lego collect --json show
+};
+
 struct RunReport {
   ClusterRun run;
   std::vector<TaskReport> tasks;
-  std::map<std::string, std::string> variant_states;  // "kernel/variant" -> its task's state
-  std::string source;                                 // sacct or scontrol
-  bool finished = false;                              // every task done, one way or another
-  std::string error;                                  // Slurm could not be asked
+  std::map<kernel::VariantKey, VariantState> variant_states;  // each variant: its task's state
+  std::string source;                                         // sacct or scontrol
+  bool finished = false;                                      // every task done, one way or another
+  std::string error;                                          // Slurm could not be asked
 };
 
 struct CollectReport {

@@ -4,6 +4,8 @@
 #include "run/kernel_sandbox.hpp"
 #include "run/nvrtc.hpp"
 #include "run/protocol.hpp"
+#include "run/worker_handlers.hpp"
+#include "run/worker_transport.hpp"
 
 namespace lego::run {
 
@@ -58,8 +60,8 @@ double compile_time_limit() { return static_cast<double>(kernel_limit("LEGO_COMP
 
 CudaCompiled cuda_resources_in_worker(WorkerClient& worker, const std::string& source, const std::vector<std::string>& archs, bool ptx,
                                       const std::atomic<bool>* cancel) {
-  const Json reply = worker.call({{"kind", "cuda-compile"}, {"id", 1}, {"source", source}, {"archs", archs}, {"ptx", ptx}},
-                                 compile_time_limit(), {}, cancel);
+  const Json reply = WorkerTransport::call(
+      worker, {{"kind", "cuda-compile"}, {"id", 1}, {"source", source}, {"archs", archs}, {"ptx", ptx}}, compile_time_limit(), {}, cancel);
   CudaCompiled out;
   const Status status = status_from_text(reply.value("status", ""));
   if (status == Status::Ok && reply.contains("results") && reply["results"].is_array()) {
@@ -108,7 +110,7 @@ VariantAnalysis analyze_variant(WorkerClient& worker, const kernel::KernelSpec& 
   Json request = make_trace_request(marked, options.trace, 1);
   request["heatmap"] = options.heatmap;
   request["thread_map"] = options.thread_map;
-  const Json r = worker.call(request, options.timeout_s, {}, cancel);
+  const Json r = WorkerTransport::call(worker, request, options.timeout_s, {}, cancel);
   result.status = status_from_text(r.value("status", "error"));
   if (r.contains("message") && r["message"].is_string()) result.message = r["message"].get<std::string>();
   if (r.contains("accesses")) try {

@@ -4,7 +4,6 @@
 // lego-worker records (bank conflicts, sectors per request, cache lines).
 #pragma once
 #include <atomic>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,8 +39,6 @@ struct CudaCompiled {
 };
 CudaCompiled cuda_resources_in_worker(WorkerClient& worker, const std::string& source, const std::vector<std::string>& archs, bool ptx,
                                       const std::atomic<bool>* cancel = nullptr);
-// The worker's side of that request.
-nlohmann::json execute_cuda_compile(const nlohmann::json& request);
 // How long a compile in a worker (export, analyze) may take:
 // LEGO_COMPILE_SECONDS, default 60; a real kernel compiles in seconds.
 double compile_time_limit();
@@ -61,8 +58,5 @@ struct VariantAnalysis {
 // Never throws for a bad variant.
 VariantAnalysis analyze_variant(WorkerClient& worker, const kernel::KernelSpec& spec, const kernel::Variant& variant,
                                 const AnalyzeOptions& options, const std::atomic<bool>* cancel = nullptr);
-
-// The worker's side of an "analyze" request (run/protocol's JSON).
-nlohmann::json execute_analyze(const nlohmann::json& request);
 
 }  // namespace lego::run

@@ -9,7 +9,6 @@
 
 #include <functional>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 

@@ -124,7 +124,7 @@ double process_cpu_seconds() {
 }
 }  // namespace
 
-nlohmann::json measure_ceilings(int array_mib, const std::string& target_name) {
+Roof measure_ceilings(int array_mib, const std::string& target_name) {
   const target::Target target = target::resolve(target_name);
   CompileOptions options;
   options.want_assembly = false;
@@ -171,19 +171,21 @@ nlohmann::json measure_ceilings(int array_mib, const std::string& target_name) {
   target::Target at_clock = target;
   at_clock.ghz = ghz;
   at_clock.cores = t;
-  return {{"copy_gbs", 16.0 * static_cast<double>(n) / copy_s / 1e9},
-          {"triad_gbs", 24.0 * static_cast<double>(n) / triad_s / 1e9},
-          {"peak_gflops_f32", flops32 / f32_s / 1e9},
-          {"peak_gflops_f64", flops64 / f64_s / 1e9},
-          {"threads", t},
-          {"cpu", host_cpu()},
-          {"array_mib", array_mib},
-          {"target", target.name},
-          {"level", target.level()},
-          {"fma_chains", chains},
-          {"clock_ghz", ghz},
-          {"theoretical_gflops_f32", at_clock.theoretical_peak_gflops_f32()},
-          {"cpu_share", cpu_share}};
+  Roof roof;
+  roof.copy_gbs = 16.0 * static_cast<double>(n) / copy_s / 1e9;
+  roof.triad_gbs = 24.0 * static_cast<double>(n) / triad_s / 1e9;
+  roof.peak_gflops_f32 = flops32 / f32_s / 1e9;
+  roof.peak_gflops_f64 = flops64 / f64_s / 1e9;
+  roof.threads = t;
+  roof.cpu = host_cpu();
+  roof.array_mib = array_mib;
+  roof.target = target.name;
+  roof.level = target.level();
+  roof.fma_chains = chains;
+  roof.clock_ghz = ghz;
+  roof.theoretical_gflops_f32 = at_clock.theoretical_peak_gflops_f32();
+  roof.cpu_share = cpu_share;
+  return roof;
 }
 
 }  // namespace lego::run

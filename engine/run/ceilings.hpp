@@ -7,9 +7,9 @@
 // Compiled through the same JIT as the variants, for the same target.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 
+#include "run/outcome.hpp"
 #include "target/target.hpp"
 
 namespace lego::run {
@@ -25,11 +25,12 @@ constexpr double kBusyShare = 0.9;
 // vector accumulators, lego_copy, lego_triad, lego_clock).
 std::string ceiling_source(const target::Target& target);
 
-// {"copy_gbs", "triad_gbs", "peak_gflops_f32", "peak_gflops_f64", "threads", "cpu", "array_mib",
-//  "target", "fma_chains", "clock_ghz", "theoretical_gflops_f32",
-//  "cpu_share": the share of the FMA runs' time the cores were ours (below
-//  kBusyShare, other work ran on them and every figure is low)}
-nlohmann::json measure_ceilings(int array_mib = 128, const std::string& target_name = "host");
+// The roof measured here for the target: copy and triad bandwidth, FP32 and
+// FP64 peaks, threads, CPU, array size, target and level, FMA chains, the
+// clock, the theoretical FP32 peak at it, and cpu_share: the share of the
+// FMA runs' time the cores were ours (below kBusyShare, other work ran on
+// them and every figure is low). Not dated: the caller dates what it keeps.
+Roof measure_ceilings(int array_mib = 128, const std::string& target_name = "host");
 
 // "" when the measured peak is within 15% of the theoretical one, else a
 // sentence saying by how much they disagree and what may explain it.

@@ -20,6 +20,7 @@
 #include "run/kernel_process.hpp"
 #include "run/kernel_sandbox.hpp"
 #include "run/libraries.hpp"
+#include "run/worker_handlers.hpp"
 
 namespace lego::run {
 namespace {

@@ -53,7 +53,7 @@ bool is_failure(Status status) {
 std::vector<BaselineTime> baseline_times(const std::vector<Outcome>& outcomes) {
   std::vector<BaselineTime> times;
   for (const Outcome& o : outcomes)
-    if (o.baseline && o.ms > 0) times.push_back({o.id.substr(o.id.find(':') + 1), o.ms});
+    if (o.baseline && o.ms > 0) times.push_back({o.key().name, o.ms});
   return times;
 }
 

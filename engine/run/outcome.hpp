@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "analysis/accesses.hpp"
+#include "kernel/variant_key.hpp"
 
 namespace lego::run {
 
@@ -88,7 +89,7 @@ struct Outcome {
   std::string kernel, id;
   Status status = Status::NotRun;
   std::string message;
-  bool baseline = false;  // "baseline:NAME": a library or copy, timed beside the variants, never the winner
+  bool baseline = false;  // a library or copy, timed beside the variants, never the winner (its id is "baseline:NAME")
   bool verified = false;
   std::string verified_at;   // "N=64" when the check ran at the kernel's smaller verify_at sizes
   bool cached = false;       // reused from the results cache of unchanged code
@@ -116,11 +117,13 @@ struct Outcome {
   // The worker's Google Benchmark report, passed through to lego bench's
   // --json file (run/protocol).
   std::optional<BenchmarkReport> benchmark;
+
+  kernel::VariantKey key() const { return kernel::key_of_row(kernel, id, baseline); }
 };
 
 // Speed-up of a variant over a baseline timed in the same sweep.
 struct BaselineTime {
-  std::string name;  // the baseline's name, without "baseline:"
+  std::string name;  // the baseline's name
   double ms = 0;
 };
 // The timed baselines among `outcomes`, in the order they ran.

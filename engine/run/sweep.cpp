@@ -22,6 +22,7 @@
 #include "run/nvrtc.hpp"
 #include "run/protocol.hpp"
 #include "run/worker_client.hpp"
+#include "run/worker_transport.hpp"
 
 namespace lego::run {
 
@@ -88,7 +89,7 @@ Roof machine_roof(bool refresh, const std::function<void(const std::string&)>& n
   if (note)
     note("measuring the machine's ceilings for target " + target + " (STREAM copy/triad, peak FMA, best of several runs; " + why + ")...");
   WorkerClient worker(default_worker_path());
-  const Json r = worker.call({{"id", 1}, {"kind", "ceilings"}, {"target", target}}, 300);
+  const Json r = WorkerTransport::call(worker, {{"id", 1}, {"kind", "ceilings"}, {"target", target}}, 300);
   if (status_from_text(r.value("status", "")) != Status::Ok) throw LegoError("measuring ceilings failed: " + r.value("message", r.dump()));
   Roof roof = roof_from_json(r);
   roof.measured_unix = now;
@@ -288,7 +289,8 @@ bool worth_caching(const RunReply& reply) {
 
 CompileReply compile_in_worker(WorkerClient& worker, const kernel::Instance& inst, std::int64_t id, const WorkerClient::OnEvent& on_event,
                                const std::atomic<bool>* cancel) {
-  const nlohmann::json answer = worker.call(to_json(CompileRequest{id, inst.source, inst.target}), compile_time_limit(), on_event, cancel);
+  const nlohmann::json answer =
+      WorkerTransport::call(worker, to_json(CompileRequest{id, inst.source, inst.target}), compile_time_limit(), on_event, cancel);
   try {
     return compile_reply_from_json(answer);
   } catch (const LegoError& e) {
@@ -318,7 +320,7 @@ VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, co
     }
   }
   const auto call = [&](const kernel::Instance& instance, const RunOptions& run) {
-    return reply_of(worker.call(to_json(make_request(instance, run, id)), timeout_s, on_event, cancel));
+    return reply_of(WorkerTransport::call(worker, to_json(make_request(instance, run, id)), timeout_s, on_event, cancel));
   };
   RunReply& reply = row.reply;
   if (hit) {

@@ -70,7 +70,7 @@ SweepResult run_sweep(WorkerClient& worker, const kernel::KernelSpec& spec, cons
   const auto run_one = [&](const kernel::Instance& inst, const kernel::Instance* verify_at, Outcome& out, WorkerClient& in) {
     if (events.started) events.started(position, total, inst.variant);
     out.intensity = arithmetic_intensity(inst);
-    const WorkerClient::OnEvent tick = events.tick ? WorkerClient::OnEvent([&](const Json&) { events.tick(); }) : WorkerClient::OnEvent();
+    const WorkerClient::OnEvent tick = events.tick;
     const VariantResult r =
         run_variant(in, inst, options.run, options.timeout_s, roof, static_cast<std::int64_t>(position), tick, cancel, verify_at);
     read_variant_result(r, out);
@@ -90,7 +90,7 @@ SweepResult run_sweep(WorkerClient& worker, const kernel::KernelSpec& spec, cons
       const auto t0 = std::chrono::steady_clock::now();
       Outcome out;
       out.kernel = spec.name;
-      out.id = "baseline:" + b.name;
+      out.id = kernel::baseline_key(spec.name, b.name).id();
       out.baseline = true;
       try {
         const Env& sizes = sized->variant.parameters;

@@ -11,6 +11,7 @@
 #include "run/executor.hpp"
 #include "run/jit.hpp"
 #include "run/tensors.hpp"
+#include "run/worker_handlers.hpp"
 
 namespace lego::run {
 namespace {

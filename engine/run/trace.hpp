@@ -8,7 +8,6 @@
 // This runs generated code: it belongs in lego-worker, never in the GUI.
 #pragma once
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,13 +28,6 @@ struct Trace {
   std::array<std::int64_t, 3> block_index{};  // the simulated block (CUDA)
   double compile_ms = 0, run_ms = 0;
 };
-
-// The request lego-worker takes ("kind": "analyze"): the marked source and
-// what the trace needs to allocate and launch it.
-nlohmann::json make_trace_request(const kernel::Instance& marked, const TraceOptions& options, std::int64_t id);
-
-// In the worker. Throws LegoError when the traced source does not compile.
-Trace run_trace(const nlohmann::json& request);
 
 // What an analysis adds to the verdicts: lanes x banks per shared access,
 // and per access which thread touches which element at each step.

@@ -1,5 +1,3 @@
-#include "run/worker_client.hpp"
-
 #include <fcntl.h>
 #include <linux/close_range.h>
 #include <poll.h>
@@ -19,6 +17,7 @@
 #include "kernel/bounded_json.hpp"
 #include "run/kernel_process.hpp"
 #include "run/outcome.hpp"
+#include "run/worker_transport.hpp"
 
 namespace lego::run {
 
@@ -102,8 +101,9 @@ void WorkerClient::stop(bool mid_request) {
   forget_openmp_registrations_of_the_dead();
 }
 
-Json WorkerClient::call(const Json& request, double timeout_s, const OnEvent& on_event, const std::atomic<bool>* cancel) {
-  if (pid_ <= 0) start();
+Json WorkerTransport::call(WorkerClient& w, const Json& request, double timeout_s, const WorkerClient::OnEvent& on_event,
+                           const std::atomic<bool>* cancel) {
+  if (w.pid_ <= 0) w.start();
   const Json base = {{"id", request.value("id", 0)}, {"kernel", request.value("kernel", "")}, {"variant", request.value("variant", "")}};
   // A fresh nonce per request, echoed by the worker in every line it sends
   // for it: a line without it was not written by the worker's protocol code
@@ -114,19 +114,19 @@ Json WorkerClient::call(const Json& request, double timeout_s, const OnEvent& on
   sent_request["nonce"] = nonce;
   const std::string line = sent_request.dump() + "\n";
   for (std::size_t sent = 0; sent < line.size();) {
-    const ssize_t n = write(to_worker_, line.data() + sent, line.size() - sent);
+    const ssize_t n = write(w.to_worker_, line.data() + sent, line.size() - sent);
     if (n <= 0) break;  // a dead worker shows up below as end of file
     sent += static_cast<std::size_t>(n);
   }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   while (true) {
-    for (std::size_t nl; (nl = pending_.find('\n')) != std::string::npos;) {
-      const std::string text = pending_.substr(0, nl);
-      pending_.erase(0, nl + 1);
+    for (std::size_t nl; (nl = w.pending_.find('\n')) != std::string::npos;) {
+      const std::string text = w.pending_.substr(0, nl);
+      w.pending_.erase(0, nl + 1);
       Json message = kernel::parse_json_or_discarded(text);
       if (message.is_discarded()) continue;
       if (!message.is_object() || message.value("nonce", Json()) != nonce || message.value("id", Json()) != base["id"]) {
-        stop(true);  // the stream can no longer be trusted
+        w.stop(true);  // the stream can no longer be trusted
         Json r = base;
         r["status"] = status_text(Status::Error);
         r["message"] =
@@ -136,17 +136,17 @@ Json WorkerClient::call(const Json& request, double timeout_s, const OnEvent& on
       }
       message.erase("nonce");
       if (message.contains("event")) {
-        if (on_event) on_event(message);
+        if (on_event) on_event();
         continue;
       }
       if (message.value("worker_exits", false)) {  // its last answer (an LLVM fatal error): the next call starts a new one
         message.erase("worker_exits");
-        stop();
+        w.stop();
       }
       return message;
     }
     if (cancel && cancel->load()) {
-      stop(true);
+      w.stop(true);
       Json r = base;
       r["status"] = status_text(Status::Cancelled);
       r["message"] = "cancelled; the worker was stopped";
@@ -154,28 +154,28 @@ Json WorkerClient::call(const Json& request, double timeout_s, const OnEvent& on
     }
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
     if (left <= 0) {
-      stop(true);
+      w.stop(true);
       Json r = base;
       r["status"] = status_text(Status::Timeout);
       r["message"] = "no result within " + std::to_string(static_cast<long>(timeout_s)) + " s; the worker was killed";
       return r;
     }
-    pollfd p{from_worker_, POLLIN, 0};
+    pollfd p{w.from_worker_, POLLIN, 0};
     const int ready = poll(&p, 1, static_cast<int>(std::min<long long>(left, cancel ? 50 : 1000)));
     if (ready < 0 && errno == EINTR) continue;
     if (ready <= 0) continue;
     char chunk[65536];
-    const ssize_t n = read(from_worker_, chunk, sizeof chunk);
+    const ssize_t n = read(w.from_worker_, chunk, sizeof chunk);
     if (n > 0) {
-      pending_.append(chunk, static_cast<std::size_t>(n));
+      w.pending_.append(chunk, static_cast<std::size_t>(n));
       continue;
     }
     // End of file: the worker died (generated code crashed it).
     int status = 0;
-    close(to_worker_);
-    close(from_worker_);
-    waitpid(pid_, &status, 0);
-    pid_ = -1;
+    close(w.to_worker_);
+    close(w.from_worker_);
+    waitpid(w.pid_, &status, 0);
+    w.pid_ = -1;
     forget_openmp_registrations_of_the_dead();
     Json r = base;
     r["status"] = status_text(Status::Crashed);

@@ -1,15 +1,15 @@
-// The parent side of the worker protocol: starts `lego-worker`, sends one
-// JSON request per line, reads event lines ({"event": "stage", ..}) and the
-// result line. Generated code can crash or hang: a dead worker yields
-// {"status": "crashed"}, a slow one is killed and yields {"status":
-// "timeout"}; the next call starts a fresh worker.
+// The parent side of the worker protocol: a `lego-worker` process, started
+// on the first request and again after one dies. Callers use run's typed
+// requests (run_variant, compile_in_worker, analyze_variant, the ceilings);
+// the JSON lines they travel as are run/worker_transport's. Generated code
+// can crash or hang: a dead worker's answer is Crashed, a slow one is killed
+// and answers Timeout; the next request starts a fresh worker.
 #pragma once
 
 #include <sys/types.h>
 
 #include <atomic>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,13 +27,12 @@ class WorkerClient {
   WorkerClient(const WorkerClient&) = delete;
   WorkerClient& operator=(const WorkerClient&) = delete;
 
-  using OnEvent = std::function<void(const nlohmann::json&)>;
-  // `cancel`, set from another thread, stops the worker within 50 ms and
-  // yields {"status": "cancelled"}.
-  nlohmann::json call(const nlohmann::json& request, double timeout_s, const OnEvent& on_event = {},
-                      const std::atomic<bool>* cancel = nullptr);
+  // Called for each event line the worker sends while it works on a
+  // request (a stage begins): progress, which a sweep shows as a tick.
+  using OnEvent = std::function<void()>;
 
  private:
+  friend struct WorkerTransport;
   void start();
   // Kills the worker. `mid_request`: a kernel process may still be running,
   // and dies of the worker's death a moment later.

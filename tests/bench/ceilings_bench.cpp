@@ -71,20 +71,20 @@ double best_stream_copy_gbs() {
 void Ceilings(benchmark::State& state, const std::string& target_name) {
   for (auto _ : state) {
     // Interleaved: the tool's figures, then STREAM's, then the tool's again, keeping each one's best.
-    nlohmann::json tool = lego::run::measure_ceilings(128, target_name);
+    const lego::run::Roof tool = lego::run::measure_ceilings(128, target_name);
     const double stream = best_stream_copy_gbs();
-    const nlohmann::json again = lego::run::measure_ceilings(128, target_name);
-    const double copy = std::max(tool["copy_gbs"].get<double>(), again["copy_gbs"].get<double>());
-    const double peak = std::max(tool["peak_gflops_f32"].get<double>(), again["peak_gflops_f32"].get<double>());
-    const double theoretical = std::max(tool["theoretical_gflops_f32"].get<double>(), again["theoretical_gflops_f32"].get<double>());
+    const lego::run::Roof again = lego::run::measure_ceilings(128, target_name);
+    const double copy = std::max(tool.copy_gbs, again.copy_gbs);
+    const double peak = std::max(tool.peak_gflops_f32, again.peak_gflops_f32);
+    const double theoretical = std::max(tool.theoretical_gflops_f32, again.theoretical_gflops_f32);
     state.counters["copy_gbs"] = copy;
     state.counters["stream_copy_gbs"] = stream;
     state.counters["copy_ratio"] = copy / stream;
     state.counters["peak_gflops"] = peak;
     state.counters["theoretical_gflops"] = theoretical;
     state.counters["peak_ratio"] = theoretical > 0 ? peak / theoretical : 0;
-    state.counters["fma_chains"] = tool["fma_chains"].get<double>();
-    state.counters["clock_ghz"] = tool["clock_ghz"].get<double>();
+    state.counters["fma_chains"] = tool.fma_chains;
+    state.counters["clock_ghz"] = tool.clock_ghz;
   }
 }
 

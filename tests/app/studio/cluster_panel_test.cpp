@@ -11,7 +11,6 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
-#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QtTest>
@@ -22,6 +21,7 @@
 #include "views/roofline_chart.hpp"
 
 using lego::studio::KernelsPanel;
+using lego::studio::VariantsModel;
 
 class ClusterPanelTest : public QObject {
   Q_OBJECT
@@ -47,6 +47,9 @@ int sh(const QString& command, QString* output = nullptr) {
 }
 
 const QString kFixture = LEGO_SOURCE_DIR "/tests/slurm/cluster";
+
+// The status column of a row, as the table shows it.
+QString status(const KernelsPanel& panel, int row) { return panel.variants().index(row, VariantsModel::Status).data().toString(); }
 
 }  // namespace
 
@@ -74,7 +77,7 @@ void ClusterPanelTest::runOnClusterStreamsResultsWithoutBlockingTheUi() {
   QVERIFY(loaded.wait(60000));
   panel.kernelChoice()->setCurrentText("softmax");
   QTRY_COMPARE(panel.kernelChoice()->currentText(), QString("softmax"));
-  const int variants = panel.table()->rowCount();
+  const int variants = panel.variants().rowCount();
   QVERIFY(variants >= 2);
 
   // The UI thread's heartbeat: the longest time it went without running its timers.
@@ -109,8 +112,8 @@ void ClusterPanelTest::runOnClusterStreamsResultsWithoutBlockingTheUi() {
   waited.start();
   while (finished.isEmpty() && waited.elapsed() < 300000) {
     QTest::qWait(50);
-    for (int r = 0; r < panel.table()->rowCount(); ++r)
-      if (panel.table()->item(r, KernelsPanel::Status)->text().endsWith("(Slurm)")) saw_slurm_state = true;
+    for (int r = 0; r < panel.variants().rowCount(); ++r)
+      if (status(panel, r).endsWith("(Slurm)")) saw_slurm_state = true;
   }
   QCOMPARE(finished.count(), 1);
   QVERIFY2(finished.first().at(1).toStringList().isEmpty(), qPrintable(finished.first().at(1).toStringList().join("; ")));
@@ -120,15 +123,15 @@ void ClusterPanelTest::runOnClusterStreamsResultsWithoutBlockingTheUi() {
   // (The spy hears `finished` on the session's thread; the panel gets the
   // last results through its queue just after.)
   const auto all_imported = [&] {
-    for (int r = 0; r < panel.table()->rowCount(); ++r)
-      if (panel.table()->item(r, KernelsPanel::Status)->text() != "imported") return false;
+    for (int r = 0; r < panel.variants().rowCount(); ++r)
+      if (status(panel, r) != "imported") return false;
     return true;
   };
   QTRY_VERIFY_WITH_TIMEOUT(all_imported(), 10000);
   QTRY_VERIFY_WITH_TIMEOUT(run_on_cluster->isEnabled(), 10000);
-  for (int r = 0; r < panel.table()->rowCount(); ++r) {
-    QCOMPARE(panel.table()->item(r, KernelsPanel::Status)->text(), QString("imported"));
-    QCOMPARE(panel.table()->item(r, KernelsPanel::Verified)->text(), QString::fromUtf8("✓"));
+  for (int r = 0; r < panel.variants().rowCount(); ++r) {
+    QCOMPARE(status(panel, r), QString("imported"));
+    QCOMPARE(panel.variants().index(r, VariantsModel::Verified).data().toString(), QString::fromUtf8("✓"));
   }
   QCOMPARE(panel.roofline()->pointCount(), variants);
   QVERIFY2(longest_gap < 1000, qPrintable(QString("the UI thread stalled for %1 ms").arg(longest_gap)));

@@ -7,6 +7,7 @@
 
 #include <Qsci/qsciscintilla.h>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QProcess>
 #include <QPushButton>
@@ -15,7 +16,6 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QTabWidget>
-#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <algorithm>
@@ -30,6 +30,8 @@
 #include "views/bank_heatmap.hpp"
 
 using lego::studio::KernelsPanel;
+using lego::studio::SuggestionsModel;
+using lego::studio::VariantsModel;
 
 class KernelsPanelTest : public QObject {
   Q_OBJECT
@@ -53,11 +55,23 @@ class KernelsPanelTest : public QObject {
 
 namespace {
 
-QString status_of(const KernelsPanel& panel, const QString& id) {
-  QTableWidget* t = panel.table();
-  for (int r = 0; r < t->rowCount(); ++r)
-    if (t->item(r, KernelsPanel::Variant)->text() == id) return t->item(r, KernelsPanel::Status)->text();
-  return {};
+// What a table's cell says (its text, or another role's), read from the model behind it.
+QString text(const QAbstractItemModel& model, int row, int column, int role = Qt::DisplayRole) {
+  return model.index(row, column).data(role).toString();
+}
+
+// A cell of the variant's row, found by the row's typed id; empty when no row has it.
+QString cell(const KernelsPanel& panel, const QString& id, int column, int role = Qt::DisplayRole) {
+  const int row = panel.variants().rowOf(id);
+  return row < 0 ? QString() : text(panel.variants(), row, column, role);
+}
+
+QString status_of(const KernelsPanel& panel, const QString& id) { return cell(panel, id, VariantsModel::Status); }
+
+QStringList ids_of(const KernelsPanel& panel) {
+  QStringList ids;
+  for (int r = 0; r < panel.variants().rowCount(); ++r) ids << panel.variants().row(r).id;
+  return ids;
 }
 
 void open_faulty(KernelsPanel& panel) {
@@ -65,7 +79,7 @@ void open_faulty(KernelsPanel& panel) {
   panel.openProject(LEGO_TEST_DATA "/kernels/faulty.lego.json");
   QVERIFY(loaded.wait(30000));
   QCOMPARE(panel.kernelChoice()->currentText(), QString("faulty"));
-  QCOMPARE(panel.table()->rowCount(), 8);  // B: fwd/rev x MODE 0..3
+  QCOMPARE(panel.variants().rowCount(), 8);  // B: fwd/rev x MODE 0..3
 }
 
 }  // namespace
@@ -102,10 +116,7 @@ void KernelsPanelTest::aSecondSweepReusesUnchangedResults() {
   QCOMPARE(status_of(panel, "A=default,B=fwd,N=1000,MODE=1"), QString("crashed"));
   // The code view still has the assembly of a cached variant: a result
   // stored without it (by lego bench) would have been run again.
-  QTableWidget* t = panel.table();
-  t->clearSelection();
-  for (int r = 0; r < t->rowCount(); ++r)
-    if (t->item(r, KernelsPanel::Variant)->text() == ok) t->selectRow(r);
+  panel.selectVariant(ok);
   const QString assembly = panel.assembly()->right()->text();
   QVERIFY2(!assembly.contains("run the variant to see its assembly") && assembly.contains("lego_kernel"), qPrintable(assembly.left(200)));
   QVERIFY(!panel.winner().isEmpty());
@@ -154,12 +165,14 @@ void KernelsPanelTest::aSecondSweepReusesUnchangedResults() {
   QTest::qWait(300);
   panel.cancelSweep();
   QVERIFY(finished.wait(30000));
-  int row = -1;  // a variant after the one running at the cancel, which never ran again
-  for (int r = 0; r < t->rowCount(); ++r)
-    if (panel.isStale(t->item(r, KernelsPanel::Variant)->text())) row = r;
-  QVERIFY2(row >= 0, "no row is marked as from an earlier sweep");
-  QCOMPARE(t->item(row, KernelsPanel::Status)->foreground().color(), panel.palette().color(QPalette::Disabled, QPalette::Text));
-  QVERIFY(t->item(row, KernelsPanel::Status)->toolTip().startsWith("From an earlier sweep"));
+  QString stale;  // a variant after the one running at the cancel, which never ran again
+  for (const QString& id : ids_of(panel))
+    if (panel.isStale(id)) stale = id;
+  QVERIFY2(!stale.isEmpty(), "no row is marked as from an earlier sweep");
+  const QModelIndex status = panel.variants().index(panel.variants().rowOf(stale), VariantsModel::Status);
+  QVERIFY(status.data(VariantsModel::StaleRole).toBool());
+  QCOMPARE(status.data(Qt::ForegroundRole).value<QColor>(), panel.palette().color(QPalette::Disabled, QPalette::Text));
+  QVERIFY(status.data(Qt::ToolTipRole).toString().startsWith("From an earlier sweep"));
   bool reported = false;
   for (const auto& m : said) reported |= m.at(0).toString().contains(QRegularExpression("sweep cancelled \\(\\d+ of \\d+ done\\)"));
   QVERIFY2(reported, "the cancel did not say how far the sweep got");
@@ -181,13 +194,21 @@ void KernelsPanelTest::sweepReportsEveryOutcomeAndExportsTheWinner() {
   QCOMPARE(status_of(panel, "A=default,B=fwd,N=1000,MODE=3"), QString("wrong"));
   const QString winner = panel.winner();
   QVERIFY(winner == "A=default,B=fwd,N=1000,MODE=0" || winner == "A=default,B=rev,N=1000,MODE=0");
+  // Verified only: the table shows the two verified variants; the model keeps every row.
+  QCheckBox* verified_only = nullptr;
+  for (QCheckBox* box : panel.findChildren<QCheckBox*>())
+    if (box->text() == "Verified only") verified_only = box;
+  QVERIFY(verified_only);
+  verified_only->setChecked(true);
+  QCOMPARE(panel.shownVariants().size(), 2);
+  QVERIFY(panel.shownVariants().contains(winner));
+  QCOMPARE(panel.variants().rowCount(), 8);
+  verified_only->setChecked(false);
+  QCOMPARE(panel.shownVariants().size(), 8);
 
   // Two variants selected: their code side by side, the differing lines marked.
-  QTableWidget* t = panel.table();
-  t->clearSelection();
-  t->setSelectionMode(QAbstractItemView::MultiSelection);
-  t->selectRow(0);
-  t->selectRow(1);
+  panel.selectVariants(panel.shownVariants().mid(0, 2));
+  QCOMPARE(panel.selectedVariants(), panel.shownVariants().mid(0, 2));
   QVERIFY(panel.kernelCode()->changedLines() > 0);
 
   // The roofline (bandwidth only: the kernel does no arithmetic) has the two
@@ -201,9 +222,7 @@ void KernelsPanelTest::sweepReportsEveryOutcomeAndExportsTheWinner() {
   QTest::mouseClick(roofline->viewport(), Qt::LeftButton, {}, roofline->pointPosition(target).toPoint());
   QCOMPARE(clicked.size(), 1);
   QCOMPARE(clicked.first().at(0).toString(), target);
-  const auto selected = t->selectionModel()->selectedRows(KernelsPanel::Variant);
-  QCOMPARE(selected.size(), 1);
-  QCOMPARE(selected.first().data().toString(), target);
+  QCOMPARE(panel.selectedVariants(), QStringList{target});
 
   QTemporaryDir dir;
   QSignalSpy exported(&panel, &KernelsPanel::exported);
@@ -252,19 +271,19 @@ void KernelsPanelTest::cudaSweepWithoutGpuShowsVerifiedStaticAnalysis() {
   QSignalSpy loaded(&panel, &KernelsPanel::projectLoaded);
   panel.openProject(LEGO_TEST_DATA "/kernels/cuda_small.lego.json");
   QVERIFY(loaded.wait(30000));
-  QCOMPARE(panel.table()->rowCount(), 2);
+  QCOMPARE(panel.variants().rowCount(), 2);
   QSignalSpy finished(&panel, &KernelsPanel::sweepFinished);
   panel.runSweep();
   QVERIFY(finished.wait(120000));
-  QTableWidget* t = panel.table();
-  for (int r = 0; r < t->rowCount(); ++r) {
-    const QString id = t->item(r, KernelsPanel::Variant)->text();
+  const VariantsModel& t = panel.variants();
+  for (int r = 0; r < t.rowCount(); ++r) {
+    const QString id = t.row(r).id;
     const QString expected_status = lego::run::gpu_unavailable().empty() ? "ok" : "no GPU";
-    QCOMPARE(t->item(r, KernelsPanel::Status)->text(), expected_status);
-    QCOMPARE(t->item(r, KernelsPanel::Verified)->text(), QString::fromUtf8("✓"));
-    QCOMPARE(t->item(r, KernelsPanel::BankWays)->text(), id.contains("S=row") ? QString("32") : QString("1"));
-    QCOMPARE(t->item(r, KernelsPanel::Coalesced)->text(), QString("100"));
-    QVERIFY(t->item(r, KernelsPanel::Registers)->text().toInt() > 0);
+    QCOMPARE(text(t, r, VariantsModel::Status), expected_status);
+    QCOMPARE(text(t, r, VariantsModel::Verified), QString::fromUtf8("✓"));
+    QCOMPARE(text(t, r, VariantsModel::BankWays), id.contains("S=row") ? QString("32") : QString("1"));
+    QCOMPARE(text(t, r, VariantsModel::Coalesced), QString("100"));
+    QVERIFY(text(t, r, VariantsModel::Registers).toInt() > 0);
   }
   // Export winner without a GPU: nothing is timed, so the static analysis
   // picks the conflict-free variant, and says so.
@@ -273,18 +292,18 @@ void KernelsPanelTest::cudaSweepWithoutGpuShowsVerifiedStaticAnalysis() {
     QVERIFY2(!choice.id.contains("S=row") && !choice.id.isEmpty(), qPrintable(choice.id));
     QVERIFY2(choice.why.contains("static analysis") && choice.why.contains("1-way"), qPrintable(choice.why));
   }
-  for (int r = 0; r < t->rowCount(); ++r)
-    if (t->item(r, KernelsPanel::Variant)->text().contains("S=row")) t->selectRow(r);
-  QCOMPARE(panel.accessTable()->rowCount(), 4);  // S[r, c], A[i, j], B[i, j], S[c, r]
-  const auto selected = panel.accessTable()->selectionModel()->selectedRows();
-  QCOMPARE(selected.size(), 1);  // the worst shared access, selected for the heatmap
-  QCOMPARE(panel.accessTable()->item(selected.first().row(), 1)->text(), QString("smem S[c, r]"));
-  QVERIFY(panel.accessHeatmap()->caption().contains("32-way"));
+  for (const QString& id : ids_of(panel))
+    if (id.contains("S=row")) panel.selectVariant(id);
+  QCOMPARE(panel.accesses()->model().rowCount(), 4);  // S[r, c], A[i, j], B[i, j], S[c, r]
+  const lego::analysis::SiteReport* selected = panel.accesses()->selectedSite();
+  QVERIFY(selected);  // the worst shared access, selected for the heatmap
+  QCOMPARE(selected->info.placeholder, std::string("smem S[c, r]"));
+  QVERIFY(panel.accesses()->heatmap()->caption().contains("32-way"));
   // The worst request: all 32 lanes read one column of S, so one bank holds all 32 words.
   std::int64_t words = 0, bank_max = 0;
   for (int b = 0; b < 32; ++b) {
     std::int64_t in_bank = 0;
-    for (int l = 0; l < 32; ++l) in_bank += panel.accessHeatmap()->matrix()[l][b];
+    for (int l = 0; l < 32; ++l) in_bank += panel.accesses()->heatmap()->matrix()[l][b];
     words += in_bank;
     bank_max = std::max(bank_max, in_bank);
   }
@@ -311,17 +330,16 @@ void KernelsPanelTest::cudaSweepWithoutGpuShowsVerifiedStaticAnalysis() {
   panel.accesses()->warpChoice()->setValue(-1);
   QCOMPARE(static_cast<int>(map->litCells().size()), 32 * 32);
   // The padded tile: the same request spreads over 32 banks.
-  for (int r = 0; r < t->rowCount(); ++r)
-    if (t->item(r, KernelsPanel::Variant)->text().contains("S=padded")) t->selectRow(r);
-  QCOMPARE(panel.accessTable()->item(panel.accessTable()->selectionModel()->selectedRows().first().row(), 1)->text(),
-           QString("smem S[c, r]"));
+  for (const QString& id : ids_of(panel))
+    if (id.contains("S=padded")) panel.selectVariant(id);
+  QVERIFY(panel.accesses()->selectedSite());
+  QCOMPARE(panel.accesses()->selectedSite()->info.placeholder, std::string("smem S[c, r]"));  // kept from the other variant
   panel.accesses()->stepSlider()->setValue(0);
   panel.accesses()->warpChoice()->setValue(0);
   QCOMPARE(static_cast<int>(map->litCells().size()), 32);
   QCOMPARE(map->maxWordsPerColumn(), 1);
   // A global access: the tile row a warp reads from A is one 128-byte line, 4 sectors.
-  for (int r = 0; r < panel.accessTable()->rowCount(); ++r)
-    if (panel.accessTable()->item(r, 1)->text() == "A[i, j]") panel.accessTable()->selectRow(r);
+  panel.accesses()->selectSite(panel.accesses()->model().rowOf("A[i, j]"));
   QCOMPARE(map->sectorsTouched(), 4);
   QVERIFY(map->caption().contains("in 4 32-byte sectors"));
   QVERIFY(panel.assembly()->right()->text().contains(".entry lego_kernel"));  // the PTX
@@ -355,8 +373,8 @@ void KernelsPanelTest::cudaTooLargeToEmulateVerifiesAtASmallerSize() {
   QSignalSpy loaded(&panel, &KernelsPanel::projectLoaded);
   panel.openProject(file);
   QVERIFY(loaded.wait(30000));
-  QTableWidget* t = panel.table();
-  QCOMPARE(t->rowCount(), 2);
+  const VariantsModel& t = panel.variants();
+  QCOMPARE(t.rowCount(), 2);
   QVERIFY(!panel.verifySmallerButton()->isVisibleTo(&panel));
   QSignalSpy finished(&panel, &KernelsPanel::sweepFinished), messages(&panel, &KernelsPanel::message);
   panel.runSweep();
@@ -367,10 +385,10 @@ void KernelsPanelTest::cudaTooLargeToEmulateVerifiesAtASmallerSize() {
     QVERIFY(!panel.verifySmallerButton()->isVisibleTo(&panel));
     return;
   }
-  for (int r = 0; r < t->rowCount(); ++r) {
-    const QString id = t->item(r, KernelsPanel::Variant)->text();
-    QCOMPARE(t->item(r, KernelsPanel::Verified)->text(), QString::fromUtf8("–"));
-    const QString tip = t->item(r, KernelsPanel::Verified)->toolTip();
+  for (int r = 0; r < t.rowCount(); ++r) {
+    const QString id = t.row(r).id;
+    QCOMPARE(text(t, r, VariantsModel::Verified), QString::fromUtf8("–"));
+    const QString tip = text(t, r, VariantsModel::Verified, Qt::ToolTipRole);
     QVERIFY2(tip.contains("too many to emulate"), qPrintable(tip));
     QVERIFY2(log.filter(id).filter("too many to emulate").size() == 1, qPrintable(log.join("\n")));
   }
@@ -380,10 +398,11 @@ void KernelsPanelTest::cudaTooLargeToEmulateVerifiesAtASmallerSize() {
   QCOMPARE(panel.verifySmallerButton()->text(), QString("Verify 2 at a smaller size"));
   QTest::mouseClick(panel.verifySmallerButton(), Qt::LeftButton);
   QVERIFY(finished.wait(240000));
-  for (int r = 0; r < t->rowCount(); ++r) {
-    QCOMPARE(t->item(r, KernelsPanel::Verified)->text(), QString::fromUtf8("✓ (verified at N=512)"));
-    QVERIFY(t->item(r, KernelsPanel::Verified)->toolTip().contains("N=512"));
-    QVERIFY(!panel.isStale(t->item(r, KernelsPanel::Variant)->text()));
+  for (int r = 0; r < t.rowCount(); ++r) {
+    QCOMPARE(text(t, r, VariantsModel::Verified), QString::fromUtf8("✓ (verified at N=512)"));
+    QVERIFY(text(t, r, VariantsModel::Verified, Qt::ToolTipRole).contains("N=512"));
+    QVERIFY(!panel.isStale(t.row(r).id));
+    QVERIFY(!t.row(r).stale);
   }
   QVERIFY(!panel.verifySmallerButton()->isVisibleTo(&panel));
   QVERIFY(panel.needSmallerCheck().isEmpty());
@@ -410,23 +429,25 @@ void KernelsPanelTest::suggestRanksLayoutsAndAddsOneToTheProject() {
   QTest::mouseClick(suggest, Qt::LeftButton);
   QTRY_VERIFY_WITH_TIMEOUT(panel.suggestDialog() && panel.suggestDialog()->isVisible(), 120000);
   lego::studio::SuggestDialog* dialog = panel.suggestDialog();
-  QTableWidget* t = dialog->table();
-  QVERIFY(t->rowCount() > 5);
-  QCOMPARE(t->item(0, 2)->text(), QString("1"));  // ways: conflict-free first
-  QCOMPARE(t->item(0, 6)->text(), QString::fromUtf8("✓"));
+  const SuggestionsModel& t = dialog->model();
+  QVERIFY(t.rowCount() > 5);
+  QCOMPARE(text(t, 0, SuggestionsModel::Ways), QString("1"));  // ways: conflict-free first
+  QCOMPARE(text(t, 0, SuggestionsModel::Verified), QString::fromUtf8("✓"));
   bool row_major = false;
-  for (int r = 0; r < t->rowCount(); ++r)
-    if (t->item(r, 1)->text() == "project:row") row_major = t->item(r, 2)->text() == "32" && t->item(r, 7)->text().contains("32-way");
+  for (int r = 0; r < t.rowCount(); ++r)
+    if (t.candidate(r).name == "project:row")
+      row_major = text(t, r, SuggestionsModel::Ways) == "32" && text(t, r, SuggestionsModel::Why).contains("32-way");
   QVERIFY(row_major);
   QVERIFY(!shown.isEmpty());  // the first row went to the composer
   QVERIFY(shown.last().at(2).toString().startsWith("suggested"));
   QVERIFY(dialog->heatmap()->caption().contains("1-way"));
   // Pick one the project does not have and add it.
   int fresh = -1;
-  for (int r = 0; r < t->rowCount() && fresh < 0; ++r)
-    if (!t->item(r, 1)->text().startsWith("project:")) fresh = r;
+  for (int r = 0; r < t.rowCount() && fresh < 0; ++r)
+    if (t.candidate(r).family != "project") fresh = r;
   QVERIFY(fresh >= 0);
-  t->selectRow(fresh);
+  dialog->selectRow(fresh);
+  QCOMPARE(dialog->selected(), &t.candidate(fresh));
   QVERIFY(dialog->addButton()->isEnabled());
   QTest::mouseClick(dialog->addButton(), Qt::LeftButton);
   QVERIFY(loaded.wait(30000));
@@ -440,14 +461,13 @@ void KernelsPanelTest::suggestRanksLayoutsAndAddsOneToTheProject() {
   QSignalSpy finished(&panel, &KernelsPanel::sweepFinished);
   panel.runSweep();
   QVERIFY(finished.wait(120000));
-  int shared_row = -1;
-  for (int r = 0; r < panel.accessTable()->rowCount(); ++r)
-    if (panel.accessTable()->item(r, 1)->text() == "smem S[c, r]") shared_row = r;
+  const int shared_row = panel.accesses()->model().rowOf("smem S[c, r]");
   QVERIFY(shared_row >= 0);
-  QCOMPARE(panel.bufferOfAccess(shared_row), QString("S"));
+  const QString buffer = QString::fromStdString(panel.accesses()->model().site(shared_row).info.name);
+  QCOMPARE(buffer, QString("S"));
   dialog->close();
   panel.layoutChoice()->setCurrentIndex(0);  // A's layout
-  panel.suggestFor(panel.bufferOfAccess(shared_row));
+  panel.suggestFor(buffer);
   QVERIFY(panel.layoutChoice()->currentText().startsWith("S: "));
   QTRY_VERIFY_WITH_TIMEOUT(dialog->isVisible(), 120000);
 }
@@ -487,29 +507,26 @@ void KernelsPanelTest::baselinesAreRowsAndRooflineLinesButNeverTheWinner() {
   QSignalSpy loaded(&panel, &KernelsPanel::projectLoaded);
   panel.openProject(LEGO_TEST_DATA "/kernels/baselines.lego.json");
   QVERIFY(loaded.wait(30000));
-  QCOMPARE(panel.table()->rowCount(), 2);  // B: fwd, rev
+  QCOMPARE(panel.variants().rowCount(), 2);  // B: fwd, rev
   panel.setTimeout(10);
   QSignalSpy finished(&panel, &KernelsPanel::sweepFinished);
   panel.runSweep();
   QVERIFY(finished.wait(120000));
-  QCOMPARE(panel.table()->rowCount(), 3);
+  QCOMPARE(panel.variants().rowCount(), 3);
   QCOMPARE(status_of(panel, "baseline:plain"), QString("ok"));
   QCOMPARE(status_of(panel, "A=default,B=fwd,N=4000,MODE=0"), QString("ok"));
-  QTableWidget* t = panel.table();
-  for (int r = 0; r < t->rowCount(); ++r)
-    if (t->item(r, KernelsPanel::Variant)->text() == "baseline:plain") {
-      QVERIFY(t->item(r, KernelsPanel::Variant)->font().italic());
-      QVERIFY(t->item(r, KernelsPanel::Status)->toolTip().contains("Baseline"));
-      // checked against the reference at the kernel's verify_at, and the mark says so
-      QCOMPARE(t->item(r, KernelsPanel::Verified)->text(), QString("\u2713 (verified at N=400)"));
-    }
+  const VariantsModel& t = panel.variants();
+  const int baseline = t.rowOf("baseline:plain");
+  QVERIFY(baseline >= 0 && t.row(baseline).baseline);
+  QVERIFY(t.index(baseline, VariantsModel::Variant).data(Qt::FontRole).value<QFont>().italic());
+  QVERIFY(text(t, baseline, VariantsModel::Status, Qt::ToolTipRole).contains("Baseline"));
+  // checked against the reference at the kernel's verify_at, and the mark says so
+  QCOMPARE(text(t, baseline, VariantsModel::Verified), QString("\u2713 (verified at N=400)"));
   QVERIFY(panel.winner().startsWith("A=default"));
   QCOMPARE(panel.roofline()->pointCount(), 2);
   QCOMPARE(panel.roofline()->baselineCount(), 1);
   // Selecting the baseline shows its code as timed, and its assembly.
-  t->clearSelection();
-  for (int r = 0; r < t->rowCount(); ++r)
-    if (t->item(r, KernelsPanel::Variant)->text() == "baseline:plain") t->selectRow(r);
+  panel.selectVariant("baseline:plain");
   const QString code = panel.kernelCode()->left()->text();
   QVERIFY2(code.contains("lego_kernel"), qPrintable(code));
   QVERIFY(panel.assembly()->right()->text().contains("lego_kernel"));
@@ -533,33 +550,33 @@ void KernelsPanelTest::theTargetPickerRemakesTheVariantsAndLlvmErrorsAreCompileE
   QVERIFY2(target.last().at(0).toString().contains("x86-64-v3"), qPrintable(target.last().at(0).toString()));
   QCOMPARE(panel.targetChoice()->currentData().toString(), QString("x86-64-v3"));
   panel.kernelChoice()->setCurrentText("avx512_add");
-  QCOMPARE(panel.table()->rowCount(), 0);
+  QCOMPARE(panel.variants().rowCount(), 0);
   QString told;
   for (const auto& m : said)
     if (m.at(0).toString().contains("ruled out by target x86-64-v3")) told = m.at(0).toString();
   QVERIFY2(told.contains("avx512f"), qPrintable(told));
   panel.kernelChoice()->setCurrentText("asm_register");
-  QCOMPARE(panel.table()->rowCount(), 1);
-  const QString id = panel.table()->item(0, KernelsPanel::Variant)->text();
+  QCOMPARE(panel.variants().rowCount(), 1);
+  const QString id = panel.variants().row(0).id;
   QSignalSpy finished(&panel, &KernelsPanel::sweepFinished);
   panel.runSweep();
   QVERIFY(finished.wait(60000));
   QCOMPARE(status_of(panel, id), QString("compile-error"));
-  const QString tip = panel.table()->item(0, KernelsPanel::Status)->toolTip();
+  const QString tip = cell(panel, id, VariantsModel::Status, Qt::ToolTipRole);
   QVERIFY2(tip.contains("couldn't allocate") && tip.contains("LLVM"), qPrintable(tip));
   // An LLVM fatal error (report_fatal_error) is a compile error too, with LLVM's words.
   panel.kernelChoice()->setCurrentText("llvm_fatal");
-  const QString fatal = panel.table()->item(0, KernelsPanel::Variant)->text();
+  const QString fatal = panel.variants().row(0).id;
   panel.runSweep();
   QVERIFY(finished.wait(60000));
   QCOMPARE(status_of(panel, fatal), QString("compile-error"));
-  const QString fatal_tip = panel.table()->item(0, KernelsPanel::Status)->toolTip();
+  const QString fatal_tip = cell(panel, fatal, VariantsModel::Status, Qt::ToolTipRole);
   QVERIFY2(fatal_tip.contains("LLVM") && fatal_tip.contains("bundle"), qPrintable(fatal_tip));
   panel.targetChoice()->setCurrentIndex(panel.targetChoice()->findData("host"));
   QVERIFY(loaded.wait(30000));
   QVERIFY(target.last().at(0).toString().contains("this machine"));
   panel.kernelChoice()->setCurrentText("avx512_add");
-  QCOMPARE(panel.table()->rowCount(), lego::target::host().has("avx512f") ? 1 : 0);
+  QCOMPARE(panel.variants().rowCount(), lego::target::host().has("avx512f") ? 1 : 0);
 }
 
 // Issue 29, failure 11: Run on cluster with a failing sbatch left every row
@@ -585,13 +602,13 @@ void KernelsPanelTest::aFailedClusterSubmitEndsItsRowsWithTheError() {
   QVERIFY(loaded.wait(30000));
   QSignalSpy messages(&panel, &KernelsPanel::message);
   panel.runOnCluster({});
-  QCOMPARE(panel.table()->item(0, KernelsPanel::Status)->text(), QString("submitting"));
-  QTRY_VERIFY_WITH_TIMEOUT(panel.table()->item(0, KernelsPanel::Status)->text() == "not submitted", 60000);
+  QCOMPARE(text(panel.variants(), 0, VariantsModel::Status), QString("submitting"));
+  QTRY_VERIFY_WITH_TIMEOUT(text(panel.variants(), 0, VariantsModel::Status) == "not submitted", 60000);
   qputenv("PATH", path);
-  for (int row = 0; row < panel.table()->rowCount(); ++row) {
-    QCOMPARE(panel.table()->item(row, KernelsPanel::Status)->text(), QString("not submitted"));
-    QVERIFY2(panel.table()->item(row, KernelsPanel::Status)->toolTip().contains("invalid partition"),
-             qPrintable(panel.table()->item(row, KernelsPanel::Status)->toolTip()));
+  for (int row = 0; row < panel.variants().rowCount(); ++row) {
+    QCOMPARE(text(panel.variants(), row, VariantsModel::Status), QString("not submitted"));
+    const QString tip = text(panel.variants(), row, VariantsModel::Status, Qt::ToolTipRole);
+    QVERIFY2(tip.contains("invalid partition"), qPrintable(tip));
   }
   QVERIFY(!messages.isEmpty() && messages.last().at(0).toString().contains("invalid partition"));
   QVERIFY(panel.findChild<QPushButton*>("runOnCluster"));
@@ -656,7 +673,7 @@ void KernelsPanelTest::theAppAndLegoBenchShareTheirResults() {
     QSignalSpy loaded(&panel, &KernelsPanel::projectLoaded);
     panel.openProject(file);
     QVERIFY(loaded.wait(30000));
-    QCOMPARE(panel.table()->rowCount(), 2);
+    QCOMPARE(panel.variants().rowCount(), 2);
     QSignalSpy finished(&panel, &KernelsPanel::sweepFinished);
     panel.runSweep();
     QVERIFY(finished.wait(120000));
@@ -664,10 +681,7 @@ void KernelsPanelTest::theAppAndLegoBenchShareTheirResults() {
     for (const QString& id : {variant, QString("A=row,B=row,L=tiles,FLAT=0,N=128,T=16"), QString("baseline:copy")})
       QCOMPARE(status_of(panel, id), first == "bench" ? QString("ok (cached)") : QString("ok"));
     if (first == "bench") {
-      QTableWidget* t = panel.table();
-      t->clearSelection();
-      for (int r = 0; r < t->rowCount(); ++r)
-        if (t->item(r, KernelsPanel::Variant)->text() == variant) t->selectRow(r);
+      panel.selectVariant(variant);
       const QString assembly = panel.assembly()->right()->text();
       QVERIFY2(assembly.contains("lego_kernel"), qPrintable(assembly.left(200)));
       continue;

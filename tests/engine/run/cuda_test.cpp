@@ -14,6 +14,7 @@
 #include "run/nvrtc.hpp"
 #include "run/protocol.hpp"
 #include "run/trace.hpp"
+#include "run/worker_handlers.hpp"
 
 namespace lego::run {
 namespace {

@@ -1,0 +1,239 @@
+// The studio's table models without their views: the variants table's rows
+// (VariantsModel, sorted and filtered by VariantsFilter) and lego suggest's
+// ranked layouts (SuggestionsModel), from typed rows made here.
+#include <QFont>
+#include <QGuiApplication>
+#include <QPalette>
+#include <QtTest>
+#include <memory>
+
+#include "studio/suggestions_model.hpp"
+#include "studio/variants_model.hpp"
+
+using lego::run::Outcome;
+using lego::run::Status;
+using lego::studio::SuggestionsModel;
+using lego::studio::VariantRow;
+using lego::studio::VariantsFilter;
+using lego::studio::VariantsModel;
+
+class StudioModelsTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void aRowIsFormattedFromItsResult();
+  void aRowWithoutAResultSaysWhy();
+  void aBaselineIsItalicAndSaysWhatItIs();
+  void aStaleRowIsGreyedUntilItsNextResult();
+  void aNoteStandsInTheStatusUntilTheNextResult();
+  void theFilterSortsNumbersAsNumbersAndHidesUnverifiedVariants();
+  void suggestionsAreRankedRowsOfTypedCandidates();
+};
+
+namespace {
+
+std::shared_ptr<Outcome> result(const std::string& id, Status status, double ms, bool verified = true) {
+  auto o = std::make_shared<Outcome>();
+  o->kernel = "k";
+  o->id = id;
+  o->status = status;
+  o->verified = verified;
+  o->ms = ms;
+  o->gbs = ms > 0 ? 10 / ms : 0;
+  return o;
+}
+
+// A row as the panel makes one: a baseline by its id.
+VariantRow row(const QString& id, std::shared_ptr<const Outcome> outcome, const QString& invalid = {}) {
+  VariantRow r;
+  r.id = id;
+  r.baseline = id.startsWith("baseline:");
+  r.invalid = invalid;
+  r.outcome = std::move(outcome);
+  return r;
+}
+
+QString text(const QAbstractItemModel& model, int row, int column, int role = Qt::DisplayRole) {
+  return model.index(row, column).data(role).toString();
+}
+
+}  // namespace
+
+void StudioModelsTest::aRowIsFormattedFromItsResult() {
+  auto o = result("A=row,N=64", Status::Ok, 2.0);
+  o->cached = true;
+  o->repetitions = 5;
+  o->ms_min = 1.8;
+  o->ms_max = 2.4;  // a spread of 30% of the median
+  o->percent_of_roof = 41.26;
+  o->bank_ways = 32;
+  o->coalesced_percent = 100;
+  o->lines_per_iteration = 0.125;
+  o->cuda = lego::run::CudaResources{};
+  o->cuda->registers = 40;
+  o->verified_at = "N=16";
+  VariantsModel model;
+  model.setRows({row("A=row,N=64", o)});
+  QCOMPARE(model.rowCount(), 1);
+  QCOMPARE(text(model, 0, VariantsModel::Variant), QString("A=row,N=64"));
+  QCOMPARE(model.index(0, VariantsModel::Status).data(VariantsModel::IdRole).toString(), QString("A=row,N=64"));
+  QCOMPARE(text(model, 0, VariantsModel::Status), QString("ok (cached)"));
+  QVERIFY(text(model, 0, VariantsModel::Status, Qt::ToolTipRole).contains("results cache"));
+  QCOMPARE(text(model, 0, VariantsModel::Verified), QString::fromUtf8("✓ (verified at N=16)"));
+  QVERIFY(text(model, 0, VariantsModel::Verified, Qt::ToolTipRole).contains("N=16"));
+  QCOMPARE(text(model, 0, VariantsModel::Ms), QString::fromUtf8("2.0000 ±15%"));
+  QVERIFY(text(model, 0, VariantsModel::Ms, Qt::ToolTipRole).startsWith("median of 5 repetitions"));
+  QCOMPARE(model.index(0, VariantsModel::Ms).data(VariantsModel::SortRole).toDouble(), 2.0);
+  QCOMPARE(text(model, 0, VariantsModel::GBs), QString("5.00"));
+  QCOMPARE(text(model, 0, VariantsModel::Roof), QString("41.3"));
+  QCOMPARE(text(model, 0, VariantsModel::BankWays), QString("32"));
+  QCOMPARE(text(model, 0, VariantsModel::Coalesced), QString("100"));
+  QCOMPARE(text(model, 0, VariantsModel::Lines), QString("0.125"));
+  QCOMPARE(text(model, 0, VariantsModel::Registers), QString("40"));
+  QCOMPARE(model.index(0, VariantsModel::Ms).data(Qt::TextAlignmentRole).toInt(), int(Qt::AlignRight | Qt::AlignVCenter));
+  QVERIFY(!model.index(0, VariantsModel::Variant).data(Qt::ToolTipRole).isValid());  // the table's own tooltip shows
+  QCOMPARE(model.headerData(VariantsModel::BankWays, Qt::Horizontal).toString(), QString("bank ways"));
+  QVERIFY(model.headerData(VariantsModel::BankWays, Qt::Horizontal, Qt::ToolTipRole).toString().contains("bank conflict"));
+}
+
+void StudioModelsTest::aRowWithoutAResultSaysWhy() {
+  auto wrong = result("MODE=3", Status::Wrong, -1, false);
+  wrong->message = "differs at element 7";
+  VariantsModel model;
+  model.setRows({row("MODE=0", nullptr), row("MODE=9", nullptr, "T does not divide N"), row("MODE=3", wrong)});
+  QCOMPARE(text(model, 0, VariantsModel::Status), QString("not run"));
+  QCOMPARE(text(model, 0, VariantsModel::Verified), QString());
+  QCOMPARE(text(model, 0, VariantsModel::Ms), QString());
+  QCOMPARE(model.index(0, VariantsModel::Ms).data(VariantsModel::SortRole).toDouble(), 1e300);
+  QCOMPARE(text(model, 1, VariantsModel::Status), QString("invalid"));
+  QCOMPARE(text(model, 1, VariantsModel::Status, Qt::ToolTipRole), QString("T does not divide N"));
+  QCOMPARE(text(model, 2, VariantsModel::Status), QString("wrong"));
+  QCOMPARE(text(model, 2, VariantsModel::Verified), QString::fromUtf8("✗"));
+  QCOMPARE(text(model, 2, VariantsModel::Verified, Qt::ToolTipRole), QString("Not verified: differs at element 7"));
+  QCOMPARE(text(model, 2, VariantsModel::GBs), QString());  // untimed: no rates
+  QCOMPARE(model.rowOf("MODE=3"), 2);
+  QCOMPARE(model.rowOf("MODE=4"), -1);
+  QVERIFY(!model.setOutcome(result("MODE=4", Status::Ok, 1)));  // no row of that id: the panel adds one
+  QVERIFY(model.setOutcome(result("MODE=0", Status::Ok, 1)));
+  QCOMPARE(text(model, 0, VariantsModel::Status), QString("ok"));
+}
+
+void StudioModelsTest::aBaselineIsItalicAndSaysWhatItIs() {
+  auto copy = result("baseline:copy", Status::Ok, 1.0);
+  copy->baseline = true;
+  copy->bank_ways = 1;  // a baseline is not traced: its analysis columns stay empty
+  VariantsModel model;
+  model.setRows({row("baseline:copy", copy)});
+  QVERIFY(model.index(0, VariantsModel::Variant).data(Qt::FontRole).value<QFont>().italic());
+  QVERIFY(model.index(0, VariantsModel::Variant).data(VariantsModel::BaselineRole).toBool());
+  for (int c = 0; c < VariantsModel::Columns; ++c)
+    QVERIFY(text(model, 0, c, Qt::ToolTipRole).startsWith("Baseline, timed in the same sweep"));
+  QCOMPARE(text(model, 0, VariantsModel::BankWays), QString());
+  QCOMPARE(text(model, 0, VariantsModel::Ms), QString("1.0000"));
+}
+
+void StudioModelsTest::aStaleRowIsGreyedUntilItsNextResult() {
+  VariantsModel model;
+  model.setRows({row("MODE=0", result("MODE=0", Status::Ok, 1))});
+  QVERIFY(!model.index(0, VariantsModel::Status).data(Qt::ForegroundRole).isValid());
+  QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+  model.setStale(0, true);
+  QCOMPARE(changed.size(), 1);
+  QVERIFY(model.row(0).stale);
+  QVERIFY(model.index(0, 0).data(VariantsModel::StaleRole).toBool());
+  const QColor grey = QGuiApplication::palette().color(QPalette::Disabled, QPalette::Text);
+  for (int c = 0; c < VariantsModel::Columns; ++c) {
+    QCOMPARE(model.index(0, c).data(Qt::ForegroundRole).value<QColor>(), grey);
+    QVERIFY(text(model, 0, c, Qt::ToolTipRole).startsWith("From an earlier sweep: not run again yet."));
+  }
+  QCOMPARE(text(model, 0, VariantsModel::Status, Qt::ToolTipRole), QString("From an earlier sweep: not run again yet."));
+  model.setOutcome(result("MODE=0", Status::Ok, 0.5));
+  QVERIFY(!model.row(0).stale);
+  QVERIFY(!model.index(0, VariantsModel::Status).data(Qt::ForegroundRole).isValid());
+  QVERIFY(!model.index(0, VariantsModel::Status).data(Qt::ToolTipRole).isValid());
+  QCOMPARE(text(model, 0, VariantsModel::Ms), QString("0.5000"));
+}
+
+void StudioModelsTest::aNoteStandsInTheStatusUntilTheNextResult() {
+  VariantsModel model;
+  model.setRows({row("MODE=0", nullptr), row("MODE=1", nullptr, "too large")});
+  model.setNote(0, "submitting");
+  model.setNote(1, "queued (Slurm)", "its Slurm array task is PENDING");
+  QCOMPARE(text(model, 0, VariantsModel::Status), QString("submitting"));
+  QCOMPARE(text(model, 1, VariantsModel::Status), QString("queued (Slurm)"));
+  QCOMPARE(text(model, 1, VariantsModel::Status, Qt::ToolTipRole), QString("its Slurm array task is PENDING"));
+  model.setNote(1, "submitting");  // no tip of its own: the row's own shows
+  QCOMPARE(text(model, 1, VariantsModel::Status, Qt::ToolTipRole), QString("too large"));
+  auto imported = result("MODE=0", Status::Imported, 1);
+  model.setOutcome(imported);
+  QCOMPARE(text(model, 0, VariantsModel::Status), QString("imported"));
+  QVERIFY(model.row(0).note.isEmpty());
+}
+
+void StudioModelsTest::theFilterSortsNumbersAsNumbersAndHidesUnverifiedVariants() {
+  auto baseline = result("baseline:copy", Status::Ok, 0.5);
+  baseline->baseline = true;
+  VariantsModel model;
+  // 10 ms sorts after 9 ms (as text it would not); the unrun variant sorts after every number.
+  model.setRows({row("T=8", result("T=8", Status::Ok, 10)), row("T=4", nullptr), row("T=16", result("T=16", Status::Ok, 9)),
+                 row("T=2", result("T=2", Status::Wrong, 1, false)), row("baseline:copy", baseline)});
+  VariantsFilter shown;
+  shown.setSourceModel(&model);
+  const auto ids = [&] {
+    QStringList list;
+    for (int r = 0; r < shown.rowCount(); ++r) list << shown.index(r, 0).data(VariantsModel::IdRole).toString();
+    return list;
+  };
+  shown.sort(VariantsModel::Ms, Qt::AscendingOrder);
+  QCOMPARE(ids(), (QStringList{"baseline:copy", "T=2", "T=16", "T=8", "T=4"}));
+  shown.sort(VariantsModel::Ms, Qt::DescendingOrder);
+  QCOMPARE(ids().first(), QString("T=4"));
+  shown.sort(VariantsModel::Variant, Qt::AscendingOrder);
+  QCOMPARE(ids(), (QStringList{"T=16", "T=2", "T=4", "T=8", "baseline:copy"}));
+  QCOMPARE(shown.headerData(0, Qt::Vertical).toInt(), 1);  // numbered as shown, not as the model keeps them
+  shown.setVerifiedOnly(true);
+  QCOMPARE(ids(), (QStringList{"T=16", "T=8", "baseline:copy"}));
+  model.setOutcome(result("T=4", Status::Ok, 3));  // verified now: shown without a rebuild, in its place
+  QCOMPARE(ids(), (QStringList{"T=16", "T=4", "T=8", "baseline:copy"}));
+  shown.setVerifiedOnly(false);
+  QCOMPARE(shown.rowCount(), 5);
+}
+
+void StudioModelsTest::suggestionsAreRankedRowsOfTypedCandidates() {
+  auto s = std::make_shared<lego::run::Suggestions>();
+  s->buffer = "S";
+  lego::run::LayoutCandidate padded, row;
+  padded.name = "padded+1";
+  padded.text = "OrderBy(Row(32, 33))";
+  padded.worst_ways = 1;
+  padded.extra_elements = 32;
+  padded.ops = 3;
+  padded.verified = true;
+  padded.verification = "equal";
+  padded.reason = "conflict-free";
+  row.name = "project:row";
+  row.worst_ways = 32;
+  row.excess_wavefronts = 992;
+  row.reason = "32-way: a warp reads one bank";
+  s->ranked = {padded, row};
+  SuggestionsModel model;
+  QCOMPARE(model.rowCount(), 0);
+  model.setSuggestions(s);
+  QCOMPARE(model.rowCount(), 2);
+  QCOMPARE(text(model, 0, SuggestionsModel::Rank), QString("1"));
+  QCOMPARE(text(model, 1, SuggestionsModel::Rank), QString("2"));
+  QCOMPARE(text(model, 0, SuggestionsModel::Layout), QString("padded+1"));
+  QCOMPARE(text(model, 0, SuggestionsModel::Layout, Qt::ToolTipRole), QString("OrderBy(Row(32, 33))"));
+  QCOMPARE(text(model, 0, SuggestionsModel::Ways), QString("1"));
+  QCOMPARE(text(model, 1, SuggestionsModel::Ways), QString("32"));
+  QCOMPARE(text(model, 1, SuggestionsModel::Excess), QString("992"));
+  QCOMPARE(text(model, 1, SuggestionsModel::Ops), QString("-"));  // -1: not scored
+  QCOMPARE(text(model, 0, SuggestionsModel::Verified), QString::fromUtf8("✓"));
+  QCOMPARE(text(model, 1, SuggestionsModel::Verified), QString());  // not run
+  QVERIFY(text(model, 1, SuggestionsModel::Verified, Qt::ToolTipRole).startsWith("kernel not run"));
+  QVERIFY(text(model, 1, SuggestionsModel::Why).contains("32-way"));
+  QCOMPARE(model.candidate(1).name, std::string("project:row"));
+  QCOMPARE(model.headerData(SuggestionsModel::Memory, Qt::Horizontal).toString(), QString("+mem"));
+}
+
+QTEST_MAIN(StudioModelsTest)
+#include "studio_models_test.moc"
