@@ -102,11 +102,11 @@ Executor::Reference& Executor::reference(const RunRequest& request, const std::m
   job["library"] = "";
   KernelProcess process(job, buffers);
   std::optional<Json> event = process.next_event();
-  if (event_text(event, "event") == "compile-error")
+  if (kernel_event(event) == KernelEvent::CompileError)
     throw std::runtime_error("the reference does not compile:\n" + event_text(event, "message"));
-  if (event_text(event, "event") == "compiled") event = process.next_event();
-  if (event_text(event, "event") == "error") throw std::runtime_error("the reference: " + event_text(event, "message"));
-  if (event_text(event, "event") != "called") throw std::runtime_error(ended_early(process, "the reference"));
+  if (kernel_event(event) == KernelEvent::Compiled) event = process.next_event();
+  if (kernel_event(event) == KernelEvent::Error) throw std::runtime_error("the reference: " + event_text(event, "message"));
+  if (kernel_event(event) != KernelEvent::Called) throw std::runtime_error(ended_early(process, "the reference"));
   process.release();
   auto ref = std::make_unique<Reference>();
   std::size_t k = 0;
@@ -156,17 +156,17 @@ void Executor::execute_cpu(const RunRequest& request, RunReply& result, const st
       job_for(request, request.source + entry_trampoline("lego_entry", "lego_kernel", types_of(request.tensors)), "lego_entry", buffers),
       buffers);
   std::optional<Json> event = process.next_event();
-  if (event_text(event, "event") == "compile-error") {
+  if (kernel_event(event) == KernelEvent::CompileError) {
     result.status = Status::CompileError;
     result.message = "the kernel does not compile:\n" + event_text(event, "message");
     return;
   }
-  if (event_text(event, "event") == "error") {
+  if (kernel_event(event) == KernelEvent::Error) {
     result.status = Status::Error;
     result.message = event_text(event, "message");
     return;
   }
-  if (event_text(event, "event") != "compiled") {
+  if (kernel_event(event) != KernelEvent::Compiled) {
     result.status = Status::Crashed;
     result.message = ended_early(process, "the kernel");
     return;
@@ -180,19 +180,19 @@ void Executor::execute_cpu(const RunRequest& request, RunReply& result, const st
   }
   if (data.reference) stage("verify");
   event = process.next_event();
-  if (event_text(event, "event") == "error") {
+  if (kernel_event(event) == KernelEvent::Error) {
     result.status = Status::Error;
     result.message = event_text(event, "message");
     return;
   }
-  if (event_text(event, "event") == "fault") {
+  if (kernel_event(event) == KernelEvent::Fault) {
     process.finish();
     result.verified = false;
     result.status = Status::OutOfBounds;
     result.message = event_text(event, "message");
     return;
   }
-  if (event_text(event, "event") != "called") {
+  if (kernel_event(event) != KernelEvent::Called) {
     const std::string how = ended_early(process, "the kernel");
     if (!check_overruns(request, data, result)) return;
     result.status = Status::Crashed;
@@ -209,14 +209,14 @@ void Executor::execute_cpu(const RunRequest& request, RunReply& result, const st
     stage("time");
     process.go();
     event = process.next_event();
-    if (event_text(event, "event") == "fault") {
+    if (kernel_event(event) == KernelEvent::Fault) {
       process.finish();
       result.verified = false;
       result.status = Status::OutOfBounds;
       result.message = event_text(event, "message") + " (while it was timed)";
       return;
     }
-    if (event_text(event, "event") != "timed" || !event->contains("benchmark")) {
+    if (kernel_event(event) != KernelEvent::Timed || !event->contains("benchmark")) {
       const std::string how = ended_early(process, "the kernel");
       if (!check_overruns(request, data, result)) return;
       result.status = Status::Crashed;
@@ -476,15 +476,15 @@ void Executor::execute_cuda(const RunRequest& request, RunReply& result, const s
     job["target"] = "host";
     KernelProcess process(job, buffers);
     std::optional<Json> event = process.next_event();
-    if (event_text(event, "event") == "compile-error") {
+    if (kernel_event(event) == KernelEvent::CompileError) {
       result.status = Status::CompileError;
       result.message = "the kernel does not compile for CPU emulation:\n" + event_text(event, "message");
       return;
     }
-    if (event_text(event, "event") == "compiled") event = process.next_event();
-    if (event_text(event, "event") != "called") {
+    if (kernel_event(event) == KernelEvent::Compiled) event = process.next_event();
+    if (kernel_event(event) != KernelEvent::Called) {
       const std::string how =
-          event_text(event, "event") == "error" ? event_text(event, "message") : ended_early(process, "the emulated kernel");
+          kernel_event(event) == KernelEvent::Error ? event_text(event, "message") : ended_early(process, "the emulated kernel");
       process.finish();
       if (!check_overruns(request, data, result)) return;
       result.status = Status::Crashed;

@@ -90,7 +90,7 @@ CompileOptions options_of(const nlohmann::json& spec) {
 // process per variant is not: a cold compile took 35-130 ms longer.
 [[noreturn]] void serve_compiles(int control) {
   on_llvm_fatal_error([](const std::string& message) {
-    send({{"event", "compile-error"}, {"message", "does not compile: " + message}, {"fatal", true}});
+    send({{"event", to_string(KernelEvent::CompileError)}, {"message", "does not compile: " + message}, {"fatal", true}});
     _exit(0);
   });
   for (;;) {
@@ -103,15 +103,15 @@ CompileOptions options_of(const nlohmann::json& spec) {
     try {
       ObjectCode code = compile_object((*request)["source"].get<std::string>(), options_of(*request));
       if (code.object.empty())
-        send({{"event", "compile-error"}, {"message", code.diagnostics}, {"ms", code.ms}});
+        send({{"event", to_string(KernelEvent::CompileError)}, {"message", code.diagnostics}, {"ms", code.ms}});
       else
-        send({{"event", "object"},
+        send({{"event", to_string(KernelEvent::Object)},
               {"object", to_base64(code.object)},
               {"assembly", code.assembly},
               {"first_function", code.first_function},
               {"ms", code.ms}});
     } catch (const std::exception& e) {
-      send({{"event", "compile-error"}, {"message", e.what()}});
+      send({{"event", to_string(KernelEvent::CompileError)}, {"message", e.what()}});
     }
   }
 }
@@ -258,7 +258,7 @@ void kernel_process_main(int job_fd, int events_fd, int control_fd, const std::v
     watch_faults(mapped, described);
     // An access trace runs the project's code too (instrumented): here.
     if (spec.contains("analyze")) {
-      send({{"event", "analyzed"}, {"result", execute_analyze(spec["analyze"])}});
+      send({{"event", to_string(KernelEvent::Analyzed)}, {"result", execute_analyze(spec["analyze"])}});
       _exit(0);
     }
     if (spec.value("compile_server", false)) serve_compiles(control);
@@ -275,10 +275,10 @@ void kernel_process_main(int job_fd, int events_fd, int control_fd, const std::v
       compiled = compile_cpp(spec.at("source").get<std::string>(), options);
     }
     if (!compiled.module) {
-      send({{"event", "compile-error"}, {"message", compiled.diagnostics}, {"ms", compiled.ms}});
+      send({{"event", to_string(KernelEvent::CompileError)}, {"message", compiled.diagnostics}, {"ms", compiled.ms}});
       _exit(0);
     }
-    nlohmann::json done = {{"event", "compiled"}, {"ms", compiled.ms}, {"sandbox", sandbox_note}};
+    nlohmann::json done = {{"event", to_string(KernelEvent::Compiled)}, {"ms", compiled.ms}, {"sandbox", sandbox_note}};
     if (options.want_assembly) done["assembly"] = compiled.module->assembly();
     if (!options.library.empty()) {  // loaded here, so asked here: the core kernel it runs
       done["library_kernel"] = library_kernel(options.library);
@@ -289,11 +289,11 @@ void kernel_process_main(int job_fd, int events_fd, int control_fd, const std::v
     auto* entry = reinterpret_cast<Entry>(compiled.module->lookup(spec.at("entry").get<std::string>()));
     if (!entry) fail("error", "the kernel defines no " + spec.value("function", std::string("lego_kernel")) + " function");
     entry(args.data());
-    send({{"event", "called"}});
+    send({{"event", to_string(KernelEvent::Called)}});
     if (!spec.value("time", false)) _exit(0);
     char go = 0;
     if (read(control, &go, 1) != 1) _exit(0);  // the worker saw enough
-    send({{"event", "timed"}, {"benchmark", time_entry(entry, args.data(), spec)}});
+    send({{"event", to_string(KernelEvent::Timed)}, {"benchmark", time_entry(entry, args.data(), spec)}});
   } catch (const std::exception& e) {
     fail("error", e.what());
   }

@@ -257,6 +257,27 @@ std::string event_text(const std::optional<nlohmann::json>& event, const char* k
   return it != event->end() && it->is_string() ? it->get<std::string>() : "";
 }
 
+namespace {
+constexpr std::pair<KernelEvent, const char*> kEventWords[] = {
+    {KernelEvent::Object, "object"},     {KernelEvent::Compiled, "compiled"}, {KernelEvent::CompileError, "compile-error"},
+    {KernelEvent::Called, "called"},     {KernelEvent::Timed, "timed"},       {KernelEvent::Fault, "fault"},
+    {KernelEvent::Analyzed, "analyzed"}, {KernelEvent::Error, "error"}};
+}  // namespace
+
+KernelEvent kernel_event(const std::optional<nlohmann::json>& event) {
+  if (!event) return KernelEvent::None;
+  const std::string word = event_text(event, "event");
+  for (const auto& [e, w] : kEventWords)
+    if (word == w) return e;
+  return KernelEvent::Unknown;
+}
+
+const char* to_string(KernelEvent event) {
+  for (const auto& [e, w] : kEventWords)
+    if (e == event) return w;
+  return event == KernelEvent::None ? "none" : "unknown";
+}
+
 std::optional<double> event_number(const std::optional<nlohmann::json>& event, const char* key) {
   if (!event) return std::nullopt;
   const auto it = event->find(key);
@@ -296,15 +317,15 @@ nlohmann::json compile_in_server(const nlohmann::json& job) {
   std::optional<nlohmann::json> answer;
   if (compiler.process->request(request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)))
     answer = compiler.process->next_event();
-  const std::string event = event_text(answer, "event");
-  if (event == "object" && answer->contains("object") && (*answer)["object"].is_string()) return std::move(*answer);
+  const KernelEvent event = kernel_event(answer);
+  if (event == KernelEvent::Object && answer->contains("object") && (*answer)["object"].is_string()) return std::move(*answer);
   const bool fatal = answer && answer->contains("fatal") && (*answer)["fatal"] == true;
-  if (event == "compile-error" && !fatal) return std::move(*answer);
+  if (event == KernelEvent::CompileError && !fatal) return std::move(*answer);
   // An LLVM fatal error ended it, or it died: the next source gets a new one.
   const std::string how = compiler.process->finish();
   compiler.process.reset();
-  if (event == "compile-error") return std::move(*answer);
-  return {{"event", "compile-error"},
+  if (event == KernelEvent::CompileError) return std::move(*answer);
+  return {{"event", to_string(KernelEvent::CompileError)},
           {"message", "the compiler's process ended without a result" + (how.empty() ? std::string() : " (" + how + ")")}};
 }
 
@@ -318,7 +339,7 @@ KernelProcess::KernelProcess(const nlohmann::json& given_job, const std::vector<
   if (job.contains("source") && !job.value("compile_only", false)) {
     // Read as an event is (by type, never trusted), without copying the object.
     std::optional<nlohmann::json> answer(compile_in_server(job));
-    if (event_text(answer, "event") != "object") {
+    if (kernel_event(answer) != KernelEvent::Object) {
       not_compiled_ = std::move(answer);
       finished_ = true;
       return;
@@ -377,14 +398,15 @@ std::optional<nlohmann::json> KernelProcess::next_event() {
       std::string line = pending_.substr(0, newline);
       pending_.erase(0, newline + 1);
       if (auto parsed = kernel::parse_bounded_json(line); parsed && parsed->is_object()) {
-        if (compiled_ && event_text(parsed, "event") == "compiled") {  // compiled there, loaded here
+        if (compiled_ && kernel_event(parsed) == KernelEvent::Compiled) {  // compiled there, loaded here
           (*parsed)["assembly"] = (*compiled_)["assembly"];
           (*parsed)["ms"] = (*compiled_)["ms"].get<double>() + event_number(parsed, "ms").value_or(0.0);
           compiled_.reset();
         }
         return parsed;
       }
-      return nlohmann::json{{"event", "error"}, {"message", "the kernel's process wrote a line that is not a JSON object"}};
+      return nlohmann::json{{"event", to_string(KernelEvent::Error)},
+                            {"message", "the kernel's process wrote a line that is not a JSON object"}};
     }
     if (pending_.size() > max_line_ || events_ < 0) return std::nullopt;
     char chunk[65536];
@@ -432,7 +454,7 @@ nlohmann::json analyze_in_kernel_process(const nlohmann::json& request) {
       {"id", request.value("id", 0)}, {"kernel", request.value("kernel", "")}, {"variant", request.value("variant", "")}};
   KernelProcess process({{"analyze", request}, {"buffers", nlohmann::json::array()}}, {});
   std::optional<nlohmann::json> event = process.next_event();
-  if (event_text(event, "event") == "analyzed" && event->contains("result") && (*event)["result"].is_object()) {
+  if (kernel_event(event) == KernelEvent::Analyzed && event->contains("result") && (*event)["result"].is_object()) {
     nlohmann::json result = std::move((*event)["result"]);
     result["id"] = request.value("id", 0);  // the worker's own, whatever the process wrote
     return result;
@@ -451,10 +473,10 @@ CompileReply compile_without_running(const CompileRequest& request) {
                               {"compile_only", true},     {"time", false}, {"buffers", nlohmann::json::array()}};
   KernelProcess process(job, {});
   const std::optional<nlohmann::json> event = process.next_event();
-  const std::string what = event_text(event, "event");
+  const KernelEvent what = kernel_event(event);
   const auto text = [&](const char* key) { return event_text(event, key); };
-  if (what == "compiled") return {Status::Ok, "", text("assembly")};
-  if (what == "compile-error" || what == "error") return {Status::CompileError, text("message"), ""};
+  if (what == KernelEvent::Compiled) return {Status::Ok, "", text("assembly")};
+  if (what == KernelEvent::CompileError || what == KernelEvent::Error) return {Status::CompileError, text("message"), ""};
   const std::string how = process.finish();
   return {Status::CompileError, "the compiler's process ended without a result" + (how.empty() ? "" : " (" + how + ")"), ""};
 }

@@ -104,6 +104,15 @@ class KernelProcess {
 // event, or the field is absent or of another type (the process is not
 // trusted to write what it should).
 std::string event_text(const std::optional<nlohmann::json>& event, const char* key);
+
+// What a kernel's process says in an event line ("event": WORD): its
+// object is ready (Object, from the compiler's process), it compiled and
+// loaded, did not compile, was called, was timed, faulted in a no-access
+// region, analysed a trace, or failed; None when no line came (the process
+// ended), Unknown for a word of no event.
+enum class KernelEvent { None, Object, Compiled, CompileError, Called, Timed, Fault, Analyzed, Error, Unknown };
+KernelEvent kernel_event(const std::optional<nlohmann::json>& event);
+const char* to_string(KernelEvent event);  // the event line's word
 // A number field of an event, or nullopt when it is missing or not a number.
 std::optional<double> event_number(const std::optional<nlohmann::json>& event, const char* key);
 
