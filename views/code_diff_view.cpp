@@ -150,6 +150,9 @@ void CodeDiffView::showLinked() {
   changed_left_ = changed_right_ = changed_words_ = 0;
 }
 
+// Both sides are brought into view: the source line (a click on an
+// instruction far from it used to light it off-screen) and its first
+// instruction, each only when none of its lit rows is visible already.
 void CodeDiffView::highlightSourceLine(int source_line) {
   left_->markerDeleteAll(kLinked);
   right_->markerDeleteAll(kLinked);
@@ -160,11 +163,15 @@ void CodeDiffView::highlightSourceLine(int source_line) {
       right_->markerAdd(static_cast<int>(k), kLinked);
       linked_rows_.push_back(static_cast<int>(k));
     }
-  // Bring the first instruction into view unless one already is.
-  if (linked_rows_.empty()) return;
-  const int first = right_->firstVisibleLine(), shown = right_->SendScintilla(QsciScintilla::SCI_LINESONSCREEN);
-  const bool visible = std::any_of(linked_rows_.begin(), linked_rows_.end(), [&](int r) { return r >= first && r < first + shown; });
-  if (!visible) right_->setFirstVisibleLine(std::max(0, linked_rows_.front() - 3));
+  showRows(left_, {source_line});
+  showRows(right_, linked_rows_);
+}
+
+void CodeDiffView::showRows(QsciScintilla* editor, const std::vector<int>& rows) {
+  if (rows.empty()) return;
+  const int first = editor->firstVisibleLine(), shown = static_cast<int>(editor->SendScintilla(QsciScintilla::SCI_LINESONSCREEN));
+  const bool visible = std::any_of(rows.begin(), rows.end(), [&](int r) { return r >= first && r < first + shown; });
+  if (!visible) editor->setFirstVisibleLine(std::max(0, rows.front() - 3));
 }
 
 void CodeDiffView::refresh() {
@@ -199,7 +206,7 @@ void CodeDiffView::refresh() {
   right_->markerDeleteAll();
   left_->clearMarginText();
   right_->clearMarginText();
-  int first_change = -1, first_column = 0;
+  int first_change = -1;
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const int row = static_cast<int>(r);
     if (rows[r].left >= 0) left_->setMarginText(row, QString::number(rows[r].left + 1), 0);
@@ -215,33 +222,32 @@ void CodeDiffView::refresh() {
       const std::vector<std::string> tb = tokens(b[static_cast<std::size_t>(rows[r].right)]);
       dtl::Diff<std::string> words(ta, tb);
       words.compose();
-      int at_a = 0, at_b = 0, column = -1;
+      int at_a = 0, at_b = 0;
       for (const auto& [token, info] : words.getSes().getSequence()) {
         const int n = static_cast<int>(token.size());
         if (info.type == dtl::SES_DELETE) {
           left_->fillIndicatorRange(row, at_a, row, at_a + n, kChangedWord);
-          if (column < 0) column = at_a;
           at_a += n, ++changed_words_;
         } else if (info.type == dtl::SES_ADD) {
           right_->fillIndicatorRange(row, at_b, row, at_b + n, kChangedWord);
-          if (column < 0) column = at_b;
           at_b += n, ++changed_words_;
         } else {
           at_a += n, at_b += n;
         }
       }
-      if (first_change < 0 && row > 0) first_change = row, first_column = std::max(column, 0);  // past the header naming the variant
+      if (first_change < 0 && row > 0) first_change = row;  // past the header naming the variant
     } else if ((removed || added) && first_change < 0 && row > 0) {
       first_change = row;
     }
   }
-  // Show where the texts differ, with a little context above, and the changed word if it is off to the right.
-  if (first_change > 0) {
-    for (QsciScintilla* e : {left_, right_}) {
-      e->setCursorPosition(first_change, first_column);
-      e->ensureCursorVisible();
+  // Show where the texts differ, with a little context above, from column 0:
+  // scrolled to a changed word far right, assembly hid its mnemonics.
+  for (QsciScintilla* e : {left_, right_}) {
+    if (first_change > 0) {
+      e->setCursorPosition(first_change, 0);
       e->setFirstVisibleLine(std::max(first_change - 3, 0));
     }
+    e->SendScintilla(QsciScintilla::SCI_SETXOFFSET, 0);
   }
 }
 

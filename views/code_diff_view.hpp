@@ -3,8 +3,8 @@
 // line, so unchanged code and labels stay face to face while the panes
 // scroll together), changed lines marked (removed red on the left, added
 // green on the right, by dtl's shortest edit script), and inside a changed
-// line the words that differ boxed (dtl again, over tokens); the view scrolls
-// to the first change, sideways too. Line numbers are the texts' own. For
+// line the words that differ boxed (dtl again, over tokens); the view opens
+// at the first change, at column 0 (the mnemonics in sight). Line numbers are the texts' own. For
 // assembly, directives and comments are hidden unless asked for. One text
 // alone shows plainly.
 #pragma once
@@ -45,6 +45,8 @@ class CodeDiffView : public QWidget {
  private:
   void refresh();
   void showLinked();
+  // Scrolls `editor` to the first of `rows` unless one of them is in view.
+  void showRows(QsciScintilla* editor, const std::vector<int>& rows);
   bool linked_ = false, filling_ = false;
   std::vector<int> asm_source_, linked_rows_;
   QsciScintilla* left_;

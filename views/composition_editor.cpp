@@ -126,12 +126,7 @@ void CompositionEditor::rebuild() {
   new_block_zone_ = new QLabel(tr("Drop a piece here for a new OrderBy (applied first to the logical index)"), this);
   new_block_zone_->setStyleSheet(kZoneStyle);
   rows_->addWidget(new_block_zone_);
-  LayoutAst closing_only = *layout;
-  std::string closing_text = print(closing_only);
-  // The closing as written: the text after the last OrderBy block.
-  if (const auto at = closing_text.rfind(layout->closing == Closing::TileBy ? ".TileBy(" : ".GroupBy("); at != std::string::npos)
-    closing_text = closing_text.substr(at + 1);
-  closing_ = new QLabel(qs(closing_text), this);
+  closing_ = new QLabel(qs(session::closing_text(*layout)), this);
   closing_->setStyleSheet("QLabel { background: #eef7ee; border: 1px solid #8b8; border-radius: 4px; padding: 6px; }");
   closing_->setToolTip(tr("The closing block; drop \"TileBy level\" or \"ExpandBy\" here. Edit its extents in the text."));
   rows_->addWidget(closing_);
@@ -162,34 +157,6 @@ void CompositionEditor::setEngineError(std::size_t begin, std::size_t end, const
 void CompositionEditor::apply(const std::function<LayoutAst(const LayoutAst&)>& change, const QString& description) {
   const QString error = doc_->edit(change, description);
   emit message(error.isEmpty() ? description : tr("Not done: %1").arg(error));
-}
-
-bool CompositionEditor::applyValid(const std::function<LayoutAst(const LayoutAst&)>& change, const QString& description) {
-  // Only a layout that the engine accepts now is protected: one it does not (unbound
-  // sizes, an error already) is edited as before, so the user can repair it.
-  const auto binds = [this](const LayoutAst& l) -> std::string {
-    try {
-      validate_structure(l);
-      session::check_layout(l, session::parse_sizes(doc_->sizes().toStdString()));  // what the engine thread will draw
-      return {};
-    } catch (const LegoError& e) {
-      return e.diagnostic().message;
-    }
-  };
-  if (doc_->layout() && binds(*doc_->layout()).empty()) {
-    std::string why;
-    try {
-      why = binds(change(*doc_->layout()));
-    } catch (const LegoError& e) {
-      why = e.diagnostic().message;
-    }
-    if (!why.empty()) {
-      emit message(tr("Not dropped: %1").arg(qs(why)));
-      return false;
-    }
-  }
-  apply(change, description);
-  return true;
 }
 
 void CompositionEditor::remove(PieceChip* c) {
@@ -243,14 +210,16 @@ CompositionEditor::Target CompositionEditor::locate(const QPoint& pos) const {
     return t;
   }
   if (closing_ && closing_->geometry().contains(pos)) return {Target::Closing, 0, 0, false};
+  // The empty area below: it takes a drop where the entry belongs (session::plan_drop).
+  if (closing_ && pos.y() > closing_->geometry().bottom()) return {Target::Below, blocks_.size(), 0, false};
   if (new_block_zone_ && pos.y() >= new_block_zone_->geometry().top() && (!closing_ || pos.y() < closing_->geometry().top()))
     return {Target::NewBlock, blocks_.size(), 0, false};
   return t;
 }
 
 session::DropPlan CompositionEditor::planDrop(const Target& t, const std::string& entry) const {
-  session::DropPlan none;
   if (!doc_->layout()) {
+    session::DropPlan none;
     none.refusal = "the layout text has an error; fix it in the text editor first";
     return none;
   }
@@ -260,17 +229,28 @@ session::DropPlan CompositionEditor::planDrop(const Target& t, const std::string
   } catch (const LegoError&) {
     // Unreadable sizes: the layout does not check, so the drop is the plain edit.
   }
-  const LayoutAst& layout = *doc_->layout();
-  try {
-    if (t.kind == Target::NewBlock) return session::plan_new_block(layout, sizes, entry);
-    if (t.kind == Target::Block && t.on_piece) return session::plan_replace(layout, sizes, t.block, t.position, entry);
-    if (t.kind == Target::Block) return session::plan_insert(layout, sizes, t.block, t.position, entry);
-  } catch (const LegoError& e) {
-    none.refusal = e.diagnostic().message;
-    return none;
+  using Site = session::DropSite;
+  const Site::Kind kind = t.kind == Target::Block      ? (t.on_piece ? Site::OnPiece : Site::InBlock)
+                          : t.kind == Target::NewBlock ? Site::NewBlock
+                          : t.kind == Target::Closing  ? Site::Closing
+                                                       : Site::Below;
+  return session::plan_drop(*doc_->layout(), sizes, {kind, t.block, t.position}, entry);
+}
+
+QWidget* CompositionEditor::targetWidget(const Target& t, const std::string& entry) const {
+  switch (t.kind) {
+    case Target::Block:
+      return t.on_piece ? static_cast<QWidget*>(chip(t.block, t.position)) : blocks_.at(t.block);
+    case Target::NewBlock:
+      return new_block_zone_;
+    case Target::Closing:
+      return closing_;
+    case Target::Below:  // outlined where the drop lands
+      return session::is_structural(entry) ? static_cast<QWidget*>(closing_) : new_block_zone_;
+    case Target::None:
+      break;
   }
-  none.refusal = "drop pieces on an OrderBy block; the closing block takes \"TileBy level\" and \"ExpandBy\"";
-  return none;
+  return nullptr;
 }
 
 QString CompositionEditor::dropPreview() const { return ghost_ && ghost_->isVisible() ? ghost_->text() : QString(); }
@@ -281,9 +261,7 @@ void CompositionEditor::showPreview(const Target& t, const std::string& entry, c
     previewed_ = t;
     previewed_entry_ = entry;
     preview_plan_ = planDrop(t, entry);
-    QWidget* target = t.kind == Target::Block      ? (t.on_piece ? static_cast<QWidget*>(chip(t.block, t.position)) : blocks_[t.block])
-                      : t.kind == Target::NewBlock ? static_cast<QWidget*>(new_block_zone_)
-                                                   : static_cast<QWidget*>(closing_);
+    QWidget* target = targetWidget(t, entry);
     if (target) {
       outlined_ = target;
       outlined_style_ = target->styleSheet();
@@ -306,6 +284,10 @@ void CompositionEditor::showPreview(const Target& t, const std::string& entry, c
     ghost_->setText(text);
     ghost_->setStyleSheet(ok ? "QLabel { background: rgba(232,248,240,230); border: 1px dashed #2a8; padding: 3px 6px; }"
                              : "QLabel { background: rgba(253,232,232,230); border: 1px solid #d33; color: #900; padding: 3px 6px; }");
+    // Wrapped within the editor: a long action used to run off its right edge.
+    ghost_->setWordWrap(true);
+    const int one_line = ghost_->fontMetrics().horizontalAdvance(text) + 16;
+    ghost_->setFixedWidth(std::max(160, std::min(one_line, width() - 8)));
     ghost_->adjustSize();
   }
   // Beside the cursor, kept inside the editor.
@@ -342,7 +324,7 @@ void CompositionEditor::dragMoveEvent(QDragMoveEvent* e) {
     // The ghost says before release what a drop does, or in red why it is
     // refused; the move is accepted either way, so that a refused drop still
     // reaches dropEvent and the reason shows where the piece was let go.
-    if (entry != kTileLevelEntry && entry != kExpandEntry) showPreview(t, entry, pos);
+    showPreview(t, entry, pos);
   }
   e->acceptProposedAction();
 }
@@ -358,7 +340,7 @@ void CompositionEditor::offerChoices(const session::DropPlan& plan, const QPoint
   menu->setObjectName("dropChoices");
   menu->setAttribute(Qt::WA_DeleteOnClose);
   menu->setToolTipsVisible(true);
-  QAction* title = menu->addAction(tr("%1, keeping the block's size:").arg(qs(plan.action)));
+  QAction* title = menu->addAction(tr("%1:").arg(qs(plan.action)));
   title->setEnabled(false);
   QAction* first = nullptr;
   for (const session::DropChoice& c : plan.choices) {
@@ -391,18 +373,19 @@ void CompositionEditor::dropEvent(QDropEvent* e) {
   if (t.kind == Target::None || !doc_->layout()) return e->ignore();
   if (mime->hasFormat(QString::fromLatin1(kMoveMime))) {
     const QStringList parts = QString::fromUtf8(mime->data(QString::fromLatin1(kMoveMime))).split(',');
-    if (parts.size() != 2 || t.kind == Target::Closing) return e->ignore();
+    if (parts.size() != 2) return e->ignore();
+    if (t.kind == Target::Closing) {
+      const QString why = tr("Not moved: the closing block takes no pieces; drop it on an OrderBy block or below the blocks");
+      QToolTip::showText(mapToGlobal(pos), why, this);
+      emit message(why);
+      return e->ignore();
+    }
     const std::size_t fb = parts[0].toULongLong(), fp = parts[1].toULongLong();
     const std::size_t tb = t.block, tp = t.position;
     apply([=](const LayoutAst& l) { return move_piece(l, fb, fp, tb, tp); }, tr("Move piece"));
     return e->acceptProposedAction();
   }
   const std::string entry = QString::fromUtf8(mime->data(QString::fromLatin1(kPieceMime))).toStdString();
-  if (entry == kTileLevelEntry || entry == kExpandEntry) {
-    const bool tile = entry == kTileLevelEntry;
-    if (!applyValid(tile ? add_tile_level : toggle_expand, tile ? tr("Add TileBy level") : tr("Toggle ExpandBy"))) return e->ignore();
-    return e->acceptProposedAction();
-  }
   const session::DropPlan plan = planDrop(t, entry);
   if (plan.refused()) {
     // The reason where the piece was let go, and in the status bar.

@@ -62,8 +62,10 @@ class CompositionEditor : public QWidget {
   QWidget* block(std::size_t k) const { return blocks_.at(k); }
   QWidget* newBlockZone() const { return new_block_zone_; }
   QWidget* closingZone() const { return closing_; }
-  // While dragging: what a drop here would do (empty when not dragging).
+  // While dragging: what a drop here would do (empty when not dragging),
+  // and the widget outlined as the one it changes.
   QString dropPreview() const;
+  QWidget* dropOutline() const { return ghost_ && ghost_->isVisible() ? outlined_.data() : nullptr; }
   // After a drop that inserts a piece: the factorizations to pick from,
   // the most natural one active (Return takes it). Null otherwise.
   QMenu* pendingChoices() const { return choices_; }
@@ -79,14 +81,16 @@ class CompositionEditor : public QWidget {
 
  private:
   struct Target {
-    enum Kind { None, Block, NewBlock, Closing } kind = None;
-    std::size_t block = 0, position = 0;  // position: where an inserted piece goes
-    bool on_piece = false;                // over a chip: replace that piece (`position`)
+    enum Kind { None, Block, NewBlock, Closing, Below } kind = None;  // Below: the empty area under the closing block
+    std::size_t block = 0, position = 0;                              // position: where an inserted piece goes
+    bool on_piece = false;                                            // over a chip: replace that piece (`position`)
     bool operator==(const Target&) const = default;
   };
   Target locate(const QPoint& pos) const;
   // What dropping palette `entry` on `t` does (engine/session/drop_plan).
   session::DropPlan planDrop(const Target& t, const std::string& entry) const;
+  // The widget a drop of `entry` on `t` changes, outlined while dragging.
+  QWidget* targetWidget(const Target& t, const std::string& entry) const;
   void showPreview(const Target& t, const std::string& entry, const QPoint& pos);
   void clearPreview();
   void offerChoices(const session::DropPlan& plan, const QPoint& pos);
@@ -94,9 +98,6 @@ class CompositionEditor : public QWidget {
   void beginEdit(PieceChip* chip);
   void remove(PieceChip* chip);
   void apply(const std::function<LayoutAst(const LayoutAst&)>& change, const QString& description);
-  // apply() unless the change turns a layout that binds into one that does
-  // not; then nothing changes and the reason is the message. True if applied.
-  bool applyValid(const std::function<LayoutAst(const LayoutAst&)>& change, const QString& description);
 
   LayoutDocument* doc_;
   QVBoxLayout* rows_;

@@ -6,11 +6,14 @@
 
 #include <QTreeWidget>
 
+#include "session/drop_plan.hpp"
+
 namespace lego::views {
 
 inline constexpr const char* kPieceMime = "application/x-lego-piece";
-inline constexpr const char* kTileLevelEntry = "TileBy level";
-inline constexpr const char* kExpandEntry = "ExpandBy";
+// The structural entries, as the drop planner names them.
+inline constexpr const char* kTileLevelEntry = session::kTileLevelEntry;
+inline constexpr const char* kExpandEntry = session::kExpandEntry;
 
 class Palette : public QTreeWidget {
   Q_OBJECT

@@ -1,6 +1,7 @@
 #include "studio/examples.hpp"
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -10,8 +11,18 @@
 
 namespace lego::studio {
 
+// The checkout this program was built in: the nearest folder above the
+// executable (build/<preset>/bin/) that holds projects/paper-layouts.lego.
+// The compiled-in path names wherever CMake was configured, which may be
+// another copy of the tree; it is the last resort.
 std::string projects_dir() {
   if (const char* env = std::getenv("LEGO_PROJECTS")) return env;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec)
+    for (fs::path dir = exe.parent_path(); !dir.empty() && dir != dir.parent_path(); dir = dir.parent_path())
+      if (fs::is_regular_file(dir / "projects" / "paper-layouts.lego", ec)) return (dir / "projects").string();
   return LEGO_PROJECTS_DIR;
 }
 

@@ -17,7 +17,8 @@ struct Example {
 // Throws LegoError (with the file's line:column) for a program that does not parse.
 std::vector<Example> load_examples(const std::string& lego_file);
 
-// The projects folder: $LEGO_PROJECTS, else the source tree's projects/.
+// The projects folder: $LEGO_PROJECTS, else the projects/ of the checkout
+// that holds the executable, else the source tree CMake was configured from.
 std::string projects_dir();
 
 }  // namespace lego::studio

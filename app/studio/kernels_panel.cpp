@@ -22,6 +22,7 @@ namespace lego::studio {
 KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   QHBoxLayout* top = makeTopRow();
   QHBoxLayout* layouts_row = makeLayoutsRow();
+  parameters_ = makeSizesRow();
   table_ = makeVariantsTable();
   auto* split = new QSplitter(Qt::Horizontal);
   split->addWidget(table_);
@@ -34,8 +35,10 @@ KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(top);
   layout->addLayout(layouts_row);
+  layout->addWidget(parameters_);
   layout->addWidget(split, 1);
   connectControls();
+  connectSizes();
   connectCluster();
   connectSweep();
 }
@@ -99,6 +102,7 @@ void KernelsPanel::onTargetPicked() {
 
 void KernelsPanel::onSweepFinished(bool cancelled) {
   run_->setEnabled(true);
+  parameters_->setEnabled(true);
   verify_smaller_->setEnabled(true);
   cancel_->setEnabled(false);
   progress_->setVisible(false);
@@ -117,7 +121,10 @@ void KernelsPanel::onSweepFinished(bool cancelled) {
   emit sweepFinished(cancelled);
 }
 
-void KernelsPanel::openProject(const QString& path) { sweep_.open(path); }
+void KernelsPanel::openProject(const QString& path) {
+  sweep_.clearSizes();  // the file's own sizes
+  sweep_.open(path);
+}
 
 void KernelsPanel::chooseTarget(const QString& name) {
   const int at = target_->findData(name);
@@ -155,7 +162,7 @@ std::vector<const VariantOutcome*> KernelsPanel::baselines(const KernelInfo& k) 
 
 void KernelsPanel::runSweep() {
   const KernelInfo* k = currentKernel();
-  if (!k) return;
+  if (!k || !sizesReady()) return;
   // CPU code for a target this machine cannot run is for export only: say why instead of a sweep that verifies nothing.
   if (const std::string why = run::cannot_run_here(project_->target); !why.empty() && k->spec.backend == lego::kernel::Backend::Cpu) {
     emit message(tr("error: %1").arg(qs(why)));
@@ -196,6 +203,7 @@ void KernelsPanel::startSweep(const QStringList& ids, bool verify_smaller) {
   if (!k || sweep_.running()) return;
   run_->setEnabled(false);
   verify_smaller_->setEnabled(false);
+  parameters_->setEnabled(false);  // the sizes change after the sweep, not under it
   cancel_->setEnabled(true);
   progress_->setVisible(true);
   progress_->setRange(0, static_cast<int>(ids.size()));

@@ -4,7 +4,8 @@
 // (kernel, index expressions, assembly), and Export winner. Work runs in
 // SweepSession. Its parts are built in kernels_panel_widgets.cpp, the
 // table kept in kernels_panel_table.cpp, the project side in
-// kernels_panel_project.cpp and Run on cluster in kernels_panel_cluster.cpp.
+// kernels_panel_project.cpp, the sizes row in kernels_panel_sizes.cpp and
+// Run on cluster in kernels_panel_cluster.cpp.
 #pragma once
 
 #include <QWidget>
@@ -13,6 +14,7 @@
 #include <string>
 
 #include "studio/cluster_session.hpp"
+#include "studio/parameters_row.hpp"
 #include "studio/sweep_session.hpp"
 #include "studio/variants_model.hpp"
 #include "views/accesses_tab.hpp"
@@ -85,6 +87,12 @@ class KernelsPanel : public QWidget {
   bool saveProjectAs(const QString& path, QString* error = nullptr);
   bool hasUnsavedProject() const { return project_ && project_->json != saved_json_; }
   void openEdited(const QString& path, const QString& json) { sweep_.openEdited(path, json); }
+  // The Sizes row's fields as if typed ("N=1024", "T=8..64 x2"), then
+  // applied as Enter does (lego-studio --set); false, and a message, for a
+  // parameter the kernel does not have.
+  bool typeSizes(const QStringList& assignments);
+  // Sizes applied (SweepSession::resize) whose variants have not loaded yet.
+  bool resizing() const { return resizing_; }
   // Seconds before a variant's worker is killed as hung (default 120).
   void setTimeout(double seconds) { timeout_s_ = seconds; }
 
@@ -130,6 +138,7 @@ class KernelsPanel : public QWidget {
   QTableView* makeVariantsTable();
   QTabWidget* makeTabs();
   QHBoxLayout* makeLayoutsRow();
+  ParametersRow* makeSizesRow();
   void showVariantsMenu(const QPoint& at);
   void showAccessMenu(const analysis::SiteReport& site, const QPoint& global_position);
 
@@ -169,6 +178,16 @@ class KernelsPanel : public QWidget {
   void fillLayouts();
   project::LayoutSlot slotAt(int index) const;
 
+  // kernels_panel_sizes.cpp: the sizes row, and what a reload keeps.
+  void connectSizes();
+  void showSizes();  // the current kernel's parameters in the row
+  void resizeKernel(const ParameterValues& values);
+  // Whether a sweep may start at the sizes the row shows: false while they
+  // are being applied (the sweep then starts once they are), or when they
+  // do not parse or make no variant (the row says why).
+  bool sizesReady();
+  void afterReload(const ProjectPtr& before, std::map<std::string, OutcomePtr> earlier);
+
   // kernels_panel_cluster.cpp
   void connectCluster();
   void showClusterStates(const QMap<QString, QString>& states);
@@ -181,6 +200,8 @@ class KernelsPanel : public QWidget {
   std::map<std::string, OutcomePtr> outcomes_;  // "kernel/variant" -> last result
   std::set<std::string> stale_;                 // keys of outcomes_ from before the running (or last) sweep
   int done_ = 0, total_ = 0;                    // the running sweep's progress
+  bool resizing_ = false;                       // SweepSession::resize asked, its project not loaded yet
+  bool run_after_resize_ = false;               // Run was pressed meanwhile
   std::string last_suggested_buffer_;
   views::Ceilings ceilings_;
   VariantsModel variants_;
@@ -193,6 +214,7 @@ class KernelsPanel : public QWidget {
   QCheckBox* reuse_;  // results cache of unchanged code
   QPushButton *run_, *cancel_, *export_, *export_selected_, *verify_smaller_, *cluster_;
   QProgressBar* progress_;
+  ParametersRow* parameters_;
   QComboBox* layout_;
   QPushButton *edit_layout_, *apply_layout_, *save_project_, *suggest_;
   SuggestDialog* suggest_dialog_ = nullptr;

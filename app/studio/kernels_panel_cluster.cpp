@@ -57,6 +57,21 @@ void KernelsPanel::runOnCluster(const run::slurm::JobOptions& options) {
   }
   project::SubmitRequest request;
   request.kernel = k->spec.name;
+  // Sizes changed in the Sizes row go with the job as lego submit --set does, one value each.
+  if (const auto resized = project_->sizes.find(k->spec.name); resized != project_->sizes.end())
+    for (const auto& [name, values] : resized->second) {
+      bool as_in_file = false;
+      for (const auto& file_spec : project_->project.kernels)
+        for (const auto& p : file_spec.parameters)
+          as_in_file = as_in_file || (file_spec.name == k->spec.name && p.name == name && p.values == values);
+      if (as_in_file) continue;
+      if (values.size() != 1) {
+        emit message(
+            tr("Run on cluster: %1 has several values in the Sizes row; a job takes one per parameter (lego submit --set)").arg(qs(name)));
+        return;
+      }
+      request.sets[name] = values.front();
+    }
   request.max_variants = 256;  // the table's own sample (SweepSession::open)
   request.job = options;
   cluster_->setEnabled(false);

@@ -19,9 +19,11 @@ namespace lego::studio {
 void KernelsPanel::onProjectLoaded(ProjectPtr p) {
   const int kernel_index = kernel_->currentIndex(), layout_index = layout_->currentIndex();
   const bool same_file = project_ && p->file == project_->file;
+  const ProjectPtr before = same_file ? project_ : nullptr;
   project_ = std::move(p);
   if (!project_->edited) saved_json_ = project_->json;
   save_project_->setEnabled(hasUnsavedProject());
+  std::map<std::string, OutcomePtr> earlier = std::move(outcomes_);
   outcomes_ = project_->imported;  // results measured elsewhere show until a sweep here replaces them
   project_label_->setText(QFileInfo(qs(project_->file)).fileName() + (hasUnsavedProject() ? "*" : ""));
   project_label_->setToolTip(qs(project_->project.description));
@@ -37,6 +39,7 @@ void KernelsPanel::onProjectLoaded(ProjectPtr p) {
     const int at = target_->findData(project_->target.host ? QStringLiteral("host") : qs(project_->target.name));
     if (at >= 0) target_->setCurrentIndex(at);
   }
+  afterReload(before, std::move(earlier));  // before showKernel: the rows show the results kept
   showKernel();
   if (same_file && layout_index >= 0 && layout_index < layout_->count()) layout_->setCurrentIndex(layout_index);
   emit message(tr("opened %1: %2 kernels").arg(qs(project_->file)).arg(project_->kernels.size()));
@@ -50,6 +53,7 @@ void KernelsPanel::onProjectLoaded(ProjectPtr p) {
                        .arg(k.ruled_out)
                        .arg(qs(t.name), qs(k.ruled_out_reason)));
   emit projectLoaded();
+  if (std::exchange(run_after_resize_, false)) runSweep();  // Run was pressed while the sizes were applied
 }
 
 void KernelsPanel::fillLayouts() {

@@ -5,6 +5,7 @@
 #include <QCheckBox>
 #include <QPushButton>
 #include <QTableView>
+#include <algorithm>
 
 #include "studio/kernels_panel.hpp"
 #include "views/qt_text.hpp"
@@ -25,7 +26,12 @@ void KernelsPanel::showKernel() {
   const KernelInfo* k = currentKernel();
   variants_.setRows(k ? rowsOf(*k) : std::vector<VariantRow>{});
   shown_.setVerifiedOnly(verified_only_->isChecked());
+  showSizes();
   if (!k) return;
+  // As wide as the names it shows, up to a bound that leaves the status,
+  // verified and ms columns room; a longer name is elided, whole in its tooltip.
+  table_->resizeColumnToContents(VariantsModel::Variant);
+  table_->setColumnWidth(VariantsModel::Variant, std::clamp(table_->columnWidth(VariantsModel::Variant), 120, 280));
   // A reset selects nothing and says nothing: the code views follow row 0, or empty.
   if (shown_.rowCount() > 0)
     table_->selectRow(0);
@@ -144,13 +150,17 @@ void KernelsPanel::showSelection() {
   const QStringList ids = selectedVariants();
   if (!currentKernel()) return;
   const Shown a = ids.size() > 0 ? shown(ids[0]) : Shown{}, b = ids.size() > 1 ? shown(ids[1]) : Shown{};
-  kernel_code_->setTexts(a.title, a.code, b.title, b.code);
-  expressions_->setTexts(a.title, a.expansions, b.title, b.expansions);
+  // Titles say what sets the variants apart, not their whole ids (matmul's
+  // are 80 characters; two side by side once widened the window).
+  const QString left = ids.size() > 1 ? parts_not_in(a.title, b.title) : variants_.shortId(a.title);
+  const QString right = ids.size() > 1 ? parts_not_in(b.title, a.title) : QString();
+  kernel_code_->setTexts(left, a.code, right, b.code);
+  expressions_->setTexts(left, a.expansions, right, b.expansions);
   // One variant: its source beside its assembly, linked line to line; two: their assembly diffed.
   if (ids.size() == 1)
-    assembly_->setSourceAndAssembly(a.title, a.code, a.assembly);
+    assembly_->setSourceAndAssembly(left, a.code, a.assembly);
   else
-    assembly_->setTexts(a.title, a.assembly, b.title, b.assembly);
+    assembly_->setTexts(left, a.assembly, right, b.assembly);
   roofline_->setSelected(a.variant ? a.title : b.variant ? b.title : QString());  // baselines are lines, not points
   showAccesses(a.variant);
 }

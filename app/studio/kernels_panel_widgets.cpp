@@ -59,9 +59,9 @@ QHBoxLayout* KernelsPanel::makeTopRow() {
   auto* top = new QHBoxLayout;
   top->addWidget(project_label_);
   top->addWidget(kernel_, 1);
-  for (QWidget* w : std::initializer_list<QWidget*>{target_, verified_only_, reuse_, run_, cluster_, verify_smaller_, cancel_, export_,
-                                                    export_selected_})
-    top->addWidget(w);
+  // Export and Verify at a smaller size are on the rows below: one row of
+  // every button was wider than a 1280 px window.
+  for (QWidget* w : std::initializer_list<QWidget*>{target_, verified_only_, reuse_, run_, cluster_, cancel_}) top->addWidget(w);
   top->addWidget(progress_, 1);
   return top;
 }
@@ -94,7 +94,10 @@ QTableView* KernelsPanel::makeVariantsTable() {
   table->setModel(&shown_);
   table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table->horizontalHeader()->setSectionResizeMode(VariantsModel::Variant, QHeaderView::Interactive);
-  table->setColumnWidth(VariantsModel::Variant, 240);  // ids are long: the table scrolls sideways rather than eliding every column
+  // Ids are long: the variant column shows what sets a variant apart
+  // (VariantsModel::shortId), elided in the middle past its width, whole in its tooltip.
+  table->setColumnWidth(VariantsModel::Variant, 240);
+  table->setTextElideMode(Qt::ElideMiddle);
   table->setSelectionBehavior(QAbstractItemView::SelectRows);
   table->setSelectionMode(QAbstractItemView::ExtendedSelection);
   table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -108,6 +111,10 @@ QTableView* KernelsPanel::makeVariantsTable() {
 
 QTabWidget* KernelsPanel::makeTabs() {
   auto* tabs = new QTabWidget;
+  // An explicit minimum, so that what the tabs hold (titles, maps, charts)
+  // never sets it: through the splitter and the dock it was the window's,
+  // and the variants table was squeezed to leave room for it.
+  tabs->setMinimumWidth(320);
   kernel_code_ = new views::CodeDiffView;
   expressions_ = new views::CodeDiffView;
   assembly_ = new views::CodeDiffView;
@@ -124,6 +131,7 @@ QTabWidget* KernelsPanel::makeTabs() {
   return tabs;
 }
 
+// After makeTopRow: Export winner and Export selected end this row.
 QHBoxLayout* KernelsPanel::makeLayoutsRow() {
   layout_ = new QComboBox;
   layout_->setToolTip(tr("The kernel's layouts: each tensor's alternatives and its named iteration layouts"));
@@ -142,7 +150,8 @@ QHBoxLayout* KernelsPanel::makeLayoutsRow() {
   auto* row = new QHBoxLayout;
   row->addWidget(new QLabel(tr("Layout")));
   row->addWidget(layout_, 1);
-  for (QWidget* w : std::initializer_list<QWidget*>{edit_layout_, suggest_, apply_layout_, save_project_}) row->addWidget(w);
+  for (QWidget* w : std::initializer_list<QWidget*>{edit_layout_, suggest_, apply_layout_, save_project_, export_, export_selected_})
+    row->addWidget(w);
   return row;
 }
 

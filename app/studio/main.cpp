@@ -2,6 +2,7 @@
 //   lego-studio [FILE [--layout NAME]]            open a layout program (.lego) or a project (.lego.json)
 //   lego-studio --example NAME                    open one of the paper's examples
 //   lego-studio --first-paint-ms                  print the time to the first painted window and quit
+//   lego-studio --project P --set N=256 [--run]   a project's kernel at other sizes (the Sizes row)
 #include <QApplication>
 #include <QComboBox>
 #include <QCommandLineParser>
@@ -56,6 +57,12 @@ int main(int argc, char** argv) {
   cli.addOption({"suggest", "With --project: rank layouts for this buffer of the kernel (opens Suggested layouts)", "BUFFER"});
   cli.addOption({"threads", "Threads per step when the layout is read as a thread mapping (default 32)", "N"});
   cli.addOption({"step", "Light up the elements of one step of the thread mapping", "S"});
+  cli.addOption(
+      {"set", "With --project: a parameter's values in the Sizes row, as typed there, e.g. --set N=1024 or --set 'T=8..64 x2' (repeatable)",
+       "NAME=VALUES"});
+  cli.addOption({"select-rows",
+                 "With --project and --screenshot, without --run: select these rows of the variants table (as numbered), e.g. 1,2",
+                 "ROWS"});
   cli.process(app);
 
   lego::studio::MainWindow window;
@@ -84,6 +91,10 @@ int main(int argc, char** argv) {
               window.kernels()->kernelChoice()->setCurrentText(name);
           },
           Qt::SingleShotConnection);
+    if (cli.isSet("set"))  // connected before --run: the sweep then waits for these sizes
+      QObject::connect(
+          window.kernels(), &lego::studio::KernelsPanel::projectLoaded, window.kernels(),
+          [&window, sets = cli.values("set")] { window.kernels()->typeSizes(sets); }, Qt::SingleShotConnection);
     if (cli.isSet("suggest"))
       QObject::connect(
           window.kernels(), &lego::studio::KernelsPanel::projectLoaded, window.kernels(),
@@ -176,6 +187,24 @@ int main(int argc, char** argv) {
         QApplication::quit();
       });
     });
+  } else if (cli.isSet("screenshot") && cli.isSet("project")) {
+    // Once the project has loaded at the --set sizes (or the Sizes row says why not): the rows asked for selected.
+    const QString path = cli.value("screenshot");
+    auto* settled = new QTimer(&app);
+    QObject::connect(window.kernels(), &lego::studio::KernelsPanel::projectLoaded, settled, [settled] { settled->start(300); });
+    QObject::connect(settled, &QTimer::timeout, &app,
+                     [&window, settled, path, rows = cli.value("select-rows").split(',', Qt::SkipEmptyParts)] {
+                       if (window.kernels()->resizing()) return;
+                       settled->stop();
+                       QStringList ids;
+                       for (const QString& row : rows) ids << window.kernels()->shownVariants().value(row.toInt() - 1);
+                       ids.removeAll(QString());
+                       if (!ids.isEmpty()) window.kernels()->selectVariants(ids);
+                       QTimer::singleShot(600, &window, [&window, path] {
+                         if (!window.grab().save(path)) std::fprintf(stderr, "lego-studio: cannot write %s\n", qPrintable(path));
+                         QApplication::quit();
+                       });
+                     });
   } else if (cli.isSet("screenshot")) {
     const QString path = cli.value("screenshot");
     QObject::connect(&window, &lego::studio::MainWindow::snapshotShown, &app, [&window, path] {

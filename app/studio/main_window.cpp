@@ -10,6 +10,8 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QVBoxLayout>
+#include <utility>
 
 #include "expr/text_file.hpp"
 #include "project/summary.hpp"
@@ -40,7 +42,12 @@ MainWindow::MainWindow(QWidget* parent)
   splitter->addWidget(tensor_);
   splitter->setStretchFactor(1, 3);
   splitter->setSizes({200, 560});
-  setCentralWidget(splitter);
+  auto* central = new QWidget;
+  auto* column = new QVBoxLayout(central);
+  column->setContentsMargins(0, 0, 0, 0);
+  column->addWidget(buildBanner());
+  column->addWidget(splitter, 1);
+  setCentralWidget(central);
   buildDocks();
   buildActions();
   engine_status_ = new QLabel;
@@ -63,10 +70,12 @@ MainWindow::MainWindow(QWidget* parent)
   });
   connect(tensor_, &views::TensorView::hoverChanged, this, [this](const QString& m) { statusBar()->showMessage(m); });
 
+  const QString examples = qs(projects_dir() + "/paper-layouts.lego");
   try {
-    example_list_ = load_examples(projects_dir() + "/paper-layouts.lego");
+    example_list_ = load_examples(examples.toStdString());
+    log(tr("examples: %1 layouts from %2").arg(example_list_.size()).arg(examples));
   } catch (const LegoError& e) {
-    log(tr("examples not loaded: %1").arg(qs(e.diagnostic().message)));
+    log(tr("examples not loaded from %1: %2").arg(examples, qs(e.diagnostic().message)));
   }
   for (const auto& e : example_list_) examples_->addItem(qs(e.name));
   fillStartList();
@@ -201,7 +210,19 @@ void MainWindow::buildDocks() {
     doc_.undoStack()->endMacro();
     log(tr("editing %1 from the project; \"Use composer's layout\" puts it back").arg(label));
   });
-  connect(kernels_, &KernelsPanel::applyRequested, this, [this] { kernels_->applyLayout(doc_.text()); });
+  connect(kernels_, &KernelsPanel::applyRequested, this, [this] {
+    kernels_->applyLayout(doc_.text());
+    if (kernels_->project()) applying_ = {kernels_->project()->file, kernels_->layoutChoice()->currentText()};
+  });
+  // The replaced project reloads as an edit: say so, not "opened" as a load would.
+  connect(kernels_, &KernelsPanel::projectLoaded, this, [this] {
+    const auto replaced = std::exchange(applying_, {});
+    if (replaced.file.empty() || !kernels_->project()->edited || kernels_->project()->file != replaced.file) return;
+    const QString m =
+        tr("replaced %1 with the composer's layout; its variants are made again (Save project writes the file)").arg(replaced.layout);
+    statusBar()->showMessage(m, 15000);
+    log(m);
+  });
   connect(kernels_, &KernelsPanel::message, this, [this](const QString& m) {
     statusBar()->showMessage(m, 8000);
     log(m);

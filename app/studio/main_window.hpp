@@ -110,6 +110,16 @@ class MainWindow : public QMainWindow {
   void saveArrangement() const;
   void resetLayout();
   void showHelp();
+  // Said where the user looks: the status bar, the log and a banner over
+  // the composer that stays until dismissed (never modal).
+  void announce(const QString& text);
+  QWidget* buildBanner();
+  QLabel* banner_text_ = nullptr;
+  // Set by "Use composer's layout" until the edited project reloads.
+  struct Applying {
+    std::string file;
+    QString layout;  // "X: col"
+  } applying_;
   void firstRunHint();
   void updateStepLabel();
   QByteArray default_state_;

@@ -2,13 +2,18 @@
 // Reset layout, the guide (Help), the first-run hint, and the Step label.
 
 #include <QDockWidget>
+#include <QFrame>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QScreen>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSlider>
 #include <QStatusBar>
 #include <QTextBrowser>
 #include <QTimer>
+#include <QToolButton>
+#include <algorithm>
 
 #include "studio/main_window.hpp"
 
@@ -21,7 +26,7 @@ const char* kGuide = R"(<h2>LEGO Studio</h2>
 <p>A layout maps a tensor's logical index to a position in memory. Build one from pieces,
 see where every element lands, bind layouts into kernels and compare the variants they make.</p>
 <h3>The layout language</h3>
-<pre>OrderBy(Row(N//B, N//B), Row(B, B)).TileBy([N//B, N//B], [B, B])</pre>
+<p><code>OrderBy(Row(N//B, N//B), Row(B, B)).TileBy([N//B, N//B], [B, B])</code></p>
 <ul>
 <li><b>Row(d0, d1, ..)</b>, <b>Col(..)</b>: row- and column-major order of a block.</li>
 <li><b>RegP([dims], [perm])</b>: the dimensions permuted.</li>
@@ -37,6 +42,9 @@ or a lambda with its inverse.</li>
 between pieces or onto a block to add it as a new level that keeps the block's size (a menu lists the ways to split
 the neighbouring piece's extents, the most natural first), or below the blocks for a new OrderBy. While you drag, a
 label says what the drop will do; a drop that would break the layout is refused, and the label says why.</li>
+<li><b>Drag TileBy level or ExpandBy</b> onto the closing block (the green one at the bottom): a TileBy level
+splits its innermost tiles in two at the same size (a menu lists the splits), ExpandBy wraps the layout in a box
+to narrow for partial tiles, or removes it. A drop in the empty area below goes where the piece belongs.</li>
 <li><b>Drag a piece</b> within the blocks to move it; <b>double-click</b> it to edit its text; <b>Delete</b> removes it.</li>
 <li>Every change is one step of <b>Undo</b> (Ctrl+Z).</li>
 <li>In the tensor view, <b>hover</b> a cell to light up its image; the <b>wheel</b> zooms, <b>drag</b> pans,
@@ -118,12 +126,44 @@ void MainWindow::showHelp() {
     text->setHtml(tr(kGuide));
     dock = new QDockWidget(tr("Guide"), this);
     dock->setObjectName("guide");
+    // Wrapped to the dock's width: it opened 110 px wide, scrolling sideways.
+    text->setLineWrapMode(QTextEdit::WidgetWidth);
+    text->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     dock->setWidget(text);
     addDockWidget(Qt::RightDockWidgetArea, dock);
     if (auto* details = findChild<QDockWidget*>("details")) tabifyDockWidget(details, dock);
   }
   dock->show();
   dock->raise();
+  // A third of the window, 360 px at least: room for the guide's lines.
+  const int wanted = std::clamp(width() / 3, 360, 560);
+  if (dock->width() < wanted) resizeDocks({dock}, {wanted}, Qt::Horizontal);
+}
+
+QWidget* MainWindow::buildBanner() {
+  auto* banner = new QFrame;
+  banner->setObjectName("banner");
+  banner->setStyleSheet("#banner { background: #fff4c2; border-bottom: 1px solid #d9b500; }");
+  auto* row = new QHBoxLayout(banner);
+  row->setContentsMargins(8, 4, 4, 4);
+  banner_text_ = new QLabel;
+  banner_text_->setWordWrap(true);
+  row->addWidget(banner_text_, 1);
+  auto* dismiss = new QToolButton;
+  dismiss->setText(tr("Dismiss"));
+  connect(dismiss, &QToolButton::clicked, banner, &QWidget::hide);
+  row->addWidget(dismiss);
+  banner->hide();
+  return banner;
+}
+
+void MainWindow::announce(const QString& text) {
+  log(text);
+  statusBar()->showMessage(text, 30000);
+  // Several at start (a layout and a project recovered): each on its own line.
+  const QWidget* banner = banner_text_->parentWidget();
+  banner_text_->setText(banner->isVisibleTo(this) && !banner_text_->text().isEmpty() ? banner_text_->text() + "\n" + text : text);
+  banner_text_->parentWidget()->show();
 }
 
 // Once per user: where to start.

@@ -35,19 +35,24 @@ SweepSession::SweepSession(QObject* parent) : QObject(parent) {
   qRegisterMetaType<OutcomePtr>();
   qRegisterMetaType<run::Roof>();
   qRegisterMetaType<std::shared_ptr<const run::Suggestions>>();
+  // Connected first, so whoever hears of a project next loads at its sizes.
+  connect(this, &SweepSession::projectLoaded, this, [this](const ProjectPtr& p) { sizes_ = p->sizes; });
 }
 
 SweepSession::~SweepSession() { cancel_ = true; }  // a running sweep stops; thread_ then waits for it
 
 ProjectPtr SweepSession::load(const std::string& file, const std::string& json, bool edited, std::size_t max_variants,
-                              const std::string& target_choice) {
+                              const std::string& target_choice, const Sizes& sizes) {
   auto info = std::make_shared<ProjectInfo>();
   info->file = file;
   info->json = json;
   info->edited = edited;
   info->project = kernel::parse_project(json, file, kernel::project_folder(file), kernel::default_resource_dirs());
   info->target = kernel::target_for(info->project, target_choice);
-  for (const auto& spec : info->project.kernels) {
+  for (const auto& file_spec : info->project.kernels) {
+    const auto resized = sizes.find(file_spec.name);
+    if (resized != sizes.end()) info->sizes.insert(*resized);
+    const kernel::KernelSpec spec = resized == sizes.end() ? file_spec : with_values(file_spec, resized->second);
     KernelInfo k{spec, {}, 0, 0, {}};
     const kernel::VariantSpace space = kernel::enumerate_variants(spec, {max_variants, 1, {}, &info->target});
     k.rejected = space.rejected;
@@ -69,9 +74,9 @@ ProjectPtr SweepSession::load(const std::string& file, const std::string& json, 
 }
 
 void SweepSession::open(const QString& project_file, std::size_t max_variants) {
-  thread_.post([this, file = project_file.toStdString(), max_variants, target = target_choice_] {
+  thread_.post([this, file = project_file.toStdString(), max_variants, target = target_choice_, sizes = sizes_] {
     try {
-      emit projectLoaded(load(file, read_regular_file(file, "project", kMaxProjectBytes), false, max_variants, target));
+      emit projectLoaded(load(file, read_regular_file(file, "project", kMaxProjectBytes), false, max_variants, target, sizes));
     } catch (const LegoError& e) {
       emit failed(QString::fromStdString(e.what()));
     } catch (const std::exception& e) {
@@ -81,9 +86,9 @@ void SweepSession::open(const QString& project_file, std::size_t max_variants) {
 }
 
 void SweepSession::openEdited(const QString& project_file, const QString& json) {
-  thread_.post([this, file = project_file.toStdString(), json = json.toStdString(), target = target_choice_] {
+  thread_.post([this, file = project_file.toStdString(), json = json.toStdString(), target = target_choice_, sizes = sizes_] {
     try {
-      emit projectLoaded(load(file, json, true, 256, target));
+      emit projectLoaded(load(file, json, true, 256, target, sizes));
     } catch (const LegoError& e) {
       emit failed(QStringLiteral("the recovered project edits do not load: %1").arg(QString::fromStdString(e.what())));
     }
@@ -100,13 +105,36 @@ void SweepSession::addLayout(ProjectPtr project, const project::LayoutSlot& slot
 
 // The edited JSON (validated as a whole project by `edit`) reloads as an unsaved project.
 void SweepSession::changeProject(ProjectPtr project, const project::LayoutSlot& slot, const QString& layout_text, LayoutEdit edit) {
-  thread_.post([this, project, slot, text = layout_text.toStdString(), edit, target = target_choice_] {
+  thread_.post([this, project, slot, text = layout_text.toStdString(), edit, target = target_choice_, sizes = sizes_] {
     try {
       const std::string json =
           edit(project->json, project->file, kernel::project_folder(project->file), kernel::default_resource_dirs(), slot, text);
-      emit projectLoaded(load(project->file, json, true, 256, target));
+      emit projectLoaded(load(project->file, json, true, 256, target, sizes));
     } catch (const LegoError& e) {
       emit failed(QStringLiteral("the project was not changed: %1").arg(QString::fromStdString(e.what())));
+    }
+  });
+}
+
+void SweepSession::resize(ProjectPtr project, const QString& kernel_name, const ParameterValues& values) {
+  thread_.post([this, project, kernel = kernel_name.toStdString(), values, target = target_choice_, sizes = sizes_]() mutable {
+    try {
+      for (const auto& spec : project->project.kernels) {
+        if (spec.name != kernel) continue;
+        const kernel::KernelSpec resized = with_values(spec, values);
+        if (const std::string why = why_no_variant(resized, project->target); !why.empty())
+          return emit sizesRejected(QString::fromStdString(kernel), QString::fromStdString(why));
+        // The file's own sizes again: nothing to remember.
+        bool own = true;
+        for (std::size_t p = 0; p < spec.parameters.size(); ++p) own = own && spec.parameters[p].values == resized.parameters[p].values;
+        if (own)
+          sizes.erase(kernel);
+        else
+          sizes[kernel] = values;
+      }
+      emit projectLoaded(load(project->file, project->json, project->edited, 256, target, sizes));
+    } catch (const LegoError& e) {
+      emit sizesRejected(QString::fromStdString(kernel), QString::fromStdString(e.what()));
     }
   });
 }

@@ -20,6 +20,7 @@
 #include "run/outcome.hpp"
 #include "run/suggest.hpp"
 #include "run/sweep_driver.hpp"
+#include "studio/parameter_values.hpp"
 #include "studio/worker_thread.hpp"
 
 namespace lego::studio {
@@ -63,6 +64,9 @@ struct ProjectInfo {
   // The CPU the variants were made for: the picker's choice, else the
   // project's "target", else this machine.
   target::Target target = target::host();
+  // Kernel name -> the sizes the user set in the parameters row (SweepSession::resize):
+  // its KernelInfo's spec and variants are at these values, not the file's.
+  std::map<std::string, ParameterValues> sizes;
 };
 
 using ProjectPtr = std::shared_ptr<const ProjectInfo>;
@@ -96,6 +100,12 @@ class SweepSession : public QObject {
   // entry or "host"; empty: the project's own "target", else this machine.
   // Takes effect at the next open, openEdited or edit.
   void setTarget(const QString& name) { target_choice_ = name.toStdString(); }
+  // The kernel's variants made again at these parameter values (the others
+  // keep theirs), as lego bench --set does; later loads keep them. When the
+  // constraints (or the target) leave no variant, sizesRejected says which,
+  // and the project stays as it is.
+  void resize(ProjectPtr project, const QString& kernel, const ParameterValues& values);
+  void clearSizes() { sizes_.clear(); }  // another project: the file's own sizes
   void cancel() { cancel_ = true; }
   bool running() const { return running_.load(); }
 
@@ -108,7 +118,8 @@ class SweepSession : public QObject {
   void message(const QString& text);
   void exported(const QStringList& files);
   void suggested(std::shared_ptr<const lego::run::Suggestions> suggestions);
-  void ceilingsReady(lego::run::Roof roof);  // the machine's roofs as a sweep starts, then a GPU's from its first run
+  void ceilingsReady(lego::run::Roof roof);
+  void sizesRejected(const QString& kernel, const QString& why);  // the machine's roofs as a sweep starts, then a GPU's from its first run
 
  private:
   std::atomic<bool> cancel_{false}, running_{false};
@@ -116,9 +127,11 @@ class SweepSession : public QObject {
   using LayoutEdit = std::string (*)(const std::string&, const std::string&, const std::filesystem::path&,
                                      const std::vector<std::filesystem::path>&, const project::LayoutSlot&, const std::string&);
   void changeProject(ProjectPtr project, const project::LayoutSlot& slot, const QString& layout_text, LayoutEdit edit);
+  using Sizes = std::map<std::string, ParameterValues>;
   static ProjectPtr load(const std::string& file, const std::string& json, bool edited, std::size_t max_variants,
-                         const std::string& target_choice);
+                         const std::string& target_choice, const Sizes& sizes);
   std::string target_choice_;  // UI thread; copied into each posted load
+  Sizes sizes_;                // UI thread: the loaded project's (ProjectInfo::sizes); copied into each posted load
   // Last: destroyed first, so the work it waits for still sees the members above.
   WorkerThread thread_{QStringLiteral("lego-sweep")};
 };

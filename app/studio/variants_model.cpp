@@ -92,12 +92,13 @@ Cell ms_cell(const run::Outcome* o) {
   return cell;
 }
 
-// The cell of a row as its result (or the lack of one) makes it.
-Cell result_cell(const VariantRow& row, int column) {
+// The cell of a row as its result (or the lack of one) makes it; `name` is
+// what the variant column shows of its id.
+Cell result_cell(const VariantRow& row, int column, const QString& name) {
   const run::Outcome* o = row.outcome.get();
   switch (column) {
     case Column::Variant:
-      return {row.id, {}};
+      return {name, row.id};
     case Column::Status: {
       Cell cell{o                       ? status_text(*o)
                 : row.invalid.isEmpty() ? QObject::tr("not run")
@@ -119,8 +120,8 @@ Cell result_cell(const VariantRow& row, int column) {
 
 // Every cell of the table is made here: the result's words, a baseline's
 // explanation on each of its cells, and a stale row's warning before all.
-Cell cell(const VariantRow& row, int column) {
-  Cell cell = result_cell(row, column);
+Cell cell(const VariantRow& row, int column, const QString& name) {
+  Cell cell = result_cell(row, column, name);
   if (row.baseline) cell.tip = baseline_tip(row.outcome.get());
   if (row.stale) cell.tip = QObject::tr("From an earlier sweep: not run again yet.") + (cell.tip.isEmpty() ? "" : "\n" + cell.tip);
   return cell;
@@ -142,10 +143,41 @@ QString verified_tip(const run::Outcome& o) {
   return QObject::tr("Not verified: %1").arg(why);
 }
 
+QString parts_not_in(const QString& id, const QString& other) {
+  const QStringList theirs = other.split(',');
+  QStringList own = id.split(',');
+  own.removeIf([&](const QString& part) { return theirs.contains(part); });
+  return own.isEmpty() ? id : own.join(',');
+}
+
 void VariantsModel::setRows(std::vector<VariantRow> rows) {
   beginResetModel();
   rows_ = std::move(rows);
+  shared_.clear();
+  int variants = 0;
+  for (const VariantRow& row : rows_) {
+    if (row.baseline) continue;
+    const QStringList parts = row.id.split(',');
+    if (variants++ == 0)
+      shared_ = parts;
+    else
+      shared_.removeIf([&](const QString& part) { return !parts.contains(part); });
+  }
+  if (variants < 2) shared_.clear();
   endResetModel();
+}
+
+QString VariantsModel::shortId(const QString& id) const {
+  const int at = rowOf(id);
+  return at < 0 ? id : shortName(row(at));
+}
+
+QString VariantsModel::shortName(const VariantRow& row) const {
+  const QString& id = row.id;
+  if (shared_.isEmpty() || row.baseline) return id;
+  QStringList parts = id.split(',');
+  parts.removeIf([&](const QString& part) { return shared_.contains(part); });
+  return parts.isEmpty() ? id : parts.join(',');
 }
 
 int VariantsModel::rowOf(const QString& id) const {
@@ -190,9 +222,9 @@ QVariant VariantsModel::data(const QModelIndex& index, int role) const {
   const int column = index.column();
   switch (role) {
     case Qt::DisplayRole:
-      return cell(r, column).text;
+      return cell(r, column, shortName(r)).text;
     case Qt::ToolTipRole: {
-      const QString tip = cell(r, column).tip;
+      const QString tip = cell(r, column, {}).tip;
       return tip.isEmpty() ? QVariant() : tip;  // none: the table's own tooltip shows
     }
     case Qt::ForegroundRole:
@@ -208,7 +240,7 @@ QVariant VariantsModel::data(const QModelIndex& index, int role) const {
     case IdRole:
       return r.id;
     case SortRole: {
-      if (!is_number(column)) return cell(r, column).text;
+      if (!is_number(column)) return cell(r, column, shortName(r)).text;
       const double value = figure(r, column);
       return value < 0 ? 1e300 : value;  // an unrun row sorts after every number
     }
@@ -234,6 +266,10 @@ QVariant VariantsModel::headerData(int section, Qt::Orientation orientation, int
   }
   if (role != Qt::ToolTipRole) return {};
   switch (section) {
+    case Variant:
+      return shared_.isEmpty()
+                 ? tr("The variant's id: its layouts and parameter values")
+                 : tr("What sets each variant apart; every one has %1. A row's tooltip is its whole id").arg(shared_.join(", "));
     case BankWays:
       return tr("Worst shared-memory bank conflict of any access (1: conflict-free)");
     case Coalesced:

@@ -42,6 +42,10 @@ class VariantsModel : public QAbstractTableModel {
   void setRows(std::vector<VariantRow> rows);
   const VariantRow& row(int at) const { return rows_.at(static_cast<std::size_t>(at)); }
   int rowOf(const QString& id) const;  // -1 when no row has that id
+  // The id without the NAME=VALUE parts every variant row shares (M=2048
+  // in all of matmul's): what the variant column shows, the whole id being
+  // its tooltip. The id itself when fewer than two variants, or a baseline.
+  QString shortId(const QString& id) const;
   // The result lands in the row of its id: no longer stale, its note gone.
   // False when no row has that id (a baseline's first result).
   bool setOutcome(std::shared_ptr<const run::Outcome> outcome);
@@ -55,7 +59,9 @@ class VariantsModel : public QAbstractTableModel {
 
  private:
   void rowChanged(int at);
+  QString shortName(const VariantRow& row) const;
   std::vector<VariantRow> rows_;
+  QStringList shared_;  // the id parts every variant row has, in the first one's order
 };
 
 // Sorts by SortRole; "Verified only" hides the variants without a verified
@@ -80,5 +86,9 @@ class VariantsFilter : public QSortFilterProxyModel {
 QString verified_mark(const run::Outcome& outcome);
 // Why the mark is what it is, in words: the reason for every mark but a plain ✓.
 QString verified_tip(const run::Outcome& outcome);
+
+// The NAME=VALUE parts of `id` that `other` lacks: what sets one variant
+// apart from another, as the code diff's titles say it.
+QString parts_not_in(const QString& id, const QString& other);
 
 }  // namespace lego::studio

@@ -4,6 +4,7 @@
 
 #include "kernel/bounded_json.hpp"
 #include "kernel/spec.hpp"
+#include "project/json_text.hpp"
 
 namespace lego::project {
 
@@ -34,25 +35,68 @@ bool add_alternative(Json& layouts, const std::string& name, const std::string& 
 
 using Setter = bool (*)(Json&, const std::string&, const std::string&);
 
+// The slot's "layouts" member, as a path into the project: a tensor's
+// (kernels[i].tensors[j].layouts) or a named layout (kernels[i].layouts.L).
+std::vector<JsonStep> layouts_path(const Json& j, const LayoutSlot& slot) {
+  const Json& kernels = j["kernels"];
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const Json& k = kernels[i];
+    if (!k.is_object() || k.value("name", "") != slot.kernel) continue;
+    if (k.contains("tensors") && k["tensors"].is_array())
+      for (std::size_t t = 0; t < k["tensors"].size(); ++t) {
+        const Json& tensor = k["tensors"][t];
+        if (tensor.is_object() && tensor.value("name", "") == slot.owner && tensor.contains("layouts"))
+          return {"kernels", i, "tensors", t, "layouts"};
+      }
+    if (k.contains("layouts") && k["layouts"].is_object() && k["layouts"].contains(slot.owner))
+      return {"kernels", i, "layouts", slot.owner};
+  }
+  return {};
+}
+
+Json& at_path(Json& j, const std::vector<JsonStep>& path) {
+  Json* at = &j;
+  for (const JsonStep& step : path)
+    at = std::holds_alternative<std::string>(step) ? &(*at)[std::get<std::string>(step)] : &(*at)[std::get<std::size_t>(step)];
+  return *at;
+}
+
+// The edit made in the file's own text: only the alternative's bytes change
+// (a replaced string, or a member written after the last one in the
+// object's style). Empty when the text cannot be edited in place.
+std::string edited_in_place(const std::string& json_text, const std::vector<JsonStep>& path, const LayoutSlot& slot,
+                            const std::string& layout_text, bool adding) {
+  const auto layouts = find_json_value(json_text, path);
+  if (!layouts) return {};
+  const std::string name = Json(slot.alternative).dump(), value = Json(layout_text).dump();
+  std::string out = json_text;
+  if (json_text[layouts->begin] == '"') {
+    if (!adding) return out.replace(layouts->begin, layouts->end - layouts->begin, value);
+    // One layout becomes {"default": .., name: ..}, the new one under the first.
+    const std::string old(json_text, layouts->begin, layouts->end - layouts->begin);
+    const std::string indent(column_of(json_text, layouts->begin) + 1, ' ');
+    return out.replace(layouts->begin, layouts->end - layouts->begin, "{\"default\": " + old + ",\n" + indent + name + ": " + value + "}");
+  }
+  if (adding) return insert_json_member(json_text, *layouts, name, value);
+  for (const JsonMember& m : json_members(json_text, *layouts))
+    if (m.key == slot.alternative) return out.replace(m.value.begin, m.value.end - m.value.begin, value);
+  return {};
+}
+
 // The project with `set` applied to the slot's "layouts" member, validated.
+// Written in place when that gives the same JSON (it always should); a dump
+// of the whole project only as the fallback.
 std::string edit_layouts(const std::string& json_text, const std::string& file_label, const std::filesystem::path& base_dir,
                          const std::vector<std::filesystem::path>& resource_dirs, const LayoutSlot& slot, const std::string& layout_text,
                          Setter set, const char* failure) {
   Json j = kernel::parse_ordered_json_or_discarded(json_text);
   if (j.is_discarded() || !j.is_object() || !j.contains("kernels") || !j["kernels"].is_array())
     throw LegoError(file_label + ": not a project file (run it through lego bench for the exact error)");
-  bool done = false;
-  for (auto& k : j["kernels"]) {
-    if (!k.is_object() || k.value("name", "") != slot.kernel) continue;
-    if (k.contains("tensors") && k["tensors"].is_array())
-      for (auto& t : k["tensors"])
-        if (t.is_object() && t.value("name", "") == slot.owner && t.contains("layouts"))
-          done = set(t["layouts"], slot.alternative, layout_text);
-    if (!done && k.contains("layouts") && k["layouts"].is_object() && k["layouts"].contains(slot.owner))
-      done = set(k["layouts"][slot.owner], slot.alternative, layout_text);
-  }
-  if (!done) throw LegoError(file_label + ": kernel " + slot.kernel + " " + failure + " " + slot.owner + "." + slot.alternative);
-  const std::string text = j.dump(2) + "\n";
+  const std::vector<JsonStep> path = layouts_path(j, slot);
+  if (path.empty() || !set(at_path(j, path), slot.alternative, layout_text))
+    throw LegoError(file_label + ": kernel " + slot.kernel + " " + failure + " " + slot.owner + "." + slot.alternative);
+  std::string text = edited_in_place(json_text, path, slot, layout_text, set == add_alternative);
+  if (text.empty() || kernel::parse_ordered_json_or_discarded(text) != j) text = j.dump(2) + "\n";
   kernel::parse_project(text, file_label, base_dir, resource_dirs);  // throws at the edit's JSON path when it breaks the project
   return text;
 }

@@ -8,13 +8,13 @@
 #include "expr/diagnostic.hpp"
 #include "layout/bound.hpp"
 #include "layout/edit.hpp"
+#include "session/drop_plan_parts.hpp"
 #include "session/layout_snapshot.hpp"
 
 namespace lego::session {
 
-namespace {
+namespace parts {
 
-// Empty when the layout is one the engine draws at these sizes, else why not.
 std::string why_invalid(const LayoutAst& layout, const Env& sizes) {
   try {
     validate_structure(layout);
@@ -23,12 +23,6 @@ std::string why_invalid(const LayoutAst& layout, const Env& sizes) {
   } catch (const LegoError& e) {
     return e.diagnostic().message;
   }
-}
-
-std::string block_text(const LayoutAst& layout, std::size_t block) {
-  std::string text;
-  for (const Piece& p : layout.chain.at(block).pieces) text += (text.empty() ? "" : ", ") + print(p);
-  return text;
 }
 
 std::optional<std::vector<std::int64_t>> values_of(const std::vector<Expr>& dims, const Env& sizes) {
@@ -59,41 +53,91 @@ std::vector<std::int64_t> divisors(std::int64_t n) {
   return out;
 }
 
-// Tries candidates in order, keeping those that check, until enough are
-// found or the budget is spent. The first refusal is kept as the reason.
-struct Collector {
-  Collector(const Env& checked_at, std::string action) : sizes(checked_at) { plan.action = std::move(action); }
-  const Env& sizes;
-  DropPlan plan;
-  std::size_t tries = 0;
-  std::string first_refusal;
-
-  void offer(const std::string& label, const std::function<LayoutAst()>& make) {
-    if (plan.choices.size() >= kMaxDropChoices || tries >= kMaxDropTries) return;
-    ++tries;
-    std::string why;
-    LayoutAst result;
-    try {
-      result = make();
-      why = why_invalid(result, sizes);
-    } catch (const LegoError& e) {
-      why = e.diagnostic().message;
-    }
-    if (why.empty())
-      plan.choices.push_back({label, std::move(result)});
-    else if (first_refusal.empty())
-      first_refusal = why;
-  }
-  DropPlan done() {
-    if (plan.choices.empty()) plan.refusal = first_refusal.empty() ? "no shape of this size suits the piece" : first_refusal;
-    return std::move(plan);
-  }
-};
-
 std::int64_t element_count(const std::vector<std::int64_t>& extents) {
   std::int64_t n = 1;
   for (std::int64_t e : extents) n *= e;
   return n;
+}
+
+std::vector<std::vector<std::int64_t>> balanced_splits(const std::vector<std::int64_t>& values) {
+  std::vector<std::vector<std::int64_t>> splits{{}};
+  for (std::int64_t e : values) {
+    std::vector<std::vector<std::int64_t>> longer;
+    for (const auto& s : splits)
+      for (std::int64_t d : divisors(e)) {
+        longer.push_back(s);
+        longer.back().push_back(d);
+      }
+    splits = std::move(longer);
+    if (splits.size() > 4096) break;  // large 3-D extents: the balanced ones are tried first anyway
+  }
+  const std::int64_t whole = element_count(values);
+  std::erase_if(splits, [&](const std::vector<std::int64_t>& s) {
+    const std::int64_t part = element_count(s);
+    return s.size() != values.size() || part == 1 || part == whole;
+  });
+  const auto imbalance = [&](const std::vector<std::int64_t>& s) {
+    double sum = 0;
+    for (std::size_t k = 0; k < s.size(); ++k) sum += std::abs(std::log2(double(s[k])) - std::log2(double(values[k] / s[k])));
+    const bool square = std::adjacent_find(s.begin(), s.end(), std::not_equal_to<>()) == s.end();
+    return sum + (square ? 0.0 : 0.5);
+  };
+  std::stable_sort(splits.begin(), splits.end(), [&](const auto& a, const auto& b) {
+    const double ia = imbalance(a), ib = imbalance(b);
+    return ia != ib ? ia < ib : element_count(a) > element_count(b);
+  });
+  return splits;
+}
+
+Expr divided(const Expr& extent, std::int64_t part) {
+  if (part == 1) return extent;
+  return is_const(extent) ? constant(extent->value / part) : make(Op::FloorDiv, {extent, constant(part)});
+}
+
+void Collector::offer(const std::string& label, const std::function<LayoutAst()>& make) {
+  if (plan.choices.size() >= kMaxDropChoices || tries >= kMaxDropTries) return;
+  ++tries;
+  std::string why;
+  LayoutAst result;
+  try {
+    result = make();
+    why = why_invalid(result, sizes);
+  } catch (const LegoError& e) {
+    why = e.diagnostic().message;
+  }
+  if (why.empty())
+    plan.choices.push_back({label, std::move(result)});
+  else if (first_refusal.empty())
+    first_refusal = why;
+}
+
+DropPlan Collector::done() {
+  if (plan.choices.empty()) plan.refusal = first_refusal.empty() ? "no shape of this size suits the piece" : first_refusal;
+  return std::move(plan);
+}
+
+std::optional<DropPlan> unprotected(const LayoutAst& layout, const Env& sizes, const std::string& action,
+                                    const std::function<LayoutAst()>& make) {
+  if (why_invalid(layout, sizes).empty()) return std::nullopt;
+  DropPlan plan{action, {}, {}};
+  try {
+    plan.choices.push_back({action, make()});
+  } catch (const LegoError& e) {
+    plan.refusal = e.diagnostic().message;
+  }
+  return plan;
+}
+
+}  // namespace parts
+
+namespace {
+
+using namespace parts;
+
+std::string block_text(const LayoutAst& layout, std::size_t block) {
+  std::string text;
+  for (const Piece& p : layout.chain.at(block).pieces) text += (text.empty() ? "" : ", ") + print(p);
+  return text;
 }
 
 // Shapes of `size` elements a piece may need instead of `extents`: the
@@ -120,19 +164,6 @@ void offer_first_other_shape(Collector& c, const std::optional<std::vector<std::
   }
 }
 
-// A plan for a layout that does not check now: the plain edit, unprotected.
-std::optional<DropPlan> unprotected(const LayoutAst& layout, const Env& sizes, const std::string& action,
-                                    const std::function<LayoutAst()>& make) {
-  if (why_invalid(layout, sizes).empty()) return std::nullopt;
-  DropPlan plan{action, {}, {}};
-  try {
-    plan.choices.push_back({action, make()});
-  } catch (const LegoError& e) {
-    plan.refusal = e.diagnostic().message;
-  }
-  return plan;
-}
-
 }  // namespace
 
 DropPlan plan_replace(const LayoutAst& layout, const Env& sizes, std::size_t block, std::size_t position, std::string_view entry) {
@@ -149,7 +180,7 @@ DropPlan plan_replace(const LayoutAst& layout, const Env& sizes, std::size_t blo
 
 DropPlan plan_insert(const LayoutAst& layout, const Env& sizes, std::size_t block, std::size_t position, std::string_view entry) {
   const auto& pieces = layout.chain.at(block).pieces;
-  const std::string action = "insert " + std::string(entry) + " as a new level of OrderBy " + std::to_string(block);
+  const std::string action = "insert " + std::string(entry) + " as a new level of OrderBy " + std::to_string(block) + ", keeping its size";
   if (auto plan =
           unprotected(layout, sizes, action, [&] { return insert_piece(layout, block, position, default_piece(layout, block, entry)); }))
     return *plan;
@@ -164,42 +195,10 @@ DropPlan plan_insert(const LayoutAst& layout, const Env& sizes, std::size_t bloc
     const Piece& neighbour = pieces[n];
     const auto values = values_of(neighbour.dims, sizes);
     if (!values) continue;
-    // Every split e_k = kept_k * new_k, the new piece neither trivial nor the whole.
-    std::vector<std::vector<std::int64_t>> splits{{}};
-    for (std::int64_t e : *values) {
-      std::vector<std::vector<std::int64_t>> longer;
-      for (const auto& s : splits)
-        for (std::int64_t d : divisors(e)) {
-          longer.push_back(s);
-          longer.back().push_back(d);
-        }
-      splits = std::move(longer);
-      if (splits.size() > 4096) break;  // large 3-D extents: the balanced ones are tried first anyway
-    }
-    const std::int64_t whole = element_count(*values);
-    std::erase_if(splits, [&](const std::vector<std::int64_t>& s) {
-      const std::int64_t part = element_count(s);
-      return s.size() != values->size() || part == 1 || part == whole;
-    });
-    // Most natural first: the new tile as balanced against what is kept as
-    // it can be, dimension by dimension, then square new tiles.
-    const auto imbalance = [&](const std::vector<std::int64_t>& s) {
-      double sum = 0;
-      for (std::size_t k = 0; k < s.size(); ++k) sum += std::abs(std::log2(double(s[k])) - std::log2(double((*values)[k] / s[k])));
-      const bool square = std::adjacent_find(s.begin(), s.end(), std::not_equal_to<>()) == s.end();
-      return sum + (square ? 0.0 : 0.5);
-    };
-    // On a tie, the larger new tile: the dropped piece is the pattern the user wants to see.
-    std::stable_sort(splits.begin(), splits.end(), [&](const auto& a, const auto& b) {
-      const double ia = imbalance(a), ib = imbalance(b);
-      return ia != ib ? ia < ib : element_count(a) > element_count(b);
-    });
-    for (const auto& s : splits) {
+    // The new piece neither trivial nor the whole, most natural first.
+    for (const auto& s : balanced_splits(*values)) {
       std::vector<Expr> kept;
-      for (std::size_t k = 0; k < s.size(); ++k) {
-        const Expr& e = neighbour.dims[k];
-        kept.push_back(s[k] == 1 ? e : is_const(e) ? constant(e->value / s[k]) : make(Op::FloorDiv, {e, constant(s[k])}));
-      }
+      for (std::size_t k = 0; k < s.size(); ++k) kept.push_back(divided(neighbour.dims[k], s[k]));
       Piece smaller = neighbour;
       smaller.dims = kept;
       const Piece added = piece_of_entry(constants(s), entry);

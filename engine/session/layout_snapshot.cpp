@@ -23,10 +23,17 @@ std::string code_of(const DeriveResult& r) {
   return out;
 }
 
-// The tensor's own coordinates: untiled for TileBy.
+// The tensor's own coordinates: untiled for TileBy. An ExpandBy narrows the
+// untiled box as it narrows the tiled one, so the view untiles what it wraps
+// (the composer's ExpandBy drop on a TileBy of several levels draws).
 LayoutAst tensor_view_of(const LayoutAst& layout) {
   const std::size_t rank = layout.closing == Closing::TileBy && !layout.groups.empty() ? layout.groups[0].size() : logical_rank(layout);
-  return untiled_view(layout, rank);
+  if (!layout.expand_to || layout.closing != Closing::TileBy) return untiled_view(layout, rank);
+  LayoutAst inner = layout;
+  inner.expand_to.reset();
+  LayoutAst view = untiled_view(inner, rank);
+  view.expand_to = layout.expand_to;
+  return view;
 }
 
 // The rewrites as the panel lists them; a long chain is cut (it says so).

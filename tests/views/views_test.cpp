@@ -2,8 +2,11 @@
 // user reads off them, as issue 15 lists it. The roofline spreads points
 // that would cover each other, keeps the label of the point under the
 // pointer and of the selected one, and has ticks below 1.0.
+#include <Qsci/qsciscintilla.h>
+
 #include <QChart>
 #include <QLogValueAxis>
+#include <QScrollBar>
 #include <QtTest>
 #include <cmath>
 #include <map>
@@ -13,6 +16,7 @@
 #include "views/access_map.hpp"
 #include "views/asm_listing.hpp"
 #include "views/bank_heatmap.hpp"
+#include "views/code_diff_view.hpp"
 #include "views/diff_align.hpp"
 #include "views/roofline_chart.hpp"
 #include "views/tensor_view.hpp"
@@ -30,6 +34,8 @@ class ViewsTest : public QObject {
   void tensorViewAndThreadMapSayWhatTheirColoursMean();
   void assemblyDiffFacesFunctionsAndBlocks();
   void assemblyLinesPointAtTheirSourceThroughLineDirectives();
+  void assemblyDiffOpensAtColumnZero();
+  void clickedInstructionBringsItsSourceLineIntoView();
 };
 
 namespace {
@@ -262,6 +268,57 @@ void ViewsTest::assemblyLinesPointAtTheirSourceThroughLineDirectives() {
   // The JIT's DWARF 5 names the template by directory and file.
   const QString split = "\t.file 1 \"cuda\" \"t.cu\"\nk:\n\t.loc 1 3 0\n\tmovl $1, %eax\n";
   QCOMPARE(lego::views::assembly_listing(split, source, true).source_line[1], 5);
+}
+
+// Issue 30: the assembly diff opened scrolled right to the first changed
+// word, hiding every mnemonic; it opens at the change, at column 0.
+void ViewsTest::assemblyDiffOpensAtColumnZero() {
+  lego::views::CodeDiffView view;
+  view.resize(600, 300);
+  view.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+  QString left = "f:\n", right = "f:\n";
+  for (int k = 0; k < 40; ++k) {
+    const QString same = QString("\tvmovups\t%1(%rdi), %ymm0\n").arg(k * 32);
+    left += same, right += same;
+  }
+  const QString operands = QString(", %ymm1").repeated(30);  // the changed word far right
+  left += "\tvfmadd231ps\t%ymm2" + operands + ", %ymm3\n", right += "\tvfmadd231ps\t%ymm2" + operands + ", %ymm4\n";
+  view.setDirectiveFilter(true);
+  view.setTexts("a", left, "b", right);
+  QTest::qWait(50);
+  QVERIFY(view.changedWords() > 0);
+  QVERIFY(view.left()->firstVisibleLine() > 0);  // at the change
+  for (QsciScintilla* e : {view.left(), view.right()}) {
+    QCOMPARE(e->SendScintilla(QsciScintilla::SCI_GETXOFFSET), 0L);
+    QCOMPARE(e->horizontalScrollBar()->value(), 0);
+  }
+}
+
+// Issue 30: a clicked instruction lit its source line off-screen; the
+// source side now scrolls to it.
+void ViewsTest::clickedInstructionBringsItsSourceLineIntoView() {
+  lego::views::CodeDiffView view;
+  view.resize(700, 300);
+  view.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+  QString source;
+  for (int k = 1; k <= 300; ++k) source += QString("int x%1 = %1;\n").arg(k);
+  const QString assembly = "\t.file 0 \"/tmp\" \"kernel.cpp\"\nk:\n\t.loc 0 280 0\n\tmovl $280, %eax\n\tretq\n";
+  view.setDirectiveFilter(true);
+  view.setSourceAndAssembly("kernel", source, assembly);
+  QTest::qWait(50);
+  QCOMPARE(view.left()->firstVisibleLine(), 0);
+  const int row = 1;  // "movl", after the function's label
+  QCOMPARE(view.assemblySourceLines().at(row), 279);
+  const long pos = view.right()->positionFromLineIndex(row, 2);
+  const QPoint at(static_cast<int>(view.right()->SendScintilla(QsciScintilla::SCI_POINTXFROMPOSITION, 0UL, pos)),
+                  static_cast<int>(view.right()->SendScintilla(QsciScintilla::SCI_POINTYFROMPOSITION, 0UL, pos)) + 4);
+  QTest::mouseClick(view.right()->viewport(), Qt::LeftButton, {}, at);
+  QVERIFY(!view.linkedRows().empty() && view.linkedRows().front() == row);
+  const int first = view.left()->firstVisibleLine();
+  const int shown = static_cast<int>(view.left()->SendScintilla(QsciScintilla::SCI_LINESONSCREEN));
+  QVERIFY2(first <= 279 && 279 < first + shown, qPrintable(QString("source lines %1..%2 shown").arg(first).arg(first + shown)));
 }
 
 QTEST_MAIN(ViewsTest)

@@ -9,6 +9,8 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
 #include <QProcess>
 #include <QPushButton>
 #include <QRegularExpression>
@@ -48,6 +50,7 @@ class KernelsPanelTest : public QObject {
   void theAppAndLegoBenchShareTheirResults();
   void theTargetPickerRemakesTheVariantsAndLlvmErrorsAreCompileErrors();
   void aFailedClusterSubmitEndsItsRowsWithTheError();
+  void theSizesRowMakesTheVariantsAgainAndRefusesBadSizes();
 
  private:
   std::unique_ptr<QTemporaryDir> cache_;
@@ -420,6 +423,16 @@ void KernelsPanelTest::suggestRanksLayoutsAndAddsOneToTheProject() {
   QSignalSpy loaded(&panel, &KernelsPanel::projectLoaded);
   panel.openProject(LEGO_TEST_DATA "/kernels/cuda_small.lego.json");
   QVERIFY(loaded.wait(30000));
+  // Results before the layout is added: they stay (issue 30: Add to project
+  // wiped them all back to "not run").
+  QSignalSpy finished(&panel, &KernelsPanel::sweepFinished);
+  panel.runSweep();
+  QVERIFY(finished.wait(120000));
+  std::map<QString, QString> before;
+  for (const QString& id : ids_of(panel)) {
+    before[id] = status_of(panel, id);
+    QVERIFY2(before[id] != "not run", qPrintable(id));
+  }
   panel.layoutChoice()->setCurrentIndex(panel.layoutChoice()->findText("S: row"));
   QSignalSpy shown(&panel, &KernelsPanel::editLayoutRequested);
   QPushButton* suggest = nullptr;
@@ -455,10 +468,22 @@ void KernelsPanelTest::suggestRanksLayoutsAndAddsOneToTheProject() {
   bool added = false;
   for (int k = 0; k < panel.layoutChoice()->count(); ++k) added = added || panel.layoutChoice()->itemText(k).startsWith("S: suggested_");
   QVERIFY(added);
+  // The variants whose code did not change keep their results; the new
+  // layout's variant has none yet.
+  int fresh_rows = 0;
+  for (const QString& id : ids_of(panel)) {
+    if (before.count(id)) {
+      QCOMPARE(status_of(panel, id), before[id]);
+    } else {
+      QVERIFY2(id.contains("S=suggested_"), qPrintable(id));
+      QCOMPARE(status_of(panel, id), QString("not run"));
+      ++fresh_rows;
+    }
+  }
+  QCOMPARE(fresh_rows, 1);
 
   // From the Accesses tab: the access "smem S[c, r]" names buffer S, and
   // suggesting for it chooses S's layout and opens the window again.
-  QSignalSpy finished(&panel, &KernelsPanel::sweepFinished);
   panel.runSweep();
   QVERIFY(finished.wait(120000));
   const int shared_row = panel.accesses()->model().rowOf("smem S[c, r]");
@@ -693,6 +718,90 @@ void KernelsPanelTest::theAppAndLegoBenchShareTheirResults() {
       QVERIFY2(row["cached"].get<bool>(), id.c_str());
     }
   }
+}
+
+// Issue 30: the app ran only the project's sizes (8192^2 for a transpose,
+// minutes). The Sizes row takes other values, as lego bench --set does:
+// Enter makes the variants again at them, values no constraint admits are
+// refused with the constraint named (no sweep starts), and results made at
+// other sizes never show as the new sizes' results.
+void KernelsPanelTest::theSizesRowMakesTheVariantsAgainAndRefusesBadSizes() {
+  KernelsPanel panel;
+  panel.show();
+  QSignalSpy loaded(&panel, &KernelsPanel::projectLoaded);
+  panel.openProject(LEGO_TEST_DATA "/../../projects/transpose.lego.json");
+  QVERIFY(loaded.wait(60000));
+  QCOMPARE(panel.kernelChoice()->currentText(), QString("transpose2d"));
+  auto* n = panel.findChild<QLineEdit*>("size:N");
+  auto* t = panel.findChild<QLineEdit*>("size:T");
+  auto* flat = panel.findChild<QLineEdit*>("size:FLAT");
+  auto* error = panel.findChild<QLabel*>("sizesError");
+  QVERIFY(n && t && flat && error);
+  QCOMPARE(n->text(), QString("8192"));
+  QCOMPARE(t->text(), QString("8..64 x2"));
+  QCOMPARE(flat->text(), QString("0, 1"));
+  const QStringList project_ids = ids_of(panel);
+  QVERIFY(project_ids.first().contains("N=8192"));
+  const auto type = [](QLineEdit* field, const QString& text) {
+    field->setFocus();
+    field->selectAll();
+    QTest::keyClicks(field, text);
+    QTest::keyClick(field, Qt::Key_Return);
+  };
+
+  // Not a number: said at once, nothing asked of the sweep thread.
+  type(n, "abc");
+  QVERIFY(error->isVisible());
+  QVERIFY2(error->text().contains("N:") && error->text().contains("not an integer"), qPrintable(error->text()));
+  // 100 is no multiple of 32: the constraint is named, and Run starts nothing.
+  QSignalSpy finished(&panel, &KernelsPanel::sweepFinished);
+  flat->setText("0");
+  t->setText("32");
+  type(n, "100");
+  QTRY_VERIFY_WITH_TIMEOUT(error->text().contains("N % T == 0"), 30000);
+  QVERIFY2(error->text().contains("N=100"), qPrintable(error->text()));
+  QCOMPARE(ids_of(panel), project_ids);  // the variants stay as they were
+  panel.runSweep();
+  QTest::qWait(2000);
+  QVERIFY(!panel.running());
+  QCOMPARE(finished.count(), 0);
+  QVERIFY(error->text().contains("N % T == 0"));
+
+  // N = 256, T = 32, FLAT = 0: eight variants that run in seconds.
+  type(n, "256");
+  QVERIFY(loaded.wait(60000));
+  QVERIFY(!error->isVisible());
+  QCOMPARE(n->text(), QString("256"));
+  const QStringList small = ids_of(panel);
+  QCOMPARE(small.size(), 8);
+  for (const QString& id : small) QVERIFY2(id.contains("N=256") && id.contains("T=32") && id.contains("FLAT=0"), qPrintable(id));
+  panel.setTimeout(60);
+  panel.runSweep();
+  QVERIFY(finished.wait(300000));
+  for (const QString& id : small) {
+    QCOMPARE(status_of(panel, id), QString("ok"));
+    QCOMPARE(cell(panel, id, VariantsModel::Verified), QString::fromUtf8("✓"));
+  }
+  QVERIFY(panel.variants().rowOf("baseline:copy") >= 0);
+
+  // N = 512: other variants, none with a result, and no baseline timed at 256 shown as 512's.
+  type(n, "512");
+  QVERIFY(loaded.wait(60000));
+  QCOMPARE(ids_of(panel).size(), 8);
+  for (int r = 0; r < panel.variants().rowCount(); ++r) {
+    QVERIFY2(panel.variants().row(r).id.contains("N=512"), qPrintable(panel.variants().row(r).id));
+    QVERIFY2(!panel.variants().row(r).outcome, qPrintable(panel.variants().row(r).id));
+  }
+  // The project's sizes again, from its button.
+  QPushButton* own = nullptr;
+  for (QPushButton* b : panel.findChildren<QPushButton*>())
+    if (b->text() == "Project's sizes") own = b;
+  QVERIFY(own && own->isEnabled());
+  QTest::mouseClick(own, Qt::LeftButton);
+  QVERIFY(loaded.wait(60000));
+  QCOMPARE(ids_of(panel), project_ids);
+  QCOMPARE(n->text(), QString("8192"));
+  QVERIFY(!own->isEnabled());
 }
 
 QTEST_MAIN(KernelsPanelTest)

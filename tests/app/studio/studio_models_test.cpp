@@ -1,12 +1,15 @@
 // The studio's table models without their views: the variants table's rows
 // (VariantsModel, sorted and filtered by VariantsFilter) and lego suggest's
-// ranked layouts (SuggestionsModel), from typed rows made here.
+// ranked layouts (SuggestionsModel), from typed rows made here; and the
+// Sizes row's values (parameter_values), parsed and checked without widgets.
 #include <QFont>
 #include <QGuiApplication>
 #include <QPalette>
 #include <QtTest>
 #include <memory>
 
+#include "expr/parser.hpp"
+#include "studio/parameter_values.hpp"
 #include "studio/suggestions_model.hpp"
 #include "studio/variants_model.hpp"
 
@@ -27,6 +30,9 @@ class StudioModelsTest : public QObject {
   void aNoteStandsInTheStatusUntilTheNextResult();
   void theFilterSortsNumbersAsNumbersAndHidesUnverifiedVariants();
   void suggestionsAreRankedRowsOfTypedCandidates();
+  void longIdsShowWhatSetsAVariantApart();
+  void sizesAreTypedAsAProjectWritesThem();
+  void sizesNoConstraintAdmitsSayWhichOne();
 };
 
 namespace {
@@ -90,7 +96,7 @@ void StudioModelsTest::aRowIsFormattedFromItsResult() {
   QCOMPARE(text(model, 0, VariantsModel::Lines), QString("0.125"));
   QCOMPARE(text(model, 0, VariantsModel::Registers), QString("40"));
   QCOMPARE(model.index(0, VariantsModel::Ms).data(Qt::TextAlignmentRole).toInt(), int(Qt::AlignRight | Qt::AlignVCenter));
-  QVERIFY(!model.index(0, VariantsModel::Variant).data(Qt::ToolTipRole).isValid());  // the table's own tooltip shows
+  QCOMPARE(text(model, 0, VariantsModel::Variant, Qt::ToolTipRole), QString("A=row,N=64"));  // the whole id, however it is elided
   QCOMPARE(model.headerData(VariantsModel::BankWays, Qt::Horizontal).toString(), QString("bank ways"));
   QVERIFY(model.headerData(VariantsModel::BankWays, Qt::Horizontal, Qt::ToolTipRole).toString().contains("bank conflict"));
 }
@@ -233,6 +239,65 @@ void StudioModelsTest::suggestionsAreRankedRowsOfTypedCandidates() {
   QVERIFY(text(model, 1, SuggestionsModel::Why).contains("32-way"));
   QCOMPARE(model.candidate(1).name, std::string("project:row"));
   QCOMPARE(model.headerData(SuggestionsModel::Memory, Qt::Horizontal).toString(), QString("+mem"));
+}
+
+// Issue 30: matmul's ids are 80 characters, most of them the same in every
+// row (M=2048,N=2048,K=2048,...). The cell shows the rest; the tooltip and
+// IdRole keep the whole id, and the header says what every row shares.
+void StudioModelsTest::longIdsShowWhatSetsAVariantApart() {
+  VariantsModel model;
+  model.setRows({row("A=row,M=2048,N=2048,BM=6", nullptr), row("A=col,M=2048,N=2048,BM=8", nullptr), row("baseline:blas", nullptr)});
+  QCOMPARE(text(model, 0, VariantsModel::Variant), QString("A=row,BM=6"));
+  QCOMPARE(text(model, 1, VariantsModel::Variant), QString("A=col,BM=8"));
+  QCOMPARE(text(model, 2, VariantsModel::Variant), QString("baseline:blas"));
+  QCOMPARE(text(model, 0, VariantsModel::Variant, Qt::ToolTipRole), QString("A=row,M=2048,N=2048,BM=6"));
+  QCOMPARE(text(model, 0, VariantsModel::Variant, VariantsModel::IdRole), QString("A=row,M=2048,N=2048,BM=6"));
+  QVERIFY(model.headerData(VariantsModel::Variant, Qt::Horizontal, Qt::ToolTipRole).toString().contains("M=2048, N=2048"));
+  QCOMPARE(model.shortId("A=col,M=2048,N=2048,BM=8"), QString("A=col,BM=8"));
+  QCOMPARE(lego::studio::parts_not_in("A=row,M=2048,N=2048,BM=6", "A=row,M=2048,N=2048,BM=8"), QString("BM=6"));
+  model.setRows({row("A=row,M=2048", nullptr)});  // one variant: nothing is shared with another
+  QCOMPARE(text(model, 0, VariantsModel::Variant), QString("A=row,M=2048"));
+}
+
+// The parameters row takes what a project's "parameters" take, and writes
+// the values back the way it reads them.
+void StudioModelsTest::sizesAreTypedAsAProjectWritesThem() {
+  using lego::studio::parse_values;
+  using lego::studio::values_text;
+  using Values = std::vector<std::int64_t>;
+  QCOMPARE(parse_values("1024").values, Values{1024});
+  QCOMPARE(parse_values(" 16, 32 ").values, (Values{16, 32}));
+  QCOMPARE(parse_values("8..64 x2").values, (Values{8, 16, 32, 64}));
+  QCOMPARE(parse_values("0..12 +4").values, (Values{0, 4, 8, 12}));
+  QCOMPARE(parse_values("1..4").values, (Values{1, 2, 3, 4}));
+  QVERIFY(parse_values("abc").error.find("not an integer") != std::string::npos);
+  QVERIFY(parse_values("16,,32").error.find("not an integer") != std::string::npos);
+  QVERIFY(parse_values("64..8").error.find("greater") != std::string::npos);
+  QVERIFY(!parse_values("8..64 x1").error.empty());
+  QVERIFY(!parse_values("8..64 y2").error.empty());
+  QVERIFY(!parse_values("").error.empty());
+  QCOMPARE(values_text({8, 16, 32, 64}), std::string("8..64 x2"));
+  QCOMPARE(values_text({0, 4, 8}), std::string("0..8 +4"));
+  QCOMPARE(values_text({1, 2, 3}), std::string("1..3"));
+  QCOMPARE(values_text({0, 1}), std::string("0, 1"));
+  QCOMPARE(values_text({8192}), std::string("8192"));
+  for (const char* typed : {"8..64 x2", "0, 1", "3..9 +3", "5, 3, 9"})
+    QCOMPARE(values_text(parse_values(typed).values), std::string(typed));
+}
+
+// Values that no constraint admits are refused with the constraint named
+// and an example; values some variants meet are fine.
+void StudioModelsTest::sizesNoConstraintAdmitsSayWhichOne() {
+  lego::kernel::KernelSpec spec;
+  spec.name = "t";
+  spec.parameters = {{"N", {100}}, {"T", {16, 32}}};
+  spec.constraints = {{"T > 0", lego::parse_expression("T > 0")}, {"N % T == 0", lego::parse_expression("N % T == 0")}};
+  const std::string why = lego::studio::why_no_variant(spec, lego::target::host());
+  QVERIFY2(why.find("N % T == 0 holds for none") != std::string::npos && why.find("N=100") != std::string::npos, why.c_str());
+  QCOMPARE(lego::studio::why_no_variant(lego::studio::with_values(spec, {{"N", {96}}}), lego::target::host()), std::string());
+  // T == 0: "N % T" is undefined, and T > 0 is what fails.
+  const std::string zero = lego::studio::why_no_variant(lego::studio::with_values(spec, {{"T", {0}}}), lego::target::host());
+  QVERIFY2(zero.find("T > 0") != std::string::npos, zero.c_str());
 }
 
 QTEST_MAIN(StudioModelsTest)

@@ -11,6 +11,7 @@
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QElapsedTimer>
+#include <QHeaderView>
 #include <QLabel>
 #include <QMenu>
 #include <QMessageBox>
@@ -22,6 +23,7 @@
 #include <QSlider>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QTreeWidget>
@@ -119,6 +121,7 @@ class StudioTest : public QObject {
   void staleRequestsAreDropped();
   void exportsSvgAndPng();
   void windowFitsALaptopScreen();
+  void longVariantIdsNeverWidenTheWindow();
   void viewMenuResetsFitsAndGuides();
   void everyDropKeepsTheLayoutValidOrSaysWhyNot();
   void diffAlignsLinesAndBoxesChangedWords();
@@ -729,6 +732,17 @@ void StudioTest::openingIsNotAnEditAndSavingCleans() {
 
 #include "studio_test.moc"
 
+// Opens `project` in the window's kernels panel and shows the window at
+// 1280x800; false when the project did not load or the window did not show.
+static bool showProjectOnALaptopScreen(MainWindow& w, const QString& project) {
+  QSignalSpy loaded(w.kernels(), &lego::studio::KernelsPanel::projectLoaded);
+  w.kernels()->openProject(project);
+  if (!loaded.wait(30000)) return false;
+  w.resize(1280, 800);
+  w.show();
+  return QTest::qWaitForWindowExposed(&w);
+}
+
 // Issue 15's defect that every new user meets: on a 1280x800 screen every
 // dock's title bar, the kernels panel's buttons and the status bar must be
 // on screen, with a project open (its panel used to push the minimum height
@@ -736,12 +750,7 @@ void StudioTest::openingIsNotAnEditAndSavingCleans() {
 void StudioTest::windowFitsALaptopScreen() {
   MainWindow w;
   auto* panel = w.kernels();
-  QSignalSpy loaded(panel, &lego::studio::KernelsPanel::projectLoaded);
-  panel->openProject(LEGO_PROJECTS_DIR "/matmul.lego.json");
-  QVERIFY(loaded.wait(30000));
-  w.resize(1280, 800);
-  w.show();
-  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  QVERIFY(showProjectOnALaptopScreen(w, LEGO_PROJECTS_DIR "/matmul.lego.json"));
   QTest::qWait(50);
   QVERIFY2(w.minimumSizeHint().height() <= 800, qPrintable(QString::number(w.minimumSizeHint().height())));
   QVERIFY2(w.height() <= 800, qPrintable(QString::number(w.height())));
@@ -923,3 +932,57 @@ void StudioTest::diffAlignsLinesAndBoxesChangedWords() {
 }
 
 QTEST_MAIN(StudioTest)
+
+namespace {
+
+// The width a column of the variants table shows inside the table's viewport.
+int visible_width(const QTableView& table, int column) {
+  const QRect cell(table.columnViewportPosition(column), 0, table.columnWidth(column), 1);
+  return cell.intersected(table.viewport()->rect()).width();
+}
+
+}  // namespace
+
+// Issue 30: matmul's ids are 80 characters long. Two selected rows put both
+// ids above the code diff, which used to push the window to 1401 px (Export
+// selected off-screen) and squeeze the variants table to 190 px (status,
+// verified and ms hidden); "Verify N at a smaller size" widened it too.
+void StudioTest::longVariantIdsNeverWidenTheWindow() {
+  MainWindow w;
+  auto* panel = w.kernels();
+  QVERIFY(showProjectOnALaptopScreen(w, LEGO_PROJECTS_DIR "/matmul.lego.json"));
+  auto* table = panel->findChild<QTableView*>();
+  QVERIFY(table);
+  using lego::studio::VariantsModel;
+  const auto fits = [&](const char* when) {
+    QTest::qWait(100);
+    QVERIFY2(w.width() <= 1280, qPrintable(QString("%1: window %2 px wide").arg(when).arg(w.width())));
+    QVERIFY2(w.minimumSizeHint().width() <= 1280, qPrintable(QString("%1: minimum %2 px").arg(when).arg(w.minimumSizeHint().width())));
+    QVERIFY2(w.minimumWidth() <= 1280, qPrintable(QString("%1: minimum width %2 px").arg(when).arg(w.minimumWidth())));
+    for (int column : {VariantsModel::Status, VariantsModel::Verified, VariantsModel::Ms})
+      QVERIFY2(visible_width(*table, column) >= 20, qPrintable(QString("%1: column %2 shows %3 px of a %4 px table")
+                                                                   .arg(when)
+                                                                   .arg(column)
+                                                                   .arg(visible_width(*table, column))
+                                                                   .arg(table->width())));
+    for (QPushButton* button : panel->findChildren<QPushButton*>()) {
+      if (!button->isVisible()) continue;
+      const QRect at(button->mapTo(&w, QPoint(0, 0)), button->size());
+      QVERIFY2(w.rect().contains(at), qPrintable(QString("%1: %2 off-screen").arg(when, button->text())));
+    }
+  };
+  fits("opened");
+  const QStringList ids = panel->shownVariants();
+  QVERIFY(ids.size() > 2);
+  panel->selectVariants({ids[0], ids[ids.size() / 2]});
+  QCOMPARE(panel->selectedVariants().size(), 2);
+  fits("two rows selected");
+  // The whole id is a row's tooltip, whatever the cell shows of it.
+  const int row = panel->variants().rowOf(ids[0]);
+  QCOMPARE(panel->variants().index(row, VariantsModel::Variant).data(Qt::ToolTipRole).toString(), ids[0]);
+  panel->verifySmallerButton()->setText("Verify 128 at a smaller size");
+  panel->verifySmallerButton()->setVisible(true);
+  fits("the verify-smaller button shown");
+  panel->selectVariants({ids[0]});
+  fits("one row selected");
+}

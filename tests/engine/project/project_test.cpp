@@ -5,10 +5,16 @@
 // throws either (a non-string "name" used to).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "expr/diagnostic.hpp"
+#include "kernel/spec.hpp"
 #include "project/autosave.hpp"
+#include "project/edit.hpp"
+#include "project/json_text.hpp"
 #include "project/runs.hpp"
 #include "project/summary.hpp"
 
@@ -53,6 +59,75 @@ TEST(ClusterRecords, GoogleBenchmarkResultsMergeWithTheirDevice) {
   EXPECT_EQ(row["copy_gbs"], 3000.5);
   EXPECT_EQ(row["median_ms"], 0.5);
   EXPECT_EQ(row["verified"], true);
+}
+
+std::string read(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// The lines of `before` and `after` that differ once their common first and
+// last lines are taken away: {removed, added}.
+std::pair<std::vector<std::string>, std::vector<std::string>> changed_lines(const std::string& before, const std::string& after) {
+  const auto a = lines_of(before), b = lines_of(after);
+  std::size_t head = 0, tail = 0;
+  while (head < a.size() && head < b.size() && a[head] == b[head]) ++head;
+  while (tail < a.size() - head && tail < b.size() - head && a[a.size() - 1 - tail] == b[b.size() - 1 - tail]) ++tail;
+  return {{a.begin() + long(head), a.end() - long(tail)}, {b.begin() + long(head), b.end() - long(tail)}};
+}
+
+// Issue 30: saving a project after adding one layout rewrote the whole file
+// (49 -> 118 lines). An added alternative is one new line, aligned under the
+// keys above it, after the last one (whose line gains a comma); the rest of
+// the file is byte-identical, key order and indentation included.
+TEST(ProjectEdit, AddingALayoutChangesOnlyTheLinesItMust) {
+  const std::filesystem::path file = std::filesystem::path(LEGO_PROJECTS_DIR) / "transpose.lego.json";
+  const std::string before = read(file);
+  const auto resources = kernel::default_resource_dirs();
+  const std::string diag = "OrderBy(Col(N, N)).GroupBy([(N, N)])";
+  // A tensor's one-line object of one layout: the new one goes under it.
+  const std::string a = add_layout(before, file.string(), file.parent_path(), resources, {"transpose2d", "A", "col"}, diag);
+  auto [removed, added] = changed_lines(before, a);
+  ASSERT_EQ(removed.size(), 1u) << a;
+  ASSERT_EQ(added.size(), 2u) << a;
+  EXPECT_EQ(added[0], removed[0].substr(0, removed[0].rfind('"') + 1) + ",");  // the old last alternative, its object still open
+  EXPECT_EQ(added[1], "                     \"col\": \"" + diag + "\"}},");
+  EXPECT_EQ(lines_of(a).size(), lines_of(before).size() + 1);
+  // A named layout's object over several lines: aligned under its keys.
+  const std::string l = add_layout(before, file.string(), file.parent_path(), resources, {"transpose2d", "L", "diag"}, diag);
+  std::tie(removed, added) = changed_lines(before, l);
+  ASSERT_EQ(added.size(), 2u) << l;
+  EXPECT_EQ(added[1].find('"'), removed[0].find('"')) << added[1];
+  // Replacing one changes one line.
+  const std::string rows = "OrderBy(Row(N // 2, N), Row(2, 1)).TileBy([N // 2, N], [2, 1])";
+  const std::string r = replace_layout(before, file.string(), file.parent_path(), resources, {"transpose2d", "L", "cols"}, rows);
+  std::tie(removed, added) = changed_lines(before, r);
+  ASSERT_EQ(added.size(), 1u) << r;
+  EXPECT_NE(added[0].find("\"cols\": \"" + rows + "\","), std::string::npos) << added[0];
+  // What parses is what the whole-file edit gave.
+  EXPECT_EQ(nlohmann::ordered_json::parse(a)["kernels"][0]["tensors"][0]["layouts"]["col"], diag);
+}
+
+// A single unnamed layout becomes {"default": .., name: ..}, in place.
+TEST(ProjectEdit, ASingleLayoutBecomesNamedInPlace) {
+  const std::string before = "{\n  \"x\": 1,\n  \"layouts\": \"a\",\n  \"y\": [1, {\"z\": \"}\"}]\n}\n";
+  const auto span = find_json_value(before, {"layouts"});
+  ASSERT_TRUE(span.has_value());
+  EXPECT_EQ(before.substr(span->begin, span->end - span->begin), "\"a\"");
+  const auto z = find_json_value(before, {"y", std::size_t{1}, "z"});
+  ASSERT_TRUE(z.has_value());
+  EXPECT_EQ(before.substr(z->begin, z->end - z->begin), "\"}\"");
+  const std::string grown = insert_json_member(before, *find_json_value(before, {}), "\"w\"", "2");
+  EXPECT_EQ(grown, "{\n  \"x\": 1,\n  \"layouts\": \"a\",\n  \"y\": [1, {\"z\": \"}\"}],\n  \"w\": 2\n}\n");
 }
 
 TEST(Autosave, RoundTripsThePathAndTheEditedText) {

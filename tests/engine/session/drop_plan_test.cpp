@@ -17,8 +17,22 @@
 namespace lego::session {
 namespace {
 
-const std::vector<std::string> kPalette = {"Row",  "Col",    "RegP",           "antidiag",    "reverse",
-                                           "skew", "morton", "swizzle(3,0,3)", "cyclic(1,4)", "GenP:user"};
+const std::vector<std::string> kPalette = {"Row",         "Col",       "RegP",          "antidiag",
+                                           "reverse",     "skew",      "morton",        "swizzle(3,0,3)",
+                                           "cyclic(1,4)", "GenP:user", kTileLevelEntry, kExpandEntry};
+
+// Every ( has its ) and every [ its ], in order.
+bool balanced(const std::string& text) {
+  std::string open;
+  for (char c : text) {
+    if (c == '(' || c == '[') open.push_back(c);
+    if (c == ')' || c == ']') {
+      if (open.empty() || open.back() != (c == ')' ? '(' : '[')) return false;
+      open.pop_back();
+    }
+  }
+  return open.empty();
+}
 
 LayoutAst layout(const std::string& text) { return parse_layout(text); }
 
@@ -90,41 +104,111 @@ TEST(DropPlan, ALayoutThatIsAlreadyInvalidIsEditedAsTyped) {
   EXPECT_EQ(print(p.choices.front().result), "OrderBy(Col(8,8)).GroupBy([(6,6)])");
 }
 
+// Issue 30: "TileBy level" used to add a level of ones (TileBy([n,n],[1,1]),
+// nothing visible) wherever it was dropped. On the closing block it splits
+// the innermost level at the same size, the balanced splits first.
+TEST(DropPlan, TileByLevelSplitsTheClosingBlockAtTheSameSize) {
+  const LayoutAst l = layout("OrderBy(Row(8,8)).GroupBy([(8,8)])");
+  const DropPlan p = plan_drop(l, {}, {DropSite::Closing}, kTileLevelEntry);
+  ASSERT_FALSE(p.refused()) << p.refusal;
+  EXPECT_EQ(print(p.choices.front().result), "OrderBy(Row(8,8)).TileBy([2,2],[4,4])");
+  EXPECT_EQ(p.choices.front().label, "TileBy([2,2],[4,4])");
+  EXPECT_NE(p.action.find("GroupBy([(8,8)])"), std::string::npos) << p.action;
+  EXPECT_GE(p.choices.size(), 2u);
+  for (const DropChoice& c : p.choices) {
+    EXPECT_EQ(c.label.find("[1,1]"), std::string::npos) << c.label;
+    expect_draws(c.result, {}, c.label);
+  }
+  // A TileBy gets a third level; symbolic extents are divided.
+  const DropPlan t = plan_tile_level(layout("OrderBy(Row(n//4,n//4), Row(4,4)).TileBy([n//4,n//4],[4,4])"), {{"n", 16}});
+  ASSERT_FALSE(t.refused()) << t.refusal;
+  EXPECT_EQ(t.choices.front().label, "TileBy([n//4,n//4],[2,2],[2,2])");
+  const DropPlan s = plan_tile_level(layout("OrderBy(Row(n,n)).GroupBy([(n,n)])"), {{"n", 8}});
+  ASSERT_FALSE(s.refused()) << s.refusal;
+  EXPECT_EQ(s.choices.front().label, "TileBy([n//4,n//4],[4,4])");
+}
+
+// ExpandBy on the closing block used to read "TileBy([n,n]), [n,n])".
+TEST(DropPlan, ExpandByWrapsAndUnwrapsWithBalancedText) {
+  const LayoutAst l = layout("OrderBy(Row(n//2,n//2), Row(2,2)).TileBy([n//2,n//2],[2,2])");
+  const DropPlan p = plan_drop(l, {{"n", 8}}, {DropSite::Closing}, kExpandEntry);
+  ASSERT_EQ(p.choices.size(), 1u) << p.refusal;
+  EXPECT_EQ(p.choices.front().label, "TileBy([n//2,n//2],[2,2]) in ExpandBy(.., [n//2*2,n//2*2])");
+  EXPECT_TRUE(balanced(p.choices.front().label));
+  expect_draws(p.choices.front().result, {{"n", 8}}, p.action);
+  const DropPlan back = plan_expand(p.choices.front().result, {{"n", 8}});
+  ASSERT_EQ(back.choices.size(), 1u) << back.refusal;
+  EXPECT_EQ(print(back.choices.front().result), print(l));
+  EXPECT_EQ(closing_text(p.choices.front().result), p.choices.front().label);
+}
+
+// A structural entry on an OrderBy, a piece on the closing block: refused,
+// saying where it goes. Below everything: where the entry belongs.
+TEST(DropPlan, EntriesOffTheirBlockAreRefusedOrTakenWhereTheyBelong) {
+  const LayoutAst l = layout("OrderBy(Row(8,8)).GroupBy([(8,8)])");
+  const DropPlan on_piece = plan_drop(l, {}, {DropSite::OnPiece, 0, 0}, kTileLevelEntry);
+  EXPECT_TRUE(on_piece.refused());
+  EXPECT_NE(on_piece.refusal.find("closing block"), std::string::npos) << on_piece.refusal;
+  const DropPlan row_on_closing = plan_drop(l, {}, {DropSite::Closing}, "Row");
+  EXPECT_TRUE(row_on_closing.refused());
+  EXPECT_NE(row_on_closing.refusal.find("OrderBy"), std::string::npos) << row_on_closing.refusal;
+  EXPECT_EQ(plan_drop(l, {}, {DropSite::Below}, "Col").action, plan_new_block(l, {}, "Col").action);
+  EXPECT_EQ(plan_drop(l, {}, {DropSite::Below}, kExpandEntry).action, plan_expand(l, {}).action);
+  // A GroupBy of several groups has no TileBy form.
+  EXPECT_TRUE(plan_tile_level(layout("OrderBy(Row(2,2), Row(4,4)).GroupBy([(2,2),(4,4)])"), {}).refused());
+}
+
+// The matrix: every palette entry (pieces and structural) over every site of
+// every paper layout gives choices that draw, each labelled in balanced text
+// and each a change, or a refusal with its reason.
 TEST(DropPlan, EveryChoiceOnEveryPaperLayoutDraws) {
   std::ifstream in(std::string(LEGO_PROJECTS_DIR) + "/paper-layouts.lego");
   std::stringstream text;
   text << in.rdbuf();
   const Program program = parse_program(text.str());
   const Env sizes = evaluate_program_env(program, {{"n", 8}, {"B", 2}, {"N", 8}, {"R", 2}, {"T", 4}});
-  int offered = 0, refused = 0;
+  int offered = 0, refused = 0, structural = 0;
   std::chrono::steady_clock::duration planning{};
   for (const Definition& d : program.definitions) {
     const auto* l = std::get_if<LayoutAst>(&d.value);
     if (!l) continue;
+    std::vector<DropSite> sites{{DropSite::NewBlock}, {DropSite::Closing}, {DropSite::Below}};
+    for (std::size_t b = 0; b < l->chain.size(); ++b)
+      for (std::size_t p = 0; p <= l->chain[b].pieces.size(); ++p) {
+        sites.push_back({DropSite::InBlock, b, p});
+        if (p < l->chain[b].pieces.size()) sites.push_back({DropSite::OnPiece, b, p});
+      }
     for (const std::string& entry : kPalette) {
       const auto started = std::chrono::steady_clock::now();
-      std::vector<DropPlan> plans{plan_new_block(*l, sizes, entry)};
-      for (std::size_t b = 0; b < l->chain.size(); ++b)
-        for (std::size_t p = 0; p <= l->chain[b].pieces.size(); ++p) {
-          plans.push_back(plan_insert(*l, sizes, b, p, entry));
-          if (p < l->chain[b].pieces.size()) plans.push_back(plan_replace(*l, sizes, b, p, entry));
-        }
+      std::vector<DropPlan> plans;
+      for (const DropSite& site : sites) plans.push_back(plan_drop(*l, sizes, site, entry));
       planning += std::chrono::steady_clock::now() - started;
       for (const DropPlan& plan : plans) {
+        const std::string what = d.name + " " + entry + ": " + plan.action;
         if (plan.refused()) {
-          EXPECT_FALSE(plan.refusal.empty()) << d.name << " " << plan.action;
+          EXPECT_FALSE(plan.refusal.empty()) << what;
           ++refused;
+          continue;
+        }
+        EXPECT_FALSE(plan.action.empty()) << what;
+        for (const DropChoice& c : plan.choices) {
+          EXPECT_TRUE(!c.label.empty() && balanced(c.label)) << what << ": " << c.label;
+          if (is_structural(entry)) {
+            EXPECT_NE(print(c.result), print(*l)) << what << ": the drop changes nothing";
+          }
         }
         // Every choice passed check_layout; the default one, which a drop
         // takes when the user does not pick another, is drawn in full.
-        if (!plan.refused()) expect_draws(plan.choices.front().result, sizes, d.name + ": " + plan.action);
+        expect_draws(plan.choices.front().result, sizes, what);
         offered += static_cast<int>(plan.choices.size());
+        if (is_structural(entry)) ++structural;
       }
     }
   }
-  std::printf("%d choices offered, %d drops refused; planning took %.0f ms in all\n", offered, refused,
+  std::printf("%d choices offered (%d structural drops), %d drops refused; planning took %.0f ms in all\n", offered, structural, refused,
               std::chrono::duration<double, std::milli>(planning).count());
   EXPECT_GT(offered, 100);
+  EXPECT_GT(structural, 10);
   EXPECT_GT(refused, 0);
 }
 

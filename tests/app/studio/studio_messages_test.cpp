@@ -1,0 +1,209 @@
+// What the studio tells a user (issue 30): recovered work announced where it
+// is seen (status bar and a banner, not only the log), "Use composer's
+// layout" saying what it did, the examples read from this checkout and the
+// log naming it, the guide wide enough to read without scrolling sideways,
+// and a project saved after a layout edit changed only on the lines edited.
+#include <QAction>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFrame>
+#include <QLabel>
+#include <QMenu>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QScreen>
+#include <QScrollBar>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QTextBrowser>
+#include <QtTest>
+
+#include "studio/examples.hpp"
+#include "studio/main_window.hpp"
+#include "studio/save_file.hpp"
+#include "studio/sweep_session.hpp"
+
+using lego::studio::MainWindow;
+
+namespace {
+
+QString log_text(MainWindow& w) { return w.findChild<QDockWidget*>("log")->findChild<QPlainTextEdit*>()->toPlainText(); }
+
+QStringList file_lines(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return {};
+  return QString::fromUtf8(f.readAll()).split('\n');
+}
+
+// The lines that differ between two versions of a file, once their common
+// first and last lines are set aside: {removed, added}.
+std::pair<QStringList, QStringList> changed_lines(const QStringList& a, const QStringList& b) {
+  qsizetype head = 0, tail = 0;
+  while (head < a.size() && head < b.size() && a[head] == b[head]) ++head;
+  while (tail < a.size() - head && tail < b.size() - head && a[a.size() - 1 - tail] == b[b.size() - 1 - tail]) ++tail;
+  return {a.mid(head, a.size() - head - tail), b.mid(head, b.size() - head - tail)};
+}
+
+QString copy_of(QTemporaryDir& dir, const char* project) {
+  const QString path = dir.filePath(project);
+  QFile::copy(QString(LEGO_PROJECTS_DIR "/") + project, path);
+  QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner);
+  return path;
+}
+
+}  // namespace
+
+class StudioMessagesTest : public QObject {
+  Q_OBJECT
+  QTemporaryDir state_;
+
+ private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    qputenv("LEGO_STUDIO_STATE_DIR", state_.path().toUtf8());
+    qunsetenv("LEGO_PROJECTS");
+  }
+
+  // Help used to open as a 110 px dock that scrolled sideways.
+  void guideOpensWideEnoughToReadWithoutScrollingSideways() {
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTest::qWait(50);
+    QAction* guide = nullptr;
+    for (QAction* a : w.findChildren<QAction*>())
+      if (a->shortcut() == QKeySequence(QKeySequence::HelpContents)) guide = a;
+    QVERIFY(guide);
+    guide->trigger();
+    QTest::qWait(100);
+    auto* dock = w.findChild<QDockWidget*>("guide");
+    QVERIFY(dock && dock->isVisible());
+    QVERIFY2(dock->width() >= 360, qPrintable(QString("the guide is %1 px wide").arg(dock->width())));
+    auto* text = dock->findChild<QTextBrowser*>("guide-text");
+    QCOMPARE(text->horizontalScrollBar()->maximum(), 0);
+    QVERIFY(!text->horizontalScrollBar()->isVisible());
+    QVERIFY(w.width() <= 1280);
+  }
+
+  // Recovered edits used to be announced in the log alone.
+  void recoveredWorkIsAnnouncedInTheStatusBarAndABanner() {
+    {
+      MainWindow w;  // destroyed without a close: as if it crashed
+      w.document()->setText("OrderBy(Row(3,5)).GroupBy([(3,5)])", "edit");
+      w.autosaveNow();
+    }
+    MainWindow next;
+    next.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&next));
+    QVERIFY2(next.statusBar()->currentMessage().startsWith("Recovered"), qPrintable(next.statusBar()->currentMessage()));
+    auto* banner = next.findChild<QFrame*>("banner");
+    QVERIFY(banner && banner->isVisible());
+    const QString said = banner->findChild<QLabel*>()->text();
+    QVERIFY2(said.contains("Recovered the layout autosaved"), qPrintable(said));
+    QFile::remove(state_.filePath("autosave.lego"));
+  }
+
+  // The status bar used to say "opened ..." after Use composer's layout; and
+  // the save that followed rewrote the whole file.
+  void usingTheComposersLayoutSaysSoAndSavesOneLine() {
+    QTemporaryDir dir;
+    const QString path = copy_of(dir, "rows.lego.json");
+    const QStringList before = file_lines(path);
+    MainWindow w;
+    auto* panel = w.kernels();
+    QSignalSpy loaded(panel, &lego::studio::KernelsPanel::projectLoaded);
+    panel->openProject(path);
+    QVERIFY(loaded.wait(30000));
+    panel->layoutChoice()->setCurrentIndex(panel->layoutChoice()->findText("X: col"));
+    panel->editSelectedLayout();
+    const QString tiled = "OrderBy(Row(M // 4, N), Row(4, 1)).TileBy([M // 4, N], [4, 1])";
+    w.document()->setText(tiled, "edit");
+    emit panel->applyRequested();  // the "Use composer's layout" button
+    QVERIFY(loaded.wait(30000));
+    const QString said = w.statusBar()->currentMessage();
+    QVERIFY2(said.startsWith("replaced X: col with the composer's layout"), qPrintable(said));
+    QString error;
+    QVERIFY2(panel->saveProject(&error), qPrintable(error));
+    const auto [removed, added] = changed_lines(before, file_lines(path));
+    QCOMPARE(removed.size(), 1);
+    QCOMPARE(added.size(), 1);
+    QCOMPARE(added[0], QString(removed[0]).replace("OrderBy(Col(M, N)).GroupBy([(M, N)])", tiled));
+    QFile::remove(state_.filePath("autosave-project.json"));
+  }
+
+  // The app's add-a-layout path (Suggest's Add to project), then its save.
+  void addingALayoutSavesOneNewLineInTheFilesStyle() {
+    QTemporaryDir dir;
+    const QString path = copy_of(dir, "rows.lego.json");
+    const QStringList before = file_lines(path);
+    lego::studio::SweepSession session;
+    QSignalSpy loaded(&session, &lego::studio::SweepSession::projectLoaded);
+    session.open(path);
+    QVERIFY(loaded.wait(30000));
+    const QString tiled = "OrderBy(Row(M // 4, N), Row(4, 1)).TileBy([M // 4, N], [4, 1])";
+    session.addLayout(loaded.last().at(0).value<lego::studio::ProjectPtr>(), {"softmax", "X", "tiled"}, tiled);
+    QVERIFY(loaded.wait(30000));
+    const auto edited = loaded.last().at(0).value<lego::studio::ProjectPtr>();
+    QVERIFY(lego::studio::saveFile(path, edited->json));
+    const QStringList after = file_lines(path);
+    QCOMPARE(after.size(), before.size() + 1);
+    const auto [removed, added] = changed_lines(before, after);
+    QCOMPARE(removed.size(), 1);  // the last alternative: its line now ends the object with a comma
+    QCOMPARE(added.size(), 2);
+    QCOMPARE(added[1].indexOf('"'), removed[0].indexOf('"'));  // aligned under the keys above
+    QCOMPARE(added[1].trimmed(), "\"tiled\": \"" + tiled + "\"}},");
+  }
+
+  // Not a check: with LEGO_SCREENSHOT_DIR set (under Xvfb at 1280x800), the
+  // screen while a structural piece is dragged over the composer, as PNGs.
+  void structuralDropScreenshots() {
+    const QString out = qEnvironmentVariable("LEGO_SCREENSHOT_DIR");
+    if (out.isEmpty()) QSKIP("set LEGO_SCREENSHOT_DIR to take the screenshots");
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.document()->setSizes("n=8");
+    w.document()->setText("OrderBy(Row(n, n)).GroupBy([(n, n)])", "open");
+    QTest::qWait(300);
+    auto* editor = w.composition();
+    const auto shoot = [&](QWidget* over, const char* entry, const QString& name, bool release) {
+      QMimeData mime;
+      mime.setData(lego::views::kPieceMime, entry);
+      const QPoint at = over->mapTo(editor, over->rect().center());
+      QDragEnterEvent enter(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+      QCoreApplication::sendEvent(editor, &enter);
+      QDragMoveEvent move(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+      QCoreApplication::sendEvent(editor, &move);
+      if (release) {
+        QDropEvent drop(QPointF(at), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(editor, &drop);
+      }
+      QTest::qWait(300);
+      QVERIFY(w.screen()->grabWindow(0).save(out + "/" + name));
+      if (QMenu* menu = editor->pendingChoices()) menu->close();
+      QDragLeaveEvent leave;
+      QCoreApplication::sendEvent(editor, &leave);
+      QTest::qWait(100);
+    };
+    shoot(editor->closingZone(), lego::views::kTileLevelEntry, "drop-tile-level-on-closing.png", false);
+    shoot(editor->closingZone(), lego::views::kTileLevelEntry, "drop-tile-level-choices.png", true);
+    shoot(editor->chip(0, 0), lego::views::kTileLevelEntry, "drop-tile-level-on-piece-refused.png", false);
+    shoot(editor->closingZone(), lego::views::kExpandEntry, "drop-expandby-on-closing.png", false);
+  }
+
+  // The examples used to be read from the folder CMake was configured in,
+  // which the log did not name.
+  void examplesComeFromThisCheckoutAndTheLogSaysWhere() {
+    const QString dir = QString::fromStdString(lego::studio::projects_dir());
+    QCOMPARE(QFileInfo(dir).canonicalFilePath(), QFileInfo(LEGO_PROJECTS_DIR).canonicalFilePath());
+    MainWindow w;
+    QVERIFY2(log_text(w).contains(dir + "/paper-layouts.lego"), qPrintable(log_text(w)));
+  }
+};
+
+QTEST_MAIN(StudioMessagesTest)
+#include "studio_messages_test.moc"
