@@ -66,6 +66,7 @@ void KernelsPanel::connectSweep() {
   connect(&sweep_, &SweepSession::failed, this, [this](const QString& m) {
     suggest_->setEnabled(true);
     emit message(tr("error: %1").arg(m));
+    emit failed(m);
   });
   connect(&sweep_, &SweepSession::message, this, &KernelsPanel::message);
   connect(&sweep_, &SweepSession::progress, this, [this](int done, int total, const QString& current) {

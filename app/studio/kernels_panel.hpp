@@ -116,6 +116,7 @@ class KernelsPanel : public QWidget {
 
  signals:
   void projectLoaded();
+  void failed(const QString& message);  // the project did not open, or a sweep, export or suggestion failed
   void sweepFinished(bool cancelled);
   void exported(const QStringList& files);
   void exportRequested();  // the Export winner button: the window asks where

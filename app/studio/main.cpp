@@ -161,6 +161,19 @@ int main(int argc, char** argv) {
         &window, &lego::studio::MainWindow::snapshotShown, &window, [&window, threads, step] { window.setThreadMapping(threads, step); },
         Qt::SingleShotConnection);
   }
+  if (cli.isSet("screenshot")) {
+    // A scripted run ends on a failure (a project that does not open, a
+    // sweep that fails) with the error and the window as it shows it,
+    // never waits for a result that will not come.
+    QObject::connect(window.kernels(), &lego::studio::KernelsPanel::failed, &app,
+                     [&window, path = cli.value("screenshot")](const QString& m) {
+                       std::fprintf(stderr, "lego-studio: %s\n", qPrintable(m));
+                       QTimer::singleShot(400, &window, [&window, path] {
+                         if (!window.grab().save(path)) std::fprintf(stderr, "lego-studio: cannot write %s\n", qPrintable(path));
+                         QApplication::exit(1);
+                       });
+                     });
+  }
   if (cli.isSet("screenshot") && cli.isSet("run")) {
     // After the sweep: fastest first, the fastest and the slowest selected, so the code shows their diff.
     const QString path = cli.value("screenshot");

@@ -92,6 +92,16 @@ std::int64_t formula_value(const KernelSpec& spec, const Expr& e, const Env& par
   }
 }
 
+LaunchShape launch_shape(const KernelSpec& spec, const Env& parameters) {
+  LaunchShape out;
+  for (std::size_t d = 0; d < 3; ++d) {
+    if (d < spec.grid.size()) out.grid[d] = formula_value(spec, spec.grid[d], parameters, "launch.grid");
+    if (d < spec.block.size()) out.block[d] = formula_value(spec, spec.block[d], parameters, "launch.block");
+    if (out.grid[d] < 1 || out.block[d] < 1) throw LegoError("kernel " + spec.name + ": a launch extent is less than 1");
+  }
+  return out;
+}
+
 std::string parameter_constants(const Env& parameters) {
   std::string out = "#include <cstdint>\n";
   for (const auto& [name, value] : parameters) out += "constexpr int64_t " + name + " = " + std::to_string(value) + ";\n";

@@ -5,6 +5,7 @@
 // those sizes. The code generator reads names through the Binding only.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -49,6 +50,13 @@ Binding bind_variant(const KernelSpec& spec, const Variant& variant);
 // A formula of the kernel (flops, bytes, extents, launch) at `parameters`;
 // errors name the kernel and `what`.
 std::int64_t formula_value(const KernelSpec& spec, const Expr& e, const Env& parameters, const std::string& what);
+
+// A CUDA kernel's launch shape at `parameters` (1 where the kernel gives
+// none); LegoError when an extent is less than 1.
+struct LaunchShape {
+  std::array<std::int64_t, 3> grid{1, 1, 1}, block{1, 1, 1};
+};
+LaunchShape launch_shape(const KernelSpec& spec, const Env& parameters);
 
 // The parameters as constants, for code compiled per size (the reference, baselines).
 std::string parameter_constants(const Env& parameters);

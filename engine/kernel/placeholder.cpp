@@ -101,11 +101,17 @@ class PlaceholderReader {
     const bool shared = p_.starts_with("smem ");
     const std::size_t skip = shared ? 5 : 0;
     if (const std::size_t b = p_.find('['); b != std::string::npos && p_.back() == ']')
-      return placeholder::Access{trim(p_.substr(skip, b - skip)), indices(p_.substr(b + 1, p_.size() - b - 2)), shared};
+      return named(p_.substr(skip, b - skip), skip, indices(p_.substr(b + 1, p_.size() - b - 2)), shared);
     if (shared) fail(length_, "expected smem NAME[indices]");
     if (const std::size_t b = p_.find(".apply("); b != std::string::npos && p_.back() == ')')
-      return placeholder::Access{trim(p_.substr(0, b)), indices(p_.substr(b + 7, p_.size() - b - 8)), false};
+      return named(p_.substr(0, b), 0, indices(p_.substr(b + 7, p_.size() - b - 8)), false);
     return std::nullopt;
+  }
+
+  // An access whose name is `text` (untrimmed) at offset `from` of the placeholder.
+  placeholder::Access named(const std::string& text, std::size_t from, std::vector<std::string> idx, bool shared) const {
+    const std::size_t lead = static_cast<std::size_t>(std::find_if_not(text.begin(), text.end(), is_space) - text.begin());
+    return placeholder::Access{trim(text), std::move(idx), shared, at_ + from + lead};
   }
 
   placeholder::Inverse inverse() const {
@@ -124,21 +130,30 @@ class PlaceholderReader {
 
   placeholder::Move move() const {
     placeholder::Move m;
-    std::string p = p_;
-    if (p.starts_with("stream ")) {
+    std::size_t from = 0;  // where the move's text starts in the placeholder
+    if (p_.starts_with("stream ")) {
       m.stream = true;
-      p = trim(p.substr(7));
+      from = 7;
+      while (from < p_.size() && is_space(p_[from])) ++from;
     }
+    const std::string p = p_.substr(from);
     const std::size_t eq = p.find('=');
-    const auto side = [&](const std::string& text) {
+    const auto side = [&](std::size_t begin, std::size_t end) {
+      const std::string text = p.substr(begin, end - begin);
       const std::size_t b = text.find('[');
-      if (b == std::string::npos || text.back() != ']') fail(length_, "expected TENSOR[indices] = TENSOR[indices]");
-      return placeholder::Access{trim(text.substr(0, b)), indices(text.substr(b + 1, text.size() - b - 2)), false};
+      const std::string closed = trim(text);
+      if (b == std::string::npos || closed.empty() || closed.back() != ']') fail(length_, "expected TENSOR[indices] = TENSOR[indices]");
+      placeholder::Access a =
+          named(text.substr(0, b), from + begin, indices(closed.substr(closed.find('[') + 1, closed.size() - closed.find('[') - 2)), false);
+      if (!is_identifier(a.name))
+        template_error(text_, name_, a.name_at, std::max<std::size_t>(a.name.size(), 1),
+                       "\"" + a.name + "\" is not a tensor name (a move is [stream] TENSOR[indices] = TENSOR[indices])");
+      return a;
     };
     m.dst_text = trim(p.substr(0, eq));
     m.src_text = trim(p.substr(eq + 1));
-    m.dst = side(m.dst_text);
-    m.src = side(m.src_text);
+    m.dst = side(0, eq);
+    m.src = side(eq + 1, p.size());
     return m;
   }
 
@@ -156,6 +171,7 @@ class PlaceholderReader {
       if (word.empty()) {
       } else if (!layout_read) {
         f.layout = word;
+        f.layout_at = at_ + k;
         layout_read = true;
       } else if (word == "parallel") {
         f.parallel = true;
@@ -188,6 +204,10 @@ void template_error(const std::string& text, const std::string& template_name, s
 
 std::vector<Placeholder> parse_placeholders(const std::string& text, const std::string& template_name) {
   std::vector<Placeholder> out;
+  // Line and column counted forward from the last placeholder: a template
+  // of many placeholders is read once, not once per placeholder.
+  int line = 1;
+  std::size_t line_start = 0, counted = 0;
   for (std::size_t pos = 0;;) {
     const std::size_t open = text.find("{{", pos);
     if (open == std::string::npos) break;
@@ -199,9 +219,10 @@ std::vector<Placeholder> parse_placeholders(const std::string& text, const std::
     p.open = open;
     p.close = close + 2;
     p.at = open + 2 + static_cast<std::size_t>(std::find_if_not(inside.begin(), inside.end(), is_space) - inside.begin());
-    const LineColumn lc = line_column(text, open);
-    p.line = lc.line;
-    p.column = lc.column;
+    for (; counted < open; ++counted)
+      if (text[counted] == '\n') ++line, line_start = counted + 1;
+    p.line = line;
+    p.column = static_cast<int>(open - line_start) + 1;
     p.text = trim(inside);
     p.form = PlaceholderReader(text, template_name, p.text, p.at).read();
     out.push_back(std::move(p));

@@ -31,7 +31,8 @@ namespace placeholder {
 struct Access {
   std::string name;
   std::vector<std::string> indices;
-  bool shared = false;  // smem S[r, c]: a layout that stores a __shared__ array of its name
+  bool shared = false;      // smem S[r, c]: a layout that stores a __shared__ array of its name
+  std::size_t name_at = 0;  // the name's offset in the template, where an unknown name's error points
 };
 
 struct Inverse {
@@ -44,8 +45,9 @@ struct For {
   std::vector<std::string> names;  // the layout's logical coordinates
   std::string layout;
   bool parallel = false, simd = false;
-  std::optional<Expr> flat;  // flat=EXPR: the flat form when EXPR is not 0
-  std::size_t flat_at = 0;   // EXPR's offset in the template, for errors in evaluating it
+  std::optional<Expr> flat;   // flat=EXPR: the flat form when EXPR is not 0
+  std::size_t layout_at = 0;  // the layout's offset in the template
+  std::size_t flat_at = 0;    // EXPR's offset in the template, for errors in evaluating it
 };
 
 struct End {};

@@ -75,7 +75,8 @@ std::string edited_in_place(const std::string& json_text, const std::vector<Json
     // One layout becomes {"default": .., name: ..}, the new one under the first.
     const std::string old(json_text, layouts->begin, layouts->end - layouts->begin);
     const std::string indent(column_of(json_text, layouts->begin) + 1, ' ');
-    return out.replace(layouts->begin, layouts->end - layouts->begin, "{\"default\": " + old + ",\n" + indent + name + ": " + value + "}");
+    return out.replace(layouts->begin, layouts->end - layouts->begin,
+                       "{\"default\": " + old + "," + newline_of(json_text) + indent + name + ": " + value + "}");
   }
   if (adding) return insert_json_member(json_text, *layouts, name, value);
   for (const JsonMember& m : json_members(json_text, *layouts))

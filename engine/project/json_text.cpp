@@ -92,8 +92,11 @@ std::vector<JsonMember> json_members(std::string_view text, TextSpan object) {
   return out;
 }
 
+std::string newline_of(std::string_view text) { return text.find("\r\n") != std::string_view::npos ? "\r\n" : "\n"; }
+
 std::optional<TextSpan> find_json_value(std::string_view text, const std::vector<JsonStep>& path) {
-  const std::size_t begin = skip_space(text, 0);
+  const std::string_view bom = "\xEF\xBB\xBF";  // a UTF-8 byte order mark before the value, which the parser skips too
+  const std::size_t begin = skip_space(text, text.starts_with(bom) ? bom.size() : 0);
   const std::size_t end = value_end(text, begin);
   if (end == std::string_view::npos) return std::nullopt;
   TextSpan span{begin, end};
@@ -123,17 +126,19 @@ std::string insert_json_member(std::string_view text, TextSpan object, const std
   // "key": value as the object writes it, e.g. `": "` between them.
   const std::string_view between = text.substr(last.key_span.end, last.value.begin - last.key_span.end);
   const bool multiline = text.substr(object.begin, object.end - object.begin).find('\n') != std::string_view::npos;
-  std::string separator = ", ";
-  if (multiline || members.size() == 1) {
-    // Aligned under the keys: the first key on the last member's line (or
-    // the one key of a one-line object).
-    std::size_t line_start = text.rfind('\n', last.key_span.begin);
-    line_start = line_start == std::string_view::npos ? 0 : line_start;
-    std::size_t first_on_line = last.key_span.begin;
-    for (const JsonMember& m : members)
-      if (m.key_span.begin >= line_start) first_on_line = std::min(first_on_line, m.key_span.begin);
-    separator = ",\n" + std::string(column_of(text, first_on_line), ' ');
-  }
+  // Aligned under the keys: the first key on the last member's line (or
+  // the one key of a short one-line object), indented as that line is
+  // (its own tabs and spaces), with the file's line ending.
+  std::size_t line_start = text.rfind('\n', last.key_span.begin);
+  line_start = line_start == std::string_view::npos ? 0 : line_start + 1;
+  std::size_t first_on_line = last.key_span.begin;
+  for (const JsonMember& m : members)
+    if (m.key_span.begin >= line_start) first_on_line = std::min(first_on_line, m.key_span.begin);
+  const std::string_view lead = text.substr(line_start, first_on_line - line_start);
+  const bool lead_is_indent = lead.find_first_not_of(" \t") == std::string_view::npos;
+  std::string separator = ", ";  // a long line (a project written on one line) stays one line
+  if (multiline || (members.size() == 1 && column_of(text, first_on_line) <= 80))
+    separator = "," + newline_of(text) + (lead_is_indent ? std::string(lead) : std::string(column_of(text, first_on_line), ' '));
   out.insert(last.value.end, separator + key_literal + std::string(between) + value_literal);
   return out;
 }

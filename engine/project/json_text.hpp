@@ -36,8 +36,12 @@ std::vector<JsonMember> json_members(std::string_view text, TextSpan object);
 // A new member `"key": value` written into the object at `span` after its
 // last member, in the object's own style: the separator between a key and
 // its value copied, and on a line of its own aligned under the keys above
-// when the object spans lines or, with one member, under that member.
+// (with their line's own indentation and the file's line ending) when the
+// object spans lines or, with one short member, under that member.
 std::string insert_json_member(std::string_view text, TextSpan object, const std::string& key_literal, const std::string& value_literal);
+
+// The file's line ending: "\r\n" when it has one, else "\n".
+std::string newline_of(std::string_view text);
 
 // The byte column of `at` on its line.
 std::size_t column_of(std::string_view text, std::size_t at);

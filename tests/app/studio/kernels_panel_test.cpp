@@ -9,6 +9,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProcess>
@@ -51,6 +52,7 @@ class KernelsPanelTest : public QObject {
   void theTargetPickerRemakesTheVariantsAndLlvmErrorsAreCompileErrors();
   void aFailedClusterSubmitEndsItsRowsWithTheError();
   void theSizesRowMakesTheVariantsAgainAndRefusesBadSizes();
+  void aScriptedScreenshotOfAProjectThatDoesNotOpenEndsWithTheError();
 
  private:
   std::unique_ptr<QTemporaryDir> cache_;
@@ -802,6 +804,23 @@ void KernelsPanelTest::theSizesRowMakesTheVariantsAgainAndRefusesBadSizes() {
   QCOMPARE(ids_of(panel), project_ids);
   QCOMPARE(n->text(), QString("8192"));
   QVERIFY(!own->isEnabled());
+}
+
+// A scripted run (--screenshot) of a project that does not open used to
+// wait forever for the project: it ends with the error, status 1, and the
+// window as it shows the error.
+void KernelsPanelTest::aScriptedScreenshotOfAProjectThatDoesNotOpenEndsWithTheError() {
+  QTemporaryDir dir;
+  QVERIFY(dir.isValid());
+  QProcess p;
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  env.insert("QT_QPA_PLATFORM", "offscreen");
+  p.setProcessEnvironment(env);
+  p.start(LEGO_BIN_DIR "/lego-studio", {"--project", dir.filePath("nosuch.lego.json"), "--screenshot", dir.filePath("shot.png")});
+  QVERIFY(p.waitForFinished(60000));
+  QCOMPARE(p.exitCode(), 1);
+  QVERIFY2(QString(p.readAllStandardError()).contains("nosuch.lego.json"), "the error does not name the file");
+  QVERIFY(QFileInfo::exists(dir.filePath("shot.png")));
 }
 
 QTEST_MAIN(KernelsPanelTest)

@@ -195,6 +195,13 @@ TEST(Instantiate, BadPlaceholdersGetTemplateLineAndColumn) {
   EXPECT_NE(instantiate_error("{{ N +* 2 }}").find(":1:"), std::string::npos);
   EXPECT_NE(instantiate_error("a {{ N").find("no closing"), std::string::npos);
   EXPECT_NE(instantiate_error("{{ a, b = L.inv(x, y) }}").find("L"), std::string::npos);
+  // A name the kernel does not have: the error points at the name, not at the placeholder.
+  EXPECT_NE(instantiate_error("{{ for i, j in LL }}").find(":1:16: error: \"LL\" is not a layout"), std::string::npos)
+      << instantiate_error("{{ for i, j in LL }}");
+  EXPECT_NE(instantiate_error("{{ stream B[j, i] = Aa[i, j] }}").find(":1:21: error: \"Aa\" is not a tensor"), std::string::npos)
+      << instantiate_error("{{ stream B[j, i] = Aa[i, j] }}");
+  EXPECT_NE(instantiate_error("x = {{ Q[i, j] }};").find(":1:8: error: \"Q\" is not a tensor or layout"), std::string::npos)
+      << instantiate_error("x = {{ Q[i, j] }};");
 }
 
 run::RunReply run_with_template(const std::string& text) {

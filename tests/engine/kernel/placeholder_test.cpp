@@ -101,6 +101,9 @@ TEST(Placeholders, MistakesHaveLineColumnAndACaret) {
   EXPECT_NE(error_of("{{ smem S }}").find("expected smem NAME[indices]"), std::string::npos);
   EXPECT_NE(error_of("{{ B[i] = A] }}").find("expected TENSOR[indices] = TENSOR[indices]"), std::string::npos)
       << error_of("{{ B[i] = A] }}");
+  // A misspelt keyword is not taken for a tensor named "stram B".
+  EXPECT_NE(error_of("{{ stram B[j, i] = A[i, j] }}").find("t.cpp:1:4: error: \"stram B\" is not a tensor name"), std::string::npos)
+      << error_of("{{ stram B[j, i] = A[i, j] }}");
   EXPECT_EQ(error_of("no placeholders { { } }"), "no error");
 }
 

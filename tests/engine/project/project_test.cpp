@@ -117,6 +117,24 @@ TEST(ProjectEdit, AddingALayoutChangesOnlyTheLinesItMust) {
   EXPECT_EQ(nlohmann::ordered_json::parse(a)["kernels"][0]["tensors"][0]["layouts"]["col"], diag);
 }
 
+// The file's own style: CRLF line endings and tab indentation are kept, a
+// byte order mark does not stop the edit in place, and an object far along
+// one long line (a project written on one line) stays on that line.
+TEST(ProjectEdit, TheFilesLineEndingsIndentationAndByteOrderMarkAreKept) {
+  const std::string crlf = "{\r\n\t\"a\": 1,\r\n\t\"b\": 2\r\n}\r\n";
+  EXPECT_EQ(insert_json_member(crlf, *find_json_value(crlf, {}), "\"c\"", "3"), "{\r\n\t\"a\": 1,\r\n\t\"b\": 2,\r\n\t\"c\": 3\r\n}\r\n");
+  const std::string bom = "\xEF\xBB\xBF{\"a\": {\"x\": 1}}";
+  const auto a = find_json_value(bom, {"a"});
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(bom.substr(a->begin, a->end - a->begin), "{\"x\": 1}");
+  const std::string one_line = "{\"k\": \"" + std::string(100, 'v') + "\", \"layouts\": {\"row\": \"R\"}}";
+  const auto layouts = find_json_value(one_line, {"layouts"});
+  ASSERT_TRUE(layouts.has_value());
+  const std::string grown = insert_json_member(one_line, *layouts, "\"col\"", "\"C\"");
+  EXPECT_EQ(grown.find('\n'), std::string::npos) << grown;
+  EXPECT_NE(grown.find("{\"row\": \"R\", \"col\": \"C\"}"), std::string::npos) << grown;
+}
+
 // A single unnamed layout becomes {"default": .., name: ..}, in place.
 TEST(ProjectEdit, ASingleLayoutBecomesNamedInPlace) {
   const std::string before = "{\n  \"x\": 1,\n  \"layouts\": \"a\",\n  \"y\": [1, {\"z\": \"}\"}]\n}\n";
