@@ -108,7 +108,7 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
     throw LegoError("target " + target.name + " rules out every variant of " + spec.name + " (" + std::to_string(space.ruled_out) +
                     "), e.g. " + space.ruled_out_reason);
   if (space.variants.empty())
-    throw LegoError("no variant of " + spec.name + " satisfies the constraints (" + std::to_string(space.rejected) + " rejected)");
+    throw LegoError("no variant of " + spec.name + " at these sizes: " + kernel::why_no_variant(spec, target, parse_sets(sets)));
   require_runs_here(target);
   err << describe(target) << "\n";
   const run::Roof roof = run::machine_roof(

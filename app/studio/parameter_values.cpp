@@ -47,12 +47,6 @@ ParsedValues parse_range(std::string_view text, std::size_t dots) {
   return parsed;
 }
 
-std::string env_text(const Env& env) {
-  std::string text;
-  for (const auto& [name, value] : env) text += (text.empty() ? "" : ", ") + name + "=" + std::to_string(value);
-  return text;
-}
-
 }  // namespace
 
 ParsedValues parse_values(std::string_view text) {
@@ -96,48 +90,6 @@ kernel::KernelSpec with_values(kernel::KernelSpec spec, const ParameterValues& v
   for (auto& p : spec.parameters)
     if (const auto it = values.find(p.name); it != values.end() && !it->second.empty()) p.values = it->second;
   return spec;
-}
-
-std::string why_no_variant(const kernel::KernelSpec& spec, const target::Target& target) {
-  kernel::VariantSpace space;
-  try {
-    space = kernel::enumerate_variants(spec, {1, 1, {}, &target});
-  } catch (const LegoError& e) {
-    return e.what();  // a constraint that divides by zero, a space too large to list
-  }
-  if (!space.variants.empty()) return "";
-  if (space.rejected == 0 && space.ruled_out > 0)
-    return "the target rules out every variant at these sizes, e.g. " + space.ruled_out_reason;
-  // Which constraint no combination of the values meets, with one that fails it.
-  std::vector<std::size_t> met(spec.constraints.size());
-  std::vector<Env> failing(spec.constraints.size());
-  std::size_t combinations = 1;
-  for (const auto& p : spec.parameters) combinations *= p.values.size();
-  for (std::size_t index = 0; index < std::min<std::size_t>(combinations, 1 << 16); ++index) {
-    Env env;
-    std::size_t rest = index;
-    for (const auto& p : spec.parameters) {
-      env[p.name] = p.values[rest % p.values.size()];
-      rest /= p.values.size();
-    }
-    for (std::size_t c = 0; c < spec.constraints.size(); ++c) {
-      bool holds = false;
-      try {
-        holds = evaluate(spec.constraints[c].expr, env) != 0;
-      } catch (const LegoError&) {
-        // Undefined here (T == 0 in N % T): an earlier constraint rules it out, so it is not met.
-      }
-      if (holds)
-        ++met[c];
-      else if (failing[c].empty())
-        failing[c] = env;
-    }
-  }
-  for (std::size_t c = 0; c < spec.constraints.size(); ++c)
-    if (met[c] == 0) return spec.constraints[c].text + " holds for none of these values (e.g. " + env_text(failing[c]) + ")";
-  std::string all;
-  for (const auto& c : spec.constraints) all += (all.empty() ? "" : "; ") + c.text;
-  return "no combination of these values meets every constraint at once (" + all + ")";
 }
 
 }  // namespace lego::studio

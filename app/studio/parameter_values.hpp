@@ -3,7 +3,7 @@
 // or a range ("8..64 x2" doubles, "0..12 +4" steps, "1..8" counts). The
 // kernel's variants are enumerated again at those values, the way lego
 // bench --set does it. Qt-free: parsing here, the constraints checked on
-// the sweep thread (why_no_variant).
+// the sweep thread (kernel::why_no_variant).
 #pragma once
 
 #include <cstdint>
@@ -33,11 +33,5 @@ std::string values_text(const std::vector<std::int64_t>& values);
 
 // `spec` with these values for its parameters of the same names (others kept).
 kernel::KernelSpec with_values(kernel::KernelSpec spec, const ParameterValues& values);
-
-// Why no variant of `spec` is left at its parameters' values, naming the
-// constraint that fails ("N % T == 0 holds for none of ...") or the
-// target's reason; empty when some variant is left. Evaluates every
-// constraint: for the sweep thread, not the UI's.
-std::string why_no_variant(const kernel::KernelSpec& spec, const target::Target& target);
 
 }  // namespace lego::studio

@@ -122,7 +122,7 @@ void SweepSession::resize(ProjectPtr project, const QString& kernel_name, const 
       for (const auto& spec : project->project.kernels) {
         if (spec.name != kernel) continue;
         const kernel::KernelSpec resized = with_values(spec, values);
-        if (const std::string why = why_no_variant(resized, project->target); !why.empty())
+        if (const std::string why = kernel::why_no_variant(resized, project->target); !why.empty())
           return emit sizesRejected(QString::fromStdString(kernel), QString::fromStdString(why));
         // The file's own sizes again: nothing to remember.
         bool own = true;

@@ -61,6 +61,13 @@ std::string ruled_out_by(const KernelSpec& spec, const Env& parameters, const ta
 // The variant named `id` ("best" is resolved by the caller); throws LegoError listing a few valid ids.
 Variant find_variant(const KernelSpec& spec, const std::string& id, const Env& overrides);
 
+// Why no variant of `spec` is left at its parameters' values (with
+// `overrides` as their only values), naming the constraint no combination
+// meets ("N % T == 0 holds for none of these values (e.g. N=100, T=32)") or
+// the target's reason; empty when some variant is left. Evaluates every
+// constraint over up to 2^16 combinations: for a worker thread, not a UI's.
+std::string why_no_variant(const KernelSpec& spec, const target::Target& target, const Env& overrides = {});
+
 // The values `id` gives the spec's parameters ("N=512" in
 // "A=row,N=512,T=16" for parameters N and T: {N: 512, T: 16}); nullopt when
 // an item is not name=value or a parameter's value is not an integer.

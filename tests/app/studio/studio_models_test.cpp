@@ -292,11 +292,11 @@ void StudioModelsTest::sizesNoConstraintAdmitsSayWhichOne() {
   spec.name = "t";
   spec.parameters = {{"N", {100}}, {"T", {16, 32}}};
   spec.constraints = {{"T > 0", lego::parse_expression("T > 0")}, {"N % T == 0", lego::parse_expression("N % T == 0")}};
-  const std::string why = lego::studio::why_no_variant(spec, lego::target::host());
+  const std::string why = lego::kernel::why_no_variant(spec, lego::target::host());
   QVERIFY2(why.find("N % T == 0 holds for none") != std::string::npos && why.find("N=100") != std::string::npos, why.c_str());
-  QCOMPARE(lego::studio::why_no_variant(lego::studio::with_values(spec, {{"N", {96}}}), lego::target::host()), std::string());
+  QCOMPARE(lego::kernel::why_no_variant(lego::studio::with_values(spec, {{"N", {96}}}), lego::target::host()), std::string());
   // T == 0: "N % T" is undefined, and T > 0 is what fails.
-  const std::string zero = lego::studio::why_no_variant(lego::studio::with_values(spec, {{"T", {0}}}), lego::target::host());
+  const std::string zero = lego::kernel::why_no_variant(lego::studio::with_values(spec, {{"T", {0}}}), lego::target::host());
   QVERIFY2(zero.find("T > 0") != std::string::npos, zero.c_str());
 }
 

@@ -68,6 +68,16 @@ TEST(Binding, TheReferenceNamesOnlyTheParametersItUses) {
   }
 }
 
+// lego bench --set and the app's Sizes row say which constraint leaves no variant.
+TEST(Variants, WhyNoneIsLeftNamesTheConstraint) {
+  const KernelSpec spec = transpose2d();
+  const target::Target v3 = target::resolve("x86-64-v3");
+  EXPECT_EQ(why_no_variant(spec, v3, {{"N", 64}}), "");
+  const std::string why = why_no_variant(spec, v3, {{"N", 100}, {"T", 32}});
+  EXPECT_NE(why.find("N % T == 0 holds for none of these values (e.g. "), std::string::npos) << why;
+  EXPECT_NE(why.find("N=100"), std::string::npos) << why;
+}
+
 TEST(Baseline, IsTheProjectsCodeWithRowMajorTensors) {
   const KernelSpec spec = transpose2d();
   ASSERT_FALSE(spec.baselines.empty());
