@@ -11,6 +11,8 @@
 #include <QTabWidget>
 #include <QTimer>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 
@@ -26,11 +28,22 @@ QString first_variant(const lego::studio::KernelsPanel& panel) {
   return shown.value(0);
 }
 
+// --help and --version print text: without a display (an ssh session)
+// they must not fail for want of one, so Qt gets its offscreen platform.
+void print_without_a_display(int argc, char** argv) {
+  if (std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY") || std::getenv("QT_QPA_PLATFORM")) return;
+  for (int k = 1; k < argc; ++k)
+    if (std::strcmp(argv[k], "--help") == 0 || std::strcmp(argv[k], "-h") == 0 || std::strcmp(argv[k], "--version") == 0 ||
+        std::strcmp(argv[k], "-v") == 0)
+      setenv("QT_QPA_PLATFORM", "offscreen", 1);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   QElapsedTimer clock;
   clock.start();
+  print_without_a_display(argc, argv);
   QApplication app(argc, argv);
   QApplication::setApplicationName("lego-studio");
   QApplication::setOrganizationName("lego-studio");

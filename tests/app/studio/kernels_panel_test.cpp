@@ -53,6 +53,7 @@ class KernelsPanelTest : public QObject {
   void aFailedClusterSubmitEndsItsRowsWithTheError();
   void theSizesRowMakesTheVariantsAgainAndRefusesBadSizes();
   void aScriptedScreenshotOfAProjectThatDoesNotOpenEndsWithTheError();
+  void helpPrintsWithoutADisplay();
 
  private:
   std::unique_ptr<QTemporaryDir> cache_;
@@ -821,6 +822,19 @@ void KernelsPanelTest::aScriptedScreenshotOfAProjectThatDoesNotOpenEndsWithTheEr
   QCOMPARE(p.exitCode(), 1);
   QVERIFY2(QString(p.readAllStandardError()).contains("nosuch.lego.json"), "the error does not name the file");
   QVERIFY(QFileInfo::exists(dir.filePath("shot.png")));
+}
+
+// lego-studio --help over ssh (no display) printed Qt's "could not load the
+// xcb plugin" and aborted instead of the options.
+void KernelsPanelTest::helpPrintsWithoutADisplay() {
+  QProcess p;
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  for (const char* name : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"}) env.remove(name);
+  p.setProcessEnvironment(env);
+  p.start(LEGO_BIN_DIR "/lego-studio", {"--help"});
+  QVERIFY(p.waitForFinished(30000));
+  QCOMPARE(p.exitCode(), 0);
+  QVERIFY2(QString(p.readAllStandardOutput()).contains("--screenshot"), "the options are not printed");
 }
 
 QTEST_MAIN(KernelsPanelTest)
