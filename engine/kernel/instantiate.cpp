@@ -14,11 +14,6 @@ namespace {
 // A plain build leaves accesses as their indices; a tracing build defines LEGO_ACCESS first.
 std::string access_macro() { return "#ifndef LEGO_ACCESS\n#define LEGO_ACCESS(site, array, index) (index)\n#endif\n"; }
 
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-
 // Binds the variant, parses the template's placeholders, expands each in
 // order (index code, loop nests, constants) and assembles the source.
 class Instantiator {

@@ -81,6 +81,14 @@ struct Constant {
 using PlaceholderForm = std::variant<placeholder::Access, placeholder::Inverse, placeholder::For, placeholder::End, placeholder::Move,
                                      placeholder::Size, placeholder::Stride, placeholder::Run, placeholder::Constant>;
 
+// Visits a form with one lambda per type: std::visit(Overloaded{...}, p.form).
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;  // clang 15 does not deduce an aggregate's arguments
+
 struct Placeholder {
   std::size_t open = 0, close = 0;  // the template's [offset of "{{", past "}}")
   std::size_t at = 0;               // the offset of its trimmed text, where errors point
