@@ -13,6 +13,7 @@
 #include <QPlainTextEdit>
 #include <QScreen>
 #include <QScrollBar>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -63,6 +64,10 @@ class StudioMessagesTest : public QObject {
   void initTestCase() {
     QStandardPaths::setTestModeEnabled(true);
     qputenv("LEGO_STUDIO_STATE_DIR", state_.path().toUtf8());
+    // QSettings (the docks' arrangement, recent files) of this process
+    // alone: test mode's folder is shared by the GUI tests ctest runs side
+    // by side, and another's saved docks changed this one's view sizes.
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, state_.path());
     qunsetenv("LEGO_PROJECTS");
   }
 

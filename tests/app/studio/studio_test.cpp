@@ -93,6 +93,10 @@ class StudioTest : public QObject {
   void initTestCase() {
     QStandardPaths::setTestModeEnabled(true);  // QSettings (recent files) away from the user's
     qputenv("LEGO_STUDIO_STATE_DIR", state_.path().toUtf8());
+    // QSettings (the docks' arrangement, recent files) of this process
+    // alone: test mode's folder is shared by the GUI tests ctest runs side
+    // by side, and another's saved docks changed this one's view sizes.
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, state_.path());
   }
   void init() {
     QFile::remove(state_.filePath("autosave.lego"));
