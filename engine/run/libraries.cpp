@@ -55,7 +55,17 @@ std::string library_names() {
 std::vector<std::pair<std::string, std::string>> library_environment(const std::string& library, const target::Target& t) {
   // Unset, whatever the user's shell has: Debian's BLIS 0.9.0 aborts on any value.
   if (library == "blis") return {{"BLIS_ARCH_TYPE", ""}};
-  if (t.host || t.arch != target::Arch::X86_64) return {};
+  if (t.arch != target::Arch::X86_64) return {};
+  if (library == "openblas" && t.host) {
+    // The host: OpenBLAS detects it. A core the user's environment forces
+    // is kept when it runs the host's ISA level and unset when it does not
+    // (OPENBLAS_CORETYPE=Haswell on an AVX-512 machine would make every
+    // "vs library" an AVX2 kernel against AVX-512 code).
+    const char* forced = std::getenv("OPENBLAS_CORETYPE");
+    if (forced && level_of_kernel(forced) != t.level()) return {{"OPENBLAS_CORETYPE", ""}};
+    return {};
+  }
+  if (t.host) return {};
   if (library == "openblas") return {{"OPENBLAS_CORETYPE", openblas_core(t)}};
   // Debian's BLIS 0.9.0 aborts on any BLIS_ARCH_TYPE ("invalid architecture
   // id", even its own): it runs the configuration it detects, and
@@ -83,7 +93,8 @@ std::string library_kernel(const std::string& library) {
     if (!corename) return "";
     std::string out = std::string("OpenBLAS core ") + corename() + " (" + level_of_kernel(corename()) + ")";
     if (config) out += std::string(" (") + config() + ")";
-    if (const char* forced = std::getenv("OPENBLAS_CORETYPE")) out += std::string(", under OPENBLAS_CORETYPE=") + forced;
+    const char* forced = std::getenv("OPENBLAS_CORETYPE");
+    if (forced && *forced) out += std::string(", under OPENBLAS_CORETYPE=") + forced;
     return out;
   }
   if (library == "blis") {

@@ -25,8 +25,9 @@ const Library* find_library(const std::string& name);
 std::string library_names();
 
 // Environment variables that make `library` run `target`'s kernels in the
-// worker process that loads it: nothing for the host (the library detects
-// it), OPENBLAS_CORETYPE=Haswell for x86-64-v3, and so on. BLIS runs what
+// worker process that loads it: for the host the library detects it (a
+// forced OPENBLAS_CORETYPE of another ISA level is unset), and
+// OPENBLAS_CORETYPE=Haswell for x86-64-v3, and so on. BLIS runs what
 // it detects: Debian's 0.9.0 aborts on any BLIS_ARCH_TYPE, so it is unset
 // (an empty value: WorkerClient unsets it).
 std::vector<std::pair<std::string, std::string>> library_environment(const std::string& library, const target::Target& target);
