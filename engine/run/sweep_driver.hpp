@@ -69,7 +69,8 @@ struct SweepResult {
 };
 
 // Above 100 % of the machine's roof while moving at least the bytes the
-// STREAM copy moved: the cached ceilings are low (measured on a busy day).
+// STREAM copy moved, or at more FLOP/s than the peak: the cached ceilings
+// are low (measured on a busy day).
 bool beats_machine_roof(const Outcome& outcome, const Roof& roof);
 // Above 100 % only because its bytes fit in a cache the STREAM arrays do
 // not: a copy baseline at the same size is its roof.

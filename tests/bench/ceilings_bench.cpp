@@ -91,6 +91,12 @@ void Ceilings(benchmark::State& state, const std::string& target_name) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Two OpenMP runtimes share this process: the JIT's kernels run on LLVM's
+  // libomp, this file's STREAM copy on GCC's libgomp. Each one's threads
+  // spin for a while after a parallel region (libomp 200 ms), and on a
+  // 2-core machine the other's copy then ran at half speed (STREAM 34 GB/s
+  // against 60 in about one run of two). Passive threads sleep at once.
+  setenv("OMP_WAIT_POLICY", "passive", 0);
   benchmark::Initialize(&argc, argv);
   // (x86-64-v2 is left out: its peak on a machine with FMA pipes is not the
   // mul + add model the target describes.)

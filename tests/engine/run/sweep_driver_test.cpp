@@ -357,5 +357,21 @@ TEST(SweepDriver, OnlyAVariantMovingStreamsBytesAboveTheRoofMakesTheCeilingsStal
   EXPECT_DOUBLE_EQ(stream_array_mib(machine), 128);
 }
 
+// A compute-bound kernel above the peak (OpenBLAS sgemm at 455 GFLOP/s
+// against a cached peak of 447) moved few bytes, but no cache explains its
+// FLOP/s: the peak is stale, not the kernel cache-resident.
+TEST(SweepDriver, AVariantAboveThePeakMakesTheCeilingsStaleWhateverItsBytes) {
+  Roof machine;
+  machine.copy_gbs = 50, machine.array_mib = 128, machine.peak_gflops_f32 = 447;
+  Outcome sgemm;
+  sgemm.percent_of_roof = 101.8, sgemm.ms = 37.75, sgemm.gbs = 1.33, sgemm.gflops = 455;  // 50 MB moved
+  EXPECT_TRUE(beats_machine_roof(sgemm, machine));
+  EXPECT_FALSE(above_roof_from_cache(sgemm, machine));
+  Outcome at_peak = sgemm;
+  at_peak.gflops = 440;  // above 100 % by its bytes only
+  EXPECT_FALSE(beats_machine_roof(at_peak, machine));
+  EXPECT_TRUE(above_roof_from_cache(at_peak, machine));
+}
+
 }  // namespace
 }  // namespace lego::run
