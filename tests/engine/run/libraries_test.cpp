@@ -20,12 +20,16 @@ target::Target host_v4() {
 struct ForcedCore {
   explicit ForcedCore(const char* core) {
     if (const char* old = std::getenv("OPENBLAS_CORETYPE")) saved = old;
-    if (core) setenv("OPENBLAS_CORETYPE", core, 1);
-    else unsetenv("OPENBLAS_CORETYPE");
+    if (core)
+      setenv("OPENBLAS_CORETYPE", core, 1);
+    else
+      unsetenv("OPENBLAS_CORETYPE");
   }
   ~ForcedCore() {
-    if (saved.empty()) unsetenv("OPENBLAS_CORETYPE");
-    else setenv("OPENBLAS_CORETYPE", saved.c_str(), 1);
+    if (saved.empty())
+      unsetenv("OPENBLAS_CORETYPE");
+    else
+      setenv("OPENBLAS_CORETYPE", saved.c_str(), 1);
   }
   std::string saved;
 };
