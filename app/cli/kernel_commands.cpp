@@ -130,9 +130,14 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   events.started = [&](std::size_t n, std::size_t total, const std::string& id) {
     err << fmt::format("[{}/{}] {} ", n, total, id) << std::flush;
   };
-  events.tick = [&] { err << "." << std::flush; };
+  bool dots_pending = false;  // ticks printed since the last line ended
+  events.tick = [&] {
+    err << "." << std::flush;
+    dots_pending = true;
+  };
   events.note = [&](const std::string& m) { err << m << "\n"; };
   events.finished = [&](const run::Outcome& o, std::size_t n, std::size_t total, double seconds) {
+    dots_pending = false;
     if (o.status == run::Status::Duplicate) return;
     if (o.status == run::Status::RuledOut) return;  // summed up under the table
     if (o.status == run::Status::Invalid) {
@@ -144,7 +149,9 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
         << (o.cached ? " (cached)" : fmt::format(" ({:.1f} s)", seconds))
         << (best_ms > 0 && !o.baseline ? fmt::format("; best so far {:.4g} ms", best_ms) : "") << "\n";
   };
-  const std::vector<run::Outcome> rows = run::run_sweep(worker, spec, order, roof, sweep_options, events).outcomes;
+  const run::SweepResult swept = run::run_sweep(worker, spec, order, roof, sweep_options, events);
+  const std::vector<run::Outcome>& rows = swept.outcomes;
+  if (dots_pending) err << "\n";  // the side-by-side rounds' ticks
 
   // The table: timed rows first, fastest first; the rest in run order.
   std::vector<const run::Outcome*> table;
@@ -207,6 +214,15 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
     out << fmt::format("({} variants ruled out by target {} and not compiled; the first, {}: {})\n", count, sweep_options.target.name,
                        ruled->id, ruled->message);
   }
+  if (const auto& pairs = swept.side_by_side) {
+    out << fmt::format("side by side, {} alternating rounds (medians): {} {:.4g} ms", pairs->rounds, pairs->winner, pairs->winner_ms);
+    for (std::size_t k = 0; k < pairs->baselines.size(); ++k) {
+      const auto& b = pairs->baselines[k];
+      out << "; " << b.id.substr(b.id.find(':') + 1)
+          << (b.ms > 0 ? fmt::format(" {:.4g} ms, {:.2f}x", b.ms, pairs->ratio(k)) : std::string(" failed in a round"));
+    }
+    out << "\n";
+  }
   // Said once: every process of a sweep raises the same walls.
   if (const auto partial = std::find_if(rows.begin(), rows.end(), [](const run::Outcome& r) { return !r.sandbox.empty(); });
       partial != rows.end())
@@ -238,7 +254,8 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
         2 * run::stream_array_mib(roof));
   err << fmt::format("sweep took {:.1f} s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   if (!json_out.empty()) {
-    const Json results = run::bench_results_json({project_file, spec.name, roof, rows, table, bases, sweep_options.target.name});
+    const Json results = run::bench_results_json(
+        {project_file, spec.name, roof, rows, table, bases, sweep_options.target.name, swept.side_by_side ? &*swept.side_by_side : nullptr});
     run::write_atomically(json_out, results.dump(2) + "\n");
     err << "results written to " << json_out << "\n";
   }
@@ -469,6 +486,12 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
                       "halved until the launch emulates quickly); the verified column names the sizes");
   bool no_cache = false;
   bench_cmd->add_flag("--no-cache", no_cache, "Run every variant again instead of reusing results of unchanged code");
+  int rounds = 3;
+  bench_cmd
+      ->add_option("--rounds", rounds,
+                   "After the sweep, time the winner and each baseline again in N alternating rounds and print their medians' "
+                   "ratios, which a shared machine's drift between the sweep's timings does not skew (0: skip)")
+      ->check(CLI::Range(0, 100));
 
   auto* ceilings_cmd = app.add_subcommand("ceilings", "The machine's measured roofs: STREAM copy/triad bandwidth, peak FMA FP32/FP64");
   ceilings_cmd->add_flag("--json", ceilings_json, "Print JSON");
@@ -594,6 +617,7 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
       sweep_options.run = options;
       sweep_options.timeout_s = timeout_s;
       sweep_options.verify_smaller = verify_smaller;
+      sweep_options.side_by_side_rounds = rounds;
       return bench(project, kernel_name, max_variants, seed, sets, only, json_out, sweep_options, target_name, out, err);
     }
     return export_kernel(project, kernel_name, variant, results, sets, dir, force, target_name, out);

@@ -329,6 +329,13 @@ Json bench_results_json(const BenchResults& results) {
                         {"library_level", r->library_level}});
   }
   context["lego_variants"] = variants;
+  if (const SideBySide* pairs = results.side_by_side) {
+    Json bases = Json::array();
+    for (std::size_t k = 0; k < pairs->baselines.size(); ++k)
+      bases.push_back({{"baseline", pairs->baselines[k].id}, {"median_ms", pairs->baselines[k].ms}, {"speedup", pairs->ratio(k)}});
+    context["lego_side_by_side"] = {
+        {"rounds", pairs->rounds}, {"winner", pairs->winner}, {"winner_median_ms", pairs->winner_ms}, {"baselines", bases}};
+  }
   return {{"context", context}, {"benchmarks", benchmarks}};
 }
 

@@ -12,6 +12,7 @@
 
 #include "run/analyze.hpp"
 #include "run/outcome.hpp"
+#include "run/side_by_side.hpp"
 #include "run/sweep.hpp"
 
 namespace lego::run {
@@ -76,6 +77,7 @@ struct BenchResults {
   std::vector<const Outcome*> table_order;
   std::vector<BaselineTime> baselines;
   std::string target = "host";  // the CPU target the variants were made for
+  const SideBySide* side_by_side = nullptr;  // the winner against the baselines in alternating rounds, when timed
 };
 nlohmann::json bench_results_json(const BenchResults& results);
 // The outcomes a results file lists, typed (status, verification, timing,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <memory>
 
 #include "kernel/baseline.hpp"
 #include "run/analyze.hpp"
@@ -81,7 +82,11 @@ SweepResult run_sweep(WorkerClient& worker, const kernel::KernelSpec& spec, cons
     }
   };
 
-  // Baselines at the sizes of the variants.
+  // Baselines at the sizes of the variants. Their instances and library
+  // workers are kept for the side-by-side rounds.
+  std::vector<std::pair<std::string, kernel::Instance>> baseline_instances;
+  std::vector<std::unique_ptr<WorkerClient>> library_workers;
+  std::vector<WorkerClient*> baseline_workers;
   const PreparedVariant* sized = variants.empty() ? nullptr : variants.front();
   if (options.baselines && sized)
     for (const auto& b : spec.baselines) {
@@ -99,14 +104,18 @@ SweepResult run_sweep(WorkerClient& worker, const kernel::KernelSpec& spec, cons
         out.source = inst.source;
         std::optional<kernel::Instance> small = options.run.verify ? verification_instance(spec, b, sizes) : std::nullopt;
         if (small) small->target = options.target.name;
-        if (b.library.empty()) {
-          run_one(inst, small ? &*small : nullptr, out, worker);
-        } else {
+        WorkerClient* in = &worker;
+        if (!b.library.empty()) {
           // A library in a worker of its own: two BLAS libraries in one
           // process would share symbol names, and the library must pick
           // the target's kernels when it loads (library_environment).
-          WorkerClient own(worker.executable(), library_environment(b.library, options.target));
-          run_one(inst, small ? &*small : nullptr, out, own);
+          library_workers.push_back(std::make_unique<WorkerClient>(worker.executable(), library_environment(b.library, options.target)));
+          in = library_workers.back().get();
+        }
+        run_one(inst, small ? &*small : nullptr, out, *in);
+        if (out.status == Status::Ok && out.ms > 0) {
+          baseline_instances.emplace_back(out.id, std::move(inst));
+          baseline_workers.push_back(in);
         }
       } catch (const LegoError& e) {
         out.status = Status::Invalid;
@@ -148,6 +157,22 @@ SweepResult run_sweep(WorkerClient& worker, const kernel::KernelSpec& spec, cons
       break;
     }
   }
+  if (!result.cancelled && options.side_by_side_rounds > 0 && !baseline_instances.empty())
+    if (const auto best = winner(result.outcomes)) {
+      const Outcome& w = result.outcomes[*best];
+      const auto prepared = std::find_if(variants.begin(), variants.end(), [&](const PreparedVariant* v) { return v->variant.id == w.id; });
+      if (prepared != variants.end() && (*prepared)->instance) {
+        std::vector<Contestant> bases;
+        for (std::size_t k = 0; k < baseline_instances.size(); ++k)
+          bases.push_back({baseline_instances[k].first, &baseline_instances[k].second, baseline_workers[k]});
+        if (events.note)
+          events.note("timing the winner and the baselines side by side, " + std::to_string(options.side_by_side_rounds) +
+                      " alternating rounds...");
+        result.side_by_side = time_side_by_side({w.id, &*(*prepared)->instance, &worker}, bases, options.side_by_side_rounds,
+                                                options.run, options.timeout_s, cancel, events.tick);
+        result.cancelled = stopped(cancel);
+      }
+    }
   // The cached ceilings were measured on a busy day: later runs, in lego
   // bench or the app, are placed against new ones.
   if (!result.cancelled &&

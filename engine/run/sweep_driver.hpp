@@ -18,6 +18,7 @@
 #include "kernel/variant.hpp"
 #include "run/executor.hpp"
 #include "run/outcome.hpp"
+#include "run/side_by_side.hpp"
 #include "run/worker_client.hpp"
 
 namespace lego::run {
@@ -45,6 +46,9 @@ struct SweepOptions {
   // The CPU target: baselines and verification instances are built for it
   // (the variants were, by prepare_variant).
   target::Target target = target::host();
+  // After the sweep, the winner and each timed baseline are timed again in
+  // this many alternating rounds (run/side_by_side.hpp); 0: not at all.
+  int side_by_side_rounds = 0;
 };
 
 struct SweepEvents {
@@ -66,6 +70,10 @@ struct SweepResult {
   // When a variant beat the machine's roof (beats_machine_roof), the sweep
   // measured the ceilings again, for later runs: the new ones.
   std::optional<Roof> remeasured_roof;
+  // The winner against each baseline in alternating rounds, when asked
+  // (SweepOptions::side_by_side_rounds) and a verified variant and a timed
+  // baseline ran.
+  std::optional<SideBySide> side_by_side;
 };
 
 // Above 100 % of the machine's roof while moving at least the bytes the

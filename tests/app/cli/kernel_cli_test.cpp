@@ -144,7 +144,7 @@ TEST_P(ExportedWinner, RunsAsFastAsTheSweepMeasured) {
   const std::string one_thread = "OMP_NUM_THREADS=1 ";
   auto sweep_best_ms = [&]() {
     const Output o = shell(one_thread + kBin + "/lego bench " + project + c.only +
-                           " --max-variants 4 --seed 2 --no-cache --repetitions 5 --json " + out.string());
+                           " --max-variants 4 --seed 2 --no-cache --repetitions 5 --rounds 0 --json " + out.string());
     EXPECT_EQ(o.rc, 0) << o.text;
     double best = -1;
     const nlohmann::json results = read_json(out);

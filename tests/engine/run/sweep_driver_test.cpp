@@ -375,3 +375,63 @@ TEST(SweepDriver, AVariantAboveThePeakMakesTheCeilingsStaleWhateverItsBytes) {
 
 }  // namespace
 }  // namespace lego::run
+
+namespace lego::run {
+namespace {
+
+// Side-by-side rounds: after the sweep, the winner (the fastest verified
+// variant, never a baseline) and each timed baseline are timed again in
+// alternation, and the ratio is of those medians.
+TEST(SideBySide, TheWinnerAndEachBaselineAreTimedAgainInAlternatingRounds) {
+  kernel::Project project = kernel::load_project(LEGO_TEST_DATA "/kernels/baselines.lego.json", kernel::default_resource_dirs());
+  const kernel::KernelSpec& spec = kernel::find_kernel(project, "copy");
+  std::vector<PreparedVariant> prepared;
+  for (const auto& v : kernel::enumerate_variants(spec, {0, 1, {}}).variants) prepared.push_back(prepare_variant(spec, v));
+  std::vector<const PreparedVariant*> order;
+  for (const auto& p : prepared) order.push_back(&p);
+  ASSERT_EQ(order.size(), 2u);  // B=fwd, B=rev
+  WorkerClient worker(default_worker_path());
+  SweepOptions options = quick();
+  std::size_t ticks_after_sweep = 0, landed = 0;
+  SweepEvents events;
+  events.finished = [&](const Outcome&, std::size_t, std::size_t, double) { ++landed; };
+  events.tick = [&] { ticks_after_sweep += landed == 3 ? 1 : 0; };
+  EXPECT_FALSE(run_sweep(worker, spec, order, kRoof, options).side_by_side) << "not asked for";
+  options.side_by_side_rounds = 3;
+  const SweepResult r = run_sweep(worker, spec, order, kRoof, options, events);
+  ASSERT_TRUE(r.side_by_side);
+  const SideBySide& pairs = *r.side_by_side;
+  const std::optional<std::size_t> best = winner(r.outcomes);
+  ASSERT_TRUE(best);
+  EXPECT_EQ(pairs.winner, r.outcomes[*best].id);
+  EXPECT_EQ(pairs.rounds, 3);
+  EXPECT_GT(pairs.winner_ms, 0);
+  ASSERT_EQ(pairs.baselines.size(), 1u);
+  EXPECT_EQ(pairs.baselines[0].id, "baseline:plain");
+  EXPECT_GT(pairs.baselines[0].ms, 0);
+  EXPECT_DOUBLE_EQ(pairs.ratio(0), pairs.baselines[0].ms / pairs.winner_ms);
+  EXPECT_GE(ticks_after_sweep, 6u) << "each of the 6 timings reports its stages";
+  // The results file carries them.
+  std::vector<const Outcome*> table;
+  for (const auto& o : r.outcomes) table.push_back(&o);
+  const auto json = bench_results_json({"p", spec.name, kRoof, r.outcomes, table, baseline_times(r.outcomes), "host", &pairs});
+  EXPECT_EQ(json["context"]["lego_side_by_side"]["winner"], pairs.winner);
+  EXPECT_EQ(json["context"]["lego_side_by_side"]["baselines"][0]["baseline"], "baseline:plain");
+}
+
+TEST(SideBySide, WithoutABaselineOrAVerifiedVariantThereIsNothingToPair) {
+  Faulty f;  // no baselines
+  WorkerClient worker(default_worker_path());
+  SweepOptions options = quick();
+  options.side_by_side_rounds = 2;
+  EXPECT_FALSE(run_sweep(worker, f.spec, {f.order[0]}, kRoof, options).side_by_side);
+}
+
+TEST(SideBySide, MedianOfAnEvenCountIsTheMeanOfTheMiddleTwo) {
+  EXPECT_DOUBLE_EQ(median_of({3, 1, 2}), 2);
+  EXPECT_DOUBLE_EQ(median_of({4, 1, 3, 2}), 2.5);
+  EXPECT_DOUBLE_EQ(median_of({}), -1);
+}
+
+}  // namespace
+}  // namespace lego::run
