@@ -254,8 +254,8 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
         2 * run::stream_array_mib(roof));
   err << fmt::format("sweep took {:.1f} s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   if (!json_out.empty()) {
-    const Json results = run::bench_results_json(
-        {project_file, spec.name, roof, rows, table, bases, sweep_options.target.name, swept.side_by_side ? &*swept.side_by_side : nullptr});
+    const Json results = run::bench_results_json({project_file, spec.name, roof, rows, table, bases, sweep_options.target.name,
+                                                  swept.side_by_side ? &*swept.side_by_side : nullptr});
     run::write_atomically(json_out, results.dump(2) + "\n");
     err << "results written to " << json_out << "\n";
   }
