@@ -17,6 +17,7 @@
 #include "analysis/banks.hpp"
 #include "analysis/banks_json.hpp"
 #include "bindings.hpp"
+#include "atom_command.hpp"
 #include "cute_commands.hpp"
 #include "expr/parser.hpp"
 #include "expr/text_file.hpp"
@@ -282,6 +283,7 @@ int run_banks(const Plan& plan, int bytes, bool heatmap, bool json, std::ostream
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   if (args.size() > 1 && is_cute_command(args[1])) return run_cute_command(args, out, err);
+  if (args.size() > 1 && is_atom_command(args[1])) return run_atom_command(args, out, err);
   CLI::App app{"lego: the LEGO layout algebra on the command line (LEGO Studio)"};
   app.option_defaults()->always_capture_default();  // --help shows each default
   app.require_subcommand(1);
@@ -306,6 +308,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       "CuTe and Triton layouts:\n"
       "  lego from-cute 'Sw<3,4,3> o (8,64):(64,1)'     a CuTe layout in the layout language\n"
       "  lego to-cute LAYOUT | lego to-linear LAYOUT   its CuTe form; its Triton linear-layout bases\n"
+      "GPU atoms (thread-value layouts of mma.sync, ldmatrix, stmatrix, cp.async, wgmma):\n"
+      "  lego atom [NAME] [--operand A] [--json] [--cute]   which lane holds which element; no NAME: the list\n"
       "Shared memory:\n"
       "  lego banks '<layout>' [--bytes 4|8|16] [--heatmap]  bank conflicts of row, column and anti-diagonal walks\n");
 

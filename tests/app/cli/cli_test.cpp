@@ -187,5 +187,21 @@ TEST(Cli, NeverCrashesOnHostileArguments) {
   }
 }
 
+// lego atom --json: the shape, tv[lane][value] = [row, col].
+TEST(Cli, AtomJsonIsTheThreadValueTable) {
+  const Result r = run({"atom", "mma.m16n8k16.f16", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["atom"], "mma.m16n8k16.f16");
+  const auto& a = j["operands"]["A"];
+  EXPECT_EQ(a["shape"], nlohmann::json::array({16, 16}));
+  ASSERT_EQ(a["tv"].size(), 32u);
+  ASSERT_EQ(a["tv"][0].size(), 8u);
+  EXPECT_EQ(a["tv"][5][6], nlohmann::json::array({9, 10}));  // groupID 1 + 8, 2 * threadID_in_group 1 + 8
+  EXPECT_EQ(a["cute"], "((4,8),(2,2,2)):((32,1),(16,8,128))");
+  EXPECT_EQ(j["operands"]["B"]["shape"], nlohmann::json::array({16, 8}));
+  EXPECT_EQ(j["operands"]["C"]["tv"][31][3], nlohmann::json::array({15, 7}));
+}
+
 }  // namespace
 }  // namespace lego
