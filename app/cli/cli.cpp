@@ -16,8 +16,8 @@
 
 #include "analysis/banks.hpp"
 #include "analysis/banks_json.hpp"
-#include "bindings.hpp"
 #include "atom_command.hpp"
+#include "bindings.hpp"
 #include "cute_commands.hpp"
 #include "expr/parser.hpp"
 #include "expr/text_file.hpp"
