@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cctype>
 #include <nlohmann/json.hpp>
 
 #include "atom/atoms.hpp"
@@ -16,6 +17,15 @@ namespace {
 std::string cute_text(const atom::TvLayout& tv) {
   const auto cute = atom::to_cute(tv);
   return cute ? cute::to_string(*cute) : std::string("(none: no strides give this map)");
+}
+
+// What the operand's rows and columns are: PTX's orientation, which for B
+// is CuTe's transposed (CuTe writes B as N x K).
+std::string orientation(const atom::Atom& a, const atom::Operand& o) {
+  if (a.kind != atom::Kind::Mma && a.kind != atom::Kind::Wgmma) return "rows x columns";
+  if (o.name == "A") return "M x K";
+  if (o.name == "B") return "K x N; CuTe writes B as N x K";
+  return "M x N";
 }
 
 // The operand as a grid, each cell `T<thread>V<value>` as CuTe's
@@ -76,9 +86,14 @@ int run_atom_command(const std::vector<std::string>& args, std::ostream& out, st
                 "One JSON object: {\"atom\", \"operands\": {NAME: {\"shape\": [rows, cols], \"tv\": [lane][value] = [row, col], ...}}}");
   cmd->add_flag("--cute", cute_only, "Only each operand's CuTe TV layout ((threads),(values)):(strides), over the column-major tile");
   if (const auto status = parse_command_line(app, args, out, err)) return *status;
+  const bool named = cmd->count("name") > 0, operand_given = cmd->count("--operand") > 0;
   try {
+    if (named && name.empty()) throw LegoError("the atom's name is empty; `lego atom` alone lists them");
+    if (operand_given && operand.empty()) throw LegoError("--operand is empty: A, B or C (mma, wgmma), D (ldmatrix, stmatrix, cp.async)");
+    if (json && cute_only) throw LegoError("--json and --cute are two forms of output: choose one (the JSON has each operand's \"cute\")");
+    for (char& c : operand) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     if (name.empty()) {
-      if (!operand.empty() || json || cute_only) throw LegoError("--operand, --json and --cute need an atom's name");
+      if (operand_given || json || cute_only) throw LegoError("--operand, --json and --cute need an atom's name");
       for (const std::string& n : atom::atom_names()) {
         const bool family = n == "wgmma.m64nNk16.f16";  // described at N = 128, printed with N
         std::string description = atom::resolve_atom(family ? "wgmma.m64n128k16.f16" : n).description;
@@ -100,13 +115,14 @@ int run_atom_command(const std::vector<std::string>& args, std::ostream& out, st
       return 0;
     }
     if (cute_only) {
-      for (const auto* o : shown) out << o->name << ": " << cute_text(o->tv) << "\n";
+      for (const auto* o : shown) out << o->name << " (" << orientation(a, *o) << "): " << cute_text(o->tv) << "\n";
       return 0;
     }
     out << a.name << ": " << a.description << "\n";
     for (const auto* o : shown) {
-      out << fmt::format("\n{}: {} x {} {}, {} thread{} x {} value{}; CuTe TV {}\n", o->name, o->tv.rows, o->tv.cols, o->element,
-                         o->tv.threads, o->tv.threads == 1 ? "" : "s", o->tv.values, o->tv.values == 1 ? "" : "s", cute_text(o->tv));
+      out << fmt::format("\n{}: {} x {} {} ({}), {} thread{} x {} value{}; CuTe TV {}\n", o->name, o->tv.rows, o->tv.cols, o->element,
+                         orientation(a, *o), o->tv.threads, o->tv.threads == 1 ? "" : "s", o->tv.values, o->tv.values == 1 ? "" : "s",
+                         cute_text(o->tv));
       print_grid(*o, out);
     }
     return 0;

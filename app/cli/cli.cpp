@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "analysis/atom_walks.hpp"
 #include "analysis/banks.hpp"
 #include "analysis/banks_json.hpp"
 #include "atom_command.hpp"
@@ -256,10 +257,12 @@ int run_expr(const Loaded& loaded, const ExprRequest& r, std::chrono::steady_clo
   return 0;
 }
 
-int run_banks(const Plan& plan, int bytes, bool heatmap, bool json, std::ostream& out) {
+int run_banks(const Plan& plan, int bytes, const std::string& atom_name, bool heatmap, bool json, std::ostream& out) {
   if (plan.rank() != 2) throw LegoError("lego banks analyzes 2-D buffers; this layout has rank " + std::to_string(plan.rank()));
   if (plan.layout().expand) throw LegoError("lego banks needs a complete layout (no ExpandBy)");
-  const auto walks = analysis::standard_walks(plan, bytes);
+  // An atom's walk (ldmatrix's 16-byte matrix rows, cp.async's vectors) in place of the element walks.
+  const auto walks = atom_name.empty() ? analysis::standard_walks(plan, bytes)
+                                       : std::vector<analysis::WalkReport>{analysis::atom_walk(plan, bytes, atom::resolve_atom(atom_name))};
   if (json) {
     out << analysis::bank_walks_json(walks, bytes) << "\n";
     return 0;
@@ -311,7 +314,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       "GPU atoms (thread-value layouts of mma.sync, ldmatrix, stmatrix, cp.async, wgmma):\n"
       "  lego atom [NAME] [--operand A] [--json] [--cute]   which lane holds which element; no NAME: the list\n"
       "Shared memory:\n"
-      "  lego banks '<layout>' [--bytes 4|8|16] [--heatmap]  bank conflicts of row, column and anti-diagonal walks\n");
+      "  lego banks '<layout>' [--bytes 4|8|16] [--heatmap]  bank conflicts of row, column and anti-diagonal walks\n"
+      "  lego banks '<layout>' --bytes 2 --atom ldmatrix.x4   ... of an atom's walk (ldmatrix, stmatrix, cp.async)\n");
 
   LayoutOptions table_opts, check_opts, eval_opts;
   bool table_json_flag = false, check_json = false;
@@ -359,7 +363,12 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                                    "Shared-memory bank conflicts of a 2-D buffer stored by the layout, walked by a warp along rows, "
                                    "columns and anti-diagonals (32 lanes per step)");
   add_layout_options(banks, banks_opts);
-  banks->add_option("--bytes", banks_bytes, "Bytes per element and lane access: 4, 8 or 16")->check(CLI::IsMember({4, 8, 16}));
+  std::string banks_atom;
+  banks->add_option("--bytes", banks_bytes, "Bytes per element (and per lane access without --atom): 2 (with --atom), 4, 8 or 16")
+      ->check(CLI::IsMember({2, 4, 8, 16}));
+  banks->add_option("--atom", banks_atom,
+                    "Walk the buffer with a warp's atom instead: ldmatrix.x1/.x2/.x4(.trans), stmatrix.x4 (16-bit elements, --bytes 2) "
+                    "or cp.async.4/8/16 (lego atom lists them)");
   banks->add_flag("--heatmap", banks_heatmap, "Also print lanes x banks of each walk's worst step");
   banks->add_flag("--json", banks_json, "Print the reports as JSON");
 
@@ -411,7 +420,12 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         return run_symbolic_check(loaded.layout(), loaded.env, constraints, check_json, out);
     }
     const Plan plan = make_plan(loaded.layout(), loaded.env);
-    if (banks->parsed()) return run_banks(plan, banks_bytes, banks_heatmap, banks_json, out);
+    if (banks->parsed()) {
+      if (banks_bytes == 2 && banks_atom.empty())
+        throw LegoError(
+            "--bytes 2 needs --atom: a warp's lanes read 4, 8 or 16 bytes each, and 16-bit elements come in pairs or ldmatrix rows");
+      return run_banks(plan, banks_bytes, banks_atom, banks_heatmap, banks_json, out);
+    }
     if (table->parsed()) {
       require_table_size(plan);
       out << (table_json_flag ? table_json(plan) : table_text(plan));

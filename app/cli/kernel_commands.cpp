@@ -218,8 +218,9 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
     out << fmt::format("side by side, {} alternating rounds (medians): {} {:.4g} ms", pairs->rounds, pairs->winner, pairs->winner_ms);
     for (std::size_t k = 0; k < pairs->baselines.size(); ++k) {
       const auto& b = pairs->baselines[k];
-      out << "; " << b.id.substr(b.id.find(':') + 1)
-          << (b.ms > 0 ? fmt::format(" {:.4g} ms, {:.2f}x", b.ms, pairs->ratio(k)) : std::string(" failed in a round"));
+      const std::string name = b.id.substr(b.id.find(':') + 1);
+      out << "; " << name
+          << (b.ms > 0 ? fmt::format(" {:.4g} ms (vs {} {:.2f}x)", b.ms, name, pairs->ratio(k)) : std::string(" failed in a round"));
     }
     out << "\n";
   }
@@ -489,8 +490,10 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   int rounds = 3;
   bench_cmd
       ->add_option("--rounds", rounds,
-                   "After the sweep, time the winner and each baseline again in N alternating rounds and print their medians' "
-                   "ratios, which a shared machine's drift between the sweep's timings does not skew (0: skip)")
+                   "After the table, time the winner and each baseline again, one after the other, in N rounds, and print the "
+                   "winner's speed-up over each baseline from the medians (\"vs copy\", as in the table, but from timings taken "
+                   "side by side, which a shared machine's swings between the sweep's timings do not skew; also in --json as "
+                   "lego_side_by_side). 0: skip")
       ->check(CLI::Range(0, 100));
 
   auto* ceilings_cmd = app.add_subcommand("ceilings", "The machine's measured roofs: STREAM copy/triad bandwidth, peak FMA FP32/FP64");

@@ -40,13 +40,13 @@ void add_lane_bank(LaneBankCounts& into, const ConflictReport& r) {
     for (std::size_t b = 0; b < kBanks; ++b) into[l][b] += r.lane_bank[l][b];
 }
 
-SharedAccessReport analyze_shared(const Plan& layout, int element_bytes, int steps, const ElementOf& element) {
+SharedAccessReport analyze_shared(const Plan& layout, int element_bytes, int steps, const ElementOf& element, int access_bytes) {
   SharedAccessReport out;
   std::int64_t ways_sum = 0;
   int worst_active = 0;
   for (int step = 0; step < steps; ++step) {
     WarpAccess a;
-    a.bytes = element_bytes;
+    a.bytes = access_bytes > 0 ? access_bytes : element_bytes;
     bool any = false;
     for (int lane = 0; lane < kWarp; ++lane) {
       const std::vector<std::int64_t> index = element(lane, step);

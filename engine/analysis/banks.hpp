@@ -55,7 +55,9 @@ struct SharedAccessReport {
   std::vector<int> ways_per_step;
 };
 using ElementOf = std::function<std::vector<std::int64_t>(int lane, int step)>;
-SharedAccessReport analyze_shared(const Plan& layout, int element_bytes, int steps, const ElementOf& element);
+// `access_bytes`: each lane's request, from its element on (0: one element;
+// 16 for ldmatrix's row of eight 16-bit elements).
+SharedAccessReport analyze_shared(const Plan& layout, int element_bytes, int steps, const ElementOf& element, int access_bytes = 0);
 
 // The walks a 2-D shared buffer usually sees, 32 lanes per step: along rows,
 // along columns, and along anti-diagonals (NW's wavefront: lane t at row

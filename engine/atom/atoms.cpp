@@ -136,6 +136,7 @@ std::optional<int> wgmma_n(std::string_view name) {
   if (name.size() <= head.size() + tail.size() || name.substr(0, head.size()) != head || name.substr(name.size() - tail.size()) != tail)
     return std::nullopt;
   const std::string_view digits = name.substr(head.size(), name.size() - head.size() - tail.size());
+  if (digits.empty() || digits[0] == '0') return std::nullopt;  // PTX writes n8, not n08
   int n = 0;
   const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
   if (error != std::errc() || end != digits.data() + digits.size() || n < 8 || n > 256 || n % 8 != 0) return std::nullopt;
@@ -190,9 +191,15 @@ std::optional<Atom> find_atom(std::string_view name) {
 
 Atom resolve_atom(std::string_view name) {
   if (auto a = find_atom(name)) return std::move(*a);
+  // Quoted at most 60 characters long: the name may be anything a user typed.
+  const std::string quoted = "\"" + std::string(name.substr(0, 60)) + (name.size() > 60 ? "...\"" : "\"");
+  constexpr std::string_view wgmma = "wgmma.m64n", f16 = "k16.f16";
+  if (name.size() > wgmma.size() + f16.size() && name.substr(0, wgmma.size()) == wgmma && name.substr(name.size() - f16.size()) == f16)
+    throw LegoError("no atom named " + quoted + ": wgmma's N is a multiple of 8 from 8 to 256, written without leading zeros (" +
+                    "wgmma.m64n128k16.f16)");
   std::string names;
   for (const std::string& n : atom_names()) names += (names.empty() ? "" : ", ") + n;
-  throw LegoError("no atom named \"" + std::string(name) + "\"; the atoms: " + names + " (N a multiple of 8 up to 256)");
+  throw LegoError("no atom named " + quoted + "; the atoms: " + names + " (N a multiple of 8 up to 256)");
 }
 
 }  // namespace lego::atom

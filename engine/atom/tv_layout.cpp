@@ -5,10 +5,11 @@
 namespace lego::atom {
 
 bool TvLayout::covers_tile_once() const {
+  if (rows < 1 || cols < 1 || static_cast<std::int64_t>(rows) * cols > kMaxTileElements) return false;
   std::vector<int> held(static_cast<std::size_t>(rows * cols), 0);
   for (const Coord& c : cells) {
     if (c.row < 0 || c.row >= rows || c.col < 0 || c.col >= cols) return false;
-    ++held[static_cast<std::size_t>(c.row * cols + c.col)];
+    ++held[static_cast<std::size_t>(c.row) * static_cast<std::size_t>(cols) + static_cast<std::size_t>(c.col)];
   }
   for (int h : held)
     if (h != 1) return false;
@@ -31,9 +32,15 @@ std::optional<cute::Layout> to_cute(const TvLayout& tv) {
 }
 
 TvLayout from_cute(const cute::Layout& layout, int rows, int cols) {
+  if (rows < 1 || cols < 1 || static_cast<std::int64_t>(rows) * cols > kMaxTileElements)
+    throw LegoError("a thread-value layout's tile is 1 to " + std::to_string(kMaxTileElements) + " elements, not " + std::to_string(rows) +
+                    " x " + std::to_string(cols));
   if (layout.modes.size() != 2)
     throw LegoError("a thread-value layout has two modes, (threads) and (values); this one has " + std::to_string(layout.modes.size()));
   const std::vector<std::int64_t> shape = cute::shape(layout);
+  if (shape[0] * shape[1] > kMaxTileElements)
+    throw LegoError("a thread-value layout of " + std::to_string(shape[0]) + " threads x " + std::to_string(shape[1]) +
+                    " values is larger than any tile (" + std::to_string(kMaxTileElements) + " elements)");
   const int threads = static_cast<int>(shape[0]), values = static_cast<int>(shape[1]);
   return make_tv(rows, cols, threads, values, [&](int t, int v) {
     const std::int64_t index = cute::offset(layout, {t, v});

@@ -6,6 +6,7 @@
 // operand of mma.m16n8k16.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -19,6 +20,9 @@ struct Coord {
   int row = 0, col = 0;
   bool operator==(const Coord&) const = default;
 };
+
+// The largest tile a TV layout describes (a wgmma accumulator is 64 x 256).
+constexpr std::int64_t kMaxTileElements = std::int64_t{1} << 20;
 
 struct TvLayout {
   int rows = 0, cols = 0;  // the tile
@@ -39,7 +43,8 @@ TvLayout make_tv(int rows, int cols, int threads, int values, const std::functio
 std::optional<cute::Layout> to_cute(const TvLayout& tv);
 // A CuTe TV layout ((threads), (values)) : strides over a rows x cols tile
 // (column-major index). Throws LegoError when it does not have two
-// top-level modes or sends a cell outside the tile.
+// top-level modes, the tile is empty or above kMaxTileElements, or a cell
+// falls outside it.
 TvLayout from_cute(const cute::Layout& tv, int rows, int cols);
 
 }  // namespace lego::atom

@@ -2,7 +2,10 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
+#include <cstring>
 
 namespace lego::run {
 namespace {
@@ -20,16 +23,24 @@ std::string openblas_core(const target::Target& t) {
   return "Nehalem";
 }
 
-// The ISA level of a library kernel's name (OpenBLAS's cores, BLIS's configurations).
+// The ISA level of a library kernel's name (OpenBLAS's cores, BLIS's
+// configurations), matched without case as OpenBLAS reads
+// OPENBLAS_CORETYPE. Cores before Nehalem lack SSE4.2 and POPCNT: plain
+// x86-64, below v2.
 std::string level_of_kernel(const std::string& name) {
+  const auto is = [&](const char* known) {
+    return name.size() == std::strlen(known) &&
+           std::equal(name.begin(), name.end(), known, [](char a, char b) { return std::tolower(a) == std::tolower(b); });
+  };
   for (const char* v4 : {"SkylakeX", "Cooperlake", "SapphireRapids", "skx", "knl"})
-    if (name == v4) return "x86-64-v4";
-  for (const char* v3 : {"Haswell", "Zen", "haswell", "zen", "zen2", "zen3"})
-    if (name == v3) return "x86-64-v3";
-  for (const char* avx : {"Sandybridge", "sandybridge", "Bulldozer", "Piledriver", "Steamroller", "Excavator"})
-    if (name == avx) return "x86-64 with AVX";
-  for (const char* v2 : {"Nehalem", "Core2", "Penryn", "Dunnington", "penryn", "Atom", "Barcelona"})
-    if (name == v2) return "x86-64-v2";
+    if (is(v4)) return "x86-64-v4";
+  for (const char* v3 : {"Haswell", "Zen", "zen2", "zen3"})
+    if (is(v3)) return "x86-64-v3";
+  for (const char* avx : {"Sandybridge", "Bulldozer", "Piledriver", "Steamroller", "Excavator"})
+    if (is(avx)) return "x86-64 with AVX";
+  if (is("Nehalem")) return "x86-64-v2";
+  for (const char* v1 : {"Core2", "Penryn", "Dunnington", "Atom", "Barcelona", "Opteron", "Prescott"})
+    if (is(v1)) return "x86-64";
   return "";
 }
 

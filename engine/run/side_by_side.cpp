@@ -19,7 +19,7 @@ double median_of(std::vector<double> times) {
 }
 
 std::optional<SideBySide> time_side_by_side(const Contestant& winner, const std::vector<Contestant>& baselines, int rounds,
-                                            const RunOptions& options, double timeout_s, const std::atomic<bool>* cancel,
+                                            const RunOptions& options, double timeout_s, const Roof& roof, const std::atomic<bool>* cancel,
                                             const std::function<void()>& tick) {
   RunOptions timing = options;
   timing.verify = false;  // verified in the sweep; these runs only time
@@ -27,7 +27,7 @@ std::optional<SideBySide> time_side_by_side(const Contestant& winner, const std:
   timing.want_assembly = false;
   const auto time = [&](const Contestant& c) {
     if (cancel && cancel->load()) return -1.0;
-    const VariantResult r = run_variant(*c.worker, *c.instance, timing, timeout_s, Roof{}, 0, tick, cancel);
+    const VariantResult r = run_variant(*c.worker, *c.instance, timing, timeout_s, roof, 0, tick, cancel);
     return r.reply.status == Status::Ok ? r.ms : -1.0;
   };
   std::vector<double> winner_times;

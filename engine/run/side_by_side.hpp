@@ -18,6 +18,7 @@
 
 #include "kernel/instantiate.hpp"
 #include "run/messages.hpp"
+#include "run/outcome.hpp"
 #include "run/worker_client.hpp"
 
 namespace lego::run {
@@ -48,9 +49,11 @@ struct SideBySide {
 // timing the median of `options.repetitions` as in the sweep; never
 // verified again, never from the cache. Nullopt when cancelled or the
 // winner's timing fails; a baseline that fails keeps ms -1.
+// `roof` is the sweep's: a time the machine cannot reach is distrusted, as
+// in the sweep (run_variant).
 std::optional<SideBySide> time_side_by_side(const Contestant& winner, const std::vector<Contestant>& baselines, int rounds,
-                                            const RunOptions& options, double timeout_s, const std::atomic<bool>* cancel = nullptr,
-                                            const std::function<void()>& tick = {});
+                                            const RunOptions& options, double timeout_s, const Roof& roof,
+                                            const std::atomic<bool>* cancel = nullptr, const std::function<void()>& tick = {});
 
 // The median of `times` (the mean of the middle two for an even count); -1 when empty.
 double median_of(std::vector<double> times);

@@ -9,6 +9,7 @@
 #include <ctime>
 #include <fstream>
 #include <iterator>
+#include <map>
 
 #include "kernel/baseline.hpp"
 #include "kernel/bounded_json.hpp"
@@ -19,6 +20,7 @@
 #include "run/ceilings.hpp"
 #include "run/emulation_sizes.hpp"
 #include "run/jit.hpp"
+#include "run/libraries.hpp"
 #include "run/nvrtc.hpp"
 #include "run/protocol.hpp"
 #include "run/worker_client.hpp"
@@ -185,11 +187,23 @@ fs::path results_cache_dir() { return cache_file("host").parent_path() / "result
 
 namespace {
 
-// A library baseline's speed depends on which of its kernels it runs, which
-// OPENBLAS_CORETYPE can force.
-std::string library_environment() {
-  const char* core = std::getenv("OPENBLAS_CORETYPE");
-  return core ? std::string("\nOPENBLAS_CORETYPE=") + core : std::string();
+// A library baseline's speed depends on which of its kernels it runs: the
+// OPENBLAS_CORETYPE its worker gets (library_environment: the target's
+// core, or for the host the shell's when it runs the host's ISA level).
+std::string library_environment_key(const kernel::Instance& inst) {
+  if (inst.library.empty()) return {};
+  std::string key;
+  const std::optional<target::Target> t = target::by_name(inst.target);
+  std::map<std::string, std::string> chosen;
+  if (t)
+    for (const auto& [name, value] : library_environment(inst.library, *t)) chosen[name] = value;
+  for (const char* name : {"OPENBLAS_CORETYPE", "BLIS_ARCH_TYPE"}) {
+    const char* shell = std::getenv(name);
+    const auto it = chosen.find(name);
+    const std::string value = it != chosen.end() ? it->second : shell ? shell : "";
+    if (!value.empty()) key += std::string("\n") + name + "=" + value;
+  }
+  return key;
 }
 
 std::uint64_t fnv1a(const std::string& text) {
@@ -235,7 +249,7 @@ fs::path cached_result_file(const kernel::Instance& inst, const kernel::Instance
                           (verify_at ? code_key(*verify_at) : std::string("full")) +
                           fmt::format("\n{} {} {} {} {} {} {}", o.verify, o.time, o.repetitions, o.min_time_s, o.seed, host_cpu(),
                                       sysconf(_SC_NPROCESSORS_ONLN)) +
-                          "\n" + inst.reference + "\n" + inst.library + "\n" + inst.target + library_environment();
+                          "\n" + inst.reference + "\n" + inst.library + "\n" + inst.target + library_environment_key(inst);
   return results_cache_dir() / fmt::format("{:016x}.json", fnv1a(key));
 }
 

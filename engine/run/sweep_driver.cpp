@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <memory>
 
@@ -157,6 +158,9 @@ SweepResult run_sweep(WorkerClient& worker, const kernel::KernelSpec& spec, cons
       break;
     }
   }
+  const auto note = [&](const std::string& m) {
+    if (events.note) events.note(m);
+  };
   if (!result.cancelled && options.side_by_side_rounds > 0 && !baseline_instances.empty())
     if (const auto best = winner(result.outcomes)) {
       const Outcome& w = result.outcomes[*best];
@@ -165,21 +169,21 @@ SweepResult run_sweep(WorkerClient& worker, const kernel::KernelSpec& spec, cons
         std::vector<Contestant> bases;
         for (std::size_t k = 0; k < baseline_instances.size(); ++k)
           bases.push_back({baseline_instances[k].first, &baseline_instances[k].second, baseline_workers[k]});
-        if (events.note)
-          events.note("timing the winner and the baselines side by side, " + std::to_string(options.side_by_side_rounds) +
-                      " alternating rounds...");
-        result.side_by_side = time_side_by_side({w.id, &*(*prepared)->instance, &worker}, bases, options.side_by_side_rounds,
-                                                options.run, options.timeout_s, cancel, events.tick);
+        note("timing the winner and the baselines side by side, " + std::to_string(options.side_by_side_rounds) + " alternating rounds...");
+        result.side_by_side = time_side_by_side({w.id, &*(*prepared)->instance, &worker}, bases, options.side_by_side_rounds, options.run,
+                                                options.timeout_s, roof, cancel, events.tick);
         result.cancelled = stopped(cancel);
+        if (!result.side_by_side && !result.cancelled) note("no side-by-side ratios: the winner failed in a round");
       }
+    } else {
+      note("no side-by-side rounds: no variant was verified and timed");
     }
+  else if (!result.cancelled && options.side_by_side_rounds > 0 && options.baselines && !spec.baselines.empty())
+    note("no side-by-side rounds: no baseline was timed");
   // The cached ceilings were measured on a busy day: later runs, in lego
   // bench or the app, are placed against new ones.
   if (!result.cancelled &&
       std::any_of(result.outcomes.begin(), result.outcomes.end(), [&](const Outcome& o) { return beats_machine_roof(o, roof); })) {
-    const auto note = [&](const std::string& m) {
-      if (events.note) events.note(m);
-    };
     note("a variant ran above the cached roof: measuring the ceilings again for later runs");
     try {
       result.remeasured_roof = machine_roof(true, note, options.target.name);
@@ -201,11 +205,19 @@ bool above_machine_roof(const Outcome& o, const Roof& roof) {
 
 }  // namespace
 
-// Above the roof by moving as many bytes as the STREAM arrays, or by more
-// FLOP/s than the peak (no cache explains that: the peak was measured low).
+// Whether the roof the outcome was placed against is a compute peak (fp32
+// or fp64, as percent_of_roof chose by the element type), not bandwidth.
+bool placed_against_a_peak(const Outcome& o, const Roof& roof) {
+  if (o.gflops <= 0 || o.percent_of_roof <= 0) return false;
+  const double bound = o.gflops * 100.0 / o.percent_of_roof;
+  const auto near = [&](double peak) { return peak > 0 && std::abs(bound - peak) <= 0.01 * peak; };
+  return near(roof.peak_gflops_f32) || near(roof.peak_gflops_f64);
+}
+
+// Above the roof by moving as many bytes as the STREAM arrays, or above a
+// compute peak (no cache explains that: the peak was measured low).
 bool beats_machine_roof(const Outcome& o, const Roof& roof) {
-  const bool above_peak = roof.peak_gflops_f32 > 0 && o.gflops > roof.peak_gflops_f32;
-  return above_machine_roof(o, roof) && (o.gbs * o.ms * 1e6 >= ceiling_bytes(roof) || above_peak);
+  return above_machine_roof(o, roof) && (o.gbs * o.ms * 1e6 >= ceiling_bytes(roof) || placed_against_a_peak(o, roof));
 }
 
 bool above_roof_from_cache(const Outcome& o, const Roof& roof) { return above_machine_roof(o, roof) && !beats_machine_roof(o, roof); }

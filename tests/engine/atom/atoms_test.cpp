@@ -159,6 +159,11 @@ TEST(TvLayouts, FromCuteRefusesOneModeAndCellsOutsideTheTile) {
   EXPECT_THROW(from_cute(cute::parse("(4,8,2):(1,4,32)"), 8, 8), LegoError);  // three modes, not (threads, values)
   EXPECT_THROW(from_cute(cute::parse("((4,8),2):((1,4),64)"), 4, 8), LegoError);
   EXPECT_NO_THROW(from_cute(cute::parse("((4,8),2):((1,4),32)"), 8, 8));
+  // Tiles no TV layout describes: empty, negative, or beyond 2^20 elements (rows x cols overflowed an int).
+  EXPECT_THROW(from_cute(cute::parse("(1,1):(0,0)"), 65536, 65536), LegoError);
+  EXPECT_THROW(from_cute(cute::parse("(2,2):(1,2)"), 2147483647, 2), LegoError);
+  EXPECT_THROW(from_cute(cute::parse("(2,2):(1,2)"), -2, 2), LegoError);
+  EXPECT_FALSE((TvLayout{65536, 65536, 1, 1, {{0, 0}}}.covers_tile_once()));
 }
 
 }  // namespace

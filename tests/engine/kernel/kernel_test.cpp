@@ -34,7 +34,7 @@ TEST(Project, LoadsTheExample) {
   ASSERT_GE(p.kernels.size(), 5u);
   const KernelSpec& t = find_kernel(p, "transpose2d");
   EXPECT_EQ(t.tensors.size(), 2u);
-  EXPECT_EQ(t.layouts.at(0).alternatives.size(), 4u);
+  EXPECT_EQ(t.layouts.at(0).alternatives.size(), 5u);  // rows, cols, tiles, coltiles, blocks
   EXPECT_EQ(t.parameters.at(1).values, (std::vector<std::int64_t>{8, 16, 32, 64}));
 }
 
@@ -104,12 +104,12 @@ TEST(Variants, CartesianProductFilteredByConstraints) {
   const Project p = transposes();
   const KernelSpec& t = find_kernel(p, "transpose2d");
   const VariantSpace all = enumerate_variants(t, {0, 1, {{"N", 64}}});
-  EXPECT_EQ(all.candidates, 1u * 2 * 4 * 1 * 4 * 2);  // A, B, L, N, T, FLAT
-  EXPECT_EQ(all.rejected, 24u);                       // the flat baselines only at T = 32
-  EXPECT_EQ(all.variants.size(), 40u);
+  EXPECT_EQ(all.candidates, 1u * 2 * 5 * 1 * 4 * 2);  // A, B, L, N, T, FLAT
+  EXPECT_EQ(all.rejected, 30u);                       // the flat baselines only at T = 32
+  EXPECT_EQ(all.variants.size(), 50u);
   const VariantSpace some = enumerate_variants(t, {0, 1, {{"N", 24}}});  // 24 % 16 != 0, 24 % 32, 24 % 64
-  EXPECT_EQ(some.variants.size(), 8u);
-  EXPECT_EQ(some.rejected, 56u);
+  EXPECT_EQ(some.variants.size(), 10u);
+  EXPECT_EQ(some.rejected, 70u);
   const VariantSpace sampled = enumerate_variants(t, {5, 7, {{"N", 64}}});
   EXPECT_EQ(sampled.variants.size(), 5u);
   EXPECT_TRUE(sampled.sampled);

@@ -57,6 +57,12 @@ TEST(LibraryEnvironment, AForcedCoreOfTheHostsLevelIsKept) {
   EXPECT_TRUE(library_environment("openblas", host_v4()).empty());
 }
 
+// OpenBLAS reads OPENBLAS_CORETYPE without case: skylakex is SkylakeX.
+TEST(LibraryEnvironment, AForcedCoreIsMatchedWithoutCase) {
+  ForcedCore lower("skylakex");
+  EXPECT_TRUE(library_environment("openblas", host_v4()).empty());
+}
+
 TEST(LibraryEnvironment, BlisArchTypeIsAlwaysUnset) {
   EXPECT_EQ(library_environment("blis", host_v4()), (Environment{{"BLIS_ARCH_TYPE", ""}}));
   EXPECT_EQ(library_environment("blis", *target::nominal("x86-64-v3")), (Environment{{"BLIS_ARCH_TYPE", ""}}));

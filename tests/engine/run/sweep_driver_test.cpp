@@ -368,9 +368,15 @@ TEST(SweepDriver, AVariantAboveThePeakMakesTheCeilingsStaleWhateverItsBytes) {
   EXPECT_TRUE(beats_machine_roof(sgemm, machine));
   EXPECT_FALSE(above_roof_from_cache(sgemm, machine));
   Outcome at_peak = sgemm;
-  at_peak.gflops = 440;  // above 100 % by its bytes only
+  at_peak.gflops = 440;  // above 100 % of a bandwidth roof (440 / 1.018 is no peak): by its bytes only
   EXPECT_FALSE(beats_machine_roof(at_peak, machine));
   EXPECT_TRUE(above_roof_from_cache(at_peak, machine));
+  // An fp64 kernel is placed against the fp64 peak: above it, the peak is stale.
+  machine.peak_gflops_f64 = 177;
+  Outcome dgemm = sgemm;
+  dgemm.gflops = 180, dgemm.percent_of_roof = 100.0 * 180 / 177;
+  EXPECT_TRUE(beats_machine_roof(dgemm, machine));
+  EXPECT_FALSE(above_roof_from_cache(dgemm, machine));
 }
 
 }  // namespace
