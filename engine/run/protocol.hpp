@@ -76,7 +76,7 @@ struct BenchResults {
   const std::vector<Outcome>& run_order;
   std::vector<const Outcome*> table_order;
   std::vector<BaselineTime> baselines;
-  std::string target = "host";  // the CPU target the variants were made for
+  std::string target = "host";               // the CPU target the variants were made for
   const SideBySide* side_by_side = nullptr;  // the winner against the baselines in alternating rounds, when timed
 };
 nlohmann::json bench_results_json(const BenchResults& results);
