@@ -1,5 +1,6 @@
 #include "atom/collectives.hpp"
 
+#include "atom/warp_rules.hpp"
 #include "expr/diagnostic.hpp"
 
 namespace lego::atom {
@@ -79,28 +80,9 @@ std::array<int, kWarpLanes> shuffle_sources(Shuffle kind, const std::array<int, 
   require(width >= 1 && width <= kWarpLanes && (width & (width - 1)) == 0,
           "__shfl_sync's width is a power of two up to 32, not " + std::to_string(width));
   std::array<int, kWarpLanes> source{};
-  for (int lane = 0; lane < kWarpLanes; ++lane) {
-    const int x = operand[static_cast<std::size_t>(lane)], segment = lane / width * width, at = lane % width;
-    int s = lane;
-    switch (kind) {
-      case Shuffle::Index:
-        s = segment + (x & (width - 1));
-        break;  // srcLane % width, inside the segment
-      case Shuffle::Up:
-        s = x >= 0 && at >= x ? lane - x : lane;
-        break;
-      case Shuffle::Down:
-        s = x >= 0 && at + x < width ? lane + x : lane;
-        break;
-      case Shuffle::Xor: {
-        const int other = lane ^ x;
-        // A lane of a later segment (or outside the warp) is not reached: its own value.
-        s = other >= 0 && other < kWarpLanes && other / width <= lane / width ? other : lane;
-        break;
-      }
-    }
-    source[static_cast<std::size_t>(lane)] = s;
-  }
+  for (int lane = 0; lane < kWarpLanes; ++lane)
+    source[static_cast<std::size_t>(lane)] =
+        lego_warp::shuffle_source(static_cast<int>(kind), lane, operand[static_cast<std::size_t>(lane)], width);
   return source;
 }
 

@@ -42,7 +42,7 @@ using Fragment = std::vector<double>;
 // mma, or fragments of the wrong sizes.
 std::vector<Fragment> mma(const Atom& atom, const std::vector<Fragment>& a, const std::vector<Fragment>& b, const std::vector<Fragment>& c);
 
-enum class Shuffle { Index, Up, Down, Xor };
+enum class Shuffle { Index, Up, Down, Xor };  // the numbering of lego_warp::ShuffleKind (atom/warp_rules.hpp)
 // __shfl_sync(mask, value, lane_or_delta, width) for every lane: which lane's
 // value each lane receives (its own where CUDA says so: Up below the delta,
 // Down past the segment's end, a source outside the segment wraps into it

@@ -21,27 +21,112 @@ static inline void lego_set_dims(const int64_t* launch) {  // grid x, y, z, bloc
 )";
 }
 
-std::string emulation_source(const std::string& cuda_source, const std::vector<kernel::ElementType>& types) {
-  const std::string shim = cuda_on_cpu_shim() + R"(#include <ucontext.h>
+namespace {
+
+const char* warp_rules_text() {
+  return
+#include "warp_rules_text.inc"
+      ;
+}
+
+// Threads wait at a block barrier or at a warp collective. The scheduler
+// runs every thread that can run until it waits or ends; then it releases
+// each warp whose unfinished lanes all wait at a collective (computing the
+// collective from what they left in their slots), and only when no thread
+// can run and none waits at a collective, the barrier: so a barrier holds
+// until every thread has reached it, however many collectives each passed.
+constexpr const char* kSchedulerShim = R"lego(#include <ucontext.h>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
 static ucontext_t lego_scheduler, *lego_fibers;
 static int64_t lego_current;
-static inline void __syncthreads() { swapcontext(&lego_fibers[lego_current], &lego_scheduler); }
+enum : unsigned char { lego_runs, lego_at_barrier, lego_at_warp, lego_ended };
+static unsigned char* lego_state;
+static inline void lego_wait(unsigned char why) {
+  lego_state[lego_current] = why;
+  swapcontext(&lego_fibers[lego_current], &lego_scheduler);
+}
+static inline void __syncthreads() { lego_wait(lego_at_barrier); }
+// A lane's part in a warp collective: its value (up to 8 bytes), its
+// operand (srcLane, delta or mask), the collective and its width.
+struct LegoWarpSlot {
+  unsigned long long value;
+  int operand, kind, width;
+};
+static LegoWarpSlot* lego_slots;
+enum { lego_syncwarp = 4 };
+template <class T>
+static inline T lego_shuffle(int kind, T var, int operand, int width) {
+  static_assert(sizeof(T) <= 8, "a warp shuffle moves at most 8 bytes per lane");
+  LegoWarpSlot& slot = lego_slots[lego_current];
+  slot.value = 0;
+  std::memcpy(&slot.value, &var, sizeof(T));
+  slot.operand = operand, slot.kind = kind, slot.width = width;
+  lego_wait(lego_at_warp);
+  T out;
+  std::memcpy(&out, &slot.value, sizeof(T));
+  return out;
+}
+template <class T>
+static inline T __shfl_sync(unsigned, T var, int src_lane, int width = 32) { return lego_shuffle(lego_warp::shuffle_index, var, src_lane, width); }
+template <class T>
+static inline T __shfl_up_sync(unsigned, T var, unsigned delta, int width = 32) { return lego_shuffle(lego_warp::shuffle_up, var, int(delta), width); }
+template <class T>
+static inline T __shfl_down_sync(unsigned, T var, unsigned delta, int width = 32) {
+  return lego_shuffle(lego_warp::shuffle_down, var, int(delta), width);
+}
+template <class T>
+static inline T __shfl_xor_sync(unsigned, T var, int lane_mask, int width = 32) { return lego_shuffle(lego_warp::shuffle_xor, var, lane_mask, width); }
+static inline void __syncwarp(unsigned = 0xffffffffu) { lego_shuffle(lego_syncwarp, 0, 0, 32); }
+// The kernel's process sets this to its events' descriptor: a fault is
+// reported as an error event (what the message says has no quotes or
+// backslashes), then the process ends.
+extern "C" {
+int lego_events_fd = -1;
+}
+[[noreturn]] static void lego_emulation_fault(const char* what, int64_t warp) {
+  char line[512];
+  const int n = std::snprintf(line, sizeof line, "{\"event\":\"error\",\"message\":\"CUDA emulation, warp %lld: %s\"}\n", (long long)warp, what);
+  if (lego_events_fd >= 0 && n > 0) (void)!write(lego_events_fd, line, size_t(n < int(sizeof line) ? n : int(sizeof line) - 1));
+  std::fprintf(stderr, "CUDA emulation, warp %lld: %s\n", (long long)warp, what);
+  std::_Exit(70);
+}
+// The collective the waiting lanes [first, last) of a warp meet at.
+static void lego_warp_collective(int64_t first, int64_t last) {
+  const int kind = lego_slots[first].kind, width = lego_slots[first].width;
+  for (int64_t t = first; t < last; ++t)
+    if (lego_slots[t].kind != kind || lego_slots[t].width != width)
+      lego_emulation_fault("its lanes meet at different warp collectives: a divergent __shfl_sync or __syncwarp", first / 32);
+  if (kind == lego_syncwarp) return;
+  if (width < 1 || width > 32 || (width & (width - 1)) != 0)
+    lego_emulation_fault("the width of __shfl_sync is not a power of two up to 32", first / 32);
+  unsigned long long values[32];
+  for (int64_t t = first; t < last; ++t) values[t - first] = lego_slots[t].value;
+  for (int64_t t = first; t < last; ++t) {
+    const int source = lego_warp::shuffle_source(kind, int(t - first), lego_slots[t].operand, width);
+    lego_slots[t].value = first + source < last ? values[source] : values[t - first];
+  }
+}
 #line 1 "kernel"
-)";
-  const std::string runner = R"(
+)lego";
+
+constexpr const char* kRunner = R"lego(
 static void** lego_args;
-static bool* lego_done;
 static void lego_fiber() {
   lego_emulate_entry(lego_args);
-  lego_done[lego_current] = true;
+  lego_state[lego_current] = lego_ended;
 }
 extern "C" void lego_emulate(void** args, const int64_t* launch, char* stacks, int64_t stack_bytes) {
   lego_set_dims(launch);
   const int64_t threads = launch[3] * launch[4] * launch[5], blocks = launch[0] * launch[1] * launch[2];
   ucontext_t fibers[1024];
-  bool done[1024];
+  unsigned char state[1024];
+  LegoWarpSlot slots[1024];
   lego_fibers = fibers;
-  lego_done = done;
+  lego_state = state;
+  lego_slots = slots;
   lego_args = args;
   for (int64_t b = 0; b < blocks; ++b) {
     blockIdx = lego_unravel(b, launch[0], launch[1]);
@@ -51,22 +136,52 @@ extern "C" void lego_emulate(void** args, const int64_t* launch, char* stacks, i
       fibers[t].uc_stack.ss_size = size_t(stack_bytes);
       fibers[t].uc_link = &lego_scheduler;
       makecontext(&fibers[t], lego_fiber, 0);
-      done[t] = false;
+      state[t] = lego_runs;
     }
-    for (bool running = true; running;) {
-      running = false;
+    for (;;) {
       for (int64_t t = 0; t < threads; ++t) {
-        if (done[t]) continue;
-        running = true;
+        if (state[t] != lego_runs) continue;
         lego_current = t;
         threadIdx = lego_unravel(t, launch[3], launch[4]);
         swapcontext(&lego_scheduler, &fibers[t]);
       }
+      // Warps whose unfinished lanes all wait at a collective go on.
+      bool released = false, at_barrier = false;
+      int64_t stuck = -1;  // a warp some of whose lanes wait at a collective
+      for (int64_t first = 0; first < threads; first += 32) {
+        const int64_t last = first + 32 < threads ? first + 32 : threads;
+        int64_t waiting = 0, open = 0;
+        for (int64_t t = first; t < last; ++t) {
+          if (state[t] == lego_ended) continue;
+          ++open;
+          if (state[t] == lego_at_warp) ++waiting;
+          if (state[t] == lego_at_barrier) at_barrier = true;
+        }
+        if (waiting == 0) continue;
+        if (waiting != open) {
+          stuck = first / 32;
+          continue;
+        }
+        lego_warp_collective(first, last);
+        for (int64_t t = first; t < last; ++t)
+          if (state[t] == lego_at_warp) state[t] = lego_runs;
+        released = true;
+      }
+      if (released) continue;
+      if (stuck >= 0) lego_emulation_fault("some lanes wait at a warp collective that others never reach", stuck);
+      if (!at_barrier) break;  // every thread ended
+      for (int64_t t = 0; t < threads; ++t)
+        if (state[t] == lego_at_barrier) state[t] = lego_runs;
     }
   }
 }
-)";
-  return shim + cuda_source + entry_trampoline("lego_emulate_entry", "lego_kernel", types) + runner;
+)lego";
+
+}  // namespace
+
+std::string emulation_source(const std::string& cuda_source, const std::vector<kernel::ElementType>& types) {
+  return cuda_on_cpu_shim() + warp_rules_text() + kSchedulerShim + cuda_source +
+         entry_trampoline("lego_emulate_entry", "lego_kernel", types) + kRunner;
 }
 
 }  // namespace lego::run

@@ -288,6 +288,10 @@ void kernel_process_main(int job_fd, int events_fd, int control_fd, const std::v
     if (!options.link) _exit(0);
     auto* entry = reinterpret_cast<Entry>(compiled.module->lookup(spec.at("entry").get<std::string>()));
     if (!entry) fail("error", "the kernel defines no " + spec.value("function", std::string("lego_kernel")) + " function");
+    // Code that can say why it stops (the CUDA emulator, on lanes that never
+    // meet) writes an error event line to this process's events: it gains
+    // nothing it could not write to its own descriptors anyway.
+    if (auto* jit_events_fd = reinterpret_cast<int*>(compiled.module->lookup("lego_events_fd"))) *jit_events_fd = events_out;
     entry(args.data());
     send({{"event", to_string(KernelEvent::Called)}});
     if (!spec.value("time", false)) _exit(0);

@@ -49,6 +49,13 @@ static inline int64_t lego_trace_access(int site, const T*, int64_t index) {
   ++lego_trace_phase;
   for (auto& o : lego_trace_occurrence) o = 0;
 }
+// The trace runs one thread after another: a shuffle gives the lane its own
+// value. Addresses that do not depend on shuffled values are traced exactly.
+template <class T> static inline T __shfl_sync(unsigned, T v, int, int = 32) { return v; }
+template <class T> static inline T __shfl_up_sync(unsigned, T v, unsigned, int = 32) { return v; }
+template <class T> static inline T __shfl_down_sync(unsigned, T v, unsigned, int = 32) { return v; }
+template <class T> static inline T __shfl_xor_sync(unsigned, T v, int, int = 32) { return v; }
+static inline void __syncwarp(unsigned = 0xffffffffu) {}
 )";
   const std::string n = std::to_string(std::max<std::size_t>(sites, 1));
   return "#define LEGO_TRACE_SITES " + n + "\n" + s + "#line 1 \"kernel\"\n";

@@ -190,3 +190,63 @@ TEST(KnownAnswers, CpuTransposeRowsReadUnitStrideWriteAcross) {
 
 }  // namespace
 }  // namespace lego::run
+
+namespace lego::run {
+namespace {
+
+kernel::Project shuffle_project() {
+  return kernel::load_project(LEGO_TEST_DATA "/kernels/cuda_shuffle.lego.json", kernel::default_resource_dirs());
+}
+
+RunReply emulate(const kernel::KernelSpec& spec) {
+  const kernel::Instance inst = kernel::instantiate(spec, kernel::enumerate_variants(spec, {0, 1, {}}).variants.at(0), sym::Lang::Cuda);
+  RunOptions options;
+  options.time = false;
+  return Executor().execute(make_request(inst, options, 1));
+}
+
+// Issue 31: warp collectives in the emulator. Every value goes through the
+// four shuffles and __syncwarp between barriers and comes back where it
+// started: a copy, verified against the copy reference.
+TEST(CudaEmulation, WarpShufflesAndBarriersInterleaveAsOnTheDevice) {
+  const kernel::Project p = shuffle_project();
+  const RunReply r = emulate(kernel::find_kernel(p, "shuffle_copy"));
+  EXPECT_TRUE(r.status == Status::NoGpu || r.status == Status::Ok) << to_json(r).dump(2).substr(0, 3000);
+  EXPECT_TRUE(r.verified) << to_json(r).dump(2).substr(0, 3000);
+}
+
+// A shuffle one rotation off is caught: the emulator computes it, it does not
+// pass values through.
+TEST(CudaEmulation, AWrongShuffleIsWrong) {
+  const kernel::Project p = shuffle_project();
+  kernel::KernelSpec spec = kernel::find_kernel(p, "shuffle_copy");
+  const std::string back = "(lane + 31) % 32";
+  const auto at = spec.template_text.find(back);
+  ASSERT_NE(at, std::string::npos);
+  spec.template_text.replace(at, back.size(), "(lane + 30) % 32");
+  const RunReply r = emulate(spec);
+  if (!gpu_unavailable().empty()) {
+    EXPECT_EQ(r.status, Status::Wrong) << to_json(r).dump(2).substr(0, 2000);
+  }
+}
+
+// Half a warp at a shuffle the other half never reaches: the emulation stops
+// and says why, it does not hang.
+TEST(CudaEmulation, AShuffleHalfAWarpNeverReachesIsAFault) {
+  const kernel::Project p = shuffle_project();
+  kernel::KernelSpec spec = kernel::find_kernel(p, "shuffle_copy");
+  const std::string first = "v = __shfl_sync(0xffffffffu, v, (lane + 1) % 32);";
+  const auto at = spec.template_text.find(first);
+  ASSERT_NE(at, std::string::npos);
+  spec.template_text.replace(at, first.size(), "if (lane < 16) v = __shfl_sync(0xffffffffu, v, (lane + 1) % 32);");
+  const RunReply r = emulate(spec);
+  if (!gpu_unavailable().empty()) {
+    EXPECT_EQ(r.status, Status::Crashed) << to_json(r).dump(2).substr(0, 2000);
+    EXPECT_FALSE(r.verified);
+    EXPECT_NE(r.message.find("CUDA emulation, warp 0"), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find("warp collective"), std::string::npos) << r.message;
+  }
+}
+
+}  // namespace
+}  // namespace lego::run
