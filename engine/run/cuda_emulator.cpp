@@ -53,33 +53,40 @@ static inline void __syncthreads() { lego_wait(lego_at_barrier); }
 // operand (srcLane, delta or mask), the collective and its width.
 struct LegoWarpSlot {
   unsigned long long value;
+  unsigned mask;  // the lanes that meet: the collective's mask
   int operand, kind, width;
 };
 static LegoWarpSlot* lego_slots;
 enum { lego_syncwarp = 4 };
 template <class T>
-static inline T lego_shuffle(int kind, T var, int operand, int width) {
+static inline T lego_shuffle(unsigned mask, int kind, T var, int operand, int width) {
   static_assert(sizeof(T) <= 8, "a warp shuffle moves at most 8 bytes per lane");
   LegoWarpSlot& slot = lego_slots[lego_current];
   slot.value = 0;
   std::memcpy(&slot.value, &var, sizeof(T));
-  slot.operand = operand, slot.kind = kind, slot.width = width;
+  slot.mask = mask, slot.operand = operand, slot.kind = kind, slot.width = width;
   lego_wait(lego_at_warp);
   T out;
   std::memcpy(&out, &slot.value, sizeof(T));
   return out;
 }
 template <class T>
-static inline T __shfl_sync(unsigned, T var, int src_lane, int width = 32) { return lego_shuffle(lego_warp::shuffle_index, var, src_lane, width); }
-template <class T>
-static inline T __shfl_up_sync(unsigned, T var, unsigned delta, int width = 32) { return lego_shuffle(lego_warp::shuffle_up, var, int(delta), width); }
-template <class T>
-static inline T __shfl_down_sync(unsigned, T var, unsigned delta, int width = 32) {
-  return lego_shuffle(lego_warp::shuffle_down, var, int(delta), width);
+static inline T __shfl_sync(unsigned mask, T var, int src_lane, int width = 32) {
+  return lego_shuffle(mask, lego_warp::shuffle_index, var, src_lane, width);
 }
 template <class T>
-static inline T __shfl_xor_sync(unsigned, T var, int lane_mask, int width = 32) { return lego_shuffle(lego_warp::shuffle_xor, var, lane_mask, width); }
-static inline void __syncwarp(unsigned = 0xffffffffu) { lego_shuffle(lego_syncwarp, 0, 0, 32); }
+static inline T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = 32) {
+  return lego_shuffle(mask, lego_warp::shuffle_up, var, int(delta), width);
+}
+template <class T>
+static inline T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = 32) {
+  return lego_shuffle(mask, lego_warp::shuffle_down, var, int(delta), width);
+}
+template <class T>
+static inline T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = 32) {
+  return lego_shuffle(mask, lego_warp::shuffle_xor, var, lane_mask, width);
+}
+static inline void __syncwarp(unsigned mask = 0xffffffffu) { lego_shuffle(mask, lego_syncwarp, 0, 0, 32); }
 // The kernel's process sets this to its events' descriptor: a fault is
 // reported as an error event (what the message says has no quotes or
 // backslashes), then the process ends.
@@ -93,20 +100,27 @@ int lego_events_fd = -1;
   std::fprintf(stderr, "CUDA emulation, warp %lld: %s\n", (long long)warp, what);
   std::_Exit(70);
 }
-// The collective the waiting lanes [first, last) of a warp meet at.
-static void lego_warp_collective(int64_t first, int64_t last) {
-  const int kind = lego_slots[first].kind, width = lego_slots[first].width;
-  for (int64_t t = first; t < last; ++t)
-    if (lego_slots[t].kind != kind || lego_slots[t].width != width)
+// The collective the lanes of `group` (bit l: lane first + l) meet at; a
+// lane reading one outside the group (undefined in CUDA) keeps its own value.
+static void lego_warp_collective(int64_t first, unsigned group) {
+  int kind = -1, width = 0;
+  for (int l = 0; l < 32; ++l) {
+    if (!(group >> l & 1u)) continue;
+    const LegoWarpSlot& slot = lego_slots[first + l];
+    if (kind < 0) kind = slot.kind, width = slot.width;
+    if (slot.kind != kind || slot.width != width)
       lego_emulation_fault("its lanes meet at different warp collectives: a divergent __shfl_sync or __syncwarp", first / 32);
+  }
   if (kind == lego_syncwarp) return;
   if (width < 1 || width > 32 || (width & (width - 1)) != 0)
     lego_emulation_fault("the width of __shfl_sync is not a power of two up to 32", first / 32);
   unsigned long long values[32];
-  for (int64_t t = first; t < last; ++t) values[t - first] = lego_slots[t].value;
-  for (int64_t t = first; t < last; ++t) {
-    const int source = lego_warp::shuffle_source(kind, int(t - first), lego_slots[t].operand, width);
-    lego_slots[t].value = first + source < last ? values[source] : values[t - first];
+  for (int l = 0; l < 32; ++l)
+    if (group >> l & 1u) values[l] = lego_slots[first + l].value;
+  for (int l = 0; l < 32; ++l) {
+    if (!(group >> l & 1u)) continue;
+    const int source = lego_warp::shuffle_source(kind, l, lego_slots[first + l].operand, width);
+    lego_slots[first + l].value = group >> source & 1u ? values[source] : values[l];
   }
 }
 #line 1 "kernel"
@@ -145,27 +159,37 @@ extern "C" void lego_emulate(void** args, const int64_t* launch, char* stacks, i
         threadIdx = lego_unravel(t, launch[3], launch[4]);
         swapcontext(&lego_scheduler, &fibers[t]);
       }
-      // Warps whose unfinished lanes all wait at a collective go on.
+      // In each warp, the lanes of a collective's mask go on once every
+      // unfinished lane of the mask waits there with that mask.
       bool released = false, at_barrier = false;
       int64_t stuck = -1;  // a warp some of whose lanes wait at a collective
       for (int64_t first = 0; first < threads; first += 32) {
-        const int64_t last = first + 32 < threads ? first + 32 : threads;
-        int64_t waiting = 0, open = 0;
-        for (int64_t t = first; t < last; ++t) {
-          if (state[t] == lego_ended) continue;
-          ++open;
-          if (state[t] == lego_at_warp) ++waiting;
-          if (state[t] == lego_at_barrier) at_barrier = true;
+        const int lanes = int(first + 32 < threads ? 32 : threads - first);
+        const unsigned present = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
+        unsigned open = 0, waiting = 0;
+        for (int l = 0; l < lanes; ++l) {
+          if (state[first + l] == lego_ended) continue;
+          open |= 1u << l;
+          if (state[first + l] == lego_at_warp) waiting |= 1u << l;
+          if (state[first + l] == lego_at_barrier) at_barrier = true;
         }
-        if (waiting == 0) continue;
-        if (waiting != open) {
-          stuck = first / 32;
-          continue;
+        for (int l = 0; l < lanes; ++l) {
+          if (!(waiting >> l & 1u)) continue;
+          const unsigned mask = slots[first + l].mask & present;
+          if (!(mask >> l & 1u)) lego_emulation_fault("a lane's warp collective leaves the lane out of its mask", first / 32);
+          unsigned group = 0;
+          for (int k = 0; k < lanes; ++k)
+            if (waiting >> k & 1u && (slots[first + k].mask & present) == mask) group |= 1u << k;
+          if ((open & mask) != group) {  // a lane of the mask has not arrived (or waits with another mask)
+            stuck = first / 32;
+            continue;
+          }
+          lego_warp_collective(first, group);
+          for (int k = 0; k < lanes; ++k)
+            if (group >> k & 1u) state[first + k] = lego_runs;
+          waiting &= ~group;
+          released = true;
         }
-        lego_warp_collective(first, last);
-        for (int64_t t = first; t < last; ++t)
-          if (state[t] == lego_at_warp) state[t] = lego_runs;
-        released = true;
       }
       if (released) continue;
       if (stuck >= 0) lego_emulation_fault("some lanes wait at a warp collective that others never reach", stuck);

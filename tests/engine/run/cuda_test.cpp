@@ -230,6 +230,22 @@ TEST(CudaEmulation, AWrongShuffleIsWrong) {
   }
 }
 
+// Shuffles among the lanes of a partial mask: the lower half of the warp
+// swaps with its neighbour twice under mask 0xffff while the upper half goes
+// on to the barrier, and the copy still verifies (a warp-wide meeting would
+// wait for the upper half forever).
+TEST(CudaEmulation, AShuffleAmongTheLanesOfItsMaskLeavesTheOthersAlone) {
+  const kernel::Project p = shuffle_project();
+  kernel::KernelSpec spec = kernel::find_kernel(p, "shuffle_copy");
+  const std::string park = "S[threadIdx.x] = v;";
+  const auto at = spec.template_text.find(park);
+  ASSERT_NE(at, std::string::npos);
+  spec.template_text.insert(at, "if (lane < 16) v = __shfl_xor_sync(0x0000ffffu, __shfl_xor_sync(0x0000ffffu, v, 1), 1);\n  ");
+  const RunReply r = emulate(spec);
+  EXPECT_TRUE(r.status == Status::NoGpu || r.status == Status::Ok) << to_json(r).dump(2).substr(0, 3000);
+  EXPECT_TRUE(r.verified) << to_json(r).dump(2).substr(0, 3000);
+}
+
 // Half a warp at a shuffle the other half never reaches: the emulation stops
 // and says why, it does not hang.
 TEST(CudaEmulation, AShuffleHalfAWarpNeverReachesIsAFault) {
