@@ -203,8 +203,6 @@ bool above_machine_roof(const Outcome& o, const Roof& roof) {
   return o.percent_of_roof > 100.0 && o.roof.device.empty() && roof.device.empty();
 }
 
-}  // namespace
-
 // Whether the roof the outcome was placed against is a compute peak (fp32
 // or fp64, as percent_of_roof chose by the element type), not bandwidth.
 bool placed_against_a_peak(const Outcome& o, const Roof& roof) {
@@ -213,6 +211,8 @@ bool placed_against_a_peak(const Outcome& o, const Roof& roof) {
   const auto near = [&](double peak) { return peak > 0 && std::abs(bound - peak) <= 0.01 * peak; };
   return near(roof.peak_gflops_f32) || near(roof.peak_gflops_f64);
 }
+
+}  // namespace
 
 // Above the roof by moving as many bytes as the STREAM arrays, or above a
 // compute peak (no cache explains that: the peak was measured low).
