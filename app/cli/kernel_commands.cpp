@@ -197,7 +197,7 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   }
   for (const auto& r : rows) {
     if (!r.baseline || r.library_kernel.empty()) continue;
-    const std::string name = r.id.substr(r.id.find(':') + 1);
+    const std::string name = r.key().name;
     std::string library;
     for (const auto& b : spec.baselines)
       if (b.name == name) library = b.library;
@@ -218,7 +218,7 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
     out << fmt::format("side by side, {} alternating rounds (medians): {} {:.4g} ms", pairs->rounds, pairs->winner, pairs->winner_ms);
     for (std::size_t k = 0; k < pairs->baselines.size(); ++k) {
       const auto& b = pairs->baselines[k];
-      const std::string name = b.id.substr(b.id.find(':') + 1);
+      const std::string name = kernel::key_of_row(spec.name, b.id, true).name;
       out << "; " << name
           << (b.ms > 0 ? fmt::format(" {:.4g} ms (vs {} {:.2f}x)", b.ms, name, pairs->ratio(k)) : std::string(" failed in a round"));
     }

@@ -122,7 +122,7 @@ void KernelsPanel::updateRoofline() {
   const bool bandwidth_only = k->variants.empty() || !k->variants.front().instantiated() || k->variants.front().instance().flops == 0;
   std::vector<views::RooflineBaseline> lines;
   for (const VariantOutcome* o : baselines(*k))
-    if (o->ms > 0) lines.push_back({qs(o->id.substr(o->id.find(':') + 1)), o->gflops, o->gbs});
+    if (o->ms > 0) lines.push_back({qs(o->key().name), o->gflops, o->gbs});
   roofline_->setData(ceilings_, std::move(points), bandwidth_only, std::move(lines));
 }
 

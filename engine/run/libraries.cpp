@@ -30,7 +30,7 @@ std::string openblas_core(const target::Target& t) {
 std::string level_of_kernel(const std::string& name) {
   const auto is = [&](const char* known) {
     return name.size() == std::strlen(known) &&
-           std::equal(name.begin(), name.end(), known, [](char a, char b) { return std::tolower(a) == std::tolower(b); });
+           std::equal(name.begin(), name.end(), known, [](unsigned char a, unsigned char b) { return std::tolower(a) == std::tolower(b); });
   };
   for (const char* v4 : {"SkylakeX", "Cooperlake", "SapphireRapids", "skx", "knl"})
     if (is(v4)) return "x86-64-v4";

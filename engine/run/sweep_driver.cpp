@@ -85,9 +85,13 @@ SweepResult run_sweep(WorkerClient& worker, const kernel::KernelSpec& spec, cons
 
   // Baselines at the sizes of the variants. Their instances and library
   // workers are kept for the side-by-side rounds.
-  std::vector<std::pair<std::string, kernel::Instance>> baseline_instances;
+  struct TimedBaseline {
+    std::string id;
+    kernel::Instance instance;
+    WorkerClient* worker;
+  };
+  std::vector<TimedBaseline> timed_baselines;
   std::vector<std::unique_ptr<WorkerClient>> library_workers;
-  std::vector<WorkerClient*> baseline_workers;
   const PreparedVariant* sized = variants.empty() ? nullptr : variants.front();
   if (options.baselines && sized)
     for (const auto& b : spec.baselines) {
@@ -114,10 +118,7 @@ SweepResult run_sweep(WorkerClient& worker, const kernel::KernelSpec& spec, cons
           in = library_workers.back().get();
         }
         run_one(inst, small ? &*small : nullptr, out, *in);
-        if (out.status == Status::Ok && out.ms > 0) {
-          baseline_instances.emplace_back(out.id, std::move(inst));
-          baseline_workers.push_back(in);
-        }
+        if (out.status == Status::Ok && out.ms > 0) timed_baselines.push_back({out.id, std::move(inst), in});
       } catch (const LegoError& e) {
         out.status = Status::Invalid;
         out.message = e.what();
@@ -161,14 +162,13 @@ SweepResult run_sweep(WorkerClient& worker, const kernel::KernelSpec& spec, cons
   const auto note = [&](const std::string& m) {
     if (events.note) events.note(m);
   };
-  if (!result.cancelled && options.side_by_side_rounds > 0 && !baseline_instances.empty())
+  if (!result.cancelled && options.side_by_side_rounds > 0 && !timed_baselines.empty())
     if (const auto best = winner(result.outcomes)) {
       const Outcome& w = result.outcomes[*best];
       const auto prepared = std::find_if(variants.begin(), variants.end(), [&](const PreparedVariant* v) { return v->variant.id == w.id; });
       if (prepared != variants.end() && (*prepared)->instance) {
         std::vector<Contestant> bases;
-        for (std::size_t k = 0; k < baseline_instances.size(); ++k)
-          bases.push_back({baseline_instances[k].first, &baseline_instances[k].second, baseline_workers[k]});
+        for (const TimedBaseline& b : timed_baselines) bases.push_back({b.id, &b.instance, b.worker});
         note("timing the winner and the baselines side by side, " + std::to_string(options.side_by_side_rounds) + " alternating rounds...");
         result.side_by_side = time_side_by_side({w.id, &*(*prepared)->instance, &worker}, bases, options.side_by_side_rounds, options.run,
                                                 options.timeout_s, roof, cancel, events.tick);

@@ -198,6 +198,16 @@ kernel::Project shuffle_project() {
   return kernel::load_project(LEGO_TEST_DATA "/kernels/cuda_shuffle.lego.json", kernel::default_resource_dirs());
 }
 
+// shuffle_copy with the first `from` in its template made `to`; nullopt
+// when the template has no `from`.
+std::optional<kernel::KernelSpec> shuffle_copy_with(const std::string& from, const std::string& to) {
+  kernel::KernelSpec spec = kernel::find_kernel(shuffle_project(), "shuffle_copy");
+  const auto at = spec.template_text.find(from);
+  if (at == std::string::npos) return std::nullopt;
+  spec.template_text.replace(at, from.size(), to);
+  return spec;
+}
+
 RunReply emulate(const kernel::KernelSpec& spec) {
   const kernel::Instance inst = kernel::instantiate(spec, kernel::enumerate_variants(spec, {0, 1, {}}).variants.at(0), sym::Lang::Cuda);
   RunOptions options;
@@ -218,13 +228,9 @@ TEST(CudaEmulation, WarpShufflesAndBarriersInterleaveAsOnTheDevice) {
 // A shuffle one rotation off is caught: the emulator computes it, it does not
 // pass values through.
 TEST(CudaEmulation, AWrongShuffleIsWrong) {
-  const kernel::Project p = shuffle_project();
-  kernel::KernelSpec spec = kernel::find_kernel(p, "shuffle_copy");
-  const std::string back = "(lane + 31) % 32";
-  const auto at = spec.template_text.find(back);
-  ASSERT_NE(at, std::string::npos);
-  spec.template_text.replace(at, back.size(), "(lane + 30) % 32");
-  const RunReply r = emulate(spec);
+  const auto spec = shuffle_copy_with("(lane + 31) % 32", "(lane + 30) % 32");
+  ASSERT_TRUE(spec);
+  const RunReply r = emulate(*spec);
   if (!gpu_unavailable().empty()) {
     EXPECT_EQ(r.status, Status::Wrong) << to_json(r).dump(2).substr(0, 2000);
   }
@@ -235,13 +241,11 @@ TEST(CudaEmulation, AWrongShuffleIsWrong) {
 // on to the barrier, and the copy still verifies (a warp-wide meeting would
 // wait for the upper half forever).
 TEST(CudaEmulation, AShuffleAmongTheLanesOfItsMaskLeavesTheOthersAlone) {
-  const kernel::Project p = shuffle_project();
-  kernel::KernelSpec spec = kernel::find_kernel(p, "shuffle_copy");
   const std::string park = "S[threadIdx.x] = v;";
-  const auto at = spec.template_text.find(park);
-  ASSERT_NE(at, std::string::npos);
-  spec.template_text.insert(at, "if (lane < 16) v = __shfl_xor_sync(0x0000ffffu, __shfl_xor_sync(0x0000ffffu, v, 1), 1);\n  ");
-  const RunReply r = emulate(spec);
+  const auto spec =
+      shuffle_copy_with(park, "if (lane < 16) v = __shfl_xor_sync(0x0000ffffu, __shfl_xor_sync(0x0000ffffu, v, 1), 1);\n  " + park);
+  ASSERT_TRUE(spec);
+  const RunReply r = emulate(*spec);
   EXPECT_TRUE(r.status == Status::NoGpu || r.status == Status::Ok) << to_json(r).dump(2).substr(0, 3000);
   EXPECT_TRUE(r.verified) << to_json(r).dump(2).substr(0, 3000);
 }
@@ -249,13 +253,10 @@ TEST(CudaEmulation, AShuffleAmongTheLanesOfItsMaskLeavesTheOthersAlone) {
 // Half a warp at a shuffle the other half never reaches: the emulation stops
 // and says why, it does not hang.
 TEST(CudaEmulation, AShuffleHalfAWarpNeverReachesIsAFault) {
-  const kernel::Project p = shuffle_project();
-  kernel::KernelSpec spec = kernel::find_kernel(p, "shuffle_copy");
   const std::string first = "v = __shfl_sync(0xffffffffu, v, (lane + 1) % 32);";
-  const auto at = spec.template_text.find(first);
-  ASSERT_NE(at, std::string::npos);
-  spec.template_text.replace(at, first.size(), "if (lane < 16) v = __shfl_sync(0xffffffffu, v, (lane + 1) % 32);");
-  const RunReply r = emulate(spec);
+  const auto spec = shuffle_copy_with(first, "if (lane < 16) " + first);
+  ASSERT_TRUE(spec);
+  const RunReply r = emulate(*spec);
   if (!gpu_unavailable().empty()) {
     EXPECT_EQ(r.status, Status::Crashed) << to_json(r).dump(2).substr(0, 2000);
     EXPECT_FALSE(r.verified);
