@@ -14,38 +14,47 @@ namespace {
 // a mod per iteration to recover the loop variables, for no better balance.
 constexpr std::int64_t kParallelIterations = 64;
 
-// The register micro-kernel for a lone move whose two innermost loops swap
-// the sides' contiguous dimensions; its loops step by the tile.
+// The register micro-kernel for a lone move: the innermost loop and the
+// nearest loop outside it that swap the sides' contiguous dimensions step
+// by the tile. Loops between the two stay as they are, each a whole
+// rectangular range, so every point is still moved once: a tile of the
+// outer loop's strip is moved for each of their iterations. That lets an
+// iteration layout walk a few slices of a middle dimension per strip (a
+// 3-D transpose's j), keeping the pages both sides touch few.
 std::optional<TransposeChoice> choose_microkernel(const OpenNest& n, std::vector<LoopLine>& lines, const target::Target& target,
                                                   std::vector<std::string>& notes) {
   if (n.moves.size() != 1 || lines.size() < 2) return std::nullopt;
-  LoopLine& outer = lines[lines.size() - 2];
-  LoopLine& inner = lines[lines.size() - 1];
-  if (!outer.whole || !inner.whole) return std::nullopt;
   const NestMove& m = n.moves[0];
+  LoopLine& inner = lines.back();
+  if (!inner.whole) return std::nullopt;
   InnerLoops loops;
-  loops.outer = outer.var;
   loops.inner = inner.var;
-  loops.outer_extent = outer.extent;
   loops.inner_extent = inner.extent;
   for (const auto& l : n.nest.loops) loops.steps[l.var] = 1;
-  std::string why_not;
-  auto choice = choose_transpose(loops, m.src_shape, m.dst_shape, m.stream, target, why_not);
-  if (!choice) {
-    notes.push_back(m.dst + " = " + m.src + ": scalar move (" + why_not + ")");
-    return std::nullopt;
+  std::string why_not, first_why_not;
+  for (std::size_t o = lines.size() - 1; o-- > 0;) {
+    LoopLine& outer = lines[o];
+    if (!outer.whole) break;
+    loops.outer = outer.var;
+    loops.outer_extent = outer.extent;
+    if (auto choice = choose_transpose(loops, m.src_shape, m.dst_shape, m.stream, target, why_not)) {
+      outer.step = inner.step = choice->tile;
+      notes.push_back(m.dst + " = " + m.src + ": " + choice->note);
+      return choice;
+    }
+    if (first_why_not.empty()) first_why_not = why_not;
   }
-  outer.step = inner.step = choice->tile;
-  notes.push_back(m.dst + " = " + m.src + ": " + choice->note);
-  return choice;
+  notes.push_back(m.dst + " = " + m.src + ": scalar move (" + (first_why_not.empty() ? "the innermost loops are not whole ranges" : first_why_not) + ")");
+  return std::nullopt;
 }
 
-// How many leading loops OpenMP collapses (never the two a micro-kernel steps).
-int collapsed_loops(const std::vector<LoopLine>& lines, bool microkernel) {
-  const int unstepped = static_cast<int>(lines.size()) - (microkernel ? 2 : 0);
+// How many leading loops OpenMP collapses: never one a micro-kernel steps,
+// nor any inside it.
+int collapsed_loops(const std::vector<LoopLine>& lines) {
   int collapse = 0;
   std::int64_t iterations = 1;
-  while (collapse < unstepped && iterations < kParallelIterations && lines[static_cast<std::size_t>(collapse)].whole)
+  while (collapse < static_cast<int>(lines.size()) && iterations < kParallelIterations && lines[static_cast<std::size_t>(collapse)].whole &&
+         lines[static_cast<std::size_t>(collapse)].step == 1)
     iterations *= lines[static_cast<std::size_t>(collapse++)].extent;
   return collapse;
 }
@@ -122,7 +131,7 @@ NestCode close_nest(const OpenNest& n, bool lone_move, const target::Target& tar
   out.microkernel = micro.has_value();
   if (micro) out.move_code = transpose_call(*micro, n.moves[0].src_code, n.moves[0].dst_code);
   const bool stream = micro && micro->stream;
-  const int collapse = collapsed_loops(lines, out.microkernel);
+  const int collapse = collapsed_loops(lines);
   bool region = false;  // an omp parallel block of our own, closed after the fence
   if (n.loop.parallel) {
     const std::string clause = " schedule(static)" + (collapse > 1 ? " collapse(" + std::to_string(collapse) + ")" : std::string());

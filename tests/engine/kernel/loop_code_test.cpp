@@ -79,6 +79,47 @@ TEST(LoopCode, ALoneMoveThatSwapsContiguousDimensionsBecomesARegisterTranspose) 
   EXPECT_FALSE(close_nest(n, false, target::resolve("x86-64-v4")).microkernel);
 }
 
+// B[k, j, i] = A[i, j, k] over 32 x 8 x 32, walked in slabs: T x T tiles of
+// (i, k), 4 slices of j each, j between the tile's k and i loops.
+TEST(LoopCode, ASwapAcrossAMiddleLoopStepsTheTwoLoopsAndKeepsTheMiddleOne) {
+  placeholder::For loop;
+  loop.names = {"i", "j", "k"};
+  loop.layout = "L";
+  loop.parallel = true;
+  OpenNest n = open_nest(
+      loop, 0, untiled_view(parse_layout("OrderBy(Row(2, 2, 2), Col(16, 4, 16)).TileBy([2, 2, 2], [16, 4, 16])"), 3), {}, false);
+  ASSERT_TRUE(n.flat_fallback.empty()) << n.flat_fallback;
+  NestMove m;
+  m.dst = "B";
+  m.src = "A";
+  m.src_code = "A[a]";
+  m.dst_code = "B[b]";
+  m.stream = true;
+  const std::int64_t a_stride[3] = {256, 32, 1}, b_stride[3] = {1, 32, 256};
+  for (const auto& l : n.nest.loops) {
+    m.src_shape.strides[l.var] = l.multiplier * a_stride[l.coordinate];
+    m.dst_shape.strides[l.var] = l.multiplier * b_stride[l.coordinate];
+  }
+  m.src_shape.constant = m.dst_shape.constant = 0;
+  n.moves.push_back(m);
+  ASSERT_GE(n.lines.size(), 3u);
+  const std::string middle = n.lines[n.lines.size() - 2].var;
+  EXPECT_EQ(middle, "j_1");
+  const NestCode code = close_nest(n, true, target::resolve("x86-64-v3"));
+  ASSERT_TRUE(code.microkernel) << (code.notes.empty() ? "" : code.notes[0]);
+  EXPECT_EQ(code.move_code.value_or(""), "lego_transpose_16x16<true>(&A[a], 256, &B[b], 256);");
+  // The middle loop keeps its unit step between the stepped k and i loops.
+  const std::size_t k = code.open.find(" += 16) {"), j = code.open.find("for (int64_t j_1 = 0; j_1 < 4; ++j_1) {"),
+                    i = code.open.rfind(" += 16) {");
+  ASSERT_NE(j, std::string::npos) << code.open;
+  EXPECT_LT(k, j) << code.open;
+  EXPECT_LT(j, i) << code.open;
+  // OpenMP collapses none of the stepped loops nor any inside them.
+  EXPECT_NE(code.open.find("collapse(2) nowait\") for (int64_t i_0"), std::string::npos) << code.open;
+  ASSERT_EQ(code.notes.size(), 1u);
+  EXPECT_NE(code.notes[0].find("16x16 register transpose (x86-64-v3) over loops k"), std::string::npos) << code.notes[0];
+}
+
 TEST(LoopCode, AMoveThatSwapsNothingStaysScalarAndSaysWhy) {
   OpenNest n = tiles(false, true);
   NestMove copy = transpose_move();
