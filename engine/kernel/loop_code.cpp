@@ -44,7 +44,8 @@ std::optional<TransposeChoice> choose_microkernel(const OpenNest& n, std::vector
     }
     if (first_why_not.empty()) first_why_not = why_not;
   }
-  notes.push_back(m.dst + " = " + m.src + ": scalar move (" + (first_why_not.empty() ? "the innermost loops are not whole ranges" : first_why_not) + ")");
+  notes.push_back(m.dst + " = " + m.src + ": scalar move (" +
+                  (first_why_not.empty() ? "the innermost loops are not whole ranges" : first_why_not) + ")");
   return std::nullopt;
 }
 

@@ -86,8 +86,8 @@ TEST(LoopCode, ASwapAcrossAMiddleLoopStepsTheTwoLoopsAndKeepsTheMiddleOne) {
   loop.names = {"i", "j", "k"};
   loop.layout = "L";
   loop.parallel = true;
-  OpenNest n = open_nest(
-      loop, 0, untiled_view(parse_layout("OrderBy(Row(2, 2, 2), Col(16, 4, 16)).TileBy([2, 2, 2], [16, 4, 16])"), 3), {}, false);
+  OpenNest n =
+      open_nest(loop, 0, untiled_view(parse_layout("OrderBy(Row(2, 2, 2), Col(16, 4, 16)).TileBy([2, 2, 2], [16, 4, 16])"), 3), {}, false);
   ASSERT_TRUE(n.flat_fallback.empty()) << n.flat_fallback;
   NestMove m;
   m.dst = "B";
