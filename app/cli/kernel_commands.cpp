@@ -231,8 +231,8 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   if (spec.tolerance > 0)
     out << fmt::format(
         "(outputs checked within a relative error of {:g}, the project's tolerance; the default is {:g} for float, {:g} for "
-        "double, exact for integers)\n",
-        spec.tolerance, lego_check::default_tolerance<float>(), lego_check::default_tolerance<double>());
+        "double, {:g} for half, exact for integers)\n",
+        spec.tolerance, lego_check::default_tolerance<float>(), lego_check::default_tolerance<double>(), lego_check::kHalfTolerance);
   const auto cached = std::count_if(rows.begin(), rows.end(), [](const run::Outcome& r) { return r.cached; });
   if (cached) out << fmt::format("({} results reused from the cache of unchanged code; --no-cache runs them again)\n", cached);
   // Only rows whose check ran at other sizes say so (a --set at or below

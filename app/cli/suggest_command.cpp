@@ -115,7 +115,8 @@ int suggest(const SuggestRequest& request, std::ostream& out, std::ostream& err)
     out << fmt::format("{:>3}. {}   [{}]{}\n", k + 1, s.ranked[k].text, s.ranked[k].proof,
                        s.ranked[k].verification.empty() ? "" : " [" + s.ranked[k].verification.substr(0, 90) + "]");
   err << fmt::format(
-      "{} candidates, {} rejected (not bijective or injective at this shape, or the same placement as one before){}; "
+      "{} candidates, {} rejected (not bijective or injective at this shape, the same placement as one before, or splitting an access that "
+      "moves several elements, such as ldmatrix's 16-byte rows){}; "
       "{:.2f} s\n",
       s.enumerated, s.rejected, s.pruning.empty() ? ", exhaustive" : "; " + s.pruning, s.seconds);
   return 0;

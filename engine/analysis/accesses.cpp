@@ -24,8 +24,10 @@ void shared_site(SiteReport& s, const std::vector<const TraceRecord*>& records) 
   std::int64_t ways_sum = 0;
   for (const auto& [key, lanes] : requests_of(records)) {
     WarpAccess w;
-    w.bytes = s.bytes == 8 || s.bytes == 16 ? s.bytes : 4;
+    // 8- and 16-byte accesses are served in half- and quarter-warp phases.
+    w.bytes = s.access_bytes == 8 || s.access_bytes == 16 ? s.access_bytes : 4;
     for (const TraceRecord* r : lanes) {
+      if (r->access_bytes < 0) continue;  // an address the instruction does not use
       const int lane = r->thread % kWarp;
       w.active[static_cast<std::size_t>(lane)] = true;
       const std::int64_t byte = r->offset * s.bytes;
@@ -51,14 +53,15 @@ void global_site(SiteReport& s, const std::vector<const TraceRecord*>& records) 
   for (const auto& [key, lanes] : requests_of(records)) {
     std::set<std::int64_t> sector, address;
     for (const TraceRecord* r : lanes) {
+      if (r->access_bytes < 0) continue;
       const std::int64_t byte = r->offset * s.bytes;
       address.insert(byte);
-      for (std::int64_t b = byte / 32; b <= (byte + s.bytes - 1) / 32; ++b) sector.insert(b);
+      for (std::int64_t b = byte / 32; b <= (byte + s.access_bytes - 1) / 32; ++b) sector.insert(b);
     }
     ++s.executions;
     sectors += static_cast<std::int64_t>(sector.size());
-    useful += static_cast<std::int64_t>(address.size()) * s.bytes;
-    ideal += (static_cast<std::int64_t>(address.size()) * s.bytes + 31) / 32;
+    useful += static_cast<std::int64_t>(address.size()) * s.access_bytes;
+    ideal += (static_cast<std::int64_t>(address.size()) * s.access_bytes + 31) / 32;
   }
   if (!s.executions) return;
   s.sectors_per_request = double(sectors) / double(s.executions);
@@ -115,6 +118,12 @@ AccessReport analyze_trace(const std::vector<SiteInfo>& sites, const std::vector
       continue;
     }
     s.bytes = by_site[k].front()->bytes;
+    s.access_bytes = s.bytes;
+    for (const TraceRecord* r : by_site[k])
+      if (r->access_bytes > 0) {
+        s.access_bytes = r->access_bytes;
+        break;
+      }
     if (s.info.kind == MemoryKind::Shared) {
       shared_site(s, by_site[k]);
       out.worst_ways = std::max(out.worst_ways, s.max_ways);
@@ -137,7 +146,7 @@ SiteTouches site_touches(const std::vector<TraceRecord>& records, int site, int 
   SiteTouches out;
   std::unordered_map<std::int32_t, std::int32_t> executed;  // per thread
   for (const auto& r : records) {
-    if (r.site != site) continue;
+    if (r.site != site || r.access_bytes < 0) continue;  // not this site's, or an address the instruction ignores
     out.threads = std::max(out.threads, r.thread + 1);
     const std::int32_t step = executed[r.thread]++;
     if (step >= max_steps || out.touches.size() >= max_touches) {
@@ -152,11 +161,13 @@ SiteTouches site_touches(const std::vector<TraceRecord>& records, int site, int 
 
 std::string verdict(const SiteReport& s) {
   if (s.executions == 0) return "not reached in the trace";
+  // An instruction moving several elements per lane (ldmatrix, cp.async) says so.
+  const std::string width = s.access_bytes > s.bytes ? fmt::format("{} B per lane; ", s.access_bytes) : "";
   if (s.info.kind == MemoryKind::Shared)
-    return fmt::format("{}-way (mean {:.2f}), {} excess wavefronts", s.max_ways, s.mean_ways, s.excess_wavefronts);
+    return width + fmt::format("{}-way (mean {:.2f}), {} excess wavefronts", s.max_ways, s.mean_ways, s.excess_wavefronts);
   if (s.info.kind == MemoryKind::Global)
-    return fmt::format("{:.2f} sectors/request (ideal {:.2f}), {:.0f}% efficient", s.sectors_per_request, s.ideal_sectors_per_request,
-                       100 * s.efficiency);
+    return width + fmt::format("{:.2f} sectors/request (ideal {:.2f}), {:.0f}% efficient", s.sectors_per_request,
+                               s.ideal_sectors_per_request, 100 * s.efficiency);
   return fmt::format("{:.3f} cache lines/iteration, stride {}{}", s.lines_per_access, s.common_stride, s.unit_stride ? " (unit)" : "");
 }
 

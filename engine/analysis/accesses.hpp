@@ -19,7 +19,11 @@ namespace lego::analysis {
 struct TraceRecord {
   std::int32_t site, phase, occurrence, thread;
   std::int64_t block, offset;  // offset: the element index into the array
-  std::int32_t bytes, unused;
+  // bytes: the element's size. access_bytes: how many bytes the lane moves
+  // from there when an instruction moves more than one element (an
+  // ldmatrix row, a cp.async: 4, 8 or 16), 0 for one element, -1 for a
+  // lane whose address the instruction ignores (ldmatrix.x1's lanes 8-31).
+  std::int32_t bytes, access_bytes;
 };
 
 // Where an access goes: shared memory (banks), global memory (sectors) or
@@ -40,6 +44,7 @@ struct SiteInfo {
 struct SiteReport {
   SiteInfo info;
   int bytes = 0;                // element size
+  int access_bytes = 0;         // bytes per lane's access: the element, or what one instruction moves (ldmatrix 16)
   std::int64_t executions = 0;  // warp requests (CUDA) or accesses (CPU) analysed
   // shared
   int max_ways = 0;

@@ -11,19 +11,34 @@ std::int64_t offset_of(const BufferTrace& t, const std::vector<std::int64_t>& of
   return offsets[static_cast<std::size_t>(a.row * t.columns + a.column)];
 }
 
+// The bytes a lane's access at `site` moves when an instruction moves more
+// than the element, else 0.
+int access_bytes(const BufferTrace& t, int site) {
+  const auto it = t.access_bytes.find(site);
+  return it != t.access_bytes.end() && it->second > t.bytes.at(site) ? it->second : 0;
+}
+
 // The traced accesses at the placement's offsets.
 std::vector<TraceRecord> trace_records(const BufferTrace& t, const std::vector<std::int64_t>& offsets) {
   std::vector<TraceRecord> records;
   records.reserve(t.accesses.size());
   for (const BufferAccess& a : t.accesses)
-    records.push_back({a.site, a.phase, a.occurrence, a.thread, 0, offset_of(t, offsets, a), t.bytes.at(a.site), 0});
+    records.push_back({a.site, a.phase, a.occurrence, a.thread, 0, offset_of(t, offsets, a), t.bytes.at(a.site), access_bytes(t, a.site)});
   return records;
 }
 
-// Each thread's consecutive steps read consecutive, aligned offsets.
+// Each thread's consecutive steps read consecutive, aligned offsets. An
+// instruction that moves several elements (ldmatrix, cp.async) is a vector
+// of its own width (widened_access_problem checks the placement keeps it).
 int vector_elements(const BufferTrace& t, const std::vector<std::int64_t>& offsets) {
   std::map<std::pair<int, std::int32_t>, std::vector<std::int64_t>> by_thread;  // (site, thread) -> offsets by step
+  int instruction_width = 0;
   for (const BufferAccess& a : t.accesses) {
+    if (const int bytes = access_bytes(t, a.site)) {
+      const int elements = bytes / t.bytes.at(a.site);
+      instruction_width = instruction_width ? std::min(instruction_width, elements) : elements;
+      continue;
+    }
     auto& v = by_thread[{a.site, a.thread}];
     if (v.size() <= static_cast<std::size_t>(a.step)) v.resize(static_cast<std::size_t>(a.step) + 1, -1);
     v[static_cast<std::size_t>(a.step)] = offset_of(t, offsets, a);
@@ -41,7 +56,8 @@ int vector_elements(const BufferTrace& t, const std::vector<std::int64_t>& offse
     }
     if (ok) widest = width;
   }
-  return widest;
+  if (by_thread.empty() && instruction_width) return instruction_width;
+  return instruction_width ? std::min(widest, instruction_width) : widest;
 }
 
 // The lanes that pile into one bank in the worst request: "lanes 0, 1, .., 31 on bank 0".
@@ -98,6 +114,23 @@ PlacementScore score_placement(const BufferTrace& t, const std::vector<std::int6
   if (c.host_sites) c.lines_per_access = lines / c.host_sites;
   c.vector_elements = vector_elements(t, offsets);
   return c;
+}
+
+std::string widened_access_problem(const BufferTrace& t, const std::vector<std::int64_t>& offsets) {
+  for (const BufferAccess& a : t.accesses) {
+    const int bytes = access_bytes(t, a.site);
+    if (!bytes) continue;
+    const std::int64_t elements = bytes / t.bytes.at(a.site), first = offset_of(t, offsets, a);
+    bool fits = first % elements == 0 && a.column + elements <= t.columns;
+    for (std::int64_t k = 1; fits && k < elements; ++k)
+      fits = offsets[static_cast<std::size_t>(a.row * t.columns + a.column + k)] == first + k;
+    if (!fits)
+      return fmt::format(
+          "{} (line {}) moves {} bytes per lane, and ({}, {}) .. ({}, {}) are not {} consecutive elements from a {}-byte boundary",
+          t.sites.at(static_cast<std::size_t>(a.site)).placeholder, t.sites.at(static_cast<std::size_t>(a.site)).line, bytes, a.row,
+          a.column, a.row, a.column + elements - 1, elements, bytes);
+  }
+  return "";
 }
 
 std::array<int, 3> ways_by_width(const BufferTrace& t, const std::vector<std::int64_t>& offsets, int worst_ways) {

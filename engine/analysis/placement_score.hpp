@@ -28,6 +28,9 @@ struct BufferAccess {
 struct BufferTrace {
   std::vector<SiteInfo> sites;  // every site of the kernel (records index them)
   std::map<int, int> bytes;     // element bytes, per site of the buffer
+  // Bytes one lane's access moves, per site where an instruction moves
+  // more than the element (ldmatrix's 16-byte rows, cp.async's 4-16 bytes).
+  std::map<int, int> access_bytes;
   std::vector<BufferAccess> accesses;
   std::int64_t columns = 0;  // the buffer's width: placements are row-major over (row, column)
 };
@@ -52,6 +55,12 @@ struct PlacementScore {
 // `offsets`: where each element of the R x C buffer lives, row-major over
 // (row, column) with trace.columns columns.
 PlacementScore score_placement(const BufferTrace& trace, const std::vector<std::int64_t>& offsets);
+
+// Why the placement cannot serve an access that moves several elements at
+// once (ldmatrix's 16-byte row, a cp.async): the elements from its address
+// on are not consecutive, or do not start on a boundary of the access's
+// size. Empty when every such access fits.
+std::string widened_access_problem(const BufferTrace& trace, const std::vector<std::int64_t>& offsets);
 
 // The worst bank ways of the same shared accesses with 4-, 8- and 16-byte
 // elements (a float, a double or float2, a float4); -1 without shared accesses.

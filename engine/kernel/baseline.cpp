@@ -14,7 +14,7 @@ Instance instantiate_baseline(const KernelSpec& spec, const Baseline& baseline, 
   inst.parameters = parameters;
   inst.tolerance = spec.tolerance;
   inst.reference = reference_source(spec, parameters);
-  inst.source = "// baseline " + baseline.name + " of kernel " + spec.name + "\n" + parameter_constants(parameters) + "#line 1 \"" +
+  inst.source = "// baseline " + baseline.name + " of kernel " + spec.name + "\n" + plain_code_header(parameters) + "#line 1 \"" +
                 baseline.source_name + "\"\n" + baseline.source_text;
   const auto value = [&](const Expr& e, const std::string& what) { return formula_value(spec, e, parameters, what); };
   inst.flops = value(spec.flops, "flops");

@@ -5,6 +5,7 @@
 
 #include "layout/make_plan.hpp"
 #include "layout/untiled_view.hpp"
+#include "sym/print.hpp"
 
 namespace lego::kernel {
 namespace {
@@ -102,8 +103,8 @@ LaunchShape launch_shape(const KernelSpec& spec, const Env& parameters) {
   return out;
 }
 
-std::string parameter_constants(const Env& parameters) {
-  std::string out = "#include <cstdint>\n";
+std::string plain_code_header(const Env& parameters) {
+  std::string out = "#include <cstdint>\n" + sym::half_conversions(sym::Lang::C);
   for (const auto& [name, value] : parameters) out += "constexpr int64_t " + name + " = " + std::to_string(value) + ";\n";
   return out;
 }
@@ -131,7 +132,7 @@ std::string reference_source(const KernelSpec& spec, const Env& parameters) {
   Env used;
   for (const auto& [name, value] : parameters)
     if (named.count(name)) used[name] = value;
-  return parameter_constants(used) + "#line 1 \"" + spec.reference_name + "\"\n" + spec.reference_text;
+  return plain_code_header(used) + "#line 1 \"" + spec.reference_name + "\"\n" + spec.reference_text;
 }
 
 }  // namespace lego::kernel

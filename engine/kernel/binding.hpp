@@ -58,8 +58,10 @@ struct LaunchShape {
 };
 LaunchShape launch_shape(const KernelSpec& spec, const Env& parameters);
 
-// The parameters as constants, for code compiled per size (the reference, baselines).
-std::string parameter_constants(const Env& parameters);
+// What plain C++ compiled per size (the reference, baselines) starts with:
+// <cstdint>, the half conversions F16 tensors need (sym::half_conversions)
+// and the parameters as constants.
+std::string plain_code_header(const Env& parameters);
 
 // The reference's translation unit: the parameters its text names, then its text.
 std::string reference_source(const KernelSpec& spec, const Env& parameters);

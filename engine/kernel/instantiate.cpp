@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "kernel/cuda_atoms.hpp"
 #include "kernel/index_code.hpp"
 #include "kernel/loop_code.hpp"
 #include "kernel/placeholder.hpp"
@@ -225,8 +226,10 @@ class Instantiator {
 std::string cuda_prelude() {
   // NVRTC has no system headers; nvcc and the tracing C++ build do.
   return "#ifdef __CUDACC_RTC__\ntypedef long long int64_t;\ntypedef int int32_t;\ntypedef unsigned long long uint64_t;\n"
-         "typedef unsigned uint32_t;\n#else\n#include <cstdint>\n#include <math.h>\n#endif\n" +
-         sym::c_prelude(sym::Lang::Cuda).substr(std::string("#include <math.h>\n#include <stdint.h>\n").size()) + access_macro();
+         "typedef unsigned uint32_t;\ntypedef short int16_t;\ntypedef unsigned char uint8_t;\ntypedef signed char int8_t;\n#else\n#include "
+         "<cstdint>\n#include <math.h>\n#endif\n" +
+         sym::c_prelude(sym::Lang::Cuda).substr(std::string("#include <math.h>\n#include <stdint.h>\n").size()) + access_macro() +
+         cuda_atom_device_functions();
 }
 
 Instance instantiate(const KernelSpec& spec, const Variant& variant, sym::Lang lang, const InstantiateOptions& options) {

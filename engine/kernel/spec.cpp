@@ -28,14 +28,28 @@ const char* c_type(ElementType t) {
       return "int32_t";
     case ElementType::I64:
       return "int64_t";
+    case ElementType::F16:
+      return "uint16_t";
   }
   return "float";
 }
 
-std::size_t element_bytes(ElementType t) { return (t == ElementType::F32 || t == ElementType::I32) ? 4 : 8; }
+std::size_t element_bytes(ElementType t) {
+  switch (t) {
+    case ElementType::F16:
+      return 2;
+    case ElementType::F32:
+    case ElementType::I32:
+      return 4;
+    case ElementType::F64:
+    case ElementType::I64:
+      return 8;
+  }
+  return 4;
+}
 
 std::optional<ElementType> element_type_from_c_type(const std::string& text) {
-  for (const ElementType t : {ElementType::F32, ElementType::F64, ElementType::I32, ElementType::I64})
+  for (const ElementType t : kElementTypes)
     if (text == c_type(t)) return t;
   return std::nullopt;
 }
@@ -221,7 +235,8 @@ ElementType element_type(const Reader& r, const std::string& s, const std::strin
   if (s == "double" || s == "f64" || s == "fp64") return ElementType::F64;
   if (s == "int32" || s == "i32" || s == "int32_t") return ElementType::I32;
   if (s == "int64" || s == "i64" || s == "int64_t") return ElementType::I64;
-  r.fail(path, "unknown element type \"" + s + "\" (float, double, int32, int64)");
+  if (s == "half" || s == "f16" || s == "fp16") return ElementType::F16;
+  r.fail(path, "unknown element type \"" + s + "\" (float, double, int32, int64, half)");
 }
 
 // How many single-character edits turn a into b: a misspelt field's nearest.

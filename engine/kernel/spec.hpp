@@ -18,10 +18,15 @@ namespace lego::kernel {
 // The typed words of project files and the worker protocol. Text only on
 // the wire and in files: these are the one place each word is spelt.
 enum class Role { In, Out, InOut };
-enum class ElementType { F32, F64, I32, I64 };
+// F16 is IEEE binary16. Generated code holds it as its raw bits (uint16_t:
+// NVRTC has no fp16 header to rely on) and converts where it computes
+// (lego_half_to_float, lego_float_to_half: sym/print.hpp's half_conversions,
+// in every kernel's prelude and every reference).
+enum class ElementType { F32, F64, I32, I64, F16 };
+inline constexpr ElementType kElementTypes[] = {ElementType::F32, ElementType::F64, ElementType::I32, ElementType::I64, ElementType::F16};
 enum class Backend { Cpu, Cuda };
 
-const char* c_type(ElementType t);  // float, double, int32_t, int64_t
+const char* c_type(ElementType t);  // float, double, int32_t, int64_t, uint16_t
 std::optional<ElementType> element_type_from_c_type(const std::string& text);
 std::size_t element_bytes(ElementType t);
 const char* to_string(Role r);  // in, out, inout

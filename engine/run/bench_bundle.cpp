@@ -19,7 +19,7 @@ const char* const kHarnessHeader = R"(// LEGO Studio bench harness: each variant
 
 namespace lego_bench {
 
-enum class Kind { F32, F64, I32, I64 };
+enum class Kind { F32, F64, I32, I64, F16 };  // F16: IEEE half as uint16_t bits
 
 struct Tensor {
   const char* name;
@@ -163,6 +163,7 @@ static void fill(Bytes& buf, const Tensor& t, uint64_t seed) {
       case Kind::F64: reinterpret_cast<double*>(buf.data())[k] = u; break;
       case Kind::I32: reinterpret_cast<int32_t*>(buf.data())[k] = int32_t(v); break;
       case Kind::I64: reinterpret_cast<int64_t*>(buf.data())[k] = v; break;
+      case Kind::F16: reinterpret_cast<uint16_t*>(buf.data())[k] = lego_half::float_to_half(float(u)); break;  // F32's values, rounded
     }
   }
 }
@@ -193,6 +194,7 @@ static lego_check::Checked check(const Tensor& t, const char* got, const char* w
     case Kind::F64: return lego_check::check_elements(reinterpret_cast<const double*>(got), reinterpret_cast<const double*>(want), n, tolerance);
     case Kind::I32: return lego_check::check_elements(reinterpret_cast<const int32_t*>(got), reinterpret_cast<const int32_t*>(want), n, tolerance);
     case Kind::I64: return lego_check::check_elements(reinterpret_cast<const int64_t*>(got), reinterpret_cast<const int64_t*>(want), n, tolerance);
+    case Kind::F16: return lego_check::check_half_elements(reinterpret_cast<const uint16_t*>(got), reinterpret_cast<const uint16_t*>(want), n, tolerance);
   }
   return {};
 }
@@ -352,18 +354,29 @@ const char* kind_of(kernel::ElementType t) {
       return "Kind::I32";
     case kernel::ElementType::I64:
       return "Kind::I64";
+    case kernel::ElementType::F16:
+      return "Kind::F16";
   }
   return "Kind::F32";
 }
 
-// run/element_check.hpp's text, less its #pragma once (it goes inside harness_common.hpp).
+std::string without(std::string text, const std::string& line) {
+  if (const auto at = text.find(line); at != std::string::npos) text.erase(at, line.size());
+  return text;
+}
+
+// run/half.hpp's and run/element_check.hpp's texts, in that order, less
+// their #pragma once and the include of the first (all of it goes inside
+// harness_common.hpp).
 std::string element_check_text() {
-  std::string text =
+  const std::string half =
+#include "half_text.inc"
+      ;
+  const std::string check =
 #include "element_check_text.inc"
       ;
   const std::string pragma = "#pragma once\n";
-  if (const auto at = text.find(pragma); at != std::string::npos) text.erase(at, pragma.size());
-  return text;
+  return without(half, pragma) + without(without(check, pragma), "#include \"half.hpp\"\n");
 }
 
 }  // namespace

@@ -1,11 +1,13 @@
 #include "run/cuda_emulator.hpp"
 
+#include "run/cuda_atoms_emulation.hpp"
 #include "run/executor.hpp"
 
 namespace lego::run {
 
 std::string cuda_on_cpu_shim() {
   return R"(#include <cstdint>
+#define LEGO_CUDA_ON_CPU 1
 struct dim3 { unsigned x = 1, y = 1, z = 1; };
 static dim3 threadIdx, blockIdx, blockDim, gridDim;
 static inline dim3 lego_unravel(int64_t i, int64_t x, int64_t y) { return {unsigned(i % x), unsigned(i / x % y), unsigned(i / (x * y))}; }
@@ -17,6 +19,7 @@ static inline void lego_set_dims(const int64_t* launch) {  // grid x, y, z, bloc
 #define __device__
 #define __host__
 #define __forceinline__ inline
+#define __align__(n) __attribute__((aligned(n)))
 #define __shared__ static
 )";
 }
@@ -50,14 +53,18 @@ static inline void lego_wait(unsigned char why) {
 }
 static inline void __syncthreads() { lego_wait(lego_at_barrier); }
 // A lane's part in a warp collective: its value (up to 8 bytes), its
-// operand (srcLane, delta or mask), the collective and its width.
+// operand (srcLane, delta or mask), the collective and its width; for an
+// atom (ldmatrix, mma.sync, ...) its address and registers.
 struct LegoWarpSlot {
   unsigned long long value;
   unsigned mask;  // the lanes that meet: the collective's mask
   int operand, kind, width;
+  const void* address;
+  uint32_t data[16];
 };
 static LegoWarpSlot* lego_slots;
-enum { lego_syncwarp = 4 };
+enum { lego_syncwarp = 4, lego_atom_kind = 16 };  // atom k meets as kind lego_atom_kind + k
+static void lego_atom_collective(int64_t first, int atom);
 template <class T>
 static inline T lego_shuffle(unsigned mask, int kind, T var, int operand, int width) {
   static_assert(sizeof(T) <= 8, "a warp shuffle moves at most 8 bytes per lane");
@@ -112,6 +119,12 @@ static void lego_warp_collective(int64_t first, unsigned group) {
       lego_emulation_fault("its lanes meet at different warp collectives: a divergent __shfl_sync or __syncwarp", first / 32);
   }
   if (kind == lego_syncwarp) return;
+  if (kind >= lego_atom_kind) {
+    if (group != 0xffffffffu)
+      lego_emulation_fault("only some of its lanes reach a warp-wide ldmatrix, stmatrix or mma.sync (all 32 must)", first / 32);
+    lego_atom_collective(first, kind - lego_atom_kind);
+    return;
+  }
   if (width < 1 || width > 32 || (width & (width - 1)) != 0)
     lego_emulation_fault("the width of __shfl_sync is not a power of two up to 32", first / 32);
   unsigned long long values[32];
@@ -123,13 +136,13 @@ static void lego_warp_collective(int64_t first, unsigned group) {
     lego_slots[first + l].value = group >> source & 1u ? values[source] : values[l];
   }
 }
-#line 1 "kernel"
 )lego";
 
 constexpr const char* kRunner = R"lego(
 static void** lego_args;
 static void lego_fiber() {
   lego_emulate_entry(lego_args);
+  lego_cp_async_complete(lego_current, INT32_MAX);  // the device completes what a thread left in flight
   lego_state[lego_current] = lego_ended;
 }
 extern "C" void lego_emulate(void** args, const int64_t* launch, char* stacks, int64_t stack_bytes) {
@@ -151,6 +164,7 @@ extern "C" void lego_emulate(void** args, const int64_t* launch, char* stacks, i
       fibers[t].uc_link = &lego_scheduler;
       makecontext(&fibers[t], lego_fiber, 0);
       state[t] = lego_runs;
+      lego_copy_count[t] = lego_copy_groups[t] = 0;
     }
     for (;;) {
       for (int64_t t = 0; t < threads; ++t) {
@@ -203,8 +217,8 @@ extern "C" void lego_emulate(void** args, const int64_t* launch, char* stacks, i
 
 }  // namespace
 
-std::string emulation_source(const std::string& cuda_source, const std::vector<kernel::ElementType>& types) {
-  return cuda_on_cpu_shim() + warp_rules_text() + kSchedulerShim + cuda_source +
+std::string emulation_source(const std::string& cuda_source, const std::vector<kernel::ElementType>& types, const AtomSource& atom_of) {
+  return cuda_on_cpu_shim() + warp_rules_text() + kSchedulerShim + emulated_atoms_source(atom_of) + "#line 1 \"kernel\"\n" + cuda_source +
          entry_trampoline("lego_emulate_entry", "lego_kernel", types) + kRunner;
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernel/spec.hpp"
+#include "run/cuda_atoms_emulation.hpp"
 
 namespace lego::run {
 
@@ -25,10 +26,16 @@ std::string cuda_on_cpu_shim();
 
 // C++ source: shim + kernel + `extern "C" void lego_emulate(void** args,
 // const int64_t* launch /* grid x,y,z, block x,y,z */, char* stacks, int64_t stack_bytes)`.
-std::string emulation_source(const std::string& cuda_source, const std::vector<kernel::ElementType>& types);
+// The warp atoms' tables come from `atom_of` (the atom library's).
+std::string emulation_source(const std::string& cuda_source, const std::vector<kernel::ElementType>& types,
+                             const AtomSource& atom_of = atom::resolve_atom);
 
 constexpr std::int64_t kFiberStackBytes = 256 * 1024;
 // Beyond this many threads in a launch emulation takes too long to be worth it.
 constexpr std::int64_t kMaxEmulatedThreads = std::int64_t{1} << 20;
+// Likewise beyond this much arithmetic (the kernel's flops formula): a
+// 256^3 tensor-core GEMM (3.4e7) emulates in about a second, a 4096^3 one
+// (1.4e11) would take more than an hour with few threads.
+constexpr double kMaxEmulatedFlops = double(std::int64_t{1} << 28);
 
 }  // namespace lego::run

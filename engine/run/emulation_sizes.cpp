@@ -18,6 +18,11 @@ std::int64_t product(const std::vector<Expr>& dims, const Env& parameters) {
   return n;
 }
 
+// The kernel's flops formula at `parameters` (0 without one).
+double launch_flops(const kernel::KernelSpec& spec, const Env& parameters) {
+  return spec.flops ? double(evaluate(spec.flops, parameters)) : 0;
+}
+
 }  // namespace
 
 bool constraints_hold(const kernel::KernelSpec& spec, const Env& parameters) {
@@ -35,15 +40,19 @@ std::int64_t launch_threads(const kernel::KernelSpec& spec, const Env& parameter
   return product(spec.grid, parameters) * product(spec.block, parameters);
 }
 
+bool emulable(const kernel::KernelSpec& spec, const Env& parameters) {
+  return launch_threads(spec, parameters) <= kMaxEmulatedThreads && launch_flops(spec, parameters) <= kMaxEmulatedFlops;
+}
+
 std::optional<Env> emulation_sizes(const kernel::KernelSpec& spec, const Env& parameters) {
   if (spec.backend != kernel::Backend::Cuda) return std::nullopt;
   try {
-    if (launch_threads(spec, parameters) <= kMaxEmulatedThreads) return std::nullopt;
+    if (emulable(spec, parameters)) return std::nullopt;
     if (!spec.verify_at.empty()) {
       Env small = parameters;
       for (const auto& [name, value] : spec.verify_at)
         if (auto it = small.find(name); it != small.end()) it->second = std::min(it->second, value);
-      if (constraints_hold(spec, small) && launch_threads(spec, small) <= kMaxEmulatedThreads) return small;
+      if (constraints_hold(spec, small) && emulable(spec, small)) return small;
     }
     std::set<std::string> sizes;
     for (const auto& t : spec.tensors)
@@ -56,7 +65,7 @@ std::optional<Env> emulation_sizes(const kernel::KernelSpec& spec, const Env& pa
     Env small = parameters;
     // Each step halves the largest size that can be halved, so a
     // rectangular problem keeps its aspect as long as it can.
-    while (launch_threads(spec, small) > kQuickEmulationThreads) {
+    while (launch_threads(spec, small) > kQuickEmulationThreads || launch_flops(spec, small) > kQuickEmulationFlops) {
       std::vector<std::string> order(sizes.begin(), sizes.end());
       std::erase_if(order, [&](const std::string& name) { return !small.contains(name) || small.at(name) < 2; });
       std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) { return small.at(a) > small.at(b); });
@@ -71,7 +80,7 @@ std::optional<Env> emulation_sizes(const kernel::KernelSpec& spec, const Env& pa
       }
       if (!halved) break;
     }
-    if (launch_threads(spec, small) > kMaxEmulatedThreads) return std::nullopt;
+    if (!emulable(spec, small)) return std::nullopt;
     return small;
   } catch (const LegoError&) {
     return std::nullopt;  // a launch that does not evaluate at these sizes

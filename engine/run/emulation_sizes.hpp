@@ -15,6 +15,7 @@ namespace lego::run {
 // A launch this small emulates in about a second; the emulator accepts up
 // to kMaxEmulatedThreads, but a check at that size takes minutes.
 constexpr std::int64_t kQuickEmulationThreads = std::int64_t{1} << 16;
+constexpr double kQuickEmulationFlops = double(std::int64_t{1} << 25);
 
 // Every constraint of the kernel holds at `parameters` (false where one
 // does not evaluate there, e.g. a division by zero).
@@ -24,13 +25,17 @@ bool constraints_hold(const kernel::KernelSpec& spec, const Env& parameters);
 // kernel without a launch (a CPU kernel).
 std::int64_t launch_threads(const kernel::KernelSpec& spec, const Env& parameters);
 
-// For a CUDA kernel whose launch at `parameters` has more than
-// kMaxEmulatedThreads threads: the kernel's verify_at sizes when it has
-// them, else its problem sizes (the parameters its tensors' extents name,
-// less those the block shape names)
-// halved, largest first, until the launch has at most
-// kQuickEmulationThreads threads, keeping every constraint. nullopt when no
-// such sizes exist or the launch is small enough already.
+// The emulator takes the launch at `parameters`: at most kMaxEmulatedThreads
+// threads and kMaxEmulatedFlops of arithmetic (the kernel's flops formula).
+bool emulable(const kernel::KernelSpec& spec, const Env& parameters);
+
+// For a CUDA kernel the emulator does not take at `parameters` (emulable):
+// the kernel's verify_at sizes when it has them, else its problem sizes
+// (the parameters its tensors' extents name, less those the block shape
+// names) halved, largest first, until the launch has at most
+// kQuickEmulationThreads threads and kQuickEmulationFlops of arithmetic,
+// keeping every constraint. nullopt when no such sizes exist or the launch
+// is small enough already.
 std::optional<Env> emulation_sizes(const kernel::KernelSpec& spec, const Env& parameters);
 
 }  // namespace lego::run

@@ -455,6 +455,14 @@ void Executor::execute_cuda(const RunRequest& request, RunReply& result, const s
                      "); verify at a smaller size (lego bench --verify-smaller, or --set)";
     return;
   }
+  if (data.reference && request.flops > kMaxEmulatedFlops) {
+    result.status = Status::NoGpu;
+    result.message = why_no_gpu +
+                     fmt::format("; not verified: {:.3g} flops are too many to emulate on the CPU (at most {:.3g}); ", request.flops,
+                                 kMaxEmulatedFlops) +
+                     "verify at a smaller size (lego bench --verify-smaller, or --set)";
+    return;
+  }
   if (data.reference) {
     // The emulation runs the project's code: in a process of its own, as a
     // CPU kernel does.
@@ -463,7 +471,7 @@ void Executor::execute_cuda(const RunRequest& request, RunReply& result, const s
     if (threads > 1024) throw LegoError("a block of " + std::to_string(threads) + " threads; CUDA allows at most 1024");
     const std::string launch = std::to_string(grid[0]) + ", " + std::to_string(grid[1]) + ", " + std::to_string(grid[2]) + ", " +
                                std::to_string(block[0]) + ", " + std::to_string(block[1]) + ", " + std::to_string(block[2]);
-    const std::string source = emulation_source(request.source, types_of(request.tensors)) +
+    const std::string source = emulation_source(request.source, types_of(request.tensors), atoms_) +
                                "\nextern \"C\" void lego_emulate_run(void** args) {\n  static const int64_t launch[6] = {" + launch +
                                "};\n  static char stacks[" + std::to_string(threads * kFiberStackBytes) +
                                "];\n  lego_emulate(args, launch, stacks, " + std::to_string(kFiberStackBytes) + ");\n}\n";

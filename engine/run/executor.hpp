@@ -10,9 +10,11 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernel/instantiate.hpp"
+#include "run/cuda_atoms_emulation.hpp"
 #include "run/jit.hpp"
 #include "run/messages.hpp"
 #include "run/tensors.hpp"
@@ -22,6 +24,10 @@ namespace lego::run {
 class Executor {
  public:
   using Progress = std::function<void(const std::string& stage)>;
+  Executor() = default;
+  // The warp atoms' tables the CPU emulator of CUDA kernels computes
+  // ldmatrix, stmatrix and mma.sync from (a test plants a wrong one).
+  explicit Executor(AtomSource atoms) : atoms_(std::move(atoms)) {}
   // Never throws for a bad kernel: the reply's status says what happened
   // (ok, wrong, compile-error, out of bounds, crashed, error, no GPU).
   RunReply execute(const RunRequest& request, const Progress& progress = {});
@@ -47,6 +53,7 @@ class Executor {
 
   std::string reference_key_;
   std::unique_ptr<Reference> reference_;
+  AtomSource atoms_ = atom::resolve_atom;
 };
 
 // extern "C" void <entry>(void** args) calling `function` with the tensors' typed pointers.

@@ -114,12 +114,15 @@ std::map<std::string, std::string> export_files(const kernel::KernelSpec& spec, 
       base + ".hpp\"\n\n" + kAlignedAllocator + "\nint main() {\n";
   std::string sums;
   for (const auto& t : inst.tensors) {
+    const bool half = t.type == kernel::ElementType::F16;  // its bits: the header's prelude converts them
     example += fmt::format(
-        "  std::vector<{0}, Aligned64<{0}>> {1}({2});\n  for (size_t k = 0; k < {1}.size(); ++k) {1}[k] = {0}(k % 97) * {0}(0.5);\n",
-        kernel::c_type(t.type), t.name, t.elements);
+        "  std::vector<{0}, Aligned64<{0}>> {1}({2});\n  for (size_t k = 0; k < {1}.size(); ++k) {1}[k] = {3};\n", kernel::c_type(t.type),
+        t.name, t.elements,
+        half ? std::string("lego_float_to_half(float(k % 97) * 0.5f)") : fmt::format("{0}(k % 97) * {0}(0.5)", kernel::c_type(t.type)));
     if (t.role != kernel::Role::In)
-      sums += fmt::format(
-          "  double sum_{0} = 0;\n  for (auto v : {0}) sum_{0} += v;\n  std::printf(\"checksum {0} = %.17g\\n\", sum_{0});\n", t.name);
+      sums +=
+          fmt::format("  double sum_{0} = 0;\n  for (auto v : {0}) sum_{0} += {1};\n  std::printf(\"checksum {0} = %.17g\\n\", sum_{0});\n",
+                      t.name, half ? "lego_half_to_float(v)" : "v");
   }
   // The first call also touches the pages; the sweep times warm calls, so
   // the median of at least 5 calls over at least 0.5 s is comparable.

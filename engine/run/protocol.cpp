@@ -36,6 +36,7 @@ Json site_json(const analysis::SiteReport& s, bool heatmap, const std::optional<
   Json j = {{"site", s.info.site},          {"name", s.info.name}, {"kind", analysis::to_string(s.info.kind)},
             {"access", s.info.placeholder}, {"line", s.info.line}, {"bytes", s.bytes},
             {"executions", s.executions}};
+  if (s.access_bytes != s.bytes) j["access_bytes"] = s.access_bytes;  // an instruction moving several elements per lane
   if (s.info.kind == analysis::MemoryKind::Shared) {
     j["ways"] = s.max_ways;
     j["mean_ways"] = s.mean_ways;
@@ -237,6 +238,7 @@ AccessAnalysis access_analysis_from_json(const Json& accesses) {
     s.info = {field<int>(j, "site", at), field<std::string>(j, "name", at), memory_kind(j, at), field<std::string>(j, "access", at),
               field<int>(j, "line", at)};
     s.bytes = field<int>(j, "bytes", at);
+    s.access_bytes = j.contains("access_bytes") ? field<int>(j, "access_bytes", at) : s.bytes;
     s.executions = field<std::int64_t>(j, "executions", at);
     if (s.info.kind == analysis::MemoryKind::Shared) {
       s.max_ways = field<int>(j, "ways", at);

@@ -59,6 +59,7 @@ analysis::BufferTrace trace_buffer(WorkerClient& worker, kernel::KernelSpec spec
   for (std::size_t k = 0; k < sites.size(); ++k) {
     if (sites[k].info.name != buffer || !a.accesses->touches[k]) continue;
     t.bytes[sites[k].info.site] = sites[k].bytes;
+    t.access_bytes[sites[k].info.site] = sites[k].access_bytes;
     for (const auto& touch : a.accesses->touches[k]->touches)
       t.accesses.push_back(
           {sites[k].info.site, touch.step, touch.thread, touch.phase, touch.occurrence, touch.offset / columns, touch.offset % columns});
@@ -212,7 +213,8 @@ Suggestions suggest_layouts(WorkerClient& worker, const kernel::KernelSpec& spec
       placed.reset();  // a parameter the GenP rejects at this shape
     }
     const auto [placement, fresh] = placed ? seen.insert(std::move(placed->offsets)) : std::pair{seen.end(), false};
-    if (!fresh) {
+    // A layout that breaks an ldmatrix row or a cp.async piece apart cannot run the kernel.
+    if (!fresh || !analysis::widened_access_problem(traced, *placement).empty()) {
       ++out.rejected;
       continue;
     }

@@ -115,7 +115,8 @@ double arithmetic_intensity(const kernel::Instance& inst) {
 
 namespace {
 
-// The peak the kernel's arithmetic runs against: fp64 when its first tensor is.
+// The peak the kernel's arithmetic runs against: fp64 when its first tensor
+// is, else fp32's (a CPU kernel computes on halves as floats).
 double peak_gflops(const kernel::Instance& inst, const Roof& roof) {
   const bool f64 = !inst.tensors.empty() && inst.tensors[0].type == kernel::ElementType::F64;
   return f64 ? roof.peak_gflops_f64 : roof.peak_gflops_f32;

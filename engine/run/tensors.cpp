@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "run/element_check.hpp"
+#include "run/half.hpp"
 
 namespace lego::run {
 
@@ -27,7 +28,8 @@ void Buffer::Free::operator()(void* p) const { munmap(p, bytes); }
 
 namespace {
 constexpr unsigned char kCanary = 0xA5;  // 0xA5A5A5A5 is neither a likely float nor a likely integer result
-}
+constexpr std::uint16_t kHalfQuietNan = 0x7e00;
+}  // namespace
 
 Buffer::Fd::~Fd() { close(fd); }
 
@@ -145,23 +147,37 @@ void permute_any(const Buffer& from, Buffer& to, const std::vector<std::int64_t>
       return permute<std::int32_t>(from, to, table, packing);
     case Element::I64:
       return permute<std::int64_t>(from, to, table, packing);
+    case Element::F16:
+      return permute<std::uint16_t>(from, to, table, packing);
   }
+}
+
+// The check's verdict, with the first mismatch's values as `value` reads them.
+template <class T, class Value>
+Comparison described(const lego_check::Checked& checked, const T* got, const T* want, Value value) {
+  Comparison c;
+  c.mismatches = checked.mismatches;
+  c.max_error = checked.max_error;
+  c.first_mismatch = checked.first_mismatch;
+  if (checked.first_mismatch >= 0) {
+    c.first_got = fmt::format("{}", value(got[checked.first_mismatch]));
+    c.first_want = fmt::format("{}", value(want[checked.first_mismatch]));
+  }
+  return c;
 }
 
 template <class T>
 Comparison compare_as(const Buffer& got, const Buffer& want, double tolerance) {
   const T* g = static_cast<const T*>(got.data());
   const T* w = static_cast<const T*>(want.data());
-  const lego_check::Checked checked = lego_check::check_elements(g, w, got.count(), tolerance);
-  Comparison c;
-  c.mismatches = checked.mismatches;
-  c.max_error = checked.max_error;
-  c.first_mismatch = checked.first_mismatch;
-  if (checked.first_mismatch >= 0) {
-    c.first_got = fmt::format("{}", g[checked.first_mismatch]);
-    c.first_want = fmt::format("{}", w[checked.first_mismatch]);
-  }
-  return c;
+  return described(lego_check::check_elements(g, w, got.count(), tolerance), g, w, [](T v) { return v; });
+}
+
+// Halves are compared, and shown, as the floats they stand for, never as their bits.
+Comparison compare_halves(const Buffer& got, const Buffer& want, double tolerance) {
+  const auto* g = static_cast<const std::uint16_t*>(got.data());
+  const auto* w = static_cast<const std::uint16_t*>(want.data());
+  return described(lego_check::check_half_elements(g, w, got.count(), tolerance), g, w, lego_half::half_to_float);
 }
 
 }  // namespace
@@ -179,6 +195,8 @@ void fill_random(Buffer& b, std::uint64_t seed) {
       return each<std::int32_t>(b, [&](std::int64_t) { return integer(rng); });
     case Element::I64:
       return each<std::int64_t>(b, [&](std::int64_t) { return integer(rng); });
+    case Element::F16:
+      return each<std::uint16_t>(b, [&](std::int64_t) { return lego_half::float_to_half(static_cast<float>(real(rng))); });
   }
 }
 
@@ -192,6 +210,8 @@ void poison(Buffer& b) {
       return each<std::int32_t>(b, [](std::int64_t) { return 0x5EADBEEF; });
     case Element::I64:
       return each<std::int64_t>(b, [](std::int64_t) { return 0x5EADBEEF; });
+    case Element::F16:
+      return each<std::uint16_t>(b, [](std::int64_t) { return kHalfQuietNan; });
   }
 }
 
@@ -217,6 +237,8 @@ Comparison compare(const Buffer& got, const Buffer& want, double tolerance) {
       return compare_as<std::int32_t>(got, want, tolerance);
     case Element::I64:
       return compare_as<std::int64_t>(got, want, tolerance);
+    case Element::F16:
+      return compare_halves(got, want, tolerance);
   }
   return {};
 }
@@ -227,6 +249,8 @@ double default_tolerance(Element e) {
       return lego_check::default_tolerance<float>();
     case Element::F64:
       return lego_check::default_tolerance<double>();
+    case Element::F16:
+      return lego_check::kHalfTolerance;
     case Element::I32:
     case Element::I64:
       break;

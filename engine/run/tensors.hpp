@@ -15,7 +15,8 @@ namespace lego::run {
 
 // The project's element types (kernel/spec.hpp), under the name buffers use.
 using Element = kernel::ElementType;
-// The C type's name (float, double, int32_t, int64_t); throws for another word.
+// The C type's name (float, double, int32_t, int64_t, uint16_t for half);
+// throws for another word.
 Element element_from_name(const std::string& name);
 inline std::size_t element_size(Element e) { return kernel::element_bytes(e); }
 inline std::string element_name(Element e) { return kernel::c_type(e); }
@@ -74,8 +75,11 @@ class Buffer {
   std::shared_ptr<Fd> fd_;
 };
 
-void fill_random(Buffer& b, std::uint64_t seed);  // floats in [-1, 1), integers in [-100, 100]
-void poison(Buffer& b);                           // NaN, or 0x5EADBEEF for integers
+// Floats in [-1, 1), integers in [-100, 100]. Halves get the values a float
+// buffer gets from the same seed, rounded to the nearest half (run/half.hpp:
+// within 2^-12 in [-1, 1)), so kernel and reference read the same bits.
+void fill_random(Buffer& b, std::uint64_t seed);
+void poison(Buffer& b);  // NaN (the quiet NaN for halves), or 0x5EADBEEF for integers
 Buffer pack(const Buffer& logical, const std::vector<std::int64_t>& table, Buffer::Sharing sharing = Buffer::Sharing::Private);
 Buffer unpack(const Buffer& physical, const std::vector<std::int64_t>& table);
 
@@ -85,7 +89,8 @@ struct Comparison {
   double max_error = 0;              // relative: |got - want| / (1 + |want|)
   std::string first_got, first_want;
 };
-// Floats match within tolerance * (1 + |want|) (NaN matches only NaN); integers exactly.
+// Floats match within tolerance * (1 + |want|) (NaN matches only NaN); integers
+// exactly; halves as the floats they stand for (run/element_check.hpp).
 Comparison compare(const Buffer& got, const Buffer& want, double tolerance);
 double default_tolerance(Element e);
 

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "kernel/bounded_json.hpp"
+#include "kernel/spec.hpp"
 #include "target/target.hpp"
 
 namespace lego::run {
@@ -71,7 +72,12 @@ class Fields {
 };
 
 constexpr std::int64_t kInt64Max = std::numeric_limits<std::int64_t>::max();
-const std::set<std::string> kElementTypes = {"float", "double", "int32_t", "int64_t"};
+// The element types' C names, as requests spell them (kernel/spec.hpp's c_type).
+const std::set<std::string> kElementTypeNames = [] {
+  std::set<std::string> names;
+  for (const kernel::ElementType t : kernel::kElementTypes) names.insert(kernel::c_type(t));
+  return names;
+}();
 
 void check_launch(const Fields& f, const std::string& key, std::size_t count) {
   const Json* v = f.find(key, false);
@@ -92,8 +98,9 @@ void check_tensors(const Fields& f, bool analyze) {
     const std::string path = f.at("tensors") + "[" + std::to_string(k) + "]";
     const Fields t(tensors[k], path);
     t.string("name", true);
-    t.string("type", true, kElementTypes);
-    const std::int64_t bytes = (tensors[k]["type"] == "float" || tensors[k]["type"] == "int32_t") ? 4 : 8;
+    t.string("type", true, kElementTypeNames);
+    const auto bytes =
+        static_cast<std::int64_t>(kernel::element_bytes(*kernel::element_type_from_c_type(tensors[k]["type"].get<std::string>())));
     std::int64_t elements = 1;
     if (analyze) {
       elements = t.integer("elements", 0, kMaxRequestTensorBytes / bytes, true);

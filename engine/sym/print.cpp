@@ -217,15 +217,61 @@ PrintedBlock print_shared(const std::vector<Ref>& results, Prover& prover, const
   return out;
 }
 
+namespace {
+
+std::string helper_qualifiers(Lang lang) { return lang == Lang::Cuda ? "__host__ __device__ static inline " : "static inline "; }
+
+}  // namespace
+
+// The same rounding as run/half.hpp (nearest, ties to even; overflow to
+// infinity; subnormals kept; NaN payloads kept), in C that C, C++, nvcc and
+// NVRTC all take: a union reads a float's bits.
+std::string half_conversions(Lang lang) {
+  const std::string q = helper_qualifiers(lang);
+  return q + R"(float lego_half_to_float(uint16_t h) {
+  union { uint32_t u; float f; } v;
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;
+  if (exponent == 0x1fu) v.u = sign | 0x7f800000u | (mantissa << 13);
+  else if (exponent != 0) v.u = sign | ((exponent + 112u) << 23) | (mantissa << 13);
+  else if (mantissa == 0) v.u = sign;
+  else {
+    for (exponent = 113u; !(mantissa & 0x400u); --exponent) mantissa <<= 1;
+    v.u = sign | (exponent << 23) | ((mantissa & 0x3ffu) << 13);
+  }
+  return v.f;
+}
+)" + q + R"(uint16_t lego_float_to_half(float f) {
+  union { float f; uint32_t u; } v;
+  v.f = f;
+  uint32_t sign = (v.u >> 16) & 0x8000u, exponent = (v.u >> 23) & 0xffu, mantissa = v.u & 0x7fffffu;
+  if (exponent == 0xffu) return (uint16_t)(sign | 0x7c00u | (mantissa == 0 ? 0u : (mantissa >> 13) ? (mantissa >> 13) : 0x200u));
+  int e = (int)exponent - 112, shift = 13;
+  if (e >= 31) return (uint16_t)(sign | 0x7c00u);
+  if (e < -10) return (uint16_t)sign;
+  if (e > 0) {
+    mantissa |= (uint32_t)e << 23;
+  } else {
+    mantissa |= 0x800000u;
+    shift = 14 - e;
+  }
+  uint32_t kept = mantissa >> shift, dropped = mantissa & ((1u << shift) - 1u), half_way = 1u << (shift - 1);
+  return (uint16_t)(sign | (kept + (dropped > half_way || (dropped == half_way && (kept & 1u)))));
+}
+)";
+}
+
 std::string c_prelude(Lang lang) {
-  const std::string q = lang == Lang::Cuda ? "__host__ __device__ static inline " : "static inline ";
-  return "#include <math.h>\n#include <stdint.h>\n" + q +
+  const std::string q = helper_qualifiers(lang);
+  // NVRTC has no stdint.h, and cuda_prelude's stand-ins (kernel/instantiate.cpp) lack uint16_t.
+  const std::string nvrtc_uint16 = lang == Lang::Cuda ? "#ifdef __CUDACC_RTC__\ntypedef unsigned short uint16_t;\n#endif\n" : "";
+  return "#include <math.h>\n#include <stdint.h>\n" + nvrtc_uint16 + q +
          "int64_t lego_floordiv(int64_t a, int64_t b) { int64_t q = a / b; return q - ((a % b != 0) && ((a < 0) != (b < 0))); }\n" + q +
          "int64_t lego_floormod(int64_t a, int64_t b) { int64_t r = a % b; return r + ((r != 0 && ((r < 0) != (b < 0))) ? b : 0); }\n" + q +
          "int64_t lego_min(int64_t a, int64_t b) { return a < b ? a : b; }\n" + q +
          "int64_t lego_max(int64_t a, int64_t b) { return a < b ? b : a; }\n" + q +
          "int64_t lego_isqrt(int64_t v) { int64_t r = (int64_t)sqrt((double)v); while (r * r > v) --r; "
-         "while ((r + 1) * (r + 1) <= v) ++r; return r; }\n";
+         "while ((r + 1) * (r + 1) <= v) ++r; return r; }\n" +
+         half_conversions(lang);
 }
 
 std::string triton_prelude() {

@@ -40,8 +40,14 @@ struct PrintedBlock {
 PrintedBlock print_shared(const std::vector<Ref>& results, Prover& prover, const PrintOptions& options);
 
 // The prelude a C/C++/CUDA translation unit needs for the helpers printed
-// where floor semantics could not be proved.
+// where floor semantics could not be proved, and half_conversions.
 std::string c_prelude(Lang lang);
+
+// F16 tensors hold IEEE binary16 bits (uint16_t); templates and references
+// convert where they compute: float lego_half_to_float(uint16_t) (exact) and
+// uint16_t lego_float_to_half(float) (to nearest, ties to even). Needs
+// <stdint.h>'s uint32_t and uint16_t declared.
+std::string half_conversions(Lang lang);
 
 // The same helpers as @triton.jit functions (Triton's integer // and %
 // follow C, so floor semantics need them where operands may be negative).

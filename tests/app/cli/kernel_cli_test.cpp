@@ -233,6 +233,23 @@ TEST(KernelCli, AnLlvmFatalErrorInExportIsACompileError) {
   EXPECT_FALSE(fs::exists(dir));
 }
 
+// An exported kernel with half tensors: the example fills them through
+// lego_float_to_half and sums the output through lego_half_to_float (the
+// header's prelude), not as the uint16_t bits they are.
+TEST(KernelCli, AnExportedHalfKernelFillsAndSumsHalvesAsValues) {
+  const fs::path dir = scratch("half-export");
+  const Output e = shell(kBin + "/lego export " + kRoot + "/tests/data/kernels/half.lego.json --kernel scale_half --variant " +
+                         "X=default,Z=rev,N=1000 --out " + dir.string());
+  ASSERT_EQ(e.rc, 0) << e.text;
+  const Output build = shell("cd " + dir.string() + " && c++ -std=c++17 -O2 -fopenmp example.cpp scale_half.cpp -o example && ./example");
+  ASSERT_EQ(build.rc, 0) << build.text;
+  double want = 0;  // Z = 2 * X, X[k] = (k % 97) * 0.5: all exact in half
+  for (int k = 0; k < 1000; ++k) want += k % 97;
+  const auto at = build.text.find("checksum Z = ");
+  ASSERT_NE(at, std::string::npos) << build.text;
+  EXPECT_EQ(std::stod(build.text.substr(at + 13)), want) << build.text;
+}
+
 // Issue 13: export used to write a kernel that does not compile and exit 0.
 TEST(KernelCli, ExportOfAKernelThatDoesNotCompileFailsAndSaysWhy) {
   const fs::path dir = scratch("broken-export");

@@ -43,6 +43,31 @@ TEST(PlacementScore, AColumnOfARowMajorTileIsAThirtyTwoWayConflictAndPaddingRemo
   EXPECT_EQ(padded.vector_elements, 1);  // rows start off a 16-byte boundary
 }
 
+// ldmatrix.x4 over a 64 x 64 fp16 tile: lane l addresses row l's 16-byte
+// run at column 0 (8 halves). Row-major puts the 8 rows of a phase in bank
+// 0..3 each (8-way); a pad of 8 halves is conflict-free; a pad of 1 half
+// breaks the runs' 16-byte alignment and one of 4 rows would move them
+// apart: the placement is unusable, and says why.
+TEST(PlacementScore, AnLdmatrixRowIsSixteenBytesThatAPlacementMustKeepTogether) {
+  BufferTrace t;
+  t.columns = 64;
+  t.sites = {SiteInfo{0, "SA", MemoryKind::Shared, "smem SA[r, c]", 12}};
+  t.bytes[0] = 2;
+  t.access_bytes[0] = 16;
+  for (std::int32_t lane = 0; lane < 32; ++lane) t.accesses.push_back({0, 0, lane, 0, 0, lane, 0});
+  const PlacementScore rows = score_placement(t, row_major(64, 64, 64));
+  EXPECT_EQ(rows.worst_ways, 8);
+  EXPECT_EQ(rows.vector_elements, 8);
+  EXPECT_EQ(widened_access_problem(t, row_major(64, 64, 64)), "");
+  EXPECT_EQ(score_placement(t, row_major(64, 64, 72)).worst_ways, 1);
+  EXPECT_EQ(widened_access_problem(t, row_major(64, 64, 72)), "");
+  EXPECT_EQ(widened_access_problem(t, row_major(64, 64, 65)),
+            "smem SA[r, c] (line 12) moves 16 bytes per lane, and (1, 0) .. (1, 7) are not 8 consecutive elements from a 16-byte boundary");
+  std::vector<std::int64_t> scattered = row_major(64, 64, 64);
+  std::swap(scattered[3], scattered[64]);  // (0, 3) and (1, 0) trade places
+  EXPECT_NE(widened_access_problem(t, scattered).find("(0, 0) .. (0, 7)"), std::string::npos);
+}
+
 TEST(PlacementScore, OtherElementWidthsAreScoredOnTheSameRequests) {
   const BufferTrace t = columns_of_a_tile();
   // A column of a row-major tile: 8-byte elements are served a half-warp at

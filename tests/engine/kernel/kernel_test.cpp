@@ -10,6 +10,7 @@
 #include "layout/parse.hpp"
 #include "project/edit.hpp"
 #include "run/executor.hpp"
+#include "run/nvrtc.hpp"
 #include "run/protocol.hpp"
 #include "run/sweep.hpp"
 
@@ -76,6 +77,30 @@ TEST(Project, NumbersOutOfRangeAreRefusedWithTheirPath) {
   const auto& values = p.kernels.at(0).parameters.at(0).values;
   EXPECT_EQ(values.size(), 40u);  // 3^0 .. 3^39
   EXPECT_TRUE(std::all_of(values.begin(), values.end(), [](std::int64_t v) { return v > 0; }));
+}
+
+// A project with one tensor A of element type `type`.
+std::string project_with_element_type(const std::string& type) {
+  return R"J({"lego_studio_project": 1, "kernels": [{"name": "k", "template": "cpu/transpose2d.cpp",
+      "reference": "cpu/transpose2d.ref.cpp", "parameters": {"N": 8},
+      "tensors": [{"name": "A", "type": ")J" +
+         type + R"J(", "extents": ["N"], "layouts": "OrderBy(Row(N)).GroupBy([(N,)])"}]}]})J";
+}
+
+TEST(Spec, HalfTensorsAreSpeltHalfF16OrFp16AndAreTwoByteUint16s) {
+  for (const char* name : {"half", "f16", "fp16"}) {
+    const Project p = parse_project(project_with_element_type(name), "p.lego.json", kProjects, default_resource_dirs());
+    EXPECT_EQ(p.kernels.at(0).tensors.at(0).type, ElementType::F16) << name;
+  }
+  EXPECT_STREQ(c_type(ElementType::F16), "uint16_t");
+  EXPECT_EQ(element_bytes(ElementType::F16), 2u);
+  for (const ElementType t : kElementTypes) EXPECT_EQ(element_type_from_c_type(c_type(t)), t) << c_type(t);
+}
+
+TEST(Spec, AnUnknownElementTypeIsRefusedWithTheNamesThereAre) {
+  const std::string e = project_error(project_with_element_type("float16"));
+  EXPECT_NE(e.find("$.kernels[0].tensors[0].type | "), std::string::npos) << e;
+  EXPECT_NE(e.find("unknown element type \"float16\" (float, double, int32, int64, half)"), std::string::npos) << e;
 }
 
 TEST(Project, ARepeatedKeyIsRefusedWithItsPath) {
@@ -356,6 +381,73 @@ TEST(RowPipelines, PartialTasksAndPartialVectorsMatchTheReference) {
   const Project p = load_project(kProjects / "rows.lego.json", default_resource_dirs());
   expect_every_variant_verifies(find_kernel(p, "softmax"), {{"M", 137}, {"N", 37}});
   expect_every_variant_verifies(find_kernel(p, "layernorm"), {{"M", 137}, {"N", 48}});
+}
+
+// tests/data/kernels/half.lego.json: kernels with fp16 tensors.
+Project half_kernels() { return load_project(std::filesystem::path(LEGO_TEST_DATA) / "kernels/half.lego.json", default_resource_dirs()); }
+
+run::RunReply run_instance(const Instance& inst) {
+  run::RunOptions options;
+  options.time = false;
+  return run::Executor().execute(run::make_request(inst, options, 1));
+}
+
+// An fp16 input, filled, packed in each of X's layouts (2-byte elements)
+// and read through lego_half_to_float by the kernel and the reference.
+TEST(Executor, AKernelWithAHalfInputVerifies) { expect_every_variant_verifies(find_kernel(half_kernels(), "double_half"), {}); }
+
+// The planted mistake of reading a half's bits as a number.
+TEST(Executor, AKernelReadingHalfBitsAsNumbersIsWrong) {
+  const Project p = half_kernels();
+  const KernelSpec& spec = find_kernel(p, "half_unconverted");
+  const auto r = run_instance(instantiate(spec, enumerate_variants(spec, {0, 1, {}}).variants.at(0), sym::Lang::C));
+  EXPECT_EQ(r.status, run::Status::Wrong) << run::to_json(r).dump(2).substr(0, 2000);
+  ASSERT_EQ(r.checks.size(), 1u);
+  EXPECT_EQ(r.checks[0].tensor, "Y");
+  EXPECT_GT(r.checks[0].mismatches, 900);  // all but X's zeros
+}
+
+// An fp16 output is judged as the floats it holds, within the half
+// tolerance (1e-2): scaled by 2.01 instead of 2 it passes, by 2.1 it fails.
+TEST(Executor, AHalfOutputIsJudgedAsFloatsWithinTheHalfTolerance) {
+  const Project p = half_kernels();
+  const KernelSpec& spec = find_kernel(p, "scale_half");
+  expect_every_variant_verifies(spec, {});
+  const Instance inst = instantiate(spec, enumerate_variants(spec, {0, 1, {}}).variants.at(0), sym::Lang::C);
+  const auto scaled_by = [&](const std::string& factor) {
+    Instance planted = inst;
+    const auto at = planted.source.find("2.0f *");
+    EXPECT_NE(at, std::string::npos);
+    if (at != std::string::npos) planted.source.replace(at, 4, factor);
+    return run_instance(planted);
+  };
+  const auto close = scaled_by("2.01f");
+  EXPECT_TRUE(close.verified) << run::to_json(close).dump(2).substr(0, 2000);
+  const auto wrong = scaled_by("2.1f");
+  EXPECT_EQ(wrong.status, run::Status::Wrong) << run::to_json(wrong).dump(2).substr(0, 2000);
+  ASSERT_EQ(wrong.checks.size(), 1u);
+  EXPECT_EQ(wrong.checks[0].tensor, "Z");
+  ASSERT_TRUE(wrong.checks[0].first_mismatch);
+  EXPECT_EQ(wrong.checks[0].first_mismatch->got.find("nan"), std::string::npos);  // a value, written
+}
+
+// The same in CUDA: NVRTC compiles the prelude's conversions (uint16_t
+// without stdint.h), and the kernel verifies, on a GPU or emulated.
+TEST(Executor, ACudaKernelWithHalfTensorsCompilesAndVerifies) {
+  const Project p = load_project(std::filesystem::path(LEGO_TEST_DATA) / "kernels/cuda_half.lego.json", default_resource_dirs());
+  const KernelSpec& spec = find_kernel(p, "double_half");
+  int id = 0;
+  for (const auto& v : enumerate_variants(spec, {0, 1, {}}).variants) {
+    const Instance inst = instantiate(spec, v, sym::Lang::Cuda);
+    if (run::nvrtc_unavailable().empty()) {
+      const run::CudaCompileResult compiled = run::compile_cuda(inst.source, "sm_80");
+      EXPECT_TRUE(compiled.ok) << v.id << ": " << compiled.log;
+    }
+    run::RunOptions options;
+    options.time = false;
+    const auto r = run::Executor().execute(run::make_request(inst, options, ++id));
+    EXPECT_TRUE(r.verified) << v.id << ": " << run::to_json(r).dump(2).substr(0, 3000);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Transposes, ExampleKernels,

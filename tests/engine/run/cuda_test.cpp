@@ -5,6 +5,8 @@
 // on traces of the real templates.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "kernel/instantiate.hpp"
 #include "kernel/spec.hpp"
 #include "kernel/variant.hpp"
@@ -93,7 +95,8 @@ INSTANTIATE_TEST_SUITE_P(Examples, CudaExamples,
                                            Case{"cuda_paper.lego.json", "nw", {{"TILES", 3}}},
                                            Case{"cuda_paper.lego.json", "lud_internal", {{"N", 32}}},
                                            Case{"cuda_paper.lego.json", "stencil7", {{"N", 16}}},
-                                           Case{"cuda_matmul.lego.json", "matmul_smem", {{"M", 64}, {"N", 32}, {"K", 96}}}),
+                                           Case{"cuda_matmul.lego.json", "matmul_smem", {{"M", 64}, {"N", 32}, {"K", 96}}},
+                                           Case{"cuda_mma_gemm.lego.json", "mma_gemm", {{"M", 256}, {"N", 256}, {"K", 256}}}),
                          [](const auto& param_info) { return param_info.param.kernel; });
 
 TEST(CudaEmulation, AMissingBarrierIsCaught) {
@@ -173,6 +176,31 @@ TEST(KnownAnswers, MatmulTileOfBStoredColumnMajorConflicts) {
   EXPECT_EQ(site(row, "smem SA[ty, k]").max_ways, 1);  // one word for the warp: a broadcast
   EXPECT_EQ(site(row, "smem SB[k, tx]").max_ways, 1);
   EXPECT_EQ(site(col, "smem SB[k, tx]").max_ways, 32);
+}
+
+// Issue 31's known answers on the tensor-core GEMM, from its trace: a
+// row-major fp16 tile (128-byte rows) read by ldmatrix.x4 is 8-way
+// conflicted; CuTe's 128-byte swizzle and a 16-byte pad are conflict-free;
+// the cp.async stores of 16-byte pieces along a row are conflict-free in
+// all three, and their global reads use whole sectors.
+TEST(KnownAnswers, LdmatrixOfTheGemmTileIsEightWayRowMajorAndConflictFreeSwizzled) {
+  const Env small = {{"M", 128}, {"N", 128}, {"K", 128}};
+  const auto variant = [](const std::string& sa, const std::string& sb) {
+    return "A=row,B=row,C=row,SA=" + sa + ",SB=" + sb + ",M=128,N=128,K=128,WM=2";
+  };
+  const auto row = traced("cuda_mma_gemm.lego.json", "mma_gemm", variant("row", "row"), small);
+  EXPECT_EQ(site(row, "smem SA[r, c]", 1).access_bytes, 16);
+  EXPECT_EQ(site(row, "smem SA[r, c]", 1).max_ways, 8);  // ldmatrix.x4 of A
+  EXPECT_EQ(site(row, "smem SB[r, c]", 1).max_ways, 8);  // ldmatrix.x4.trans of B
+  EXPECT_EQ(site(row, "smem SA[r, c]", 0).max_ways, 1);  // cp.async's 16-byte stores
+  EXPECT_DOUBLE_EQ(site(row, "A[i, k]").efficiency, 1.0);
+  for (const char* layout : {"swizzle", "padded"}) {
+    const auto r = traced("cuda_mma_gemm.lego.json", "mma_gemm", variant(layout, layout), small);
+    EXPECT_EQ(site(r, "smem SA[r, c]", 1).max_ways, 1) << layout;
+    EXPECT_EQ(site(r, "smem SB[r, c]", 1).max_ways, 1) << layout;
+    EXPECT_EQ(site(r, "smem SA[r, c]", 0).max_ways, 1) << layout;
+    EXPECT_EQ(r.excess_wavefronts, 0) << layout;
+  }
 }
 
 TEST(KnownAnswers, CpuTransposeRowsReadUnitStrideWriteAcross) {
@@ -263,6 +291,92 @@ TEST(CudaEmulation, AShuffleHalfAWarpNeverReachesIsAFault) {
     EXPECT_NE(r.message.find("CUDA emulation, warp 0"), std::string::npos) << r.message;
     EXPECT_NE(r.message.find("warp collective"), std::string::npos) << r.message;
   }
+}
+
+kernel::Project atoms_project() {
+  return kernel::load_project(LEGO_TEST_DATA "/kernels/cuda_atoms.lego.json", kernel::default_resource_dirs());
+}
+
+// Every variant of a kernel of cuda_atoms.lego.json, compiled by NVRTC for
+// sm_80 and sm_90 (the atoms' inline PTX) and run by `executor`.
+std::vector<RunReply> run_atom_kernel(const std::string& name, Executor& executor) {
+  const kernel::Project p = atoms_project();
+  const kernel::KernelSpec& spec = kernel::find_kernel(p, name);
+  std::vector<RunReply> replies;
+  RunOptions options;
+  options.time = false;
+  for (const auto& v : kernel::enumerate_variants(spec, {0, 1, {}}).variants) {
+    const kernel::Instance inst = kernel::instantiate(spec, v, sym::Lang::Cuda);
+    if (nvrtc_unavailable().empty()) {
+      for (const auto& r : cuda_resources(inst.source, {"sm_80", "sm_90"})) EXPECT_TRUE(r.ok) << v.id << " " << r.arch << ": " << r.log;
+    }
+    replies.push_back(executor.execute(make_request(inst, options, static_cast<std::int64_t>(replies.size()) + 1)));
+  }
+  return replies;
+}
+
+class AtomKernels : public ::testing::TestWithParam<std::string> {};
+
+// Issue 31: ldmatrix (and .trans) of an iota tile, stmatrix of packed
+// registers, an mma.sync of small integers and cp.async copies in two commit
+// groups, each against a reference written from PTX's figures, not from the
+// tables the emulator computes with.
+TEST_P(AtomKernels, TheEmulatorComputesTheAtomAsPtxDefinesIt) {
+  Executor executor;
+  const std::vector<RunReply> replies = run_atom_kernel(GetParam(), executor);
+  EXPECT_FALSE(replies.empty());
+  for (const RunReply& r : replies) {
+    EXPECT_TRUE(r.status == Status::NoGpu || r.status == Status::Ok) << to_json(r).dump(2).substr(0, 3000);
+    EXPECT_TRUE(r.verified) << to_json(r).dump(2).substr(0, 3000);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Atoms, AtomKernels, ::testing::Values("ldmatrix_x4", "stmatrix_x4", "mma_f16", "cp_async"));
+
+// An atom table one swap off (lane 0's first value with lane 1's, in the D
+// of ldmatrix.x4 and .x4.trans, or mma's A) makes the emulation disagree
+// with the reference.
+TEST(CudaEmulation, APlantedWrongAtomTableFailsVerification) {
+  if (gpu_unavailable().empty()) GTEST_SKIP() << "a GPU runs the kernels: the emulator's tables are not used";
+  for (const auto& [kernel_name, atom_name, operand] :
+       {std::tuple{"ldmatrix_x4", "ldmatrix.x4", "D"}, std::tuple{"mma_f16", "mma.m16n8k16.f16", "A"}}) {
+    Executor planted([atom_name = std::string(atom_name), operand = std::string(operand)](std::string_view name) {
+      atom::Atom a = atom::resolve_atom(name);
+      if (name.starts_with(atom_name))  // ldmatrix.x4 and ldmatrix.x4.trans
+        for (auto& o : a.operands)
+          if (o.name == operand) std::swap(o.tv.cells[0], o.tv.cells[static_cast<std::size_t>(o.tv.values)]);
+      return a;
+    });
+    for (const RunReply& r : run_atom_kernel(kernel_name, planted))
+      EXPECT_EQ(r.status, Status::Wrong) << kernel_name << ": " << to_json(r).dump(2).substr(0, 2000);
+  }
+}
+
+// A kernel that reads its cp.async destination before waiting reads what
+// was there (the emulator's copies complete at the wait), so it is wrong.
+TEST(CudaEmulation, ReadingACpAsyncDestinationBeforeTheWaitIsCaught) {
+  if (gpu_unavailable().empty()) GTEST_SKIP() << "on a GPU the copies may happen to land before the read";
+  kernel::KernelSpec spec = kernel::find_kernel(atoms_project(), "cp_async");
+  const std::string wait = "lego_cp_async_wait_group<0>();\n";
+  const auto at = spec.template_text.find(wait);
+  ASSERT_NE(at, std::string::npos);
+  spec.template_text.erase(at, wait.size());
+  spec.template_text.insert(spec.template_text.rfind('}'), "  lego_cp_async_wait_group<0>();\n");
+  const RunReply r = emulate(spec);
+  EXPECT_EQ(r.status, Status::Wrong) << to_json(r).dump(2).substr(0, 2000);
+}
+
+// An mma.sync that half the warp skips stops the emulation with the reason.
+TEST(CudaEmulation, AnMmaHalfAWarpSkipsIsAFault) {
+  if (gpu_unavailable().empty()) GTEST_SKIP() << "on a GPU the kernel hangs or traps: not run";
+  kernel::KernelSpec spec = kernel::find_kernel(atoms_project(), "mma_f16");
+  const std::string call = "lego_mma_m16n8k16_f16(d, a, b, c);";
+  const auto at = spec.template_text.find(call);
+  ASSERT_NE(at, std::string::npos);
+  spec.template_text.replace(at, call.size(), "if (lane < 16) " + call);
+  const RunReply r = emulate(spec);
+  EXPECT_EQ(r.status, Status::Crashed) << to_json(r).dump(2).substr(0, 2000);
+  EXPECT_NE(r.message.find("only some of its lanes reach a warp-wide"), std::string::npos) << r.message;
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "kernel/spec.hpp"
 #include "kernel/variant.hpp"
 #include "run/cuda_driver.hpp"
+#include "run/cuda_emulator.hpp"
 #include "run/sweep_driver.hpp"
 #include "run/worker_client.hpp"
 
@@ -67,6 +68,28 @@ TEST(EmulationSizes, AKernelsOwnVerifyAtComesFirst) {
   EXPECT_EQ(emulation_sizes(spec, {{"N", 4096}})->at("N"), 256);
   spec.verify_at = {{"N", 100}};  // breaks N % 32 == 0: fall back to halving
   EXPECT_EQ(emulation_sizes(spec, {{"N", 4096}})->at("N"), 512);
+}
+
+// The tensor-core GEMM at 4096^3 has few threads (2^19) but 1.4e11 flops,
+// hours of emulation: it is checked at its verify_at sizes.
+TEST(EmulationSizes, ALaunchWithTooMuchArithmeticShrinksToo) {
+  const kernel::Project p = project("cuda_mma_gemm.lego.json");
+  const kernel::KernelSpec& gemm = kernel::find_kernel(p, "mma_gemm");
+  const Env full = {{"M", 4096}, {"N", 4096}, {"K", 4096}, {"WM", 2}};
+  EXPECT_LE(launch_threads(gemm, full), kMaxEmulatedThreads);
+  EXPECT_FALSE(emulable(gemm, full));
+  const std::optional<Env> small = emulation_sizes(gemm, full);
+  ASSERT_TRUE(small);
+  EXPECT_EQ(small->at("M"), 256);
+  EXPECT_EQ(small->at("K"), 256);
+  EXPECT_EQ(small->at("WM"), 2);
+  EXPECT_TRUE(emulable(gemm, *small));
+  // Without verify_at, halving stops once the arithmetic is quick as well.
+  kernel::KernelSpec halved = gemm;
+  halved.verify_at.clear();
+  const std::optional<Env> h = emulation_sizes(halved, full);
+  ASSERT_TRUE(h);
+  EXPECT_LE(2.0 * double(h->at("M")) * double(h->at("N")) * double(h->at("K")), kQuickEmulationFlops);
 }
 
 TEST(EmulationSizes, ASweepVerifiesAtTheSmallerSizesAndSaysWhich) {

@@ -170,6 +170,40 @@ TEST(Slurm, AKernelsMacrosDoNotReachItsCheck) {
   EXPECT_EQ(b["verified"], false) << b.dump();
 }
 
+// Half tensors in the CPU bundle: its harness fills them with its float
+// fill rounded to halves and judges a half output as the floats it holds,
+// within the half tolerance, as the worker does (run/half.hpp's and
+// run/element_check.hpp's texts). Z scaled by 2.01 instead of 2 is within
+// it; by 2.1, or X's bits read as numbers, is wrong.
+TEST(Slurm, ABundleFillsAndJudgesHalfTensorsAsTheWorkerDoes) {
+  const std::string project = LEGO_TEST_DATA "/kernels/half.lego.json";
+  const auto verified = [&](const std::string& kernel, const std::string& factor) {
+    auto instances = instances_of(project, kernel, 1, 1, {}, sym::Lang::C);
+    EXPECT_EQ(instances.size(), 1u);
+    if (const auto at = instances.at(0).source.find("2.0f *"); at != std::string::npos) instances[0].source.replace(at, 4, factor);
+    std::string said;
+    const nlohmann::json b = task_0_row(job_folder("slurm_half_" + kernel + factor, job_files("half.lego.json", instances, {})), said);
+    EXPECT_TRUE(b.is_object()) << kernel << ": " << said;
+    return b.is_object() && b["verified"] == true;
+  };
+  EXPECT_TRUE(verified("double_half", "2.0f"));
+  EXPECT_TRUE(verified("scale_half", "2.0f"));
+  EXPECT_TRUE(verified("scale_half", "2.01f"));
+  EXPECT_FALSE(verified("scale_half", "2.1f"));
+  EXPECT_FALSE(verified("half_unconverted", "2.0f"));
+}
+
+// Everything up to the run: the job script with the harness binary replaced
+// by `true`, for task 0, builds its bench with nvcc.
+void expect_first_task_builds_with_nvcc(const fs::path& dir) {
+  const test::Output r =
+      test::shell("cd " + shell_quote(dir.string()) +
+                  " && sed 's|^\"build/bench_task_$task\".*|test -x \"build/bench_task_$task\"|' job.sbatch > build.sh && "
+                  "SLURM_ARRAY_TASK_ID=0 NVCC=/usr/local/cuda/bin/nvcc ARCH=sm_80 bash build.sh");
+  EXPECT_EQ(r.rc, 0) << r.text;
+  EXPECT_TRUE(fs::exists(dir / "build" / "bench_task_0")) << r.text;
+}
+
 // A CUDA kernel's job directory: the bench bundle with job.sbatch, whose
 // task compiles its variants with nvcc (a GPU node runs them; here the
 // build is what can be checked).
@@ -181,13 +215,18 @@ TEST(Slurm, ACudaTaskBuildsWithNvcc) {
   EXPECT_NE(files.at("job.sbatch").find("#SBATCH --gres='gpu:1'"), std::string::npos);
   EXPECT_EQ(files.count("README.md"), 0u);  // the bundle's own instructions run every variant at once
   const fs::path dir = job_folder("slurm_cuda_test", files);
-  // Everything up to the run: the script with the harness binary replaced by `true`.
-  const test::Output r =
-      test::shell("cd " + shell_quote(dir.string()) +
-                  " && sed 's|^\"build/bench_task_$task\".*|test -x \"build/bench_task_$task\"|' job.sbatch > build.sh && "
-                  "SLURM_ARRAY_TASK_ID=0 NVCC=/usr/local/cuda/bin/nvcc ARCH=sm_80 bash build.sh");
-  EXPECT_EQ(r.rc, 0) << r.text;
-  EXPECT_TRUE(fs::exists(dir / "build" / "bench_task_0")) << r.text;
+  expect_first_task_builds_with_nvcc(dir);
+}
+
+// The bench bundle's harness with half tensors (filled and checked as
+// uint16_t bits) and the kernel's and reference's conversions build with nvcc.
+TEST(Slurm, ACudaTaskWithHalfTensorsBuildsWithNvcc) {
+  const auto instances = instances_of(LEGO_TEST_DATA "/kernels/cuda_half.lego.json", "double_half", 1, 1, {}, sym::Lang::Cuda);
+  const auto files = job_files("cuda_half.lego.json", instances, {});
+  EXPECT_NE(files.at("harness_common.hpp").find("case Kind::F16"), std::string::npos);
+  EXPECT_NE(files.at("variant_0.cu").find("lego_bench::Kind::F16"), std::string::npos);
+  const fs::path dir = job_folder("slurm_cuda_half_test", files);
+  expect_first_task_builds_with_nvcc(dir);
 }
 
 }  // namespace

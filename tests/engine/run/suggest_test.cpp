@@ -121,6 +121,21 @@ TEST(Suggest, ATileWiderThanAWarpGetsAConflictFreeLayoutWithoutAntidiag) {
   for (const auto& c : s.ranked) EXPECT_NE(c.family, "antidiag");  // square only
 }
 
+// Issue 31: the tensor-core GEMM's A tile, 64 x 64 halves read by
+// ldmatrix.x4 and written by 16-byte cp.async copies. Row-major is 8-way;
+// a conflict-free layout ranks first; no candidate that splits a 16-byte
+// row (a pad of 1, 2 or 4 halves, an element-wise swizzle) is ranked.
+TEST(Suggest, TheTensorCoreGemmsATileGetsAConflictFreeLayoutForLdmatrix) {
+  const Suggestions s = suggest(kProjects + "/cuda_mma_gemm.lego.json", "mma_gemm", "SA", {{"M", 128}, {"N", 128}, {"K", 128}});
+  EXPECT_EQ(s.element_bytes, 2);
+  expect_conflict_free_first(s, 8);
+  for (const char* split : {"padded+1", "padded+2", "padded+4", "swizzle(3,0,3)"})
+    EXPECT_EQ(rank_of(s, split), s.ranked.size()) << split << " splits an ldmatrix row and cannot be ranked";
+  EXPECT_EQ(named(s, "project:padded").worst_ways, 1);  // 16 bytes a row: padded+8's placement, found first
+  EXPECT_EQ(named(s, "project:swizzle").worst_ways, 1);
+  EXPECT_EQ(s.ranked.front().vector_elements, 8);  // ldmatrix's and cp.async's 16 bytes
+}
+
 TEST(Suggest, EveryCandidateIsBijectiveOrInjectiveWithItsFootprint) {
   const Suggestions s = suggest(kProjects + "/cuda_transpose.lego.json", "transpose_smem", "S");
   for (const auto& c : s.ranked) {

@@ -34,7 +34,7 @@ TEST(WorkerRequest, EachBadFieldIsNamedByItsPath) {
       {[](Json& j) { j["repetitions"] = 0; }, "$.repetitions: expected an integer in [1, 1000]"},
       {[](Json& j) { j["min_time"] = 0; }, "$.min_time: expected a number in (0"},
       {[](Json& j) { j["seed"] = -1; }, "$.seed: expected an integer >= 0"},
-      {[](Json& j) { j["tensors"][1]["type"] = "char"; }, "$.tensors[1].type: expected one of double, float, int32_t, int64_t"},
+      {[](Json& j) { j["tensors"][1]["type"] = "char"; }, "$.tensors[1].type: expected one of double, float, int32_t, int64_t, uint16_t"},
       {[](Json& j) { j["tensors"][0]["role"] = "sideways"; }, "$.tensors[0].role: expected one of in, inout, out"},
       {[](Json& j) { j["tensors"][0]["extents"][1] = -4; }, "$.tensors[0].extents[1]: expected an integer in [0, "},
       {[](Json& j) {
@@ -63,6 +63,17 @@ TEST(WorkerRequest, EachBadFieldIsNamedByItsPath) {
     const ParsedRequest p = parse_request(request.dump());
     EXPECT_NE(p.error.find("bad request: " + message), std::string::npos) << request.dump() << "\n -> " << p.error;
   }
+}
+
+// A half tensor is spelt uint16_t and counts 2 bytes an element against
+// the 16 GiB cap: 2^32 of them fit beside B, 2^32 floats do not.
+TEST(WorkerRequest, AHalfTensorIsUint16AndCountsTwoBytesAnElement) {
+  Json request = valid_run();
+  request["tensors"][0]["extents"] = {1u << 17, 1u << 15};
+  request["tensors"][0]["type"] = "uint16_t";
+  EXPECT_EQ(parse_request(request.dump()).error, "");
+  request["tensors"][0]["type"] = "float";
+  EXPECT_NE(parse_request(request.dump()).error.find("the tensors together exceed 16 GiB"), std::string::npos);
 }
 
 TEST(WorkerRequest, LinesThatAreNotObjectsAreErrorsAndKeepNoId) {
