@@ -2,6 +2,8 @@
 
 #include <QMimeData>
 
+#include "atom/atoms.hpp"
+
 namespace lego::views {
 
 namespace {
@@ -42,9 +44,24 @@ Palette::Palette(QWidget* parent) : QTreeWidget(parent) {
              {"swizzle(3,0,3)", "CuTe Swizzle<3,0,3>: XOR of row bits into column bits (64-element tiles)"},
              {"cyclic(1,4)", "Cyclic distribution over 4 processors"}});
   add_group(this, tr("User GenP"), {{"GenP:user", "Your own apply/inverse lambdas (starts as the identity)"}});
+  add_atoms();
   add_group(this, tr("Structure"),
             {{kTileLevelEntry, "Add a TileBy level (drop on the closing block)"},
              {kExpandEntry, "Wrap in ExpandBy to allow partial tiles (drop on the closing block)"}});
+}
+
+void Palette::add_atoms() {
+  auto* group = new QTreeWidgetItem(this, {tr("Atoms")});
+  group->setFlags(Qt::ItemIsEnabled);
+  group->setToolTip(0, tr("The thread-value layouts of GPU instructions: double-click to draw one in the Atoms panel"));
+  for (const std::string& name : atom::atom_names()) {
+    const QString shown = name == "wgmma.m64nNk16.f16" ? QString("wgmma.m64n64k16.f16") : QString::fromStdString(name);
+    auto* item = new QTreeWidgetItem(group, {shown});
+    if (const auto a = atom::find_atom(shown.toStdString())) item->setToolTip(0, QString::fromStdString(a->description));
+    item->setData(0, kAtomRole, shown);
+    item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
+  }
+  group->setExpanded(false);
 }
 
 QStringList Palette::mimeTypes() const { return {QString::fromLatin1(kPieceMime)}; }

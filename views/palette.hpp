@@ -14,6 +14,9 @@ inline constexpr const char* kPieceMime = "application/x-lego-piece";
 // The structural entries, as the drop planner names them.
 inline constexpr const char* kTileLevelEntry = session::kTileLevelEntry;
 inline constexpr const char* kExpandEntry = session::kExpandEntry;
+// An entry of the Atoms group holds its atom's name in this role (activating
+// it shows the atom); atoms are not pieces and are not dragged.
+inline constexpr int kAtomRole = Qt::UserRole + 1;
 
 class Palette : public QTreeWidget {
   Q_OBJECT
@@ -23,6 +26,9 @@ class Palette : public QTreeWidget {
  protected:
   QMimeData* mimeData(const QList<QTreeWidgetItem*>& items) const override;
   QStringList mimeTypes() const override;
+
+ private:
+  void add_atoms();
 };
 
 }  // namespace lego::views

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "studio/main_window.hpp"
 
@@ -63,6 +64,10 @@ int main(int argc, char** argv) {
   cli.addOption({"show", "The kernels panel's tab to show: kernel, expressions, assembly, roofline, accesses or threadmap", "TAB"});
   cli.addOption({"first-paint-ms", "Print milliseconds from start to the first painted window with a drawn layout, then quit"});
   cli.addOption({"screenshot", "Save a screenshot of the window once the layout is drawn, then quit", "FILE.png"});
+  cli.addOption({"atom", "Show an atom's operand in the Atoms panel, e.g. mma.m16n8k16.f16:A (lego atom lists them)", "NAME[:OPERAND]"});
+  cli.addOption({"warps", "With --atom: the TiledMMA's warp grid, e.g. 2x2", "MxN"});
+  cli.addOption({"repeat", "With --atom: atom tiles each warp repeats, e.g. 2x4", "MxN"});
+  cli.addOption({"lane", "With --atom: light up this lane's values (warp:lane, e.g. 0:5)", "W:L"});
   cli.addOption(
       {"colour", "Colour cells by tile, physical or logical order, thread, warp or bank", "tile|physical|logical|thread|warp|bank"});
   cli.addOption({"verify-smaller", "With --run: then verify CUDA variants too large to emulate at smaller problem sizes"});
@@ -155,6 +160,31 @@ int main(int argc, char** argv) {
     }
     window.bankWalk()->setCurrentIndex(static_cast<int>(walks.indexOf(cli.value("banks"))));
     window.showBankConflicts();
+  }
+  if (cli.isSet("atom")) {
+    const QStringList name = cli.value("atom").split(':');
+    const auto grid = [&](const char* option) -> std::optional<std::pair<int, int>> {
+      if (!cli.isSet(option)) return std::pair{1, 1};
+      const QStringList mn = cli.value(option).split('x');
+      bool ok_m = false, ok_n = false;
+      const int m = mn.value(0).toInt(&ok_m), n = mn.value(1).toInt(&ok_n);
+      if (mn.size() != 2 || !ok_m || !ok_n || m < 1 || n < 1) return std::nullopt;
+      return std::pair{m, n};
+    };
+    const auto warps = grid("warps"), repeat = grid("repeat");
+    if (!warps || !repeat) {
+      std::fprintf(stderr, "lego-studio: --warps and --repeat take MxN with M, N >= 1, e.g. 2x2\n");
+      return 2;
+    }
+    if (!window.showAtom(name.value(0), name.value(1))) {
+      std::fprintf(stderr, "lego-studio: %s\n", qPrintable(window.atoms()->status()));
+      return 2;
+    }
+    window.atoms()->setTiling(warps->first, warps->second, repeat->first, repeat->second);
+    if (cli.isSet("lane")) {
+      const QStringList wl = cli.value("lane").split(':');
+      window.atoms()->view()->setHighlight(std::pair{wl.value(0).toInt(), wl.value(1).toInt()});
+    }
   }
   if (cli.isSet("colour")) {
     const QString c = cli.value("colour");

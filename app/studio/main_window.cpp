@@ -174,6 +174,21 @@ void MainWindow::buildDocks() {
     if (visible) QTimer::singleShot(0, this, [this, banks_dock] { growBottomDock(banks_dock); });
   });
 
+  // Atoms: an atom's operand drawn lane by lane, or tiled over warps.
+  atoms_ = new views::AtomPanel;
+  auto* atoms_dock = new QDockWidget(tr("Atoms"), this);
+  atoms_dock->setObjectName("atoms");
+  atoms_dock->setWidget(atoms_);
+  addDockWidget(Qt::BottomDockWidgetArea, atoms_dock);
+  tabifyDockWidget(kernels_dock, atoms_dock);
+  connect(atoms_dock, &QDockWidget::visibilityChanged, this, [this, atoms_dock](bool visible) {
+    if (visible) QTimer::singleShot(0, this, [this, atoms_dock] { growBottomDock(atoms_dock); });
+  });
+  connect(palette_, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
+    const QString atom = item->data(0, views::kAtomRole).toString();
+    if (!atom.isEmpty()) showAtom(atom);
+  });
+
   // Start here: the example projects and layouts, a double-click away.
   start_ = new QTreeWidget;
   start_->setHeaderLabels({tr("example"), tr("what it shows")});

@@ -15,6 +15,7 @@
 #include "studio/engine_session.hpp"
 #include "studio/examples.hpp"
 #include "studio/kernels_panel.hpp"
+#include "views/atom_panel.hpp"
 #include "views/bank_heatmap.hpp"
 #include "views/composition_editor.hpp"
 #include "views/layout_document.hpp"
@@ -44,6 +45,10 @@ class MainWindow : public QMainWindow {
   EngineSession* engine() { return &engine_; }
   KernelsPanel* kernels() { return kernels_; }
   views::BankHeatmap* bankHeatmap() { return banks_; }
+  views::AtomPanel* atoms() { return atoms_; }
+  // The Atoms dock in front, showing `atom`'s `operand` (its first when
+  // empty); false (the panel says why) for a name the library lacks.
+  bool showAtom(const QString& atom, const QString& operand = {});
   // The Bank conflicts dock in front, with room for its 32 lanes.
   void showBankConflicts();
   QTreeWidget* startList() { return start_; }
@@ -156,6 +161,7 @@ class MainWindow : public QMainWindow {
   QPlainTextEdit* log_;
   KernelsPanel* kernels_;
   views::BankHeatmap* banks_;
+  views::AtomPanel* atoms_;
   QComboBox* bank_walk_;
   SnapshotPtr shown_;
   void showBanks();

@@ -95,6 +95,18 @@ void MainWindow::showBankConflicts() {
   QTimer::singleShot(0, this, [this, banks] { resizeDocks({banks}, {height() / 2}, Qt::Vertical); });
 }
 
+bool MainWindow::showAtom(const QString& atom, const QString& operand) {
+  auto* dock = findChild<QDockWidget*>("atoms");
+  dock->show();
+  dock->raise();
+  // Queued as well: after the arrangement the window restores when shown (--atom comes before it).
+  QTimer::singleShot(0, this, [this, dock] {
+    dock->raise();
+    resizeDocks({dock}, {height() * 3 / 4}, Qt::Vertical);
+  });
+  return atoms_->showAtom(atom, operand);
+}
+
 void MainWindow::growBottomDock(QDockWidget* dock) {
   if (dock->height() < height() * 2 / 5) resizeDocks({dock}, {height() / 2}, Qt::Vertical);
 }

@@ -6,6 +6,9 @@
 //   BM_Snapshot256, BM_Paint256   the same for a 256x256 tiled layout ("smooth at 256x256")
 //   BM_ColdStart       lego-studio started until its first window with a drawn
 //                      layout is painted (target: <= 1.5 s median)
+//   BM_TiledMmaEditToRepaint  the Atoms panel's TiledMMA of mma.m16n8k16's C
+//                      over a 128x128 tile, its warp grid edited (2x2 warps of
+//                      4x8 tiles <-> 4x1 of 2x16) until repainted (target: <= 16 ms median)
 // Run: build/release/bin/studio_bench [--benchmark_repetitions=5]
 #include <benchmark/benchmark.h>
 
@@ -16,6 +19,7 @@
 
 #include "session/layout_snapshot.hpp"
 #include "studio/main_window.hpp"
+#include "views/atom_panel.hpp"
 
 namespace {
 
@@ -104,6 +108,25 @@ void BM_ColdStart(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_ColdStart)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(5);
+
+void BM_TiledMmaEditToRepaint(benchmark::State& state) {
+  lego::views::AtomPanel panel;
+  panel.resize(1200, 700);
+  panel.show();
+  QApplication::processEvents();
+  panel.showAtom("mma.m16n8k16.f16", "C");
+  bool flip = false;
+  for (auto _ : state) {
+    if ((flip = !flip))
+      panel.setTiling(2, 2, 4, 8);
+    else
+      panel.setTiling(4, 1, 2, 16);
+    panel.view()->repaint();
+  }
+  if (panel.view()->table().rows != 128 || panel.view()->table().cols != 128) state.SkipWithError("the tile is not 128 x 128");
+  state.SetLabel("128x128");
+}
+BENCHMARK(BM_TiledMmaEditToRepaint)->Unit(benchmark::kMillisecond)->MinTime(1.0);
 
 }  // namespace
 

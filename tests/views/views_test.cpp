@@ -15,6 +15,7 @@
 #include "session/layout_snapshot.hpp"
 #include "views/access_map.hpp"
 #include "views/asm_listing.hpp"
+#include "views/atom_panel.hpp"
 #include "views/bank_heatmap.hpp"
 #include "views/code_diff_view.hpp"
 #include "views/diff_align.hpp"
@@ -36,6 +37,8 @@ class ViewsTest : public QObject {
   void assemblyLinesPointAtTheirSourceThroughLineDirectives();
   void assemblyDiffOpensAtColumnZero();
   void clickedInstructionBringsItsSourceLineIntoView();
+  void hoveringAnAtomsCellLightsUpItsLanesValues();
+  void aTiledMmaOutlinesItsWarps();
 };
 
 namespace {
@@ -319,6 +322,53 @@ void ViewsTest::clickedInstructionBringsItsSourceLineIntoView() {
   const int first = view.left()->firstVisibleLine();
   const int shown = static_cast<int>(view.left()->SendScintilla(QsciScintilla::SCI_LINESONSCREEN));
   QVERIFY2(first <= 279 && 279 < first + shown, qPrintable(QString("source lines %1..%2 shown").arg(first).arg(first + shown)));
+}
+
+// Issue 31: mma.m16n8k16's A operand drawn lane by lane. The pointer over
+// cell (1, 2) lights up lane 5, whose eight values the panel lists in PTX's
+// order, (1, 2), (1, 3), (9, 2), ..; leaving clears it.
+void ViewsTest::hoveringAnAtomsCellLightsUpItsLanesValues() {
+  lego::views::AtomPanel panel;
+  panel.resize(900, 600);
+  panel.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&panel));
+  QVERIFY(panel.showAtom("mma.m16n8k16.f16", "A"));
+  lego::views::TvView* view = panel.view();
+  QCOMPARE(view->table().rows, 16);
+  QCOMPARE(view->table().cols, 16);
+  QVERIFY2(view->cellSize() >= 22, "labels need room");
+  const double side = view->cellSize();
+  const QRect grid = view->rect();
+  QPoint at;
+  for (int x = 0; x < grid.width() && at.isNull(); ++x) {  // the centre of cell (1, 2), found through cellAt
+    const auto c = view->cellAt(QPointF(x, 28 + 1.5 * side));
+    if (c && c->row == 1 && c->col == 2) at = QPoint(x + static_cast<int>(side / 2), static_cast<int>(28 + 1.5 * side));
+  }
+  QVERIFY(!at.isNull());
+  QTest::mouseMove(view, at);
+  QTRY_VERIFY(view->highlight().has_value());
+  QCOMPARE(view->highlight()->second, 5);
+  QVERIFY2(panel.status().contains("lane 5: 8 values: V0 (1, 2), V1 (1, 3), V2 (9, 2)"), qPrintable(panel.status()));
+  QVERIFY(!panel.showAtom("mma.m16n8k99.f16"));
+  QVERIFY2(panel.status().contains("No atom named"), qPrintable(panel.status()));
+}
+
+// 2 x 2 warps of 2 x 4 accumulator tiles: a 64 x 64 picture whose four
+// 32 x 32 quarters are four warps.
+void ViewsTest::aTiledMmaOutlinesItsWarps() {
+  lego::views::AtomPanel panel;
+  panel.resize(900, 600);
+  QVERIFY(panel.showAtom("mma.m16n8k16.f16", "C"));
+  panel.setTiling(2, 2, 2, 4);
+  const lego::atom::TiledTable& t = panel.view()->table();
+  QCOMPARE(t.rows, 64);
+  QCOMPARE(t.cols, 64);
+  QCOMPARE(t.at(0, 0).warp, 0);
+  QCOMPARE(t.at(0, 32).warp, 1);
+  QCOMPARE(t.at(32, 0).warp, 2);
+  QCOMPARE(t.at(63, 63).warp, 3);
+  const QImage image = panel.view()->grab().toImage();
+  QVERIFY(!image.isNull());
 }
 
 QTEST_MAIN(ViewsTest)

@@ -1,0 +1,154 @@
+#include "views/atom_panel.hpp"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QScrollArea>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include "expr/diagnostic.hpp"
+
+namespace lego::views {
+
+namespace {
+
+// The library's names, with wgmma's family shown at N = 64.
+QStringList atom_entries() {
+  QStringList out;
+  for (const std::string& name : atom::atom_names())
+    out << (name == "wgmma.m64nNk16.f16" ? QString("wgmma.m64n64k16.f16") : QString::fromStdString(name));
+  return out;
+}
+
+QSpinBox* count_box(int max, const QString& tip) {
+  auto* box = new QSpinBox;
+  box->setRange(1, max);
+  box->setToolTip(tip);
+  return box;
+}
+
+}  // namespace
+
+AtomPanel::AtomPanel(QWidget* parent) : QWidget(parent) {
+  atoms_ = new QComboBox;
+  atoms_->addItems(atom_entries());
+  atoms_->setToolTip(tr("The atom: its operands are thread-value layouts, exact to the PTX ISA's fragment figures"));
+  operands_ = new QComboBox;
+  operands_->setToolTip(tr("The operand drawn (mma: A is M x K, B is K x N, C is M x N; ldmatrix/stmatrix: D)"));
+  warps_m_ = count_box(8, tr("Warps along the rows of the CTA tile (a TiledMMA's warp grid)"));
+  warps_n_ = count_box(8, tr("Warps along the columns"));
+  repeat_m_ = count_box(16, tr("Atom tiles each warp repeats along the rows (values per lane grow)"));
+  repeat_n_ = count_box(16, tr("Atom tiles each warp repeats along the columns"));
+  // The controls and what they show in a column beside the grid, which
+  // takes the dock's whole height.
+  const auto pair = [](QSpinBox* m, QSpinBox* n) {
+    auto* row = new QHBoxLayout;
+    row->addWidget(m);
+    row->addWidget(new QLabel(QStringLiteral("\u00d7")));
+    row->addWidget(n);
+    return row;
+  };
+  auto* form = new QFormLayout;
+  form->addRow(tr("Atom"), atoms_);
+  form->addRow(tr("Operand"), operands_);
+  form->addRow(tr("Warps"), pair(warps_m_, warps_n_));
+  form->addRow(tr("Repeat"), pair(repeat_m_, repeat_n_));
+  caption_ = new QLabel;
+  caption_->setWordWrap(true);
+  caption_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  status_ = new QLabel(tr("Hover a cell to light up every value of its lane"));
+  status_->setWordWrap(true);
+  auto* side = new QWidget;
+  side->setMaximumWidth(320);
+  auto* column = new QVBoxLayout(side);
+  column->setContentsMargins(0, 0, 0, 0);
+  column->addLayout(form);
+  column->addWidget(caption_);
+  column->addWidget(status_);
+  column->addStretch(1);
+  view_ = new TvView;
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(view_);
+  scroll->setWidgetResizable(true);
+  auto* layout = new QHBoxLayout(this);
+  layout->addWidget(side);
+  layout->addWidget(scroll, 1);
+  connect(atoms_, &QComboBox::currentTextChanged, this, [this] {
+    fillOperands();
+    redraw();
+  });
+  connect(operands_, &QComboBox::currentTextChanged, this, &AtomPanel::redraw);
+  for (QSpinBox* box : {warps_m_, warps_n_, repeat_m_, repeat_n_}) connect(box, &QSpinBox::valueChanged, this, &AtomPanel::redraw);
+  connect(view_, &TvView::highlightChanged, this, [this](const QString& text) {
+    status_->setText(text.isEmpty() ? tr("Hover a cell to light up every value of its lane") : text);
+  });
+  fillOperands();
+  redraw();
+}
+
+void AtomPanel::fillOperands() {
+  const QSignalBlocker block(operands_);
+  operands_->clear();
+  if (const auto a = atom::find_atom(atoms_->currentText().toStdString()))
+    for (const auto& o : a->operands) operands_->addItem(QString::fromStdString(o.name));
+}
+
+bool AtomPanel::showAtom(const QString& atom, const QString& operand) {
+  if (!atom::find_atom(atom.toStdString())) {
+    status_->setText(tr("No atom named %1 (lego atom lists them)").arg(atom));
+    return false;
+  }
+  if (atoms_->findText(atom) < 0) atoms_->addItem(atom);  // another wgmma width
+  {
+    const QSignalBlocker block(atoms_);
+    atoms_->setCurrentText(atom);
+  }
+  fillOperands();
+  if (!operand.isEmpty()) {
+    if (operands_->findText(operand) < 0) {
+      status_->setText(tr("%1 has no operand %2").arg(atom, operand));
+      return false;
+    }
+    const QSignalBlocker block(operands_);
+    operands_->setCurrentText(operand);
+  }
+  redraw();
+  return true;
+}
+
+void AtomPanel::setTiling(int warps_m, int warps_n, int repeat_m, int repeat_n) {
+  for (auto [box, value] : {std::pair{warps_m_, warps_m}, {warps_n_, warps_n}, {repeat_m_, repeat_m}, {repeat_n_, repeat_n}}) {
+    const QSignalBlocker block(box);
+    box->setValue(value);
+  }
+  redraw();
+}
+
+QString AtomPanel::status() const { return status_->text(); }
+
+void AtomPanel::redraw() {
+  const auto a = atom::find_atom(atoms_->currentText().toStdString());
+  if (!a || operands_->currentText().isEmpty()) return;
+  try {
+    const atom::Operand& o = a->operand(operands_->currentText().toStdString());
+    view_->setTable(atom::tile_operand(*a, o, warps_m_->value(), warps_n_->value(), repeat_m_->value(), repeat_n_->value()));
+    const auto cute = atom::to_cute(o.tv);
+    caption_->setText(tr("%1, operand %2: %3 x %4 %5 elements, %6 values per lane; CuTe TV layout %7; tile %8 x %9")
+                          .arg(QString::fromStdString(a->name), QString::fromStdString(o.name))
+                          .arg(o.tv.rows)
+                          .arg(o.tv.cols)
+                          .arg(QString::fromStdString(o.element))
+                          .arg(o.tv.values)
+                          .arg(cute ? QString::fromStdString(cute::to_string(*cute)) : tr("(none)"))
+                          .arg(view_->table().rows)
+                          .arg(view_->table().cols));
+    view_->setToolTip(QString::fromStdString(a->description));
+  } catch (const LegoError& e) {
+    status_->setText(QString::fromStdString(e.what()));
+  }
+}
+
+}  // namespace lego::views
