@@ -4,12 +4,17 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
+#include <QPointer>
 #include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "analysis/atom_walks.hpp"
 #include "expr/diagnostic.hpp"
+#include "layout/make_plan.hpp"
+#include "layout/parse.hpp"
 
 namespace lego::views {
 
@@ -61,14 +66,32 @@ AtomPanel::AtomPanel(QWidget* parent) : QWidget(parent) {
   caption_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   status_ = new QLabel(tr("Hover a cell to light up every value of its lane"));
   status_->setWordWrap(true);
+  shared_ = new QLineEdit;
+  shared_->setPlaceholderText(QStringLiteral("CuTe(Sw<3,3,3> o (64,64):(64,1))"));
+  shared_->setToolTip(
+      tr("A shared buffer's layout: the atom walks it (ldmatrix and stmatrix a 16-byte row per lane, a matrix per "
+         "phase; cp.async consecutive vectors), and the heatmap shows its lanes x banks"));
+  element_bytes_ = new QComboBox;
+  element_bytes_->addItems({"2", "4", "8"});
+  element_bytes_->setToolTip(tr("Bytes per element of the buffer (ldmatrix and stmatrix move 16-bit elements)"));
+  auto* shared_row = new QHBoxLayout;
+  shared_row->addWidget(shared_, 1);
+  shared_row->addWidget(element_bytes_);
+  walk_ = new QLabel;
+  walk_->setWordWrap(true);
+  heatmap_ = new BankHeatmap;
+  heatmap_->setMinimumHeight(150);
   auto* side = new QWidget;
-  side->setMaximumWidth(320);
+  side->setMaximumWidth(360);
   auto* column = new QVBoxLayout(side);
   column->setContentsMargins(0, 0, 0, 0);
   column->addLayout(form);
   column->addWidget(caption_);
   column->addWidget(status_);
-  column->addStretch(1);
+  column->addWidget(new QLabel(tr("Shared layout the atom walks")));
+  column->addLayout(shared_row);
+  column->addWidget(walk_);
+  column->addWidget(heatmap_, 1);
   view_ = new TvView;
   auto* scroll = new QScrollArea;
   scroll->setWidget(view_);
@@ -79,9 +102,12 @@ AtomPanel::AtomPanel(QWidget* parent) : QWidget(parent) {
   connect(atoms_, &QComboBox::currentTextChanged, this, [this] {
     fillOperands();
     redraw();
+    walk();
   });
   connect(operands_, &QComboBox::currentTextChanged, this, &AtomPanel::redraw);
   for (QSpinBox* box : {warps_m_, warps_n_, repeat_m_, repeat_n_}) connect(box, &QSpinBox::valueChanged, this, &AtomPanel::redraw);
+  connect(shared_, &QLineEdit::editingFinished, this, &AtomPanel::walk);
+  connect(element_bytes_, &QComboBox::currentIndexChanged, this, &AtomPanel::walk);
   connect(view_, &TvView::highlightChanged, this, [this](const QString& text) {
     status_->setText(text.isEmpty() ? tr("Hover a cell to light up every value of its lane") : text);
   });
@@ -128,6 +154,66 @@ void AtomPanel::setTiling(int warps_m, int warps_n, int repeat_m, int repeat_n) 
 }
 
 QString AtomPanel::status() const { return status_->text(); }
+
+QString AtomPanel::walkSummary() const { return walk_->text(); }
+
+void AtomPanel::setSharedLayout(const QString& layout, int element_bytes) {
+  {
+    const QSignalBlocker block(element_bytes_);
+    element_bytes_->setCurrentText(QString::number(element_bytes));
+  }
+  shared_->setText(layout);
+  walk();
+}
+
+void AtomPanel::walk() {
+  const int generation = ++*generation_;
+  const QString text = shared_->text().trimmed();
+  const auto a = atom::find_atom(atoms_->currentText().toStdString());
+  if (text.isEmpty() || !a) {
+    walk_->clear();
+    heatmap_->clear(tr("no shared layout"));
+    return;
+  }
+  walk_->setText(tr("walking..."));
+  // Off the UI thread: a layout's table (a GenP's lambdas, a large buffer)
+  // can take a while. The result comes back to this panel if it still
+  // exists and no newer walk began.
+  if (walker_.joinable()) walker_.join();  // walks take milliseconds: one at a time
+  walker_ = std::thread([panel = QPointer<AtomPanel>(this), generations = generation_, generation, layout = text.toStdString(),
+                         bytes = element_bytes_->currentText().toInt(), atom = *a] {
+    QString summary;
+    BankHeatmap::Matrix matrix{};
+    bool ok = false;
+    try {
+      const analysis::WalkReport w = analysis::atom_walk(make_plan(parse_layout(layout), {}), bytes, atom);
+      matrix = w.report.lane_bank;
+      summary = QString("%1 over %2 steps: %3-way at worst (mean %4), %5 excess wavefronts")
+                    .arg(QString::fromStdString(w.name))
+                    .arg(w.steps)
+                    .arg(w.report.max_ways)
+                    .arg(w.report.mean_ways, 0, 'f', 2)
+                    .arg(w.report.excess_wavefronts);
+      ok = true;
+    } catch (const std::exception& e) {
+      summary = QString::fromStdString(e.what());
+    }
+    // Queued to the panel: dropped if it is gone (its destructor joins this thread first).
+    QMetaObject::invokeMethod(panel.data(), [panel, generations, generation, summary, matrix, ok] {
+      if (!panel || *generations != generation) return;
+      panel->walk_->setText(summary);
+      if (ok)
+        panel->heatmap_->setMatrix(matrix, tr("lanes x banks, summed over the walk"));
+      else
+        panel->heatmap_->clear(tr("the atom cannot walk this buffer"));
+      emit panel->walkFinished();
+    });
+  });
+}
+
+AtomPanel::~AtomPanel() {
+  if (walker_.joinable()) walker_.join();
+}
 
 void AtomPanel::redraw() {
   const auto a = atom::find_atom(atoms_->currentText().toStdString());

@@ -68,6 +68,9 @@ int main(int argc, char** argv) {
   cli.addOption({"warps", "With --atom: the TiledMMA's warp grid, e.g. 2x2", "MxN"});
   cli.addOption({"repeat", "With --atom: atom tiles each warp repeats, e.g. 2x4", "MxN"});
   cli.addOption({"lane", "With --atom: light up this lane's values (warp:lane, e.g. 0:5)", "W:L"});
+  cli.addOption({"shared", "With --atom: a shared buffer's layout the atom walks (lanes x banks), e.g. 'CuTe(Sw<3,3,3> o (64,64):(64,1))'",
+                 "LAYOUT"});
+  cli.addOption({"bytes", "With --shared: bytes per element of the buffer (2, 4 or 8; default 2)", "N"});
   cli.addOption(
       {"colour", "Colour cells by tile, physical or logical order, thread, warp or bank", "tile|physical|logical|thread|warp|bank"});
   cli.addOption({"verify-smaller", "With --run: then verify CUDA variants too large to emulate at smaller problem sizes"});
@@ -181,6 +184,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     window.atoms()->setTiling(warps->first, warps->second, repeat->first, repeat->second);
+    if (cli.isSet("shared")) window.atoms()->setSharedLayout(cli.value("shared"), cli.isSet("bytes") ? cli.value("bytes").toInt() : 2);
     if (cli.isSet("lane")) {
       const QStringList wl = cli.value("lane").split(':');
       window.atoms()->view()->setHighlight(std::pair{wl.value(0).toInt(), wl.value(1).toInt()});

@@ -39,6 +39,7 @@ class ViewsTest : public QObject {
   void clickedInstructionBringsItsSourceLineIntoView();
   void hoveringAnAtomsCellLightsUpItsLanesValues();
   void aTiledMmaOutlinesItsWarps();
+  void anAtomWalksASharedLayoutOffTheUiThread();
 };
 
 namespace {
@@ -369,6 +370,29 @@ void ViewsTest::aTiledMmaOutlinesItsWarps() {
   QCOMPARE(t.at(63, 63).warp, 3);
   const QImage image = panel.view()->grab().toImage();
   QVERIFY(!image.isNull());
+}
+
+// The composed address map: ldmatrix.x4 over a 64 x 64 fp16 buffer is
+// 8-way row-major and conflict-free with CuTe's 128-byte swizzle; a
+// column-major buffer cannot be read by it at all, and the panel says why.
+void ViewsTest::anAtomWalksASharedLayoutOffTheUiThread() {
+  lego::views::AtomPanel panel;
+  QVERIFY(panel.showAtom("ldmatrix.x4"));
+  const auto walked = [&](const QString& layout) {
+    QSignalSpy finished(&panel, &lego::views::AtomPanel::walkFinished);
+    panel.setSharedLayout(layout, 2);
+    return finished.wait(10000) ? panel.walkSummary() : QString("no answer");
+  };
+  QString row = walked("OrderBy(Row(64, 64)).GroupBy([(64, 64)])");
+  QVERIFY2(row.contains("ldmatrix.x4 over 16 steps: 8-way at worst"), qPrintable(row));
+  std::int64_t words = 0;
+  for (const auto& lane : panel.heatmap()->matrix())
+    for (const std::int64_t w : lane) words += w;
+  QVERIFY(words > 0);
+  const QString swizzled = walked("CuTe(Sw<3,3,3> o (64,64):(64,1))");
+  QVERIFY2(swizzled.contains("1-way at worst"), qPrintable(swizzled));
+  const QString col = walked("OrderBy(Col(64, 64)).GroupBy([(64, 64)])");
+  QVERIFY2(col.contains("not contiguous"), qPrintable(col));
 }
 
 QTEST_MAIN(ViewsTest)
