@@ -122,9 +122,11 @@ void AtomPanel::fillOperands() {
     for (const auto& o : a->operands) operands_->addItem(QString::fromStdString(o.name));
 }
 
-bool AtomPanel::showAtom(const QString& atom, const QString& operand) {
-  if (!atom::find_atom(atom.toStdString())) {
-    status_->setText(tr("No atom named %1 (lego atom lists them)").arg(atom));
+bool AtomPanel::showAtom(const QString& typed, const QString& operand) {
+  const auto found = atom::find_atom(typed.toStdString());
+  const QString atom = found ? QString::fromStdString(found->name) : typed;  // the library's spelling
+  if (!found) {
+    status_->setText(tr("No atom named %1; the atoms: %2").arg(atom, atom_entries().join(", ")));
     return false;
   }
   if (atoms_->findText(atom) < 0) atoms_->addItem(atom);  // another wgmma width
@@ -134,12 +136,14 @@ bool AtomPanel::showAtom(const QString& atom, const QString& operand) {
   }
   fillOperands();
   if (!operand.isEmpty()) {
-    if (operands_->findText(operand) < 0) {
-      status_->setText(tr("%1 has no operand %2").arg(atom, operand));
+    if (operands_->findText(operand, Qt::MatchFixedString) < 0) {
+      QStringList names;
+      for (int k = 0; k < operands_->count(); ++k) names << operands_->itemText(k);
+      status_->setText(tr("%1 has no operand %2; its operands: %3").arg(atom, operand, names.join(", ")));
       return false;
     }
     const QSignalBlocker block(operands_);
-    operands_->setCurrentText(operand);
+    operands_->setCurrentIndex(operands_->findText(operand, Qt::MatchFixedString));
   }
   redraw();
   return true;
@@ -187,13 +191,14 @@ void AtomPanel::walk() {
     bool ok = false;
     try {
       const analysis::WalkReport w = analysis::atom_walk(make_plan(parse_layout(layout), {}), bytes, atom);
-      matrix = w.report.lane_bank;
-      summary = QString("%1 over %2 steps: %3-way at worst (mean %4), %5 excess wavefronts")
+      matrix = w.report.worst_lane_bank;  // the sum over a walk spreads what collides within one step
+      summary = QString("%1 over %2 steps: %3-way at worst (mean %4), %5 excess wavefronts; the heatmap is step %6")
                     .arg(QString::fromStdString(w.name))
                     .arg(w.steps)
                     .arg(w.report.max_ways)
                     .arg(w.report.mean_ways, 0, 'f', 2)
-                    .arg(w.report.excess_wavefronts);
+                    .arg(w.report.excess_wavefronts)
+                    .arg(w.report.worst_step);
       ok = true;
     } catch (const std::exception& e) {
       summary = QString::fromStdString(e.what());
@@ -203,7 +208,7 @@ void AtomPanel::walk() {
       if (!panel || *generations != generation) return;
       panel->walk_->setText(summary);
       if (ok)
-        panel->heatmap_->setMatrix(matrix, tr("lanes x banks, summed over the walk"));
+        panel->heatmap_->setMatrix(matrix, tr("lanes x banks at the worst step"));
       else
         panel->heatmap_->clear(tr("the atom cannot walk this buffer"));
       emit panel->walkFinished();

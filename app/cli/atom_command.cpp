@@ -51,7 +51,7 @@ void print_grid(const atom::Operand& o, std::ostream& out) {
   }
 }
 
-nlohmann::ordered_json operand_json(const atom::Operand& o) {
+nlohmann::ordered_json operand_json(const atom::Atom& a, const atom::Operand& o) {
   nlohmann::ordered_json tv = nlohmann::ordered_json::array();
   for (int t = 0; t < o.tv.threads; ++t) {
     nlohmann::ordered_json values = nlohmann::ordered_json::array();
@@ -59,6 +59,7 @@ nlohmann::ordered_json operand_json(const atom::Operand& o) {
     tv.push_back(values);
   }
   return {{"shape", {o.tv.rows, o.tv.cols}},
+          {"orientation", orientation(a, o)},
           {"element", o.element},
           {"element_bits", o.element_bits},
           {"threads", o.tv.threads},
@@ -110,7 +111,7 @@ int run_atom_command(const std::vector<std::string>& args, std::ostream& out, st
       for (const auto& o : a.operands) shown.push_back(&o);
     if (json) {
       nlohmann::ordered_json operands = nlohmann::ordered_json::object();
-      for (const auto* o : shown) operands[o->name] = operand_json(*o);
+      for (const auto* o : shown) operands[o->name] = operand_json(a, *o);
       out << nlohmann::ordered_json{{"atom", a.name}, {"description", a.description}, {"operands", operands}}.dump() << "\n";
       return 0;
     }

@@ -32,6 +32,7 @@
 #include "layout/verify.hpp"
 #include "poly/isl_layout.hpp"
 #include "poly/isl_prover.hpp"
+#include "smem_command.hpp"
 #include "sym/print.hpp"
 #include "table_output.hpp"
 
@@ -287,6 +288,7 @@ int run_banks(const Plan& plan, int bytes, const std::string& atom_name, bool he
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   if (args.size() > 1 && is_cute_command(args[1])) return run_cute_command(args, out, err);
   if (args.size() > 1 && is_atom_command(args[1])) return run_atom_command(args, out, err);
+  if (args.size() > 1 && is_smem_command(args[1])) return run_smem_command(args, out, err);
   CLI::App app{"lego: the LEGO layout algebra on the command line (LEGO Studio)"};
   app.option_defaults()->always_capture_default();  // --help shows each default
   app.require_subcommand(1);
@@ -315,7 +317,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       "  lego atom [NAME] [--operand A] [--json] [--cute]   which lane holds which element; no NAME: the list\n"
       "Shared memory:\n"
       "  lego banks '<layout>' [--bytes 4|8|16] [--heatmap]  bank conflicts of row, column and anti-diagonal walks\n"
-      "  lego banks '<layout>' --bytes 2 --atom ldmatrix.x4   ... of an atom's walk (ldmatrix, stmatrix, cp.async)\n");
+      "  lego banks '<layout>' --bytes 2 --atom ldmatrix.x4   ... of an atom's walk (ldmatrix, stmatrix, cp.async)\n"
+      "  lego smem-layout 128B --bytes 2 --tile 64x64 [--tma] [--atom ldmatrix.x4]   Hopper's swizzled shared layouts\n");
 
   LayoutOptions table_opts, check_opts, eval_opts;
   bool table_json_flag = false, check_json = false;
@@ -364,7 +367,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                                    "columns and anti-diagonals (32 lanes per step)");
   add_layout_options(banks, banks_opts);
   std::string banks_atom;
-  banks->add_option("--bytes", banks_bytes, "Bytes per element (and per lane access without --atom): 2 (with --atom), 4, 8 or 16")
+  banks
+      ->add_option(
+          "--bytes", banks_bytes,
+          "Bytes per element (and per lane access without --atom): 2 (with --atom; the default with ldmatrix and stmatrix), 4, 8 or 16")
       ->check(CLI::IsMember({2, 4, 8, 16}));
   banks->add_option("--atom", banks_atom,
                     "Walk the buffer with a warp's atom instead: ldmatrix.x1/.x2/.x4(.trans), stmatrix.x4 (16-bit elements, --bytes 2) "
@@ -424,6 +430,11 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       if (banks_bytes == 2 && banks_atom.empty())
         throw LegoError(
             "--bytes 2 needs --atom: a warp's lanes read 4, 8 or 16 bytes each, and 16-bit elements come in pairs or ldmatrix rows");
+      // ldmatrix and stmatrix move 16-bit elements: with one of them and no --bytes, the buffer holds those.
+      if (!banks_atom.empty() && banks->count("--bytes") == 0) {
+        const atom::Kind kind = atom::resolve_atom(banks_atom).kind;
+        if (kind == atom::Kind::Ldmatrix || kind == atom::Kind::Stmatrix) banks_bytes = 2;
+      }
       return run_banks(plan, banks_bytes, banks_atom, banks_heatmap, banks_json, out);
     }
     if (table->parsed()) {

@@ -33,6 +33,7 @@
 #include "run/protocol.hpp"
 #include "run/sweep.hpp"
 #include "run/sweep_driver.hpp"
+#include "run/trace.hpp"
 #include "run/worker_client.hpp"
 #include "suggest_command.hpp"
 
@@ -363,8 +364,10 @@ void print_analysis(const run::VariantAnalysis& r, const target::Target& target,
   if (r.backend == kernel::Backend::Cuda && report.worst_ways == 0)
     out << fmt::format("  total: no shared accesses; global efficiency {:.0f}%\n", 100 * report.global_efficiency);
   else if (r.backend == kernel::Backend::Cuda)
-    out << fmt::format("  total: worst bank conflict {}-way, {} excess wavefronts per block; global efficiency {:.0f}%\n",
-                       report.worst_ways, report.excess_wavefronts, 100 * report.global_efficiency);
+    out << fmt::format(
+        "  total: worst bank conflict {}-way, {} excess wavefronts in the traced sample of one block (each access's first {} "
+        "executions per thread); global efficiency {:.0f}%\n",
+        report.worst_ways, report.excess_wavefronts, run::TraceOptions{}.per_site, 100 * report.global_efficiency);
   else
     out << fmt::format("  total: {:.3f} cache lines per iteration\n", report.lines_per_iteration);
 }

@@ -10,6 +10,7 @@
 #include <QElapsedTimer>
 #include <QTabWidget>
 #include <QTimer>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -164,19 +165,25 @@ int main(int argc, char** argv) {
     window.bankWalk()->setCurrentIndex(static_cast<int>(walks.indexOf(cli.value("banks"))));
     window.showBankConflicts();
   }
+  for (const char* option : {"warps", "repeat", "lane", "shared", "bytes"})
+    if (cli.isSet(option) && !cli.isSet("atom")) {
+      std::fprintf(stderr, "lego-studio: --%s goes with --atom\n", option);
+      return 2;
+    }
   if (cli.isSet("atom")) {
     const QStringList name = cli.value("atom").split(':');
-    const auto grid = [&](const char* option) -> std::optional<std::pair<int, int>> {
+    // MxN with 1 <= M, N <= most (the panel's own limits).
+    const auto grid = [&](const char* option, int most) -> std::optional<std::pair<int, int>> {
       if (!cli.isSet(option)) return std::pair{1, 1};
       const QStringList mn = cli.value(option).split('x');
       bool ok_m = false, ok_n = false;
       const int m = mn.value(0).toInt(&ok_m), n = mn.value(1).toInt(&ok_n);
-      if (mn.size() != 2 || !ok_m || !ok_n || m < 1 || n < 1) return std::nullopt;
+      if (mn.size() != 2 || !ok_m || !ok_n || m < 1 || n < 1 || m > most || n > most) return std::nullopt;
       return std::pair{m, n};
     };
-    const auto warps = grid("warps"), repeat = grid("repeat");
+    const auto warps = grid("warps", 8), repeat = grid("repeat", 16);
     if (!warps || !repeat) {
-      std::fprintf(stderr, "lego-studio: --warps and --repeat take MxN with M, N >= 1, e.g. 2x2\n");
+      std::fprintf(stderr, "lego-studio: --warps takes MxN with 1 <= M, N <= 8, --repeat with 1 <= M, N <= 16 (e.g. 2x2)\n");
       return 2;
     }
     if (!window.showAtom(name.value(0), name.value(1))) {
@@ -184,10 +191,27 @@ int main(int argc, char** argv) {
       return 2;
     }
     window.atoms()->setTiling(warps->first, warps->second, repeat->first, repeat->second);
-    if (cli.isSet("shared")) window.atoms()->setSharedLayout(cli.value("shared"), cli.isSet("bytes") ? cli.value("bytes").toInt() : 2);
+    if (cli.isSet("shared")) {
+      bool ok = false;
+      const int bytes = cli.isSet("bytes") ? cli.value("bytes").toInt(&ok) : 2;
+      if (cli.isSet("bytes") && (!ok || (bytes != 2 && bytes != 4 && bytes != 8))) {
+        std::fprintf(stderr, "lego-studio: --bytes takes 2, 4 or 8\n");
+        return 2;
+      }
+      window.atoms()->setSharedLayout(cli.value("shared"), bytes);
+    }
     if (cli.isSet("lane")) {
       const QStringList wl = cli.value("lane").split(':');
-      window.atoms()->view()->setHighlight(std::pair{wl.value(0).toInt(), wl.value(1).toInt()});
+      bool ok_w = false, ok_l = false;
+      const int warp = wl.value(0).toInt(&ok_w), lane = wl.value(1).toInt(&ok_l);
+      int warps_drawn = 0;
+      for (const auto& h : window.atoms()->view()->table().cells) warps_drawn = std::max(warps_drawn, h.warp + 1);
+      if (wl.size() != 2 || !ok_w || !ok_l || warp < 0 || warp >= warps_drawn || lane < 0 || lane > 31) {
+        std::fprintf(stderr, "lego-studio: --lane takes WARP:LANE with a warp of the picture (0..%d) and a lane 0..31, e.g. 0:5\n",
+                     warps_drawn - 1);
+        return 2;
+      }
+      window.atoms()->view()->setHighlight(std::pair{warp, lane});
     }
   }
   if (cli.isSet("colour")) {

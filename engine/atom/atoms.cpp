@@ -1,5 +1,6 @@
 #include "atom/atoms.hpp"
 
+#include <cctype>
 #include <charconv>
 #include <functional>
 #include <map>
@@ -182,7 +183,10 @@ std::vector<std::string> atom_names() {
   return names;
 }
 
-std::optional<Atom> find_atom(std::string_view name) {
+std::optional<Atom> find_atom(std::string_view typed) {
+  // PTX writes its names in lower case; MMA.M16N8K16.F16 is the same atom.
+  std::string name(typed);
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (const auto& [known, make] : fixed_atoms())
     if (known == name) return make();
   if (const auto n = wgmma_n(name)) return wgmma_m64nNk16(*n);

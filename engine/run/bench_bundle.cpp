@@ -265,8 +265,18 @@ int main(int argc, char** argv) {
   const std::string arch = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
   write_context(out, argv[0], prop.name, arch.c_str(), copy_gbs);
   int failures = 0;
+  // The reference's outputs, kept for the next variant of the same kernel at
+  // the same sizes: its inputs are filled the same way, so they are the same
+  // (a reference at full size can take minutes; it runs once per kernel and size).
+  std::string cached_key;
+  std::vector<Bytes> cached_outputs;
   for (size_t v = 0; v < registry().size(); ++v) {
     const Variant& var = registry()[v];
+    std::string key = var.kernel;
+    for (const Tensor& t : var.tensors) {
+      key += std::string("|") + t.name + ":" + std::to_string(int(t.kind));
+      for (int64_t e : t.extents) key += "," + std::to_string(e);
+    }
     // Logical inputs, the reference's outputs, and the packed buffers.
     std::vector<Bytes> logical, physical;
     size_t set_bytes = 0;
@@ -282,7 +292,16 @@ int main(int argc, char** argv) {
     }
     std::vector<void*> host_args;
     for (auto& l : logical) host_args.push_back(l.data());
-    var.reference(host_args.data());
+    if (key == cached_key) {
+      for (size_t k = 0; k < var.tensors.size(); ++k)
+        if (var.tensors[k].output) logical[k] = cached_outputs[k];
+    } else {
+      var.reference(host_args.data());
+      cached_key = key;
+      cached_outputs.assign(logical.size(), Bytes());
+      for (size_t k = 0; k < var.tensors.size(); ++k)
+        if (var.tensors[k].output) cached_outputs[k] = logical[k];
+    }
     // Enough copies that consecutive timed runs never find their data in L2.
     const int rotation = int(std::min<size_t>(64, 2 * l2 / std::max<size_t>(set_bytes, 1) + 1));
     std::vector<std::vector<void*>> sets(size_t(rotation), std::vector<void*>(var.tensors.size()));

@@ -201,6 +201,33 @@ TEST(Cli, AtomJsonIsTheThreadValueTable) {
   EXPECT_EQ(a["cute"], "((4,8),(2,2,2)):((32,1),(16,8,128))");
   EXPECT_EQ(j["operands"]["B"]["shape"], nlohmann::json::array({16, 8}));
   EXPECT_EQ(j["operands"]["C"]["tv"][31][3], nlohmann::json::array({15, 7}));
+  EXPECT_EQ(j["operands"]["B"]["orientation"], "K x N; CuTe writes B as N x K");
+  // PTX's names in any case are the same atom.
+  EXPECT_EQ(nlohmann::json::parse(run({"atom", "MMA.M16N8K16.F16", "--json"}).out)["atom"], "mma.m16n8k16.f16");
+}
+
+// lego smem-layout: Hopper's 128-byte swizzle on a 64 x 64 fp16 tile is
+// CuTe's Sw<3,3,3> atom down the rows, SBO 1024 B, conflict-free for
+// ldmatrix.x4; bad modes and tiles say what they take.
+TEST(Cli, SmemLayoutGivesTheSwizzledTileAndTheDescriptor) {
+  const Result r = run({"smem-layout", "128B", "--bytes", "2", "--tile", "64x64", "--atom", "ldmatrix.x4"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("CuTe:  Sw<3,3,3> o ((8,8),(64,1)):((64,512),(1,4096))"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("stride byte offset 1024"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ldmatrix.x4: 16 steps, 1-way at worst"), std::string::npos) << r.out;
+  const Result tma = run({"smem-layout", "128B", "--tile", "64x64", "--tma"});
+  EXPECT_NE(tma.out.find("CuTe:  Sw<3,3,3> o (64,64):(64,1)"), std::string::npos) << tma.out;
+  const Result bad = run({"smem-layout", "256B"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("none, 32B, 64B, 128B"), std::string::npos) << bad.err;
+  EXPECT_NE(run({"smem-layout", "128B", "--tile", "64x48"}).err.find("multiple of it"), std::string::npos);
+}
+
+// lego banks --atom ldmatrix.x4 takes 16-bit elements without --bytes.
+TEST(Cli, BanksWithLdmatrixDefaultsToSixteenBitElements) {
+  const Result r = run({"banks", "OrderBy(Row(64, 64)).GroupBy([(64, 64)])", "--atom", "ldmatrix.x4"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("ldmatrix.x4          16      8x"), std::string::npos) << r.out;
 }
 
 }  // namespace
