@@ -96,8 +96,17 @@ AtomPanel::AtomPanel(QWidget* parent) : QWidget(parent) {
   auto* scroll = new QScrollArea;
   scroll->setWidget(view_);
   scroll->setWidgetResizable(true);
+  // The column scrolls rather than setting the dock's minimum height: the
+  // bottom docks share one area, which must stay compact for the tensor view.
+  auto* side_scroll = new QScrollArea;
+  side_scroll->setWidget(side);
+  side_scroll->setWidgetResizable(true);
+  side_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  side_scroll->setFrameShape(QFrame::NoFrame);
+  side_scroll->setMaximumWidth(380);
+  side_scroll->setMinimumWidth(300);
   auto* layout = new QHBoxLayout(this);
-  layout->addWidget(side);
+  layout->addWidget(side_scroll);
   layout->addWidget(scroll, 1);
   connect(atoms_, &QComboBox::currentTextChanged, this, [this] {
     fillOperands();

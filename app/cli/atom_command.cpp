@@ -28,10 +28,11 @@ std::string orientation(const atom::Atom& a, const atom::Operand& o) {
   return "M x N";
 }
 
-// The operand as a grid, each cell `T<thread>V<value>` as CuTe's
-// print_latex labels it; rows and columns numbered.
-void print_grid(const atom::Operand& o, std::ostream& out) {
-  const atom::TvLayout& tv = o.tv;
+}  // namespace
+
+// The tile as a grid, each cell `T<thread>V<value>` as CuTe's print_latex
+// labels it ("." where no one holds it); rows and columns numbered.
+void print_tv_grid(const atom::TvLayout& tv, std::ostream& out) {
   std::vector<std::string> cell(static_cast<std::size_t>(tv.rows * tv.cols), ".");
   for (int t = 0; t < tv.threads; ++t)
     for (int v = 0; v < tv.values; ++v) {
@@ -50,6 +51,8 @@ void print_grid(const atom::Operand& o, std::ostream& out) {
     out << "\n";
   }
 }
+
+namespace {
 
 nlohmann::ordered_json operand_json(const atom::Atom& a, const atom::Operand& o) {
   nlohmann::ordered_json tv = nlohmann::ordered_json::array();
@@ -124,7 +127,7 @@ int run_atom_command(const std::vector<std::string>& args, std::ostream& out, st
       out << fmt::format("\n{}: {} x {} {} ({}), {} thread{} x {} value{}; CuTe TV {}\n", o->name, o->tv.rows, o->tv.cols, o->element,
                          orientation(a, *o), o->tv.threads, o->tv.threads == 1 ? "" : "s", o->tv.values, o->tv.values == 1 ? "" : "s",
                          cute_text(o->tv));
-      print_grid(*o, out);
+      print_tv_grid(o->tv, out);
     }
     return 0;
   } catch (const LegoError& e) {

@@ -1,8 +1,13 @@
 #include "cute_commands.hpp"
 
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 #include <cctype>
 
+#include "atom/atoms.hpp"
+#include "atom/tv_layout.hpp"
+#include "atom_command.hpp"
 #include "bindings.hpp"
 #include "command_line.hpp"
 #include "expr/diagnostic.hpp"
@@ -43,8 +48,14 @@ int run_cute_command(const std::vector<std::string>& args, std::ostream& out, st
                                   "Print a CuTe layout, e.g. '(4,8):(8,1)', '((2,4),(2,2)):((1,8),(2,4))' or 'Sw<3,4,3> o (8,64):(64,1)', "
                                   "in the layout language (its logical shape is the top-level modes)");
   from->add_option("layout", text, "The CuTe layout as CuTe prints it")->required();
+  std::string tv_tile;
+  bool tv_operand = false;
+  from->add_option("--tv", tv_tile,
+                   "Read it as a thread-value layout ((threads),(values)):(strides) over a ROWSxCOLS tile (its column-major "
+                   "index), e.g. --tv 16x16 for ((4,8),(2,2,2)):((32,1),(16,8,128)); prints which thread's which value each element is");
   auto* to = app.add_subcommand("to-cute", "Print a layout's CuTe form, when it has one (strides per dimension, CuTe's swizzle)");
-  to->add_option("layout", text, "A layout in the layout language")->required();
+  to->add_option("layout", text, "A layout in the layout language (or with --tv, ATOM:OPERAND)")->required();
+  to->add_flag("--tv", tv_operand, "The layout is an atom's operand, e.g. mma.m16n8k16.f16:A: print its CuTe TV layout");
   to->add_option("--set", sets, "Bind a size, e.g. --set N=8 (repeatable)");
   auto* linear = app.add_subcommand("to-linear",
                                     "Print a power-of-two layout linear over GF(2) (rows, columns, tiles, XOR swizzles) as the bases "
@@ -53,11 +64,40 @@ int run_cute_command(const std::vector<std::string>& args, std::ostream& out, st
   linear->add_option("--set", sets, "Bind a size, e.g. --set N=8 (repeatable)");
   if (const auto status = parse_command_line(app, args, out, err)) return *status;
   try {
+    if (from->parsed() && !tv_tile.empty()) {
+      const auto x = tv_tile.find('x');
+      std::size_t rows_end = 0, cols_end = 0;
+      int rows = 0, cols = 0;
+      try {
+        rows = std::stoi(tv_tile.substr(0, x), &rows_end);
+        cols = x == std::string::npos ? 0 : std::stoi(tv_tile.substr(x + 1), &cols_end);
+      } catch (const std::exception&) {
+      }
+      if (x == std::string::npos || rows_end != x || cols_end != tv_tile.size() - x - 1 || rows < 1 || cols < 1)
+        throw LegoError("--tv \"" + tv_tile + "\": ROWSxCOLS, the tile the TV layout covers, e.g. 16x16");
+      const atom::TvLayout tv = atom::from_cute(cute::parse(text), rows, cols);
+      out << fmt::format("{} threads x {} values over a {} x {} tile{}\n", tv.threads, tv.values, rows, cols,
+                         tv.covers_tile_once() ? ", each element held once" : "; not every element is held exactly once");
+      print_tv_grid(tv, out);
+      return 0;
+    }
     if (from->parsed()) {
       const cute::Layout layout = cute::parse(text);
       out << cute::to_lego(layout) << "\n";
       return 0;
     }
+    if (to->parsed() && tv_operand) {
+      const auto colon = text.rfind(':');
+      if (colon == std::string::npos) throw LegoError("--tv takes ATOM:OPERAND, e.g. mma.m16n8k16.f16:A");
+      const atom::Atom a = atom::resolve_atom(text.substr(0, colon));
+      std::string operand = text.substr(colon + 1);
+      for (char& c : operand) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      const auto cute = atom::to_cute(a.operand(operand).tv);
+      if (!cute) throw LegoError(a.name + ":" + operand + " has no CuTe TV form (no strides give its table)");
+      out << cute::to_string(*cute) << "\n";
+      return 0;
+    }
+    if (text.empty()) throw LegoError("to-cute needs a layout");
     const Plan plan = make_plan(parse_layout(text), parse_sets(sets));
     if (plan.size() > (std::int64_t{1} << 20)) throw LegoError("this command reads the layout's table: at most 2^20 elements");
     std::vector<std::int64_t> table(static_cast<std::size_t>(plan.size()));

@@ -51,17 +51,18 @@ void shared_site(SiteReport& s, const std::vector<const TraceRecord*>& records) 
 void global_site(SiteReport& s, const std::vector<const TraceRecord*>& records) {
   std::int64_t sectors = 0, useful = 0, ideal = 0;
   for (const auto& [key, lanes] : requests_of(records)) {
-    std::set<std::int64_t> sector, address;
+    // Bytes the lanes ask for, each counted once (lanes may overlap).
+    std::set<std::int64_t> sector, byte_asked;
     for (const TraceRecord* r : lanes) {
       if (r->access_bytes < 0) continue;
       const std::int64_t byte = r->offset * s.bytes;
-      address.insert(byte);
+      for (std::int64_t b = byte; b < byte + s.access_bytes; ++b) byte_asked.insert(b);
       for (std::int64_t b = byte / 32; b <= (byte + s.access_bytes - 1) / 32; ++b) sector.insert(b);
     }
     ++s.executions;
     sectors += static_cast<std::int64_t>(sector.size());
-    useful += static_cast<std::int64_t>(address.size()) * s.access_bytes;
-    ideal += (static_cast<std::int64_t>(address.size()) * s.access_bytes + 31) / 32;
+    useful += static_cast<std::int64_t>(byte_asked.size());
+    ideal += (static_cast<std::int64_t>(byte_asked.size()) + 31) / 32;
   }
   if (!s.executions) return;
   s.sectors_per_request = double(sectors) / double(s.executions);

@@ -120,10 +120,11 @@ std::string widened_access_problem(const BufferTrace& t, const std::vector<std::
   for (const BufferAccess& a : t.accesses) {
     const int bytes = access_bytes(t, a.site);
     if (!bytes) continue;
-    const std::int64_t elements = bytes / t.bytes.at(a.site), first = offset_of(t, offsets, a);
-    bool fits = first % elements == 0 && a.column + elements <= t.columns;
-    for (std::int64_t k = 1; fits && k < elements; ++k)
-      fits = offsets[static_cast<std::size_t>(a.row * t.columns + a.column + k)] == first + k;
+    // The elements from the address on, in the buffer's row-major order (a
+    // run may continue on the next row), at consecutive offsets.
+    const std::int64_t elements = bytes / t.bytes.at(a.site), first = offset_of(t, offsets, a), flat = a.row * t.columns + a.column;
+    bool fits = first % elements == 0 && flat + elements <= static_cast<std::int64_t>(offsets.size());
+    for (std::int64_t k = 1; fits && k < elements; ++k) fits = offsets[static_cast<std::size_t>(flat + k)] == first + k;
     if (!fits)
       return fmt::format(
           "{} (line {}) moves {} bytes per lane, and ({}, {}) .. ({}, {}) are not {} consecutive elements from a {}-byte boundary",

@@ -145,7 +145,7 @@ static void lego_atom_collective(int64_t first, int atom) {
       if (t.type[2] == lego_f64) {
         std::memcpy(out + 2 * v, &d, 8);
       } else if (t.type[2] == lego_s32) {
-        out[v] = uint32_t(int32_t(d));
+        out[v] = uint32_t(int64_t(d));  // exact in a double; the 32-bit sum wraps, as the instruction's does without .satfinite
       } else {
         const float f = float(d);
         std::memcpy(out + v, &f, 4);
@@ -189,14 +189,21 @@ struct LegoCopy {
   const void* from;
   int bytes, group;  // group -1: not committed yet
 };
-enum { lego_copies_per_thread = 64 };
-static LegoCopy lego_copies[1024][lego_copies_per_thread];
-static int lego_copy_count[1024], lego_copy_groups[1024];
+// As many pending copies as a thread issues (PTX sets no limit): plain
+// arrays grown with realloc, since a static object with a destructor does
+// not link in the JIT's small code model; their memory goes with the process.
+static LegoCopy* lego_copies[1024];
+static int lego_copy_count[1024], lego_copy_capacity[1024], lego_copy_groups[1024];
 static void lego_cp_async(void* to, const void* from, int bytes) {
   if ((uintptr_t)to % unsigned(bytes) != 0 || (uintptr_t)from % unsigned(bytes) != 0)
     lego_emulation_fault("a cp.async address is not aligned to the bytes it copies", lego_current / 32);
   int& n = lego_copy_count[lego_current];
-  if (n == lego_copies_per_thread) lego_emulation_fault("a thread has more than 64 cp.async copies pending", lego_current / 32);
+  int& capacity = lego_copy_capacity[lego_current];
+  if (n == capacity) {
+    capacity = capacity ? 2 * capacity : 64;
+    lego_copies[lego_current] = (LegoCopy*)std::realloc(lego_copies[lego_current], sizeof(LegoCopy) * size_t(capacity));
+    if (!lego_copies[lego_current]) lego_emulation_fault("out of memory for pending cp.async copies", lego_current / 32);
+  }
   lego_copies[lego_current][n++] = {to, from, bytes, -1};
 }
 static inline void lego_cp_async_4(void* to, const void* from) { lego_cp_async(to, from, 4); }
@@ -219,6 +226,7 @@ static void lego_cp_async_complete(int64_t t, int last) {
 }
 template <int N>
 static inline void lego_cp_async_wait_group() {
+  static_assert(N >= 0, "cp.async.wait_group takes a count of groups, 0 or more");
   lego_cp_async_complete(lego_current, lego_copy_groups[lego_current] - N);
 }
 static inline void lego_cp_async_wait_all() {
@@ -244,6 +252,8 @@ std::string emulated_atoms_source(const AtomSource& atom_of) {
       operands = {&a.operand("A"), &a.operand("B"), &a.operand("C")};
     else
       operands = {&a.operand("D"), &a.operand("D"), &a.operand("D")};
+    for (const auto* o : operands)
+      if (o->tv.rows * o->tv.cols > 512) throw LegoError(a.name + ": an operand of more than 512 elements; the emulator's mma holds 512");
     std::string values, rs, cs, types, at;
     for (std::size_t o = 0; o < operands.size(); ++o) {
       const std::string array = fmt::format("lego_atom_{}_{}", kEmulated[k].id, o);

@@ -116,7 +116,7 @@ static void lego_warp_collective(int64_t first, unsigned group) {
     const LegoWarpSlot& slot = lego_slots[first + l];
     if (kind < 0) kind = slot.kind, width = slot.width;
     if (slot.kind != kind || slot.width != width)
-      lego_emulation_fault("its lanes meet at different warp collectives: a divergent __shfl_sync or __syncwarp", first / 32);
+      lego_emulation_fault("its lanes meet at different warp collectives: a divergent __shfl_sync, __syncwarp, ldmatrix, stmatrix or mma.sync", first / 32);
   }
   if (kind == lego_syncwarp) return;
   if (kind >= lego_atom_kind) {

@@ -31,13 +31,17 @@ static int64_t lego_trace_block = 0, lego_trace_executed = 0, lego_trace_full = 
 static int32_t lego_trace_occurrence[LEGO_TRACE_SITES];
 static int64_t lego_trace_recorded[LEGO_TRACE_SITES];
 static std::jmp_buf lego_trace_stop;
-// The records of the two latest accesses (-1: not recorded), which an
-// instruction that moves more than the element widens.
+// The records of the two latest accesses (-1: not recorded) and the
+// elements they address, which an instruction that moves more than the
+// element widens when its address is that element.
 static int64_t lego_trace_latest[2] = {-1, -1};
+static const void* lego_trace_latest_at[2] = {nullptr, nullptr};
 template <class T>
-static inline int64_t lego_trace_access(int site, const T*, int64_t index) {
+static inline int64_t lego_trace_access(int site, const T* array, int64_t index) {
   lego_trace_latest[1] = lego_trace_latest[0];
+  lego_trace_latest_at[1] = lego_trace_latest_at[0];
   lego_trace_latest[0] = -1;
+  lego_trace_latest_at[0] = array + index;
   if (lego_trace_recorded[site] < lego_trace_per_site) {
     lego_trace_latest[0] = int64_t(lego_trace_records.size());
     lego_trace_records.push_back({site, lego_trace_phase, lego_trace_occurrence[site], lego_trace_thread, lego_trace_block, index,
@@ -62,26 +66,30 @@ template <class T> static inline T __shfl_up_sync(unsigned, T v, unsigned, int =
 template <class T> static inline T __shfl_down_sync(unsigned, T v, unsigned, int = 32) { return v; }
 template <class T> static inline T __shfl_xor_sync(unsigned, T v, int, int = 32) { return v; }
 static inline void __syncwarp(unsigned = 0xffffffffu) {}
-// The atoms' device functions. Their address arguments were traced just
-// before the call: each becomes an access of the bytes the instruction
-// moves per lane (an address ldmatrix ignores is dropped). Registers come
-// back zero, and an mma returns its C.
-static inline void lego_trace_widen(int accesses, int32_t bytes) {
-  for (int k = 0; k < accesses; ++k)
-    if (lego_trace_latest[k] >= 0) lego_trace_records[std::size_t(lego_trace_latest[k])].access_bytes = bytes;
+// The atoms' device functions. An address argument written as a
+// placeholder (&S[{{ smem S[r, c] }}]) was traced just before the call:
+// that access becomes one of the bytes the instruction moves per lane (an
+// address ldmatrix ignores is dropped). An address the trace did not see
+// widens nothing. Registers come back zero, and an mma returns its C.
+static inline void lego_trace_widen(const void* address, int32_t bytes) {
+  for (int k = 0; k < 2; ++k)
+    if (lego_trace_latest[k] >= 0 && lego_trace_latest_at[k] == address) {
+      lego_trace_records[std::size_t(lego_trace_latest[k])].access_bytes = bytes;
+      return;
+    }
 }
 template <int N>
-static inline void lego_trace_ldmatrix(uint32_t (&r)[N]) {
-  lego_trace_widen(1, lego_trace_thread % 32 < 8 * N ? 16 : -1);
+static inline void lego_trace_ldmatrix(uint32_t (&r)[N], const void* row) {
+  lego_trace_widen(row, lego_trace_thread % 32 < 8 * N ? 16 : -1);
   for (auto& x : r) x = 0;
 }
-static inline void lego_ldmatrix_x1(uint32_t (&r)[1], const void*) { lego_trace_ldmatrix(r); }
-static inline void lego_ldmatrix_x2(uint32_t (&r)[2], const void*) { lego_trace_ldmatrix(r); }
-static inline void lego_ldmatrix_x4(uint32_t (&r)[4], const void*) { lego_trace_ldmatrix(r); }
-static inline void lego_ldmatrix_x1_trans(uint32_t (&r)[1], const void*) { lego_trace_ldmatrix(r); }
-static inline void lego_ldmatrix_x2_trans(uint32_t (&r)[2], const void*) { lego_trace_ldmatrix(r); }
-static inline void lego_ldmatrix_x4_trans(uint32_t (&r)[4], const void*) { lego_trace_ldmatrix(r); }
-static inline void lego_stmatrix_x4(void*, const uint32_t (&)[4]) { lego_trace_widen(1, 16); }
+static inline void lego_ldmatrix_x1(uint32_t (&r)[1], const void* row) { lego_trace_ldmatrix(r, row); }
+static inline void lego_ldmatrix_x2(uint32_t (&r)[2], const void* row) { lego_trace_ldmatrix(r, row); }
+static inline void lego_ldmatrix_x4(uint32_t (&r)[4], const void* row) { lego_trace_ldmatrix(r, row); }
+static inline void lego_ldmatrix_x1_trans(uint32_t (&r)[1], const void* row) { lego_trace_ldmatrix(r, row); }
+static inline void lego_ldmatrix_x2_trans(uint32_t (&r)[2], const void* row) { lego_trace_ldmatrix(r, row); }
+static inline void lego_ldmatrix_x4_trans(uint32_t (&r)[4], const void* row) { lego_trace_ldmatrix(r, row); }
+static inline void lego_stmatrix_x4(void* row, const uint32_t (&)[4]) { lego_trace_widen(row, 16); }
 template <class D, class A, class B, int V, int W, int X>
 static inline void lego_trace_mma(D (&d)[V], const A (&)[W], const B (&)[X], const D (&c)[V]) {
   for (int k = 0; k < V; ++k) d[k] = c[k];
@@ -91,9 +99,14 @@ static inline void lego_mma_m16n8k16_bf16(float (&d)[4], const uint32_t (&a)[4],
 static inline void lego_mma_m16n8k8_tf32(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2], const float (&c)[4]) { lego_trace_mma(d, a, b, c); }
 static inline void lego_mma_m16n8k32_s8(int32_t (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2], const int32_t (&c)[4]) { lego_trace_mma(d, a, b, c); }
 static inline void lego_mma_m8n8k4_f64(double (&d)[2], const double (&a)[1], const double (&b)[1], const double (&c)[2]) { lego_trace_mma(d, a, b, c); }
-static inline void lego_cp_async_4(void*, const void*) { lego_trace_widen(2, 4); }
-static inline void lego_cp_async_8(void*, const void*) { lego_trace_widen(2, 8); }
-static inline void lego_cp_async_16(void*, const void*) { lego_trace_widen(2, 16); }
+template <int N>
+static inline void lego_trace_cp_async(void* to, const void* from) {
+  lego_trace_widen(to, N);
+  lego_trace_widen(from, N);
+}
+static inline void lego_cp_async_4(void* to, const void* from) { lego_trace_cp_async<4>(to, from); }
+static inline void lego_cp_async_8(void* to, const void* from) { lego_trace_cp_async<8>(to, from); }
+static inline void lego_cp_async_16(void* to, const void* from) { lego_trace_cp_async<16>(to, from); }
 static inline void lego_cp_async_commit() {}
 template <int N>
 static inline void lego_cp_async_wait_group() {}
@@ -126,6 +139,7 @@ extern "C" int64_t lego_trace_run(void** args, const int64_t* launch, int64_t pe
     lego_trace_phase = 0;
     lego_trace_executed = lego_trace_full = 0;
     lego_trace_latest[0] = lego_trace_latest[1] = -1;
+    lego_trace_latest_at[0] = lego_trace_latest_at[1] = nullptr;
     for (auto& o : lego_trace_occurrence) o = 0;
     for (auto& r : lego_trace_recorded) r = 0;
     if (setjmp(lego_trace_stop) == 0) lego_trace_entry(args);

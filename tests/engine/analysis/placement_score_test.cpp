@@ -68,6 +68,19 @@ TEST(PlacementScore, AnLdmatrixRowIsSixteenBytesThatAPlacementMustKeepTogether) 
   EXPECT_NE(widened_access_problem(t, scattered).find("(0, 0) .. (0, 7)"), std::string::npos);
 }
 
+// A 16-byte cp.async into a 64 x 2 float buffer covers two rows: the run
+// continues on the next row in row-major order, and row-major keeps it.
+TEST(PlacementScore, AWideAccessMayRunOnToTheNextRow) {
+  BufferTrace t;
+  t.columns = 2;
+  t.sites = {SiteInfo{0, "S", MemoryKind::Shared, "smem S[r, c]", 3}};
+  t.bytes[0] = 4;
+  t.access_bytes[0] = 16;
+  for (std::int32_t lane = 0; lane < 32; ++lane) t.accesses.push_back({0, 0, lane, 0, 0, 2 * lane, 0});
+  EXPECT_EQ(widened_access_problem(t, row_major(64, 2, 2)), "");
+  EXPECT_NE(widened_access_problem(t, row_major(64, 2, 3)), "");  // padded rows break the run
+}
+
 TEST(PlacementScore, OtherElementWidthsAreScoredOnTheSameRequests) {
   const BufferTrace t = columns_of_a_tile();
   // A column of a row-major tile: 8-byte elements are served a half-warp at

@@ -331,7 +331,7 @@ TEST_P(AtomKernels, TheEmulatorComputesTheAtomAsPtxDefinesIt) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Atoms, AtomKernels, ::testing::Values("ldmatrix_x4", "stmatrix_x4", "mma_f16", "cp_async"));
+INSTANTIATE_TEST_SUITE_P(Atoms, AtomKernels, ::testing::Values("ldmatrix_x4", "stmatrix_x4", "mma_f16", "cp_async", "cp_async_many"));
 
 // An atom table one swap off (lane 0's first value with lane 1's, in the D
 // of ldmatrix.x4 and .x4.trans, or mma's A) makes the emulation disagree
