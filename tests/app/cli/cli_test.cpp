@@ -223,6 +223,22 @@ TEST(Cli, SmemLayoutGivesTheSwizzledTileAndTheDescriptor) {
   EXPECT_NE(run({"smem-layout", "128B", "--tile", "64x48"}).err.find("multiple of it"), std::string::npos);
 }
 
+// CuTe's TV notation in and out: from-cute --tv draws the thread-value grid
+// of mma.m16n8k16's A from CuTe's text, and to-cute --tv gives that text back.
+TEST(Cli, CuteTvNotationRoundTripsThroughTheAtomsTable) {
+  const Result to = run({"to-cute", "--tv", "mma.m16n8k16.f16:A"});
+  ASSERT_EQ(to.code, 0) << to.err;
+  EXPECT_EQ(to.out, "((4,8),(2,2,2)):((32,1),(16,8,128))\n");
+  const Result from = run({"from-cute", "((4,8),(2,2,2)):((32,1),(16,8,128))", "--tv", "16x16"});
+  ASSERT_EQ(from.code, 0) << from.err;
+  EXPECT_NE(from.out.find("32 threads x 8 values over a 16 x 16 tile, each element held once"), std::string::npos) << from.out;
+  EXPECT_NE(from.out.find(" 1  T4V0  T4V1  T5V0  T5V1"), std::string::npos) << from.out;  // row 1: groupID 1
+  const Result outside = run({"from-cute", "((4,8),(2,2)):((32,1),(16,8))", "--tv", "16x4"});
+  EXPECT_EQ(outside.code, 2);
+  EXPECT_NE(outside.err.find("outside the 16 x 4 tile"), std::string::npos) << outside.err;
+  EXPECT_NE(run({"from-cute", "(4,8):(8,1)", "--tv", "4by8"}).err.find("ROWSxCOLS"), std::string::npos);
+}
+
 // lego banks --atom ldmatrix.x4 takes 16-bit elements without --bytes.
 TEST(Cli, BanksWithLdmatrixDefaultsToSixteenBitElements) {
   const Result r = run({"banks", "OrderBy(Row(64, 64)).GroupBy([(64, 64)])", "--atom", "ldmatrix.x4"});
