@@ -241,8 +241,11 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   std::set<std::string> checked_at;
   for (const auto& r : rows)
     if (r.verified && !r.verified_at.empty()) checked_at.insert(r.verified_at);
+  // Timed at full size only where something ran on the device or the CPU (a CUDA sweep without a GPU times nothing).
+  const bool timed = std::any_of(rows.begin(), rows.end(), [](const run::Outcome& r) { return r.ms > 0; });
   for (const std::string& at : checked_at)
-    out << "(✓ " << at << ": verified against the reference at " << at << ", the same template and layouts; timed at full size)\n";
+    out << "(✓ " << at << ": verified against the reference at " << at << ", the same template and layouts; "
+        << (timed ? "timed at full size" : "not timed: nothing ran at full size") << ")\n";
   out << fmt::format("roof: copy {:.1f} GB/s, triad {:.1f} GB/s, peak {:.0f} / {:.0f} GFLOP/s (fp32 / fp64), {} threads{}\n", roof.copy_gbs,
                      roof.triad_gbs, roof.peak_gflops_f32, roof.peak_gflops_f64, roof.threads,
                      roof.measured_at.empty() ? "" : ", measured " + roof.measured_at);
