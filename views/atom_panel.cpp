@@ -20,14 +20,6 @@ namespace lego::views {
 
 namespace {
 
-// The library's names, with wgmma's family shown at N = 64.
-QStringList atom_entries() {
-  QStringList out;
-  for (const std::string& name : atom::atom_names())
-    out << (name == "wgmma.m64nNk16.f16" ? QString("wgmma.m64n64k16.f16") : QString::fromStdString(name));
-  return out;
-}
-
 QSpinBox* count_box(int max, const QString& tip) {
   auto* box = new QSpinBox;
   box->setRange(1, max);
@@ -36,6 +28,13 @@ QSpinBox* count_box(int max, const QString& tip) {
 }
 
 }  // namespace
+
+QStringList atom_entries() {
+  QStringList out;
+  for (const std::string& name : atom::atom_names())
+    out << (name == "wgmma.m64nNk16.f16" ? QString("wgmma.m64n64k16.f16") : QString::fromStdString(name));
+  return out;
+}
 
 AtomPanel::AtomPanel(QWidget* parent) : QWidget(parent) {
   atoms_ = new QComboBox;

@@ -19,6 +19,10 @@ class QSpinBox;
 
 namespace lego::views {
 
+// The atom library's names as the studio offers them: wgmma's family
+// (wgmma.m64nNk16.f16) at N = 64 (the palette's Atoms group, the panel's list).
+QStringList atom_entries();
+
 class AtomPanel : public QWidget {
   Q_OBJECT
  public:

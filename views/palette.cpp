@@ -3,6 +3,7 @@
 #include <QMimeData>
 
 #include "atom/atoms.hpp"
+#include "views/atom_panel.hpp"
 
 namespace lego::views {
 
@@ -54,8 +55,7 @@ void Palette::add_atoms() {
   auto* group = new QTreeWidgetItem(this, {tr("Atoms")});
   group->setFlags(Qt::ItemIsEnabled);
   group->setToolTip(0, tr("The thread-value layouts of GPU instructions: double-click to draw one in the Atoms panel"));
-  for (const std::string& name : atom::atom_names()) {
-    const QString shown = name == "wgmma.m64nNk16.f16" ? QString("wgmma.m64n64k16.f16") : QString::fromStdString(name);
+  for (const QString& shown : atom_entries()) {
     auto* item = new QTreeWidgetItem(group, {shown});
     if (const auto a = atom::find_atom(shown.toStdString())) item->setToolTip(0, QString::fromStdString(a->description));
     item->setData(0, kAtomRole, shown);

@@ -65,16 +65,7 @@ int run_cute_command(const std::vector<std::string>& args, std::ostream& out, st
   if (const auto status = parse_command_line(app, args, out, err)) return *status;
   try {
     if (from->parsed() && !tv_tile.empty()) {
-      const auto x = tv_tile.find('x');
-      std::size_t rows_end = 0, cols_end = 0;
-      int rows = 0, cols = 0;
-      try {
-        rows = std::stoi(tv_tile.substr(0, x), &rows_end);
-        cols = x == std::string::npos ? 0 : std::stoi(tv_tile.substr(x + 1), &cols_end);
-      } catch (const std::exception&) {
-      }
-      if (x == std::string::npos || rows_end != x || cols_end != tv_tile.size() - x - 1 || rows < 1 || cols < 1)
-        throw LegoError("--tv \"" + tv_tile + "\": ROWSxCOLS, the tile the TV layout covers, e.g. 16x16");
+      const auto [rows, cols] = rows_by_columns(tv_tile, "--tv", "the tile the TV layout covers, e.g. 16x16");
       const atom::TvLayout tv = atom::from_cute(cute::parse(text), rows, cols);
       out << fmt::format("{} threads x {} values over a {} x {} tile{}\n", tv.threads, tv.values, rows, cols,
                          tv.covers_tile_once() ? ", each element held once" : "; not every element is held exactly once");

@@ -12,29 +12,6 @@
 #include "layout/parse.hpp"
 
 namespace lego::cli {
-namespace {
-
-// "64x64" as rows and columns.
-std::pair<int, int> tile_of(const std::string& text) {
-  const auto x = text.find('x');
-  int rows = 0, cols = 0;
-  try {
-    if (x == std::string::npos) throw std::invalid_argument("no x");
-    std::size_t end = 0;
-    rows = std::stoi(text.substr(0, x), &end);
-    if (end != x) throw std::invalid_argument("rows");
-    cols = std::stoi(text.substr(x + 1), &end);
-    if (end != text.size() - x - 1) throw std::invalid_argument("cols");
-  } catch (const std::exception&) {
-    throw LegoError("--tile \"" + text + "\": ROWSxCOLS, e.g. 64x64");
-  }
-  if (rows < 1 || cols < 1 || std::int64_t{rows} * cols > (std::int64_t{1} << 20))
-    throw LegoError("--tile \"" + text + "\": each side at least 1, at most 2^20 elements");
-  return {rows, cols};
-}
-
-}  // namespace
-
 bool is_smem_command(const std::string& name) { return name == "smem-layout"; }
 
 int run_smem_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -55,7 +32,7 @@ int run_smem_command(const std::vector<std::string>& args, std::ostream& out, st
   if (const auto status = parse_command_line(app, args, out, err)) return *status;
   try {
     const atom::SwizzleMode mode = atom::swizzle_mode_from_text(mode_text);
-    const auto [rows, cols] = tile_of(tile_text);
+    const auto [rows, cols] = rows_by_columns(tile_text, "--tile", "e.g. 64x64");
     const atom::SharedTile t = tma ? atom::tma_box(mode, bytes, rows, cols) : atom::k_major_tile(mode, bytes, rows, cols);
     out << fmt::format("{} {} x {} elements of {} bytes, swizzle {}: atoms of 8 rows x {} elements ({} bytes a row)\n",
                        tma ? "TMA box" : "wgmma K-major tile", rows, cols, bytes, atom::to_string(mode), t.atom_cols, t.atom_cols * bytes);

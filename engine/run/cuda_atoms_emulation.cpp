@@ -51,24 +51,13 @@ std::string table_text(const std::string& array, const atom::TvLayout& tv) {
 
 // The scheduler's half: the tables, and the collective computed from them.
 constexpr const char* kCollective = R"lego(
-static inline double lego_half_value(uint32_t h) {
-  const uint32_t sign = (h & 0x8000u) << 16, exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;
-  float f;
-  if (exponent == 0) {  // zero or subnormal: mantissa * 2^-24
-    f = float(mantissa) * 5.9604644775390625e-8f;
-    return sign ? -double(f) : double(f);
-  }
-  const uint32_t bits = sign | (exponent == 31 ? 0x7f800000u | mantissa << 13 : (exponent + 112) << 23 | mantissa << 13);
-  std::memcpy(&f, &bits, 4);
-  return double(f);
-}
 // Value v of an operand held in `words` (a lane's registers), as a double.
 static double lego_atom_element(const uint32_t* words, int type, int v) {
   float f;
   uint32_t bits;
   switch (type) {
     case lego_f16:
-      return lego_half_value(words[v / 2] >> 16 * (v % 2) & 0xffffu);
+      return double(lego_half::half_to_float(uint16_t(words[v / 2] >> 16 * (v % 2) & 0xffffu)));
     case lego_bf16:
       bits = (words[v / 2] >> 16 * (v % 2) & 0xffffu) << 16;
       break;
@@ -235,10 +224,18 @@ static inline void lego_cp_async_wait_all() {
 }
 )lego";
 
+// run/half.hpp's text: the emulator widens fp16 operands by the rule the worker fills and compares them with.
+const char* half_text() {
+  return
+#include "half_text.inc"
+      ;
+}
+
 }  // namespace
 
 std::string emulated_atoms_source(const AtomSource& atom_of) {
-  std::string out = "#include <climits>\nenum { lego_b16, lego_f16, lego_bf16, lego_tf32, lego_s8, lego_f32, lego_s32, lego_f64 };\n";
+  std::string out = std::string(half_text()) +
+                    "#include <climits>\nenum { lego_b16, lego_f16, lego_bf16, lego_tf32, lego_s8, lego_f32, lego_s32, lego_f64 };\n";
   out += "enum { lego_op_ldmatrix, lego_op_stmatrix, lego_op_mma };\n";
   out += "struct LegoAtomTable {\n  int op, values[3], rows[3], cols[3], type[3];\n  const unsigned char* at[3];\n};\n";
   std::string rows = "static const LegoAtomTable lego_atoms[] = {\n", ids = "enum {";
