@@ -201,7 +201,9 @@ static lego_check::Checked check(const Tensor& t, const char* got, const char* w
 )";
 
 const char* const kCudaMain = R"(// LEGO Studio bench harness: verifies and times every registered variant.
-// Usage: ./bench [results.json] [timed runs, default 50]
+// Usage: ./bench [results.json] [timed runs, default 50; 0: verify only]
+// With 0 runs each variant is launched once and checked, nothing is timed and
+// no result is written: the mode for a profiler (`make profile` runs ncu so).
 // results.json: Google Benchmark's JSON, with LEGO Studio's fields (kernel,
 // variant, verified, median_ms, gbs, percent_of_copy) on each benchmark.
 #include <cuda_runtime.h>
@@ -251,6 +253,7 @@ static double copy_bandwidth(size_t bytes) {
 
 int main(int argc, char** argv) {
   const char* out_path = argc > 1 ? argv[1] : "results.json";
+  const bool verify_only = argc > 2 && std::atoi(argv[2]) == 0;
   const int runs = std::max(20, argc > 2 ? std::atoi(argv[2]) : 50);
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
@@ -330,6 +333,13 @@ int main(int argc, char** argv) {
       mismatches += c.mismatches;
       max_error = std::max(max_error, c.max_error);
     }
+    if (verify_only) {
+      for (auto& set : sets)
+        for (auto p : set) CHECK(cudaFree(p));
+      failures += mismatches != 0;
+      std::printf("%-16s %-60s %s (verified only)\n", var.kernel, var.id, mismatches == 0 ? "ok   " : "WRONG");
+      continue;
+    }
     for (int w = 0; w < 3; ++w) launch(size_t(w % rotation));
     CHECK(cudaDeviceSynchronize());
     cudaEvent_t start, stop;
@@ -358,6 +368,7 @@ int main(int argc, char** argv) {
   }
   std::fprintf(out, "\n  ]\n}\n");
   std::fclose(out);
+  if (verify_only) std::remove(out_path);
   std::printf("results written to %s (%d of %zu variants wrong)\n", out_path, failures, registry().size());
   return failures ? 2 : 0;
 }
@@ -478,6 +489,20 @@ std::string variant_file(const kernel::Instance& inst, std::size_t n) {
 
 }  // namespace
 
+// The counters `make profile` reads: what `lego analyze` predicts per access
+// (bank conflicts and wavefronts of shared loads and stores; global sectors per
+// request), summed over a launch. ldmatrix has no wavefront counter of its own
+// on sm_90 (ncu 2025.3): its wavefronts are in op_ld's, beside its instruction
+// count, so wavefronts per ldmatrix.x4 is op_ld's over op_ldsm's when a kernel
+// has no other shared loads.
+constexpr const char* kProfileMetrics =
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,"
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,"
+    "smsp__inst_executed_op_shared_ld.sum,smsp__inst_executed_op_shared_st.sum,"
+    "smsp__inst_executed_op_ldsm.sum,"
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,"
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum";
+
 std::map<std::string, std::string> bench_bundle(const std::vector<kernel::Instance>& instances) {
   std::map<std::string, std::string> files;
   files["harness.hpp"] = kHarnessHeader;
@@ -498,7 +523,11 @@ std::map<std::string, std::string> bench_bundle(const std::vector<kernel::Instan
       objects +
       "\n\t$(NVCC) $(NVCCFLAGS) -o $@ $^\n\n"
       "%.o: %.cu harness.hpp harness_common.hpp\n\t$(NVCC) $(NVCCFLAGS) -c -o $@ $<\n\n"
-      "run: bench\n\t./bench results.json\n\nclean:\n\trm -f bench *.o results.json\n\n.PHONY: run clean\n";
+      "run: bench\n\t./bench results.json\n\n"
+      "# Shared-memory bank conflicts and wavefronts, global sectors and requests, one launch of each variant.\n"
+      "NCU ?= ncu\nNCU_METRICS ?= " + std::string(kProfileMetrics) +
+      "\nprofile: bench\n\t$(NCU) -k regex:lego_kernel_ --metrics $(NCU_METRICS) --csv ./bench profile.json 0 > profile.csv\n\n"
+      "clean:\n\trm -f bench *.o results.json profile.csv\n\n.PHONY: run profile clean\n";
   files["README.md"] =
       "# LEGO Studio bench bundle\n\nStandalone CUDA sources for " + std::to_string(instances.size()) +
       " variants, a harness and a Makefile. Needs only nvcc.\n\n    make -j ARCH=sm_90 run     # sm_80 for A100\n\n"

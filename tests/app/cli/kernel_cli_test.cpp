@@ -580,6 +580,14 @@ TEST(KernelCli, ExportBenchBundleCompilesWithNvcc) {
   const Output make = shell("make -C " + dir.string() + " -j2 NVCC=/usr/local/cuda/bin/nvcc ARCH=sm_80 bench");
   ASSERT_EQ(make.rc, 0) << make.text;
   EXPECT_TRUE(fs::exists(dir / "bench"));
+  // `make profile` runs the bench in its verify-only mode (0 timed runs: one
+  // launch per variant) under ncu, reading the counters `lego analyze` predicts.
+  const Output profile = shell("make -n -C " + dir.string() + " profile");
+  ASSERT_EQ(profile.rc, 0) << profile.text;
+  EXPECT_NE(profile.text.find("ncu -k regex:lego_kernel_ --metrics "), std::string::npos) << profile.text;
+  EXPECT_NE(profile.text.find("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"), std::string::npos);
+  EXPECT_NE(profile.text.find("smsp__inst_executed_op_ldsm.sum"), std::string::npos);
+  EXPECT_NE(profile.text.find("./bench profile.json 0 > profile.csv"), std::string::npos) << profile.text;
 }
 
 TEST(KernelCli, ImportResultsMergesIntoTheProjectOrRefusesWithAPath) {
