@@ -525,7 +525,8 @@ std::map<std::string, std::string> bench_bundle(const std::vector<kernel::Instan
       "%.o: %.cu harness.hpp harness_common.hpp\n\t$(NVCC) $(NVCCFLAGS) -c -o $@ $<\n\n"
       "run: bench\n\t./bench results.json\n\n"
       "# Shared-memory bank conflicts and wavefronts, global sectors and requests, one launch of each variant.\n"
-      "NCU ?= ncu\nNCU_METRICS ?= " + std::string(kProfileMetrics) +
+      "NCU ?= ncu\nNCU_METRICS ?= " +
+      std::string(kProfileMetrics) +
       "\nprofile: bench\n\t$(NCU) -k regex:lego_kernel_ --metrics $(NCU_METRICS) --csv ./bench profile.json 0 > profile.csv\n\n"
       "clean:\n\trm -f bench *.o results.json profile.csv\n\n.PHONY: run profile clean\n";
   files["README.md"] =
