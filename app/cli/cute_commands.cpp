@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <cctype>
 
 #include "atom/atoms.hpp"
 #include "atom/tv_layout.hpp"
+#include "atom/tv_spec.hpp"
 #include "atom_command.hpp"
 #include "bindings.hpp"
 #include "command_line.hpp"
@@ -54,8 +54,10 @@ int run_cute_command(const std::vector<std::string>& args, std::ostream& out, st
                    "Read it as a thread-value layout ((threads),(values)):(strides) over a ROWSxCOLS tile (its column-major "
                    "index), e.g. --tv 16x16 for ((4,8),(2,2,2)):((32,1),(16,8,128)); prints which thread's which value each element is");
   auto* to = app.add_subcommand("to-cute", "Print a layout's CuTe form, when it has one (strides per dimension, CuTe's swizzle)");
-  to->add_option("layout", text, "A layout in the layout language (or with --tv, ATOM:OPERAND)")->required();
-  to->add_flag("--tv", tv_operand, "The layout is an atom's operand, e.g. mma.m16n8k16.f16:A: print its CuTe TV layout");
+  to->add_option("layout", text, "A layout in the layout language (or with --tv, ATOM:OPERAND[, WARPS[, REPEATS]])")->required();
+  to->add_flag("--tv", tv_operand,
+               "The layout is an atom's operand, e.g. mma.m16n8k16.f16:A, or a TiledMMA of it, e.g. 'mma.m16n8k16.f16:C, 2x2, 1x2' (warps, "
+               "repeats): print its CuTe TV layout");
   to->add_option("--set", sets, "Bind a size, e.g. --set N=8 (repeatable)");
   auto* linear = app.add_subcommand("to-linear",
                                     "Print a power-of-two layout linear over GF(2) (rows, columns, tiles, XOR swizzles) as the bases "
@@ -78,13 +80,9 @@ int run_cute_command(const std::vector<std::string>& args, std::ostream& out, st
       return 0;
     }
     if (to->parsed() && tv_operand) {
-      const auto colon = text.rfind(':');
-      if (colon == std::string::npos) throw LegoError("--tv takes ATOM:OPERAND, e.g. mma.m16n8k16.f16:A");
-      const atom::Atom a = atom::resolve_atom(text.substr(0, colon));
-      std::string operand = text.substr(colon + 1);
-      for (char& c : operand) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      const auto cute = atom::to_cute(a.operand(operand).tv);
-      if (!cute) throw LegoError(a.name + ":" + operand + " has no CuTe TV form (no strides give its table)");
+      const atom::TvSpec spec = atom::parse_tv_spec(text);
+      const auto cute = atom::to_cute(atom::tv_of(spec));
+      if (!cute) throw LegoError(text + " has no CuTe TV form (no strides give its table)");
       out << cute::to_string(*cute) << "\n";
       return 0;
     }

@@ -35,6 +35,10 @@ struct Piece {
   // Written as CuTe(shape:stride): CuTe's notation as the user wrote it, held
   // as the equivalent Row, Col or GenP above and printed back as written.
   std::string cute;
+  // Written as Atom(mma.m16n8k16.f16:A[, 2x2[, 1x2]]): an atom's TV layout
+  // (thread, value) -> the tile's column-major index, held as its CuTe piece
+  // and printed back as written.
+  std::string atom;
   Span span;
 };
 

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "atom/tv_spec.hpp"
 #include "expr/parser.hpp"
 #include "layout/cute.hpp"
 
@@ -19,7 +20,7 @@ class LayoutParser {
   bool at_layout_start() const {
     if (!c_.at(Tok::Ident)) return false;
     const auto t = c_.peek().text;
-    return t == "OrderBy" || t == "ExpandBy" || t == "CuTe" || (named.count(t) && c_.peek(1).kind != Tok::LParen);
+    return t == "OrderBy" || t == "ExpandBy" || t == "CuTe" || t == "Atom" || (named.count(t) && c_.peek(1).kind != Tok::LParen);
   }
 
   LayoutAst layout() {
@@ -44,15 +45,15 @@ class LayoutParser {
       return copy;
     }
     LayoutAst out;
-    if (c_.at_ident("CuTe")) {
-      // A CuTe layout on its own: one piece grouped by its top-level modes.
+    if (c_.at_ident("CuTe") || c_.at_ident("Atom")) {
+      // A CuTe layout or an atom on its own: one piece grouped by its top-level modes.
       Piece p = piece();
       out.chain.push_back(OrderByAst{{p}, p.span});
       out.groups.push_back(p.dims);
       out.closing_span = out.span = Span{begin, c_.last_span().end};
       return out;
     }
-    if (!c_.at_ident("OrderBy")) c_.fail_expected("a layout (OrderBy(...), ExpandBy(...) or CuTe(...))");
+    if (!c_.at_ident("OrderBy")) c_.fail_expected("a layout (OrderBy(...), ExpandBy(...), CuTe(...) or Atom(...))");
     out.chain.push_back(order_by());
     for (;;) {
       if (!c_.at(Tok::Dot)) {
@@ -126,9 +127,11 @@ class LayoutParser {
 
   Piece piece() {
     Piece p;
-    if (!c_.at(Tok::Ident)) c_.fail_expected("a piece: Row(..), Col(..), RegP([..],[..]), GenP([..], f) or CuTe(shape:stride)");
+    if (!c_.at(Tok::Ident))
+      c_.fail_expected("a piece: Row(..), Col(..), RegP([..],[..]), GenP([..], f), CuTe(shape:stride) or Atom(name:operand)");
     const Token kw = c_.next();
     if (kw.text == "CuTe") return cute_piece(kw);
+    if (kw.text == "Atom") return atom_piece(kw);
     if (kw.text == "Row" || kw.text == "Col") {
       p.kind = kw.text == "Row" ? PieceKind::Row : PieceKind::Col;
       c_.expect(Tok::LParen, "after " + std::string(kw.text));
@@ -160,9 +163,52 @@ class LayoutParser {
       genp_function(p.genp);
       c_.expect(Tok::RParen, "to close GenP");
     } else {
-      throw LegoError(kw.span, "unknown piece '" + std::string(kw.text) + "'; pieces are Row, Col, RegP, GenP and CuTe");
+      throw LegoError(kw.span, "unknown piece '" + std::string(kw.text) + "'; pieces are Row, Col, RegP, GenP, CuTe and Atom");
     }
     p.span = Span{kw.span.begin, c_.last_span().end};
+    return p;
+  }
+
+  // The text between `kw(` and its matching ')', taken as written.
+  struct RawArgument {
+    std::string text;
+    std::size_t from = 0;  // where it starts in the source
+    Span whole;            // kw through ')'
+  };
+  RawArgument raw_argument(const Token& kw) {
+    const Token open = c_.expect(Tok::LParen, "after " + std::string(kw.text));
+    int depth = 1;
+    Span close{};
+    while (depth > 0) {
+      if (c_.at(Tok::End)) c_.fail_expected("')' to close " + std::string(kw.text));
+      const Token t = c_.next();
+      depth += t.kind == Tok::LParen ? 1 : t.kind == Tok::RParen ? -1 : 0;
+      close = t.span;
+    }
+    const std::size_t from = open.span.end;
+    return {std::string(c_.source().substr(from, close.begin - from)), from, Span{kw.span.begin, close.end}};
+  }
+
+  // Atom(mma.m16n8k16.f16:A, 2x2): an atom's TV layout (atom/tv_spec) as
+  // the CuTe piece of its table over (threads, values). Errors point into
+  // the atom's text.
+  Piece atom_piece(const Token& kw) {
+    const RawArgument arg = raw_argument(kw);
+    std::optional<cute::Layout> cute;
+    try {
+      const atom::TvLayout tv = atom::tv_of(atom::parse_tv_spec(arg.text));
+      cute = atom::to_cute(tv);
+      if (!cute) throw LegoError("this TV layout has no CuTe form (no strides reproduce its table)");
+    } catch (const LegoError& e) {
+      const Diagnostic& d = e.diagnostic();
+      throw LegoError(d.span.known() ? Span{arg.from + d.span.begin, arg.from + d.span.end} : arg.whole, "Atom: " + d.message);
+    }
+    const std::string equivalent = cute::to_lego_piece(*cute);
+    LayoutParser inner(equivalent);
+    Piece p = inner.piece();
+    p.atom = arg.text;
+    p.span = arg.whole;
+    if (p.kind == PieceKind::GenP) p.genp.span = arg.whole;
     return p;
   }
 
@@ -170,18 +216,10 @@ class LayoutParser {
   // the matching ')', read by cute::parse and held as the equivalent piece
   // over its top-level modes. Errors point into the CuTe text.
   Piece cute_piece(const Token& kw) {
-    const Token open = c_.expect(Tok::LParen, "after CuTe");
-    int depth = 1;
-    Span close{};
-    while (depth > 0) {
-      if (c_.at(Tok::End)) c_.fail_expected("')' to close CuTe");
-      const Token t = c_.next();
-      depth += t.kind == Tok::LParen ? 1 : t.kind == Tok::RParen ? -1 : 0;
-      close = t.span;
-    }
-    const std::size_t from = open.span.end;
-    const std::string text(c_.source().substr(from, close.begin - from));
-    const Span whole{kw.span.begin, close.end};
+    const RawArgument arg = raw_argument(kw);
+    const std::string& text = arg.text;
+    const std::size_t from = arg.from;
+    const Span whole = arg.whole;
     std::string equivalent;
     try {
       equivalent = cute::to_lego_piece(cute::parse(text));

@@ -66,12 +66,14 @@ bool equal_genp(const GenPSpec& a, const GenPSpec& b) {
 }
 
 bool equal_piece(const Piece& a, const Piece& b) {
-  return a.kind == b.kind && a.cute == b.cute && equal_lists(a.dims, b.dims) && a.perm == b.perm && equal_genp(a.genp, b.genp);
+  return a.kind == b.kind && a.cute == b.cute && a.atom == b.atom && equal_lists(a.dims, b.dims) && a.perm == b.perm &&
+         equal_genp(a.genp, b.genp);
 }
 
 }  // namespace
 
 std::string print(const Piece& p, Spacing spacing) {
+  if (!p.atom.empty()) return "Atom(" + p.atom + ")";
   if (!p.cute.empty()) return "CuTe(" + p.cute + ")";
   const char* sep = separator(spacing);
   switch (p.kind) {
