@@ -1,5 +1,7 @@
 #include "kernel/variant.hpp"
 
+#include "kernel/variant_space.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <numeric>
@@ -8,69 +10,6 @@
 
 namespace lego::kernel {
 namespace {
-
-// One axis of the space: a tensor/layout choice or a parameter's values.
-struct Axis {
-  std::string name;
-  bool is_layout = false;
-  std::vector<std::string> choices;
-  std::vector<std::int64_t> values;
-  std::size_t size() const { return is_layout ? choices.size() : values.size(); }
-};
-
-std::vector<Axis> axes_of(const KernelSpec& spec, const Env& overrides) {
-  std::vector<Axis> axes;
-  auto add_layouts = [&](const std::string& name, const std::vector<LayoutChoice>& alternatives) {
-    Axis a{name, true, {}, {}};
-    for (const auto& c : alternatives) a.choices.push_back(c.name);
-    axes.push_back(std::move(a));
-  };
-  for (const auto& t : spec.tensors) add_layouts(t.name, t.layouts);
-  for (const auto& l : spec.layouts) add_layouts(l.name, l.alternatives);
-  for (const auto& p : spec.parameters) {
-    Axis a{p.name, false, {}, p.values};
-    if (auto it = overrides.find(p.name); it != overrides.end()) a.values = {it->second};
-    axes.push_back(std::move(a));
-  }
-  for (const auto& [name, value] : overrides)
-    if (std::none_of(spec.parameters.begin(), spec.parameters.end(), [&name = name](const Parameter& p) { return p.name == name; }))
-      throw LegoError("--set " + name + "=" + std::to_string(value) + ": the kernel has no parameter named \"" + name + "\"");
-  return axes;
-}
-
-Variant make_variant(const std::vector<Axis>& axes, std::uint64_t index) {
-  Variant v;
-  for (const auto& a : axes) {
-    const std::uint64_t k = index % a.size();
-    index /= a.size();
-    if (!v.id.empty()) v.id += ",";
-    if (a.is_layout) {
-      v.layout_choice[a.name] = a.choices[k];
-      v.id += a.name + "=" + a.choices[k];
-    } else {
-      v.parameters[a.name] = a.values[k];
-      v.id += a.name + "=" + std::to_string(a.values[k]);
-    }
-  }
-  return v;
-}
-
-// Whether the id has every NAME=VALUE of `parts` among its comma-separated parts.
-bool has_parts(const std::string& id, const std::vector<std::string>& parts) {
-  const std::string padded = "," + id + ",";
-  return std::all_of(parts.begin(), parts.end(), [&](const std::string& p) { return padded.find("," + p + ",") != std::string::npos; });
-}
-
-bool satisfies(const KernelSpec& spec, const Variant& v) {
-  for (const auto& c : spec.constraints) {
-    try {
-      if (evaluate(c.expr, v.parameters) == 0) return false;
-    } catch (const LegoError& e) {
-      throw LegoError("constraint \"" + c.text + "\": " + e.what());
-    }
-  }
-  return true;
-}
 
 }  // namespace
 

@@ -1,0 +1,35 @@
+// The cost model a search ranks with: log(time) = the roofline's prior
+// (Features::prior_log_ms) + a ridge regression on the variant's features,
+// fitted to what has been measured. Ridge because the searches fit it on a
+// few dozen timings of spaces with dozens of features: the penalty keeps it
+// from chasing noise, its strength is chosen by leave-one-out error (exact
+// for ridge, no refits), and it refits in microseconds each round. With
+// nothing measured it is the prior alone.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace lego::search {
+
+class RidgeModel {
+ public:
+  // rows: features of the measured variants; residuals: log(measured ms) -
+  // their prior. Fewer than 3 rows leave the model at zero (the prior).
+  void fit(const std::vector<std::vector<double>>& rows, const std::vector<double>& residuals);
+  // The fitted residual for a variant's features (0 before a fit).
+  double residual(const std::vector<double>& features) const;
+  double lambda() const { return lambda_; }
+  std::size_t trained_on() const { return trained_on_; }
+
+ private:
+  std::vector<double> mean_, scale_, weights_;
+  double intercept_ = 0, lambda_ = 0;
+  std::size_t trained_on_ = 0;
+};
+
+// Spearman's rank correlation (ties take their mean rank); 0 for fewer than
+// two pairs or a constant side.
+double spearman(const std::vector<double>& a, const std::vector<double>& b);
+
+}  // namespace lego::search

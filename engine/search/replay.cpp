@@ -1,0 +1,95 @@
+#include "search/replay.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "search/model.hpp"
+
+namespace lego::search {
+
+double StrategyScore::mean_evaluations() const {
+  double sum = 0;
+  std::size_t n = 0;
+  for (const auto& e : evaluations)
+    if (e) {
+      sum += static_cast<double>(*e);
+      ++n;
+    }
+  return n ? sum / static_cast<double>(n) : -1.0;
+}
+
+std::size_t StrategyScore::reached() const {
+  return static_cast<std::size_t>(std::count_if(evaluations.begin(), evaluations.end(), [](const auto& e) { return e.has_value(); }));
+}
+
+namespace {
+
+double model_spearman(const kernel::LazySpace& space, const Features& features, const std::map<std::uint64_t, double>& measured,
+                      std::uint64_t seed) {
+  std::vector<std::pair<std::uint64_t, double>> timed;
+  for (const auto& [i, ms] : measured)
+    if (ms > 0) timed.push_back({i, ms});
+  if (timed.size() < 10) return 0;
+  std::mt19937_64 rng(seed);
+  std::shuffle(timed.begin(), timed.end(), rng);
+  const std::size_t train = std::max<std::size_t>(3, timed.size() / 10);
+  std::vector<std::vector<double>> rows;
+  std::vector<double> residuals;
+  for (std::size_t k = 0; k < train; ++k) {
+    const kernel::Variant v = space.candidate(timed[k].first);
+    rows.push_back(features.of(v));
+    residuals.push_back(std::log(timed[k].second) - features.prior_log_ms(v));
+  }
+  RidgeModel model;
+  model.fit(rows, residuals);
+  std::vector<double> predicted, actual;
+  for (std::size_t k = train; k < timed.size(); ++k) {
+    const kernel::Variant v = space.candidate(timed[k].first);
+    predicted.push_back(features.prior_log_ms(v) + model.residual(features.of(v)));
+    actual.push_back(std::log(timed[k].second));
+  }
+  return spearman(predicted, actual);
+}
+
+}  // namespace
+
+ReplayReport replay(const kernel::LazySpace& space, const Features& features, const std::map<std::uint64_t, double>& measured,
+                    const std::vector<Strategy>& strategies, const std::vector<std::uint64_t>& seeds, Budget budget) {
+  ReplayReport report;
+  report.space = measured.size();
+  for (const auto& [i, ms] : measured)
+    if (ms > 0 && (report.best_ms <= 0 || ms < report.best_ms)) report.best_ms = ms;
+  const double target = report.best_ms * 1.05;
+  for (const Strategy s : strategies) {
+    StrategyScore score;
+    score.strategy = s;
+    for (const std::uint64_t seed : seeds) {
+      std::size_t count = 0;
+      std::optional<std::size_t> reached;
+      const MeasureBatch lookup = [&](const std::vector<kernel::Variant>& batch) {
+        std::vector<double> times;
+        for (const auto& v : batch) {
+          const auto index = space.index_of(v);
+          const auto it = index ? measured.find(*index) : measured.end();
+          const double ms = it == measured.end() ? -1.0 : it->second;
+          times.push_back(ms);
+          ++count;
+          if (!reached && ms > 0 && ms <= target) reached = count;
+        }
+        return times;
+      };
+      // A replay's clock is the evaluation count: no budget in seconds.
+      const SearchReport r = run_search(space, features, {s, {budget.evaluations, 0}, seed, 0}, lookup, [] { return 0.0; });
+      score.evaluations.push_back(reached);
+      score.best_ms.push_back(r.best ? r.history[*r.best].ms : -1.0);
+    }
+    report.scores.push_back(std::move(score));
+  }
+  double sum = 0;
+  for (const std::uint64_t seed : seeds) sum += model_spearman(space, features, measured, seed);
+  report.spearman = seeds.empty() ? 0 : sum / static_cast<double>(seeds.size());
+  return report;
+}
+
+}  // namespace lego::search

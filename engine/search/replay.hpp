@@ -1,0 +1,41 @@
+// Strategies replayed on a space measured whole, as Kernel Tuner's
+// simulation mode does: each strategy runs with each seed, "measuring" by
+// looking the time up, and is scored by the evaluations it needed to come
+// within 5 % of the best time of the whole space. Random search is the bar.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "search/strategy.hpp"
+
+namespace lego::search {
+
+struct StrategyScore {
+  Strategy strategy = Strategy::Random;
+  // Evaluations until a variant within 5 % of the best was measured, per
+  // seed; nullopt where the budget ran out first.
+  std::vector<std::optional<std::size_t>> evaluations;
+  double mean_evaluations() const;  // over the seeds that got there; -1 when none did
+  std::size_t reached() const;
+  std::vector<double> best_ms;  // the best each seed found within the budget
+};
+
+struct ReplayReport {
+  std::size_t space = 0;  // admitted variants measured (ms > 0 or failed)
+  double best_ms = 0;     // the whole space's best
+  std::vector<StrategyScore> scores;
+  // The cost model fitted on a random tenth of the space, ranking the rest:
+  // its Spearman correlation with the times, the mean over the seeds.
+  double spearman = 0;
+};
+
+// `measured`: a time for every admitted variant by index (< 0: failed). A
+// variant missing from it counts as failed. `budget.evaluations` bounds
+// each run (0: the whole space).
+ReplayReport replay(const kernel::LazySpace& space, const Features& features, const std::map<std::uint64_t, double>& measured,
+                    const std::vector<Strategy>& strategies, const std::vector<std::uint64_t>& seeds, Budget budget);
+
+}  // namespace lego::search

@@ -1,0 +1,309 @@
+#include "search/strategy.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <random>
+#include <set>
+
+#include "expr/diagnostic.hpp"
+#include "search/model.hpp"
+
+namespace lego::search {
+
+std::optional<Strategy> strategy_named(const std::string& name) {
+  if (name == "exhaustive") return Strategy::Exhaustive;
+  if (name == "random") return Strategy::Random;
+  if (name == "model") return Strategy::Model;
+  if (name == "evolve") return Strategy::Evolve;
+  return std::nullopt;
+}
+
+std::string name_of(Strategy s) {
+  switch (s) {
+    case Strategy::Exhaustive:
+      return "exhaustive";
+    case Strategy::Random:
+      return "random";
+    case Strategy::Model:
+      return "model";
+    case Strategy::Evolve:
+      return "evolve";
+  }
+  return "model";
+}
+
+Budget parse_budget(const std::string& text) {
+  Budget b;
+  const bool seconds = !text.empty() && text.back() == 's';
+  const std::string number = seconds ? text.substr(0, text.size() - 1) : text;
+  std::size_t used = 0;
+  double value = -1;
+  try {
+    value = std::stod(number, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != number.size() || !(value > 0) || value > 1e9 || (!seconds && value != std::floor(value)))
+    throw LegoError("--budget " + text + ": give a number of evaluations (e.g. 40) or of seconds (e.g. 90s)");
+  if (seconds)
+    b.seconds = value;
+  else
+    b.evaluations = static_cast<std::size_t>(value);
+  return b;
+}
+
+namespace {
+
+struct Scored {
+  double log_ms;
+  std::uint64_t index;
+  kernel::Variant variant;
+};
+
+class Search {
+ public:
+  Search(const kernel::LazySpace& space, const Features& features, const SearchOptions& options, const MeasureBatch& measure, Clock clock)
+      : space_(space), features_(features), options_(options), measure_(measure), clock_(std::move(clock)), rng_(options.seed) {
+    if (space_.candidates() <= kPoolSize)
+      for (std::uint64_t i = 0; i < space_.candidates(); ++i)
+        if (space_.admitted(i)) small_space_.push_back(i);
+    const std::size_t evals = options_.budget.evaluations;
+    batch_ = options_.batch ? options_.batch : evals ? std::clamp<std::size_t>(evals / 10, 2, 8) : 4;
+    first_ = evals ? std::clamp<std::size_t>(evals / 5, 3, 12) : 8;
+  }
+
+  SearchReport run() {
+    report_.strategy = options_.strategy;
+    report_.candidates = space_.candidates();
+    bool first_round = true;
+    while (!out_of_budget()) {
+      std::vector<Scored> picks;
+      switch (options_.strategy) {
+        case Strategy::Exhaustive:
+          picks = in_order(room(batch_));
+          break;
+        case Strategy::Random:
+          picks = at_random(room(batch_));
+          break;
+        case Strategy::Model:
+        case Strategy::Evolve:
+          picks = first_round || successes() < 3 ? at_random(room(first_round ? first_ : batch_)) : guided(room(batch_));
+          break;
+      }
+      first_round = false;
+      if (picks.empty()) {
+        report_.exhausted = true;
+        break;
+      }
+      if (!measure_batch(picks)) break;
+    }
+    finish();
+    return report_;
+  }
+
+ private:
+  double now() const { return clock_ ? clock_() : 0.0; }
+
+  bool out_of_budget() const {
+    const Budget& b = options_.budget;
+    if (b.evaluations && report_.history.size() >= b.evaluations) return true;
+    return b.seconds > 0 && now() >= b.seconds;
+  }
+
+  std::size_t room(std::size_t wanted) const {
+    const Budget& b = options_.budget;
+    return b.evaluations ? std::min(wanted, b.evaluations - report_.history.size()) : wanted;
+  }
+
+  std::size_t successes() const {
+    return static_cast<std::size_t>(
+        std::count_if(report_.history.begin(), report_.history.end(), [](const Evaluation& e) { return e.ms > 0; }));
+  }
+
+  double predict(const kernel::Variant& v) const { return features_.prior_log_ms(v) + model_.residual(features_.of(v)); }
+
+  Scored scored(std::uint64_t index, kernel::Variant v) const {
+    const double p = predict(v);
+    return {p, index, std::move(v)};
+  }
+
+  std::vector<Scored> in_order(std::size_t count) {
+    std::vector<Scored> out;
+    for (; next_in_order_ < space_.candidates() && out.size() < count; ++next_in_order_)
+      if (!seen_.count(next_in_order_))
+        if (auto v = space_.admitted(next_in_order_)) {
+          seen_.insert(next_in_order_);
+          out.push_back(scored(next_in_order_, std::move(*v)));
+        }
+    return out;
+  }
+
+  std::vector<Scored> at_random(std::size_t count) {
+    std::vector<Scored> out;
+    if (!small_space_.empty() || space_.candidates() <= kPoolSize) {
+      if (shuffled_.empty() && !small_space_.empty()) {
+        shuffled_ = small_space_;
+        std::shuffle(shuffled_.begin(), shuffled_.end(), rng_);
+      }
+      for (; next_shuffled_ < shuffled_.size() && out.size() < count; ++next_shuffled_) {
+        const std::uint64_t i = shuffled_[next_shuffled_];
+        if (seen_.insert(i).second) out.push_back(scored(i, *space_.admitted(i)));
+      }
+      return out;
+    }
+    std::uniform_int_distribution<std::uint64_t> pick(0, space_.candidates() - 1);
+    for (std::size_t tries = 0; out.size() < count && tries < 1000 * (count + 1); ++tries) {
+      const std::uint64_t i = pick(rng_);
+      if (seen_.count(i)) continue;
+      if (auto v = space_.admitted(i)) {
+        seen_.insert(i);
+        out.push_back(scored(i, std::move(*v)));
+      }
+    }
+    if (out.empty()) return in_order(count);  // a sparse space: find what is left in order
+    return out;
+  }
+
+  // The unmeasured candidates a round ranks: the whole admitted space when
+  // it is small, else a fresh sample of kPoolSize.
+  std::vector<Scored> pool() {
+    std::vector<Scored> out;
+    if (space_.candidates() <= kPoolSize) {
+      for (const std::uint64_t i : small_space_)
+        if (!seen_.count(i)) out.push_back(scored(i, *space_.admitted(i)));
+      return out;
+    }
+    std::uniform_int_distribution<std::uint64_t> pick(0, space_.candidates() - 1);
+    std::set<std::uint64_t> drawn;
+    for (std::size_t tries = 0; drawn.size() < kPoolSize && tries < 4 * kPoolSize; ++tries) {
+      const std::uint64_t i = pick(rng_);
+      if (!seen_.count(i) && !drawn.count(i))
+        if (auto v = space_.admitted(i)) {
+          drawn.insert(i);
+          out.push_back(scored(i, std::move(*v)));
+        }
+    }
+    return out;
+  }
+
+  // The best measured variants' neighbours: each axis stepped by one value
+  // (a parameter) or set to another alternative (a layout).
+  std::vector<Scored> neighbours() {
+    std::vector<const Evaluation*> parents;
+    for (const auto& e : report_.history)
+      if (e.ms > 0) parents.push_back(&e);
+    std::sort(parents.begin(), parents.end(), [](const Evaluation* a, const Evaluation* b) { return a->ms < b->ms; });
+    if (parents.size() > 4) parents.resize(4);
+    std::set<std::uint64_t> made;
+    std::vector<Scored> out;
+    const auto& axes = space_.axes();
+    const auto consider = [&](const std::vector<std::size_t>& d) {
+      const std::uint64_t i = space_.index_of(d);
+      if (seen_.count(i) || !made.insert(i).second) return;
+      if (auto v = space_.admitted(i)) out.push_back(scored(i, std::move(*v)));
+    };
+    for (const Evaluation* p : parents) {
+      const std::vector<std::size_t> d = space_.digits(p->index);
+      for (std::size_t a = 0; a < axes.size(); ++a) {
+        if (axes[a].size() < 2) continue;
+        for (std::size_t k = 0; k < axes[a].size(); ++k) {
+          const bool step = !axes[a].is_layout && (k + 1 == d[a] || k == d[a] + 1);
+          if (k == d[a] || (!axes[a].is_layout && !step)) continue;
+          std::vector<std::size_t> child = d;
+          child[a] = k;
+          consider(child);
+        }
+      }
+      // Two axes at once, drawn by the seed: a way out of a local optimum.
+      for (int m = 0; m < 8; ++m) {
+        std::vector<std::size_t> child = d;
+        for (int twice = 0; twice < 2; ++twice) {
+          const std::size_t a = std::uniform_int_distribution<std::size_t>(0, axes.size() - 1)(rng_);
+          child[a] = std::uniform_int_distribution<std::size_t>(0, axes[a].size() - 1)(rng_);
+        }
+        consider(child);
+      }
+    }
+    return out;
+  }
+
+  std::vector<Scored> guided(std::size_t count) {
+    std::vector<Scored> candidates = options_.strategy == Strategy::Evolve ? neighbours() : pool();
+    if (candidates.empty()) return at_random(count);
+    std::stable_sort(candidates.begin(), candidates.end(), [](const Scored& a, const Scored& b) { return a.log_ms < b.log_ms; });
+    std::vector<Scored> out;
+    // One pick per round from the rest, at random: the model learns where it is wrong.
+    const std::size_t best = count >= 2 ? count - 1 : count;
+    for (std::size_t k = 0; k < candidates.size() && out.size() < best; ++k) out.push_back(std::move(candidates[k]));
+    if (out.size() < count && candidates.size() > out.size()) {
+      const std::size_t k = std::uniform_int_distribution<std::size_t>(out.size(), candidates.size() - 1)(rng_);
+      out.push_back(std::move(candidates[k]));
+    }
+    if (out.size() < count)
+      for (auto& r : at_random(count - out.size())) out.push_back(std::move(r));
+    for (const auto& s : out) seen_.insert(s.index);
+    return out;
+  }
+
+  bool measure_batch(const std::vector<Scored>& picks) {
+    std::vector<kernel::Variant> batch;
+    for (const auto& p : picks) batch.push_back(p.variant);
+    const std::vector<double> times = measure_(batch);
+    const double at = now();
+    const bool fitted = model_.trained_on() > 0;
+    for (std::size_t k = 0; k < times.size() && k < picks.size(); ++k) {
+      report_.history.push_back({picks[k].index, picks[k].variant.id, times[k], std::exp(picks[k].log_ms), at});
+      if (times[k] > 0) {
+        rows_.push_back(features_.of(picks[k].variant));
+        residuals_.push_back(std::log(times[k]) - features_.prior_log_ms(picks[k].variant));
+        if (fitted) {
+          predicted_.push_back(picks[k].log_ms);
+          measured_.push_back(std::log(times[k]));
+        }
+      }
+    }
+    if (options_.strategy == Strategy::Model || options_.strategy == Strategy::Evolve) model_.fit(rows_, residuals_);
+    return times.size() == picks.size();
+  }
+
+  void finish() {
+    for (std::size_t k = 0; k < report_.history.size(); ++k) {
+      const double ms = report_.history[k].ms;
+      if (ms > 0 && (!report_.best || ms < report_.history[*report_.best].ms)) report_.best = k;
+    }
+    report_.seconds = now();
+    report_.spearman = predicted_.size() >= 3 ? spearman(predicted_, measured_) : 0.0;
+    if (!report_.exhausted && !small_space_.empty() && seen_.size() >= small_space_.size()) report_.exhausted = true;
+  }
+
+  const kernel::LazySpace& space_;
+  const Features& features_;
+  SearchOptions options_;
+  const MeasureBatch& measure_;
+  Clock clock_;
+  std::mt19937_64 rng_;
+  std::size_t batch_ = 4, first_ = 8;
+  std::vector<std::uint64_t> small_space_, shuffled_;
+  std::size_t next_shuffled_ = 0;
+  std::uint64_t next_in_order_ = 0;
+  std::set<std::uint64_t> seen_;
+  RidgeModel model_;
+  std::vector<std::vector<double>> rows_;
+  std::vector<double> residuals_, predicted_, measured_;
+  SearchReport report_;
+};
+
+}  // namespace
+
+SearchReport run_search(const kernel::LazySpace& space, const Features& features, const SearchOptions& options, const MeasureBatch& measure,
+                        const Clock& clock) {
+  Clock c = clock;
+  if (!c) {
+    const auto start = std::chrono::steady_clock::now();
+    c = [start] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  }
+  return Search(space, features, options, measure, c).run();
+}
+
+}  // namespace lego::search

@@ -1,0 +1,175 @@
+// Searches under a budget, on synthetic spaces whose times are a known
+// function of the variant, so what a strategy should find is known.
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "expr/diagnostic.hpp"
+#include "kernel/spec.hpp"
+#include "search/model.hpp"
+#include "search/replay.hpp"
+#include "search/strategy.hpp"
+
+namespace lego::search {
+namespace {
+
+const std::filesystem::path kProjects = LEGO_PROJECTS_DIR;
+
+// A kernel with layout alternatives for A and integer parameters; `bytes`
+// is the roofline prior's formula.
+kernel::Project synthetic(const std::string& parameters, const std::string& bytes = "4 * N", const std::string& constraints = "[]") {
+  const std::string json = R"J({"lego_studio_project": 1, "kernels": [{"name": "k", "template": "cpu/transpose2d.cpp",
+      "reference": "cpu/transpose2d.ref.cpp", "tensors": [{"name": "A", "extents": ["N"],
+      "layouts": {"row": "OrderBy(Row(N)).GroupBy([(N,)])", "rev": "OrderBy(Col(N)).GroupBy([(N,)])", "third": "OrderBy(Row(N)).GroupBy([(N,)])"}}],
+      "bytes": ")J" + bytes +
+                           R"J(", "flops": "0", "constraints": )J" + constraints + R"J(, "parameters": )J" + parameters + "}]}";
+  return kernel::parse_project(json, "p.lego.json", kProjects, kernel::default_resource_dirs());
+}
+
+const char* kTwoTiles = R"({"N": 4096, "X": [1, 2, 4, 8, 16, 32, 64, 128, 256, 512], "Y": [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]})";
+
+// Smooth in log2 X and log2 Y with its best at X=64, Y=8, layout "rev"; 300 variants.
+double planted_time(const kernel::Variant& v) {
+  const double x = std::log2(static_cast<double>(v.parameters.at("X"))), y = std::log2(static_cast<double>(v.parameters.at("Y")));
+  const double layout = v.layout_choice.at("A") == "rev" ? 1.0 : v.layout_choice.at("A") == "row" ? 1.4 : 2.0;
+  return layout * (1.0 + 0.08 * (x - 6) * (x - 6) + 0.05 * (y - 3) * (y - 3) + 0.01 * (x - 6) * (y - 3));
+}
+
+MeasureBatch by_formula(std::size_t* calls = nullptr) {
+  return [calls](const std::vector<kernel::Variant>& batch) {
+    std::vector<double> t;
+    for (const auto& v : batch) t.push_back(planted_time(v));
+    if (calls) *calls += batch.size();
+    return t;
+  };
+}
+
+Features features_for(const kernel::LazySpace& space, MachineFigures m = {10, 0}) { return Features(space, target::host(), m); }
+
+TEST(Search, EachStrategyIsDeterministicForASeedAndKeepsItsBudget) {
+  const kernel::Project p = synthetic(kTwoTiles);
+  const kernel::LazySpace space(p.kernels[0], {});
+  const Features f = features_for(space);
+  for (const Strategy s : {Strategy::Exhaustive, Strategy::Random, Strategy::Model, Strategy::Evolve}) {
+    std::size_t calls = 0;
+    const SearchReport a = run_search(space, f, {s, {25, 0}, 7, 0}, by_formula(&calls), [] { return 0.0; });
+    const SearchReport b = run_search(space, f, {s, {25, 0}, 7, 0}, by_formula(), [] { return 0.0; });
+    EXPECT_EQ(a.history.size(), 25u) << name_of(s);
+    EXPECT_EQ(calls, 25u) << name_of(s);
+    ASSERT_EQ(a.history.size(), b.history.size());
+    for (std::size_t k = 0; k < a.history.size(); ++k) EXPECT_EQ(a.history[k].id, b.history[k].id) << name_of(s) << " at " << k;
+    std::set<std::uint64_t> distinct;
+    for (const auto& e : a.history) distinct.insert(e.index);
+    EXPECT_EQ(distinct.size(), a.history.size()) << name_of(s) << " measured a variant twice";
+  }
+  const SearchReport other = run_search(space, f, {Strategy::Random, {25, 0}, 8, 0}, by_formula(), [] { return 0.0; });
+  const SearchReport seven = run_search(space, f, {Strategy::Random, {25, 0}, 7, 0}, by_formula(), [] { return 0.0; });
+  EXPECT_NE(other.history[0].id + other.history[1].id, seven.history[0].id + seven.history[1].id);
+}
+
+TEST(Search, ABudgetInSecondsStopsBetweenRounds) {
+  const kernel::Project p = synthetic(kTwoTiles);
+  const kernel::LazySpace space(p.kernels[0], {});
+  const Features f = features_for(space);
+  double fake_now = 0;
+  const MeasureBatch slow = [&](const std::vector<kernel::Variant>& batch) {
+    fake_now += static_cast<double>(batch.size());  // a second per variant
+    return by_formula()(batch);
+  };
+  const SearchReport r = run_search(space, f, {Strategy::Model, {0, 30}, 1, 4}, slow, [&] { return fake_now; });
+  EXPECT_GE(r.seconds, 30.0);
+  EXPECT_LT(r.seconds, 30.0 + 8.0 + 1.0);  // the first round's 8, at most, past the budget
+  EXPECT_FALSE(r.exhausted);
+  EXPECT_THROW(parse_budget("90 s"), LegoError);
+  EXPECT_THROW(parse_budget("0"), LegoError);
+  EXPECT_THROW(parse_budget("2.5"), LegoError);
+  EXPECT_EQ(parse_budget("90s").seconds, 90.0);
+  EXPECT_EQ(parse_budget("40").evaluations, 40u);
+}
+
+TEST(Search, TheRefitFindsABestThePriorRanksLast) {
+  // The roofline prior says bytes grow with X (so small X looks best); the
+  // times put the best at X=64: the model must learn against its prior.
+  const kernel::Project p = synthetic(kTwoTiles, "4 * N * X");
+  const kernel::LazySpace space(p.kernels[0], {});
+  const Features f = features_for(space);
+  double best = -1;
+  for (std::uint64_t i = 0; i < space.candidates(); ++i) {
+    const double t = planted_time(space.candidate(i));
+    if (best < 0 || t < best) best = t;
+  }
+  for (const std::uint64_t seed : {1, 2, 3, 4, 5}) {
+    const SearchReport r = run_search(space, f, {Strategy::Model, {30, 0}, seed, 0}, by_formula(), [] { return 0.0; });
+    ASSERT_TRUE(r.best) << seed;
+    EXPECT_LE(r.history[*r.best].ms, best * 1.05) << "seed " << seed << ": best found " << r.history[*r.best].id;
+  }
+}
+
+TEST(Search, FailedVariantsAreMeasuredOnceAndNeverWin) {
+  const kernel::Project p = synthetic(kTwoTiles);
+  const kernel::LazySpace space(p.kernels[0], {});
+  const Features f = features_for(space);
+  const MeasureBatch failing = [](const std::vector<kernel::Variant>& batch) {
+    std::vector<double> t;
+    for (const auto& v : batch) t.push_back(v.layout_choice.at("A") == "rev" ? -1.0 : planted_time(v));
+    return t;
+  };
+  const SearchReport r = run_search(space, f, {Strategy::Evolve, {60, 0}, 3, 0}, failing, [] { return 0.0; });
+  ASSERT_TRUE(r.best);
+  EXPECT_NE(r.history[*r.best].id.find("A=row"), std::string::npos);
+}
+
+TEST(Search, AMillionVariantSpaceIsWalkedInFlatMemory) {
+  const kernel::Project p = synthetic(
+      R"({"N": 4096, "X": [1, 2, 4, 8, 16, 32, 64, 128, 256, 512], "Y": [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
+          "P": [1,2,3,4,5,6,7,8,9,10], "Q": [1,2,3,4,5,6,7,8,9,10], "R": [1,2,3,4,5,6,7,8,9,10], "S": [1,2,3,4,5,6,7,8,9,10]})");
+  const kernel::LazySpace space(p.kernels[0], {});
+  ASSERT_EQ(space.candidates(), 3000000u);
+  const Features f = features_for(space);
+  rusage before{}, after{};
+  getrusage(RUSAGE_SELF, &before);
+  for (const Strategy s : {Strategy::Random, Strategy::Model, Strategy::Evolve}) {
+    const SearchReport r = run_search(space, f, {s, {40, 0}, 1, 0}, by_formula(), [] { return 0.0; });
+    EXPECT_EQ(r.history.size(), 40u) << name_of(s);
+  }
+  getrusage(RUSAGE_SELF, &after);
+  // Listing 3e6 variants would take hundreds of MiB; the pool is 20000.
+  EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 64 * 1024) << "KiB grown";
+}
+
+TEST(Replay, TheModelNeedsFewerEvaluationsThanRandomOnAPlantedSpace) {
+  const kernel::Project p = synthetic(kTwoTiles);
+  const kernel::LazySpace space(p.kernels[0], {});
+  const Features f = features_for(space);
+  std::map<std::uint64_t, double> measured;
+  for (std::uint64_t i = 0; i < space.candidates(); ++i) measured[i] = planted_time(space.candidate(i));
+  const ReplayReport r = replay(space, f, measured, {Strategy::Random, Strategy::Model}, {1, 2, 3, 4, 5}, {});
+  ASSERT_EQ(r.scores.size(), 2u);
+  EXPECT_EQ(r.scores[0].reached(), 5u);
+  EXPECT_EQ(r.scores[1].reached(), 5u);
+  EXPECT_LT(r.scores[1].mean_evaluations() * 3, r.scores[0].mean_evaluations());
+  EXPECT_GT(r.spearman, 0.7);
+}
+
+TEST(Model, RidgeFitsALinearResidualAndSpearmanRanks) {
+  std::vector<std::vector<double>> rows;
+  std::vector<double> y;
+  for (int i = 0; i < 40; ++i) {
+    rows.push_back({double(i % 7), double(i % 5)});
+    y.push_back(2.0 * (i % 7) - 1.0 * (i % 5) + 3);
+  }
+  RidgeModel m;
+  m.fit(rows, y);
+  EXPECT_NEAR(m.residual({3, 2}), 2.0 * 3 - 2 + 3, 0.2);
+  EXPECT_DOUBLE_EQ(spearman({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0);
+  EXPECT_DOUBLE_EQ(spearman({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0);
+  EXPECT_DOUBLE_EQ(spearman({1}, {1}), 0.0);
+  RidgeModel few;
+  few.fit({{1.0}, {2.0}}, {1.0, 2.0});
+  EXPECT_EQ(few.residual({5.0}), 0.0);  // under 3 timings: the prior alone
+}
+
+}  // namespace
+}  // namespace lego::search
