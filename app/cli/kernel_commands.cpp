@@ -35,6 +35,7 @@
 #include "run/sweep_driver.hpp"
 #include "run/trace.hpp"
 #include "run/worker_client.hpp"
+#include "search_command.hpp"
 #include "suggest_command.hpp"
 
 namespace lego::cli {
@@ -487,6 +488,16 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   bench_cmd->add_option("--target", target_name, target_help);
   bench_cmd->add_option("--only", only, "Keep the variants with this layout choice, e.g. --only B=row (repeatable)");
   bench_cmd->add_flag("--no-verify", no_verify, "Skip the comparison with the reference");
+  std::string strategy, budget;
+  bool compare_strategies = false;
+  bench_cmd->add_option("--strategy", strategy,
+                        "Search instead of measuring every variant: exhaustive, random, model (the cost model's best predictions, "
+                        "refitted each round) or evolve (the best variants' neighbours, ranked by the model)");
+  bench_cmd->add_option("--budget", budget,
+                        "What a --strategy may spend: N evaluations (e.g. 40) or seconds (e.g. 90s); default: no limit");
+  bench_cmd->add_flag("--compare-strategies", compare_strategies,
+                      "Measure the whole space (the results cache makes reruns free), then replay random, model and evolve on it over 5 "
+                      "seeds: the evaluations each needs to come within 5% of the best, and the model's rank correlation");
   bool verify_smaller = false;
   bench_cmd->add_flag("--verify-smaller", verify_smaller,
                       "Verify CUDA variants too large for the CPU emulator at smaller problem sizes (the kernel's verify_at, else "
@@ -627,6 +638,12 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
       sweep_options.timeout_s = timeout_s;
       sweep_options.verify_smaller = verify_smaller;
       sweep_options.side_by_side_rounds = rounds;
+      if (!strategy.empty() || !budget.empty() || compare_strategies) {
+        if (max_variants) throw LegoError("--max-variants samples a plain sweep; a --strategy spends its --budget instead");
+        return bench_search({project, kernel_name, sets, only, strategy.empty() ? "model" : strategy, budget, seed, compare_strategies,
+                             target_name, sweep_options},
+                            out, err);
+      }
       return bench(project, kernel_name, max_variants, seed, sets, only, json_out, sweep_options, target_name, out, err);
     }
     return export_kernel(project, kernel_name, variant, results, sets, dir, force, target_name, out);

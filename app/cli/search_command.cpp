@@ -1,0 +1,201 @@
+#include "search_command.hpp"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "bindings.hpp"
+#include "command_line.hpp"
+#include "kernel/variant_space.hpp"
+#include "run/jit.hpp"
+#include "run/outcome.hpp"
+#include "run/sweep.hpp"
+#include "search/replay.hpp"
+#include "search/strategy.hpp"
+
+namespace lego::cli {
+namespace {
+
+// Sets `cancel` when `seconds` have passed since it began, unless stopped first.
+class Deadline {
+ public:
+  Deadline(double seconds, std::atomic<bool>& cancel) {
+    if (seconds <= 0) return;
+    thread_ = std::thread([this, seconds, &cancel] {
+      std::unique_lock lock(mutex_);
+      if (!stopped_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return stop_; })) cancel = true;
+    });
+  }
+  ~Deadline() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    stopped_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+  Deadline(const Deadline&) = delete;
+  Deadline& operator=(const Deadline&) = delete;
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable stopped_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+// The admitted variants: counted when the space is small enough to walk,
+// else estimated from a sample (the second is true then).
+std::pair<double, bool> admitted_count(const kernel::LazySpace& space) {
+  constexpr std::uint64_t kWalked = std::uint64_t{1} << 20;
+  if (space.candidates() <= kWalked) {
+    double n = 0;
+    for (std::uint64_t i = 0; i < space.candidates(); ++i) n += space.admitted(i) ? 1 : 0;
+    return {n, false};
+  }
+  std::mt19937_64 rng(1);
+  std::uniform_int_distribution<std::uint64_t> pick(0, space.candidates() - 1);
+  double kept = 0;
+  for (int k = 0; k < 10000; ++k) kept += space.admitted(pick(rng)) ? 1 : 0;
+  return {kept / 10000.0 * static_cast<double>(space.candidates()), true};
+}
+
+// Runs batches of variants as `lego bench` runs a sweep, keeping every
+// outcome; a variant's time is its median when it verified (can_win), else -1.
+struct Measurer {
+  run::WorkerClient& worker;
+  const kernel::KernelSpec& spec;
+  const target::Target& target;
+  const run::Roof& roof;
+  run::SweepOptions options;
+  std::atomic<bool>& cancel;
+  std::ostream& err;
+  std::vector<run::Outcome> outcomes;
+  bool first = true;
+
+  std::vector<double> operator()(const std::vector<kernel::Variant>& batch) {
+    std::vector<run::PreparedVariant> prepared;
+    for (const auto& v : batch) prepared.push_back(run::prepare_variant(spec, v, target));
+    std::vector<const run::PreparedVariant*> order;
+    for (const auto& p : prepared) order.push_back(&p);
+    run::SweepOptions o = options;
+    o.baselines = options.baselines && first;
+    o.side_by_side_rounds = 0;
+    first = false;
+    run::SweepEvents events;
+    events.note = [&](const std::string& m) { err << m << "\n"; };
+    const run::SweepResult swept = run::run_sweep(worker, spec, order, roof, o, events, &cancel);
+    std::map<std::string, double> by_id;
+    for (const auto& r : swept.outcomes) {
+      outcomes.push_back(r);
+      if (!r.baseline) by_id[r.id] = run::can_win(r) ? r.ms : -1.0;
+    }
+    // A variant whose code repeats another's has its time.
+    for (const auto& r : swept.outcomes)
+      if (r.status == run::Status::Duplicate && by_id.count(r.duplicate_of)) by_id[r.id] = by_id[r.duplicate_of];
+    std::vector<double> times;
+    for (const auto& v : batch) {
+      const auto it = by_id.find(v.id);
+      if (it == by_id.end()) break;  // cancelled before it ran
+      times.push_back(it->second);
+    }
+    if (swept.cancelled && times.size() == batch.size() && !times.empty()) times.pop_back();  // the one cut short
+    return times;
+  }
+};
+
+void print_report(const search::SearchReport& r, double admitted, bool estimated, std::ostream& out) {
+  out << fmt::format("{:<4} {:<56} {:>10} {:>12}\n", "#", "variant (in the order measured)", "ms", "predicted");
+  for (std::size_t k = 0; k < r.history.size(); ++k) {
+    const auto& e = r.history[k];
+    out << fmt::format("{:<4} {:<56} {:>10} {:>12}{}\n", k + 1, e.id, e.ms > 0 ? fmt::format("{:.4g}", e.ms) : std::string("failed"),
+                       fmt::format("{:.3g}", e.predicted_ms), r.best && *r.best == k ? "  <- best" : "");
+  }
+  const double fraction = admitted > 0 ? static_cast<double>(r.history.size()) / admitted : 0;
+  out << fmt::format("strategy {}: {} of {}{:.0f} variants measured ({:.2g}%) in {:.1f} s{}\n", search::name_of(r.strategy),
+                     r.history.size(), estimated ? "about " : "", admitted, 100 * fraction, r.seconds,
+                     r.exhausted ? "; every variant measured" : "");
+  if (r.best)
+    out << fmt::format("best found: {} at {:.4g} ms\n", r.history[*r.best].id, r.history[*r.best].ms);
+  else
+    out << "best found: none verified\n";
+  if (r.strategy == search::Strategy::Model || r.strategy == search::Strategy::Evolve)
+    out << fmt::format("model: Spearman {:.2f} between its predictions and the times it then measured\n", r.spearman);
+}
+
+void print_replay(const search::ReplayReport& r, std::size_t seeds, std::ostream& out) {
+  out << fmt::format("replayed on {} measured variants, best {:.4g} ms; evaluations to come within 5% of it, mean over {} seeds:\n",
+                     r.space, r.best_ms, seeds);
+  double random = -1;
+  for (const auto& s : r.scores)
+    if (s.strategy == search::Strategy::Random) random = s.mean_evaluations();
+  out << fmt::format("{:<12} {:>12} {:>9} {:>12}\n", "strategy", "evaluations", "reached", "vs random");
+  for (const auto& s : r.scores) {
+    const double mean = s.mean_evaluations();
+    out << fmt::format("{:<12} {:>12} {:>6}/{:<2} {:>12}\n", search::name_of(s.strategy),
+                       mean < 0 ? std::string("-") : fmt::format("{:.1f}", mean), s.reached(), s.evaluations.size(),
+                       mean > 0 && random > 0 ? fmt::format("{:.2f}x", random / mean) : std::string("-"));
+  }
+  out << fmt::format("model: Spearman {:.2f} between its predictions and the times, fitted on a random tenth and ranking the rest\n",
+                     r.spearman);
+}
+
+}  // namespace
+
+int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
+  const auto strategy = search::strategy_named(q.strategy);
+  if (!strategy) throw LegoError("--strategy " + q.strategy + ": expected exhaustive, random, model or evolve");
+  const search::Budget budget = q.budget.empty() ? search::Budget{} : search::parse_budget(q.budget);
+  const kernel::Project project = kernel::load_project(q.project, kernel::default_resource_dirs());
+  const kernel::KernelSpec& spec = kernel::find_kernel(project, q.kernel);
+  run::SweepOptions sweep = q.sweep;
+  sweep.target = kernel::target_for(project, q.target);
+  const target::Target& target = sweep.target;
+  if (const std::string why = run::cannot_run_here(target); !why.empty()) throw LegoError(why);
+  const kernel::LazySpace space(spec, parse_sets(q.sets), &target, q.only);
+  const auto [admitted, estimated] = admitted_count(space);
+  if (admitted <= 0)
+    throw LegoError("no variant of " + spec.name + " at these sizes: " + kernel::why_no_variant(spec, target, parse_sets(q.sets)));
+  const run::Roof roof = run::machine_roof(
+      false, [&](const std::string& m) { err << m << "\n"; }, target.name);
+  const search::Features features(space, target, {roof.copy_gbs, roof.peak_gflops_f32});
+  err << fmt::format("{}: {}{:.0f} variants ({} candidates), {} features; target {}\n", spec.name, estimated ? "about " : "", admitted,
+                     space.candidates(), features.names().size(), target.name);
+  run::WorkerClient worker(run::default_worker_path());
+  std::atomic<bool> cancel{false};
+  Measurer measurer{worker, spec, target, roof, sweep, cancel, err, {}, true};
+  std::size_t measured_so_far = 0;
+  const search::MeasureBatch measure = [&](const std::vector<kernel::Variant>& batch) {
+    std::vector<double> times = measurer(batch);
+    for (std::size_t k = 0; k < times.size(); ++k)
+      err << fmt::format("[{}] {} {}\n", ++measured_so_far, batch[k].id, times[k] > 0 ? fmt::format("{:.4g} ms", times[k]) : "failed");
+    return times;
+  };
+  if (q.compare) {
+    // The whole space first (the results cache makes a second run free),
+    // then each strategy replayed on it.
+    const search::SearchReport all = search::run_search(space, features, {search::Strategy::Exhaustive, {}, q.seed, 16}, measure);
+    std::map<std::uint64_t, double> measured;
+    for (const auto& e : all.history) measured[e.index] = e.ms;
+    std::vector<std::uint64_t> seeds;
+    for (std::uint64_t s = 1; s <= 5; ++s) seeds.push_back(q.seed + s - 1);
+    const search::ReplayReport r = search::replay(
+        space, features, measured, {search::Strategy::Random, search::Strategy::Model, search::Strategy::Evolve}, seeds, budget);
+    print_replay(r, seeds.size(), out);
+    return r.best_ms > 0 ? 0 : 1;
+  }
+  const Deadline deadline(budget.seconds, cancel);
+  const search::SearchReport r = search::run_search(space, features, {*strategy, budget, q.seed, 0}, measure);
+  print_report(r, admitted, estimated, out);
+  for (const auto& o : measurer.outcomes)
+    if (o.baseline && o.ms > 0) out << fmt::format("baseline {}: {:.4g} ms\n", o.id, o.ms);
+  return r.best ? 0 : 1;
+}
+
+}  // namespace lego::cli

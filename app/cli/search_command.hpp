@@ -1,0 +1,27 @@
+// `lego bench --strategy S --budget B` and `lego bench --compare-strategies`:
+// a sweep that measures what a search picks (engine/search) instead of
+// every variant, and the strategies replayed on a space measured whole.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "run/sweep_driver.hpp"
+
+namespace lego::cli {
+
+struct SearchRequest {
+  std::string project, kernel;
+  std::vector<std::string> sets, only;
+  std::string strategy = "model";  // exhaustive, random, model, evolve
+  std::string budget;              // "40" or "90s"; empty: the whole space
+  std::uint64_t seed = 1;
+  bool compare = false;  // --compare-strategies
+  std::string target;
+  run::SweepOptions sweep;
+};
+
+int bench_search(const SearchRequest& request, std::ostream& out, std::ostream& err);
+
+}  // namespace lego::cli
