@@ -81,7 +81,8 @@ SharedTile k_major_tile(SwizzleMode mode, int element_bytes, int rows, int cols)
            fmt::format("((8,{}),({},{})):(({},{}),(1,{}))", rows / 8, w, cols / w, w, 8 * w, std::int64_t{rows} * w);
   t.lego = "CuTe(" + t.cute + ")";
   t.stride_byte_offset = 8LL * span_bytes(mode);
-  t.leading_byte_offset = mode == SwizzleMode::None ? std::int64_t{rows} * 16 : 1;
+  // Ignored with a swizzle; CUTLASS encodes 1 there (16 bytes), and so do we.
+  t.leading_byte_offset = mode == SwizzleMode::None ? std::int64_t{rows} * 16 : 16;
   t.descriptor_mode = mode == SwizzleMode::Bytes128 ? 1 : mode == SwizzleMode::Bytes64 ? 2 : mode == SwizzleMode::Bytes32 ? 3 : 0;
   return t;
 }

@@ -25,7 +25,7 @@ TiledTable tile_operand(const Atom& atom, const Operand& operand, int warps_m, i
   const TvLayout& tv = operand.tv;
   const std::int64_t rows = std::int64_t{tv.rows} * warps_m * repeat_m, cols = std::int64_t{tv.cols} * warps_n * repeat_n;
   if (rows * cols > kMaxTileElements)
-    throw LegoError("a tile of " + std::to_string(rows) + " x " + std::to_string(cols) + " elements is larger than the TV view draws (" +
+    throw LegoError("a tile of " + std::to_string(rows) + " x " + std::to_string(cols) + " elements is larger than a TV layout may be (" +
                     std::to_string(kMaxTileElements) + ")");
   TiledTable t{
       atom.name, operand.name, tv.rows, tv.cols, warps_m, warps_n, repeat_m, repeat_n, static_cast<int>(rows), static_cast<int>(cols), {}};

@@ -1,5 +1,7 @@
-// A TiledMMA's picture: one operand of an atom repeated over a CTA tile, as
-// CuTe's TiledMMA composes it (atom x warp grid x value repeat). Warp
+// A TiledMMA's picture: one operand of an atom repeated over a CTA tile
+// (atom x warp grid x value repeat), each warp a block of its own. CuTe's
+// make_tiled_mma covers the C tile the same way up to numbering (column-major
+// warps, interleaved repeats) but shares A and B among warps (tv_spec.hpp). Warp
 // (wy, wx) of a wm x wn grid owns a block of rm x rn atom tiles; its lane
 // holds value r * V + v of repeat r (row-major over the block) for value v
 // of the atom. Every element of the tile says which warp, lane and value

@@ -1,5 +1,6 @@
 #include "atom/tv_spec.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 
@@ -53,11 +54,16 @@ TvSpec parse_tv_spec(std::string_view text) {
   // Split at the commas outside brackets: "name:A, [2,2], [1,2]".
   std::vector<Span> parts;
   std::size_t from = 0;
-  int depth = 0;
+  std::vector<std::size_t> open;  // where each unclosed bracket is
   for (std::size_t i = 0; i <= text.size(); ++i) {
     const char c = i < text.size() ? text[i] : ',';
-    depth += (c == '[' || c == '(') ? 1 : (c == ']' || c == ')') ? -1 : 0;
-    if (c == ',' && depth == 0) {
+    if (c == '[' || c == '(') open.push_back(i);
+    if (c == ']' || c == ')') {
+      if (open.empty()) throw LegoError(Span{i, i + 1}, std::string("'") + c + "' closes no bracket");
+      open.pop_back();
+    }
+    if (c == ',' && (open.empty() || i == text.size())) {
+      if (!open.empty()) throw LegoError(Span{open.back(), open.back() + 1}, "this bracket is never closed");
       parts.push_back(trimmed(text, from, i));
       from = i + 1;
     }
@@ -71,7 +77,8 @@ TvSpec parse_tv_spec(std::string_view text) {
     throw LegoError(parts[0],
                     "an atom's TV layout is ATOM:OPERAND, e.g. mma.m16n8k16.f16:A or ldmatrix.x4:D; found '" + std::string(head) + "'");
   TvSpec spec;
-  const Span name_span{parts[0].begin, parts[0].begin + colon}, operand_span{parts[0].begin + colon + 1, parts[0].end};
+  const Span name_span = trimmed(text, parts[0].begin, parts[0].begin + colon),
+             operand_span = trimmed(text, parts[0].begin + colon + 1, parts[0].end);
   const std::optional<Atom> atom = find_atom(slice(text, name_span));
   if (!atom) {
     std::string names;
@@ -86,8 +93,16 @@ TvSpec parse_tv_spec(std::string_view text) {
   } catch (const LegoError& e) {
     throw LegoError(operand_span, e.diagnostic().message);
   }
+  if (parts.size() > 1 && atom->operands.front().tv.threads < 32)
+    throw LegoError(Span{parts[1].begin, parts.back().end},
+                    atom->name + " is a one-thread copy (each thread issues its own); it has no warp grid or repeat to tile");
   if (parts.size() > 1) grid(text, parts[1], "the warp grid", spec.warps_m, spec.warps_n);
   if (parts.size() > 2) grid(text, parts[2], "the repeat", spec.repeat_m, spec.repeat_n);
+  // A CTA holds at most 1024 threads: 32 warps, or 8 of wgmma's 128-thread warpgroups.
+  const int group = std::max(1, (atom->operands.front().tv.threads + 31) / 32);
+  if (spec.warps_m * spec.warps_n * group > 32)
+    throw LegoError(parts[1], "a " + std::to_string(spec.warps_m) + " x " + std::to_string(spec.warps_n) + " grid of " +
+                                  (group > 1 ? "warpgroups" : "warps") + " is more than the 32 warps (1024 threads) a CTA holds");
   return spec;
 }
 

@@ -9,8 +9,12 @@
 // does not).
 //
 // The tiled layout numbers what tile_operand draws: thread t is lane t % 32
-// of warp t / 32 (warps row-major over the grid), and value r * V + v is
-// value v of repeat r (repeats row-major over the warp's block).
+// of warp t / 32 (warps row-major over the grid; a wgmma atom's "warps" are
+// 128-thread warpgroups), and value r * V + v is value v of repeat r
+// (repeats row-major over the warp's own block). This is LEGO's tiling, not
+// CuTe's make_tiled_mma: CuTe numbers warps column-major, interleaves the
+// repeats across warps, and shares A among the N warps (B among the M warps)
+// where this gives every warp its own block of each operand.
 #pragma once
 
 #include <string>

@@ -1,17 +1,15 @@
 #include "kernel/variant.hpp"
 
-#include "kernel/variant_space.hpp"
-
 #include <algorithm>
 #include <charconv>
 #include <numeric>
 #include <random>
 #include <set>
 
-namespace lego::kernel {
-namespace {
+#include "kernel/variant_space.hpp"
 
-}  // namespace
+namespace lego::kernel {
+namespace {}  // namespace
 
 VariantSpace enumerate_variants(const KernelSpec& spec, const SearchOptions& options) {
   const std::vector<Axis> axes = axes_of(spec, options.overrides);

@@ -331,17 +331,31 @@ class LayoutParser {
   TokenCursor c_;
 };
 
+// The lexer reads the whole text first; a grid written 2x2 inside Atom(...)
+// (the command line's form) fails there as a malformed number.
+LayoutParser lexed(std::string_view text) {
+  try {
+    return LayoutParser(text);
+  } catch (const LegoError& e) {
+    const Span at = e.diagnostic().span;
+    const std::string_view word = at.known() && at.end <= text.size() ? text.substr(at.begin, at.end - at.begin) : std::string_view();
+    const std::size_t atom = text.rfind("Atom(", at.begin);
+    if (atom == std::string_view::npos || word.find_first_of("xX") == std::string_view::npos) throw;
+    throw LegoError(at, "Atom: write a warp grid or repeat as [ROWS,COLS], e.g. [2,2] (2x2 is the command line's form)");
+  }
+}
+
 }  // namespace
 
 LayoutAst parse_layout(std::string_view text) {
-  LayoutParser p(text);
+  LayoutParser p = lexed(text);
   LayoutAst l = p.layout();
   if (!p.cursor().at(Tok::End)) p.cursor().fail_expected("end of input after the layout");
   return l;
 }
 
 Program parse_program(std::string_view text) {
-  LayoutParser p(text);
+  LayoutParser p = lexed(text);
   TokenCursor& c = p.cursor();
   Program prog;
   std::map<std::string, Span, std::less<>> defined;

@@ -246,6 +246,8 @@ static double copy_bandwidth(size_t bytes) {
     times.push_back(ms);
   }
   std::sort(times.begin(), times.end());
+  CHECK(cudaEventDestroy(start));
+  CHECK(cudaEventDestroy(stop));
   CHECK(cudaFree(a));
   CHECK(cudaFree(b));
   return 2.0 * double(bytes) / (times[times.size() / 2] * 1e-3) / 1e9;
@@ -253,20 +255,37 @@ static double copy_bandwidth(size_t bytes) {
 
 int main(int argc, char** argv) {
   const char* out_path = argc > 1 ? argv[1] : "results.json";
-  const bool verify_only = argc > 2 && std::atoi(argv[2]) == 0;
-  const int runs = std::max(20, argc > 2 ? std::atoi(argv[2]) : 50);
+  int runs = 50;
+  if (argc > 2) {
+    char* end = nullptr;
+    const long n = std::strtol(argv[2], &end, 10);
+    if (end == argv[2] || *end != '\0' || n < 0 || n > 100000) {
+      std::fprintf(stderr, "timed runs: a whole number from 0 (verify only) to 100000, not '%s'\n", argv[2]);
+      return 1;
+    }
+    runs = int(n);
+  }
+  const bool verify_only = runs == 0;
+  if (!verify_only && runs < 20) {
+    std::fprintf(stderr, "(%d timed runs asked for; 20 are the fewest a median is taken of)\n", runs);
+    runs = 20;
+  }
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
   const size_t l2 = size_t(prop.l2CacheSize);
   const double copy_gbs = copy_bandwidth(std::max<size_t>(256u << 20, 8 * l2));
-  std::printf("device %s (sm_%d%d), copy bandwidth %.1f GB/s\n", prop.name, prop.major, prop.minor, copy_gbs);
-  FILE* out = std::fopen(out_path, "w");
-  if (!out) {
+  std::fprintf(verify_only ? stderr : stdout, "device %s (sm_%d%d), copy bandwidth %.1f GB/s\n", prop.name, prop.major, prop.minor,
+               copy_gbs);
+  // Verify-only writes no results: the file named is left as it is, and the
+  // harness's lines go to stderr so a profiler's report on stdout stays clean.
+  FILE* out = verify_only ? nullptr : std::fopen(out_path, "w");
+  FILE* log = verify_only ? stderr : stdout;
+  if (!out && !verify_only) {
     std::perror(out_path);
     return 1;
   }
   const std::string arch = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
-  write_context(out, argv[0], prop.name, arch.c_str(), copy_gbs);
+  if (out) write_context(out, argv[0], prop.name, arch.c_str(), copy_gbs);
   int failures = 0;
   // The reference's outputs, kept for the next variant of the same kernel at
   // the same sizes: its inputs are filled the same way, so they are the same
@@ -337,7 +356,7 @@ int main(int argc, char** argv) {
       for (auto& set : sets)
         for (auto p : set) CHECK(cudaFree(p));
       failures += mismatches != 0;
-      std::printf("%-16s %-60s %s (verified only)\n", var.kernel, var.id, mismatches == 0 ? "ok   " : "WRONG");
+      std::fprintf(log, "%-16s %-60s %s (verified only)\n", var.kernel, var.id, mismatches == 0 ? "ok   " : "WRONG");
       continue;
     }
     for (int w = 0; w < 3; ++w) launch(size_t(w % rotation));
@@ -355,6 +374,8 @@ int main(int argc, char** argv) {
       CHECK(cudaEventElapsedTime(&ms, start, stop));
       times.push_back(ms);
     }
+    CHECK(cudaEventDestroy(start));
+    CHECK(cudaEventDestroy(stop));
     for (auto& set : sets)
       for (auto p : set) CHECK(cudaFree(p));
     std::vector<float> sorted = times;
@@ -366,10 +387,13 @@ int main(int argc, char** argv) {
                 var.bytes / (median * 1e-3) / 1e9, var.flops / (median * 1e-3) / 1e9);
     write_benchmark(out, v == 0, var, times.size(), median, verified, mismatches, max_error, copy_gbs);
   }
-  std::fprintf(out, "\n  ]\n}\n");
-  std::fclose(out);
-  if (verify_only) std::remove(out_path);
-  std::printf("results written to %s (%d of %zu variants wrong)\n", out_path, failures, registry().size());
+  if (out) {
+    std::fprintf(out, "\n  ]\n}\n");
+    std::fclose(out);
+    std::printf("results written to %s (%d of %zu variants wrong)\n", out_path, failures, registry().size());
+  } else {
+    std::fprintf(log, "verified only, nothing timed or written (%d of %zu variants wrong)\n", failures, registry().size());
+  }
   return failures ? 2 : 0;
 }
 )";
@@ -527,7 +551,8 @@ std::map<std::string, std::string> bench_bundle(const std::vector<kernel::Instan
       "# Shared-memory bank conflicts and wavefronts, global sectors and requests, one launch of each variant.\n"
       "NCU ?= ncu\nNCU_METRICS ?= " +
       std::string(kProfileMetrics) +
-      "\nprofile: bench\n\t$(NCU) -k regex:lego_kernel_ --metrics $(NCU_METRICS) --csv ./bench profile.json 0 > profile.csv\n\n"
+      "\nprofile: bench\n\t$(NCU) -k regex:lego_kernel_ --metrics $(NCU_METRICS) --csv ./bench profile.json 0 | grep '^\"' > "
+      "profile.csv\n\n"
       "clean:\n\trm -f bench *.o results.json profile.csv\n\n.PHONY: run profile clean\n";
   files["README.md"] =
       "# LEGO Studio bench bundle\n\nStandalone CUDA sources for " + std::to_string(instances.size()) +
@@ -536,7 +561,11 @@ std::map<std::string, std::string> bench_bundle(const std::vector<kernel::Instan
       "(3 warm-up runs, median of 50; the tensors are rotated through enough copies to exceed twice the L2 cache). "
       "`results.json` is Google Benchmark's JSON: the device and its measured copy bandwidth in its context, one benchmark per "
       "variant with LEGO Studio's fields (verified, median_ms, gbs, percent_of_copy); bring it back with\n\n"
-      "    lego import-results <project>.lego.json results.json\n\n| file | kernel | variant |\n|---|---|---|\n" +
+      "    lego import-results <project>.lego.json results.json\n\n"
+      "With Nsight Compute, `make profile` launches each variant once (verified, not timed) under ncu and writes `profile.csv`, "
+      "its rows only: shared-memory bank conflicts and wavefronts, ldmatrix instructions, global sectors and requests, the "
+      "counters `lego analyze` predicts. A metric this ncu does not know stops it: drop it from NCU_METRICS (make profile "
+      "NCU_METRICS=...).\n\n| file | kernel | variant |\n|---|---|---|\n" +
       table;
   return files;
 }

@@ -61,6 +61,7 @@ TEST(HopperSmem, TheDescriptorFieldsAreCutlassesForKMajorTiles) {
   EXPECT_EQ(d & 0x3fff, 0x4400u >> 4);        // start address >> 4
   EXPECT_EQ((d >> 32) & 0x3fff, 1024u >> 4);  // stride byte offset >> 4
   EXPECT_EQ(d >> 62, 1u);                     // 128B
+  EXPECT_EQ((d >> 16) & 0x3fff, 1u);          // leading byte offset: unused with a swizzle, 1 as CUTLASS writes it
   EXPECT_EQ(k_major_tile(SwizzleMode::Bytes64, 2, 64, 32).descriptor_mode, 2);
   EXPECT_EQ(k_major_tile(SwizzleMode::Bytes32, 2, 64, 16).descriptor_mode, 3);
   const SharedTile none = k_major_tile(SwizzleMode::None, 2, 64, 16);

@@ -76,6 +76,22 @@ TEST(AtomPiece, BadNamesAndGridsPointIntoTheAtomsText) {
   EXPECT_EQ(column_of("Atom(mma.m16n8k16.f16:A, [2,y])"), 26);
   EXPECT_EQ(column_of("Atom(mma.m16n8k16.f16:A, [2,2], [1,1], [1,1])"), 40);
   EXPECT_EQ(column_of("Atom(mma.m16n8k16.f16)"), 6);
+  // Brackets that never close or close nothing (a crash and a silently dropped grid, once).
+  EXPECT_EQ(column_of("Atom([)"), 6);
+  EXPECT_EQ(column_of("Atom(mma.m16n8k16.f16:A])"), 24);
+  EXPECT_EQ(column_of("Atom(mma.m16n8k16.f16:C, [2,2)"), 26);
+  EXPECT_THROW(parse_tv_spec("mma.m16n8k16.f16:C, 2x2, [1,2"), LegoError);
+  // The command line's 2x2 is named for what it is inside the language.
+  try {
+    parse_layout("Atom(mma.m16n8k16.f16:C, 2x2)");
+    ADD_FAILURE() << "2x2 parsed";
+  } catch (const LegoError& e) {
+    EXPECT_NE(std::string(e.what()).find("[2,2]"), std::string::npos) << e.what();
+  }
+  // Spaces around the colon; a one-thread copy has no warp grid; a CTA holds 32 warps.
+  EXPECT_EQ(tv_of(parse_tv_spec(" mma.m16n8k16.f16 : c ")).cells, tv_of(parse_tv_spec("mma.m16n8k16.f16:C")).cells);
+  EXPECT_EQ(column_of("Atom(cp.async.16:D, [4,8])"), 21);
+  EXPECT_EQ(column_of("Atom(mma.m16n8k16.f16:C, [8,8])"), 26);
   EXPECT_THROW(parse_tv_spec("mma.m16n8k16.f16:A, 0x2"), LegoError);
   EXPECT_THROW(parse_tv_spec("mma.m16n8k16.f16:A, 65x1"), LegoError);
 }
