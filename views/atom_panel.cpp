@@ -12,6 +12,7 @@
 #include <QVBoxLayout>
 
 #include "analysis/atom_walks.hpp"
+#include "atom/tv_spec.hpp"
 #include "expr/diagnostic.hpp"
 #include "layout/make_plan.hpp"
 #include "layout/parse.hpp"
@@ -235,7 +236,25 @@ void AtomPanel::redraw() {
     const atom::Operand& o = a->operand(operands_->currentText().toStdString());
     view_->setTable(atom::tile_operand(*a, o, warps_m_->value(), warps_n_->value(), repeat_m_->value(), repeat_n_->value()));
     const auto cute = atom::to_cute(o.tv);
-    caption_->setText(tr("%1, operand %2: %3 x %4 %5 elements, %6 values per lane; CuTe TV layout %7; tile %8 x %9")
+    // The whole tile's TV layout, as the layout language's Atom(...) writes it.
+    const atom::TvSpec spec{a->name, o.name, warps_m_->value(), warps_n_->value(), repeat_m_->value(), repeat_n_->value()};
+    QString tiled;
+    if (spec.warps_m * spec.warps_n * spec.repeat_m * spec.repeat_n > 1) {
+      std::optional<cute::Layout> whole;
+      try {
+        whole = atom::to_cute(atom::tv_of(spec));
+      } catch (const LegoError&) {
+        whole.reset();  // a grid the language refuses (more than a CTA's warps): no text for it
+      }
+      tiled = tr("; the tile's: Atom(%1:%2, [%3,%4], [%5,%6]) = %7")
+                  .arg(QString::fromStdString(a->name), QString::fromStdString(o.name))
+                  .arg(spec.warps_m)
+                  .arg(spec.warps_n)
+                  .arg(spec.repeat_m)
+                  .arg(spec.repeat_n)
+                  .arg(whole ? QString::fromStdString(cute::to_string(*whole)) : tr("(no CuTe form)"));
+    }
+    caption_->setText(tr("%1, operand %2: %3 x %4 %5 elements, %6 values per lane; CuTe TV layout %7; tile %8 x %9%10")
                           .arg(QString::fromStdString(a->name), QString::fromStdString(o.name))
                           .arg(o.tv.rows)
                           .arg(o.tv.cols)
@@ -243,7 +262,8 @@ void AtomPanel::redraw() {
                           .arg(o.tv.values)
                           .arg(cute ? QString::fromStdString(cute::to_string(*cute)) : tr("(none)"))
                           .arg(view_->table().rows)
-                          .arg(view_->table().cols));
+                          .arg(view_->table().cols)
+                          .arg(tiled));
     view_->setToolTip(QString::fromStdString(a->description));
   } catch (const LegoError& e) {
     status_->setText(QString::fromStdString(e.what()));

@@ -15,6 +15,7 @@
 #include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -68,6 +69,38 @@ TEST(KernelCli, BenchSurvivesCrashesHangsAndWrongResults) {
   const Output zero = shell(kBin + "/lego bench " + kRoot + "/tests/data/kernels/faulty.lego.json --set MODE=0 --min-time 0");
   EXPECT_EQ(zero.rc, 2) << zero.text;
   EXPECT_NE(zero.text.find("--min-time"), std::string::npos) << zero.text;
+}
+
+// Issue 32: a search measures what its strategy picks, within the budget,
+// the same picks for the same seed (the second run's times come from the
+// results cache, so they are the first's).
+TEST(KernelCli, BenchStrategyKeepsItsBudgetAndRepeatsForASeed) {
+  const std::string command = kBin + "/lego bench " + kRoot +
+                              "/projects/search/transpose_space.lego.json --set N=256 --min-time 0.01 --repetitions 2 --strategy model "
+                              "--budget 6 --seed 3";
+  const Output first = shell(command);
+  ASSERT_EQ(first.rc, 0) << first.text;
+  EXPECT_NE(first.text.find("strategy model: 6 of 1728 variants measured"), std::string::npos) << first.text;
+  EXPECT_NE(first.text.find("best found: A=row,"), std::string::npos) << first.text;
+  const auto table = [](const std::string& text) {
+    std::string rows;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty() && std::isdigit(static_cast<unsigned char>(line[0])) && line.find("A=row") != std::string::npos)
+        rows += line.substr(0, line.find(' ', 5)) + "\n";
+    return rows;
+  };
+  const Output second = shell(command);
+  ASSERT_EQ(second.rc, 0) << second.text;
+  const std::string picks = table(first.text);
+  EXPECT_EQ(picks, table(second.text));
+  EXPECT_EQ(std::count(picks.begin(), picks.end(), '\n'), 6) << picks;
+  const Output bad = shell(kBin + "/lego bench " + kRoot + "/projects/search/transpose_space.lego.json --strategy model --budget 90m");
+  EXPECT_EQ(bad.rc, 2) << bad.text;
+  EXPECT_NE(bad.text.find("--budget 90m: give a number of evaluations (e.g. 40) or of seconds (e.g. 90s)"), std::string::npos) << bad.text;
+  const Output unknown = shell(kBin + "/lego bench " + kRoot + "/projects/search/transpose_space.lego.json --strategy annealing");
+  EXPECT_EQ(unknown.rc, 2) << unknown.text;
+  EXPECT_NE(unknown.text.find("expected exhaustive, random, model or evolve"), std::string::npos) << unknown.text;
 }
 
 TEST(KernelCli, BenchWritesGoogleBenchmarkJsonWithOurFields) {
