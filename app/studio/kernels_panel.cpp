@@ -48,6 +48,7 @@ void KernelsPanel::connectControls() {
   connect(target_, &QComboBox::currentIndexChanged, this, &KernelsPanel::onTargetPicked);
   connect(verified_only_, &QCheckBox::toggled, this, &KernelsPanel::showKernel);
   connect(run_, &QPushButton::clicked, this, &KernelsPanel::runSweep);
+  connect(search_, &QPushButton::clicked, this, &KernelsPanel::searchDialog);
   connect(cancel_, &QPushButton::clicked, this, &KernelsPanel::cancelSweep);
   connect(verify_smaller_, &QPushButton::clicked, this, [this] { verifySmaller(); });
   connect(export_, &QPushButton::clicked, this, &KernelsPanel::exportRequested);
@@ -83,6 +84,20 @@ void KernelsPanel::connectSweep() {
     updateRoofline();
   });
   connect(&sweep_, &SweepSession::finished, this, &KernelsPanel::onSweepFinished);
+  connect(&sweep_, &SweepSession::searchUpdated, this, &KernelsPanel::tuningTrace);
+  connect(&sweep_, &SweepSession::predicted, this, [this](const QString& kernel, std::shared_ptr<const Predictions> ms) {
+    const KernelInfo* k = currentKernel();
+    if (!k || qs(k->spec.name) != kernel) return;
+    // The rows the search never measured say so, with the model's time.
+    for (int row = 0; row < variants_.rowCount(); ++row) {
+      const VariantRow& r = variants_.row(row);
+      const auto it = ms->find(r.id.toStdString());
+      if (r.outcome || it == ms->end()) continue;
+      variants_.setNote(
+          row, tr("not measured: predicted %1 ms").arg(it->second, 0, 'g', 3),
+          tr("The search never ran this variant; its cost model, fitted on what it measured, predicts %1 ms").arg(it->second, 0, 'g', 4));
+    }
+  });
   connect(&sweep_, &SweepSession::exported, this, [this](const QStringList& files) {
     emit message(tr("exported %1").arg(files.join(", ")));
     emit exported(files);
@@ -103,12 +118,19 @@ void KernelsPanel::onTargetPicked() {
 
 void KernelsPanel::onSweepFinished(bool cancelled) {
   run_->setEnabled(true);
+  search_->setEnabled(true);
   parameters_->setEnabled(true);
   verify_smaller_->setEnabled(true);
   cancel_->setEnabled(false);
   progress_->setVisible(false);
   int emulated = 0;
   for (const auto& [k, o] : outcomes_) emulated += o->status == run::Status::NoGpu && o->verified;
+  if (std::exchange(searching_, false)) {  // the search said what it found (SweepSession::search's message)
+    emit message(cancelled ? tr("search cancelled") : tr("search finished; the Tuning tab shows how it converged"));
+    updateSmallerCheck();
+    emit sweepFinished(cancelled);
+    return;
+  }
   QString result = winner().isEmpty() ? tr("no verified, timed variant") : tr("winner: %1").arg(winner());
   if (winner().isEmpty() && emulated) result = tr("no GPU here, so nothing was timed; %1 variants verified by CPU emulation").arg(emulated);
   emit message(cancelled ? tr("sweep cancelled (%1 of %2 done); greyed rows are from an earlier sweep").arg(done_).arg(total_)
@@ -203,6 +225,7 @@ void KernelsPanel::startSweep(const QStringList& ids, bool verify_smaller) {
   const KernelInfo* k = currentKernel();
   if (!k || sweep_.running()) return;
   run_->setEnabled(false);
+  search_->setEnabled(false);
   verify_smaller_->setEnabled(false);
   parameters_->setEnabled(false);  // the sizes change after the sweep, not under it
   cancel_->setEnabled(true);

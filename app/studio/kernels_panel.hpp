@@ -9,6 +9,7 @@
 #pragma once
 
 #include <QWidget>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -41,6 +42,11 @@ class KernelsPanel : public QWidget {
 
   void openProject(const QString& path);
   void runSweep();  // all variants of the current kernel
+  // kernels_panel_search.cpp: lego bench --strategy in the app. The dialog
+  // asks for a strategy, a budget ("40" evaluations or "90s") and a seed.
+  void searchDialog();
+  void startSearch(const QString& strategy, const QString& budget, std::uint64_t seed);
+  QPushButton* searchButton() const { return search_; }
   void cancelSweep();
   // Run on cluster: the current kernel's variants (as the table lists
   // them) submitted to Slurm from the saved project file; results stream in
@@ -126,6 +132,8 @@ class KernelsPanel : public QWidget {
   void message(const QString& text);
   // The CPU the current project's variants are made for, as the status bar says it.
   void targetChanged(const QString& summary);
+  // A search's line so far (the Tuning dock draws it).
+  void tuningTrace(std::shared_ptr<const lego::search::TuningTrace> trace);
 
  public:
   QComboBox* targetChoice() const { return target_; }
@@ -203,6 +211,8 @@ class KernelsPanel : public QWidget {
   int done_ = 0, total_ = 0;                    // the running sweep's progress
   bool resizing_ = false;                       // SweepSession::resize asked, its project not loaded yet
   bool run_after_resize_ = false;               // Run was pressed meanwhile
+  std::function<void()> search_after_resize_;   // Search was started meanwhile
+  bool searching_ = false;                      // the sweep running is a search (its own summary)
   std::string last_suggested_buffer_;
   views::Ceilings ceilings_;
   VariantsModel variants_;
@@ -213,7 +223,7 @@ class KernelsPanel : public QWidget {
   QComboBox* target_;  // host and the named targets (lego targets)
   QCheckBox* verified_only_;
   QCheckBox* reuse_;  // results cache of unchanged code
-  QPushButton *run_, *cancel_, *export_, *export_selected_, *verify_smaller_, *cluster_;
+  QPushButton *run_, *cancel_, *export_, *export_selected_, *verify_smaller_, *cluster_, *search_;
   QProgressBar* progress_;
   ParametersRow* parameters_;
   QComboBox* layout_;

@@ -53,7 +53,8 @@ void KernelsPanel::onProjectLoaded(ProjectPtr p) {
                        .arg(k.ruled_out)
                        .arg(qs(t.name), qs(k.ruled_out_reason)));
   emit projectLoaded();
-  if (std::exchange(run_after_resize_, false)) runSweep();  // Run was pressed while the sizes were applied
+  if (std::exchange(run_after_resize_, false)) runSweep();                   // Run was pressed while the sizes were applied
+  if (auto search = std::exchange(search_after_resize_, nullptr)) search();  // and so was Search
 }
 
 void KernelsPanel::fillLayouts() {

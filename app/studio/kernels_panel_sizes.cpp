@@ -25,6 +25,7 @@ void KernelsPanel::connectSizes() {
   connect(parameters_, &ParametersRow::valuesRequested, this, &KernelsPanel::resizeKernel);
   connect(&sweep_, &SweepSession::sizesRejected, this, [this](const QString& kernel, const QString& why) {
     resizing_ = run_after_resize_ = false;
+    search_after_resize_ = nullptr;
     parameters_->showError(tr("No variant at these sizes: %1").arg(why));
     emit message(tr("error: %1 has no variant at these sizes: %2").arg(kernel, why));
   });

@@ -35,6 +35,12 @@ QHBoxLayout* KernelsPanel::makeTopRow() {
   run_->setToolTip(
       tr("Compile, verify against the reference and time every variant of the kernel chosen on the left, in lego-worker "
          "processes (lego bench runs a kernel the same way)"));
+  search_ = new QPushButton(tr("Search..."));
+  search_->setObjectName("search");
+  search_->setToolTip(
+      tr("Find a fast variant without running them all: a strategy (the cost model's picks, evolution, random) measures "
+         "variants of the kernel's whole space within a budget, as lego bench --strategy does; the Tuning tab shows it "
+         "converge, and the rows it never measured show the time the model predicts"));
   cluster_ = new QPushButton(tr("Run on cluster..."));
   cluster_->setObjectName("runOnCluster");
   cluster_->setToolTip(
@@ -61,7 +67,7 @@ QHBoxLayout* KernelsPanel::makeTopRow() {
   top->addWidget(kernel_, 1);
   // Export and Verify at a smaller size are on the rows below: one row of
   // every button was wider than a 1280 px window.
-  for (QWidget* w : std::initializer_list<QWidget*>{target_, verified_only_, reuse_, run_, cluster_, cancel_}) top->addWidget(w);
+  for (QWidget* w : std::initializer_list<QWidget*>{target_, verified_only_, reuse_, run_, search_, cluster_, cancel_}) top->addWidget(w);
   top->addWidget(progress_, 1);
   return top;
 }

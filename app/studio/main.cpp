@@ -76,6 +76,10 @@ int main(int argc, char** argv) {
       {"colour", "Colour cells by tile, physical or logical order, thread, warp or bank", "tile|physical|logical|thread|warp|bank"});
   cli.addOption({"verify-smaller", "With --run: then verify CUDA variants too large to emulate at smaller problem sizes"});
   cli.addOption({"single", "With --run and --screenshot: select only the fastest variant (Assembly then links it to its source)"});
+  cli.addOption({"search",
+                 "With --project: search the kernel's variants, e.g. model:40 or evolve:90s:2 (strategy:budget[:seed]); with "
+                 "--screenshot, the Tuning tab once it ends",
+                 "STRATEGY:BUDGET[:SEED]"});
   cli.addOption({"suggest", "With --project: rank layouts for this buffer of the kernel (opens Suggested layouts)", "BUFFER"});
   cli.addOption({"threads", "Threads per step when the layout is read as a thread mapping (default 32)", "N"});
   cli.addOption({"step", "Light up the elements of one step of the thread mapping", "S"});
@@ -133,6 +137,22 @@ int main(int argc, char** argv) {
     if (cli.isSet("run"))
       QObject::connect(window.kernels(), &lego::studio::KernelsPanel::projectLoaded, window.kernels(),
                        &lego::studio::KernelsPanel::runSweep, Qt::SingleShotConnection);
+    if (cli.isSet("search")) {
+      const QStringList parts = cli.value("search").split(':');
+      bool seed_ok = true;
+      const std::uint64_t seed = parts.size() > 2 ? parts[2].toULongLong(&seed_ok) : 1;
+      if (parts.size() < 2 || parts.size() > 3 || !seed_ok) {
+        std::fprintf(stderr, "lego-studio: --search takes STRATEGY:BUDGET[:SEED], e.g. model:40 or evolve:90s:2\n");
+        return 2;
+      }
+      QObject::connect(
+          window.kernels(), &lego::studio::KernelsPanel::projectLoaded, window.kernels(),
+          [&window, parts, seed] {
+            window.showTuning();
+            window.kernels()->startSearch(parts[0], parts[1], seed);
+          },
+          Qt::SingleShotConnection);
+    }
     if (cli.isSet("target")) {
       const QString name = cli.value("target");
       if (window.kernels()->targetChoice()->findData(name) < 0) {
@@ -245,7 +265,16 @@ int main(int argc, char** argv) {
                        });
                      });
   }
-  if (cli.isSet("screenshot") && cli.isSet("run")) {
+  if (cli.isSet("screenshot") && cli.isSet("search")) {
+    const QString path = cli.value("screenshot");
+    QObject::connect(window.kernels(), &lego::studio::KernelsPanel::sweepFinished, &app, [&window, path] {
+      window.showTuning();
+      QTimer::singleShot(600, &window, [&window, path] {
+        if (!window.grab().save(path)) std::fprintf(stderr, "lego-studio: cannot write %s\n", qPrintable(path));
+        QApplication::quit();
+      });
+    });
+  } else if (cli.isSet("screenshot") && cli.isSet("run")) {
     // After the sweep: fastest first, the fastest and the slowest selected, so the code shows their diff.
     const QString path = cli.value("screenshot");
     const bool accesses = cli.value("show") == "accesses" || cli.value("show") == "threadmap";

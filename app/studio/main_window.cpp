@@ -17,6 +17,7 @@
 #include "project/summary.hpp"
 #include "studio/save_file.hpp"
 #include "views/qt_text.hpp"
+#include "views/tuning_view.hpp"
 
 namespace lego::studio {
 
@@ -183,6 +184,19 @@ void MainWindow::buildDocks() {
   tabifyDockWidget(kernels_dock, atoms_dock);
   connect(atoms_dock, &QDockWidget::visibilityChanged, this, [this, atoms_dock](bool visible) {
     if (visible) QTimer::singleShot(0, this, [this, atoms_dock] { growBottomDock(atoms_dock); });
+  });
+  // Tuning: a search converging (Search... beside Run).
+  tuning_ = new views::TuningView;
+  auto* tuning_dock = new QDockWidget(tr("Tuning"), this);
+  tuning_dock->setObjectName("tuning");
+  tuning_dock->setWidget(tuning_);
+  addDockWidget(Qt::BottomDockWidgetArea, tuning_dock);
+  tabifyDockWidget(kernels_dock, tuning_dock);
+  connect(tuning_dock, &QDockWidget::visibilityChanged, this, [this, tuning_dock](bool visible) {
+    if (visible) QTimer::singleShot(0, this, [this, tuning_dock] { growBottomDock(tuning_dock); });
+  });
+  connect(kernels_, &studio::KernelsPanel::tuningTrace, this, [this](std::shared_ptr<const search::TuningTrace> trace) {
+    if (trace) tuning_->setTrace(*trace);
   });
   connect(palette_, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
     const QString atom = item->data(0, views::kAtomRole).toString();

@@ -21,6 +21,7 @@
 #include "views/layout_document.hpp"
 #include "views/palette.hpp"
 #include "views/tensor_view.hpp"
+#include "views/tuning_view.hpp"
 
 class QComboBox;
 class QLineEdit;
@@ -46,6 +47,9 @@ class MainWindow : public QMainWindow {
   KernelsPanel* kernels() { return kernels_; }
   views::BankHeatmap* bankHeatmap() { return banks_; }
   views::AtomPanel* atoms() { return atoms_; }
+  views::TuningView* tuning() { return tuning_; }
+  // Raises the Tuning dock (a search's lines).
+  void showTuning();
   // The Atoms dock in front, showing `atom`'s `operand` (its first when
   // empty); false (the panel says why) for a name the library lacks.
   bool showAtom(const QString& atom, const QString& operand = {});
@@ -162,6 +166,7 @@ class MainWindow : public QMainWindow {
   KernelsPanel* kernels_;
   views::BankHeatmap* banks_;
   views::AtomPanel* atoms_;
+  views::TuningView* tuning_;
   QComboBox* bank_walk_;
   SnapshotPtr shown_;
   void showBanks();

@@ -86,6 +86,13 @@ void MainWindow::defaultDockSizes() {
   resizeDocks({findChild<QDockWidget*>("pieces")}, {190}, Qt::Horizontal);
 }
 
+void MainWindow::showTuning() {
+  auto* tuning = findChild<QDockWidget*>("tuning");
+  tuning->show();
+  tuning->raise();
+  QTimer::singleShot(0, this, [this, tuning] { resizeDocks({tuning}, {height() / 2}, Qt::Vertical); });
+}
+
 void MainWindow::showBankConflicts() {
   auto* banks = findChild<QDockWidget*>("banks");
   banks->show();

@@ -35,6 +35,8 @@ SweepSession::SweepSession(QObject* parent) : QObject(parent) {
   qRegisterMetaType<OutcomePtr>();
   qRegisterMetaType<run::Roof>();
   qRegisterMetaType<std::shared_ptr<const run::Suggestions>>();
+  qRegisterMetaType<std::shared_ptr<const search::TuningTrace>>();
+  qRegisterMetaType<std::shared_ptr<const Predictions>>();
   // Connected first, so whoever hears of a project next loads at its sizes.
   connect(this, &SweepSession::projectLoaded, this, [this](const ProjectPtr& p) { sizes_ = p->sizes; });
 }

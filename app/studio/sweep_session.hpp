@@ -20,6 +20,7 @@
 #include "run/outcome.hpp"
 #include "run/suggest.hpp"
 #include "run/sweep_driver.hpp"
+#include "search/trace.hpp"
 #include "studio/parameter_values.hpp"
 #include "studio/worker_thread.hpp"
 
@@ -71,6 +72,9 @@ struct ProjectInfo {
 
 using ProjectPtr = std::shared_ptr<const ProjectInfo>;
 
+// Variant id -> the milliseconds a search's model predicts for it.
+using Predictions = std::map<std::string, double>;
+
 class SweepSession : public QObject {
   Q_OBJECT
  public:
@@ -89,6 +93,13 @@ class SweepSession : public QObject {
   // at smaller problem sizes (run/emulation_sizes.hpp).
   void run(ProjectPtr project, const QString& kernel, const QStringList& variant_ids, const run::RunOptions& options, double timeout_s,
            bool verify_smaller = false);
+  // lego bench --strategy in the app: the variants the strategy picks are
+  // run as run() runs them (variantDone for each), the search's line after
+  // every batch (searchUpdated), then the predicted time of every listed
+  // variant it never measured (predicted) and finished. Throws nothing: a
+  // bad budget or strategy is failed().
+  void search(ProjectPtr project, const QString& kernel, const QString& strategy, const QString& budget, std::uint64_t seed,
+              const run::RunOptions& options, double timeout_s);
   // Writes the variant as standalone source (run::export_files) into `dir`.
   // replace: write into a folder that holds files, over those of the same names (the CLI's --force).
   void exportVariant(ProjectPtr project, const QString& kernel, const QString& variant_id, const QString& dir, bool replace = false);
@@ -119,7 +130,11 @@ class SweepSession : public QObject {
   void exported(const QStringList& files);
   void suggested(std::shared_ptr<const lego::run::Suggestions> suggestions);
   void ceilingsReady(lego::run::Roof roof);
-  void sizesRejected(const QString& kernel, const QString& why);  // the machine's roofs as a sweep starts, then a GPU's from its first run
+  void sizesRejected(const QString& kernel, const QString& why);
+  void searchUpdated(std::shared_ptr<const lego::search::TuningTrace> trace);
+  // Variant id -> predicted ms, for the listed variants the search did not measure.
+  void predicted(const QString& kernel, std::shared_ptr<const lego::studio::Predictions>
+                                            milliseconds);  // the machine's roofs as a sweep starts, then a GPU's from its first run
 
  private:
   std::atomic<bool> cancel_{false}, running_{false};
@@ -142,3 +157,5 @@ Q_DECLARE_METATYPE(lego::studio::ProjectPtr)
 Q_DECLARE_METATYPE(lego::studio::OutcomePtr)
 Q_DECLARE_METATYPE(lego::run::Roof)
 Q_DECLARE_METATYPE(std::shared_ptr<const lego::run::Suggestions>)
+Q_DECLARE_METATYPE(std::shared_ptr<const lego::search::TuningTrace>)
+Q_DECLARE_METATYPE(std::shared_ptr<const lego::studio::Predictions>)

@@ -11,6 +11,7 @@
 #include "search/model.hpp"
 #include "search/replay.hpp"
 #include "search/strategy.hpp"
+#include "search/trace.hpp"
 
 namespace lego::search {
 namespace {
@@ -169,6 +170,44 @@ TEST(Model, RidgeFitsALinearResidualAndSpearmanRanks) {
   RidgeModel few;
   few.fit({{1.0}, {2.0}}, {1.0, 2.0});
   EXPECT_EQ(few.residual({5.0}), 0.0);  // under 3 timings: the prior alone
+}
+
+}  // namespace
+}  // namespace lego::search
+
+namespace lego::search {
+namespace {
+
+// The tuning view's data: a step down at each improvement, flat to the last
+// evaluation; every timed pick's prediction beside its time; failures counted.
+TEST(Trace, BestSoFarStepsDownAndEveryTimedPickIsAPoint) {
+  SearchReport r;
+  r.strategy = Strategy::Model;
+  r.history = {{0, "a", 5.0, 4.0, 1.0}, {1, "b", -1.0, 3.0, 2.0}, {2, "c", 3.0, 3.5, 3.0}, {3, "d", 4.0, 2.0, 4.0}};
+  const TuningTrace t = trace_of(r, {10, 0}, 7);
+  EXPECT_EQ(t.label, "model, seed 7");
+  EXPECT_EQ(t.budget.evaluations, 10u);
+  EXPECT_EQ(t.best_by_evaluation, (std::vector<std::pair<double, double>>{{1, 5.0}, {3, 3.0}, {4, 3.0}}));
+  EXPECT_EQ(t.best_by_seconds, (std::vector<std::pair<double, double>>{{1.0, 5.0}, {3.0, 3.0}, {4.0, 3.0}}));
+  EXPECT_EQ(t.predicted_vs_measured, (std::vector<std::pair<double, double>>{{4.0, 5.0}, {3.5, 3.0}, {2.0, 4.0}}));
+  EXPECT_EQ(t.failed, 1u);
+}
+
+TEST(Trace, TheFinalModelPredictsTheUnmeasuredFromWhatWasMeasured) {
+  const kernel::Project p = synthetic(kTwoTiles);
+  const kernel::LazySpace space(p.kernels[0], {});
+  const Features f = features_for(space);
+  const SearchReport r = run_search(space, f, {Strategy::Model, {60, 0}, 1, 0}, by_formula(), [] { return 0.0; });
+  const auto predict = final_predictor(f, space, r.history);
+  std::vector<double> predicted, actual;
+  std::set<std::uint64_t> measured;
+  for (const auto& e : r.history) measured.insert(e.index);
+  for (std::uint64_t i = 0; i < space.candidates(); ++i)
+    if (!measured.count(i)) {
+      predicted.push_back(predict(space.candidate(i)));
+      actual.push_back(planted_time(space.candidate(i)));
+    }
+  EXPECT_GT(spearman(predicted, actual), 0.8);
 }
 
 }  // namespace

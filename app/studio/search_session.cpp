@@ -1,0 +1,152 @@
+// SweepSession::search: lego bench --strategy on the sweep thread. The
+// variants the strategy picks run through the sweep driver as a Run's do,
+// so the table fills the same way; the tuning view gets the search's line
+// after every batch.
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "kernel/variant_space.hpp"
+#include "run/jit.hpp"
+#include "run/sweep.hpp"
+#include "search/strategy.hpp"
+#include "studio/sweep_session.hpp"
+
+namespace lego::studio {
+
+void SweepSession::search(ProjectPtr project, const QString& kernel_name, const QString& strategy_name, const QString& budget_text,
+                          std::uint64_t seed, const run::RunOptions& options, double timeout_s) {
+  cancel_ = false;
+  running_ = true;
+  thread_.post([this, project, kernel = kernel_name.toStdString(), strategy_name = strategy_name.toStdString(),
+                budget_text = budget_text.toStdString(), seed, options, timeout_s] {
+    bool cancelled = false;
+    try {
+      const KernelInfo* k = nullptr;
+      for (const auto& candidate : project->kernels)
+        if (candidate.spec.name == kernel) k = &candidate;
+      if (!k) throw LegoError("no kernel " + kernel + " in the project");
+      const auto strategy = search::strategy_named(strategy_name);
+      if (!strategy) throw LegoError("no search strategy " + strategy_name);
+      const search::Budget budget = budget_text.empty() ? search::Budget{} : search::parse_budget(budget_text);
+      if (const std::string why = run::cannot_run_here(project->target); !why.empty() && k->spec.backend == lego::kernel::Backend::Cpu)
+        throw LegoError(why);
+      const run::Roof roof = run::machine_roof(
+          false, [this](const std::string& m) { emit message(QString::fromStdString(m)); }, project->target.name);
+      emit ceilingsReady(roof);
+      // The spec is at the sizes the user set (ProjectInfo::sizes): the space is the whole of it, not the listed sample.
+      const kernel::LazySpace space(k->spec, {}, &project->target);
+      const search::Features features(space, project->target, {roof.copy_gbs, roof.peak_gflops_f32});
+      run::WorkerClient worker(run::default_worker_path());
+      run::SweepOptions o;
+      o.run = options;
+      o.target = project->target;
+      o.run.want_assembly = true;
+      o.timeout_s = timeout_s;
+      o.analyze = true;
+      bool first = true;
+      std::atomic<bool> budget_spent{false};
+      std::size_t done = 0;
+      const std::size_t total = budget.evaluations;
+      search::SearchReport partial;
+      partial.strategy = *strategy;
+      const auto started = std::chrono::steady_clock::now();
+      const auto seconds = [started] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
+      const search::MeasureBatch measure = [&](const std::vector<kernel::Variant>& batch) {
+        std::vector<run::PreparedVariant> prepared;
+        for (const auto& v : batch) prepared.push_back(run::prepare_variant(k->spec, v, project->target));
+        std::vector<const run::PreparedVariant*> order;
+        for (const auto& p : prepared) order.push_back(&p);
+        run::SweepOptions batch_options = o;
+        batch_options.baselines = first;
+        first = false;
+        run::SweepEvents events;
+        events.started = [&](std::size_t, std::size_t, const std::string& id) {
+          emit progress(static_cast<int>(done), static_cast<int>(total), QString::fromStdString(id));
+        };
+        events.finished = [&](const run::Outcome& outcome, std::size_t, std::size_t, double) {
+          emit variantDone(std::make_shared<const run::Outcome>(outcome));
+        };
+        events.note = [this](const std::string& text) { emit message(QString::fromStdString(text)); };
+        const run::SweepResult swept = run::run_sweep(worker, k->spec, order, roof, batch_options, events, &cancel_);
+        std::map<std::string, double> by_id;
+        for (const auto& r : swept.outcomes)
+          if (!r.baseline) by_id[r.id] = run::can_win(r) || (!options.verify && r.ms > 0) ? r.ms : -1.0;
+        for (const auto& r : swept.outcomes)
+          if (r.status == run::Status::Duplicate && by_id.count(r.duplicate_of)) by_id[r.id] = by_id[r.duplicate_of];
+        std::vector<double> times;
+        for (const auto& v : batch) {
+          const auto it = by_id.find(v.id);
+          if (it == by_id.end()) break;
+          times.push_back(it->second);
+        }
+        if (swept.cancelled) {
+          cancelled = !budget_spent;  // the deadline's stop is the budget's, not the user's
+          if (times.size() == batch.size() && !times.empty()) times.pop_back();
+        }
+        // The line so far: this batch's picks with their times, as the search will record them.
+        const double at = seconds();
+        for (std::size_t n = 0; n < times.size(); ++n) {
+          const auto index = space.index_of(batch[n]);
+          partial.history.push_back({index.value_or(0), batch[n].id, times[n], 0, at});
+        }
+        done += times.size();
+        emit progress(static_cast<int>(done), static_cast<int>(total), {});
+        return times;
+      };
+      // A budget in seconds cancels the running variant when it is spent.
+      const double deadline = budget.seconds;
+      std::atomic<bool> stop_clock{false};
+      std::thread clock;
+      if (deadline > 0)
+        clock = std::thread([this, deadline, &stop_clock, &budget_spent, started] {
+          while (!stop_clock && std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() < deadline)
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+          if (!stop_clock) {
+            budget_spent = true;
+            cancel_ = true;
+          }
+        });
+      search::SearchReport report;
+      try {
+        // Each batch's line is sent as it lands, with the predictions the search made.
+        const search::MeasureBatch measured_and_shown = [&](const std::vector<kernel::Variant>& batch) {
+          std::vector<double> times = measure(batch);
+          emit searchUpdated(std::make_shared<const search::TuningTrace>(search::trace_of(partial, budget, seed)));
+          return times;
+        };
+        report = search::run_search(space, features, {*strategy, budget, seed, 0}, measured_and_shown, seconds);
+      } catch (...) {
+        stop_clock = true;
+        if (clock.joinable()) clock.join();
+        throw;
+      }
+      stop_clock = true;
+      if (clock.joinable()) clock.join();
+      emit searchUpdated(std::make_shared<const search::TuningTrace>(search::trace_of(report, budget, seed)));
+      // The listed rows the search never measured, with the time the final model predicts.
+      const auto predict = search::final_predictor(features, space, report.history);
+      auto predictions = std::make_shared<Predictions>();
+      std::set<std::string> measured;
+      for (const auto& e : report.history) measured.insert(e.id);
+      for (const auto& v : k->variants)
+        if (v.instantiated() && !measured.count(v.id())) (*predictions)[v.id()] = predict(v.prepared.variant);
+      emit predicted(QString::fromStdString(kernel), predictions);
+      emit message(QStringLiteral("search (%1): %2 variants measured in %3 s; best %4")
+                       .arg(QString::fromStdString(search::name_of(*strategy)))
+                       .arg(report.history.size())
+                       .arg(report.seconds, 0, 'f', 1)
+                       .arg(report.best ? QString::fromStdString(report.history[*report.best].id) +
+                                              QStringLiteral(" at %1 ms").arg(report.history[*report.best].ms, 0, 'g', 4)
+                                        : QStringLiteral("none verified")));
+    } catch (const std::exception& e) {
+      emit failed(QString::fromStdString(e.what()));
+    }
+    running_ = false;
+    emit finished(cancelled);
+  });
+}
+
+}  // namespace lego::studio
