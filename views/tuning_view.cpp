@@ -145,11 +145,12 @@ void TuningView::redraw() {
       mark->attachAxis(x);
       mark->attachAxis(y);
     }
-    const std::size_t evaluations = t.best_by_evaluation.empty() ? 0 : static_cast<std::size_t>(t.best_by_evaluation.back().first);
-    text += tr("%1: best %2 ms after %3 evaluations%4.  ")
+    text += tr("%1: best %2 ms, %3, found at evaluation %4 of %5%6.  ")
                 .arg(QString::fromStdString(t.label))
                 .arg(points.empty() ? 0.0 : points.back().second, 0, 'g', 4)
-                .arg(evaluations)
+                .arg(QString::fromStdString(t.best_id))
+                .arg(t.best_at)
+                .arg(t.evaluations)
                 .arg(t.failed ? tr(", %1 failed").arg(t.failed) : QString());
   }
   summary_->setText(text.trimmed());

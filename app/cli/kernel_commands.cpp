@@ -503,7 +503,8 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
                       "Verify CUDA variants too large for the CPU emulator at smaller problem sizes (the kernel's verify_at, else "
                       "halved until the launch emulates quickly); the verified column names the sizes");
   bool no_cache = false;
-  bench_cmd->add_flag("--no-cache", no_cache, "Run every variant again instead of reusing results of unchanged code");
+  bench_cmd->add_flag("--no-cache", no_cache,
+                      "Run every variant again instead of reusing results of unchanged code (the new results replace the cached ones)");
   int rounds = 3;
   bench_cmd
       ->add_option("--rounds", rounds,
@@ -640,6 +641,11 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
       sweep_options.side_by_side_rounds = rounds;
       if (!strategy.empty() || !budget.empty() || compare_strategies) {
         if (max_variants) throw LegoError("--max-variants samples a plain sweep; a --strategy spends its --budget instead");
+        if (!json_out.empty()) throw LegoError("--json writes a plain sweep's results; a search prints its report (drop --json)");
+        if (compare_strategies && !strategy.empty())
+          throw LegoError("--compare-strategies replays random, model and evolve itself; drop --strategy");
+        if (bench_cmd->count("--rounds") > 0 && !compare_strategies)
+          err << "(--rounds is for a plain sweep's winner; a search times its best three again instead)\n";
         return bench_search({project, kernel_name, sets, only, strategy.empty() ? "model" : strategy, budget, seed, compare_strategies,
                              target_name, sweep_options},
                             out, err);

@@ -73,7 +73,8 @@ void SweepSession::search(ProjectPtr project, const QString& kernel_name, const 
         const run::SweepResult swept = run::run_sweep(worker, k->spec, order, roof, batch_options, events, &cancel_);
         std::map<std::string, double> by_id;
         for (const auto& r : swept.outcomes)
-          if (!r.baseline) by_id[r.id] = run::can_win(r) || (!options.verify && r.ms > 0) ? r.ms : -1.0;
+          if (!r.baseline && r.status != run::Status::Cancelled)  // cut short: not measured, it ends the list
+            by_id[r.id] = run::can_win(r) || (!options.verify && r.ms > 0) ? r.ms : -1.0;
         for (const auto& r : swept.outcomes)
           if (r.status == run::Status::Duplicate && by_id.count(r.duplicate_of)) by_id[r.id] = by_id[r.duplicate_of];
         std::vector<double> times;
@@ -82,10 +83,7 @@ void SweepSession::search(ProjectPtr project, const QString& kernel_name, const 
           if (it == by_id.end()) break;
           times.push_back(it->second);
         }
-        if (swept.cancelled) {
-          cancelled = !budget_spent;  // the deadline's stop is the budget's, not the user's
-          if (times.size() == batch.size() && !times.empty()) times.pop_back();
-        }
+        if (swept.cancelled) cancelled = !budget_spent;  // the deadline's stop is the budget's, not the user's
         // The line so far: this batch's picks with their times, as the search will record them.
         const double at = seconds();
         for (std::size_t n = 0; n < times.size(); ++n) {

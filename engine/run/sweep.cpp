@@ -318,7 +318,9 @@ VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, co
                           const kernel::Instance* verify_at) {
   VariantResult row;
   row.id = inst.variant;
-  const fs::path cached = options.cache ? cached_result_file(inst, verify_at, options) : fs::path();
+  // Without options.cache a result is not reused, but it is stored: the
+  // fresh run replaces what the cache held (a refresh, as --no-cache says).
+  const fs::path cached = cached_result_file(inst, verify_at, options);
   std::optional<RunReply> hit = options.cache ? cached_reply(cached) : std::nullopt;
   // lego bench stores results without assembly and the app shows it: a hit
   // without it is compiled once more (never run) and stored with it, so
@@ -374,7 +376,7 @@ VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, co
   }
   if (!hit) {
     distrust_beyond_the_roof(reply, inst, roof_of(reply, roof));
-    if (options.cache && worth_caching(reply)) write_sealed(cached, to_json(reply).dump() + "\n");
+    if (worth_caching(reply)) write_sealed(cached, to_json(reply).dump() + "\n");
   }
   row.placed_against = roof_of(reply, roof);
   if (reply.status == Status::Ok && reply.benchmark) {

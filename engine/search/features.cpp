@@ -15,8 +15,12 @@ Features::Features(const kernel::LazySpace& space, const target::Target& target,
     (axes[a].is_layout ? layout_axes_ : numeric_axes_).push_back(a);
   }
   for (std::size_t a : layout_axes_)
-    for (const auto& c : axes[a].choices) names_.push_back(axes[a].name + "=" + c);
+    for (const auto& c : axes[a].choices) {
+      raw_.push_back(names_.size());
+      names_.push_back(axes[a].name + "=" + c);
+    }
   for (std::size_t a : numeric_axes_) {
+    raw_.push_back(names_.size());
     names_.push_back("log2 " + axes[a].name);
     names_.push_back("(log2 " + axes[a].name + ")^2");
   }

@@ -26,6 +26,9 @@ class Features {
   // One value per name(); the roofline prior is not among them.
   std::vector<double> of(const kernel::Variant& variant) const;
   const std::vector<std::string>& names() const { return names_; }
+  // The columns that are the variant itself (layout one-hots, log2 of each
+  // parameter), not products of them: what the boosted trees split on.
+  const std::vector<std::size_t>& raw_columns() const { return raw_; }
   // log(milliseconds) the roofline allows the variant: max(bytes / bandwidth,
   // FLOPs / peak); 0 when the kernel names neither or the machine is unknown.
   double prior_log_ms(const kernel::Variant& variant) const;
@@ -36,6 +39,7 @@ class Features {
   MachineFigures machine_;
   std::vector<std::size_t> layout_axes_, numeric_axes_;
   std::vector<std::string> names_;
+  std::vector<std::size_t> raw_;
 };
 
 }  // namespace lego::search

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "search/trees.hpp"
+
 namespace lego::search {
 
 namespace {
@@ -120,6 +122,75 @@ double RidgeModel::residual(const std::vector<double>& features) const {
     if (scale_[j] > 0) r += weights_[j] * (features[j] - mean_[j]) / scale_[j];
   return r;
 }
+
+namespace {
+
+std::vector<double> columns(const std::vector<double>& row, const std::vector<std::size_t>& keep) {
+  std::vector<double> out;
+  out.reserve(keep.size());
+  for (std::size_t c : keep) out.push_back(c < row.size() ? row[c] : 0.0);
+  return out;
+}
+
+}  // namespace
+
+void CostModel::fit(const std::vector<std::vector<double>>& rows, const std::vector<double>& residuals,
+                    const std::vector<std::size_t>& raw_columns) {
+  *this = CostModel{};
+  raw_ = raw_columns;
+  const std::size_t n = rows.size();
+  if (n < 3) return;
+  std::vector<std::vector<double>> raw_rows;
+  for (const auto& r : rows) raw_rows.push_back(columns(r, raw_));
+  kind_ = Kind::Ridge;
+  if (n >= 9) {
+    // 3-fold cross-validation, folds by index: deterministic.
+    std::vector<double> by_ridge(n), by_trees(n);
+    for (std::size_t fold = 0; fold < 3; ++fold) {
+      std::vector<std::vector<double>> train, train_raw;
+      std::vector<double> y;
+      for (std::size_t i = 0; i < n; ++i)
+        if (i % 3 != fold) {
+          train.push_back(rows[i]);
+          train_raw.push_back(raw_rows[i]);
+          y.push_back(residuals[i]);
+        }
+      RidgeModel r;
+      r.fit(train, y);
+      BoostedTrees t;
+      t.fit(train_raw, y);
+      for (std::size_t i = fold; i < n; i += 3) {
+        by_ridge[i] = r.residual(rows[i]);
+        by_trees[i] = t.predict(raw_rows[i]);
+      }
+    }
+    const double ridge_score = spearman(by_ridge, residuals), trees_score = spearman(by_trees, residuals);
+    kind_ = trees_score > ridge_score ? Kind::Trees : Kind::Ridge;
+    held_out_ = std::max(ridge_score, trees_score);
+  }
+  if (kind_ == Kind::Trees) {
+    auto trees = std::make_shared<BoostedTrees>();
+    trees->fit(raw_rows, residuals);
+    trees_ = trees;
+  } else {
+    ridge_.fit(rows, residuals);
+  }
+  trained_on_ = n;
+}
+
+double CostModel::residual(const std::vector<double>& features) const {
+  switch (kind_) {
+    case Kind::None:
+      return 0;
+    case Kind::Ridge:
+      return ridge_.residual(features);
+    case Kind::Trees:
+      return static_cast<const BoostedTrees*>(trees_.get())->predict(columns(features, raw_));
+  }
+  return 0;
+}
+
+const char* CostModel::kind_name() const { return kind_ == Kind::Trees ? "boosted trees" : kind_ == Kind::Ridge ? "ridge" : "prior only"; }
 
 double spearman(const std::vector<double>& a, const std::vector<double>& b) {
   const std::size_t n = std::min(a.size(), b.size());

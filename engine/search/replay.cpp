@@ -41,8 +41,8 @@ double model_spearman(const kernel::LazySpace& space, const Features& features, 
     rows.push_back(features.of(v));
     residuals.push_back(std::log(timed[k].second) - features.prior_log_ms(v));
   }
-  RidgeModel model;
-  model.fit(rows, residuals);
+  CostModel model;
+  model.fit(rows, residuals, features.raw_columns());
   std::vector<double> predicted, actual;
   for (std::size_t k = train; k < timed.size(); ++k) {
     const kernel::Variant v = space.candidate(timed[k].first);

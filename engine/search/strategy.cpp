@@ -121,7 +121,14 @@ class Search {
         std::count_if(report_.history.begin(), report_.history.end(), [](const Evaluation& e) { return e.ms > 0; }));
   }
 
-  double predict(const kernel::Variant& v) const { return features_.prior_log_ms(v) + model_.residual(features_.of(v)); }
+  // The roofline's time bounds a variant from below, up to what caches give
+  // (a working set in L3 can beat the copy roof): a prediction below a
+  // quarter of it is the model extrapolating, not the machine.
+  double predict(const kernel::Variant& v) const {
+    const double prior = features_.prior_log_ms(v);
+    const double residual = model_.residual(features_.of(v));
+    return prior != 0 ? prior + std::max(residual, std::log(0.25)) : residual;
+  }
 
   Scored scored(std::uint64_t index, kernel::Variant v) const {
     const double p = predict(v);
@@ -240,9 +247,10 @@ class Search {
       const std::size_t k = std::uniform_int_distribution<std::size_t>(out.size(), candidates.size() - 1)(rng_);
       out.push_back(std::move(candidates[k]));
     }
+    // Picked before the random fill, which must not pick them again.
+    for (const auto& s : out) seen_.insert(s.index);
     if (out.size() < count)
       for (auto& r : at_random(count - out.size())) out.push_back(std::move(r));
-    for (const auto& s : out) seen_.insert(s.index);
     return out;
   }
 
@@ -263,7 +271,8 @@ class Search {
         }
       }
     }
-    if (options_.strategy == Strategy::Model || options_.strategy == Strategy::Evolve) model_.fit(rows_, residuals_);
+    if (options_.strategy == Strategy::Model || options_.strategy == Strategy::Evolve)
+      model_.fit(rows_, residuals_, features_.raw_columns());
     return times.size() == picks.size();
   }
 
@@ -273,7 +282,10 @@ class Search {
       if (ms > 0 && (!report_.best || ms < report_.history[*report_.best].ms)) report_.best = k;
     }
     report_.seconds = now();
+    report_.spearman_pairs = predicted_.size();
     report_.spearman = predicted_.size() >= 3 ? spearman(predicted_, measured_) : 0.0;
+    report_.model = model_.kind_name();
+    report_.held_out_spearman = model_.held_out_spearman();
     if (!report_.exhausted && !small_space_.empty() && seen_.size() >= small_space_.size()) report_.exhausted = true;
   }
 
@@ -288,7 +300,7 @@ class Search {
   std::size_t next_shuffled_ = 0;
   std::uint64_t next_in_order_ = 0;
   std::set<std::uint64_t> seen_;
-  RidgeModel model_;
+  CostModel model_;
   std::vector<std::vector<double>> rows_;
   std::vector<double> residuals_, predicted_, measured_;
   SearchReport report_;

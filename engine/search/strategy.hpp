@@ -55,6 +55,11 @@ struct SearchReport {
   // The model's rank correlation between its predictions at pick time and
   // the times measured (model and evolve; 0 with fewer than 3 timings).
   double spearman = 0;
+  std::size_t spearman_pairs = 0;  // the picks it was computed over
+  // The cost model's form at the end (ridge, boosted trees, prior only) and
+  // its held-out rank correlation at its last fit.
+  std::string model = "prior only";
+  double held_out_spearman = 0;
 };
 
 // Measures a batch, returning one time per variant in order (< 0: failed).

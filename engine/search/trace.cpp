@@ -1,5 +1,6 @@
 #include "search/trace.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -21,10 +22,13 @@ TuningTrace trace_of(const SearchReport& report, Budget budget, std::uint64_t se
     if (e.predicted_ms > 0) t.predicted_vs_measured.push_back({e.predicted_ms, e.ms});  // 0: not known yet (a batch in flight)
     if (best < 0 || e.ms < best) {
       best = e.ms;
+      t.best_id = e.id;
+      t.best_at = k + 1;
       t.best_by_evaluation.push_back({static_cast<double>(k + 1), best});
       t.best_by_seconds.push_back({e.at_seconds, best});
     }
   }
+  t.evaluations = report.history.size();
   // The line runs on to the last evaluation, flat after the last improvement.
   if (best > 0 && !report.history.empty()) {
     t.best_by_evaluation.push_back({static_cast<double>(report.history.size()), best});
@@ -43,9 +47,12 @@ std::function<double(const kernel::Variant&)> final_predictor(const Features& fe
     rows.push_back(features.of(v));
     residuals.push_back(std::log(e.ms) - features.prior_log_ms(v));
   }
-  auto model = std::make_shared<RidgeModel>();
-  model->fit(rows, residuals);
-  return [model, &features](const kernel::Variant& v) { return std::exp(features.prior_log_ms(v) + model->residual(features.of(v))); };
+  auto model = std::make_shared<CostModel>();
+  model->fit(rows, residuals, features.raw_columns());
+  return [model, &features](const kernel::Variant& v) {
+    const double prior = features.prior_log_ms(v), residual = model->residual(features.of(v));
+    return std::exp(prior != 0 ? prior + std::max(residual, std::log(0.25)) : residual);  // as the search predicts
+  };
 }
 
 }  // namespace lego::search
