@@ -21,6 +21,8 @@ struct TuningTrace {
   std::vector<std::pair<double, double>> best_by_seconds;        // (seconds, best ms so far)
   std::vector<std::pair<double, double>> predicted_vs_measured;  // (predicted ms, measured ms) of every timed pick
   std::size_t failed = 0;                                        // picks that did not verify
+  std::string best_id;                                           // the fastest so far, found at evaluation best_at of evaluations
+  std::size_t best_at = 0, evaluations = 0;
 };
 
 TuningTrace trace_of(const SearchReport& report, Budget budget, std::uint64_t seed);
