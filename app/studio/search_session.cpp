@@ -73,7 +73,8 @@ void SweepSession::search(ProjectPtr project, const QString& kernel_name, const 
         const run::SweepResult swept = run::run_sweep(worker, k->spec, order, roof, batch_options, events, &cancel_);
         std::map<std::string, double> by_id;
         for (const auto& r : swept.outcomes)
-          if (!r.baseline && r.status != run::Status::Cancelled)  // cut short: not measured, it ends the list
+          if (!r.baseline && r.status != run::Status::Cancelled &&
+              r.status != run::Status::Duplicate)  // cut short: not measured, it ends the list
             by_id[r.id] = run::can_win(r) || (!options.verify && r.ms > 0) ? r.ms : -1.0;
         for (const auto& r : swept.outcomes)
           if (r.status == run::Status::Duplicate && by_id.count(r.duplicate_of)) by_id[r.id] = by_id[r.duplicate_of];
@@ -123,6 +124,7 @@ void SweepSession::search(ProjectPtr project, const QString& kernel_name, const 
       }
       stop_clock = true;
       if (clock.joinable()) clock.join();
+      if (budget_spent) cancel_ = false;  // the deadline's stop must not cancel what runs next
       emit searchUpdated(std::make_shared<const search::TuningTrace>(search::trace_of(report, budget, seed)));
       // The listed rows the search never measured, with the time the final model predicts.
       const auto predict = search::final_predictor(features, space, report.history);

@@ -142,6 +142,7 @@ void SweepSession::resize(ProjectPtr project, const QString& kernel_name, const 
 }
 
 void SweepSession::suggest(ProjectPtr project, const QString& kernel_name, const QString& buffer) {
+  cancel_ = false;  // a cancel (or a search's deadline) before this began is not this suggestion's
   thread_.post([this, project, kernel = kernel_name.toStdString(), buffer = buffer.toStdString()] {
     try {
       const KernelInfo* k = nullptr;

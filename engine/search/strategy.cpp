@@ -135,9 +135,13 @@ class Search {
     return {p, index, std::move(v)};
   }
 
+  // At most kScanned candidates per call: a huge space whose admitted
+  // variants are rare ends the search instead of scanning 2^40 of them.
   std::vector<Scored> in_order(std::size_t count) {
+    constexpr std::uint64_t kScanned = std::uint64_t{1} << 22;
     std::vector<Scored> out;
-    for (; next_in_order_ < space_.candidates() && out.size() < count; ++next_in_order_)
+    const std::uint64_t stop = next_in_order_ + std::min(space_.candidates() - next_in_order_, kScanned);
+    for (; next_in_order_ < stop && out.size() < count; ++next_in_order_)
       if (!seen_.count(next_in_order_))
         if (auto v = space_.admitted(next_in_order_)) {
           seen_.insert(next_in_order_);
