@@ -48,7 +48,7 @@ TuningView::TuningView(QWidget* parent) : QWidget(parent) {
   scatter_ = new QChartView;
   for (QChartView* v : {progress_, scatter_}) {
     v->setRenderHint(QPainter::Antialiasing);
-    v->setMinimumSize(260, 200);
+    v->setMinimumSize(200, 100);  // a tab among the bottom docks: it must not push the tensor view up
   }
   auto* top = new QHBoxLayout;
   top->addWidget(new QLabel(tr("Best so far against")));

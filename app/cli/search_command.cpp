@@ -218,7 +218,8 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
     std::vector<kernel::Variant> again;
     for (std::size_t k : top) again.push_back(space.candidate(r.history[k].index));
     Measurer fresh{worker, spec, target, roof, sweep, cancel, err, {}, false};
-    fresh.options.run.cache = false;  // run again (the new times replace the cached ones)
+    fresh.options.run.cache = false;  // run again, and leave the cache as the search found it
+    fresh.options.run.store = false;
     const std::vector<double> times = fresh(again);
     std::size_t best = top.size();
     for (std::size_t n = 0; n < times.size(); ++n) {

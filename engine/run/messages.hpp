@@ -29,6 +29,9 @@ struct RunOptions {
   double min_time_s = 0.05;  // per repetition
   std::uint64_t seed = 1;
   bool cache = false;  // reuse results of unchanged code (run/sweep.hpp); not sent to the worker
+  // Store the result for later runs (also without `cache`: a refresh). Off
+  // for a second look that must not replace the first (a search's re-timing).
+  bool store = true;
 };
 
 // One tensor as the worker allocates it: logical extents and the layout

@@ -376,7 +376,7 @@ VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, co
   }
   if (!hit) {
     distrust_beyond_the_roof(reply, inst, roof_of(reply, roof));
-    if (worth_caching(reply)) write_sealed(cached, to_json(reply).dump() + "\n");
+    if (options.store && worth_caching(reply)) write_sealed(cached, to_json(reply).dump() + "\n");
   }
   row.placed_against = roof_of(reply, roof);
   if (reply.status == Status::Ok && reply.benchmark) {
