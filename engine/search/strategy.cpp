@@ -242,14 +242,27 @@ class Search {
   std::vector<Scored> guided(std::size_t count) {
     std::vector<Scored> candidates = options_.strategy == Strategy::Evolve ? neighbours() : pool();
     if (candidates.empty()) return at_random(count);
-    std::stable_sort(candidates.begin(), candidates.end(), [](const Scored& a, const Scored& b) { return a.log_ms < b.log_ms; });
+    const auto faster = [](const Scored& a, const Scored& b) { return a.log_ms < b.log_ms; };
+    std::stable_sort(candidates.begin(), candidates.end(), faster);
     std::vector<Scored> out;
+    std::set<std::uint64_t> picked;
     // One pick per round from the rest, at random: the model learns where it is wrong.
     const std::size_t best = count >= 2 ? count - 1 : count;
-    for (std::size_t k = 0; k < candidates.size() && out.size() < best; ++k) out.push_back(std::move(candidates[k]));
-    if (out.size() < count && candidates.size() > out.size()) {
-      const std::size_t k = std::uniform_int_distribution<std::size_t>(out.size(), candidates.size() - 1)(rng_);
-      out.push_back(std::move(candidates[k]));
+    if (options_.strategy == Strategy::Model) {
+      // Three quarters of the model's picks from the best variants' neighbourhood (a
+      // trust region: the model is most right near what it has measured),
+      // the rest from the whole space.
+      std::vector<Scored> near = neighbours();
+      std::stable_sort(near.begin(), near.end(), faster);
+      for (std::size_t k = 0; k < near.size() && out.size() < best * 3 / 4; ++k)
+        if (picked.insert(near[k].index).second) out.push_back(std::move(near[k]));
+    }
+    std::size_t next = 0;
+    for (; next < candidates.size() && out.size() < best; ++next)
+      if (picked.insert(candidates[next].index).second) out.push_back(std::move(candidates[next]));
+    if (out.size() < count && candidates.size() > next) {
+      const std::size_t k = std::uniform_int_distribution<std::size_t>(next, candidates.size() - 1)(rng_);
+      if (picked.insert(candidates[k].index).second) out.push_back(std::move(candidates[k]));
     }
     // Picked before the random fill, which must not pick them again.
     for (const auto& s : out) seen_.insert(s.index);
