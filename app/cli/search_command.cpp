@@ -214,6 +214,7 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
     if (r.history[k].ms > 0) top.push_back(k);
   std::sort(top.begin(), top.end(), [&](std::size_t a, std::size_t b) { return r.history[a].ms < r.history[b].ms; });
   if (top.size() > 3) top.resize(3);
+  if (!top.empty() && cancel) out << "(the best were not timed again: the budget in seconds is spent)\n";
   if (!top.empty() && !cancel) {
     std::vector<kernel::Variant> again;
     for (std::size_t k : top) again.push_back(space.candidate(r.history[k].index));
