@@ -85,7 +85,8 @@ int run_atom_command(const std::vector<std::string>& args, std::ostream& out, st
                                  "Print an atom's operands: which thread's which value is each element (T<thread>V<value>), as the PTX "
                                  "ISA's fragment figures give them; without a name, list the atoms");
   cmd->add_option("name", name, "The PTX name: mma.m16n8k16.f16, ldmatrix.x4, cp.async.16, wgmma.m64n128k16.f16, ...");
-  cmd->add_option("--operand", operand, "Only this operand: A, B or C (mma, wgmma), D (ldmatrix, stmatrix, cp.async)");
+  cmd->add_option("--operand", operand,
+                  "Only this operand: A, B or C (mma), A or C (wgmma: B is read from shared memory), D (ldmatrix, stmatrix, cp.async)");
   cmd->add_flag("--json", json,
                 "One JSON object: {\"atom\", \"operands\": {NAME: {\"shape\": [rows, cols], \"tv\": [lane][value] = [row, col], ...}}}");
   cmd->add_flag("--cute", cute_only, "Only each operand's CuTe TV layout ((threads),(values)):(strides), over the column-major tile");
