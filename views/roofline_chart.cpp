@@ -12,27 +12,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "views/log_axis.hpp"
+
 namespace lego::views {
 
 namespace {
 
 constexpr int kMarker = 11;
-
-// The decade at or below v, and the one at or above: an axis over whole
-// decades always has ticks, below 1.0 too. The lower end sits a hair
-// below its decade: Qt Charts drops the label of a tick exactly on the edge.
-double decade_below(double v) { return std::pow(10.0, std::floor(std::log10(v))) * 0.999; }
-double decade_above(double v) { return std::pow(10.0, std::ceil(std::log10(v))); }
-
-QLogValueAxis* log_axis(const QString& title, double lo, double hi) {
-  auto* axis = new QLogValueAxis;
-  axis->setTitleText(title);
-  axis->setBase(10);
-  axis->setLabelFormat("%g");
-  axis->setMinorTickCount(8);  // 2x .. 9x between decades
-  axis->setRange(decade_below(lo), decade_above(hi));
-  return axis;
-}
 
 }  // namespace
 
@@ -182,7 +168,7 @@ void RooflineChart::setData(const Ceilings& ceilings, std::vector<RooflinePoint>
     x->setRange(x_lo, x_hi);
     x->setLabelFormat("%d");
     x_axis = x;
-    y_axis = log_axis(tr("GB/s"), std::max(1e-3, y_min / 2), std::max(y_max, ceilings.copy_gbs) * 2);
+    y_axis = decade_log_axis(tr("GB/s"), std::max(1e-3, y_min / 2), std::max(y_max, ceilings.copy_gbs) * 2);
   } else {
     c->setTitle(tr("Roofline: peak %1 GFLOP/s, triad %2 GB/s").arg(ceilings.peak_gflops, 0, 'f', 0).arg(ceilings.triad_gbs, 0, 'f', 1));
     roof->setName(tr("min(peak, intensity x triad)"));
@@ -192,7 +178,7 @@ void RooflineChart::setData(const Ceilings& ceilings, std::vector<RooflinePoint>
       hi = std::max(hi, p.intensity);
     }
     const double ridge = ceilings.triad_gbs > 0 ? ceilings.peak_gflops / ceilings.triad_gbs : hi;
-    auto* x = log_axis(tr("arithmetic intensity (FLOP/byte)"), std::min(lo / 4, ridge / 4), std::max(hi * 4, ridge * 4));
+    auto* x = decade_log_axis(tr("arithmetic intensity (FLOP/byte)"), std::min(lo / 4, ridge / 4), std::max(hi * 4, ridge * 4));
     x_lo = x->min();
     x_hi = x->max();
     // Unmeasured ceilings (results imported before any local sweep): no roof to draw.
@@ -201,7 +187,7 @@ void RooflineChart::setData(const Ceilings& ceilings, std::vector<RooflinePoint>
     else
       c->setTitle(tr("Roofline: this machine's ceilings are measured with its first sweep"));
     x_axis = x;
-    y_axis = log_axis(tr("GFLOP/s"), std::max(1e-3, y_min / 2), std::max(y_max, ceilings.peak_gflops) * 2);
+    y_axis = decade_log_axis(tr("GFLOP/s"), std::max(1e-3, y_min / 2), std::max(y_max, ceilings.peak_gflops) * 2);
   }
   c->addAxis(x_axis, Qt::AlignBottom);
   c->addAxis(y_axis, Qt::AlignLeft);

@@ -14,20 +14,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "views/log_axis.hpp"
+
 namespace lego::views {
 
 namespace {
-
-// Whole decades around [lo, hi], so a log axis always has ticks.
-QLogValueAxis* log_axis(const QString& title, double lo, double hi) {
-  auto* axis = new QLogValueAxis;
-  axis->setTitleText(title);
-  axis->setBase(10);
-  axis->setLabelFormat("%g");
-  axis->setMinorTickCount(8);
-  axis->setRange(std::pow(10.0, std::floor(std::log10(lo))) * 0.999, std::pow(10.0, std::ceil(std::log10(hi))));
-  return axis;
-}
 
 QChart* fresh_chart(QChartView* view) {
   auto* chart = new QChart;
@@ -116,7 +107,7 @@ void TuningView::redraw() {
   x->setRange(0, x_hi * 1.05);
   x->applyNiceNumbers();
   x->setLabelFormat("%g");
-  auto* y = log_axis(tr("best ms"), lo, hi);
+  auto* y = decade_log_axis(tr("best ms"), lo, hi);
   left->addAxis(x, Qt::AlignBottom);
   left->addAxis(y, Qt::AlignLeft);
   QString text;
@@ -155,8 +146,8 @@ void TuningView::redraw() {
   }
   summary_->setText(text.trimmed());
   if (p_lo <= 0) return;
-  auto* px = log_axis(tr("predicted ms"), p_lo, p_hi);
-  auto* py = log_axis(tr("measured ms"), p_lo, p_hi);
+  auto* px = decade_log_axis(tr("predicted ms"), p_lo, p_hi);
+  auto* py = decade_log_axis(tr("measured ms"), p_lo, p_hi);
   right->addAxis(px, Qt::AlignBottom);
   right->addAxis(py, Qt::AlignLeft);
   auto* diagonal = new QLineSeries;
