@@ -4,52 +4,21 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <map>
-#include <mutex>
 #include <random>
-#include <thread>
 
 #include "bindings.hpp"
 #include "command_line.hpp"
 #include "kernel/variant_space.hpp"
 #include "run/jit.hpp"
 #include "run/outcome.hpp"
+#include "run/search_batch.hpp"
 #include "run/sweep.hpp"
 #include "search/replay.hpp"
 #include "search/strategy.hpp"
 
 namespace lego::cli {
 namespace {
-
-// Sets `cancel` when `seconds` have passed since it began, unless stopped first.
-class Deadline {
- public:
-  Deadline(double seconds, std::atomic<bool>& cancel) {
-    if (seconds <= 0) return;
-    thread_ = std::thread([this, seconds, &cancel] {
-      std::unique_lock lock(mutex_);
-      if (!stopped_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return stop_; })) cancel = true;
-    });
-  }
-  ~Deadline() {
-    {
-      std::lock_guard lock(mutex_);
-      stop_ = true;
-    }
-    stopped_.notify_all();
-    if (thread_.joinable()) thread_.join();
-  }
-  Deadline(const Deadline&) = delete;
-  Deadline& operator=(const Deadline&) = delete;
-
- private:
-  std::mutex mutex_;
-  std::condition_variable stopped_;
-  bool stop_ = false;
-  std::thread thread_;
-};
 
 // The admitted variants: counted when the space is small enough to walk,
 // else estimated from a sample (the second is true then).
@@ -72,7 +41,6 @@ std::pair<double, bool> admitted_count(const kernel::LazySpace& space) {
 struct Measurer {
   run::WorkerClient& worker;
   const kernel::KernelSpec& spec;
-  const target::Target& target;
   const run::Roof& roof;
   run::SweepOptions options;
   std::atomic<bool>& cancel;
@@ -81,35 +49,15 @@ struct Measurer {
   bool first = true;
 
   std::vector<double> operator()(const std::vector<kernel::Variant>& batch) {
-    std::vector<run::PreparedVariant> prepared;
-    for (const auto& v : batch) prepared.push_back(run::prepare_variant(spec, v, target));
-    std::vector<const run::PreparedVariant*> order;
-    for (const auto& p : prepared) order.push_back(&p);
     run::SweepOptions o = options;
     o.baselines = options.baselines && first;
     o.side_by_side_rounds = 0;
     first = false;
     run::SweepEvents events;
     events.note = [&](const std::string& m) { err << m << "\n"; };
-    const run::SweepResult swept = run::run_sweep(worker, spec, order, roof, o, events, &cancel);
-    std::map<std::string, double> by_id;
-    for (const auto& r : swept.outcomes) {
-      outcomes.push_back(r);
-      // Without verification (--no-verify) a timed variant counts as it stands.
-      // A variant cut short (the budget's deadline, a cancel) was not measured: it ends the list.
-      if (!r.baseline && r.status != run::Status::Cancelled && r.status != run::Status::Duplicate)
-        by_id[r.id] = run::can_win(r) || (!options.run.verify && r.ms > 0) ? r.ms : -1.0;
-    }
-    // A variant whose code repeats another's has its time.
-    for (const auto& r : swept.outcomes)
-      if (r.status == run::Status::Duplicate && by_id.count(r.duplicate_of)) by_id[r.id] = by_id[r.duplicate_of];
-    std::vector<double> times;
-    for (const auto& v : batch) {
-      const auto it = by_id.find(v.id);
-      if (it == by_id.end()) break;  // cancelled before it ran
-      times.push_back(it->second);
-    }
-    return times;
+    run::BatchRun ran = run::run_batch(worker, spec, batch, roof, o, events, &cancel);
+    outcomes.insert(outcomes.end(), ran.swept.outcomes.begin(), ran.swept.outcomes.end());
+    return ran.times;
   }
 };
 
@@ -179,7 +127,7 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
                      space.candidates(), features.names().size(), target.name);
   run::WorkerClient worker(run::default_worker_path());
   std::atomic<bool> cancel{false};
-  Measurer measurer{worker, spec, target, roof, sweep, cancel, err, {}, true};
+  Measurer measurer{worker, spec, roof, sweep, cancel, err, {}, true};
   std::size_t measured_so_far = 0;
   const search::MeasureBatch measure = [&](const std::vector<kernel::Variant>& batch) {
     std::vector<double> times = measurer(batch);
@@ -202,7 +150,7 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
   }
   search::SearchReport r;
   {
-    const Deadline deadline(budget.seconds, cancel);
+    const run::Deadline deadline(budget.seconds, cancel);
     r = search::run_search(space, features, {*strategy, budget, q.seed, 0}, measure);
   }
   print_report(r, admitted, estimated, out);
@@ -218,7 +166,7 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
   if (!top.empty() && !cancel) {
     std::vector<kernel::Variant> again;
     for (std::size_t k : top) again.push_back(space.candidate(r.history[k].index));
-    Measurer fresh{worker, spec, target, roof, sweep, cancel, err, {}, false};
+    Measurer fresh{worker, spec, roof, sweep, cancel, err, {}, false};
     fresh.options.run.cache = false;  // run again, and leave the cache as the search found it
     fresh.options.run.store = false;
     const std::vector<double> times = fresh(again);

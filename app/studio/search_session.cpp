@@ -5,11 +5,12 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
-#include <thread>
 
 #include "kernel/variant_space.hpp"
 #include "run/jit.hpp"
+#include "run/search_batch.hpp"
 #include "run/sweep.hpp"
 #include "search/strategy.hpp"
 #include "studio/sweep_session.hpp"
@@ -47,7 +48,7 @@ void SweepSession::search(ProjectPtr project, const QString& kernel_name, const 
       o.timeout_s = timeout_s;
       o.analyze = true;
       bool first = true;
-      std::atomic<bool> budget_spent{false};
+      std::optional<run::Deadline> deadline;  // made when the search starts, below
       std::size_t done = 0;
       const std::size_t total = budget.evaluations;
       search::SearchReport partial;
@@ -55,10 +56,6 @@ void SweepSession::search(ProjectPtr project, const QString& kernel_name, const 
       const auto started = std::chrono::steady_clock::now();
       const auto seconds = [started] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
       const search::MeasureBatch measure = [&](const std::vector<kernel::Variant>& batch) {
-        std::vector<run::PreparedVariant> prepared;
-        for (const auto& v : batch) prepared.push_back(run::prepare_variant(k->spec, v, project->target));
-        std::vector<const run::PreparedVariant*> order;
-        for (const auto& p : prepared) order.push_back(&p);
         run::SweepOptions batch_options = o;
         batch_options.baselines = first;
         first = false;
@@ -70,21 +67,9 @@ void SweepSession::search(ProjectPtr project, const QString& kernel_name, const 
           emit variantDone(std::make_shared<const run::Outcome>(outcome));
         };
         events.note = [this](const std::string& text) { emit message(QString::fromStdString(text)); };
-        const run::SweepResult swept = run::run_sweep(worker, k->spec, order, roof, batch_options, events, &cancel_);
-        std::map<std::string, double> by_id;
-        for (const auto& r : swept.outcomes)
-          if (!r.baseline && r.status != run::Status::Cancelled &&
-              r.status != run::Status::Duplicate)  // cut short: not measured, it ends the list
-            by_id[r.id] = run::can_win(r) || (!options.verify && r.ms > 0) ? r.ms : -1.0;
-        for (const auto& r : swept.outcomes)
-          if (r.status == run::Status::Duplicate && by_id.count(r.duplicate_of)) by_id[r.id] = by_id[r.duplicate_of];
-        std::vector<double> times;
-        for (const auto& v : batch) {
-          const auto it = by_id.find(v.id);
-          if (it == by_id.end()) break;
-          times.push_back(it->second);
-        }
-        if (swept.cancelled) cancelled = !budget_spent;  // the deadline's stop is the budget's, not the user's
+        const run::BatchRun ran = run::run_batch(worker, k->spec, batch, roof, batch_options, events, &cancel_);
+        const std::vector<double>& times = ran.times;
+        if (ran.swept.cancelled) cancelled = !(deadline && deadline->spent());  // the deadline's stop is the budget's, not the user's
         // The line so far: this batch's picks with their times, as the search will record them.
         const double at = seconds();
         for (std::size_t n = 0; n < times.size(); ++n) {
@@ -96,35 +81,17 @@ void SweepSession::search(ProjectPtr project, const QString& kernel_name, const 
         return times;
       };
       // A budget in seconds cancels the running variant when it is spent.
-      const double deadline = budget.seconds;
-      std::atomic<bool> stop_clock{false};
-      std::thread clock;
-      if (deadline > 0)
-        clock = std::thread([this, deadline, &stop_clock, &budget_spent, started] {
-          while (!stop_clock && std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() < deadline)
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-          if (!stop_clock) {
-            budget_spent = true;
-            cancel_ = true;
-          }
-        });
-      search::SearchReport report;
-      try {
-        // Each batch's line is sent as it lands, with the predictions the search made.
-        const search::MeasureBatch measured_and_shown = [&](const std::vector<kernel::Variant>& batch) {
-          std::vector<double> times = measure(batch);
-          emit searchUpdated(std::make_shared<const search::TuningTrace>(search::trace_of(partial, budget, seed)));
-          return times;
-        };
-        report = search::run_search(space, features, {*strategy, budget, seed, 0}, measured_and_shown, seconds);
-      } catch (...) {
-        stop_clock = true;
-        if (clock.joinable()) clock.join();
-        throw;
-      }
-      stop_clock = true;
-      if (clock.joinable()) clock.join();
-      if (budget_spent) cancel_ = false;  // the deadline's stop must not cancel what runs next
+      deadline.emplace(budget.seconds, cancel_);
+      // Each batch's line is sent as it lands, with the predictions the search made.
+      const search::MeasureBatch measured_and_shown = [&](const std::vector<kernel::Variant>& batch) {
+        std::vector<double> times = measure(batch);
+        emit searchUpdated(std::make_shared<const search::TuningTrace>(search::trace_of(partial, budget, seed)));
+        return times;
+      };
+      const search::SearchReport report = search::run_search(space, features, {*strategy, budget, seed, 0}, measured_and_shown, seconds);
+      const bool spent = deadline->spent();
+      deadline.reset();            // joined: it sets nothing from here on
+      if (spent) cancel_ = false;  // the deadline's stop must not cancel what runs next
       emit searchUpdated(std::make_shared<const search::TuningTrace>(search::trace_of(report, budget, seed)));
       // The listed rows the search never measured, with the time the final model predicts.
       const auto predict = search::final_predictor(features, space, report.history);
