@@ -192,6 +192,11 @@ double CostModel::residual(const std::vector<double>& features) const {
 
 const char* CostModel::kind_name() const { return kind_ == Kind::Trees ? "boosted trees" : kind_ == Kind::Ridge ? "ridge" : "prior only"; }
 
+double predicted_log_ms(const CostModel& model, const Features& features, const kernel::Variant& variant) {
+  const double prior = features.prior_log_ms(variant), residual = model.residual(features.of(variant));
+  return prior != 0 ? prior + std::max(residual, std::log(0.25)) : residual;
+}
+
 double spearman(const std::vector<double>& a, const std::vector<double>& b) {
   const std::size_t n = std::min(a.size(), b.size());
   if (n < 2) return 0;

@@ -11,6 +11,8 @@
 #include <memory>
 #include <vector>
 
+#include "search/features.hpp"
+
 namespace lego::search {
 
 class RidgeModel {
@@ -54,6 +56,12 @@ class CostModel {
   double held_out_ = 0;
   std::size_t trained_on_ = 0;
 };
+
+// A variant's predicted log(ms): its roofline prior plus the model's
+// residual, never below a quarter of the roofline's time (a working set in
+// L3 can beat the copy roof, but further below is the model extrapolating,
+// not the machine). Without a prior (0: unknown roof), the residual alone.
+double predicted_log_ms(const CostModel& model, const Features& features, const kernel::Variant& variant);
 
 // Spearman's rank correlation (ties take their mean rank); 0 for fewer than
 // two pairs or a constant side.

@@ -121,14 +121,7 @@ class Search {
         std::count_if(report_.history.begin(), report_.history.end(), [](const Evaluation& e) { return e.ms > 0; }));
   }
 
-  // The roofline's time bounds a variant from below, up to what caches give
-  // (a working set in L3 can beat the copy roof): a prediction below a
-  // quarter of it is the model extrapolating, not the machine.
-  double predict(const kernel::Variant& v) const {
-    const double prior = features_.prior_log_ms(v);
-    const double residual = model_.residual(features_.of(v));
-    return prior != 0 ? prior + std::max(residual, std::log(0.25)) : residual;
-  }
+  double predict(const kernel::Variant& v) const { return predicted_log_ms(model_, features_, v); }
 
   Scored scored(std::uint64_t index, kernel::Variant v) const {
     const double p = predict(v);

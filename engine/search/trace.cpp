@@ -49,10 +49,7 @@ std::function<double(const kernel::Variant&)> final_predictor(const Features& fe
   }
   auto model = std::make_shared<CostModel>();
   model->fit(rows, residuals, features.raw_columns());
-  return [model, &features](const kernel::Variant& v) {
-    const double prior = features.prior_log_ms(v), residual = model->residual(features.of(v));
-    return std::exp(prior != 0 ? prior + std::max(residual, std::log(0.25)) : residual);  // as the search predicts
-  };
+  return [model, &features](const kernel::Variant& v) { return std::exp(predicted_log_ms(*model, features, v)); };
 }
 
 }  // namespace lego::search
