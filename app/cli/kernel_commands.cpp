@@ -496,8 +496,13 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   bench_cmd->add_option("--budget", budget,
                         "What a --strategy may spend: N evaluations (e.g. 40) or seconds (e.g. 90s); default: no limit");
   bench_cmd->add_flag("--compare-strategies", compare_strategies,
-                      "Measure the whole space (the results cache makes reruns free), then replay random, model and evolve on it over 5 "
-                      "seeds: the evaluations each needs to come within 5% of the best, and the model's rank correlation");
+                      "Measure the whole space (the results cache makes reruns free), then replay random, model and evolve on it over "
+                      "--seeds seeds: the evaluations each needs to come within 5% of the best, against random search's exact "
+                      "expectation, and the model's rank correlation");
+  std::size_t replay_seeds = 20;
+  bench_cmd
+      ->add_option("--seeds", replay_seeds, "With --compare-strategies: replays per strategy, seeds --seed, --seed + 1, ... (default 20)")
+      ->check(CLI::Range(1, 1000));
   bool verify_smaller = false;
   bench_cmd->add_flag("--verify-smaller", verify_smaller,
                       "Verify CUDA variants too large for the CPU emulator at smaller problem sizes (the kernel's verify_at, else "
@@ -639,6 +644,7 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
       sweep_options.timeout_s = timeout_s;
       sweep_options.verify_smaller = verify_smaller;
       sweep_options.side_by_side_rounds = rounds;
+      if (bench_cmd->count("--seeds") > 0 && !compare_strategies) throw LegoError("--seeds is for --compare-strategies' replays");
       if (!strategy.empty() || !budget.empty() || compare_strategies) {
         if (max_variants) throw LegoError("--max-variants samples a plain sweep; a --strategy spends its --budget instead");
         if (!json_out.empty()) throw LegoError("--json writes a plain sweep's results; a search prints its report (drop --json)");
@@ -647,7 +653,7 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
         if (bench_cmd->count("--rounds") > 0 && !compare_strategies)
           err << "(--rounds is for a plain sweep's winner; a search times its best three again instead)\n";
         return bench_search({project, kernel_name, sets, only, strategy.empty() ? "model" : strategy, budget, seed, compare_strategies,
-                             target_name, sweep_options},
+                             replay_seeds, target_name, sweep_options},
                             out, err);
       }
       return bench(project, kernel_name, max_variants, seed, sets, only, json_out, sweep_options, target_name, out, err);

@@ -17,7 +17,8 @@ struct SearchRequest {
   std::string strategy = "model";  // exhaustive, random, model, evolve
   std::string budget;              // "40" or "90s"; empty: the whole space
   std::uint64_t seed = 1;
-  bool compare = false;  // --compare-strategies
+  bool compare = false;    // --compare-strategies
+  std::size_t seeds = 20;  // --seeds: replays per strategy
   std::string target;
   run::SweepOptions sweep;
 };

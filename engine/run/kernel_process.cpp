@@ -145,12 +145,17 @@ namespace {
 // worker's stderr through a pipe, each line marked as theirs: they never
 // hold the user's terminal or log file, which they could otherwise
 // truncate, seek or make look like the tools' own output.
-// Set when every process that could write to the relay has gone and what
-// they wrote has been passed on.
-std::promise<void> relay_drained;
+// Ready when every process that could write to the relay has gone and what
+// they wrote has been passed on. The promise is the relay thread's own: the
+// worker waits for it only so long, and may exit while a straggling kernel
+// still holds the pipe; a global promise would then be destroyed under the
+// thread's set_value (ASan saw that use after free).
+std::shared_future<void> relay_drained;
 
 void relay_output(int from) {
-  std::thread([from] {
+  auto drained = std::make_shared<std::promise<void>>();
+  relay_drained = drained->get_future().share();
+  std::thread([from, drained] {
     // A chatty kernel is cut off rather than flooding the terminal.
     constexpr std::size_t kBudget = 256u << 10;
     std::size_t relayed = 0;
@@ -176,7 +181,7 @@ void relay_output(int from) {
     }
     if (!pending.empty()) relay(pending);
     close(from);
-    relay_drained.set_value();
+    drained->set_value();
   }).detach();
 }
 
@@ -248,7 +253,7 @@ void stop_kernel_zygotes_and_relay_their_output() {
     close(zygote->socket);
     zygote->socket = -1;
   }
-  relay_drained.get_future().wait_for(std::chrono::seconds(2));
+  if (relay_drained.valid()) relay_drained.wait_for(std::chrono::seconds(2));
 }
 
 std::string event_text(const std::optional<nlohmann::json>& event, const char* key) {

@@ -4,6 +4,9 @@
 #include <cmath>
 
 #include "expr/diagnostic.hpp"
+#include "kernel/binding.hpp"
+#include "kernel/placeholder.hpp"
+#include "layout/make_plan.hpp"
 
 namespace lego::search {
 
@@ -34,6 +37,13 @@ Features::Features(const kernel::LazySpace& space, const target::Target& target,
     names_.push_back("register tile / vector registers");
     names_.push_back("(register tile / vector registers)^2");
   }
+  try {
+    for (const auto& p : kernel::parse_placeholders(space.spec().template_text, space.spec().template_name))
+      if (const auto* s = std::get_if<kernel::placeholder::Stride>(&p.form)) asked_strides_.push_back({s->name, s->dimension});
+  } catch (const LegoError&) {
+    asked_strides_.clear();  // a template that does not parse: its error is reported when a variant is made
+  }
+  if (prior_ranks()) names_.push_back("static penalty (log)");
 }
 
 std::vector<double> Features::of(const kernel::Variant& v) const {
@@ -73,10 +83,76 @@ std::vector<double> Features::of(const kernel::Variant& v) const {
     f.push_back(fill);
     f.push_back(fill * fill);
   }
+  if (prior_ranks()) f.push_back(static_log_penalty(v));
   return f;
 }
 
-double Features::prior_log_ms(const kernel::Variant& v) const {
+double Features::prior_log_ms(const kernel::Variant& v) const { return roofline_log_ms(v) + static_log_penalty(v); }
+
+namespace {
+
+// Cycles per k step of a BM x BN outer-product register tile over the
+// cycles its FMAs need: each k step issues BM * BN / lanes FMAs (one per
+// accumulator), BN / lanes vector loads and BM broadcasts. The step takes at
+// least the FMA latency (each accumulator depends on its previous value),
+// the FMAs over the pipes, and the loads over two load ports, plus a cycle
+// of loop overhead; BLIS's analytical model of the micro-kernel reasons
+// the same way (Low et al., TOMS 2016).
+double tile_efficiency(double rows, double columns, const target::Target& t, int element_bytes) {
+  const double lanes = std::max(1, t.lanes(element_bytes));
+  const double vectors = std::ceil(columns / lanes), accumulators = rows * vectors;
+  if (accumulators <= 0) return 1;
+  // FMAs per cycle at the full vector width: a pipe narrower than the vector takes several issues.
+  const double fma_rate = std::max(0.25, t.fma_pipes * std::min(1.0, static_cast<double>(t.fma_bytes) / t.vector_bytes));
+  constexpr double kFmaLatency = 4, kLoadPorts = 2, kLoopCycles = 1;
+  const double busy = accumulators / fma_rate;
+  const double step = std::max({kFmaLatency, busy, (vectors + rows) / kLoadPorts}) + kLoopCycles;
+  double efficiency = busy / step;
+  // Accumulators, the B vectors and a broadcast beyond the register file spill every step.
+  const double live = accumulators + vectors + 1;
+  if (live > t.vector_registers) efficiency *= t.vector_registers / live / 2;
+  return efficiency;
+}
+
+}  // namespace
+
+double Features::static_log_penalty(const kernel::Variant& v) const {
+  double penalty = 0;
+  const kernel::KernelSpec& spec = space_->spec();
+  if (spec.register_tile) {
+    try {
+      const Env env = kernel::with_target(v.parameters, target_);
+      const double eff = tile_efficiency(static_cast<double>(evaluate(spec.register_tile->rows, env)),
+                                         static_cast<double>(evaluate(spec.register_tile->columns, env)), target_,
+                                         static_cast<int>(kernel::element_bytes(spec.register_tile->type)));
+      if (eff > 0) penalty -= std::log(std::min(1.0, eff));
+    } catch (const LegoError&) {
+      // a tile the parameters cannot size: no opinion
+    }
+  }
+  if (asked_strides_.empty()) return penalty;
+  try {
+    const kernel::Binding binding = kernel::bind_variant(spec, v);
+    const Env env = kernel::with_target(v.parameters, target_);
+    for (const auto& [name, d] : asked_strides_) {
+      const kernel::NamedView* view = binding.view(name);
+      if (!view) continue;
+      const Plan plan = make_plan(view->ast, env);
+      if (static_cast<int>(d) >= plan.rank() || plan.shape()[d] < 2) continue;
+      std::vector<std::int64_t> at(static_cast<std::size_t>(plan.rank()), 0);
+      const std::int64_t origin = plan.apply(at.data());
+      at[d] = 1;
+      // A template asks for a stride to load a vector along it: any other
+      // stride than 1 makes that load a gather of one element per lane.
+      if (std::llabs(plan.apply(at.data()) - origin) != 1) penalty += std::log(std::max(1.0, target_.lanes(4) / 2.0));
+    }
+  } catch (const LegoError&) {
+    // a variant whose layouts do not bind: its run will say why
+  }
+  return penalty;
+}
+
+double Features::roofline_log_ms(const kernel::Variant& v) const {
   const Env env = kernel::with_target(v.parameters, target_);
   const auto value = [&](const Expr& e) -> double {
     if (!e) return 0;

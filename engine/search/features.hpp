@@ -4,6 +4,14 @@
 // (one-hot), its parameters (log2, squared, pairwise, and against each
 // layout choice: tile sizes interact), and how full its register tile
 // leaves the target's vector registers.
+//
+// The prior also carries what the engine can tell statically about the
+// code a variant becomes (static_log_penalty): how far its register tile
+// keeps the FMA pipes busy on this target (accumulators against the FMA
+// latency and pipes, loads against the load ports), and which of the
+// strides the template asks for ({{ B.stride(d) }}: a vector access) are
+// not 1, so that the access becomes a gather. Neither needs a run, so a
+// search's first round can already prefer the variants they favour.
 #pragma once
 
 #include <string>
@@ -32,6 +40,14 @@ class Features {
   // log(milliseconds) the roofline allows the variant: max(bytes / bandwidth,
   // FLOPs / peak); 0 when the kernel names neither or the machine is unknown.
   double prior_log_ms(const kernel::Variant& variant) const;
+  // The roofline's part of the prior alone (0 when unknown).
+  double roofline_log_ms(const kernel::Variant& variant) const;
+  // log(time over the roofline's) the static analyses expect, >= 0: the
+  // register tile's FMA-pipe efficiency and the gathers of non-unit strides.
+  double static_log_penalty(const kernel::Variant& variant) const;
+  // Whether the penalty can differ between variants (a register tile or an
+  // asked stride): a search ranks its first round by the prior only then.
+  bool prior_ranks() const { return space_->spec().register_tile.has_value() || !asked_strides_.empty(); }
 
  private:
   const kernel::LazySpace* space_;
@@ -40,6 +56,8 @@ class Features {
   std::vector<std::size_t> layout_axes_, numeric_axes_;
   std::vector<std::string> names_;
   std::vector<std::size_t> raw_;
+  // The template's {{ NAME.stride(d) }} placeholders: (NAME, d).
+  std::vector<std::pair<std::string, std::size_t>> asked_strides_;
 };
 
 }  // namespace lego::search

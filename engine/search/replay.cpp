@@ -61,6 +61,8 @@ ReplayReport replay(const kernel::LazySpace& space, const Features& features, co
   for (const auto& [i, ms] : measured)
     if (ms > 0 && (report.best_ms <= 0 || ms < report.best_ms)) report.best_ms = ms;
   const double target = report.best_ms * 1.05;
+  for (const auto& [i, ms] : measured)
+    if (ms > 0 && ms <= target) ++report.within;
   for (const Strategy s : strategies) {
     StrategyScore score;
     score.strategy = s;

@@ -24,8 +24,14 @@ struct StrategyScore {
 };
 
 struct ReplayReport {
-  std::size_t space = 0;  // admitted variants measured (ms > 0 or failed)
-  double best_ms = 0;     // the whole space's best
+  std::size_t space = 0;   // admitted variants measured (ms > 0 or failed)
+  double best_ms = 0;      // the whole space's best
+  std::size_t within = 0;  // variants within 5 % of it
+  // What random search needs on average, exactly: drawing without
+  // replacement from `space` variants of which `within` count, the first
+  // hit comes after (space + 1) / (within + 1) draws. The bar the
+  // strategies are held to; the simulated random runs scatter around it.
+  double random_expected() const { return static_cast<double>(space + 1) / static_cast<double>(within + 1); }
   std::vector<StrategyScore> scores;
   // The cost model fitted on a random tenth of the space, ranking the rest:
   // its Spearman correlation with the times, the mean over the seeds.

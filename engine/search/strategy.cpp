@@ -88,7 +88,10 @@ class Search {
           break;
         case Strategy::Model:
         case Strategy::Evolve:
-          picks = first_round || successes() < 3 ? at_random(room(first_round ? first_ : batch_)) : guided(room(batch_));
+          if (first_round && features_.prior_ranks())
+            picks = by_prior(room(first_));
+          else
+            picks = first_round || successes() < 3 ? at_random(room(first_round ? first_ : batch_)) : guided(room(batch_));
           break;
       }
       first_round = false;
@@ -188,6 +191,22 @@ class Search {
           out.push_back(scored(i, std::move(*v)));
         }
     }
+    return out;
+  }
+
+  // The first round when the static analyses tell variants apart: three
+  // quarters the variants the prior ranks fastest (ties in a random order:
+  // the prior cannot tell them apart, so the seed does), the rest at random,
+  // so that the first fit also sees what the prior thinks slow.
+  std::vector<Scored> by_prior(std::size_t count) {
+    std::vector<Scored> candidates = pool();
+    std::shuffle(candidates.begin(), candidates.end(), rng_);
+    std::stable_sort(candidates.begin(), candidates.end(), [](const Scored& a, const Scored& b) { return a.log_ms < b.log_ms; });
+    std::vector<Scored> out;
+    const std::size_t best = count - count / 4;
+    for (std::size_t k = 0; k < candidates.size() && out.size() < best; ++k) out.push_back(std::move(candidates[k]));
+    for (const auto& s : out) seen_.insert(s.index);
+    for (auto& r : at_random(count - out.size())) out.push_back(std::move(r));
     return out;
   }
 

@@ -5,8 +5,12 @@
 #include <Qsci/qsciscintilla.h>
 
 #include <QChart>
+#include <QChartView>
+#include <QLineSeries>
 #include <QLogValueAxis>
+#include <QScatterSeries>
 #include <QScrollBar>
+#include <QValueAxis>
 #include <QtTest>
 #include <cmath>
 #include <map>
@@ -21,6 +25,7 @@
 #include "views/diff_align.hpp"
 #include "views/roofline_chart.hpp"
 #include "views/tensor_view.hpp"
+#include "views/tuning_view.hpp"
 
 using lego::views::RooflineChart;
 using lego::views::RooflinePoint;
@@ -40,6 +45,7 @@ class ViewsTest : public QObject {
   void hoveringAnAtomsCellLightsUpItsLanesValues();
   void aTiledMmaOutlinesItsWarps();
   void anAtomWalksASharedLayoutOffTheUiThread();
+  void tuningViewDrawsEachSearchsBestSoFarBudgetAndPredictions();
 };
 
 namespace {
@@ -393,6 +399,64 @@ void ViewsTest::anAtomWalksASharedLayoutOffTheUiThread() {
   QVERIFY2(swizzled.contains("1-way at worst"), qPrintable(swizzled));
   const QString col = walked("OrderBy(Col(64, 64)).GroupBy([(64, 64)])");
   QVERIFY2(col.contains("not contiguous"), qPrintable(col));
+}
+
+void ViewsTest::tuningViewDrawsEachSearchsBestSoFarBudgetAndPredictions() {
+  lego::views::TuningView view;
+  view.resize(900, 320);
+  view.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+  QVERIFY(view.summary().contains("No search yet"));
+  lego::search::TuningTrace model;
+  model.label = "model, seed 1";
+  model.budget.evaluations = 12;
+  model.best_by_evaluation = {{1, 10.0}, {3, 5.0}, {7, 4.0}};
+  model.best_by_seconds = {{0.5, 10.0}, {2.0, 5.0}, {6.5, 4.0}};
+  model.predicted_vs_measured = {{9.0, 10.0}, {6.0, 5.0}, {3.5, 4.0}, {2.0, 8.0}};
+  model.best_id = "TR=32,TC=8";
+  model.best_at = 7;
+  model.evaluations = 9;
+  model.failed = 1;
+  view.setTrace(model);
+  QVERIFY2(view.summary().contains("model, seed 1: best 4 ms, TR=32,TC=8, found at evaluation 7 of 9, 1 failed"),
+           qPrintable(view.summary()));
+  const QList<QChartView*> charts = view.findChildren<QChartView*>();
+  QCOMPARE(charts.size(), 2);
+  QChart* progress = charts[0]->chart()->title().contains("Best") ? charts[0]->chart() : charts[1]->chart();
+  QChart* scatter = progress == charts[0]->chart() ? charts[1]->chart() : charts[0]->chart();
+  // The best-so-far line steps: flat until each improvement (3 points, 5 vertices), and the budget's dashed line.
+  QCOMPARE(progress->series().size(), 2);
+  auto* line = qobject_cast<QLineSeries*>(progress->series()[0]);
+  QVERIFY(line);
+  QCOMPARE(line->count(), 5);
+  QCOMPARE(line->at(1), QPointF(3, 10.0));
+  auto* budget = qobject_cast<QLineSeries*>(progress->series()[1]);
+  QVERIFY(budget && budget->name().contains("budget"));
+  QCOMPARE(budget->at(0).x(), 12.0);
+  // Predicted against measured: the diagonal and one scatter per search.
+  QCOMPARE(scatter->series().size(), 2);
+  auto* points = qobject_cast<QScatterSeries*>(scatter->series()[1]);
+  QVERIFY(points);
+  QCOMPARE(points->count(), 4);
+  QCOMPARE(points->at(3), QPointF(2.0, 8.0));
+  // The same label replaces its line; another adds one.
+  model.best_by_evaluation.push_back({9, 3.0});
+  view.setTrace(model);
+  lego::search::TuningTrace random = model;
+  random.label = "random, seed 1";
+  view.setTrace(random);
+  QCOMPARE(view.traces().size(), std::size_t{2});
+  progress = charts[0]->chart()->title().contains("Best") ? charts[0]->chart() : charts[1]->chart();
+  QCOMPARE(progress->series().size(), 4);
+  // Against seconds, the x axis says so and follows the clock.
+  view.setBySeconds(true);
+  progress = charts[0]->chart()->title().contains("Best") ? charts[0]->chart() : charts[1]->chart();
+  auto* x = qobject_cast<QValueAxis*>(progress->axes(Qt::Horizontal).value(0));
+  QVERIFY(x);
+  QCOMPARE(x->titleText(), QString("seconds"));
+  QCOMPARE(qobject_cast<QLineSeries*>(progress->series()[0])->at(0).x(), 0.5);
+  view.clear();
+  QVERIFY(view.summary().contains("No search yet"));
 }
 
 QTEST_MAIN(ViewsTest)

@@ -13,6 +13,7 @@
 #include "search/strategy.hpp"
 #include "search/trace.hpp"
 #include "search/trees.hpp"
+#include "target/target.hpp"
 
 namespace lego::search {
 namespace {
@@ -168,6 +169,65 @@ TEST(Replay, TheModelNeedsFewerEvaluationsThanRandomOnAPlantedSpace) {
   EXPECT_EQ(r.scores[1].reached(), 5u);
   EXPECT_LT(r.scores[1].mean_evaluations() * 3, r.scores[0].mean_evaluations());
   EXPECT_GT(r.spearman, 0.7);
+}
+
+// The matmul search space on a named target, so the register file and the
+// lanes are the same on every machine that runs the test.
+struct MatmulSpace {
+  kernel::Project project = kernel::load_project(kProjects / "search" / "matmul_space.lego.json", kernel::default_resource_dirs());
+  target::Target target = *target::nominal("x86-64-v4");
+  kernel::LazySpace space{project.kernels[0], {}, &target};
+  Features features{space, target, {10, 100}};
+  kernel::Variant with(const std::string& ap, const std::string& bp, std::int64_t bm, std::int64_t bn) const {
+    for (std::uint64_t i = 0; i < space.candidates(); ++i) {
+      const kernel::Variant v = space.candidate(i);
+      if (v.layout_choice.at("AP") == ap && v.layout_choice.at("BP") == bp && v.parameters.at("BM") == bm && v.parameters.at("BN") == bn)
+        return v;
+    }
+    throw std::runtime_error("no such variant");
+  }
+};
+
+TEST(Features, TheStaticPenaltyPrefersATileThatFillsTheFmaPipesAndUnitStrides) {
+  const MatmulSpace m;
+  ASSERT_TRUE(m.features.prior_ranks());
+  const double full = m.features.static_log_penalty(m.with("kmajor", "rows", 6, 64));
+  // 4 accumulators cannot hide the FMA latency: at most half the pipes' rate.
+  const double thin = m.features.static_log_penalty(m.with("kmajor", "rows", 4, 16));
+  EXPECT_GT(thin - full, std::log(1.5));
+  // BP stored by columns: the template's {{ BP.stride(1) }} is KC, so the B loads become gathers.
+  const double gathers = m.features.static_log_penalty(m.with("kmajor", "cols", 6, 64));
+  EXPECT_GT(gathers - full, std::log(2.0));
+  // AP's layout is not among the strides the template asks for: no opinion.
+  EXPECT_DOUBLE_EQ(m.features.static_log_penalty(m.with("rows", "rows", 6, 64)), full);
+  EXPECT_DOUBLE_EQ(m.features.prior_log_ms(m.with("kmajor", "rows", 6, 64)),
+                   m.features.roofline_log_ms(m.with("kmajor", "rows", 6, 64)) + full);
+}
+
+TEST(Search, TheModelsFirstRoundTakesWhatTheStaticAnalysesRankFirst) {
+  const MatmulSpace m;
+  double least = 1e9;
+  for (std::uint64_t i = 0; i < m.space.candidates(); ++i)
+    if (const auto v = m.space.admitted(i)) least = std::min(least, m.features.static_log_penalty(*v));
+  const MeasureBatch flat = [](const std::vector<kernel::Variant>& batch) { return std::vector<double>(batch.size(), 1.0); };
+  const SearchReport r = run_search(m.space, m.features, {Strategy::Model, {40, 0}, 3, 0}, flat, [] { return 0.0; });
+  ASSERT_GE(r.history.size(), 8u);
+  std::size_t at_least = 0;
+  for (std::size_t k = 0; k < 8; ++k)
+    if (m.features.static_log_penalty(m.space.candidate(r.history[k].index)) <= least + 1e-9) ++at_least;
+  EXPECT_EQ(at_least, 6u) << "three quarters of the first round by the prior, the rest at random";
+}
+
+TEST(Replay, RandomSearchsExpectationIsExact) {
+  const kernel::Project p = synthetic(kTwoTiles);
+  const kernel::LazySpace space(p.kernels[0], {});
+  std::map<std::uint64_t, double> measured;
+  for (std::uint64_t i = 0; i < space.candidates(); ++i) measured[i] = planted_time(space.candidate(i));
+  const ReplayReport r = replay(space, features_for(space), measured, {Strategy::Random}, {1, 2, 3}, {});
+  std::size_t within = 0;
+  for (const auto& [i, ms] : measured) within += ms <= r.best_ms * 1.05;
+  EXPECT_EQ(r.within, within);
+  EXPECT_DOUBLE_EQ(r.random_expected(), (static_cast<double>(measured.size()) + 1) / (static_cast<double>(within) + 1));
 }
 
 TEST(Model, RidgeFitsALinearResidualAndSpearmanRanks) {
