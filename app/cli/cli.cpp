@@ -19,6 +19,7 @@
 #include "analysis/banks_json.hpp"
 #include "atom_command.hpp"
 #include "bindings.hpp"
+#include "convert_command.hpp"
 #include "cute_commands.hpp"
 #include "expr/parser.hpp"
 #include "expr/text_file.hpp"
@@ -289,6 +290,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   if (args.size() > 1 && is_cute_command(args[1])) return run_cute_command(args, out, err);
   if (args.size() > 1 && is_atom_command(args[1])) return run_atom_command(args, out, err);
   if (args.size() > 1 && is_smem_command(args[1])) return run_smem_command(args, out, err);
+  if (args.size() > 1 && is_convert_command(args[1])) return run_convert_command(args, out, err);
   CLI::App app{"lego: the LEGO layout algebra on the command line (LEGO Studio)"};
   app.option_defaults()->always_capture_default();  // --help shows each default
   app.require_subcommand(1);
@@ -315,6 +317,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       "  lego to-cute LAYOUT | lego to-linear LAYOUT   its CuTe form; its Triton linear-layout bases\n"
       "GPU atoms (thread-value layouts of mma.sync, ldmatrix, stmatrix, cp.async, wgmma):\n"
       "  lego atom [NAME] [--operand A] [--json] [--cute]   which lane holds which element; no NAME: the list\n"
+      "  lego convert FROM TO [--tile RxC] [--elem f16] [--warps N]   moving a tile between thread-value layouts, planned\n"
       "Shared memory:\n"
       "  lego banks '<layout>' [--bytes 4|8|16] [--heatmap]  bank conflicts of row, column and anti-diagonal walks\n"
       "  lego banks '<layout>' --bytes 2 --atom ldmatrix.x4   ... of an atom's walk (ldmatrix, stmatrix, cp.async)\n"

@@ -100,16 +100,7 @@ int run_cute_command(const std::vector<std::string>& args, std::ostream& out, st
       out << to_string(bases, plan.physical_size());
       return 0;
     }
-    std::optional<cute::Layout> found = cute::from_table(plan.shape(), table);
-    // A swizzle on the left: CuTe's is its own inverse, so undo each one
-    // CuTe could mean and look for strides underneath.
-    for (int b = 1; !found && b <= 5; ++b)
-      for (int m = 0; !found && m <= 5; ++m)
-        for (int s = 1; !found && s <= 8; ++s) {
-          std::vector<std::int64_t> under(table.size());
-          for (std::size_t k = 0; k < table.size(); ++k) under[k] = cute::swizzle({b, m, s}, table[k]);
-          if ((found = cute::from_table(plan.shape(), under))) found->swizzle = std::array<int, 3>{b, m, s};
-        }
+    const std::optional<cute::Layout> found = cute::from_table_maybe_swizzled(plan.shape(), table);
     if (!found) {
       const std::string piece = genp_piece(text);
       err << "lego: no CuTe form: " << (piece.empty() ? "the layout" : piece)

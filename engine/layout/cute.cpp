@@ -407,4 +407,16 @@ std::optional<Layout> from_table(const std::vector<std::int64_t>& dims, const st
   return out;
 }
 
+std::optional<Layout> from_table_maybe_swizzled(const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& table) {
+  std::optional<Layout> found = from_table(shape, table);
+  for (int b = 1; !found && b <= 5; ++b)
+    for (int m = 0; !found && m <= 5; ++m)
+      for (int s = 1; !found && s <= 8; ++s) {
+        std::vector<std::int64_t> under(table.size());
+        for (std::size_t k = 0; k < table.size(); ++k) under[k] = swizzle({b, m, s}, table[k]);
+        if ((found = from_table(shape, under))) found->swizzle = std::array<int, 3>{b, m, s};
+      }
+  return found;
+}
+
 }  // namespace lego::cute

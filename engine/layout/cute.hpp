@@ -52,5 +52,9 @@ std::string to_lego_piece(const Layout& layout);
 // dimension's offsets factor into (size, stride) leaves and add up across
 // dimensions. nullopt when they do not (a GenP such as antidiag).
 std::optional<Layout> from_table(const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& table);
+// from_table, or else strides under a CuTe swizzle Sw<B,M,S> on the left
+// (B 1..5, M 0..5, S 1..8): CuTe's swizzle is its own inverse, so each one
+// CuTe could mean is undone and strides looked for underneath.
+std::optional<Layout> from_table_maybe_swizzled(const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& table);
 
 }  // namespace lego::cute

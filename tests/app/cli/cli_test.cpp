@@ -206,6 +206,41 @@ TEST(Cli, AtomJsonIsTheThreadValueTable) {
   EXPECT_EQ(nlohmann::json::parse(run({"atom", "MMA.M16N8K16.F16", "--json"}).out)["atom"], "mma.m16n8k16.f16");
 }
 
+// lego convert: an MMA accumulator into 16-byte row vectors goes through a
+// swizzled buffer, conflict-free both ways, with the row-major buffer and
+// the shuffles listed as what they would cost; --json carries every plan.
+TEST(Cli, ConvertExplainsThePlanAndWhatTheOthersWouldCost) {
+  const Result r = run({"convert", "mma.m16n8k16.f16:C, [1,1], [1,2]", "((2,16),(8)):((128,1),(16))", "--tile", "16x16", "--elem", "f16"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("plan: shared, swizzle"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("buffer (CuTe): Sw<"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("load TO: 1 instruction a thread of 8 elements (16 bytes)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("checked on an iota tile"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("not possible: thread 0 needs"), std::string::npos) << r.out;
+  const Result regs = run({"convert", "mma.m16n8k16.f16:C, [1,1], [1,2]", "mma.m16n8k16.f16:A", "--elem", "f16"});
+  ASSERT_EQ(regs.code, 0) << regs.err;
+  EXPECT_NE(regs.out.find("plan: registers"), std::string::npos) << regs.out;
+  const Result json =
+      run({"convert", "OrderBy(Row(32, 32)).GroupBy([(32, 32)])", "OrderBy(Col(32, 32)).GroupBy([(32, 32)])", "--tile", "32x32", "--json"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["plans"][0]["kind"], "shared");
+  bool shuffles = false;
+  for (const auto& p : j["plans"])
+    if (p["kind"] == "shuffles") {
+      shuffles = true;
+      EXPECT_EQ(p["cost"]["shuffles"], 31);
+      EXPECT_EQ(p["rounds"][0].size(), 31u);
+    }
+  EXPECT_TRUE(shuffles);
+  const Result no_tile = run({"convert", "OrderBy(Row(32, 32)).GroupBy([(32, 32)])", "OrderBy(Col(32, 32)).GroupBy([(32, 32)])"});
+  EXPECT_EQ(no_tile.code, 2);
+  EXPECT_NE(no_tile.err.find("--tile"), std::string::npos) << no_tile.err;
+  const Result bad_elem = run({"convert", "mma.m16n8k16.f16:C", "mma.m16n8k16.f16:A", "--elem", "f17"});
+  EXPECT_EQ(bad_elem.code, 2);
+  EXPECT_NE(bad_elem.err.find("--elem f17"), std::string::npos) << bad_elem.err;
+}
+
 // lego smem-layout: Hopper's 128-byte swizzle on a 64 x 64 fp16 tile is
 // CuTe's Sw<3,3,3> atom down the rows, SBO 1024 B, conflict-free for
 // ldmatrix.x4; bad modes and tiles say what they take.

@@ -1,0 +1,355 @@
+#include "convert/planner.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "analysis/banks.hpp"
+#include "expr/diagnostic.hpp"
+
+namespace lego::convert {
+
+const char* to_string(PlanKind kind) {
+  switch (kind) {
+    case PlanKind::Registers:
+      return "registers";
+    case PlanKind::Shuffles:
+      return "shuffles";
+    case PlanKind::Shared:
+      return "shared";
+  }
+  return "shared";
+}
+
+namespace {
+
+constexpr int kWarp = 32;
+constexpr std::int64_t kMaxElements = 1 << 16;
+constexpr int kMaxValues = 256;
+
+struct Holder {
+  int thread = -1, value = -1;
+};
+
+std::string where(const atom::Coord& c) { return "(" + std::to_string(c.row) + ", " + std::to_string(c.col) + ")"; }
+
+// For each (thread, value) of TO, the (thread, value) of FROM that holds the same element.
+std::vector<std::vector<Holder>> sources(const atom::TvLayout& from, const atom::TvLayout& to) {
+  std::vector<Holder> holder(static_cast<std::size_t>(from.rows * from.cols));
+  for (int t = 0; t < from.threads; ++t)
+    for (int v = 0; v < from.values; ++v) {
+      const atom::Coord c = from.at(t, v);
+      holder[static_cast<std::size_t>(c.row * from.cols + c.col)] = {t, v};
+    }
+  std::vector<std::vector<Holder>> out(static_cast<std::size_t>(to.threads), std::vector<Holder>(static_cast<std::size_t>(to.values)));
+  for (int t = 0; t < to.threads; ++t)
+    for (int v = 0; v < to.values; ++v) {
+      const atom::Coord c = to.at(t, v);
+      out[static_cast<std::size_t>(t)][static_cast<std::size_t>(v)] = holder[static_cast<std::size_t>(c.row * to.cols + c.col)];
+    }
+  return out;
+}
+
+ConversionPlan registers_plan(const atom::TvLayout& to, const std::vector<std::vector<Holder>>& src) {
+  ConversionPlan p;
+  p.kind = PlanKind::Registers;
+  p.name = "registers";
+  p.source_value.assign(src.size(), {});
+  p.source_thread.assign(src.size(), {});
+  for (int t = 0; t < to.threads; ++t) {
+    int moves = 0;
+    for (int v = 0; v < to.values; ++v) {
+      const Holder h = src[static_cast<std::size_t>(t)][static_cast<std::size_t>(v)];
+      if (h.thread != t && p.possible) {
+        p.possible = false;
+        p.why_not =
+            "thread " + std::to_string(t) + " needs " + where(to.at(t, v)) + ", which thread " + std::to_string(h.thread) + " holds";
+      }
+      p.source_value[static_cast<std::size_t>(t)].push_back(h.value);
+      p.source_thread[static_cast<std::size_t>(t)].push_back(h.thread);
+      moves += h.value != v;
+    }
+    p.cost.register_moves = std::max(p.cost.register_moves, moves);
+  }
+  return p;
+}
+
+// Greedy rounds: each round, receivers with the most left to receive
+// choose first, each taking a value whose sender is idle or already sends
+// that very register.
+ConversionPlan shuffles_plan(const atom::TvLayout& to, const std::vector<std::vector<Holder>>& src, int from_values, int element_bytes) {
+  ConversionPlan p;
+  p.kind = PlanKind::Shuffles;
+  p.name = "shuffles";
+  p.source_value.assign(src.size(), {});
+  p.source_thread.assign(src.size(), {});
+  for (int t = 0; t < to.threads; ++t)
+    for (int v = 0; v < to.values; ++v) {
+      const Holder h = src[static_cast<std::size_t>(t)][static_cast<std::size_t>(v)];
+      p.source_value[static_cast<std::size_t>(t)].push_back(h.value);
+      p.source_thread[static_cast<std::size_t>(t)].push_back(h.thread);
+      if (h.thread / kWarp != t / kWarp && p.possible) {
+        p.possible = false;
+        p.why_not = "thread " + std::to_string(t) + " (warp " + std::to_string(t / kWarp) + ") needs " + where(to.at(t, v)) +
+                    ", which thread " + std::to_string(h.thread) + " of warp " + std::to_string(h.thread / kWarp) + " holds";
+      }
+    }
+  if (!p.possible) return p;
+  const int warps = (to.threads + kWarp - 1) / kWarp;
+  const int per_shuffle = element_bytes > 4 ? element_bytes / 4 : 1;  // 32-bit shuffles per element
+  for (int w = 0; w < warps; ++w) {
+    const int lanes = std::min(kWarp, to.threads - w * kWarp);
+    // needs[lane]: (sending lane, its value, the receiver's value)
+    std::vector<std::vector<std::array<int, 3>>> needs(static_cast<std::size_t>(lanes));
+    for (int l = 0; l < lanes; ++l)
+      for (int v = 0; v < to.values; ++v) {
+        const Holder h = src[static_cast<std::size_t>(w * kWarp + l)][static_cast<std::size_t>(v)];
+        if (h.thread != w * kWarp + l) needs[static_cast<std::size_t>(l)].push_back({h.thread - w * kWarp, h.value, v});
+      }
+    std::vector<ShuffleRound> rounds;
+    int shuffles = 0, selects = 0;
+    while (std::any_of(needs.begin(), needs.end(), [](const auto& n) { return !n.empty(); })) {
+      ShuffleRound r{std::vector<int>(kWarp, -1), std::vector<int>(kWarp, -1), std::vector<int>(kWarp, -1)};
+      std::vector<int> order(static_cast<std::size_t>(lanes));
+      for (int l = 0; l < lanes; ++l) order[static_cast<std::size_t>(l)] = l;
+      std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return needs[a].size() > needs[b].size(); });
+      for (const int l : order) {
+        auto& n = needs[static_cast<std::size_t>(l)];
+        for (std::size_t k = 0; k < n.size(); ++k) {
+          const auto [sender, value, into] = n[k];
+          int& sent = r.sent_value[static_cast<std::size_t>(sender)];
+          if (sent != -1 && sent != value) continue;
+          sent = value;
+          r.source_lane[static_cast<std::size_t>(l)] = sender;
+          r.received_value[static_cast<std::size_t>(l)] = into;
+          n.erase(n.begin() + static_cast<std::ptrdiff_t>(k));
+          break;
+        }
+      }
+      // A register chosen by lane: a select chain over the registers.
+      std::set<int> sent, received;
+      for (int l = 0; l < lanes; ++l) {
+        if (r.sent_value[static_cast<std::size_t>(l)] >= 0) sent.insert(r.sent_value[static_cast<std::size_t>(l)]);
+        if (r.received_value[static_cast<std::size_t>(l)] >= 0) received.insert(r.received_value[static_cast<std::size_t>(l)]);
+      }
+      if (sent.size() > 1) selects += from_values - 1;
+      if (received.size() > 1) selects += to.values - 1;
+      shuffles += per_shuffle;
+      rounds.push_back(std::move(r));
+    }
+    p.cost.shuffles = std::max(p.cost.shuffles, shuffles);
+    p.cost.selects = std::max(p.cost.selects, selects);
+    p.rounds.push_back(std::move(rounds));
+  }
+  return p;
+}
+
+// The widest access of `k` elements (k * bytes <= 16) every thread can make
+// for every group of k consecutive values: consecutive, aligned positions.
+int vector_elements(const atom::TvLayout& tv, const std::vector<std::int64_t>& offsets, int bytes) {
+  for (int k = std::min(tv.values, 16 / bytes); k > 1; k /= 2) {
+    if (tv.values % k != 0) continue;
+    bool ok = true;
+    for (int t = 0; t < tv.threads && ok; ++t)
+      for (int g = 0; g < tv.values / k && ok; ++g) {
+        const atom::Coord first = tv.at(t, g * k);
+        const std::int64_t o = offsets[static_cast<std::size_t>(first.row * tv.cols + first.col)];
+        ok = o % k == 0;
+        for (int e = 1; e < k && ok; ++e) {
+          const atom::Coord c = tv.at(t, g * k + e);
+          ok = offsets[static_cast<std::size_t>(c.row * tv.cols + c.col)] == o + e;
+        }
+      }
+    if (ok) return k;
+  }
+  return 1;
+}
+
+SharedSide analyse_side(const atom::TvLayout& tv, const std::vector<std::int64_t>& offsets, int bytes) {
+  SharedSide s;
+  s.vector_elements = vector_elements(tv, offsets, bytes);
+  s.instructions = tv.values / s.vector_elements;
+  const int access = std::max(4, s.vector_elements * bytes);  // narrower accesses take their 4-byte word's bank
+  const int warps = (tv.threads + kWarp - 1) / kWarp;
+  for (int w = 0; w < warps; ++w) {
+    std::int64_t wavefronts = 0, excess = 0;
+    for (int j = 0; j < s.instructions; ++j) {
+      analysis::WarpAccess a;
+      a.bytes = access;
+      for (int l = 0; l < kWarp && w * kWarp + l < tv.threads; ++l) {
+        const atom::Coord c = tv.at(w * kWarp + l, j * s.vector_elements);
+        const std::int64_t byte = offsets[static_cast<std::size_t>(c.row * tv.cols + c.col)] * bytes;
+        a.address[static_cast<std::size_t>(l)] = byte / access * access;
+        a.active[static_cast<std::size_t>(l)] = true;
+      }
+      const analysis::ConflictReport r = analysis::analyze(a);
+      wavefronts += r.wavefronts;
+      excess += r.excess();
+      s.worst_ways = std::max(s.worst_ways, r.ways);
+    }
+    s.wavefronts = std::max(s.wavefronts, wavefronts);
+    s.excess_wavefronts = std::max(s.excess_wavefronts, excess);
+  }
+  return s;
+}
+
+std::optional<ConversionPlan> shared_plan(const atom::TvLayout& from, const atom::TvLayout& to, const CandidateLayout& buffer, int bytes) {
+  std::optional<Placement> placed;
+  try {
+    placed = place_buffer(buffer.layout, {}, from.rows, from.cols);
+  } catch (const LegoError&) {
+    return std::nullopt;  // a candidate that does not fit this tile (a swizzle's block larger than it)
+  }
+  if (!placed) return std::nullopt;
+  ConversionPlan p;
+  p.kind = PlanKind::Shared;
+  p.name = "shared, " + buffer.name;
+  p.buffer = buffer;
+  p.offsets = placed->offsets;
+  p.store = analyse_side(from, p.offsets, bytes);
+  p.load = analyse_side(to, p.offsets, bytes);
+  p.cost.shared_instructions = p.store.instructions + p.load.instructions;
+  p.cost.wavefronts = p.store.wavefronts + p.load.wavefronts;
+  p.cost.excess_wavefronts = p.store.excess_wavefronts + p.load.excess_wavefronts;
+  p.cost.shared_bytes = (static_cast<std::int64_t>(from.rows) * from.cols + placed->extra_elements) * bytes;
+  p.cost.syncs = 1;  // between the stores and the loads
+  return p;
+}
+
+std::string slots(double score) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", score);
+  return text;
+}
+
+std::string cost_text(const Cost& c) {
+  std::string s;
+  if (c.shuffles) s += std::to_string(c.shuffles) + " shuffles, ";
+  if (c.selects) s += std::to_string(c.selects) + " selects, ";
+  if (c.shared_instructions)
+    s += std::to_string(c.shared_instructions) + " shared instructions, " + std::to_string(c.excess_wavefronts) + " excess wavefronts, ";
+  if (c.syncs) s += std::to_string(c.syncs) + " barrier, ";
+  return s.empty() ? "nothing" : s.substr(0, s.size() - 2);
+}
+
+}  // namespace
+
+ConversionReport plan_conversion(const atom::TvLayout& from, const atom::TvLayout& to, const ConversionOptions& options) {
+  if (from.rows != to.rows || from.cols != to.cols)
+    throw LegoError("FROM's tile is " + std::to_string(from.rows) + " x " + std::to_string(from.cols) + " and TO's " +
+                    std::to_string(to.rows) + " x " + std::to_string(to.cols) + ": a conversion keeps the tile");
+  if (from.threads != to.threads)
+    throw LegoError("FROM has " + std::to_string(from.threads) + " threads and TO " + std::to_string(to.threads) +
+                    ": a conversion redistributes the data of the same threads");
+  const int bytes = options.element_bytes;
+  if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8)
+    throw LegoError("elements of " + std::to_string(bytes) + " bytes: 1, 2, 4 or 8 (--elem f16, f32, ...)");
+  if (!from.covers_tile_once() || !to.covers_tile_once()) throw LegoError("a conversion needs layouts that hold every element once");
+  // What one CTA's registers can hold: the planner's rounds and buffer
+  // analyses are sized for that, not for a whole matrix.
+  if (static_cast<std::int64_t>(from.rows) * from.cols > kMaxElements)
+    throw LegoError("a " + std::to_string(from.rows) + " x " + std::to_string(from.cols) +
+                    " tile is more than a CTA holds in registers; plan tiles of at most " + std::to_string(kMaxElements) + " elements");
+  if (from.values > kMaxValues || to.values > kMaxValues)
+    throw LegoError(std::to_string(std::max(from.values, to.values)) +
+                    " values a thread: a thread has at most 255 registers; use more warps (--warps)");
+  ConversionReport report{from.rows, from.cols, from.threads, to.values, bytes, {}};
+  const auto src = sources(from, to);
+  ConversionPlan regs = registers_plan(to, src);
+  const bool registers_do = regs.possible;
+  report.plans.push_back(std::move(regs));
+  if (!registers_do) report.plans.push_back(shuffles_plan(to, src, from.values, bytes));
+  std::vector<CandidateLayout> buffers = buffer_candidates(from.rows, from.cols, bytes);
+  for (const auto& c : options.project_layouts) buffers.push_back(c);
+  std::vector<ConversionPlan> shared;
+  for (const auto& b : buffers)
+    if (auto p = shared_plan(from, to, b, bytes)) shared.push_back(std::move(*p));
+  const auto cheaper = [](const ConversionPlan& a, const ConversionPlan& b) {
+    if (a.cost.score() != b.cost.score()) return a.cost.score() < b.cost.score();
+    return a.cost.shared_bytes < b.cost.shared_bytes;
+  };
+  std::stable_sort(shared.begin(), shared.end(), cheaper);
+  // The best buffer, and the plain row-major one for comparison when it is not the best.
+  if (!shared.empty()) {
+    report.plans.push_back(shared.front());
+    const auto row = std::find_if(shared.begin() + 1, shared.end(), [](const ConversionPlan& p) { return p.buffer.family == "row"; });
+    if (row != shared.end()) report.plans.push_back(*row);
+  }
+  std::stable_sort(report.plans.begin(), report.plans.end(), [&](const ConversionPlan& a, const ConversionPlan& b) {
+    if (a.possible != b.possible) return a.possible;
+    return cheaper(a, b);
+  });
+  const ConversionPlan& chosen = report.plans.front();
+  for (std::size_t k = 0; k < report.plans.size(); ++k) {
+    ConversionPlan& p = report.plans[k];
+    if (!p.possible)
+      p.reason = "not possible: " + p.why_not;
+    else if (k == 0)
+      p.reason = "chosen: " + cost_text(p.cost) + " (" + slots(p.cost.score()) + " issue slots a warp)";
+    else
+      p.reason = "costs " + slots(p.cost.score() - chosen.cost.score()) + " issue slots more: " + cost_text(p.cost);
+  }
+  return report;
+}
+
+std::string check_plan(const ConversionPlan& plan, const atom::TvLayout& from, const atom::TvLayout& to) {
+  const auto element = [&](const atom::Coord& c) { return static_cast<std::int64_t>(c.row) * from.cols + c.col; };
+  std::vector<std::vector<std::int64_t>> reg(static_cast<std::size_t>(from.threads));
+  for (int t = 0; t < from.threads; ++t)
+    for (int v = 0; v < from.values; ++v) reg[static_cast<std::size_t>(t)].push_back(element(from.at(t, v)));
+  std::vector<std::vector<std::int64_t>> dst(static_cast<std::size_t>(to.threads),
+                                             std::vector<std::int64_t>(static_cast<std::size_t>(to.values), -1));
+  switch (plan.kind) {
+    case PlanKind::Registers:
+      for (int t = 0; t < to.threads; ++t)
+        for (int v = 0; v < to.values; ++v)
+          dst[static_cast<std::size_t>(t)][static_cast<std::size_t>(v)] =
+              reg[static_cast<std::size_t>(t)]
+                 [static_cast<std::size_t>(plan.source_value[static_cast<std::size_t>(t)][static_cast<std::size_t>(v)])];
+      break;
+    case PlanKind::Shuffles:
+      for (int t = 0; t < to.threads; ++t)
+        for (int v = 0; v < to.values; ++v)
+          if (plan.source_thread[static_cast<std::size_t>(t)][static_cast<std::size_t>(v)] == t)
+            dst[static_cast<std::size_t>(t)][static_cast<std::size_t>(v)] =
+                reg[static_cast<std::size_t>(t)]
+                   [static_cast<std::size_t>(plan.source_value[static_cast<std::size_t>(t)][static_cast<std::size_t>(v)])];
+      for (std::size_t w = 0; w < plan.rounds.size(); ++w)
+        for (const ShuffleRound& r : plan.rounds[w])
+          for (int l = 0; l < kWarp; ++l) {
+            const int into = r.received_value[static_cast<std::size_t>(l)];
+            if (into < 0) continue;
+            const int sender = static_cast<int>(w) * kWarp + r.source_lane[static_cast<std::size_t>(l)];
+            const int sent = r.sent_value[static_cast<std::size_t>(r.source_lane[static_cast<std::size_t>(l)])];
+            dst[w * kWarp + static_cast<std::size_t>(l)][static_cast<std::size_t>(into)] =
+                reg[static_cast<std::size_t>(sender)][static_cast<std::size_t>(sent)];
+          }
+      break;
+    case PlanKind::Shared: {
+      std::map<std::int64_t, std::int64_t> buffer;
+      for (int t = 0; t < from.threads; ++t)
+        for (int v = 0; v < from.values; ++v) {
+          const std::int64_t at = plan.offsets[static_cast<std::size_t>(element(from.at(t, v)))];
+          if (buffer.count(at)) return "two elements stored at buffer position " + std::to_string(at);
+          buffer[at] = reg[static_cast<std::size_t>(t)][static_cast<std::size_t>(v)];
+        }
+      for (int t = 0; t < to.threads; ++t)
+        for (int v = 0; v < to.values; ++v) {
+          const auto it = buffer.find(plan.offsets[static_cast<std::size_t>(element(to.at(t, v)))]);
+          dst[static_cast<std::size_t>(t)][static_cast<std::size_t>(v)] = it == buffer.end() ? -1 : it->second;
+        }
+      break;
+    }
+  }
+  for (int t = 0; t < to.threads; ++t)
+    for (int v = 0; v < to.values; ++v)
+      if (dst[static_cast<std::size_t>(t)][static_cast<std::size_t>(v)] != element(to.at(t, v)))
+        return "thread " + std::to_string(t) + " value " + std::to_string(v) + " ends with element " +
+               std::to_string(dst[static_cast<std::size_t>(t)][static_cast<std::size_t>(v)]) + ", not " + where(to.at(t, v));
+  return "";
+}
+
+}  // namespace lego::convert

@@ -1,0 +1,88 @@
+#include "convert/tv_text.hpp"
+
+#include <cctype>
+
+#include "atom/tv_spec.hpp"
+#include "expr/diagnostic.hpp"
+#include "layout/cute.hpp"
+#include "layout/make_plan.hpp"
+#include "layout/parse.hpp"
+
+namespace lego::convert {
+
+TvForm form_of(const std::string& text) {
+  std::size_t at = 0;
+  while (at < text.size() && std::isspace(static_cast<unsigned char>(text[at]))) ++at;
+  if (at < text.size() && text[at] == '(') return TvForm::Cute;
+  // An atom's name has dots and an operand after a colon; layout language has neither before its first '('.
+  const std::size_t colon = text.find(':'), paren = text.find('(');
+  if (colon != std::string::npos && (paren == std::string::npos || colon < paren) && text.find('.') < colon) return TvForm::Atom;
+  return TvForm::Lego;
+}
+
+namespace {
+
+void check_tile(const atom::TvLayout& tv, const std::string& what) {
+  if (!tv.covers_tile_once())
+    throw LegoError(what + " does not hold every element of its " + std::to_string(tv.rows) + " x " + std::to_string(tv.cols) +
+                    " tile exactly once: a conversion needs a layout of the whole tile");
+}
+
+atom::TvLayout from_lego(const std::string& text, const std::string& what, int rows, int cols, int threads) {
+  if (rows < 1 || cols < 1) throw LegoError(what + " is a layout of the tile: give the tile with --tile RxC");
+  const std::int64_t elements = static_cast<std::int64_t>(rows) * cols;
+  if (threads < 1 || elements % threads != 0)
+    throw LegoError(what + ": " + std::to_string(elements) + " elements do not split evenly over " + std::to_string(threads) + " threads");
+  const int values = static_cast<int>(elements / threads);
+  const Plan plan = make_plan(parse_layout(text), {});
+  if (plan.rank() != 2 || plan.shape()[0] != rows || plan.shape()[1] != cols)
+    throw LegoError(what + " is a layout of a " + std::to_string(rows) + " x " + std::to_string(cols) + " tile; this one's shape is " +
+                    [&] {
+                      std::string s;
+                      for (const auto e : plan.shape()) s += (s.empty() ? "" : " x ") + std::to_string(e);
+                      return s;
+                    }());
+  atom::TvLayout tv{rows, cols, threads, values, std::vector<atom::Coord>(static_cast<std::size_t>(elements), atom::Coord{-1, -1})};
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) {
+      const std::int64_t idx[2] = {r, c};
+      const std::int64_t o = plan.apply(idx);
+      if (o < 0 || o >= elements)
+        throw LegoError(what + " puts element (" + std::to_string(r) + ", " + std::to_string(c) + ") at " + std::to_string(o) +
+                        ", outside the tile's " + std::to_string(elements) + " places (padding has no thread to hold it)");
+      tv.cells[static_cast<std::size_t>(o)] = {r, c};
+    }
+  return tv;
+}
+
+}  // namespace
+
+TvText read_tv(const std::string& text, const std::string& what, int rows, int cols, int threads) {
+  TvText out;
+  out.form = form_of(text);
+  try {
+    switch (out.form) {
+      case TvForm::Atom:
+        out.tv = atom::tv_of(atom::parse_tv_spec(text));
+        if ((rows || cols) && (out.tv.rows != rows || out.tv.cols != cols))
+          throw LegoError("its tile is " + std::to_string(out.tv.rows) + " x " + std::to_string(out.tv.cols) + ", not " +
+                          std::to_string(rows) + " x " + std::to_string(cols));
+        break;
+      case TvForm::Cute:
+        if (rows < 1 || cols < 1) throw LegoError("a CuTe TV layout needs the tile: give --tile RxC");
+        out.tv = atom::from_cute(cute::parse(text), rows, cols);
+        break;
+      case TvForm::Lego:
+        out.tv = from_lego(text, what, rows, cols, threads);
+        break;
+    }
+  } catch (const LegoError& e) {
+    const std::string message = e.what();
+    if (message.rfind(what, 0) == 0) throw;
+    throw LegoError(what + " (" + text + "): " + message);
+  }
+  check_tile(out.tv, what);
+  return out;
+}
+
+}  // namespace lego::convert

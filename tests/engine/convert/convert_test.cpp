@@ -1,0 +1,103 @@
+// The conversion planner's known answers (issue 33): the attention pattern
+// needs no movement, an MMA accumulator reaches 16-byte row vectors through
+// a conflict-free buffer, a 32 x 32 transpose between lanes has both a
+// shuffle plan and a shared plan, and a layout that is not linear over
+// GF(2) converts too. Every plan listed is run on an iota tile.
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "convert/planner.hpp"
+#include "convert/tv_text.hpp"
+#include "expr/diagnostic.hpp"
+
+namespace lego::convert {
+namespace {
+
+ConversionReport plan(const std::string& from, const std::string& to, int rows, int cols, int bytes, int threads = 32) {
+  const TvText f = read_tv(from, "FROM", rows, cols, threads);
+  const TvText t = read_tv(to, "TO", f.tv.rows, f.tv.cols, threads);
+  ConversionReport r = plan_conversion(f.tv, t.tv, {bytes, {}});
+  for (const auto& p : r.plans)
+    if (p.possible) {
+      EXPECT_EQ(check_plan(p, f.tv, t.tv), "") << p.name;
+    }
+  return r;
+}
+
+const ConversionPlan* find(const ConversionReport& r, PlanKind kind, const std::string& family = "") {
+  for (const auto& p : r.plans)
+    if (p.kind == kind && (family.empty() || p.buffer.family == family)) return &p;
+  return nullptr;
+}
+
+TEST(Convert, AnMmaAccumulatorIsTheNextMmasAOperandInRegisters) {
+  const ConversionReport r = plan("mma.m16n8k16.f16:C, [1,1], [1,2]", "mma.m16n8k16.f16:A", 0, 0, 2);
+  ASSERT_FALSE(r.plans.empty());
+  const ConversionPlan& chosen = r.plans.front();
+  EXPECT_EQ(chosen.kind, PlanKind::Registers);
+  EXPECT_TRUE(chosen.possible);
+  EXPECT_EQ(chosen.cost.shuffles, 0);
+  EXPECT_EQ(chosen.cost.shared_bytes, 0);
+  EXPECT_EQ(chosen.cost.score(), 0.0);
+}
+
+TEST(Convert, AnAccumulatorReachesRowVectorsThroughAConflictFreeBuffer) {
+  // Thread t holds 8 consecutive f16 of row t / 2: one 16-byte vector.
+  const ConversionReport r = plan("mma.m16n8k16.f16:C, [1,1], [1,2]", "((2,16),(8)):((128,1),(16))", 16, 16, 2);
+  const ConversionPlan& chosen = r.plans.front();
+  ASSERT_EQ(chosen.kind, PlanKind::Shared) << chosen.reason;
+  EXPECT_EQ(chosen.store.excess_wavefronts, 0) << chosen.name;
+  EXPECT_EQ(chosen.load.excess_wavefronts, 0) << chosen.name;
+  EXPECT_EQ(chosen.load.vector_elements, 8) << "one 16-byte load a thread";
+  const ConversionPlan* row = find(r, PlanKind::Shared, "row");
+  ASSERT_NE(row, nullptr) << "the unswizzled row-major buffer is listed as the alternative";
+  EXPECT_GT(row->store.excess_wavefronts, 0) << "its stores conflict";
+  EXPECT_GT(row->cost.score(), chosen.cost.score());
+  EXPECT_FALSE(find(r, PlanKind::Registers)->possible);
+}
+
+TEST(Convert, ARowPerLaneBecomesAColumnPerLaneByShufflesOrAPaddedBuffer) {
+  const ConversionReport r = plan("OrderBy(Row(32, 32)).GroupBy([(32, 32)])", "OrderBy(Col(32, 32)).GroupBy([(32, 32)])", 32, 32, 4);
+  const ConversionPlan* shuffles = find(r, PlanKind::Shuffles);
+  ASSERT_NE(shuffles, nullptr);
+  ASSERT_TRUE(shuffles->possible);
+  EXPECT_EQ(shuffles->cost.shuffles, 31) << "every lane needs one value from each other lane";
+  const ConversionPlan& chosen = r.plans.front();
+  ASSERT_EQ(chosen.kind, PlanKind::Shared) << chosen.reason;
+  EXPECT_EQ(chosen.store.excess_wavefronts + chosen.load.excess_wavefronts, 0) << chosen.name;
+  EXPECT_LT(chosen.cost.score(), shuffles->cost.score());
+  EXPECT_NE(shuffles->reason.find("more"), std::string::npos) << shuffles->reason;
+}
+
+TEST(Convert, AnAntidiagonalLayoutThatIsNotLinearConvertsToo) {
+  const ConversionReport r =
+      plan("OrderBy(GenP([32, 32], antidiag)).TileBy([32, 32])", "OrderBy(Row(32, 32)).GroupBy([(32, 32)])", 32, 32, 4);
+  ASSERT_FALSE(r.plans.empty());
+  EXPECT_TRUE(r.plans.front().possible);
+}
+
+TEST(Convert, ASixtyFourSquareTileOverFourWarpsPlansInUnderASecond) {
+  const auto start = std::chrono::steady_clock::now();
+  const ConversionReport r = plan("OrderBy(Row(64, 64)).GroupBy([(64, 64)])", "OrderBy(Col(64, 64)).GroupBy([(64, 64)])", 64, 64, 4, 128);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.plans.front().kind, PlanKind::Shared);
+  EXPECT_FALSE(find(r, PlanKind::Shuffles)->possible) << "rows cross warps";
+  EXPECT_LT(seconds, 5.0) << "a generous bound for sanitizers; the target (1 s) is measured by lego convert";
+}
+
+TEST(Convert, MismatchedTilesAndThreadsAreRefusedWithTheReason) {
+  const TvText a = read_tv("mma.m16n8k16.f16:A", "FROM", 0, 0, 32);
+  const TvText b = read_tv("OrderBy(Row(32, 32)).GroupBy([(32, 32)])", "TO", 32, 32, 32);
+  EXPECT_THROW(plan_conversion(a.tv, b.tv, {}), LegoError);
+  EXPECT_THROW(read_tv("((2,16),(8)):((128,1),(16))", "TO", 0, 0, 32), LegoError);
+  try {
+    read_tv("OrderBy(Row(16, 16)).GroupBy([(16, 16)])", "TO", 32, 32, 32);
+    FAIL();
+  } catch (const LegoError& e) {
+    EXPECT_NE(std::string(e.what()).find("TO"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace lego::convert
