@@ -4,10 +4,13 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "command_line.hpp"
+#include "convert/emit_cuda.hpp"
 #include "convert/planner.hpp"
 #include "convert/tv_text.hpp"
 #include "expr/diagnostic.hpp"
@@ -96,6 +99,50 @@ nlohmann::ordered_json plan_json(const convert::ConversionReport& r, const conve
   return j;
 }
 
+// The plan --plan names: a kind (the first of that kind, which is the
+// cheapest) or a plan's full name.
+const convert::ConversionPlan& named_plan(const convert::ConversionReport& r, const std::string& name) {
+  if (name.empty()) return r.plans.front();
+  for (const auto& p : r.plans)
+    if (p.name == name || convert::to_string(p.kind) == name) {
+      if (!p.possible) throw LegoError("--plan " + name + " is not possible here: " + p.why_not);
+      return p;
+    }
+  std::string names;
+  for (const auto& p : r.plans) names += (names.empty() ? "" : ", ") + ("\"" + p.name + "\"");
+  throw LegoError("--plan " + name + ": this conversion's plans are " + names);
+}
+
+int emit_files(const convert::ConversionReport& r, const atom::TvLayout& from, const atom::TvLayout& to,
+               const std::vector<std::string>& args, const std::string& emit, const std::string& out_dir, const std::string& plan_name,
+               bool force, std::ostream& out) {
+  if (emit != "cuda") throw LegoError("--emit " + emit + ": only cuda");
+  if (out_dir.empty()) throw LegoError("--emit cuda writes three files: give the folder with --out DIR");
+  const convert::ConversionPlan& plan = named_plan(r, plan_name);
+  std::string command = "lego";
+  for (std::size_t k = 1; k < args.size(); ++k) command += " '" + args[k] + "'";
+  const convert::EmittedConversion files = convert::emit_cuda(r, plan, from, to, command);
+  const std::filesystem::path dir(out_dir);
+  const std::pair<const char*, const std::string*> written[] = {
+      {"convert.cu", &files.cuda}, {"convert.ref.cpp", &files.reference}, {"convert.lego.json", &files.project}};
+  if (!force)
+    for (const auto& [name, text] : written)
+      if (std::filesystem::exists(dir / name)) throw LegoError((dir / name).string() + " exists: --force replaces it");
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw LegoError("--out " + out_dir + ": " + ec.message());
+  for (const auto& [name, text] : written) {
+    std::ofstream f(dir / name, std::ios::binary | std::ios::trunc);
+    f << *text;
+    if (!f.flush()) throw LegoError("could not write " + (dir / name).string());
+  }
+  out << fmt::format(
+      "wrote the {} plan to {}/convert.cu (device function lego_convert and a test kernel), convert.ref.cpp and "
+      "convert.lego.json\nverify it on the CPU emulator: lego bench {}/convert.lego.json\n",
+      plan.name, out_dir, out_dir);
+  return 0;
+}
+
 }  // namespace
 
 bool is_convert_command(const std::string& name) { return name == "convert"; }
@@ -104,7 +151,8 @@ int run_convert_command(const std::vector<std::string>& args, std::ostream& out,
   CLI::App app{"lego: layout conversions planned and explained (LEGO Studio)"};
   app.option_defaults()->always_capture_default();
   app.require_subcommand(1);
-  std::string from_text, to_text, tile_text, elem = "f32";
+  std::string from_text, to_text, tile_text, elem = "f32", emit, out_dir, plan_name;
+  bool force = false;
   int warps = 1;
   bool json = false;
   auto* cmd = app.add_subcommand(
@@ -121,6 +169,15 @@ int run_convert_command(const std::vector<std::string>& args, std::ostream& out,
   cmd->add_option("--elem", elem, "The element type: f16, bf16, f32, tf32, f64, s8, ... (its size decides vector widths and banks)");
   cmd->add_option("--warps", warps, "Warps holding the tile, for CuTe and LEGO forms (an atom says its own)")->check(CLI::Range(1, 32));
   cmd->add_flag("--json", json, "One JSON object with every plan");
+  cmd->add_option("--emit", emit,
+                  "cuda: write the plan as a device function lego_convert(src, dst), a test kernel and a project (convert.cu, "
+                  "convert.ref.cpp, convert.lego.json) into --out; `lego bench DIR/convert.lego.json` verifies it on the CPU emulator, "
+                  "`lego export-bench` takes it to a GPU");
+  cmd->add_option("--out", out_dir, "With --emit: the folder to write (created if missing)");
+  cmd->add_option("--plan", plan_name,
+                  "With --emit: another plan than the chosen one: registers, shuffles, shared (the best buffer) or a plan's name as listed "
+                  "(\"shared, row\")");
+  cmd->add_flag("--force", force, "With --emit: replace convert.* files already in --out");
   if (const auto status = parse_command_line(app, args, out, err)) return *status;
   try {
     const auto bytes = kElementBytes.find(elem);
@@ -144,6 +201,8 @@ int run_convert_command(const std::vector<std::string>& args, std::ostream& out,
         if (const std::string wrong = convert::check_plan(p, from.tv, to.tv); !wrong.empty())
           throw LegoError("the planner's " + p.name + " plan is wrong (a bug; please report it): " + wrong);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (!emit.empty()) return emit_files(r, from.tv, to.tv, args, emit, out_dir, plan_name, force, out);
+    if (!out_dir.empty() || !plan_name.empty() || force) throw LegoError("--out, --plan and --force go with --emit cuda");
     if (json) {
       nlohmann::ordered_json plans = nlohmann::ordered_json::array();
       for (const auto& p : r.plans) plans.push_back(plan_json(r, p));

@@ -74,6 +74,40 @@ TEST(KernelCli, BenchSurvivesCrashesHangsAndWrongResults) {
 // Issue 32: a search measures what its strategy picks, within the budget,
 // the same picks for the same seed (the second run's times come from the
 // results cache, so they are the first's).
+// lego convert --emit cuda: each known answer's plans, written as CUDA and
+// run by the CPU emulator (warp shuffles and barriers as on a device): the
+// test kernel's output equals its input only when every thread ended with
+// what TO gives it. A corrupted conversion fails the same check.
+TEST(KernelCli, EmittedConversionsVerifyOnTheEmulator) {
+  const std::string c = "'mma.m16n8k16.f16:C, [1,1], [1,2]'";
+  const std::vector<std::string> conversions = {
+      c + " mma.m16n8k16.f16:A --elem f16 --plan registers",
+      c + " '((2,16),(8)):((128,1),(16))' --tile 16x16 --elem f16 --plan shared",
+      c + " '((2,16),(8)):((128,1),(16))' --tile 16x16 --elem f16 --plan 'shared, row'",
+      c + " '((2,16),(8)):((128,1),(16))' --tile 16x16 --elem f16 --plan shuffles",
+      "'OrderBy(Row(32, 32)).GroupBy([(32, 32)])' 'OrderBy(Col(32, 32)).GroupBy([(32, 32)])' --tile 32x32 --plan shuffles",
+      "'OrderBy(Row(32, 32)).GroupBy([(32, 32)])' 'OrderBy(Col(32, 32)).GroupBy([(32, 32)])' --tile 32x32 --elem f64",
+      "'OrderBy(GenP([32, 32], antidiag)).TileBy([32, 32])' 'OrderBy(Row(32, 32)).GroupBy([(32, 32)])' --tile 32x32",
+  };
+  for (std::size_t k = 0; k < conversions.size(); ++k) {
+    const fs::path dir = scratch("convert" + std::to_string(k));
+    const Output emitted = shell(kBin + "/lego convert " + conversions[k] + " --emit cuda --force --out " + dir.string());
+    ASSERT_EQ(emitted.rc, 0) << conversions[k] << "\n" << emitted.text;
+    const Output bench = shell(kBin + "/lego bench " + (dir / "convert.lego.json").string() + " --no-cache");
+    EXPECT_EQ(bench.rc, 0) << conversions[k] << "\n" << bench.text;
+    EXPECT_NE(bench.text.find("verified by CPU emulation"), std::string::npos) << conversions[k] << "\n" << bench.text;
+  }
+  // A conversion that puts one lane's values in the wrong order is caught.
+  const fs::path dir = scratch("convert0");
+  std::string cuda = lego::test::slurp(dir / "convert.cu");
+  const std::string line = "dst[1] = src[1];";
+  ASSERT_NE(cuda.find(line), std::string::npos) << cuda.substr(0, 2000);
+  cuda.replace(cuda.find(line), line.size(), "dst[1] = src[2];");
+  std::ofstream(dir / "convert.cu") << cuda;
+  const Output wrong = shell(kBin + "/lego bench " + (dir / "convert.lego.json").string() + " --no-cache");
+  EXPECT_NE(wrong.text.find("wrong: the output differs from the reference"), std::string::npos) << wrong.text;
+}
+
 TEST(KernelCli, BenchStrategyKeepsItsBudgetAndRepeatsForASeed) {
   const std::string command = kBin + "/lego bench " + kRoot +
                               "/projects/search/transpose_space.lego.json --set N=256 --min-time 0.01 --repetitions 2 --strategy model "

@@ -1,0 +1,218 @@
+#include "convert/emit_cuda.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "expr/diagnostic.hpp"
+#include "layout/ast.hpp"
+
+namespace lego::convert {
+
+namespace {
+
+constexpr int kWarp = 32;
+
+struct ElementNames {
+  const char* storage;  // the kernel's type
+  const char* project;  // the project's tensor type
+};
+
+ElementNames names_for(int bytes) {
+  switch (bytes) {
+    case 2:
+      return {"uint16_t", "half"};
+    case 4:
+      return {"float", "float"};
+    case 8:
+      return {"double", "double"};
+    default:
+      throw LegoError("--emit cuda moves 2-, 4- or 8-byte elements (f16, f32, f64); not " + std::to_string(bytes) + "-byte ones");
+  }
+}
+
+// `name`[rows][cols] of ints, brace-initialised without a "{{" (the
+// template language's placeholder opener).
+std::string table(const std::string& name, const std::vector<std::vector<int>>& rows) {
+  std::ostringstream s;
+  const std::size_t cols = rows.empty() ? 0 : rows.front().size();
+  s << "__device__ const int " << name << "[" << rows.size() << "][" << std::max<std::size_t>(cols, 1) << "] = {\n";
+  for (const auto& r : rows) {
+    s << "  { ";
+    for (std::size_t k = 0; k < r.size(); ++k) s << r[k] << (k + 1 < r.size() ? ", " : "");
+    if (r.empty()) s << "0";
+    s << " },\n";
+  }
+  s << "};\n";
+  return s.str();
+}
+
+std::vector<std::vector<int>> elements_of(const atom::TvLayout& tv) {
+  std::vector<std::vector<int>> out(static_cast<std::size_t>(tv.threads));
+  for (int t = 0; t < tv.threads; ++t)
+    for (int v = 0; v < tv.values; ++v) out[static_cast<std::size_t>(t)].push_back(tv.at(t, v).row * tv.cols + tv.at(t, v).col);
+  return out;
+}
+
+std::string comment(const std::string& text) {
+  std::string out;
+  for (const char c : text) out += c == '\n' ? ' ' : c;
+  return out;
+}
+
+std::string registers_body(const ConversionPlan& p) {
+  std::ostringstream s;
+  const bool same = std::all_of(p.source_value.begin(), p.source_value.end(), [&](const auto& t) { return t == p.source_value.front(); });
+  if (same) {
+    s << "  // Every thread holds what it needs in the same registers: renames.\n";
+    for (std::size_t v = 0; v < p.source_value.front().size(); ++v) s << "  dst[" << v << "] = src[" << p.source_value.front()[v] << "];\n";
+    return s.str();
+  }
+  s << table("lego_source_value", p.source_value);
+  s << "  for (int v = 0; v < W; ++v) dst[v] = src[lego_source_value[threadIdx.x][v]];\n";
+  return s.str();
+}
+
+}  // namespace
+
+EmittedConversion emit_cuda(const ConversionReport& r, const ConversionPlan& p, const atom::TvLayout& from, const atom::TvLayout& to,
+                            const std::string& command) {
+  if (!p.possible) throw LegoError("the " + p.name + " plan is not possible: " + p.why_not);
+  const ElementNames type = names_for(r.element_bytes);
+  std::ostringstream tables, body;
+  body << "__device__ __forceinline__ void lego_convert(const T (&src)[V], T (&dst)[W]) {\n";
+  switch (p.kind) {
+    case PlanKind::Registers: {
+      const std::string b = registers_body(p);
+      const auto at = b.find("__device__ const int");
+      if (at != std::string::npos) {
+        const auto end = b.find("};\n", at) + 3;
+        tables << b.substr(at, end - at);
+        body << b.substr(end);
+      } else {
+        body << b;
+      }
+      break;
+    }
+    case PlanKind::Shuffles: {
+      std::size_t rounds = 0;
+      for (const auto& w : p.rounds) rounds = std::max(rounds, w.size());
+      std::vector<std::vector<int>> local(p.source_value.size()), lanes, sent, received;
+      for (std::size_t t = 0; t < p.source_value.size(); ++t)
+        for (std::size_t v = 0; v < p.source_value[t].size(); ++v)
+          local[t].push_back(p.source_thread[t][v] == static_cast<int>(t) ? p.source_value[t][v] : -1);
+      // [warp * rounds + round][lane]; rounds a warp does not need read from itself and keep nothing.
+      for (const auto& w : p.rounds)
+        for (std::size_t k = 0; k < rounds; ++k) {
+          std::vector<int> lane(kWarp), send(kWarp), into(kWarp);
+          for (int l = 0; l < kWarp; ++l) {
+            const bool has = k < w.size();
+            lane[static_cast<std::size_t>(l)] =
+                has && w[k].source_lane[static_cast<std::size_t>(l)] >= 0 ? w[k].source_lane[static_cast<std::size_t>(l)] : l;
+            send[static_cast<std::size_t>(l)] = has ? std::max(0, w[k].sent_value[static_cast<std::size_t>(l)]) : 0;
+            into[static_cast<std::size_t>(l)] = has ? w[k].received_value[static_cast<std::size_t>(l)] : -1;
+          }
+          lanes.push_back(lane);
+          sent.push_back(send);
+          received.push_back(into);
+        }
+      tables << table("lego_local", local) << table("lego_source_lane", lanes) << table("lego_sent", sent)
+             << table("lego_received", received);
+      body << "  const int thread = threadIdx.x, lane = thread % 32, warp = thread / 32;\n"
+           << "  for (int v = 0; v < W; ++v)\n"
+           << "    if (lego_local[thread][v] >= 0) dst[v] = src[lego_local[thread][v]];\n"
+           << "  // Every lane takes part in every round (a shuffle is warp-collective); a lane with\n"
+           << "  // nothing to receive reads its own value and keeps nothing.\n"
+           << "  for (int round = 0; round < " << rounds << "; ++round) {\n"
+           << "    const int row = warp * " << rounds << " + round;\n"
+           << "    const T got = lego_shfl(src[lego_sent[row][lane]], lego_source_lane[row][lane]);\n"
+           << "    if (lego_received[row][lane] >= 0) dst[lego_received[row][lane]] = got;\n"
+           << "  }\n";
+      break;
+    }
+    case PlanKind::Shared: {
+      std::int64_t footprint = 0;
+      for (const auto o : p.offsets) footprint = std::max(footprint, o + 1);
+      std::vector<std::vector<int>> store(static_cast<std::size_t>(from.threads)), load(static_cast<std::size_t>(to.threads));
+      for (int t = 0; t < from.threads; ++t)
+        for (int g = 0; g < p.store.instructions; ++g) {
+          const atom::Coord c = from.at(t, g * p.store.vector_elements);
+          store[static_cast<std::size_t>(t)].push_back(static_cast<int>(p.offsets[static_cast<std::size_t>(c.row * from.cols + c.col)]));
+        }
+      for (int t = 0; t < to.threads; ++t)
+        for (int g = 0; g < p.load.instructions; ++g) {
+          const atom::Coord c = to.at(t, g * p.load.vector_elements);
+          load[static_cast<std::size_t>(t)].push_back(static_cast<int>(p.offsets[static_cast<std::size_t>(c.row * to.cols + c.col)]));
+        }
+      tables << "// The buffer: " << comment(print(p.buffer.layout)) << "\n"
+             << table("lego_store_at", store) << table("lego_load_at", load);
+      const int ks = p.store.vector_elements, kl = p.load.vector_elements;
+      body << "  // One access moves a whole vector: the planner scored these widths.\n"
+           << "  struct alignas(" << ks * r.element_bytes << ") StoreVector { T e[" << ks << "]; };\n"
+           << "  struct alignas(" << kl * r.element_bytes << ") LoadVector { T e[" << kl << "]; };\n"
+           << "  __shared__ __align__(16) T lego_buffer[" << footprint << "];\n"
+           << "  const int thread = threadIdx.x;\n"
+           << "  for (int g = 0; g < " << p.store.instructions << "; ++g) {\n"
+           << "    StoreVector x;\n"
+           << "    for (int e = 0; e < " << ks << "; ++e) x.e[e] = src[g * " << ks << " + e];\n"
+           << "    *reinterpret_cast<StoreVector*>(&lego_buffer[lego_store_at[thread][g]]) = x;\n"
+           << "  }\n"
+           << "  __syncthreads();\n"
+           << "  for (int g = 0; g < " << p.load.instructions << "; ++g) {\n"
+           << "    const LoadVector x = *reinterpret_cast<const LoadVector*>(&lego_buffer[lego_load_at[thread][g]]);\n"
+           << "    for (int e = 0; e < " << kl << "; ++e) dst[g * " << kl << " + e] = x.e[e];\n"
+           << "  }\n"
+           << "  __syncthreads();  // the buffer may be reused after this\n";
+      break;
+    }
+  }
+  body << "}\n";
+
+  std::ostringstream cuda;
+  cuda << "// Generated by LEGO Studio: " << comment(command) << "\n"
+       << "// A " << r.rows << " x " << r.cols << " tile over " << r.threads << " threads, " << from.values << " values each.\n"
+       << "// Plan: " << p.name << ". " << comment(p.reason) << "\n"
+       << "typedef " << type.storage << " T;\n"
+       << "constexpr int V = " << from.values << ", W = " << to.values << ";\n\n";
+  if (p.kind == PlanKind::Shuffles) {
+    if (r.element_bytes == 2)
+      cuda << "__device__ __forceinline__ T lego_shfl(T x, int from) { return T(__shfl_sync(0xffffffffu, unsigned(x), from)); }\n";
+    else
+      cuda << "__device__ __forceinline__ T lego_shfl(T x, int from) { return __shfl_sync(0xffffffffu, x, from); }\n";
+  }
+  cuda << tables.str() << "\n"
+       << body.str() << "\n"
+       << "// The test: element (r, c) of IN, row-major, held as FROM says; each thread's values\n"
+       << "// after the conversion stored where TO says they belong. OUT == IN when it is right.\n"
+       << table("lego_from_element", elements_of(from)) << table("lego_to_element", elements_of(to))
+       << "extern \"C\" __global__ void lego_kernel(const T* __restrict__ IN, T* __restrict__ OUT) {\n"
+       << "  const int thread = threadIdx.x;\n"
+       << "  T src[V], dst[W];\n"
+       << "  for (int v = 0; v < V; ++v) src[v] = IN[lego_from_element[thread][v]];\n"
+       << "  lego_convert(src, dst);\n"
+       << "  for (int v = 0; v < W; ++v) OUT[lego_to_element[thread][v]] = dst[v];\n"
+       << "}\n";
+
+  std::ostringstream ref;
+  ref << "// The conversion moves data and changes none: OUT is IN.\n"
+      << "extern \"C\" void lego_reference(const " << type.storage << "* IN, " << type.storage << "* OUT) {\n"
+      << "  for (int64_t i = 0; i < R * C; ++i) OUT[i] = IN[i];\n"
+      << "}\n";
+
+  std::ostringstream project;
+  const std::string layout = "OrderBy(Row(R, C)).GroupBy([(R, C)])";
+  project << "{\n \"lego_studio_project\": 1,\n \"name\": \"conversion\",\n"
+          << " \"description\": \"" << comment(command) << "\",\n"
+          << " \"kernels\": [\n  {\n   \"name\": \"convert\",\n   \"backend\": \"cuda\",\n"
+          << "   \"description\": \"" << p.name << ": the tile loaded as FROM, converted, stored as TO\",\n"
+          << "   \"template\": \"convert.cu\",\n   \"reference\": \"convert.ref.cpp\",\n   \"tensors\": [\n"
+          << "    {\"name\": \"IN\", \"type\": \"" << type.project
+          << "\", \"role\": \"in\", \"extents\": [\"R\", \"C\"], \"layouts\": {\"row\": \"" << layout << "\"}},\n"
+          << "    {\"name\": \"OUT\", \"type\": \"" << type.project
+          << "\", \"role\": \"out\", \"extents\": [\"R\", \"C\"], \"layouts\": {\"row\": \"" << layout << "\"}}\n   ],\n"
+          << "   \"parameters\": {\"R\": " << r.rows << ", \"C\": " << r.cols << "},\n"
+          << "   \"launch\": {\"grid\": [1], \"block\": [" << r.threads << "]},\n"
+          << "   \"flops\": \"0\",\n   \"bytes\": \"2 * " << r.element_bytes << " * R * C\",\n   \"tolerance\": 0\n  }\n ]\n}\n";
+  return {cuda.str(), ref.str(), project.str()};
+}
+
+}  // namespace lego::convert
