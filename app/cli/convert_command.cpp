@@ -19,8 +19,10 @@
 namespace lego::cli {
 namespace {
 
-const std::map<std::string, int> kElementBytes = {{"f8", 1},  {"s8", 1},   {"u8", 1},  {"f16", 2}, {"bf16", 2},
-                                                  {"f32", 4}, {"tf32", 4}, {"s32", 4}, {"f64", 8}};
+const std::map<std::string, int> kElementBytes = {{"f8", 1},   {"s8", 1},   {"u8", 1},  {"f16", 2},  {"fp16", 2},
+                                                  {"half", 2}, {"bf16", 2}, {"f32", 4}, {"fp32", 4}, {"float", 4},
+                                                  {"tf32", 4}, {"s32", 4},  {"f64", 8}, {"fp64", 8}, {"double", 8}};
+constexpr const char* kElementNames = "f16 (fp16, half), bf16, f32 (fp32, float), tf32, s32, f64 (fp64, double), s8, u8, f8";
 
 std::string buffer_cute(const convert::ConversionReport& r, const convert::ConversionPlan& p) {
   const auto found = cute::from_table_maybe_swizzled({r.rows, r.cols}, p.offsets);
@@ -39,9 +41,12 @@ void print_registers(const convert::ConversionPlan& p, std::ostream& out) {
   for (const auto& t : p.source_value) same = same && t == p.source_value.front();
   std::string moves;
   for (std::size_t v = 0; v < p.source_value.front().size(); ++v) moves += fmt::format(" v{}<-v{}", v, p.source_value.front()[v]);
-  out << fmt::format("  thread 0:{}{}\n", moves, same ? " (every thread the same)" : "");
-  out << fmt::format("  {} register move{} at most a thread: renames, free once registers are allocated\n", p.cost.register_moves,
-                     p.cost.register_moves == 1 ? "" : "s");
+  out << fmt::format("  thread 0:{}{}\n", moves, same ? " (every thread the same)" : " (other threads differ)");
+  if (p.cost.selects == 0)
+    out << fmt::format("  {} register move{} at most a thread: renames, free once registers are allocated\n", p.cost.register_moves,
+                       p.cost.register_moves == 1 ? "" : "s");
+  else
+    out << fmt::format("  the lanes of a warp take different registers: {} selects a thread pick them by lane\n", p.cost.selects);
 }
 
 void print_shuffles(const convert::ConversionPlan& p, std::ostream& out) {
@@ -166,22 +171,24 @@ int run_convert_command(const std::vector<std::string>& args, std::ostream& out,
       ->required();
   cmd->add_option("to", to_text, "The layout they must hold, in the same forms")->required();
   cmd->add_option("--tile", tile_text, "ROWSxCOLS of the tile; needed unless FROM or TO is an atom");
-  cmd->add_option("--elem", elem, "The element type: f16, bf16, f32, tf32, f64, s8, ... (its size decides vector widths and banks)");
+  cmd->add_option("--elem", elem,
+                  std::string("The element type, one for both sides: ") + kElementNames + ". Its size decides vector widths and banks");
   cmd->add_option("--warps", warps, "Warps holding the tile, for CuTe and LEGO forms (an atom says its own)")->check(CLI::Range(1, 32));
   cmd->add_flag("--json", json, "One JSON object with every plan");
   cmd->add_option("--emit", emit,
                   "cuda: write the plan as a device function lego_convert(src, dst), a test kernel and a project (convert.cu, "
                   "convert.ref.cpp, convert.lego.json) into --out; `lego bench DIR/convert.lego.json` verifies it on the CPU emulator, "
-                  "`lego export-bench` takes it to a GPU");
+                  "`lego export-bench` takes it to a GPU. Each thread's positions come from tables indexed by the thread: exact for "
+                  "any layout and what the test needs; a production kernel computes them, which the cost does not count");
   cmd->add_option("--out", out_dir, "With --emit: the folder to write (created if missing)");
   cmd->add_option("--plan", plan_name,
                   "With --emit: another plan than the chosen one: registers, shuffles, shared (the best buffer) or a plan's name as listed "
-                  "(\"shared, row\")");
+                  "(\"shared, row\"); without --emit, that plan's steps are printed");
   cmd->add_flag("--force", force, "With --emit: replace convert.* files already in --out");
   if (const auto status = parse_command_line(app, args, out, err)) return *status;
   try {
     const auto bytes = kElementBytes.find(elem);
-    if (bytes == kElementBytes.end()) throw LegoError("--elem " + elem + ": f16, bf16, f32, tf32, f64, s8, u8, f8 or s32");
+    if (bytes == kElementBytes.end()) throw LegoError("--elem " + elem + ": one of " + kElementNames);
     int rows = 0, cols = 0;
     if (!tile_text.empty()) std::tie(rows, cols) = rows_by_columns(tile_text, "--tile", "e.g. 32x32");
     const auto start = std::chrono::steady_clock::now();
@@ -202,20 +209,26 @@ int run_convert_command(const std::vector<std::string>& args, std::ostream& out,
           throw LegoError("the planner's " + p.name + " plan is wrong (a bug; please report it): " + wrong);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (!emit.empty()) return emit_files(r, from.tv, to.tv, args, emit, out_dir, plan_name, force, out);
-    if (!out_dir.empty() || !plan_name.empty() || force) throw LegoError("--out, --plan and --force go with --emit cuda");
+    if (!out_dir.empty() || force) throw LegoError("--out and --force go with --emit cuda");
     if (json) {
       nlohmann::ordered_json plans = nlohmann::ordered_json::array();
       for (const auto& p : r.plans) plans.push_back(plan_json(r, p));
-      out << nlohmann::ordered_json{{"tile", {r.rows, r.cols}},         {"threads", r.threads}, {"values", r.values},
-                                    {"element_bytes", r.element_bytes}, {"checked", true},      {"plans", plans}}
+      out << nlohmann::ordered_json{{"tile", {r.rows, r.cols}},
+                                    {"threads", r.threads},
+                                    {"values", r.values},
+                                    {"element", elem},
+                                    {"element_bytes", r.element_bytes},
+                                    {"checked", true},
+                                    {"chosen", r.plans.front().name},
+                                    {"plans", plans}}
                  .dump()
           << "\n";
       return 0;
     }
     out << fmt::format("{} x {} {} over {} threads ({} values each): {} plans, planned in {:.0f} ms\n\n", r.rows, r.cols, elem, r.threads,
                        r.values, r.plans.size(), ms);
-    const convert::ConversionPlan& chosen = r.plans.front();
-    out << "plan: " << chosen.name << "\n";
+    const convert::ConversionPlan& chosen = named_plan(r, plan_name);
+    out << "plan: " << chosen.name << (&chosen == &r.plans.front() ? "" : " (--plan; not the cheapest)") << "\n";
     switch (chosen.kind) {
       case convert::PlanKind::Registers:
         print_registers(chosen, out);
@@ -233,7 +246,7 @@ int run_convert_command(const std::vector<std::string>& args, std::ostream& out,
     out << "  checked on an iota tile: every thread ends with the elements TO gives it\n\n";
     out << "plans (cost in issue slots a warp: shuffles, shared instructions and excess wavefronts 1, selects 1/4, a barrier 4):\n";
     for (const auto& p : r.plans)
-      out << fmt::format("  {:<28} {:>8} {}\n", p.name, p.possible ? fmt::format("{:.1f}", p.cost.score()) : std::string("-"), p.reason);
+      out << fmt::format("  {:<34} {:>8} {}\n", p.name, p.possible ? fmt::format("{:.1f}", p.cost.score()) : std::string("-"), p.reason);
     return 0;
   } catch (const LegoError& e) {
     err << "lego: " << e.what() << "\n";

@@ -29,6 +29,7 @@ namespace {
 constexpr int kWarp = 32;
 constexpr std::int64_t kMaxElements = 1 << 16;
 constexpr int kMaxValues = 256;
+constexpr std::int64_t kMaxStaticShared = 48 * 1024;  // __shared__ arrays; more needs dynamic shared memory
 
 struct Holder {
   int thread = -1, value = -1;
@@ -74,6 +75,24 @@ ConversionPlan registers_plan(const atom::TvLayout& to, const std::vector<std::v
     }
     p.cost.register_moves = std::max(p.cost.register_moves, moves);
   }
+  // A destination register whose source register differs between the lanes
+  // of a warp is picked by lane at run time: a select chain over the
+  // thread's registers, not a rename.
+  if (p.possible)
+    for (int w = 0; w * kWarp < to.threads; ++w) {
+      int selects = 0;
+      for (int v = 0; v < to.values; ++v) {
+        const auto lane_source = [&](int l) {
+          return p.source_value[static_cast<std::size_t>(w * kWarp + l)][static_cast<std::size_t>(v)];
+        };
+        for (int l = 1; l < kWarp && w * kWarp + l < to.threads; ++l)
+          if (lane_source(l) != lane_source(0)) {
+            selects += to.values - 1;
+            break;
+          }
+      }
+      p.cost.selects = std::max(p.cost.selects, selects);
+    }
   return p;
 }
 
@@ -215,7 +234,12 @@ std::optional<ConversionPlan> shared_plan(const atom::TvLayout& from, const atom
   p.cost.wavefronts = p.store.wavefronts + p.load.wavefronts;
   p.cost.excess_wavefronts = p.store.excess_wavefronts + p.load.excess_wavefronts;
   p.cost.shared_bytes = (static_cast<std::int64_t>(from.rows) * from.cols + placed->extra_elements) * bytes;
-  p.cost.syncs = 1;  // between the stores and the loads
+  p.cost.syncs = 1;  // between the stores and the loads (the emitted code adds one after the loads, for reuse)
+  if (p.cost.shared_bytes > kMaxStaticShared) {
+    p.possible = false;
+    p.why_not = "its buffer takes " + std::to_string(p.cost.shared_bytes) + " bytes of shared memory; a block's static shared memory is " +
+                std::to_string(kMaxStaticShared) + " bytes";
+  }
   return p;
 }
 
@@ -267,9 +291,12 @@ ConversionReport plan_conversion(const atom::TvLayout& from, const atom::TvLayou
   std::vector<ConversionPlan> shared;
   for (const auto& b : buffers)
     if (auto p = shared_plan(from, to, b, bytes)) shared.push_back(std::move(*p));
+  // Ties: less shared memory, then no barrier (shuffles over a shared round trip), then the order listed.
   const auto cheaper = [](const ConversionPlan& a, const ConversionPlan& b) {
+    if (a.possible != b.possible) return a.possible;
     if (a.cost.score() != b.cost.score()) return a.cost.score() < b.cost.score();
-    return a.cost.shared_bytes < b.cost.shared_bytes;
+    if (a.cost.shared_bytes != b.cost.shared_bytes) return a.cost.shared_bytes < b.cost.shared_bytes;
+    return a.cost.syncs < b.cost.syncs;
   };
   std::stable_sort(shared.begin(), shared.end(), cheaper);
   // The best buffer, and the plain row-major one for comparison when it is not the best.
@@ -278,10 +305,12 @@ ConversionReport plan_conversion(const atom::TvLayout& from, const atom::TvLayou
     const auto row = std::find_if(shared.begin() + 1, shared.end(), [](const ConversionPlan& p) { return p.buffer.family == "row"; });
     if (row != shared.end()) report.plans.push_back(*row);
   }
-  std::stable_sort(report.plans.begin(), report.plans.end(), [&](const ConversionPlan& a, const ConversionPlan& b) {
-    if (a.possible != b.possible) return a.possible;
-    return cheaper(a, b);
-  });
+  std::stable_sort(report.plans.begin(), report.plans.end(), cheaper);
+  if (!report.plans.front().possible) {
+    std::string why;
+    for (const auto& p : report.plans) why += "\n  " + p.name + ": " + p.why_not;
+    throw LegoError("no plan fits this conversion:" + why);
+  }
   const ConversionPlan& chosen = report.plans.front();
   for (std::size_t k = 0; k < report.plans.size(); ++k) {
     ConversionPlan& p = report.plans[k];

@@ -29,19 +29,26 @@ void check_tile(const atom::TvLayout& tv, const std::string& what) {
 }
 
 atom::TvLayout from_lego(const std::string& text, const std::string& what, int rows, int cols, int threads) {
-  if (rows < 1 || cols < 1) throw LegoError(what + " is a layout of the tile: give the tile with --tile RxC");
+  const Plan plan = make_plan(parse_layout(text), {});
+  const auto shape_text = [&] {
+    std::string s;
+    for (const auto e : plan.shape()) s += (s.empty() ? "" : " x ") + std::to_string(e);
+    return s;
+  };
+  if (plan.rank() != 2) throw LegoError(what + " is a layout of a 2-D tile; this one's shape is " + shape_text());
+  if (rows < 1 || cols < 1) {  // the layout's own shape is the tile
+    if (plan.shape()[0] > atom::kMaxTileElements || plan.shape()[1] > atom::kMaxTileElements || plan.size() > atom::kMaxTileElements)
+      throw LegoError(what + "'s tile " + shape_text() + " is more than " + std::to_string(atom::kMaxTileElements) + " elements");
+    rows = static_cast<int>(plan.shape()[0]);
+    cols = static_cast<int>(plan.shape()[1]);
+  }
   const std::int64_t elements = static_cast<std::int64_t>(rows) * cols;
   if (threads < 1 || elements % threads != 0)
     throw LegoError(what + ": " + std::to_string(elements) + " elements do not split evenly over " + std::to_string(threads) + " threads");
   const int values = static_cast<int>(elements / threads);
-  const Plan plan = make_plan(parse_layout(text), {});
-  if (plan.rank() != 2 || plan.shape()[0] != rows || plan.shape()[1] != cols)
-    throw LegoError(what + " is a layout of a " + std::to_string(rows) + " x " + std::to_string(cols) + " tile; this one's shape is " +
-                    [&] {
-                      std::string s;
-                      for (const auto e : plan.shape()) s += (s.empty() ? "" : " x ") + std::to_string(e);
-                      return s;
-                    }());
+  if (plan.shape()[0] != rows || plan.shape()[1] != cols)
+    throw LegoError("the tile is " + std::to_string(rows) + " x " + std::to_string(cols) + " (--tile, or the other side's), but " + what +
+                    "'s layout is " + shape_text());
   atom::TvLayout tv{rows, cols, threads, values, std::vector<atom::Coord>(static_cast<std::size_t>(elements), atom::Coord{-1, -1})};
   for (int r = 0; r < rows; ++r)
     for (int c = 0; c < cols; ++c) {

@@ -5,7 +5,8 @@
 //   OrderBy(Row(32, 32))...             a LEGO layout of the tile whose offset o is
 //                                       thread o / V, value o % V (V = elements / threads):
 //                                       the form that is not linear (antidiag, GenPs)
-// The tile comes from --tile, or from an atom on the other side.
+// The tile comes from --tile, an atom on the other side, or the LEGO
+// layout's own shape.
 #pragma once
 
 #include <optional>

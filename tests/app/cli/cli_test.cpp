@@ -233,9 +233,19 @@ TEST(Cli, ConvertExplainsThePlanAndWhatTheOthersWouldCost) {
       EXPECT_EQ(p["rounds"][0].size(), 31u);
     }
   EXPECT_TRUE(shuffles);
+  // Without --tile the layout's own shape is the tile; a --tile that disagrees says so.
   const Result no_tile = run({"convert", "OrderBy(Row(32, 32)).GroupBy([(32, 32)])", "OrderBy(Col(32, 32)).GroupBy([(32, 32)])"});
-  EXPECT_EQ(no_tile.code, 2);
-  EXPECT_NE(no_tile.err.find("--tile"), std::string::npos) << no_tile.err;
+  EXPECT_EQ(no_tile.code, 0) << no_tile.err;
+  EXPECT_NE(no_tile.out.find("32 x 32 f32 over 32 threads"), std::string::npos) << no_tile.out;
+  const Result other_tile =
+      run({"convert", "OrderBy(Row(32, 32)).GroupBy([(32, 32)])", "OrderBy(Col(32, 32)).GroupBy([(32, 32)])", "--tile", "16x16"});
+  EXPECT_EQ(other_tile.code, 2);
+  EXPECT_NE(other_tile.err.find("the tile is 16 x 16 (--tile"), std::string::npos) << other_tile.err;
+  // --plan alone prints that plan's steps.
+  const Result shuffle_plan = run({"convert", "OrderBy(Row(32, 32)).GroupBy([(32, 32)])", "OrderBy(Col(32, 32)).GroupBy([(32, 32)])",
+                                   "--plan", "shuffles", "--elem", "half"});
+  EXPECT_NE(shuffle_plan.out.find("plan: shuffles (--plan; not the cheapest)"), std::string::npos) << shuffle_plan.out;
+  EXPECT_NE(shuffle_plan.out.find("31 rounds of __shfl_sync"), std::string::npos) << shuffle_plan.out;
   const Result bad_elem = run({"convert", "mma.m16n8k16.f16:C", "mma.m16n8k16.f16:A", "--elem", "f17"});
   EXPECT_EQ(bad_elem.code, 2);
   EXPECT_NE(bad_elem.err.find("--elem f17"), std::string::npos) << bad_elem.err;

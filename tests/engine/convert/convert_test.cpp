@@ -86,6 +86,25 @@ TEST(Convert, ASixtyFourSquareTileOverFourWarpsPlansInUnderASecond) {
   EXPECT_LT(seconds, 5.0) << "a generous bound for sanitizers; the target (1 s) is measured by lego convert";
 }
 
+TEST(Convert, ASwapThatDependsOnTheLaneIsSelectsNotRenames) {
+  // Odd rows swap their two values: thread t's v0 is column (t % 2).
+  const ConversionReport r = plan("OrderBy(Row(32, 2)).GroupBy([(32, 2)])",
+                                  "OrderBy(GenP([32, 2], lambda i, j: i * 2 + (i + j) % 2)).GroupBy([(32, 2)])", 0, 0, 4);
+  const ConversionPlan& chosen = r.plans.front();
+  ASSERT_EQ(chosen.kind, PlanKind::Registers);
+  EXPECT_GT(chosen.cost.selects, 0);
+  EXPECT_GT(chosen.cost.score(), 0.0);
+}
+
+TEST(Convert, ABufferBeyondStaticSharedMemoryIsNotAPlan) {
+  try {
+    plan("OrderBy(Row(256, 256)).GroupBy([(256, 256)])", "OrderBy(Col(256, 256)).GroupBy([(256, 256)])", 0, 0, 4, 1024);
+    FAIL() << "a 256 KiB buffer was planned";
+  } catch (const LegoError& e) {
+    EXPECT_NE(std::string(e.what()).find("static shared memory"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Convert, MismatchedTilesAndThreadsAreRefusedWithTheReason) {
   const TvText a = read_tv("mma.m16n8k16.f16:A", "FROM", 0, 0, 32);
   const TvText b = read_tv("OrderBy(Row(32, 32)).GroupBy([(32, 32)])", "TO", 32, 32, 32);
