@@ -127,19 +127,31 @@ int emit_files(const convert::ConversionReport& r, const atom::TvLayout& from, c
   std::string command = "lego";
   for (std::size_t k = 1; k < args.size(); ++k) command += " '" + args[k] + "'";
   const convert::EmittedConversion files = convert::emit_cuda(r, plan, from, to, command);
+  // Each file is written beside its name and renamed over it: a link at the
+  // name is refused, never followed, and a failure leaves the old file.
   const std::filesystem::path dir(out_dir);
   const std::pair<const char*, const std::string*> written[] = {
       {"convert.cu", &files.cuda}, {"convert.ref.cpp", &files.reference}, {"convert.lego.json", &files.project}};
-  if (!force)
-    for (const auto& [name, text] : written)
-      if (std::filesystem::exists(dir / name)) throw LegoError((dir / name).string() + " exists: --force replaces it");
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw LegoError("--out " + out_dir + ": " + ec.message());
   for (const auto& [name, text] : written) {
-    std::ofstream f(dir / name, std::ios::binary | std::ios::trunc);
-    f << *text;
-    if (!f.flush()) throw LegoError("could not write " + (dir / name).string());
+    const auto status = std::filesystem::symlink_status(dir / name, ec);
+    if (ec && ec != std::errc::no_such_file_or_directory) throw LegoError((dir / name).string() + ": " + ec.message());
+    if (std::filesystem::is_symlink(status)) throw LegoError((dir / name).string() + " is a symbolic link: not written through");
+    if (std::filesystem::exists(status) && !force) throw LegoError((dir / name).string() + " exists: --force replaces it");
+    if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+      throw LegoError((dir / name).string() + " exists and is not a file");
+  }
+  for (const auto& [name, text] : written) {
+    const std::filesystem::path final_path = dir / name, temporary = dir / (std::string(".") + name + ".lego-tmp");
+    {
+      std::ofstream f(temporary, std::ios::binary | std::ios::trunc);
+      f << *text;
+      if (!f.flush()) throw LegoError("could not write " + temporary.string());
+    }
+    std::filesystem::rename(temporary, final_path, ec);
+    if (ec) throw LegoError("could not write " + final_path.string() + ": " + ec.message());
   }
   out << fmt::format(
       "wrote the {} plan to {}/convert.cu (device function lego_convert and a test kernel), convert.ref.cpp and "
@@ -249,6 +261,9 @@ int run_convert_command(const std::vector<std::string>& args, std::ostream& out,
       out << fmt::format("  {:<34} {:>8} {}\n", p.name, p.possible ? fmt::format("{:.1f}", p.cost.score()) : std::string("-"), p.reason);
     return 0;
   } catch (const LegoError& e) {
+    err << "lego: " << e.what() << "\n";
+    return 2;
+  } catch (const std::filesystem::filesystem_error& e) {  // a path the system refuses (too long, a link loop)
     err << "lego: " << e.what() << "\n";
     return 2;
   }

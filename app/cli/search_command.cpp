@@ -86,28 +86,40 @@ void print_report(const search::SearchReport& r, double admitted, bool estimated
   }
 }
 
-void print_replay(const search::ReplayReport& r, std::size_t seeds, std::ostream& out) {
+void print_replay(const search::ReplayReport& r, std::size_t seeds, std::size_t budget_evaluations, std::ostream& out) {
   out << fmt::format(
       "replayed on {} measured variants, best {:.4g} ms, {} within 5% of it; evaluations to come within 5%, mean over {} "
       "seeds:\n",
       r.space, r.best_ms, r.within, seeds);
   // The bar is random search's exact expectation: a mean over a few seeds
-  // of a geometric-like count scatters by about itself.
-  const double random = r.random_expected();
+  // of a geometric-like count scatters by about itself. Under an evaluation
+  // budget the means only count the seeds that got there, so the bar is
+  // then the random runs, truncated the same way.
+  const bool truncated = budget_evaluations > 0 && budget_evaluations < r.space;
+  double random = r.random_expected();
+  if (truncated)
+    for (const auto& s : r.scores)
+      if (s.strategy == search::Strategy::Random) random = s.mean_evaluations();
   out << fmt::format("{:<12} {:>12} {:>9} {:>12}\n", "strategy", "evaluations", "reached", "vs random");
-  out << fmt::format("{:<12} {:>12.1f} {:>9} {:>12}\n", "random*", random, "exact", "1.00x");
+  if (!truncated) out << fmt::format("{:<12} {:>12.1f} {:>9} {:>12}\n", "random*", random, "exact", "1.00x");
   for (const auto& s : r.scores) {
     const double mean = s.mean_evaluations();
     out << fmt::format("{:<12} {:>12} {:>6}/{:<2} {:>12}\n", search::name_of(s.strategy),
                        mean < 0 ? std::string("-") : fmt::format("{:.1f}", mean), s.reached(), s.evaluations.size(),
-                       mean > 0 ? fmt::format("{:.2f}x", random / mean) : std::string("-"));
+                       mean > 0 && random > 0 ? fmt::format("{:.2f}x", random / mean) : std::string("-"));
   }
   out << fmt::format("model: Spearman {:.2f} between its predictions and the times, fitted on a random tenth and ranking the rest\n",
                      r.spearman);
-  out << fmt::format(
-      "(random* is random search's exact expectation, ({} + 1) / ({} + 1); \"vs random\" is it over the strategy's "
-      "mean: above 1.00x the strategy needed fewer)\n",
-      r.space, r.within);
+  if (truncated)
+    out << fmt::format(
+        "(within a budget of {} evaluations the means count the seeds that got there; \"vs random\" is random's mean over the "
+        "strategy's)\n",
+        budget_evaluations);
+  else
+    out << fmt::format(
+        "(random* is random search's exact expectation, ({} + 1) / ({} + 1); \"vs random\" is it over the strategy's "
+        "mean: above 1.00x the strategy needed fewer)\n",
+        r.space, r.within);
 }
 
 }  // namespace
@@ -151,7 +163,7 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
     for (std::uint64_t s = 0; s < q.seeds; ++s) seeds.push_back(q.seed + s);
     const search::ReplayReport r = search::replay(
         space, features, measured, {search::Strategy::Random, search::Strategy::Model, search::Strategy::Evolve}, seeds, budget);
-    print_replay(r, seeds.size(), out);
+    print_replay(r, seeds.size(), budget.evaluations, out);
     return r.best_ms > 0 ? 0 : 1;
   }
   search::SearchReport r;

@@ -1,6 +1,7 @@
 #include "convert/emit_cuda.hpp"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "expr/diagnostic.hpp"
@@ -53,9 +54,16 @@ std::vector<std::vector<int>> elements_of(const atom::TvLayout& tv) {
   return out;
 }
 
+// Text for a // comment of a file that is itself a template: every control
+// character (a CR would end the comment) becomes a space, and "{{" (a
+// placeholder's opener) is broken.
 std::string comment(const std::string& text) {
   std::string out;
-  for (const char c : text) out += c == '\n' ? ' ' : c;
+  for (const char c : text) {
+    const bool control = static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+    if (c == '{' && !out.empty() && out.back() == '{') out += ' ';
+    out += control ? ' ' : c;
+  }
   return out;
 }
 
@@ -176,10 +184,15 @@ EmittedConversion emit_cuda(const ConversionReport& r, const ConversionPlan& p, 
        << "typedef " << type.storage << " T;\n"
        << "constexpr int V = " << from.values << ", W = " << to.values << ";\n\n";
   if (p.kind == PlanKind::Shuffles) {
+    // The lanes of this thread's warp that exist: a partial last warp's shuffles name only those.
+    cuda << "__device__ __forceinline__ unsigned lego_lanes() {\n"
+         << "  const int lanes = " << r.threads << " - int(threadIdx.x) / 32 * 32;\n"
+         << "  return lanes >= 32 ? 0xffffffffu : (1u << lanes) - 1u;\n"
+         << "}\n";
     if (r.element_bytes == 2)
-      cuda << "__device__ __forceinline__ T lego_shfl(T x, int from) { return T(__shfl_sync(0xffffffffu, unsigned(x), from)); }\n";
+      cuda << "__device__ __forceinline__ T lego_shfl(T x, int from) { return T(__shfl_sync(lego_lanes(), unsigned(x), from)); }\n";
     else
-      cuda << "__device__ __forceinline__ T lego_shfl(T x, int from) { return __shfl_sync(0xffffffffu, x, from); }\n";
+      cuda << "__device__ __forceinline__ T lego_shfl(T x, int from) { return __shfl_sync(lego_lanes(), x, from); }\n";
   }
   cuda << tables.str() << "\n"
        << body.str() << "\n"
@@ -200,21 +213,26 @@ EmittedConversion emit_cuda(const ConversionReport& r, const ConversionPlan& p, 
       << "  for (int64_t i = 0; i < R * C; ++i) OUT[i] = IN[i];\n"
       << "}\n";
 
-  std::ostringstream project;
+  // Built as JSON values, so any text in the command line is escaped.
   const std::string layout = "OrderBy(Row(R, C)).GroupBy([(R, C)])";
-  project << "{\n \"lego_studio_project\": 1,\n \"name\": \"conversion\",\n"
-          << " \"description\": \"" << comment(command) << "\",\n"
-          << " \"kernels\": [\n  {\n   \"name\": \"convert\",\n   \"backend\": \"cuda\",\n"
-          << "   \"description\": \"" << p.name << ": the tile loaded as FROM, converted, stored as TO\",\n"
-          << "   \"template\": \"convert.cu\",\n   \"reference\": \"convert.ref.cpp\",\n   \"tensors\": [\n"
-          << "    {\"name\": \"IN\", \"type\": \"" << type.project
-          << "\", \"role\": \"in\", \"extents\": [\"R\", \"C\"], \"layouts\": {\"row\": \"" << layout << "\"}},\n"
-          << "    {\"name\": \"OUT\", \"type\": \"" << type.project
-          << "\", \"role\": \"out\", \"extents\": [\"R\", \"C\"], \"layouts\": {\"row\": \"" << layout << "\"}}\n   ],\n"
-          << "   \"parameters\": {\"R\": " << r.rows << ", \"C\": " << r.cols << "},\n"
-          << "   \"launch\": {\"grid\": [1], \"block\": [" << r.threads << "]},\n"
-          << "   \"flops\": \"0\",\n   \"bytes\": \"2 * " << r.element_bytes << " * R * C\",\n   \"tolerance\": 0\n  }\n ]\n}\n";
-  return {cuda.str(), ref.str(), project.str()};
+  const auto tensor = [&](const char* name, const char* role) {
+    return nlohmann::ordered_json{
+        {"name", name}, {"type", type.project}, {"role", role}, {"extents", {"R", "C"}}, {"layouts", {{"row", layout}}}};
+  };
+  const nlohmann::ordered_json kernel = {{"name", "convert"},
+                                         {"backend", "cuda"},
+                                         {"description", p.name + ": the tile loaded as FROM, converted, stored as TO"},
+                                         {"template", "convert.cu"},
+                                         {"reference", "convert.ref.cpp"},
+                                         {"tensors", {tensor("IN", "in"), tensor("OUT", "out")}},
+                                         {"parameters", {{"R", r.rows}, {"C", r.cols}}},
+                                         {"launch", {{"grid", {1}}, {"block", {r.threads}}}},
+                                         {"flops", "0"},
+                                         {"bytes", "2 * " + std::to_string(r.element_bytes) + " * R * C"},
+                                         {"tolerance", 0}};
+  const nlohmann::ordered_json project = {
+      {"lego_studio_project", 1}, {"name", "conversion"}, {"description", comment(command)}, {"kernels", {kernel}}};
+  return {cuda.str(), ref.str(), project.dump(1) + "\n"};
 }
 
 }  // namespace lego::convert

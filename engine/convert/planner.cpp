@@ -29,6 +29,7 @@ namespace {
 constexpr int kWarp = 32;
 constexpr std::int64_t kMaxElements = 1 << 16;
 constexpr int kMaxValues = 256;
+constexpr int kMaxThreads = 1024;
 constexpr std::int64_t kMaxStaticShared = 48 * 1024;  // __shared__ arrays; more needs dynamic shared memory
 
 struct Holder {
@@ -169,8 +170,9 @@ ConversionPlan shuffles_plan(const atom::TvLayout& to, const std::vector<std::ve
 // The widest access of `k` elements (k * bytes <= 16) every thread can make
 // for every group of k consecutive values: consecutive, aligned positions.
 int vector_elements(const atom::TvLayout& tv, const std::vector<std::int64_t>& offsets, int bytes) {
-  for (int k = std::min(tv.values, 16 / bytes); k > 1; k /= 2) {
-    if (tv.values % k != 0) continue;
+  // Powers of two only: an access moves 4, 8 or 16 bytes (or one narrower element).
+  for (int k = 16 / bytes; k > 1; k /= 2) {
+    if (k > tv.values || tv.values % k != 0) continue;
     bool ok = true;
     for (int t = 0; t < tv.threads && ok; ++t)
       for (int g = 0; g < tv.values / k && ok; ++g) {
@@ -228,8 +230,12 @@ std::optional<ConversionPlan> shared_plan(const atom::TvLayout& from, const atom
   p.name = "shared, " + buffer.name;
   p.buffer = buffer;
   p.offsets = placed->offsets;
-  p.store = analyse_side(from, p.offsets, bytes);
-  p.load = analyse_side(to, p.offsets, bytes);
+  try {
+    p.store = analyse_side(from, p.offsets, bytes);
+    p.load = analyse_side(to, p.offsets, bytes);
+  } catch (const LegoError&) {
+    return std::nullopt;  // an access the bank analysis cannot model: this buffer is not scored, the others are
+  }
   p.cost.shared_instructions = p.store.instructions + p.load.instructions;
   p.cost.wavefronts = p.store.wavefronts + p.load.wavefronts;
   p.cost.excess_wavefronts = p.store.excess_wavefronts + p.load.excess_wavefronts;
@@ -278,8 +284,10 @@ ConversionReport plan_conversion(const atom::TvLayout& from, const atom::TvLayou
     throw LegoError("a " + std::to_string(from.rows) + " x " + std::to_string(from.cols) +
                     " tile is more than a CTA holds in registers; plan tiles of at most " + std::to_string(kMaxElements) + " elements");
   if (from.values > kMaxValues || to.values > kMaxValues)
-    throw LegoError(std::to_string(std::max(from.values, to.values)) +
-                    " values a thread: a thread has at most 255 registers; use more warps (--warps)");
+    throw LegoError(std::to_string(std::max(from.values, to.values)) + " values a thread, more than the " + std::to_string(kMaxValues) +
+                    " a thread's 255 registers can hold; use more warps (--warps)");
+  if (from.threads > kMaxThreads)
+    throw LegoError(std::to_string(from.threads) + " threads: a block has at most " + std::to_string(kMaxThreads));
   ConversionReport report{from.rows, from.cols, from.threads, to.values, bytes, {}};
   const auto src = sources(from, to);
   ConversionPlan regs = registers_plan(to, src);

@@ -13,7 +13,7 @@ namespace lego::convert {
 TvForm form_of(const std::string& text) {
   std::size_t at = 0;
   while (at < text.size() && std::isspace(static_cast<unsigned char>(text[at]))) ++at;
-  if (at < text.size() && text[at] == '(') return TvForm::Cute;
+  if (at < text.size() && (text[at] == '(' || text.compare(at, 3, "Sw<") == 0)) return TvForm::Cute;
   // An atom's name has dots and an operand after a colon; layout language has neither before its first '('.
   const std::size_t colon = text.find(':'), paren = text.find('(');
   if (colon != std::string::npos && (paren == std::string::npos || colon < paren) && text.find('.') < colon) return TvForm::Atom;
@@ -77,7 +77,12 @@ TvText read_tv(const std::string& text, const std::string& what, int rows, int c
         break;
       case TvForm::Cute:
         if (rows < 1 || cols < 1) throw LegoError("a CuTe TV layout needs the tile: give --tile RxC");
-        out.tv = atom::from_cute(cute::parse(text), rows, cols);
+        {
+          const cute::Layout layout = cute::parse(text);
+          if (layout.swizzle)
+            throw LegoError("a thread-value layout maps threads and values into the tile; a swizzle belongs to a shared buffer's layout");
+          out.tv = atom::from_cute(layout, rows, cols);
+        }
         break;
       case TvForm::Lego:
         out.tv = from_lego(text, what, rows, cols, threads);

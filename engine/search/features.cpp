@@ -1,7 +1,9 @@
 #include "search/features.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <set>
 
 #include "expr/diagnostic.hpp"
 #include "kernel/binding.hpp"
@@ -44,6 +46,35 @@ Features::Features(const kernel::LazySpace& space, const target::Target& target,
     asked_strides_.clear();  // a template that does not parse: its error is reported when a variant is made
   }
   if (prior_ranks()) names_.push_back("static penalty (log)");
+  // Which parameters each asked view depends on: identifiers of its
+  // alternatives' text and, for a tensor, of its extents.
+  const auto identifiers = [](const std::string& text, std::set<std::string>& into) {
+    for (std::size_t i = 0; i < text.size();) {
+      if (std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_') {
+        std::size_t j = i;
+        while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
+        into.insert(text.substr(i, j - i));
+        i = j;
+      } else {
+        ++i;
+      }
+    }
+  };
+  const kernel::KernelSpec& spec = space.spec();
+  for (const auto& [name, d] : asked_strides_) {
+    std::set<std::string> words;
+    for (const auto& t : spec.tensors)
+      if (t.name == name) {
+        for (const auto& c : t.layouts) identifiers(c.text, words);
+        for (const auto& e : t.extents) identifiers(to_string(e), words);
+      }
+    for (const auto& l : spec.layouts)
+      if (l.name == name)
+        for (const auto& c : l.alternatives) identifiers(c.text, words);
+    std::vector<std::string>& params = view_parameters_[name];
+    for (const auto& p : spec.parameters)
+      if (words.count(p.name)) params.push_back(p.name);
+  }
 }
 
 std::vector<double> Features::of(const kernel::Variant& v) const {
@@ -130,7 +161,31 @@ double Features::static_log_penalty(const kernel::Variant& v) const {
       // a tile the parameters cannot size: no opinion
     }
   }
-  if (asked_strides_.empty()) return penalty;
+  return penalty + gather_penalty(v);
+}
+
+std::string Features::gather_key(const kernel::Variant& v) const {
+  std::string key;
+  for (const auto& [name, params] : view_parameters_) {
+    const auto choice = v.layout_choice.find(name);
+    key += name + "=" + (choice == v.layout_choice.end() ? "" : choice->second) + ";";
+    for (const auto& p : params) {
+      const auto value = v.parameters.find(p);
+      key += p + "=" + (value == v.parameters.end() ? "?" : std::to_string(value->second)) + ",";
+    }
+  }
+  return key;
+}
+
+double Features::gather_penalty(const kernel::Variant& v) const {
+  if (asked_strides_.empty()) return 0;
+  const std::string key = gather_key(v);
+  {
+    const std::lock_guard<std::mutex> lock(cache_mutex_);
+    if (const auto it = gather_cache_.find(key); it != gather_cache_.end()) return it->second;
+  }
+  const kernel::KernelSpec& spec = space_->spec();
+  double penalty = 0;
   try {
     const kernel::Binding binding = kernel::bind_variant(spec, v);
     const Env env = kernel::with_target(v.parameters, target_);
@@ -149,6 +204,8 @@ double Features::static_log_penalty(const kernel::Variant& v) const {
   } catch (const LegoError&) {
     // a variant whose layouts do not bind: its run will say why
   }
+  const std::lock_guard<std::mutex> lock(cache_mutex_);
+  gather_cache_[key] = penalty;
   return penalty;
 }
 

@@ -14,6 +14,8 @@
 // search's first round can already prefer the variants they favour.
 #pragma once
 
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -58,6 +60,15 @@ class Features {
   std::vector<std::size_t> raw_;
   // The template's {{ NAME.stride(d) }} placeholders: (NAME, d).
   std::vector<std::pair<std::string, std::size_t>> asked_strides_;
+  // The gather part of the penalty depends only on the named views' layout
+  // choices and the parameters their text and extents mention: computed once
+  // per such key (a layout with a user GenP is checked exhaustively each
+  // time it is planned, which a 20000-variant pool must not repeat).
+  double gather_penalty(const kernel::Variant& variant) const;
+  std::string gather_key(const kernel::Variant& variant) const;
+  std::map<std::string, std::vector<std::string>> view_parameters_;  // per asked name: the parameters that size or place it
+  mutable std::mutex cache_mutex_;
+  mutable std::map<std::string, double> gather_cache_;
 };
 
 }  // namespace lego::search

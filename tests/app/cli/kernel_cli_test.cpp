@@ -97,6 +97,23 @@ TEST(KernelCli, EmittedConversionsVerifyOnTheEmulator) {
     EXPECT_EQ(bench.rc, 0) << conversions[k] << "\n" << bench.text;
     EXPECT_NE(bench.text.find("verified by CPU emulation"), std::string::npos) << conversions[k] << "\n" << bench.text;
   }
+  // --out is never written through a link, and a path the system refuses is an error, not a crash.
+  const fs::path linked = scratch("convert-link");
+  const fs::path victim = scratch("convert-victim") / "victim.cu";
+  fs::remove(linked / "convert.cu");
+  fs::create_symlink(victim, linked / "convert.cu");
+  const std::string layouts = " 'OrderBy(Row(32, 32)).GroupBy([(32, 32)])' 'OrderBy(Col(32, 32)).GroupBy([(32, 32)])' --emit cuda --out ";
+  const Output through = shell(kBin + "/lego convert" + layouts + linked.string() + " --force");
+  EXPECT_EQ(through.rc, 2) << through.text;
+  EXPECT_NE(through.text.find("is a symbolic link"), std::string::npos) << through.text;
+  EXPECT_FALSE(fs::exists(victim));
+  const Output too_long = shell(kBin + "/lego convert" + layouts + (scratch("convert-long") / std::string(300, 'a')).string());
+  EXPECT_EQ(too_long.rc, 2) << too_long.text;
+  // A folder name with quotes and braces still gives a project that loads and a template that parses.
+  const fs::path odd = scratch("convert-odd") / "q\"x{{y";
+  ASSERT_EQ(shell(kBin + "/lego convert" + layouts + "'" + odd.string() + "'").rc, 0);
+  const Output odd_bench = shell(kBin + "/lego bench '" + (odd / "convert.lego.json").string() + "' --no-cache");
+  EXPECT_NE(odd_bench.text.find("verified by CPU emulation"), std::string::npos) << odd_bench.text;
   // A conversion that puts one lane's values in the wrong order is caught.
   const fs::path dir = scratch("convert0");
   std::string cuda = lego::test::slurp(dir / "convert.cu");

@@ -105,11 +105,24 @@ TEST(Convert, ABufferBeyondStaticSharedMemoryIsNotAPlan) {
   }
 }
 
+TEST(Convert, ThreeValuesAThreadAreMovedByScalarAccesses) {
+  // 12-byte groups are no access width: the shared plans fall back to narrower vectors.
+  const ConversionReport r = plan("OrderBy(Row(32, 3)).GroupBy([(32, 3)])", "OrderBy(Col(32, 3)).GroupBy([(32, 3)])", 0, 0, 4);
+  const ConversionPlan* shared = find(r, PlanKind::Shared);
+  ASSERT_NE(shared, nullptr);
+  EXPECT_EQ(shared->store.vector_elements, 1);
+  EXPECT_EQ(plan("OrderBy(Row(32, 3)).GroupBy([(32, 3)])", "OrderBy(Row(32, 3)).GroupBy([(32, 3)])", 0, 0, 4).plans.front().kind,
+            PlanKind::Registers);
+}
+
 TEST(Convert, MismatchedTilesAndThreadsAreRefusedWithTheReason) {
   const TvText a = read_tv("mma.m16n8k16.f16:A", "FROM", 0, 0, 32);
   const TvText b = read_tv("OrderBy(Row(32, 32)).GroupBy([(32, 32)])", "TO", 32, 32, 32);
   EXPECT_THROW(plan_conversion(a.tv, b.tv, {}), LegoError);
   EXPECT_THROW(read_tv("((2,16),(8)):((128,1),(16))", "TO", 0, 0, 32), LegoError);
+  EXPECT_THROW(read_tv("Sw<3,3,3> o (32,8):(8,1)", "TO", 32, 8, 32), LegoError) << "a swizzle is a buffer's, not a TV layout's";
+  const TvText wide = read_tv("((2048),(1)):((1),(0))", "FROM", 2048, 1, 2048);
+  EXPECT_THROW(plan_conversion(wide.tv, wide.tv, {}), LegoError) << "more than a block's 1024 threads";
   try {
     read_tv("OrderBy(Row(16, 16)).GroupBy([(16, 16)])", "TO", 32, 32, 32);
     FAIL();
