@@ -97,9 +97,107 @@ ConversionPlan registers_plan(const atom::TvLayout& to, const std::vector<std::v
   return p;
 }
 
+// needs[lane]: (sending lane, its value, the receiver's value) for every
+// value a lane takes from another lane of its warp.
+using Needs = std::vector<std::vector<std::array<int, 3>>>;
+
+ShuffleRound empty_round() { return {std::vector<int>(kWarp, -1), std::vector<int>(kWarp, -1), std::vector<int>(kWarp, -1)}; }
+
 // Greedy rounds: each round, receivers with the most left to receive
 // choose first, each taking a value whose sender is idle or already sends
-// that very register.
+// that very register (one send may serve several lanes).
+std::vector<ShuffleRound> greedy_rounds(Needs needs, int lanes) {
+  std::vector<ShuffleRound> rounds;
+  while (std::any_of(needs.begin(), needs.end(), [](const auto& n) { return !n.empty(); })) {
+    ShuffleRound r = empty_round();
+    std::vector<int> order(static_cast<std::size_t>(lanes));
+    for (int l = 0; l < lanes; ++l) order[static_cast<std::size_t>(l)] = l;
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return needs[a].size() > needs[b].size(); });
+    for (const int l : order) {
+      auto& n = needs[static_cast<std::size_t>(l)];
+      for (std::size_t k = 0; k < n.size(); ++k) {
+        const auto [sender, value, into] = n[k];
+        int& sent = r.sent_value[static_cast<std::size_t>(sender)];
+        if (sent != -1 && sent != value) continue;
+        sent = value;
+        r.source_lane[static_cast<std::size_t>(l)] = sender;
+        r.received_value[static_cast<std::size_t>(l)] = into;
+        n.erase(n.begin() + static_cast<std::ptrdiff_t>(k));
+        break;
+      }
+    }
+    rounds.push_back(std::move(r));
+  }
+  return rounds;
+}
+
+// Rounds from a proper edge colouring of the bipartite multigraph senders x
+// receivers (an edge per value moved): a colour is a round in which each
+// lane sends one value and receives one. Kőnig's theorem gives as many
+// rounds as the busiest lane's sends or receives, the least any schedule of
+// one value per lane per round can do; each edge is coloured by flipping an
+// alternating path of two colours when its ends have no free colour in common.
+std::vector<ShuffleRound> coloured_rounds(const Needs& needs, int lanes) {
+  struct Edge {
+    int sender, receiver, value, into;
+  };
+  std::vector<Edge> edges;
+  std::vector<int> sends(kWarp, 0), receives(kWarp, 0);
+  for (int l = 0; l < lanes; ++l)
+    for (const auto& [sender, value, into] : needs[static_cast<std::size_t>(l)]) {
+      edges.push_back({sender, l, value, into});
+      ++sends[static_cast<std::size_t>(sender)];
+      ++receives[static_cast<std::size_t>(l)];
+    }
+  const int colours = std::max(*std::max_element(sends.begin(), sends.end()), *std::max_element(receives.begin(), receives.end()));
+  if (colours == 0) return {};
+  // at[side][lane][colour]: the edge of that colour at the lane (-1: free); side 0 senders, 1 receivers.
+  std::vector<std::vector<std::vector<int>>> at(
+      2, std::vector<std::vector<int>>(kWarp, std::vector<int>(static_cast<std::size_t>(colours), -1)));
+  std::vector<int> colour(edges.size(), -1);
+  const auto free_colour = [&](int side, int lane) {
+    const auto& c = at[static_cast<std::size_t>(side)][static_cast<std::size_t>(lane)];
+    return static_cast<int>(std::find(c.begin(), c.end(), -1) - c.begin());
+  };
+  const auto end_of = [&](const Edge& e, int side) { return side == 0 ? e.sender : e.receiver; };
+  for (std::size_t k = 0; k < edges.size(); ++k) {
+    const Edge& e = edges[k];
+    const int a = free_colour(0, e.sender), b = free_colour(1, e.receiver);
+    if (a != b && at[0][static_cast<std::size_t>(e.sender)][static_cast<std::size_t>(b)] != -1) {
+      // b is taken at the sender: swap a and b along the path from the sender that alternates b, a, b, ...
+      std::vector<int> path;
+      int side = 0, lane = e.sender, want = b;
+      for (int edge; (edge = at[static_cast<std::size_t>(side)][static_cast<std::size_t>(lane)][static_cast<std::size_t>(want)]) != -1;) {
+        path.push_back(edge);
+        side = 1 - side;
+        lane = end_of(edges[static_cast<std::size_t>(edge)], side);
+        want = want == b ? a : b;
+      }
+      for (const int edge : path)
+        for (int sd = 0; sd < 2; ++sd)
+          at[static_cast<std::size_t>(sd)][static_cast<std::size_t>(end_of(edges[static_cast<std::size_t>(edge)], sd))]
+            [static_cast<std::size_t>(colour[static_cast<std::size_t>(edge)])] = -1;
+      for (const int edge : path) {
+        colour[static_cast<std::size_t>(edge)] = colour[static_cast<std::size_t>(edge)] == b ? a : b;
+        for (int sd = 0; sd < 2; ++sd)
+          at[static_cast<std::size_t>(sd)][static_cast<std::size_t>(end_of(edges[static_cast<std::size_t>(edge)], sd))]
+            [static_cast<std::size_t>(colour[static_cast<std::size_t>(edge)])] = edge;
+      }
+    }
+    colour[k] = b;  // now free at both ends
+    at[0][static_cast<std::size_t>(e.sender)][static_cast<std::size_t>(b)] = static_cast<int>(k);
+    at[1][static_cast<std::size_t>(e.receiver)][static_cast<std::size_t>(b)] = static_cast<int>(k);
+  }
+  std::vector<ShuffleRound> rounds(static_cast<std::size_t>(colours), empty_round());
+  for (std::size_t k = 0; k < edges.size(); ++k) {
+    ShuffleRound& r = rounds[static_cast<std::size_t>(colour[k])];
+    r.sent_value[static_cast<std::size_t>(edges[k].sender)] = edges[k].value;
+    r.source_lane[static_cast<std::size_t>(edges[k].receiver)] = edges[k].sender;
+    r.received_value[static_cast<std::size_t>(edges[k].receiver)] = edges[k].into;
+  }
+  return rounds;
+}
+
 ConversionPlan shuffles_plan(const atom::TvLayout& to, const std::vector<std::vector<Holder>>& src, int from_values, int element_bytes) {
   ConversionPlan p;
   p.kind = PlanKind::Shuffles;
@@ -129,36 +227,20 @@ ConversionPlan shuffles_plan(const atom::TvLayout& to, const std::vector<std::ve
         const Holder h = src[static_cast<std::size_t>(w * kWarp + l)][static_cast<std::size_t>(v)];
         if (h.thread != w * kWarp + l) needs[static_cast<std::size_t>(l)].push_back({h.thread - w * kWarp, h.value, v});
       }
-    std::vector<ShuffleRound> rounds;
+    std::vector<ShuffleRound> rounds = greedy_rounds(needs, lanes);
+    if (std::vector<ShuffleRound> coloured = coloured_rounds(needs, lanes); coloured.size() < rounds.size()) rounds = std::move(coloured);
     int shuffles = 0, selects = 0;
-    while (std::any_of(needs.begin(), needs.end(), [](const auto& n) { return !n.empty(); })) {
-      ShuffleRound r{std::vector<int>(kWarp, -1), std::vector<int>(kWarp, -1), std::vector<int>(kWarp, -1)};
-      std::vector<int> order(static_cast<std::size_t>(lanes));
-      for (int l = 0; l < lanes; ++l) order[static_cast<std::size_t>(l)] = l;
-      std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return needs[a].size() > needs[b].size(); });
-      for (const int l : order) {
-        auto& n = needs[static_cast<std::size_t>(l)];
-        for (std::size_t k = 0; k < n.size(); ++k) {
-          const auto [sender, value, into] = n[k];
-          int& sent = r.sent_value[static_cast<std::size_t>(sender)];
-          if (sent != -1 && sent != value) continue;
-          sent = value;
-          r.source_lane[static_cast<std::size_t>(l)] = sender;
-          r.received_value[static_cast<std::size_t>(l)] = into;
-          n.erase(n.begin() + static_cast<std::ptrdiff_t>(k));
-          break;
-        }
-      }
+    for (const ShuffleRound& r : rounds) {
       // A register chosen by lane: a select chain over the registers.
       std::set<int> sent, received;
       for (int l = 0; l < lanes; ++l) {
-        if (r.sent_value[static_cast<std::size_t>(l)] >= 0) sent.insert(r.sent_value[static_cast<std::size_t>(l)]);
+        if (r.source_lane[static_cast<std::size_t>(l)] >= 0)
+          sent.insert(r.sent_value[static_cast<std::size_t>(r.source_lane[static_cast<std::size_t>(l)])]);
         if (r.received_value[static_cast<std::size_t>(l)] >= 0) received.insert(r.received_value[static_cast<std::size_t>(l)]);
       }
       if (sent.size() > 1) selects += from_values - 1;
       if (received.size() > 1) selects += to.values - 1;
       shuffles += per_shuffle;
-      rounds.push_back(std::move(r));
     }
     p.cost.shuffles = std::max(p.cost.shuffles, shuffles);
     p.cost.selects = std::max(p.cost.selects, selects);

@@ -5,8 +5,9 @@
 //   - registers: each thread already holds what TO gives it; a permutation
 //     of its registers (renames: no instruction once allocated);
 //   - shuffles: values move between lanes of one warp, __shfl_sync rounds
-//     scheduled greedily (each lane sends one register a round, any number
-//     of lanes may read it); a round whose lanes send or receive different
+//     (each lane sends one register a round, any number of lanes may read
+//     it), the fewer of greedy rounds and an edge colouring of the senders x
+//     receivers multigraph; a round whose lanes send or receive different
 //     register indices pays selects to pick the register by lane;
 //   - shared: a store of FROM into a shared buffer and a load of TO from it,
 //     the buffer's layout chosen among the algebra's candidates (row, tiles,
