@@ -12,6 +12,10 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::vector<std::string> args = lego::fuzz::arguments_from_bytes(data, size);
+  // `lego convert --emit` writes files where --out says: the fuzzer plans
+  // conversions but never writes them anywhere.
+  for (const auto& a : args)
+    if (a.rfind("--emit", 0) == 0) return 0;
   std::ostringstream out, err;
   if (lego::cli::run(args, out, err) == 70) std::abort();
   return 0;
