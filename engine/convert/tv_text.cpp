@@ -17,6 +17,9 @@ TvForm form_of(const std::string& text) {
   // An atom's name has dots and an operand after a colon; layout language has neither before its first '('.
   const std::size_t colon = text.find(':'), paren = text.find('(');
   if (colon != std::string::npos && (paren == std::string::npos || colon < paren) && text.find('.') < colon) return TvForm::Atom;
+  // An atom's name without its operand ("mma.m16n8k16.f16"): read as an atom, so the error asks for the operand.
+  const std::size_t dot = text.find('.');
+  if (dot != std::string::npos && (paren == std::string::npos || dot < paren)) return TvForm::Atom;
   return TvForm::Lego;
 }
 
@@ -89,8 +92,12 @@ TvText read_tv(const std::string& text, const std::string& what, int rows, int c
         break;
     }
   } catch (const LegoError& e) {
-    const std::string message = e.what();
+    std::string message = e.what();
     if (message.rfind(what, 0) == 0) throw;
+    // An operand alone gives a different tile than the other side's tiled atom: say how to tile it.
+    if (out.form == TvForm::Atom && message.rfind("its tile is", 0) == 0)
+      message +=
+          "; tile an atom as NAME:OPERAND, [WARPS_M,WARPS_N], [REPEATS_M,REPEATS_N], e.g. mma.m16n8k16.f16:C, [1,1], [1,2] for 16 x 16";
     throw LegoError(what + " (" + text + "): " + message);
   }
   check_tile(out.tv, what);
