@@ -1,6 +1,10 @@
 #include "run/protocol.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
 
 #include "expr/diagnostic.hpp"
 #include "kernel/bounded_json.hpp"
@@ -11,15 +15,41 @@ using Json = nlohmann::json;
 
 namespace {
 
+// Whether every number in `j` converts to an int without undefined
+// behaviour: nlohmann's get<int> of 6.7e32 is a float-to-int overflow.
+bool numbers_fit_int(const Json& j) {
+  if (j.is_number_float()) {
+    const double x = j.get<double>();
+    return std::isfinite(x) && x > -2147483648.0 && x < 2147483648.0;
+  }
+  if (j.is_array() || j.is_object()) return std::all_of(j.begin(), j.end(), [](const Json& v) { return numbers_fit_int(v); });
+  return true;
+}
+
 // A field of a report, or a LegoError that names its JSON path.
 template <class T>
 T field(const Json& j, const char* key, const std::string& where) {
   if (!j.is_object() || !j.contains(key)) throw LegoError(where + "." + key + ": missing from the access report");
+  if constexpr (!std::is_floating_point_v<T> && !std::is_same_v<T, Json>)
+    if (!numbers_fit_int(j[key])) throw LegoError(where + "." + key + ": a number out of range where the access report has counts");
   try {
     return j[key].get<T>();
   } catch (const Json::exception&) {
     throw LegoError(where + "." + key + ": not the type the access report has there");
   }
+}
+
+// An integer field, or `fallback` when it is missing, not an integer or out
+// of T's range: a results file's numbers never reach a narrowing conversion.
+template <class T>
+T integer_or(const Json& j, const char* key, T fallback) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number_integer()) return fallback;
+  if (j[key].is_number_unsigned()) {
+    const std::uint64_t u = j[key].get<std::uint64_t>();
+    return u <= static_cast<std::uint64_t>(std::numeric_limits<T>::max()) ? static_cast<T>(u) : fallback;
+  }
+  const std::int64_t v = j[key].get<std::int64_t>();
+  return v >= std::numeric_limits<T>::min() && v <= std::numeric_limits<T>::max() ? static_cast<T>(v) : fallback;
 }
 
 double number(const Json& j, const char* key) {
@@ -134,15 +164,15 @@ Json roof_json(const Roof& roof) {
 CudaResources cuda_resources_from_json(const Json& cuda) {
   CudaResources c;
   c.arch = text(cuda, "arch");
-  c.registers = static_cast<int>(cuda.is_object() ? cuda.value("registers", -1) : -1);
-  c.ok = cuda.is_object() ? cuda.value("ok", c.registers >= 0) : false;
+  c.registers = integer_or(cuda, "registers", -1);
+  c.ok = cuda.is_object() && cuda.contains("ok") && cuda["ok"].is_boolean() ? cuda["ok"].get<bool>() : c.registers >= 0;
   c.ms = cuda.is_object() && cuda.contains("ms") && cuda["ms"].is_number() ? cuda["ms"].get<double>() : -1;
   if (cuda.is_object()) {
-    c.shared_bytes = cuda.value("shared_bytes", -1);
-    c.spill_stores = cuda.value("spill_stores", -1);
-    c.spill_loads = cuda.value("spill_loads", -1);
-    c.ptx_bytes = cuda.value("ptx_bytes", std::int64_t{-1});
-    c.cubin_bytes = cuda.value("cubin_bytes", std::int64_t{-1});
+    c.shared_bytes = integer_or(cuda, "shared_bytes", decltype(c.shared_bytes){-1});
+    c.spill_stores = integer_or(cuda, "spill_stores", decltype(c.spill_stores){-1});
+    c.spill_loads = integer_or(cuda, "spill_loads", decltype(c.spill_loads){-1});
+    c.ptx_bytes = integer_or(cuda, "ptx_bytes", decltype(c.ptx_bytes){-1});
+    c.cubin_bytes = integer_or(cuda, "cubin_bytes", decltype(c.cubin_bytes){-1});
   }
   c.log = text(cuda, "log");
   return c;
