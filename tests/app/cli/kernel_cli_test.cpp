@@ -31,8 +31,16 @@ using lego::test::Output;
 using lego::test::shell;
 using lego::test::slurp;
 
+// This process's scratch folders. The folder is emptied first: a process id
+// is reused, and an earlier run's files there made a fresh export refuse a
+// folder that was not empty.
 fs::path scratch(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("lego-kernel-cli-" + std::to_string(::getpid())) / name;
+  static const fs::path base = [] {
+    const fs::path b = fs::temp_directory_path() / ("lego-kernel-cli-" + std::to_string(::getpid()));
+    fs::remove_all(b);
+    return b;
+  }();
+  const fs::path d = base / name;
   fs::create_directories(d);
   return d;
 }
