@@ -36,8 +36,7 @@ void print_tv_grid(const atom::TvLayout& tv, std::ostream& out) {
   std::vector<std::string> cell(static_cast<std::size_t>(tv.rows * tv.cols), ".");
   for (int t = 0; t < tv.threads; ++t)
     for (int v = 0; v < tv.values; ++v) {
-      const atom::Coord c = tv.at(t, v);
-      cell[static_cast<std::size_t>(c.row * tv.cols + c.col)] = fmt::format("T{}V{}", t, v);
+      cell[tv.element(t, v)] = fmt::format("T{}V{}", t, v);
     }
   std::size_t width = std::to_string(tv.cols - 1).size();
   for (const auto& c : cell) width = std::max(width, c.size());

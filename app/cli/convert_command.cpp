@@ -37,8 +37,7 @@ std::string side_text(const char* what, const convert::SharedSide& s, int bytes)
 
 // Thread 0's moves, and whether every thread makes the same ones.
 void print_registers(const convert::ConversionPlan& p, std::ostream& out) {
-  bool same = true;
-  for (const auto& t : p.source_value) same = same && t == p.source_value.front();
+  const bool same = convert::same_in_every_thread(p);
   std::string moves;
   for (std::size_t v = 0; v < p.source_value.front().size(); ++v) moves += fmt::format(" v{}<-v{}", v, p.source_value.front()[v]);
   out << fmt::format("  thread 0:{}{}\n", moves, same ? " (every thread the same)" : " (other threads differ)");

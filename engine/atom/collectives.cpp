@@ -57,8 +57,7 @@ std::vector<Fragment> mma(const Atom& a, const std::vector<Fragment>& fa, const 
       require(static_cast<int>(f.size()) == tv.values, std::string(name) + ": lane " + std::to_string(t) + " holds " +
                                                            std::to_string(f.size()) + " values, not " + std::to_string(tv.values));
       for (int v = 0; v < tv.values; ++v) {
-        const Coord c = tv.at(t, v);
-        m[static_cast<std::size_t>(c.row * tv.cols + c.col)] = f[static_cast<std::size_t>(v)];
+        m[tv.element(t, v)] = f[static_cast<std::size_t>(v)];
       }
     }
     return m;

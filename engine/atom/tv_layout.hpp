@@ -30,6 +30,11 @@ struct TvLayout {
   std::vector<Coord> cells;  // [thread * values + value]
 
   Coord at(int thread, int value) const { return cells.at(static_cast<std::size_t>(thread * values + value)); }
+  // The tile's row-major index of the element (thread, value) holds.
+  std::size_t element(int thread, int value) const {
+    const Coord c = at(thread, value);
+    return static_cast<std::size_t>(c.row) * static_cast<std::size_t>(cols) + static_cast<std::size_t>(c.col);
+  }
   // Every element of the tile held by exactly one (thread, value).
   bool covers_tile_once() const;
 };

@@ -50,7 +50,16 @@ std::string table(const std::string& name, const std::vector<std::vector<int>>& 
 std::vector<std::vector<int>> elements_of(const atom::TvLayout& tv) {
   std::vector<std::vector<int>> out(static_cast<std::size_t>(tv.threads));
   for (int t = 0; t < tv.threads; ++t)
-    for (int v = 0; v < tv.values; ++v) out[static_cast<std::size_t>(t)].push_back(tv.at(t, v).row * tv.cols + tv.at(t, v).col);
+    for (int v = 0; v < tv.values; ++v) out[static_cast<std::size_t>(t)].push_back(static_cast<int>(tv.element(t, v)));
+  return out;
+}
+
+// [thread][access]: the buffer position each of a side's vector accesses starts at.
+std::vector<std::vector<int>> access_positions(const atom::TvLayout& tv, const SharedSide& side, const std::vector<std::int64_t>& offsets) {
+  std::vector<std::vector<int>> out(static_cast<std::size_t>(tv.threads));
+  for (int t = 0; t < tv.threads; ++t)
+    for (int g = 0; g < side.instructions; ++g)
+      out[static_cast<std::size_t>(t)].push_back(static_cast<int>(offsets[tv.element(t, g * side.vector_elements)]));
   return out;
 }
 
@@ -67,17 +76,15 @@ std::string comment(const std::string& text) {
   return out;
 }
 
-std::string registers_body(const ConversionPlan& p) {
-  std::ostringstream s;
-  const bool same = std::all_of(p.source_value.begin(), p.source_value.end(), [&](const auto& t) { return t == p.source_value.front(); });
-  if (same) {
-    s << "  // Every thread holds what it needs in the same registers: renames.\n";
-    for (std::size_t v = 0; v < p.source_value.front().size(); ++v) s << "  dst[" << v << "] = src[" << p.source_value.front()[v] << "];\n";
-    return s.str();
+void registers_code(const ConversionPlan& p, std::ostream& tables, std::ostream& body) {
+  if (same_in_every_thread(p)) {
+    body << "  // Every thread holds what it needs in the same registers: renames.\n";
+    for (std::size_t v = 0; v < p.source_value.front().size(); ++v)
+      body << "  dst[" << v << "] = src[" << p.source_value.front()[v] << "];\n";
+    return;
   }
-  s << table("lego_source_value", p.source_value);
-  s << "  for (int v = 0; v < W; ++v) dst[v] = src[lego_source_value[threadIdx.x][v]];\n";
-  return s.str();
+  tables << table("lego_source_value", p.source_value);
+  body << "  for (int v = 0; v < W; ++v) dst[v] = src[lego_source_value[threadIdx.x][v]];\n";
 }
 
 }  // namespace
@@ -89,18 +96,9 @@ EmittedConversion emit_cuda(const ConversionReport& r, const ConversionPlan& p, 
   std::ostringstream tables, body;
   body << "__device__ __forceinline__ void lego_convert(const T (&src)[V], T (&dst)[W]) {\n";
   switch (p.kind) {
-    case PlanKind::Registers: {
-      const std::string b = registers_body(p);
-      const auto at = b.find("__device__ const int");
-      if (at != std::string::npos) {
-        const auto end = b.find("};\n", at) + 3;
-        tables << b.substr(at, end - at);
-        body << b.substr(end);
-      } else {
-        body << b;
-      }
+    case PlanKind::Registers:
+      registers_code(p, tables, body);
       break;
-    }
     case PlanKind::Shuffles: {
       std::size_t rounds = 0;
       for (const auto& w : p.rounds) rounds = std::max(rounds, w.size());
@@ -140,19 +138,9 @@ EmittedConversion emit_cuda(const ConversionReport& r, const ConversionPlan& p, 
     case PlanKind::Shared: {
       std::int64_t footprint = 0;
       for (const auto o : p.offsets) footprint = std::max(footprint, o + 1);
-      std::vector<std::vector<int>> store(static_cast<std::size_t>(from.threads)), load(static_cast<std::size_t>(to.threads));
-      for (int t = 0; t < from.threads; ++t)
-        for (int g = 0; g < p.store.instructions; ++g) {
-          const atom::Coord c = from.at(t, g * p.store.vector_elements);
-          store[static_cast<std::size_t>(t)].push_back(static_cast<int>(p.offsets[static_cast<std::size_t>(c.row * from.cols + c.col)]));
-        }
-      for (int t = 0; t < to.threads; ++t)
-        for (int g = 0; g < p.load.instructions; ++g) {
-          const atom::Coord c = to.at(t, g * p.load.vector_elements);
-          load[static_cast<std::size_t>(t)].push_back(static_cast<int>(p.offsets[static_cast<std::size_t>(c.row * to.cols + c.col)]));
-        }
       tables << "// The buffer: " << comment(print(p.buffer.layout)) << "\n"
-             << table("lego_store_at", store) << table("lego_load_at", load);
+             << table("lego_store_at", access_positions(from, p.store, p.offsets))
+             << table("lego_load_at", access_positions(to, p.load, p.offsets));
       const int ks = p.store.vector_elements, kl = p.load.vector_elements;
       body << "  // One access moves a whole vector: the planner scored these widths.\n"
            << "  struct alignas(" << ks * r.element_bytes << ") StoreVector { T e[" << ks << "]; };\n"

@@ -42,25 +42,31 @@ std::string where(const atom::Coord& c) { return "(" + std::to_string(c.row) + "
 std::vector<std::vector<Holder>> sources(const atom::TvLayout& from, const atom::TvLayout& to) {
   std::vector<Holder> holder(static_cast<std::size_t>(from.rows * from.cols));
   for (int t = 0; t < from.threads; ++t)
-    for (int v = 0; v < from.values; ++v) {
-      const atom::Coord c = from.at(t, v);
-      holder[static_cast<std::size_t>(c.row * from.cols + c.col)] = {t, v};
-    }
+    for (int v = 0; v < from.values; ++v) holder[from.element(t, v)] = {t, v};
   std::vector<std::vector<Holder>> out(static_cast<std::size_t>(to.threads), std::vector<Holder>(static_cast<std::size_t>(to.values)));
   for (int t = 0; t < to.threads; ++t)
-    for (int v = 0; v < to.values; ++v) {
-      const atom::Coord c = to.at(t, v);
-      out[static_cast<std::size_t>(t)][static_cast<std::size_t>(v)] = holder[static_cast<std::size_t>(c.row * to.cols + c.col)];
-    }
+    for (int v = 0; v < to.values; ++v) out[static_cast<std::size_t>(t)][static_cast<std::size_t>(v)] = holder[to.element(t, v)];
   return out;
 }
 
-ConversionPlan registers_plan(const atom::TvLayout& to, const std::vector<std::vector<Holder>>& src) {
+// A registers or shuffles plan: where each TO value comes from, as the plan lists it.
+ConversionPlan plan_from_sources(PlanKind kind, const std::vector<std::vector<Holder>>& src) {
   ConversionPlan p;
-  p.kind = PlanKind::Registers;
-  p.name = "registers";
-  p.source_value.assign(src.size(), {});
-  p.source_thread.assign(src.size(), {});
+  p.kind = kind;
+  p.name = to_string(kind);
+  for (const auto& thread : src) {
+    p.source_value.emplace_back();
+    p.source_thread.emplace_back();
+    for (const Holder& h : thread) {
+      p.source_value.back().push_back(h.value);
+      p.source_thread.back().push_back(h.thread);
+    }
+  }
+  return p;
+}
+
+ConversionPlan registers_plan(const atom::TvLayout& to, const std::vector<std::vector<Holder>>& src) {
+  ConversionPlan p = plan_from_sources(PlanKind::Registers, src);
   for (int t = 0; t < to.threads; ++t) {
     int moves = 0;
     for (int v = 0; v < to.values; ++v) {
@@ -70,8 +76,6 @@ ConversionPlan registers_plan(const atom::TvLayout& to, const std::vector<std::v
         p.why_not =
             "thread " + std::to_string(t) + " needs " + where(to.at(t, v)) + ", which thread " + std::to_string(h.thread) + " holds";
       }
-      p.source_value[static_cast<std::size_t>(t)].push_back(h.value);
-      p.source_thread[static_cast<std::size_t>(t)].push_back(h.thread);
       moves += h.value != v;
     }
     p.cost.register_moves = std::max(p.cost.register_moves, moves);
@@ -199,16 +203,10 @@ std::vector<ShuffleRound> coloured_rounds(const Needs& needs, int lanes) {
 }
 
 ConversionPlan shuffles_plan(const atom::TvLayout& to, const std::vector<std::vector<Holder>>& src, int from_values, int element_bytes) {
-  ConversionPlan p;
-  p.kind = PlanKind::Shuffles;
-  p.name = "shuffles";
-  p.source_value.assign(src.size(), {});
-  p.source_thread.assign(src.size(), {});
+  ConversionPlan p = plan_from_sources(PlanKind::Shuffles, src);
   for (int t = 0; t < to.threads; ++t)
     for (int v = 0; v < to.values; ++v) {
       const Holder h = src[static_cast<std::size_t>(t)][static_cast<std::size_t>(v)];
-      p.source_value[static_cast<std::size_t>(t)].push_back(h.value);
-      p.source_thread[static_cast<std::size_t>(t)].push_back(h.thread);
       if (h.thread / kWarp != t / kWarp && p.possible) {
         p.possible = false;
         p.why_not = "thread " + std::to_string(t) + " (warp " + std::to_string(t / kWarp) + ") needs " + where(to.at(t, v)) +
@@ -220,8 +218,7 @@ ConversionPlan shuffles_plan(const atom::TvLayout& to, const std::vector<std::ve
   const int per_shuffle = element_bytes > 4 ? element_bytes / 4 : 1;  // 32-bit shuffles per element
   for (int w = 0; w < warps; ++w) {
     const int lanes = std::min(kWarp, to.threads - w * kWarp);
-    // needs[lane]: (sending lane, its value, the receiver's value)
-    std::vector<std::vector<std::array<int, 3>>> needs(static_cast<std::size_t>(lanes));
+    Needs needs(static_cast<std::size_t>(lanes));
     for (int l = 0; l < lanes; ++l)
       for (int v = 0; v < to.values; ++v) {
         const Holder h = src[static_cast<std::size_t>(w * kWarp + l)][static_cast<std::size_t>(v)];
@@ -258,13 +255,9 @@ int vector_elements(const atom::TvLayout& tv, const std::vector<std::int64_t>& o
     bool ok = true;
     for (int t = 0; t < tv.threads && ok; ++t)
       for (int g = 0; g < tv.values / k && ok; ++g) {
-        const atom::Coord first = tv.at(t, g * k);
-        const std::int64_t o = offsets[static_cast<std::size_t>(first.row * tv.cols + first.col)];
+        const std::int64_t o = offsets[tv.element(t, g * k)];
         ok = o % k == 0;
-        for (int e = 1; e < k && ok; ++e) {
-          const atom::Coord c = tv.at(t, g * k + e);
-          ok = offsets[static_cast<std::size_t>(c.row * tv.cols + c.col)] == o + e;
-        }
+        for (int e = 1; e < k && ok; ++e) ok = offsets[tv.element(t, g * k + e)] == o + e;
       }
     if (ok) return k;
   }
@@ -283,8 +276,7 @@ SharedSide analyse_side(const atom::TvLayout& tv, const std::vector<std::int64_t
       analysis::WarpAccess a;
       a.bytes = access;
       for (int l = 0; l < kWarp && w * kWarp + l < tv.threads; ++l) {
-        const atom::Coord c = tv.at(w * kWarp + l, j * s.vector_elements);
-        const std::int64_t byte = offsets[static_cast<std::size_t>(c.row * tv.cols + c.col)] * bytes;
+        const std::int64_t byte = offsets[tv.element(w * kWarp + l, j * s.vector_elements)] * bytes;
         a.address[static_cast<std::size_t>(l)] = byte / access * access;
         a.active[static_cast<std::size_t>(l)] = true;
       }
@@ -414,21 +406,19 @@ ConversionReport plan_conversion(const atom::TvLayout& from, const atom::TvLayou
   return report;
 }
 
+bool same_in_every_thread(const ConversionPlan& plan) {
+  return std::all_of(plan.source_value.begin(), plan.source_value.end(),
+                     [&](const std::vector<int>& thread) { return thread == plan.source_value.front(); });
+}
+
 std::string check_plan(const ConversionPlan& plan, const atom::TvLayout& from, const atom::TvLayout& to) {
-  const auto element = [&](const atom::Coord& c) { return static_cast<std::int64_t>(c.row) * from.cols + c.col; };
   std::vector<std::vector<std::int64_t>> reg(static_cast<std::size_t>(from.threads));
   for (int t = 0; t < from.threads; ++t)
-    for (int v = 0; v < from.values; ++v) reg[static_cast<std::size_t>(t)].push_back(element(from.at(t, v)));
+    for (int v = 0; v < from.values; ++v) reg[static_cast<std::size_t>(t)].push_back(static_cast<std::int64_t>(from.element(t, v)));
   std::vector<std::vector<std::int64_t>> dst(static_cast<std::size_t>(to.threads),
                                              std::vector<std::int64_t>(static_cast<std::size_t>(to.values), -1));
   switch (plan.kind) {
-    case PlanKind::Registers:
-      for (int t = 0; t < to.threads; ++t)
-        for (int v = 0; v < to.values; ++v)
-          dst[static_cast<std::size_t>(t)][static_cast<std::size_t>(v)] =
-              reg[static_cast<std::size_t>(t)]
-                 [static_cast<std::size_t>(plan.source_value[static_cast<std::size_t>(t)][static_cast<std::size_t>(v)])];
-      break;
+    case PlanKind::Registers:  // every value is local: the shuffles' first loop, and no rounds
     case PlanKind::Shuffles:
       for (int t = 0; t < to.threads; ++t)
         for (int v = 0; v < to.values; ++v)
@@ -451,13 +441,13 @@ std::string check_plan(const ConversionPlan& plan, const atom::TvLayout& from, c
       std::map<std::int64_t, std::int64_t> buffer;
       for (int t = 0; t < from.threads; ++t)
         for (int v = 0; v < from.values; ++v) {
-          const std::int64_t at = plan.offsets[static_cast<std::size_t>(element(from.at(t, v)))];
+          const std::int64_t at = plan.offsets[from.element(t, v)];
           if (buffer.count(at)) return "two elements stored at buffer position " + std::to_string(at);
           buffer[at] = reg[static_cast<std::size_t>(t)][static_cast<std::size_t>(v)];
         }
       for (int t = 0; t < to.threads; ++t)
         for (int v = 0; v < to.values; ++v) {
-          const auto it = buffer.find(plan.offsets[static_cast<std::size_t>(element(to.at(t, v)))]);
+          const auto it = buffer.find(plan.offsets[to.element(t, v)]);
           dst[static_cast<std::size_t>(t)][static_cast<std::size_t>(v)] = it == buffer.end() ? -1 : it->second;
         }
       break;
@@ -465,7 +455,7 @@ std::string check_plan(const ConversionPlan& plan, const atom::TvLayout& from, c
   }
   for (int t = 0; t < to.threads; ++t)
     for (int v = 0; v < to.values; ++v)
-      if (dst[static_cast<std::size_t>(t)][static_cast<std::size_t>(v)] != element(to.at(t, v)))
+      if (dst[static_cast<std::size_t>(t)][static_cast<std::size_t>(v)] != static_cast<std::int64_t>(to.element(t, v)))
         return "thread " + std::to_string(t) + " value " + std::to_string(v) + " ends with element " +
                std::to_string(dst[static_cast<std::size_t>(t)][static_cast<std::size_t>(v)]) + ", not " + where(to.at(t, v));
   return "";

@@ -89,6 +89,10 @@ struct ConversionReport {
 // or a supported element size (1, 2, 4 or 8 bytes).
 ConversionReport plan_conversion(const atom::TvLayout& from, const atom::TvLayout& to, const ConversionOptions& options);
 
+// Whether every thread takes its values from the same registers (a
+// registers or shuffles plan): then the moves are static code.
+bool same_in_every_thread(const ConversionPlan& plan);
+
 // The plan run on an iota tile (element (r, c) is r * cols + c): empty when
 // every thread ends with exactly the elements TO gives it, else the first
 // that does not.
