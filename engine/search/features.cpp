@@ -1,11 +1,11 @@
 #include "search/features.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <set>
 
 #include "expr/diagnostic.hpp"
+#include "expr/lexer.hpp"
 #include "kernel/binding.hpp"
 #include "kernel/placeholder.hpp"
 #include "layout/make_plan.hpp"
@@ -46,18 +46,18 @@ Features::Features(const kernel::LazySpace& space, const target::Target& target,
     asked_strides_.clear();  // a template that does not parse: its error is reported when a variant is made
   }
   if (prior_ranks()) names_.push_back("static penalty (log)");
-  // Which parameters each asked view depends on: identifiers of its
-  // alternatives' text and, for a tensor, of its extents.
-  const auto identifiers = [](const std::string& text, std::set<std::string>& into) {
-    for (std::size_t i = 0; i < text.size();) {
-      if (std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_') {
-        std::size_t j = i;
-        while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
-        into.insert(text.substr(i, j - i));
-        i = j;
-      } else {
-        ++i;
-      }
+  // Which parameters each asked view depends on: the names its
+  // alternatives' text mentions (GenP bodies included, which the parsed
+  // layout keeps as text) and, for a tensor, its extents' symbols.
+  // The project parsed these texts with the same lexer; should one not
+  // tokenize, the view counts as depending on every parameter.
+  bool unread = false;
+  const auto identifiers = [&unread](const std::string& text, std::set<std::string>& into) {
+    try {
+      for (const Token& t : tokenize(text))
+        if (t.kind == Tok::Ident) into.insert(std::string(t.text));
+    } catch (const LegoError&) {
+      unread = true;
     }
   };
   const kernel::KernelSpec& spec = space.spec();
@@ -66,14 +66,14 @@ Features::Features(const kernel::LazySpace& space, const target::Target& target,
     for (const auto& t : spec.tensors)
       if (t.name == name) {
         for (const auto& c : t.layouts) identifiers(c.text, words);
-        for (const auto& e : t.extents) identifiers(to_string(e), words);
+        for (const auto& e : t.extents) collect_symbols(e, words);
       }
     for (const auto& l : spec.layouts)
       if (l.name == name)
         for (const auto& c : l.alternatives) identifiers(c.text, words);
     std::vector<std::string>& params = view_parameters_[name];
     for (const auto& p : spec.parameters)
-      if (words.count(p.name)) params.push_back(p.name);
+      if (unread || words.count(p.name)) params.push_back(p.name);
   }
 }
 
