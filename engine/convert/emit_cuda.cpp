@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "expr/diagnostic.hpp"
+#include "expr/text_file.hpp"
 #include "layout/ast.hpp"
 
 namespace lego::convert {
@@ -63,15 +64,13 @@ std::vector<std::vector<int>> access_positions(const atom::TvLayout& tv, const S
   return out;
 }
 
-// Text for a // comment of a file that is itself a template: every control
-// character (a CR would end the comment) becomes a space, and "{{" (a
-// placeholder's opener) is broken.
+// comment_text for a file that is itself a template: "{{" (a
+// placeholder's opener) is broken as well.
 std::string comment(const std::string& text) {
   std::string out;
-  for (const char c : text) {
-    const bool control = static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  for (const char c : comment_text(text)) {
     if (c == '{' && !out.empty() && out.back() == '{') out += ' ';
-    out += control ? ' ' : c;
+    out += c;
   }
   return out;
 }

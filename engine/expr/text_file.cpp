@@ -27,4 +27,11 @@ std::string read_regular_file(const fs::path& file, const std::string& what, std
   return text;
 }
 
+std::string comment_text(const std::string& text) {
+  std::string out = text;
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  return out;
+}
+
 }  // namespace lego

@@ -19,4 +19,8 @@ std::string read_regular_file(const std::filesystem::path& file, const std::stri
 // "12 MiB" or "4000 bytes", for messages about sizes.
 std::string size_text(std::uintmax_t bytes);
 
+// Text for a // comment of generated code: control characters (a newline
+// or a CR in a name would end the comment) become spaces.
+std::string comment_text(const std::string& text);
+
 }  // namespace lego

@@ -236,11 +236,4 @@ Instance instantiate(const KernelSpec& spec, const Variant& variant, sym::Lang l
   return Instantiator(spec, variant, lang, options).run();
 }
 
-std::string comment_text(const std::string& text) {
-  std::string out = text;
-  for (char& c : out)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
-  return out;
-}
-
 }  // namespace lego::kernel

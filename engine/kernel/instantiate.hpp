@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "analysis/accesses.hpp"
+#include "expr/text_file.hpp"
 #include "kernel/binding.hpp"
 #include "kernel/spec.hpp"
 #include "kernel/variant.hpp"
@@ -105,8 +106,7 @@ Instance instantiate(const KernelSpec& spec, const Variant& variant, sym::Lang l
 // headers under NVRTC, the index helpers, and LEGO_ACCESS.
 std::string cuda_prelude();
 
-// Text for a // comment of generated code: control characters (a newline
-// in a name would end the comment) become spaces.
-std::string comment_text(const std::string& text);
+// comment_text (expr/text_file.hpp): text for a // comment of generated code.
+using lego::comment_text;
 
 }  // namespace lego::kernel
