@@ -28,6 +28,7 @@ TvView::TvView(QWidget* parent) : QWidget(parent) {
 void TvView::setTable(atom::TiledTable table) {
   table_ = std::move(table);
   highlight_.reset();
+  pending_.clear();
   // Below this the scroll area scrolls, so labels never shrink past reading.
   const double side = minimum_side(table_);
   setMinimumSize(static_cast<int>(kMargin + side * table_.cols + 4), static_cast<int>(kMargin + side * table_.rows + 4));
@@ -64,6 +65,11 @@ QRectF TvView::gridRect() const {
   return {kMargin, kMargin, side * table_.cols, side * table_.rows};
 }
 
+void TvView::setPending(std::vector<char> pending) {
+  pending_ = pending.size() == table_.cells.size() ? std::move(pending) : std::vector<char>();
+  update();
+}
+
 std::optional<atom::Coord> TvView::cellAt(QPointF at) const {
   const QRectF grid = gridRect();
   if (table_.cells.empty() || !grid.contains(at)) return std::nullopt;
@@ -87,7 +93,8 @@ void TvView::paintEvent(QPaintEvent*) {
     for (int c = 0; c < table_.cols; ++c) {
       const atom::Holder& h = table_.at(r, c);
       const QRectF cell(grid.left() + c * side, grid.top() + r * side, side, side);
-      QColor fill = lane_colour(h.lane);
+      const bool pending = !pending_.empty() && pending_[static_cast<std::size_t>(r) * static_cast<std::size_t>(table_.cols) + c];
+      QColor fill = pending ? QColor(236, 236, 236) : lane_colour(h.lane);
       const bool lit = highlight_ && highlight_->first == h.warp && highlight_->second == h.lane;
       if (highlight_ && !lit) fill.setAlpha(95);
       if (lit) fill = fill.darker(140);
@@ -97,7 +104,7 @@ void TvView::paintEvent(QPaintEvent*) {
         p.drawRect(cell);
       }
       if (labels) {
-        p.setPen(highlight_ && !lit ? QColor(0, 0, 0, 90) : Qt::black);
+        p.setPen((highlight_ && !lit) || pending ? QColor(0, 0, 0, 90) : Qt::black);
         const QString text =
             several_warps ? QString("W%1T%2\nV%3").arg(h.warp).arg(h.lane).arg(h.value) : QString("T%1\nV%2").arg(h.lane).arg(h.value);
         p.drawText(cell, Qt::AlignCenter, text);

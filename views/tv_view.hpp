@@ -8,6 +8,7 @@
 
 #include <QWidget>
 #include <optional>
+#include <vector>
 
 #include "atom/tiled.hpp"
 
@@ -18,6 +19,10 @@ class TvView : public QWidget {
  public:
   explicit TvView(QWidget* parent = nullptr);
   void setTable(atom::TiledTable table);
+  // Cells drawn pale, their labels kept: elements not yet where this table
+  // puts them (a conversion's later steps); [row * cols + col], empty: none.
+  void setPending(std::vector<char> pending);
+  const std::vector<char>& pending() const { return pending_; }
   const atom::TiledTable& table() const { return table_; }
   // The lane lit up (warp, lane), by hover or by the caller; nullopt: none.
   void setHighlight(std::optional<std::pair<int, int>> warp_lane);
@@ -40,6 +45,7 @@ class TvView : public QWidget {
   QRectF gridRect() const;
   atom::TiledTable table_;
   std::optional<std::pair<int, int>> highlight_;
+  std::vector<char> pending_;
 };
 
 }  // namespace lego::views

@@ -3,14 +3,13 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <nlohmann/json.hpp>
 
 #include "command_line.hpp"
 #include "convert/emit_cuda.hpp"
+#include "convert/explain.hpp"
 #include "convert/planner.hpp"
 #include "convert/tv_text.hpp"
 #include "expr/diagnostic.hpp"
@@ -18,51 +17,6 @@
 
 namespace lego::cli {
 namespace {
-
-const std::map<std::string, int> kElementBytes = {{"f8", 1},   {"s8", 1},   {"u8", 1},  {"f16", 2},  {"fp16", 2},
-                                                  {"half", 2}, {"bf16", 2}, {"f32", 4}, {"fp32", 4}, {"float", 4},
-                                                  {"tf32", 4}, {"s32", 4},  {"f64", 8}, {"fp64", 8}, {"double", 8}};
-constexpr const char* kElementNames = "f16 (fp16, half), bf16, f32 (fp32, float), tf32, s32, f64 (fp64, double), s8, u8, f8";
-
-std::string buffer_cute(const convert::ConversionReport& r, const convert::ConversionPlan& p) {
-  const auto found = cute::from_table_maybe_swizzled({r.rows, r.cols}, p.offsets);
-  return found ? cute::to_string(*found) : std::string("(none: not strides, nor strides under a CuTe swizzle)");
-}
-
-std::string side_text(const char* what, const convert::SharedSide& s, int bytes) {
-  return fmt::format("{}: {} instruction{} a thread of {} element{} ({} bytes); {} wavefronts a warp, {} excess, worst {}-way", what,
-                     s.instructions, s.instructions == 1 ? "" : "s", s.vector_elements, s.vector_elements == 1 ? "" : "s",
-                     s.vector_elements * bytes, s.wavefronts, s.excess_wavefronts, s.worst_ways);
-}
-
-// Thread 0's moves, and whether every thread makes the same ones.
-void print_registers(const convert::ConversionPlan& p, std::ostream& out) {
-  const bool same = convert::same_in_every_thread(p);
-  std::string moves;
-  for (std::size_t v = 0; v < p.source_value.front().size(); ++v) moves += fmt::format(" v{}<-v{}", v, p.source_value.front()[v]);
-  out << fmt::format("  thread 0:{}{}\n", moves, same ? " (every thread the same)" : " (other threads differ)");
-  if (p.cost.selects == 0)
-    out << fmt::format("  {} register move{} at most a thread: renames, free once registers are allocated\n", p.cost.register_moves,
-                       p.cost.register_moves == 1 ? "" : "s");
-  else
-    out << fmt::format("  the lanes of a warp take different registers: {} selects a thread pick them by lane\n", p.cost.selects);
-}
-
-void print_shuffles(const convert::ConversionPlan& p, std::ostream& out) {
-  const auto& rounds = p.rounds.front();
-  out << fmt::format("  warp 0: {} round{} of __shfl_sync; per round, the lane each lane reads (and the value it sends):\n", rounds.size(),
-                     rounds.size() == 1 ? "" : "s");
-  constexpr std::size_t kShown = 4;
-  for (std::size_t k = 0; k < rounds.size() && k < kShown; ++k) {
-    std::string lanes;
-    for (std::size_t l = 0; l < rounds[k].source_lane.size(); ++l)
-      if (rounds[k].source_lane[l] >= 0)
-        lanes += fmt::format(" {}<-{}.v{}", l, rounds[k].source_lane[l],
-                             rounds[k].sent_value[static_cast<std::size_t>(rounds[k].source_lane[l])]);
-    out << fmt::format("  round {}:{}\n", k + 1, lanes);
-  }
-  if (rounds.size() > kShown) out << fmt::format("  ... {} more rounds (--json lists them all)\n", rounds.size() - kShown);
-}
 
 nlohmann::ordered_json plan_json(const convert::ConversionReport& r, const convert::ConversionPlan& p) {
   nlohmann::ordered_json j = {{"kind", convert::to_string(p.kind)},
@@ -81,7 +35,7 @@ nlohmann::ordered_json plan_json(const convert::ConversionReport& r, const conve
                                 {"register_moves", p.cost.register_moves}}}};
   if (!p.possible) return j;
   if (p.kind == convert::PlanKind::Shared) {
-    j["buffer"] = {{"name", p.buffer.name}, {"lego", print(p.buffer.layout)}, {"cute", buffer_cute(r, p)}};
+    j["buffer"] = {{"name", p.buffer.name}, {"lego", print(p.buffer.layout)}, {"cute", convert::buffer_cute_text(r, p)}};
     for (const auto& [key, side] : {std::pair{"store", p.store}, std::pair{"load", p.load}})
       j[key] = {{"vector_elements", side.vector_elements},
                 {"instructions", side.instructions},
@@ -182,8 +136,9 @@ int run_convert_command(const std::vector<std::string>& args, std::ostream& out,
       ->required();
   cmd->add_option("to", to_text, "The layout they must hold, in the same forms")->required();
   cmd->add_option("--tile", tile_text, "ROWSxCOLS of the tile; needed unless FROM or TO is an atom");
-  cmd->add_option("--elem", elem,
-                  std::string("The element type, one for both sides: ") + kElementNames + ". Its size decides vector widths and banks");
+  cmd->add_option(
+      "--elem", elem,
+      std::string("The element type, one for both sides: ") + convert::kElementNames + ". Its size decides vector widths and banks");
   cmd->add_option("--warps", warps, "Warps holding the tile, for CuTe and LEGO forms (an atom says its own)")->check(CLI::Range(1, 32));
   cmd->add_flag("--json", json, "One JSON object with every plan");
   cmd->add_option("--emit", emit,
@@ -198,28 +153,17 @@ int run_convert_command(const std::vector<std::string>& args, std::ostream& out,
   cmd->add_flag("--force", force, "With --emit: replace convert.* files already in --out");
   if (const auto status = parse_command_line(app, args, out, err)) return *status;
   try {
-    const auto bytes = kElementBytes.find(elem);
-    if (bytes == kElementBytes.end()) throw LegoError("--elem " + elem + ": one of " + kElementNames);
-    int rows = 0, cols = 0;
-    if (!tile_text.empty()) std::tie(rows, cols) = rows_by_columns(tile_text, "--tile", "e.g. 32x32");
-    const auto start = std::chrono::steady_clock::now();
-    const int threads = 32 * warps;
-    // An atom on either side gives the tile to the other.
-    convert::TvText from, to;
-    if (convert::form_of(from_text) != convert::TvForm::Atom && convert::form_of(to_text) == convert::TvForm::Atom) {
-      to = convert::read_tv(to_text, "TO", rows, cols, threads);
-      from = convert::read_tv(from_text, "FROM", to.tv.rows, to.tv.cols, to.tv.threads);
-    } else {
-      from = convert::read_tv(from_text, "FROM", rows, cols, threads);
-      to = convert::read_tv(to_text, "TO", from.tv.rows, from.tv.cols, from.tv.threads);
+    try {
+      convert::element_bytes(elem);
+    } catch (const LegoError&) {
+      throw LegoError("--elem " + elem + ": one of " + convert::kElementNames);
     }
-    const convert::ConversionReport r = convert::plan_conversion(from.tv, to.tv, {bytes->second, {}});
-    for (const auto& p : r.plans)
-      if (p.possible)
-        if (const std::string wrong = convert::check_plan(p, from.tv, to.tv); !wrong.empty())
-          throw LegoError("the planner's " + p.name + " plan is wrong (a bug; please report it): " + wrong);
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    if (!emit.empty()) return emit_files(r, from.tv, to.tv, args, emit, out_dir, plan_name, force, out);
+    convert::ConversionInput input{from_text, to_text, 0, 0, warps, elem};
+    if (!tile_text.empty()) std::tie(input.rows, input.cols) = rows_by_columns(tile_text, "--tile", "e.g. 32x32");
+    const convert::Conversion c = convert::plan_checked(input);
+    const convert::ConversionReport& r = c.report;
+    const atom::TvLayout &from = c.from.tv, &to = c.to.tv;
+    if (!emit.empty()) return emit_files(r, from, to, args, emit, out_dir, plan_name, force, out);
     if (!out_dir.empty() || force) throw LegoError("--out and --force go with --emit cuda");
     if (json) {
       nlohmann::ordered_json plans = nlohmann::ordered_json::array();
@@ -237,23 +181,10 @@ int run_convert_command(const std::vector<std::string>& args, std::ostream& out,
       return 0;
     }
     out << fmt::format("{} x {} {} over {} threads ({} values each): {} plans, planned in {:.0f} ms\n\n", r.rows, r.cols, elem, r.threads,
-                       r.values, r.plans.size(), ms);
+                       r.values, r.plans.size(), c.planning_ms);
     const convert::ConversionPlan& chosen = named_plan(r, plan_name);
     out << "plan: " << chosen.name << (&chosen == &r.plans.front() ? "" : " (--plan; not the cheapest)") << "\n";
-    switch (chosen.kind) {
-      case convert::PlanKind::Registers:
-        print_registers(chosen, out);
-        break;
-      case convert::PlanKind::Shuffles:
-        print_shuffles(chosen, out);
-        break;
-      case convert::PlanKind::Shared:
-        out << "  buffer (LEGO): " << print(chosen.buffer.layout) << "\n  buffer (CuTe): " << buffer_cute(r, chosen) << "\n";
-        out << "  " << side_text("store FROM", chosen.store, r.element_bytes) << "\n";
-        out << "  " << side_text("load TO", chosen.load, r.element_bytes) << "\n";
-        out << fmt::format("  {} shared bytes, one barrier between the stores and the loads\n", chosen.cost.shared_bytes);
-        break;
-    }
+    out << convert::movement_text(r, chosen, 4, " (--json lists them all)");
     out << "  checked on an iota tile: every thread ends with the elements TO gives it\n\n";
     out << "plans (cost in issue slots a warp: shuffles, shared instructions and excess wavefronts 1, selects 1/4, a barrier 4):\n";
     for (const auto& p : r.plans)

@@ -88,6 +88,10 @@ class KernelsPanel : public QWidget {
   void suggestFor(const QString& buffer);
   SuggestDialog* suggestDialog() const { return suggest_dialog_; }
   void applyLayout(const QString& text);
+  // Adds `text` as a new alternative `name` of the buffer chosen in the
+  // layout list (the Convert panel's "Use this buffer"); a message says
+  // where it went, or why not.
+  void addLayoutToChosenBuffer(const QString& text, const QString& name);
   bool saveProject(QString* error = nullptr);
   // Writes the project (with its edits) to a new file and continues there.
   bool saveProjectAs(const QString& path, QString* error = nullptr);

@@ -136,6 +136,14 @@ void KernelsPanel::showSuggestions(std::shared_ptr<const run::Suggestions> s) {
   emit message(tr("suggest: done; the first row is shown in the composer"));
 }
 
+void KernelsPanel::addLayoutToChosenBuffer(const QString& text, const QString& name) {
+  const project::LayoutSlot slot = slotAt(layout_->currentIndex());
+  if (!project_ || slot.owner.empty())
+    return emit message(tr("open a project and choose, in Kernels, the buffer whose layouts the buffer joins"));
+  sweep_.addLayout(project_, {slot.kernel, slot.owner, name.toStdString()}, text);
+  emit message(tr("adding %1.%2 to kernel %3 (Save project writes the file)").arg(qs(slot.owner), name, qs(slot.kernel)));
+}
+
 void KernelsPanel::applyLayout(const QString& text) {
   const project::LayoutSlot slot = slotAt(layout_->currentIndex());
   if (!project_ || slot.owner.empty()) return emit message(tr("open a project and choose the layout to replace first"));

@@ -72,6 +72,16 @@ int main(int argc, char** argv) {
   cli.addOption({"shared", "With --atom: a shared buffer's layout the atom walks (lanes x banks), e.g. 'CuTe(Sw<3,3,3> o (64,64):(64,1))'",
                  "LAYOUT"});
   cli.addOption({"bytes", "With --shared: bytes per element of the buffer (2, 4 or 8; default 2)", "N"});
+  cli.addOption({"convert",
+                 "Plan a layout conversion in the Convert panel from this thread-value layout (as lego convert reads FROM), e.g. "
+                 "'mma.m16n8k16.f16:C, [1,1], [1,2]'",
+                 "FROM"});
+  cli.addOption({"convert-to", "With --convert: the layout to convert to (lego convert's TO)", "TO"});
+  cli.addOption({"convert-tile", "With --convert: ROWSxCOLS of the tile (lego convert's --tile)", "RxC"});
+  cli.addOption({"convert-elem", "With --convert: the element type (lego convert's --elem; default f32)", "TYPE"});
+  cli.addOption({"convert-warps", "With --convert: warps holding the tile (lego convert's --warps; default 1)", "N"});
+  cli.addOption({"convert-plan", "With --convert: show this plan (its row, from 1, in the plans table) instead of the chosen one", "ROW"});
+  cli.addOption({"convert-step", "With --convert: show this step of the plan (from 1) instead of its last", "N"});
   cli.addOption(
       {"colour", "Colour cells by tile, physical or logical order, thread, warp or bank", "tile|physical|logical|thread|warp|bank"});
   cli.addOption({"verify-smaller", "With --run: then verify CUDA variants too large to emulate at smaller problem sizes"});
@@ -233,6 +243,37 @@ int main(int argc, char** argv) {
       }
       window.atoms()->view()->setHighlight(std::pair{warp, lane});
     }
+  }
+  for (const char* option : {"convert-to", "convert-tile", "convert-elem", "convert-warps", "convert-plan", "convert-step"})
+    if (cli.isSet(option) && !cli.isSet("convert")) {
+      std::fprintf(stderr, "lego-studio: --%s goes with --convert\n", option);
+      return 2;
+    }
+  if (cli.isSet("convert")) {
+    if (!cli.isSet("convert-to")) {
+      std::fprintf(stderr, "lego-studio: --convert needs --convert-to TO\n");
+      return 2;
+    }
+    bool ok = true;
+    const int warps = cli.isSet("convert-warps") ? cli.value("convert-warps").toInt(&ok) : 1;
+    if (!ok || warps < 1 || warps > 32) {
+      std::fprintf(stderr, "lego-studio: --convert-warps takes 1 to 32\n");
+      return 2;
+    }
+    const int plan_row = cli.isSet("convert-plan") ? cli.value("convert-plan").toInt() : 0,
+              step = cli.isSet("convert-step") ? cli.value("convert-step").toInt() : 0;
+    QObject::connect(
+        window.convertPanel(), &lego::views::ConvertPanel::planFinished, &window,
+        [&window, plan_row, step] {
+          lego::views::ConvertPanel& panel = *window.convertPanel();
+          if (!panel.conversion()) std::fprintf(stderr, "lego-studio: %s\n", qPrintable(panel.status()));
+          if (plan_row > 0) panel.selectPlan(plan_row - 1);
+          if (step > 0) panel.setStep(step - 1);
+        },
+        Qt::SingleShotConnection);
+    window.showConvert();
+    window.convertPanel()->setConversion(cli.value("convert"), cli.value("convert-to"), cli.value("convert-tile"),
+                                         cli.isSet("convert-elem") ? cli.value("convert-elem") : QString("f32"), warps);
   }
   if (cli.isSet("colour")) {
     const QString c = cli.value("colour");

@@ -97,6 +97,24 @@ MainWindow::MainWindow(QWidget* parent)
   firstRunHint();
 }
 
+QDockWidget* MainWindow::dockFor(QWidget* widget, const QString& title, const char* name) {
+  auto* dock = new QDockWidget(title, this);
+  dock->setObjectName(name);
+  dock->setWidget(widget);
+  return dock;
+}
+
+// A tab of the bottom area beside `beside` that takes half the window's
+// height when it comes to the front (queued: after the default dock sizes,
+// which are applied the same way).
+void MainWindow::addGrowingBottomDock(QDockWidget* dock, QDockWidget* beside) {
+  addDockWidget(Qt::BottomDockWidgetArea, dock);
+  tabifyDockWidget(beside, dock);
+  connect(dock, &QDockWidget::visibilityChanged, this, [this, dock](bool visible) {
+    if (visible) QTimer::singleShot(0, this, [this, dock] { growBottomDock(dock); });
+  });
+}
+
 void MainWindow::buildDocks() {
   palette_ = new views::Palette;
   auto* palette_dock = new QDockWidget(tr("Pieces"), this);
@@ -167,34 +185,18 @@ void MainWindow::buildDocks() {
   addDockWidget(Qt::BottomDockWidgetArea, kernels_dock);
   tabifyDockWidget(kernels_dock, log_dock);
   // 32 lanes need height: the heatmap sits in the wide bottom area, which
-  // grows when it comes to the front.
-  addDockWidget(Qt::BottomDockWidgetArea, banks_dock);
-  tabifyDockWidget(kernels_dock, banks_dock);
-  connect(banks_dock, &QDockWidget::visibilityChanged, this, [this, banks_dock](bool visible) {
-    // Queued: after the default dock sizes, which are applied the same way.
-    if (visible) QTimer::singleShot(0, this, [this, banks_dock] { growBottomDock(banks_dock); });
-  });
-
+  // grows when it comes to the front; so do the other tabs that draw.
+  addGrowingBottomDock(banks_dock, kernels_dock);
   // Atoms: an atom's operand drawn lane by lane, or tiled over warps.
   atoms_ = new views::AtomPanel;
-  auto* atoms_dock = new QDockWidget(tr("Atoms"), this);
-  atoms_dock->setObjectName("atoms");
-  atoms_dock->setWidget(atoms_);
-  addDockWidget(Qt::BottomDockWidgetArea, atoms_dock);
-  tabifyDockWidget(kernels_dock, atoms_dock);
-  connect(atoms_dock, &QDockWidget::visibilityChanged, this, [this, atoms_dock](bool visible) {
-    if (visible) QTimer::singleShot(0, this, [this, atoms_dock] { growBottomDock(atoms_dock); });
-  });
+  addGrowingBottomDock(dockFor(atoms_, tr("Atoms"), "atoms"), kernels_dock);
   // Tuning: a search converging (Search... beside Run).
   tuning_ = new views::TuningView;
-  auto* tuning_dock = new QDockWidget(tr("Tuning"), this);
-  tuning_dock->setObjectName("tuning");
-  tuning_dock->setWidget(tuning_);
-  addDockWidget(Qt::BottomDockWidgetArea, tuning_dock);
-  tabifyDockWidget(kernels_dock, tuning_dock);
-  connect(tuning_dock, &QDockWidget::visibilityChanged, this, [this, tuning_dock](bool visible) {
-    if (visible) QTimer::singleShot(0, this, [this, tuning_dock] { growBottomDock(tuning_dock); });
-  });
+  addGrowingBottomDock(dockFor(tuning_, tr("Tuning"), "tuning"), kernels_dock);
+  // Convert: a layout conversion planned, stepped through and explained.
+  convert_ = new views::ConvertPanel;
+  addGrowingBottomDock(dockFor(convert_, tr("Convert"), "convert"), kernels_dock);
+  connect(convert_, &views::ConvertPanel::useLayoutRequested, kernels_, &studio::KernelsPanel::addLayoutToChosenBuffer);
   connect(kernels_, &studio::KernelsPanel::tuningTrace, this, [this](std::shared_ptr<const search::TuningTrace> trace) {
     if (trace) tuning_->setTrace(*trace);
   });

@@ -18,6 +18,7 @@
 #include "views/atom_panel.hpp"
 #include "views/bank_heatmap.hpp"
 #include "views/composition_editor.hpp"
+#include "views/convert_panel.hpp"
 #include "views/layout_document.hpp"
 #include "views/palette.hpp"
 #include "views/tensor_view.hpp"
@@ -48,6 +49,9 @@ class MainWindow : public QMainWindow {
   views::BankHeatmap* bankHeatmap() { return banks_; }
   views::AtomPanel* atoms() { return atoms_; }
   views::TuningView* tuning() { return tuning_; }
+  views::ConvertPanel* convertPanel() { return convert_; }
+  // The Convert dock in front.
+  void showConvert();
   // Raises the Tuning dock (a search's lines).
   void showTuning();
   // The Atoms dock in front, showing `atom`'s `operand` (its first when
@@ -116,6 +120,9 @@ class MainWindow : public QMainWindow {
   // A bottom dock brought to the front for something tall (a project's
   // kernels, the 32-lane heatmap) gets half the window when it has less.
   void growBottomDock(QDockWidget* dock);
+  QDockWidget* dockFor(QWidget* widget, const QString& title, const char* name);
+  void addGrowingBottomDock(QDockWidget* dock, QDockWidget* beside);
+  void raiseBottomDock(const char* name);  // in front, three quarters of the window's height
   void saveArrangement() const;
   void resetLayout();
   void showHelp();
@@ -167,6 +174,7 @@ class MainWindow : public QMainWindow {
   views::BankHeatmap* banks_;
   views::AtomPanel* atoms_;
   views::TuningView* tuning_;
+  views::ConvertPanel* convert_;
   QComboBox* bank_walk_;
   SnapshotPtr shown_;
   void showBanks();

@@ -68,8 +68,9 @@ as standalone source; <i>Export selected</i> the row you chose.</li>
 // The arrangement the window opens with is kept as the one Reset returns to;
 // the user's own (saved when the window closes) is restored over it.
 // The default arrangement's version: an arrangement saved under an older
-// default (the heatmap on the right, before 2) gives way to the new one.
-constexpr int kArrangementVersion = 2;
+// default (the heatmap on the right, before 2; no Convert dock, before 3,
+// which Qt then could not bring to the front) gives way to the new one.
+constexpr int kArrangementVersion = 3;
 
 bool MainWindow::restoreArrangement() {
   default_state_ = saveState(kArrangementVersion);
@@ -103,15 +104,21 @@ void MainWindow::showBankConflicts() {
 }
 
 bool MainWindow::showAtom(const QString& atom, const QString& operand) {
-  auto* dock = findChild<QDockWidget*>("atoms");
+  raiseBottomDock("atoms");
+  return atoms_->showAtom(atom, operand);
+}
+
+void MainWindow::showConvert() { raiseBottomDock("convert"); }
+
+void MainWindow::raiseBottomDock(const char* name) {
+  auto* dock = findChild<QDockWidget*>(name);
   dock->show();
   dock->raise();
-  // Queued as well: after the arrangement the window restores when shown (--atom comes before it).
+  // Queued as well: after the arrangement the window restores when shown (--atom, --convert come before it).
   QTimer::singleShot(0, this, [this, dock] {
     dock->raise();
     resizeDocks({dock}, {height() * 3 / 4}, Qt::Vertical);
   });
-  return atoms_->showAtom(atom, operand);
 }
 
 void MainWindow::growBottomDock(QDockWidget* dock) {

@@ -6,6 +6,18 @@
 
 namespace lego::atom {
 
+TiledTable holders_table(const TvLayout& tv, const std::string& name) {
+  TiledTable t;
+  t.atom = name;
+  t.atom_rows = t.rows = tv.rows;
+  t.atom_cols = t.cols = tv.cols;
+  t.warps_m = (tv.threads + 31) / 32;
+  t.cells.resize(static_cast<std::size_t>(tv.rows) * static_cast<std::size_t>(tv.cols));
+  for (int thread = 0; thread < tv.threads; ++thread)
+    for (int value = 0; value < tv.values; ++value) t.cells[tv.element(thread, value)] = {thread / 32, thread % 32, value};
+  return t;
+}
+
 std::vector<Coord> TiledTable::lane_cells(int warp, int lane) const {
   std::vector<std::pair<int, Coord>> held;
   for (int r = 0; r < rows; ++r)

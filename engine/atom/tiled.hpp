@@ -35,6 +35,11 @@ struct TiledTable {
   std::vector<Coord> lane_cells(int warp, int lane) const;
 };
 
+// Any TV layout as the same picture: thread t is lane t % 32 of warp t / 32
+// (warps stacked as warps_m), `name` in the atom's place. Elements no one
+// holds keep Holder's -1s.
+TiledTable holders_table(const TvLayout& tv, const std::string& name);
+
 // Throws LegoError for grids or repeats below 1, or a tile above kMaxTileElements.
 TiledTable tile_operand(const Atom& atom, const Operand& operand, int warps_m, int warps_n, int repeat_m, int repeat_n);
 

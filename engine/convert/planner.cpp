@@ -283,6 +283,10 @@ SharedSide analyse_side(const atom::TvLayout& tv, const std::vector<std::int64_t
       const analysis::ConflictReport r = analysis::analyze(a);
       wavefronts += r.wavefronts;
       excess += r.excess();
+      if (r.ways > s.worst_ways) {
+        s.worst_lane_bank = {};
+        analysis::add_lane_bank(s.worst_lane_bank, r);
+      }
       s.worst_ways = std::max(s.worst_ways, r.ways);
     }
     s.wavefronts = std::max(s.wavefronts, wavefronts);

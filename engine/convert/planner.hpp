@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/banks.hpp"
 #include "atom/tv_layout.hpp"
 #include "layout/candidates.hpp"
 
@@ -55,6 +56,9 @@ struct SharedSide {
   int instructions = 0;                                // per thread
   std::int64_t wavefronts = 0, excess_wavefronts = 0;  // per warp, the slowest
   int worst_ways = 0;
+  // The lanes x banks of the worst warp's worst instruction (the first with
+  // the most ways): what the studio's heatmap of this side draws.
+  analysis::LaneBankCounts worst_lane_bank{};
 };
 
 struct ConversionPlan {

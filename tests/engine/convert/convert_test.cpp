@@ -5,8 +5,10 @@
 // GF(2) converts too. Every plan listed is run on an iota tile.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 
+#include "convert/explain.hpp"
 #include "convert/planner.hpp"
 #include "convert/tv_text.hpp"
 #include "expr/diagnostic.hpp"
@@ -117,6 +119,49 @@ TEST(Convert, ThreeValuesAThreadAreMovedByScalarAccesses) {
   EXPECT_EQ(shared->store.vector_elements, 1);
   EXPECT_EQ(plan("OrderBy(Row(32, 3)).GroupBy([(32, 3)])", "OrderBy(Row(32, 3)).GroupBy([(32, 3)])", 0, 0, 4).plans.front().kind,
             PlanKind::Registers);
+}
+
+// The steps the studio draws: each one brings elements, none takes one
+// away, and the last has the whole tile where TO wants it.
+void expect_steps_fill_the_tile(const Conversion& c, const ConversionPlan& p, std::size_t expected_steps) {
+  const std::vector<ConversionStep> steps = conversion_steps(c.report, p, c.from.tv, c.to.tv);
+  ASSERT_EQ(steps.size(), expected_steps) << p.name;
+  std::size_t before = 0;
+  for (const ConversionStep& s : steps) {
+    std::size_t now = 0;
+    for (const char a : s.arrived) now += a ? 1 : 0;
+    EXPECT_GE(now, before) << s.title;
+    before = now;
+  }
+  EXPECT_EQ(before, static_cast<std::size_t>(c.report.rows * c.report.cols)) << p.name;
+}
+
+TEST(ConvertExplained, StepsAndHeatmapsFollowEachPlan) {
+  const Conversion rows =
+      plan_checked({"OrderBy(Row(32, 32)).GroupBy([(32, 32)])", "OrderBy(Col(32, 32)).GroupBy([(32, 32)])", 0, 0, 1, "f32"});
+  const ConversionPlan* shuffles = find(rows.report, PlanKind::Shuffles);
+  ASSERT_NE(shuffles, nullptr);
+  // FROM (the diagonal in place), then one step a round.
+  expect_steps_fill_the_tile(rows, *shuffles, 1 + shuffles->rounds.front().size());
+  const auto first = conversion_steps(rows.report, *shuffles, rows.from.tv, rows.to.tv).front();
+  EXPECT_EQ(std::count(first.arrived.begin(), first.arrived.end(), 1), 32) << "the diagonal stays in its lane and register";
+  const ConversionPlan* row_buffer = find(rows.report, PlanKind::Shared, "row");
+  ASSERT_NE(row_buffer, nullptr);
+  expect_steps_fill_the_tile(rows, *row_buffer, 3);
+  // A row-major buffer stored by rows of 16 bytes a lane: 8 lanes a phase
+  // all in banks 0..3, the worst instruction's words drawn lane by bank.
+  EXPECT_EQ(row_buffer->store.worst_ways, 8);
+  std::int64_t words = 0, beyond_bank_3 = 0;
+  for (const auto& lane : row_buffer->store.worst_lane_bank)
+    for (std::size_t b = 0; b < lane.size(); ++b) (b < 4 ? words : beyond_bank_3) += lane[b];
+  EXPECT_EQ(words, 32 * 4);
+  EXPECT_EQ(beyond_bank_3, 0);
+  const Conversion mma = plan_checked({"mma.m16n8k16.f16:C, [1,1], [1,2]", "mma.m16n8k16.f16:A", 0, 0, 1, "f16"});
+  ASSERT_EQ(mma.report.plans.front().kind, PlanKind::Registers);
+  expect_steps_fill_the_tile(mma, mma.report.plans.front(), 2);
+  EXPECT_NE(movement_text(mma.report, mma.report.plans.front(), 4).find("thread 0:"), std::string::npos);
+  EXPECT_THROW(plan_checked({"mma.m16n8k16.f16:A", "mma.m16n8k16.f16:A", 0, 0, 1, "f17"}), LegoError);
+  EXPECT_EQ(element_bytes("bf16"), 2);
 }
 
 TEST(Convert, MismatchedTilesAndThreadsAreRefusedWithTheReason) {
