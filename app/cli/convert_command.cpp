@@ -107,9 +107,10 @@ int emit_files(const convert::ConversionReport& r, const atom::TvLayout& from, c
     if (ec) throw LegoError("could not write " + final_path.string() + ": " + ec.message());
   }
   out << fmt::format(
-      "wrote the {} plan to {}/convert.cu (device function lego_convert and a test kernel), convert.ref.cpp and "
-      "convert.lego.json\nverify it on the CPU emulator: lego bench {}/convert.lego.json\n",
-      plan.name, out_dir, out_dir);
+      "wrote the {} plan (PLAN=0) and the other possible plans (PLAN=1, ...) to {}/convert.cu (a device function lego_convert_N "
+      "a plan and a test kernel), convert.ref.cpp and convert.lego.json\nverify them on the CPU emulator: lego bench {}/convert.lego.json\n"
+      "time them on a GPU: lego export-bench {}/convert.lego.json --set TILES=65536 --set REPEAT=64 --out BUNDLE\n",
+      plan.name, out_dir, out_dir, out_dir);
   return 0;
 }
 
@@ -142,10 +143,12 @@ int run_convert_command(const std::vector<std::string>& args, std::ostream& out,
   cmd->add_option("--warps", warps, "Warps holding the tile, for CuTe and LEGO forms (an atom says its own)")->check(CLI::Range(1, 32));
   cmd->add_flag("--json", json, "One JSON object with every plan");
   cmd->add_option("--emit", emit,
-                  "cuda: write the plan as a device function lego_convert(src, dst), a test kernel and a project (convert.cu, "
-                  "convert.ref.cpp, convert.lego.json) into --out; `lego bench DIR/convert.lego.json` verifies it on the CPU emulator, "
-                  "`lego export-bench` takes it to a GPU. Each thread's positions come from tables indexed by the thread: exact for "
-                  "any layout and what the test needs; a production kernel computes them, which the cost does not count");
+                  "cuda: write the plan (and every other possible plan) as device functions lego_convert_N(src, dst), a test kernel "
+                  "and a project (convert.cu, convert.ref.cpp, convert.lego.json; a variant a plan, PLAN=0 the one asked for) into "
+                  "--out; `lego bench DIR/convert.lego.json` verifies them on the CPU emulator, `lego export-bench DIR/convert.lego.json "
+                  "--set TILES=65536 --set REPEAT=64` times them against each other on a GPU (block b converts tile b REPEAT times). "
+                  "Each thread's positions come from tables indexed by the thread: exact for any layout and what the test needs; a "
+                  "production kernel computes them, which the cost does not count");
   cmd->add_option("--out", out_dir, "With --emit: the folder to write (created if missing)");
   cmd->add_option("--plan", plan_name,
                   "With --emit: another plan than the chosen one: registers, shuffles, shared (the best buffer) or a plan's name as listed "

@@ -75,28 +75,26 @@ std::string comment(const std::string& text) {
   return out;
 }
 
-void registers_code(const ConversionPlan& p, std::ostream& tables, std::ostream& body) {
+void registers_code(const ConversionPlan& p, const std::string& k, std::ostream& tables, std::ostream& body) {
   if (same_in_every_thread(p)) {
     body << "  // Every thread holds what it needs in the same registers: renames.\n";
     for (std::size_t v = 0; v < p.source_value.front().size(); ++v)
       body << "  dst[" << v << "] = src[" << p.source_value.front()[v] << "];\n";
     return;
   }
-  tables << table("lego_source_value", p.source_value);
-  body << "  for (int v = 0; v < W; ++v) dst[v] = src[lego_source_value[threadIdx.x][v]];\n";
+  tables << table("lego_source_value" + k, p.source_value);
+  body << "  for (int v = 0; v < W; ++v) dst[v] = src[lego_source_value" << k << "[threadIdx.x][v]];\n";
 }
 
-}  // namespace
-
-EmittedConversion emit_cuda(const ConversionReport& r, const ConversionPlan& p, const atom::TvLayout& from, const atom::TvLayout& to,
-                            const std::string& command) {
-  if (!p.possible) throw LegoError("the " + p.name + " plan is not possible: " + p.why_not);
-  const ElementNames type = names_for(r.element_bytes);
-  std::ostringstream tables, body;
-  body << "__device__ __forceinline__ void lego_convert(const T (&src)[V], T (&dst)[W]) {\n";
+// Plan `p` as the device function lego_convert<k> (k: "_0", "_1", ..) and
+// its tables.
+void plan_code(const ConversionReport& r, const ConversionPlan& p, const atom::TvLayout& from, const atom::TvLayout& to,
+               const std::string& k, std::ostream& tables, std::ostream& body) {
+  body << "// " << comment(p.name) << "\n"
+       << "__device__ __forceinline__ void lego_convert" << k << "(const T (&src)[V], T (&dst)[W]) {\n";
   switch (p.kind) {
     case PlanKind::Registers:
-      registers_code(p, tables, body);
+      registers_code(p, k, tables, body);
       break;
     case PlanKind::Shuffles: {
       std::size_t rounds = 0;
@@ -107,39 +105,39 @@ EmittedConversion emit_cuda(const ConversionReport& r, const ConversionPlan& p, 
           local[t].push_back(p.source_thread[t][v] == static_cast<int>(t) ? p.source_value[t][v] : -1);
       // [warp * rounds + round][lane]; rounds a warp does not need read from itself and keep nothing.
       for (const auto& w : p.rounds)
-        for (std::size_t k = 0; k < rounds; ++k) {
+        for (std::size_t n = 0; n < rounds; ++n) {
           std::vector<int> lane(kWarp), send(kWarp), into(kWarp);
           for (int l = 0; l < kWarp; ++l) {
-            const bool has = k < w.size();
+            const bool has = n < w.size();
             lane[static_cast<std::size_t>(l)] =
-                has && w[k].source_lane[static_cast<std::size_t>(l)] >= 0 ? w[k].source_lane[static_cast<std::size_t>(l)] : l;
-            send[static_cast<std::size_t>(l)] = has ? std::max(0, w[k].sent_value[static_cast<std::size_t>(l)]) : 0;
-            into[static_cast<std::size_t>(l)] = has ? w[k].received_value[static_cast<std::size_t>(l)] : -1;
+                has && w[n].source_lane[static_cast<std::size_t>(l)] >= 0 ? w[n].source_lane[static_cast<std::size_t>(l)] : l;
+            send[static_cast<std::size_t>(l)] = has ? std::max(0, w[n].sent_value[static_cast<std::size_t>(l)]) : 0;
+            into[static_cast<std::size_t>(l)] = has ? w[n].received_value[static_cast<std::size_t>(l)] : -1;
           }
           lanes.push_back(lane);
           sent.push_back(send);
           received.push_back(into);
         }
-      tables << table("lego_local", local) << table("lego_source_lane", lanes) << table("lego_sent", sent)
-             << table("lego_received", received);
+      tables << table("lego_local" + k, local) << table("lego_source_lane" + k, lanes) << table("lego_sent" + k, sent)
+             << table("lego_received" + k, received);
       body << "  const int thread = threadIdx.x, lane = thread % 32, warp = thread / 32;\n"
            << "  for (int v = 0; v < W; ++v)\n"
-           << "    if (lego_local[thread][v] >= 0) dst[v] = src[lego_local[thread][v]];\n"
+           << "    if (lego_local" << k << "[thread][v] >= 0) dst[v] = src[lego_local" << k << "[thread][v]];\n"
            << "  // Every lane takes part in every round (a shuffle is warp-collective); a lane with\n"
            << "  // nothing to receive reads its own value and keeps nothing.\n"
            << "  for (int round = 0; round < " << rounds << "; ++round) {\n"
            << "    const int row = warp * " << rounds << " + round;\n"
-           << "    const T got = lego_shfl(src[lego_sent[row][lane]], lego_source_lane[row][lane]);\n"
-           << "    if (lego_received[row][lane] >= 0) dst[lego_received[row][lane]] = got;\n"
+           << "    const T got = lego_shfl(src[lego_sent" << k << "[row][lane]], lego_source_lane" << k << "[row][lane]);\n"
+           << "    if (lego_received" << k << "[row][lane] >= 0) dst[lego_received" << k << "[row][lane]] = got;\n"
            << "  }\n";
       break;
     }
     case PlanKind::Shared: {
       std::int64_t footprint = 0;
       for (const auto o : p.offsets) footprint = std::max(footprint, o + 1);
-      tables << "// The buffer: " << comment(print(p.buffer.layout)) << "\n"
-             << table("lego_store_at", access_positions(from, p.store, p.offsets))
-             << table("lego_load_at", access_positions(to, p.load, p.offsets));
+      tables << "// The buffer of " << comment(p.name) << ": " << comment(print(p.buffer.layout)) << "\n"
+             << table("lego_store_at" + k, access_positions(from, p.store, p.offsets))
+             << table("lego_load_at" + k, access_positions(to, p.load, p.offsets));
       const int ks = p.store.vector_elements, kl = p.load.vector_elements;
       body << "  // One access moves a whole vector: the planner scored these widths.\n"
            << "  struct alignas(" << ks * r.element_bytes << ") StoreVector { T e[" << ks << "]; };\n"
@@ -149,28 +147,56 @@ EmittedConversion emit_cuda(const ConversionReport& r, const ConversionPlan& p, 
            << "  for (int g = 0; g < " << p.store.instructions << "; ++g) {\n"
            << "    StoreVector x;\n"
            << "    for (int e = 0; e < " << ks << "; ++e) x.e[e] = src[g * " << ks << " + e];\n"
-           << "    *reinterpret_cast<StoreVector*>(&lego_buffer[lego_store_at[thread][g]]) = x;\n"
+           << "    *reinterpret_cast<StoreVector*>(&lego_buffer[lego_store_at" << k << "[thread][g]]) = x;\n"
            << "  }\n"
            << "  __syncthreads();\n"
            << "  for (int g = 0; g < " << p.load.instructions << "; ++g) {\n"
-           << "    const LoadVector x = *reinterpret_cast<const LoadVector*>(&lego_buffer[lego_load_at[thread][g]]);\n"
+           << "    const LoadVector x = *reinterpret_cast<const LoadVector*>(&lego_buffer[lego_load_at" << k << "[thread][g]]);\n"
            << "    for (int e = 0; e < " << kl << "; ++e) dst[g * " << kl << " + e] = x.e[e];\n"
            << "  }\n"
            << "  __syncthreads();  // the buffer may be reused after this\n";
       break;
     }
   }
-  body << "}\n";
+  body << "}\n\n";
+}
 
+// The register constraint of an element in inline PTX.
+const char* ptx_register(int bytes) { return bytes == 2 ? "h" : bytes == 4 ? "f" : "d"; }
+
+}  // namespace
+
+EmittedConversion emit_cuda(const ConversionReport& r, const ConversionPlan& p, const atom::TvLayout& from, const atom::TvLayout& to,
+                            const std::string& command) {
+  if (!p.possible) throw LegoError("the " + p.name + " plan is not possible: " + p.why_not);
+  const ElementNames type = names_for(r.element_bytes);
+  // PLAN=0 is the plan asked for; every other possible plan follows, so
+  // that a GPU times them side by side (lego export-bench).
+  std::vector<const ConversionPlan*> plans = {&p};
+  for (const auto& other : r.plans)
+    if (other.possible && &other != &p) plans.push_back(&other);
+  std::ostringstream tables, body, legend;
+  bool shuffles = false;
+  for (std::size_t n = 0; n < plans.size(); ++n) {
+    plan_code(r, *plans[n], from, to, "_" + std::to_string(n), tables, body);
+    legend << "//   PLAN=" << n << ": " << comment(plans[n]->name) << (n == 0 ? " (the plan asked for)" : "") << "\n";
+    shuffles = shuffles || plans[n]->kind == PlanKind::Shuffles;
+  }
+  std::vector<int> plan_values;
+  for (std::size_t n = 0; n < plans.size(); ++n) plan_values.push_back(static_cast<int>(n));
+
+  const std::int64_t tile = static_cast<std::int64_t>(r.rows) * r.cols;
   std::ostringstream cuda;
   cuda << "// Generated by LEGO Studio: " << comment(command) << "\n"
        << "// A " << r.rows << " x " << r.cols << " tile over " << r.threads << " threads, " << from.values << " values each.\n"
        << "// Plan: " << p.name << ". " << comment(p.reason) << "\n"
+       << "// The project's variants, one a plan:\n"
+       << legend.str()
        << "// Each thread's positions are read from tables indexed by the thread: exact for any\n"
        << "// layout, and what this test needs; a production kernel computes them instead.\n"
        << "typedef " << type.storage << " T;\n"
        << "constexpr int V = " << from.values << ", W = " << to.values << ";\n\n";
-  if (p.kind == PlanKind::Shuffles) {
+  if (shuffles) {
     // The lanes of this thread's warp that exist: a partial last warp's shuffles name only those.
     cuda << "__device__ __forceinline__ unsigned lego_lanes() {\n"
          << "  const int lanes = " << r.threads << " - int(threadIdx.x) / 32 * 32;\n"
@@ -182,41 +208,65 @@ EmittedConversion emit_cuda(const ConversionReport& r, const ConversionPlan& p, 
       cuda << "__device__ __forceinline__ T lego_shfl(T x, int from) { return __shfl_sync(lego_lanes(), x, from); }\n";
   }
   cuda << tables.str() << "\n"
-       << body.str() << "\n"
-       << "// The test: element (r, c) of IN, row-major, held as FROM says; each thread's values\n"
-       << "// after the conversion stored where TO says they belong. OUT == IN when it is right.\n"
+       << body.str()
+       << "// The value as the compiler must assume it changed: each repeat converts again\n"
+       << "// instead of reusing the first conversion (an empty asm; no instruction).\n"
+       << "__device__ __forceinline__ void lego_opaque(T& x) {\n"
+       << "#ifdef LEGO_CUDA_ON_CPU\n"
+       << "  asm volatile(\"\" : \"+m\"(x));\n"
+       << "#else\n"
+       << "  asm volatile(\"\" : \"+" << ptx_register(r.element_bytes) << "\"(x));\n"
+       << "#endif\n"
+       << "}\n\n"
+       << "// The test: element (r, c) of tile b of IN, row-major, held as FROM says; each\n"
+       << "// thread's values after the conversion stored where TO says they belong. OUT == IN\n"
+       << "// when it is right. Block b converts tile b, REPEAT times (a GPU times the plans\n"
+       << "// against each other with many tiles and repeats: --set TILES=.. REPEAT=..).\n"
        << table("lego_from_element", elements_of(from)) << table("lego_to_element", elements_of(to))
        << "extern \"C\" __global__ void lego_kernel(const T* __restrict__ IN, T* __restrict__ OUT) {\n"
        << "  const int thread = threadIdx.x;\n"
+       << "  const long long base = (long long)blockIdx.x * " << tile << ";\n"
        << "  T src[V], dst[W];\n"
-       << "  for (int v = 0; v < V; ++v) src[v] = IN[lego_from_element[thread][v]];\n"
-       << "  lego_convert(src, dst);\n"
-       << "  for (int v = 0; v < W; ++v) OUT[lego_to_element[thread][v]] = dst[v];\n"
+       << "  for (int v = 0; v < V; ++v) src[v] = IN[base + lego_from_element[thread][v]];\n"
+       << "  for (int repeat = 0; repeat < {{ REPEAT }}; ++repeat) {\n"
+       << "    for (int v = 0; v < V; ++v) lego_opaque(src[v]);\n"
+       << "    switch ({{ PLAN }}) {\n";
+  for (std::size_t n = 0; n < plans.size(); ++n)
+    cuda << "      case " << n << ":\n"
+         << "        lego_convert_" << n << "(src, dst);\n"
+         << "        break;\n";
+  cuda << "    }\n"
+       << "  }\n"
+       << "  for (int v = 0; v < W; ++v) OUT[base + lego_to_element[thread][v]] = dst[v];\n"
        << "}\n";
 
   std::ostringstream ref;
   ref << "// The conversion moves data and changes none: OUT is IN.\n"
       << "extern \"C\" void lego_reference(const " << type.storage << "* IN, " << type.storage << "* OUT) {\n"
-      << "  for (int64_t i = 0; i < R * C; ++i) OUT[i] = IN[i];\n"
+      << "  for (int64_t i = 0; i < TILES * R * C; ++i) OUT[i] = IN[i];\n"
       << "}\n";
 
   // Built as JSON values, so any text in the command line is escaped.
-  const std::string layout = "OrderBy(Row(R, C)).GroupBy([(R, C)])";
+  const std::string layout = "OrderBy(Row(TILES, R, C)).GroupBy([(TILES, R, C)])";
   const auto tensor = [&](const char* name, const char* role) {
     return nlohmann::ordered_json{
-        {"name", name}, {"type", type.project}, {"role", role}, {"extents", {"R", "C"}}, {"layouts", {{"row", layout}}}};
+        {"name", name}, {"type", type.project}, {"role", role}, {"extents", {"TILES", "R", "C"}}, {"layouts", {{"row", layout}}}};
   };
-  const nlohmann::ordered_json kernel = {{"name", "convert"},
-                                         {"backend", "cuda"},
-                                         {"description", p.name + ": the tile loaded as FROM, converted, stored as TO"},
-                                         {"template", "convert.cu"},
-                                         {"reference", "convert.ref.cpp"},
-                                         {"tensors", {tensor("IN", "in"), tensor("OUT", "out")}},
-                                         {"parameters", {{"R", r.rows}, {"C", r.cols}}},
-                                         {"launch", {{"grid", {1}}, {"block", {r.threads}}}},
-                                         {"flops", "0"},
-                                         {"bytes", "2 * " + std::to_string(r.element_bytes) + " * R * C"},
-                                         {"tolerance", 0}};
+  std::string names;
+  for (std::size_t n = 0; n < plans.size(); ++n) names += (n ? "; " : "") + ("PLAN=" + std::to_string(n) + ": " + plans[n]->name);
+  const nlohmann::ordered_json kernel = {
+      {"name", "convert"},
+      {"backend", "cuda"},
+      {"description", "Tiles loaded as FROM, converted REPEAT times, stored as TO. " + names},
+      {"template", "convert.cu"},
+      {"reference", "convert.ref.cpp"},
+      {"tensors", {tensor("IN", "in"), tensor("OUT", "out")}},
+      {"parameters", {{"R", r.rows}, {"C", r.cols}, {"TILES", 1}, {"REPEAT", 1}, {"PLAN", plan_values}}},
+      {"verify_at", {{"TILES", 2}, {"REPEAT", 2}}},
+      {"launch", {{"grid", {"TILES"}}, {"block", {r.threads}}}},
+      {"flops", "0"},
+      {"bytes", "2 * " + std::to_string(r.element_bytes) + " * TILES * R * C"},
+      {"tolerance", 0}};
   const nlohmann::ordered_json project = {
       {"lego_studio_project", 1}, {"name", "conversion"}, {"description", comment(command)}, {"kernels", {kernel}}};
   return {cuda.str(), ref.str(), project.dump(1) + "\n"};

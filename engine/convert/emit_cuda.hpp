@@ -1,12 +1,14 @@
-// A planned conversion as CUDA: a device function
-//   lego_convert(const T (&src)[V], T (&dst)[W])
-// that every thread of the block calls together, and a test kernel that
-// loads the tile as FROM distributes it, converts, and stores what each
-// thread then holds where TO says it belongs, so the output equals the
-// input exactly when the conversion is right. With it a project (the
-// kernel, a copying reference, the launch), so `lego bench` verifies it on
-// the CPU emulator (warp shuffles and barriers as on the device) and
-// `lego export-bench` takes it to a GPU.
+// A planned conversion as CUDA: a device function a plan
+//   lego_convert_N(const T (&src)[V], T (&dst)[W])
+// that every thread of the block calls together (N = 0 the plan asked for,
+// then every other possible plan), and a test kernel in which block b loads
+// tile b as FROM distributes it, converts it REPEAT times with plan PLAN,
+// and stores what each thread then holds where TO says it belongs, so the
+// output equals the input exactly when the conversion is right. With it a
+// project (the kernel, a copying reference, the launch; a variant a plan),
+// so `lego bench` verifies it on the CPU emulator (warp shuffles and
+// barriers as on the device) and `lego export-bench --set TILES=..
+// REPEAT=..` times the plans against each other on a GPU.
 //
 // The per-thread positions are tables (which element each thread's value
 // is, which buffer position each access uses): exact for any layout, GF(2)

@@ -105,6 +105,14 @@ TEST(KernelCli, EmittedConversionsVerifyOnTheEmulator) {
     EXPECT_EQ(bench.rc, 0) << conversions[k] << "\n" << bench.text;
     EXPECT_NE(bench.text.find("verified by CPU emulation"), std::string::npos) << conversions[k] << "\n" << bench.text;
   }
+  // Every possible plan is a variant (PLAN=0 the one asked for), and many
+  // tiles, each converted several times (what a GPU times), still verify.
+  const fs::path plans = scratch("convert1");
+  const Output repeated = shell(kBin + "/lego bench " + (plans / "convert.lego.json").string() + " --no-cache --set TILES=3 --set REPEAT=2");
+  EXPECT_EQ(repeated.rc, 0) << repeated.text;
+  EXPECT_NE(repeated.text.find("convert: 3 variants"), std::string::npos) << repeated.text;
+  EXPECT_NE(repeated.text.find("TILES=3,REPEAT=2,PLAN=2"), std::string::npos) << repeated.text;
+  EXPECT_EQ(repeated.text.find("wrong"), std::string::npos) << repeated.text;
   // --out is never written through a link, and a path the system refuses is an error, not a crash.
   const fs::path linked = scratch("convert-link");
   const fs::path victim = scratch("convert-victim") / "victim.cu";
