@@ -18,6 +18,8 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <map>
+#include <utility>
 
 #include "atom/tiled.hpp"
 #include "expr/diagnostic.hpp"
@@ -125,11 +127,14 @@ ConvertPanel::ConvertPanel(QWidget* parent) : QWidget(parent) {
   step_detail_->setMinimumWidth(100);
   step_detail_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   step_detail_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  // The buttons first and the title at a fixed width: nothing moves under
+  // the pointer while the title changes from step to step.
+  step_title_->setFixedWidth(240);
   auto* stepper = new QHBoxLayout;
   stepper->addWidget(previous_);
-  stepper->addWidget(slider_, 1);
   stepper->addWidget(next_);
   stepper->addWidget(step_title_);
+  stepper->addWidget(slider_, 1);
   from_caption_ = new QLabel(tr("FROM"));
   to_caption_ = new QLabel(tr("TO"));
   from_view_ = new TvView;
@@ -177,6 +182,13 @@ ConvertPanel::ConvertPanel(QWidget* parent) : QWidget(parent) {
 
   connect(plan_button_, &QPushButton::clicked, this, &ConvertPanel::plan);
   for (QLineEdit* field : {from_, to_, tile_}) connect(field, &QLineEdit::returnPressed, this, &ConvertPanel::plan);
+  // The element and the warps change the plan at once (their fields hold no half-typed text).
+  connect(element_, &QComboBox::currentIndexChanged, this, [this] {
+    if (planned_once_) plan();
+  });
+  connect(warps_, &QSpinBox::valueChanged, this, [this] {
+    if (planned_once_) plan();
+  });
   connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& row) {
     if (row.isValid() && row.row() != selected_) selectPlan(row.row());
   });
@@ -208,9 +220,16 @@ void ConvertPanel::setConversion(const QString& from, const QString& to, const Q
   from_->setText(from);
   to_->setText(to);
   tile_->setText(tile);
-  if (element_->findText(element) < 0) element_->addItem(element);  // a synonym (fp16, float): the engine reads it
-  element_->setCurrentText(element);
-  warps_->setValue(warps);
+  // The CLI's synonyms as the list names them; a name it does not know is said by the planning.
+  static const std::map<QString, QString> synonyms = {{"fp16", "f16"},  {"half", "f16"}, {"fp32", "f32"},
+                                                      {"float", "f32"}, {"fp64", "f64"}, {"double", "f64"}};
+  const QString name = synonyms.count(element) ? synonyms.at(element) : element;
+  {
+    const QSignalBlocker block_element(element_), block_warps(warps_);
+    element_->setCurrentIndex(element_->findText(name));
+    warps_->setValue(warps);
+  }
+  unknown_element_ = element_->currentIndex() < 0 ? name : QString();
   plan();
 }
 
@@ -225,8 +244,16 @@ void ConvertPanel::showEvent(QShowEvent* event) {
 
 void ConvertPanel::plan() {
   planned_once_ = true;
-  convert::ConversionInput input{from_->text().trimmed().toStdString(), to_->text().trimmed().toStdString(), 0, 0, warps_->value(),
-                                 element_->currentText().toStdString()};
+  if (planning_) {  // the running planning's result is dropped, and this one starts when it ends
+    plan_again_ = true;
+    status_->setText(tr("planning (again, with the changed fields, when the running planning ends)..."));
+    return;
+  }
+  const int generation = ++*generation_;
+  const std::string element = unknown_element_.isEmpty() ? element_->currentText().toStdString() : unknown_element_.toStdString();
+  unknown_element_.clear();
+  convert::ConversionInput input{
+      from_->text().trimmed().toStdString(), to_->text().trimmed().toStdString(), 0, 0, warps_->value(), element};
   const QString tile = tile_->text().trimmed();
   if (!tile.isEmpty()) {
     const QStringList parts = tile.split(QRegularExpression("\\s*[xX\u00d7]\\s*"));
@@ -238,8 +265,8 @@ void ConvertPanel::plan() {
     if (!rows_ok || !cols_ok || input.rows < 1 || input.cols < 1)
       return showConversion(nullptr, tr("Tile %1: ROWSxCOLS, e.g. 32x32").arg(tile));
   }
-  const int generation = ++*generation_;
   status_->setText(tr("planning..."));
+  planning_ = true;
   plan_button_->setEnabled(false);
   // Joins the plannings that have finished; one still running is left to finish.
   std::erase_if(planners_, [](Planner& p) {
@@ -258,7 +285,10 @@ void ConvertPanel::plan() {
     }
     // Queued to the panel: dropped if it is gone (its destructor joins this thread first) or a newer plan began.
     QMetaObject::invokeMethod(panel.data(), [panel, generations, generation, result, error] {
-      if (panel && *generations == generation) panel->showConversion(result, error);
+      if (!panel || *generations != generation) return;
+      panel->planning_ = false;
+      if (std::exchange(panel->plan_again_, false)) return panel->plan();
+      panel->showConversion(result, error);
     });
     done->store(true);
   });
@@ -283,8 +313,14 @@ void ConvertPanel::showConversion(std::shared_ptr<const convert::Conversion> con
     use_->setEnabled(false);
     step_title_->clear();
     step_detail_->clear();
+    for (QWidget* w : std::initializer_list<QWidget*>{slider_, previous_, next_}) w->setEnabled(false);
     emit planFinished();
     return;
+  }
+  slider_->setEnabled(true);
+  {
+    const QSignalBlocker block(warps_);  // an atom says its own warps: the field shows them
+    warps_->setValue(std::max(1, conversion_->report.threads / 32));
   }
   const convert::ConversionReport& r = conversion_->report;
   status_->setText(tr("%1 x %2 over %3 threads (%4 values each, %5 bytes an element): %6 plans, planned and checked on an iota tile "
@@ -341,7 +377,10 @@ void ConvertPanel::showPlan() {
 }
 
 void ConvertPanel::setStep(int step) {
+  slider_->setEnabled(!steps_.empty());
   if (steps_.empty()) {
+    previous_->setEnabled(false);
+    next_->setEnabled(false);
     to_view_->setPending({});
     step_title_->setText(tr("not possible"));
     step_detail_->setText(selected_ >= 0 ? qs(plans_->plan(selected_).why_not) : QString());

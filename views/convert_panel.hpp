@@ -93,6 +93,9 @@ class ConvertPanel : public QWidget {
   std::vector<convert::ConversionStep> steps_;
   int selected_ = -1, step_ = 0;
   bool planned_once_ = false;
+  QString unknown_element_;  // an element type setConversion was given that the list does not name
+  // One planning at a time: fields changed while one runs plan again when it ends.
+  bool planning_ = false, plan_again_ = false;
   // Bumped by every request: a plan that finishes after a newer one began is dropped.
   std::shared_ptr<int> generation_ = std::make_shared<int>(0);
   // Plannings in flight or done: a finished one is joined when the next

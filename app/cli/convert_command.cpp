@@ -4,7 +4,6 @@
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "command_line.hpp"
@@ -14,6 +13,7 @@
 #include "convert/tv_text.hpp"
 #include "expr/diagnostic.hpp"
 #include "layout/cute.hpp"
+#include "run/atomic_file.hpp"
 
 namespace lego::cli {
 namespace {
@@ -80,32 +80,12 @@ int emit_files(const convert::ConversionReport& r, const atom::TvLayout& from, c
   std::string command = "lego";
   for (std::size_t k = 1; k < args.size(); ++k) command += " '" + args[k] + "'";
   const convert::EmittedConversion files = convert::emit_cuda(r, plan, from, to, command);
-  // Each file is written beside its name and renamed over it: a link at the
-  // name is refused, never followed, and a failure leaves the old file.
-  const std::filesystem::path dir(out_dir);
-  const std::pair<const char*, const std::string*> written[] = {
-      {"convert.cu", &files.cuda}, {"convert.ref.cpp", &files.reference}, {"convert.lego.json", &files.project}};
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw LegoError("--out " + out_dir + ": " + ec.message());
-  for (const auto& [name, text] : written) {
-    const auto status = std::filesystem::symlink_status(dir / name, ec);
-    if (ec && ec != std::errc::no_such_file_or_directory) throw LegoError((dir / name).string() + ": " + ec.message());
-    if (std::filesystem::is_symlink(status)) throw LegoError((dir / name).string() + " is a symbolic link: not written through");
-    if (std::filesystem::exists(status) && !force) throw LegoError((dir / name).string() + " exists: --force replaces it");
-    if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
-      throw LegoError((dir / name).string() + " exists and is not a file");
-  }
-  for (const auto& [name, text] : written) {
-    const std::filesystem::path final_path = dir / name, temporary = dir / (std::string(".") + name + ".lego-tmp");
-    {
-      std::ofstream f(temporary, std::ios::binary | std::ios::trunc);
-      f << *text;
-      if (!f.flush()) throw LegoError("could not write " + temporary.string());
-    }
-    std::filesystem::rename(temporary, final_path, ec);
-    if (ec) throw LegoError("could not write " + final_path.string() + ": " + ec.message());
-  }
+  // run::write_folder, as every export writes: never through a link (the
+  // folder, a file in it or a temporary), every check before the first
+  // write, each file complete or not there. A folder with other files needs
+  // --force.
+  run::write_folder(out_dir, {{"convert.cu", files.cuda}, {"convert.ref.cpp", files.reference}, {"convert.lego.json", files.project}},
+                    force);
   out << fmt::format(
       "wrote the {} plan (PLAN=0) and the other possible plans (PLAN=1, ...) to {}/convert.cu (a device function lego_convert_N "
       "a plan and a test kernel), convert.ref.cpp and convert.lego.json\nverify them on the CPU emulator: lego bench {}/convert.lego.json\n"
@@ -153,7 +133,7 @@ int run_convert_command(const std::vector<std::string>& args, std::ostream& out,
   cmd->add_option("--plan", plan_name,
                   "With --emit: another plan than the chosen one: registers, shuffles, shared (the best buffer) or a plan's name as listed "
                   "(\"shared, row\"); without --emit, that plan's steps are printed");
-  cmd->add_flag("--force", force, "With --emit: replace convert.* files already in --out");
+  cmd->add_flag("--force", force, "With --emit: write into a folder that already holds files, replacing those of the same names");
   if (const auto status = parse_command_line(app, args, out, err)) return *status;
   try {
     try {
@@ -169,6 +149,7 @@ int run_convert_command(const std::vector<std::string>& args, std::ostream& out,
     if (!emit.empty()) return emit_files(r, from, to, args, emit, out_dir, plan_name, force, out);
     if (!out_dir.empty() || force) throw LegoError("--out and --force go with --emit cuda");
     if (json) {
+      if (!plan_name.empty()) named_plan(r, plan_name);  // a --plan that names no plan is an error here too
       nlohmann::ordered_json plans = nlohmann::ordered_json::array();
       for (const auto& p : r.plans) plans.push_back(plan_json(r, p));
       out << nlohmann::ordered_json{{"tile", {r.rows, r.cols}},

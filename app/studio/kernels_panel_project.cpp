@@ -139,7 +139,7 @@ void KernelsPanel::showSuggestions(std::shared_ptr<const run::Suggestions> s) {
 void KernelsPanel::addLayoutToChosenBuffer(const QString& text, const QString& name) {
   const project::LayoutSlot slot = slotAt(layout_->currentIndex());
   if (!project_ || slot.owner.empty())
-    return emit message(tr("open a project and choose, in Kernels, the buffer whose layouts the buffer joins"));
+    return emit message(tr("Use this buffer adds a layout to a project's buffer: open a project and choose the buffer in Kernels, Layout"));
   sweep_.addLayout(project_, {slot.kernel, slot.owner, name.toStdString()}, text);
   emit message(tr("adding %1.%2 to kernel %3 (Save project writes the file)").arg(qs(slot.owner), name, qs(slot.kernel)));
 }

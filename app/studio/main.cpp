@@ -260,8 +260,13 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "lego-studio: --convert-warps takes 1 to 32\n");
       return 2;
     }
-    const int plan_row = cli.isSet("convert-plan") ? cli.value("convert-plan").toInt() : 0,
-              step = cli.isSet("convert-step") ? cli.value("convert-step").toInt() : 0;
+    bool plan_ok = true, step_ok = true;
+    const int plan_row = cli.isSet("convert-plan") ? cli.value("convert-plan").toInt(&plan_ok) : 0,
+              step = cli.isSet("convert-step") ? cli.value("convert-step").toInt(&step_ok) : 0;
+    if (!plan_ok || !step_ok || plan_row < 0 || step < 0) {
+      std::fprintf(stderr, "lego-studio: --convert-plan and --convert-step take a row and a step counted from 1\n");
+      return 2;
+    }
     QObject::connect(
         window.convertPanel(), &lego::views::ConvertPanel::planFinished, &window,
         [&window, plan_row, step] {
@@ -359,6 +364,17 @@ int main(int argc, char** argv) {
                          QApplication::quit();
                        });
                      });
+  } else if (cli.isSet("screenshot") && cli.isSet("convert")) {
+    // Once the conversion is planned (or refused): exit status 1 when it has no plan.
+    QObject::connect(
+        window.convertPanel(), &lego::views::ConvertPanel::planFinished, &app,
+        [&window, path = cli.value("screenshot")] {
+          QTimer::singleShot(400, &window, [&window, path] {
+            if (!window.grab().save(path)) std::fprintf(stderr, "lego-studio: cannot write %s\n", qPrintable(path));
+            QApplication::exit(window.convertPanel()->conversion() ? 0 : 1);
+          });
+        },
+        Qt::SingleShotConnection);
   } else if (cli.isSet("screenshot")) {
     const QString path = cli.value("screenshot");
     QObject::connect(&window, &lego::studio::MainWindow::snapshotShown, &app, [&window, path] {

@@ -19,14 +19,17 @@ struct ElementNames {
   const char* project;  // the project's tensor type
 };
 
+// The project's tensors are integers where the size has one (int32,
+// int64), so the check is exact: a conversion moves bits and changes none.
+// 2-byte elements are half, checked to a tolerance no two halves are within.
 ElementNames names_for(int bytes) {
   switch (bytes) {
     case 2:
       return {"uint16_t", "half"};
     case 4:
-      return {"float", "float"};
+      return {"int32_t", "int32"};
     case 8:
-      return {"double", "double"};
+      return {"int64_t", "int64"};
     default:
       throw LegoError("--emit cuda moves 2-, 4- or 8-byte elements (f16, f32, f64); not " + std::to_string(bytes) + "-byte ones");
   }
@@ -162,7 +165,7 @@ void plan_code(const ConversionReport& r, const ConversionPlan& p, const atom::T
 }
 
 // The register constraint of an element in inline PTX.
-const char* ptx_register(int bytes) { return bytes == 2 ? "h" : bytes == 4 ? "f" : "d"; }
+const char* ptx_register(int bytes) { return bytes == 2 ? "h" : bytes == 4 ? "r" : "l"; }
 
 }  // namespace
 
@@ -191,8 +194,7 @@ EmittedConversion emit_cuda(const ConversionReport& r, const ConversionPlan& p, 
        << "// A " << r.rows << " x " << r.cols << " tile over " << r.threads << " threads, " << from.values << " values each.\n"
        << "// Plan: " << p.name << ". " << comment(p.reason) << "\n"
        << "// The project's variants, one a plan:\n"
-       << legend.str()
-       << "// Each thread's positions are read from tables indexed by the thread: exact for any\n"
+       << legend.str() << "// Each thread's positions are read from tables indexed by the thread: exact for any\n"
        << "// layout, and what this test needs; a production kernel computes them instead.\n"
        << "typedef " << type.storage << " T;\n"
        << "constexpr int V = " << from.values << ", W = " << to.values << ";\n\n";
@@ -208,8 +210,7 @@ EmittedConversion emit_cuda(const ConversionReport& r, const ConversionPlan& p, 
       cuda << "__device__ __forceinline__ T lego_shfl(T x, int from) { return __shfl_sync(lego_lanes(), x, from); }\n";
   }
   cuda << tables.str() << "\n"
-       << body.str()
-       << "// The value as the compiler must assume it changed: each repeat converts again\n"
+       << body.str() << "// The value as the compiler must assume it changed: each repeat converts again\n"
        << "// instead of reusing the first conversion (an empty asm; no instruction).\n"
        << "__device__ __forceinline__ void lego_opaque(T& x) {\n"
        << "#ifdef LEGO_CUDA_ON_CPU\n"
@@ -243,14 +244,17 @@ EmittedConversion emit_cuda(const ConversionReport& r, const ConversionPlan& p, 
   std::ostringstream ref;
   ref << "// The conversion moves data and changes none: OUT is IN.\n"
       << "extern \"C\" void lego_reference(const " << type.storage << "* IN, " << type.storage << "* OUT) {\n"
-      << "  for (int64_t i = 0; i < TILES * R * C; ++i) OUT[i] = IN[i];\n"
+      << "  for (int64_t i = 0; i < TILES * " << tile << "; ++i) OUT[i] = IN[i];\n"
       << "}\n";
 
   // Built as JSON values, so any text in the command line is escaped.
-  const std::string layout = "OrderBy(Row(TILES, R, C)).GroupBy([(TILES, R, C)])";
+  // The tile is fixed (the tables are its): only the number of tiles, the
+  // repeats and the plan vary.
+  const std::string rows = std::to_string(r.rows), cols = std::to_string(r.cols);
+  const std::string layout = "OrderBy(Row(TILES, " + rows + ", " + cols + ")).GroupBy([(TILES, " + rows + ", " + cols + ")])";
   const auto tensor = [&](const char* name, const char* role) {
     return nlohmann::ordered_json{
-        {"name", name}, {"type", type.project}, {"role", role}, {"extents", {"TILES", "R", "C"}}, {"layouts", {{"row", layout}}}};
+        {"name", name}, {"type", type.project}, {"role", role}, {"extents", {"TILES", rows, cols}}, {"layouts", {{"row", layout}}}};
   };
   std::string names;
   for (std::size_t n = 0; n < plans.size(); ++n) names += (n ? "; " : "") + ("PLAN=" + std::to_string(n) + ": " + plans[n]->name);
@@ -261,12 +265,14 @@ EmittedConversion emit_cuda(const ConversionReport& r, const ConversionPlan& p, 
       {"template", "convert.cu"},
       {"reference", "convert.ref.cpp"},
       {"tensors", {tensor("IN", "in"), tensor("OUT", "out")}},
-      {"parameters", {{"R", r.rows}, {"C", r.cols}, {"TILES", 1}, {"REPEAT", 1}, {"PLAN", plan_values}}},
+      {"parameters", {{"TILES", 1}, {"REPEAT", 1}, {"PLAN", plan_values}}},
+      {"constraints", {"TILES >= 1", "REPEAT >= 1", "REPEAT <= 1000000", "PLAN >= 0", "PLAN <= " + std::to_string(plans.size() - 1)}},
       {"verify_at", {{"TILES", 2}, {"REPEAT", 2}}},
       {"launch", {{"grid", {"TILES"}}, {"block", {r.threads}}}},
       {"flops", "0"},
-      {"bytes", "2 * " + std::to_string(r.element_bytes) + " * TILES * R * C"},
-      {"tolerance", 0}};
+      {"bytes", "2 * " + std::to_string(r.element_bytes) + " * TILES * " + std::to_string(tile)},
+      // Integers are checked exactly; halves to less than the gap between any two.
+      {"tolerance", r.element_bytes == 2 ? 1e-9 : 0.0}};
   const nlohmann::ordered_json project = {
       {"lego_studio_project", 1}, {"name", "conversion"}, {"description", comment(command)}, {"kernels", {kernel}}};
   return {cuda.str(), ref.str(), project.dump(1) + "\n"};

@@ -139,9 +139,21 @@ void ConvertPanelTest::badInputIsSaidInThePanel() {
   // A tile that is not ROWSxCOLS is refused before any planning.
   QVERIFY(planned(panel, "((32),(32)):((1),(32))", "((32),(32)):((32),(1))", "32 by 32", "f32"));
   QVERIFY2(panel.status().contains("ROWSxCOLS"), qPrintable(panel.status()));
-  // Then a good one replaces the error.
-  QVERIFY(planned(panel, "((32),(32)):((1),(32))", "((32),(32)):((32),(1))", "32x32", "f32"));
+  // Then a good one replaces the error; the CLI's synonyms name the list's types.
+  QVERIFY(planned(panel, "((32),(32)):((1),(32))", "((32),(32)):((32),(1))", "32x32", "float"));
   QVERIFY2(panel.conversion(), qPrintable(panel.status()));
+  QVERIFY2(panel.status().contains("4 bytes an element"), qPrintable(panel.status()));
+  // A type no list names is the engine's error, and no plan.
+  QVERIFY(planned(panel, "((32),(32)):((1),(32))", "((32),(32)):((32),(1))", "32x32", "f17"));
+  QVERIFY(!panel.conversion());
+  QVERIFY2(panel.status().contains("f17") && panel.status().contains("bf16"), qPrintable(panel.status()));
+  // Fields changed while a plan runs plan once more when it ends: the last fields win.
+  QSignalSpy finished(&panel, &ConvertPanel::planFinished);
+  panel.setConversion("OrderBy(Row(32, 32)).GroupBy([(32, 32)])", "OrderBy(Col(32, 32)).GroupBy([(32, 32)])", "", "f32");
+  panel.setConversion("mma.m16n8k16.f16:C, [1,1], [1,2]", "mma.m16n8k16.f16:A", "", "f16");
+  QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 20000);
+  QVERIFY2(panel.conversion() && panel.conversion()->report.rows == 16, qPrintable(panel.status()));
+  QCOMPARE(panel.plans()->plan(0).kind, lego::convert::PlanKind::Registers);
 }
 
 QTEST_MAIN(ConvertPanelTest)
