@@ -98,7 +98,10 @@ TvText read_tv(const std::string& text, const std::string& what, int rows, int c
     if (out.form == TvForm::Atom && message.rfind("its tile is", 0) == 0)
       message +=
           "; tile an atom as NAME:OPERAND, [WARPS_M,WARPS_N], [REPEATS_M,REPEATS_N], e.g. mma.m16n8k16.f16:C, [1,1], [1,2] for 16 x 16";
-    throw LegoError(what + " (" + text + "): " + message);
+    // The place in the text, where the parser knew it (the CuTe parser says it itself).
+    const Span at = e.diagnostic().span;
+    if (at.known() && message.rfind("column ", 0) != 0) message = "column " + std::to_string(at.begin + 1) + ": " + message;
+    throw LegoError(at, what + " (" + text + "): " + message);
   }
   check_tile(out.tv, what);
   return out;

@@ -172,6 +172,13 @@ TEST(Convert, MismatchedTilesAndThreadsAreRefusedWithTheReason) {
   EXPECT_THROW(read_tv("Sw<3,3,3> o (32,8):(8,1)", "TO", 32, 8, 32), LegoError) << "a swizzle is a buffer's, not a TV layout's";
   const TvText wide = read_tv("((2048),(1)):((1),(0))", "FROM", 2048, 1, 2048);
   EXPECT_THROW(plan_conversion(wide.tv, wide.tv, {}), LegoError) << "more than a block's 1024 threads";
+  try {  // a parse error says where, in the side's own text
+    read_tv("OrderBy(Row(16, 16).GroupBy([(16, 16)])", "FROM", 0, 0, 32);
+    FAIL();
+  } catch (const LegoError& e) {
+    EXPECT_NE(std::string(e.what()).find("FROM (OrderBy(Row(16, 16).GroupBy([(16, 16)])): column 20: "), std::string::npos) << e.what();
+    EXPECT_EQ(e.diagnostic().span.begin, 19u);
+  }
   try {
     read_tv("OrderBy(Row(16, 16)).GroupBy([(16, 16)])", "TO", 32, 32, 32);
     FAIL();
