@@ -76,7 +76,7 @@ TvText read_tv(const std::string& text, const std::string& what, int rows, int c
         out.tv = atom::tv_of(atom::parse_tv_spec(text));
         if ((rows || cols) && (out.tv.rows != rows || out.tv.cols != cols))
           throw LegoError("its tile is " + std::to_string(out.tv.rows) + " x " + std::to_string(out.tv.cols) + ", not " +
-                          std::to_string(rows) + " x " + std::to_string(cols));
+                          std::to_string(rows) + " x " + std::to_string(cols) + " (--tile, or the other side's)");
         break;
       case TvForm::Cute:
         if (rows < 1 || cols < 1) throw LegoError("a CuTe TV layout needs the tile: give --tile RxC");
