@@ -212,8 +212,7 @@ ConvertPanel::ConvertPanel(QWidget* parent) : QWidget(parent) {
 }
 
 ConvertPanel::~ConvertPanel() {
-  for (Planner& p : planners_)
-    if (p.thread.joinable()) p.thread.join();
+  if (planner_.joinable()) planner_.join();
 }
 
 void ConvertPanel::setConversion(const QString& from, const QString& to, const QString& tile, const QString& element, int warps) {
@@ -249,7 +248,6 @@ void ConvertPanel::plan() {
     status_->setText(tr("planning (again, with the changed fields, when the running planning ends)..."));
     return;
   }
-  const int generation = ++*generation_;
   const std::string element = unknown_element_.isEmpty() ? element_->currentText().toStdString() : unknown_element_.toStdString();
   unknown_element_.clear();
   convert::ConversionInput input{
@@ -268,14 +266,8 @@ void ConvertPanel::plan() {
   status_->setText(tr("planning..."));
   planning_ = true;
   plan_button_->setEnabled(false);
-  // Joins the plannings that have finished; one still running is left to finish.
-  std::erase_if(planners_, [](Planner& p) {
-    if (!p.done->load()) return false;
-    p.thread.join();
-    return true;
-  });
-  auto done = std::make_shared<std::atomic<bool>>(false);
-  std::thread thread([panel = QPointer<ConvertPanel>(this), generations = generation_, generation, input, done] {
+  if (planner_.joinable()) planner_.join();  // the last planning, which has handed its result back
+  planner_ = std::thread([panel = QPointer<ConvertPanel>(this), input] {
     std::shared_ptr<const convert::Conversion> result;
     QString error;
     try {
@@ -283,16 +275,14 @@ void ConvertPanel::plan() {
     } catch (const std::exception& e) {
       error = qs(e.what());
     }
-    // Queued to the panel: dropped if it is gone (its destructor joins this thread first) or a newer plan began.
-    QMetaObject::invokeMethod(panel.data(), [panel, generations, generation, result, error] {
-      if (!panel || *generations != generation) return;
+    // Queued to the panel: dropped if it is gone (its destructor joins this thread first).
+    QMetaObject::invokeMethod(panel.data(), [panel, result, error] {
+      if (!panel) return;
       panel->planning_ = false;
       if (std::exchange(panel->plan_again_, false)) return panel->plan();
       panel->showConversion(result, error);
     });
-    done->store(true);
   });
-  planners_.push_back({std::move(thread), std::move(done)});
 }
 
 void ConvertPanel::showConversion(std::shared_ptr<const convert::Conversion> conversion, const QString& error) {

@@ -11,7 +11,6 @@
 #pragma once
 
 #include <QWidget>
-#include <atomic>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -94,18 +93,12 @@ class ConvertPanel : public QWidget {
   int selected_ = -1, step_ = 0;
   bool planned_once_ = false;
   QString unknown_element_;  // an element type setConversion was given that the list does not name
-  // One planning at a time: fields changed while one runs plan again when it ends.
+  // One planning at a time: fields changed while one runs plan again when
+  // it ends. Its thread has handed its result back by the time planning_
+  // clears, so the next plan() joins it at once; the destructor joins it
+  // too (the result, queued to a panel that is gone, is then dropped).
   bool planning_ = false, plan_again_ = false;
-  // Bumped by every request: a plan that finishes after a newer one began is dropped.
-  std::shared_ptr<int> generation_ = std::make_shared<int>(0);
-  // Plannings in flight or done: a finished one is joined when the next
-  // starts, the rest when the panel goes (none waits on the UI thread for
-  // a plan that is still running).
-  struct Planner {
-    std::thread thread;
-    std::shared_ptr<std::atomic<bool>> done;
-  };
-  std::vector<Planner> planners_;
+  std::thread planner_;
 };
 
 }  // namespace lego::views

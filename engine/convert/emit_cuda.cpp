@@ -178,15 +178,19 @@ EmittedConversion emit_cuda(const ConversionReport& r, const ConversionPlan& p, 
   std::vector<const ConversionPlan*> plans = {&p};
   for (const auto& other : r.plans)
     if (other.possible && &other != &p) plans.push_back(&other);
+  // Each plan's code, and its value of PLAN with its name: in convert.cu's
+  // header and in the project's description.
   std::ostringstream tables, body, legend;
+  std::string names;
+  std::vector<int> plan_values;
   bool shuffles = false;
   for (std::size_t n = 0; n < plans.size(); ++n) {
     plan_code(r, *plans[n], from, to, "_" + std::to_string(n), tables, body);
     legend << "//   PLAN=" << n << ": " << comment(plans[n]->name) << (n == 0 ? " (the plan asked for)" : "") << "\n";
+    names += (n ? "; " : "") + ("PLAN=" + std::to_string(n) + ": " + plans[n]->name);
+    plan_values.push_back(static_cast<int>(n));
     shuffles = shuffles || plans[n]->kind == PlanKind::Shuffles;
   }
-  std::vector<int> plan_values;
-  for (std::size_t n = 0; n < plans.size(); ++n) plan_values.push_back(static_cast<int>(n));
 
   const std::int64_t tile = static_cast<std::int64_t>(r.rows) * r.cols;
   std::ostringstream cuda;
@@ -256,8 +260,6 @@ EmittedConversion emit_cuda(const ConversionReport& r, const ConversionPlan& p, 
     return nlohmann::ordered_json{
         {"name", name}, {"type", type.project}, {"role", role}, {"extents", {"TILES", rows, cols}}, {"layouts", {{"row", layout}}}};
   };
-  std::string names;
-  for (std::size_t n = 0; n < plans.size(); ++n) names += (n ? "; " : "") + ("PLAN=" + std::to_string(n) + ": " + plans[n]->name);
   const nlohmann::ordered_json kernel = {
       {"name", "convert"},
       {"backend", "cuda"},

@@ -114,6 +114,7 @@ struct Arrivals {
     a = 1;
     return fresh;
   }
+  void all() { std::fill(arrived.begin(), arrived.end(), 1); }  // every element TO gives a thread covers the tile once
 };
 
 std::string plural(int n, const char* one, const char* many) { return fmt::format("{} {}", n, n == 1 ? one : many); }
@@ -163,8 +164,7 @@ std::vector<ConversionStep> conversion_steps(const ConversionReport& r, const Co
                    a.arrived});
   switch (p.kind) {
     case PlanKind::Registers:
-      for (int t = 0; t < to.threads; ++t)
-        for (int v = 0; v < to.values; ++v) a.mark(t, v);
+      a.all();
       steps.push_back({"register moves", registers_text(p).substr(2), a.arrived});
       break;
     case PlanKind::Shuffles:
@@ -172,8 +172,7 @@ std::vector<ConversionStep> conversion_steps(const ConversionReport& r, const Co
       break;
     case PlanKind::Shared:
       steps.push_back({"store", side_text("FROM stored into the buffer", p.store, r.element_bytes), a.arrived});
-      for (int t = 0; t < to.threads; ++t)
-        for (int v = 0; v < to.values; ++v) a.mark(t, v);
+      a.all();
       steps.push_back({"barrier, load", side_text("__syncthreads(), then TO loaded from the buffer", p.load, r.element_bytes), a.arrived});
       break;
   }
