@@ -6,6 +6,7 @@
 #include <atomic>
 #include <map>
 #include <random>
+#include <unordered_set>
 
 #include "bindings.hpp"
 #include "command_line.hpp"
@@ -21,19 +22,34 @@ namespace lego::cli {
 namespace {
 
 // The admitted variants: counted when the space is small enough to walk,
-// else estimated from a sample (the second is true then).
-std::pair<double, bool> admitted_count(const kernel::LazySpace& space) {
+// else estimated from a sample (`estimated` is true then). A search
+// measures each code class once, so `distinct` counts those (walked spaces
+// only; an estimate counts variants).
+struct SpaceCount {
+  double admitted = 0, distinct = 0;
+  bool estimated = false;
+};
+
+SpaceCount admitted_count(const kernel::LazySpace& space) {
   constexpr std::uint64_t kWalked = std::uint64_t{1} << 20;
+  SpaceCount c;
   if (space.candidates() <= kWalked) {
-    double n = 0;
-    for (std::uint64_t i = 0; i < space.candidates(); ++i) n += space.admitted(i) ? 1 : 0;
-    return {n, false};
+    std::unordered_set<std::uint64_t> classes;
+    for (std::uint64_t i = 0; i < space.candidates(); ++i)
+      if (space.admitted(i)) {
+        ++c.admitted;
+        classes.insert(space.code_class(i));
+      }
+    c.distinct = static_cast<double>(classes.size());
+    return c;
   }
   std::mt19937_64 rng(1);
   std::uniform_int_distribution<std::uint64_t> pick(0, space.candidates() - 1);
   double kept = 0;
   for (int k = 0; k < 10000; ++k) kept += space.admitted(pick(rng)) ? 1 : 0;
-  return {kept / 10000.0 * static_cast<double>(space.candidates()), true};
+  c.admitted = c.distinct = kept / 10000.0 * static_cast<double>(space.candidates());
+  c.estimated = true;
+  return c;
 }
 
 // Runs batches of variants as `lego bench` runs a sweep, keeping every
@@ -61,16 +77,19 @@ struct Measurer {
   }
 };
 
-void print_report(const search::SearchReport& r, double admitted, bool estimated, std::ostream& out) {
+void print_report(const search::SearchReport& r, const SpaceCount& space, std::ostream& out) {
   out << fmt::format("{:<4} {:<56} {:>10} {:>12}\n", "#", "variant (in the order measured)", "ms", "predicted");
   for (std::size_t k = 0; k < r.history.size(); ++k) {
     const auto& e = r.history[k];
     out << fmt::format("{:<4} {:<56} {:>10} {:>12}{}\n", k + 1, e.id, e.ms > 0 ? fmt::format("{:.4g}", e.ms) : std::string("failed"),
                        fmt::format("{:.3g}", e.predicted_ms), r.best && *r.best == k ? "  <- best" : "");
   }
-  const double fraction = admitted > 0 ? static_cast<double>(r.history.size()) / admitted : 0;
-  out << fmt::format("strategy {}: {} of {}{:.0f} variants measured ({:.1f}%) in {:.1f} s{}\n", search::name_of(r.strategy),
-                     r.history.size(), estimated ? "about " : "", admitted, 100 * fraction, r.seconds,
+  const double fraction = space.distinct > 0 ? static_cast<double>(r.history.size()) / space.distinct : 0;
+  const std::string shared = space.admitted > space.distinct ? fmt::format(" of distinct code ({:.0f} more share theirs with one of them)",
+                                                                           space.admitted - space.distinct)
+                                                             : "";
+  out << fmt::format("strategy {}: {} of {}{:.0f} variants{} measured ({:.1f}%) in {:.1f} s{}\n", search::name_of(r.strategy),
+                     r.history.size(), space.estimated ? "about " : "", space.distinct, shared, 100 * fraction, r.seconds,
                      r.exhausted ? "; every variant measured" : "");
   if (r.best)
     out << fmt::format("best found: {} at {:.4g} ms\n", r.history[*r.best].id, r.history[*r.best].ms);
@@ -88,7 +107,7 @@ void print_report(const search::SearchReport& r, double admitted, bool estimated
 
 void print_replay(const search::ReplayReport& r, std::size_t seeds, std::size_t budget_evaluations, std::ostream& out) {
   out << fmt::format(
-      "replayed on {} measured variants, best {:.4g} ms, {} within 5% of it; evaluations to come within 5%, mean over {} "
+      "replayed on {} measured variants of distinct code, best {:.4g} ms, {} within 5% of it; evaluations to come within 5%, mean over {} "
       "seeds:\n",
       r.space, r.best_ms, r.within, seeds);
   // The bar is random search's exact expectation: a mean over a few seeds
@@ -135,14 +154,16 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
   const target::Target& target = sweep.target;
   if (const std::string why = run::cannot_run_here(target); !why.empty()) throw LegoError(why);
   const kernel::LazySpace space(spec, parse_sets(q.sets), &target, q.only);
-  const auto [admitted, estimated] = admitted_count(space);
-  if (admitted <= 0 && !estimated)  // a sample finding none of a huge space proves nothing
+  const SpaceCount count = admitted_count(space);
+  if (count.admitted <= 0 && !count.estimated)  // a sample finding none of a huge space proves nothing
     throw LegoError("no variant of " + spec.name + " at these sizes: " + kernel::why_no_variant(spec, target, parse_sets(q.sets)));
   const run::Roof roof = run::machine_roof(
       false, [&](const std::string& m) { err << m << "\n"; }, target.name);
   const search::Features features(space, target, {roof.copy_gbs, roof.peak_gflops_f32});
-  err << fmt::format("{}: {}{:.0f} variants ({} candidates), {} features; target {}\n", spec.name, estimated ? "about " : "", admitted,
-                     space.candidates(), features.names().size(), target.name);
+  err << fmt::format("{}: {}{:.0f} variants ({} candidates{}), {} features; target {}\n", spec.name, count.estimated ? "about " : "",
+                     count.admitted, space.candidates(),
+                     count.distinct < count.admitted ? fmt::format(", {:.0f} of distinct code", count.distinct) : std::string(),
+                     features.names().size(), target.name);
   run::WorkerClient worker(run::default_worker_path());
   std::atomic<bool> cancel{false};
   Measurer measurer{worker, spec, roof, sweep, cancel, err, {}, true};
@@ -171,7 +192,7 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
     const run::Deadline deadline(budget.seconds, cancel);
     r = search::run_search(space, features, {*strategy, budget, q.seed, 0}, measure);
   }
-  print_report(r, admitted, estimated, out);
+  print_report(r, count, out);
   if (!sweep.run.verify) out << "(not verified: --no-verify; the times are of unchecked outputs)\n";
   // One timing can be luck (a quiet moment, a warm cache): the best three
   // are timed again, fresh, and the best of those is the answer.

@@ -96,10 +96,13 @@ void SweepSession::search(ProjectPtr project, const QString& kernel_name, const 
       // The listed rows the search never measured, with the time the final model predicts.
       const auto predict = search::final_predictor(features, space, report.history);
       auto predictions = std::make_shared<Predictions>();
-      std::set<std::string> measured;
-      for (const auto& e : report.history) measured.insert(e.id);
-      for (const auto& v : k->variants)
-        if (v.instantiated() && !measured.count(v.id())) (*predictions)[v.id()] = predict(v.prepared.variant);
+      // A row whose code class was measured has that time: it is not predicted.
+      std::set<std::uint64_t> measured;
+      for (const auto& e : report.history) measured.insert(space.code_class(e.index));
+      for (const auto& v : k->variants) {
+        const auto index = space.index_of(v.prepared.variant);
+        if (v.instantiated() && !(index && measured.count(space.code_class(*index)))) (*predictions)[v.id()] = predict(v.prepared.variant);
+      }
       emit predicted(QString::fromStdString(kernel), predictions);
       emit message(QStringLiteral("search (%1): %2 variants measured in %3 s; best %4")
                        .arg(QString::fromStdString(search::name_of(*strategy)))

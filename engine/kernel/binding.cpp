@@ -116,9 +116,8 @@ std::string plain_code_header(const Env& parameters) {
 // variant compiled and ran the reference again. A name it uses without
 // naming it (token pasting) is an undeclared identifier, a compile error,
 // never a silently different reference.
-std::string reference_source(const KernelSpec& spec, const Env& parameters) {
+std::set<std::string, std::less<>> identifiers_in(const std::string& text) {
   std::set<std::string, std::less<>> named;
-  const std::string& text = spec.reference_text;
   const auto identifier_char = [&](std::size_t at) { return std::isalnum(static_cast<unsigned char>(text[at])) || text[at] == '_'; };
   for (std::size_t k = 0; k < text.size();) {
     if (!identifier_char(k)) {
@@ -129,6 +128,11 @@ std::string reference_source(const KernelSpec& spec, const Env& parameters) {
     while (k < text.size() && identifier_char(k)) ++k;
     named.emplace(text.substr(start, k - start));
   }
+  return named;
+}
+
+std::string reference_source(const KernelSpec& spec, const Env& parameters) {
+  const auto named = identifiers_in(spec.reference_text);
   Env used;
   for (const auto& [name, value] : parameters)
     if (named.count(name)) used[name] = value;

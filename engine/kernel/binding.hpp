@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -65,5 +66,9 @@ std::string plain_code_header(const Env& parameters);
 
 // The reference's translation unit: the parameters its text names, then its text.
 std::string reference_source(const KernelSpec& spec, const Env& parameters);
+
+// The C identifiers (letters, digits, underscores) a text names: which
+// parameters a template, reference or layout can depend on.
+std::set<std::string, std::less<>> identifiers_in(const std::string& text);
 
 }  // namespace lego::kernel

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "kernel/binding.hpp"
+
 namespace lego::kernel {
 
 std::vector<Axis> axes_of(const KernelSpec& spec, const Env& overrides) {
@@ -65,6 +67,40 @@ LazySpace::LazySpace(const KernelSpec& spec, const Env& overrides, const target:
     if (candidates_ > (std::uint64_t{1} << 40) / a.size()) throw LegoError("the variant space has more than 2^40 candidates; narrow it");
     candidates_ *= a.size();
   }
+  std::set<std::string, std::less<>> named = identifiers_in(spec.template_text);
+  named.merge(identifiers_in(spec.reference_text));
+  std::set<std::string> symbols;
+  for (const auto& t : spec.tensors)
+    for (const auto& e : t.extents) collect_symbols(e, symbols);
+  for (const auto& e : spec.grid) collect_symbols(e, symbols);
+  for (const auto& e : spec.block) collect_symbols(e, symbols);
+  named.insert(symbols.begin(), symbols.end());
+  std::vector<const std::vector<LayoutChoice>*> layout_axes;
+  for (const auto& t : spec.tensors) layout_axes.push_back(&t.layouts);
+  for (const auto& l : spec.layouts) layout_axes.push_back(&l.alternatives);
+  choice_names_.resize(axes_.size());
+  for (std::size_t a = 0; a < axes_.size(); ++a) {
+    always_live_.push_back(axes_[a].is_layout || named.count(axes_[a].name) > 0);
+    if (!axes_[a].is_layout) continue;
+    for (const auto& choice : *layout_axes.at(a)) {
+      const auto in_text = identifiers_in(choice.text);
+      std::vector<std::size_t> params;
+      for (std::size_t p = 0; p < axes_.size(); ++p)
+        if (!axes_[p].is_layout && in_text.count(axes_[p].name)) params.push_back(p);
+      choice_names_[a].push_back(std::move(params));
+    }
+  }
+}
+
+std::uint64_t LazySpace::code_class(std::uint64_t index) const {
+  std::vector<std::size_t> d = digits(index);
+  std::vector<bool> live = always_live_;
+  for (std::size_t a = 0; a < axes_.size(); ++a)
+    if (axes_[a].is_layout)
+      for (const std::size_t p : choice_names_[a].at(d[a])) live[p] = true;
+  for (std::size_t a = 0; a < axes_.size(); ++a)
+    if (!live[a]) d[a] = 0;
+  return index_of(d);
 }
 
 std::optional<Variant> LazySpace::admitted(std::uint64_t index) const {

@@ -50,6 +50,13 @@ class LazySpace {
   std::uint64_t index_of(const std::vector<std::size_t>& digits) const;
   // The index of a variant of this space (its choices and parameter values), or nullopt.
   std::optional<std::uint64_t> index_of(const Variant& variant) const;
+  // Candidates with the same code class generate the same code: they differ
+  // only in parameters that neither the template, the reference, the
+  // tensors' extents, the launch shape nor the layouts chosen name (a
+  // row-major walk ignores the tile sizes). It is the index with those
+  // parameters at their first value, which need not be admitted. Sound, not
+  // complete: two classes may still generate the same code.
+  std::uint64_t code_class(std::uint64_t index) const;
 
  private:
   const KernelSpec* spec_;
@@ -57,6 +64,10 @@ class LazySpace {
   std::uint64_t candidates_ = 1;
   const target::Target* target_;
   std::vector<std::string> only_;
+  // Per axis: a parameter named by what every variant compiles; a layout
+  // axis's choices' parameters (the parameter axes whose names its text holds).
+  std::vector<bool> always_live_;
+  std::vector<std::vector<std::vector<std::size_t>>> choice_names_;
 };
 
 }  // namespace lego::kernel

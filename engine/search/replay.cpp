@@ -54,8 +54,15 @@ double model_spearman(const kernel::LazySpace& space, const Features& features, 
 
 }  // namespace
 
-ReplayReport replay(const kernel::LazySpace& space, const Features& features, const std::map<std::uint64_t, double>& measured,
+ReplayReport replay(const kernel::LazySpace& space, const Features& features, const std::map<std::uint64_t, double>& measured_variants,
                     const std::vector<Strategy>& strategies, const std::vector<std::uint64_t>& seeds, Budget budget) {
+  // One time per code class, kept under its first variant's index (which
+  // the model's Spearman takes the features of): the strategies measure
+  // each class once, and random search's bar counts classes.
+  std::map<std::uint64_t, double> measured;
+  std::map<std::uint64_t, std::uint64_t> class_of;  // the class -> the variant that stands for it
+  for (const auto& [i, ms] : measured_variants)
+    if (class_of.emplace(space.code_class(i), i).second) measured[i] = ms;
   ReplayReport report;
   report.space = measured.size();
   for (const auto& [i, ms] : measured)
@@ -74,7 +81,8 @@ ReplayReport replay(const kernel::LazySpace& space, const Features& features, co
         if (reached) return times;  // within 5 %: this replay has its answer, the rest is not needed
         for (const auto& v : batch) {
           const auto index = space.index_of(v);
-          const auto it = index ? measured.find(*index) : measured.end();
+          const auto stands_for = index ? class_of.find(space.code_class(*index)) : class_of.end();
+          const auto it = stands_for != class_of.end() ? measured.find(stands_for->second) : measured.end();
           const double ms = it == measured.end() ? -1.0 : it->second;
           times.push_back(ms);
           ++count;

@@ -24,9 +24,9 @@ struct StrategyScore {
 };
 
 struct ReplayReport {
-  std::size_t space = 0;   // admitted variants measured (ms > 0 or failed)
+  std::size_t space = 0;   // code classes measured (ms > 0 or failed): variants that share code count once
   double best_ms = 0;      // the whole space's best
-  std::size_t within = 0;  // variants within 5 % of it
+  std::size_t within = 0;  // code classes within 5 % of it
   // What random search needs on average, exactly: drawing without
   // replacement from `space` variants of which `within` count, the first
   // hit comes after (space + 1) / (within + 1) draws. The bar the
@@ -38,8 +38,10 @@ struct ReplayReport {
   double spearman = 0;
 };
 
-// `measured`: a time for every admitted variant by index (< 0: failed). A
-// variant missing from it counts as failed. `budget.evaluations` bounds
+// `measured`: a time for every admitted variant by index (< 0: failed), or
+// for one variant of each code class (LazySpace::code_class), which the
+// others of the class share. A variant none of whose class is in it counts
+// as failed. `budget.evaluations` bounds
 // each run (0: the whole space).
 ReplayReport replay(const kernel::LazySpace& space, const Features& features, const std::map<std::uint64_t, double>& measured,
                     const std::vector<Strategy>& strategies, const std::vector<std::uint64_t>& seeds, Budget budget);

@@ -65,9 +65,13 @@ class Search {
  public:
   Search(const kernel::LazySpace& space, const Features& features, const SearchOptions& options, const MeasureBatch& measure, Clock clock)
       : space_(space), features_(features), options_(options), measure_(measure), clock_(std::move(clock)), rng_(options.seed) {
-    if (space_.candidates() <= kPoolSize)
+    // A small space is walked once: the first admitted variant of each code
+    // class stands for the class, so no strategy measures the same code twice.
+    if (space_.candidates() <= kPoolSize) {
+      std::set<std::uint64_t> classes;
       for (std::uint64_t i = 0; i < space_.candidates(); ++i)
-        if (space_.admitted(i)) small_space_.push_back(i);
+        if (space_.admitted(i) && classes.insert(space_.code_class(i)).second) small_space_.push_back(i);
+    }
     const std::size_t evals = options_.budget.evaluations;
     batch_ = options_.batch ? options_.batch : evals ? std::clamp<std::size_t>(evals / 10, 2, 8) : 4;
     // A small first round: the model's first fit steers sooner. Replays of
@@ -128,6 +132,11 @@ class Search {
         std::count_if(report_.history.begin(), report_.history.end(), [](const Evaluation& e) { return e.ms > 0; }));
   }
 
+  // Measured or picked: by code class, since a variant whose code another
+  // one shares has that one's time.
+  bool seen(std::uint64_t index) const { return seen_.count(space_.code_class(index)) > 0; }
+  bool mark(std::uint64_t index) { return seen_.insert(space_.code_class(index)).second; }
+
   double predict(const kernel::Variant& v) const { return predicted_log_ms(model_, features_, v); }
 
   Scored scored(std::uint64_t index, kernel::Variant v) const {
@@ -142,9 +151,9 @@ class Search {
     std::vector<Scored> out;
     const std::uint64_t stop = next_in_order_ + std::min(space_.candidates() - next_in_order_, kScanned);
     for (; next_in_order_ < stop && out.size() < count; ++next_in_order_)
-      if (!seen_.count(next_in_order_))
+      if (!seen(next_in_order_))
         if (auto v = space_.admitted(next_in_order_)) {
-          seen_.insert(next_in_order_);
+          mark(next_in_order_);
           out.push_back(scored(next_in_order_, std::move(*v)));
         }
     return out;
@@ -159,16 +168,16 @@ class Search {
       }
       for (; next_shuffled_ < shuffled_.size() && out.size() < count; ++next_shuffled_) {
         const std::uint64_t i = shuffled_[next_shuffled_];
-        if (seen_.insert(i).second) out.push_back(scored(i, *space_.admitted(i)));
+        if (mark(i)) out.push_back(scored(i, *space_.admitted(i)));
       }
       return out;
     }
     std::uniform_int_distribution<std::uint64_t> pick(0, space_.candidates() - 1);
     for (std::size_t tries = 0; out.size() < count && tries < 1000 * (count + 1); ++tries) {
       const std::uint64_t i = pick(rng_);
-      if (seen_.count(i)) continue;
+      if (seen(i)) continue;
       if (auto v = space_.admitted(i)) {
-        seen_.insert(i);
+        mark(i);
         out.push_back(scored(i, std::move(*v)));
       }
     }
@@ -182,16 +191,16 @@ class Search {
     std::vector<Scored> out;
     if (space_.candidates() <= kPoolSize) {
       for (const std::uint64_t i : small_space_)
-        if (!seen_.count(i)) out.push_back(scored(i, *space_.admitted(i)));
+        if (!seen(i)) out.push_back(scored(i, *space_.admitted(i)));
       return out;
     }
     std::uniform_int_distribution<std::uint64_t> pick(0, space_.candidates() - 1);
     std::set<std::uint64_t> drawn;
     for (std::size_t tries = 0; drawn.size() < kPoolSize && tries < 4 * kPoolSize; ++tries) {
       const std::uint64_t i = pick(rng_);
-      if (!seen_.count(i) && !drawn.count(i))
+      if (!seen(i) && !drawn.count(space_.code_class(i)))
         if (auto v = space_.admitted(i)) {
-          drawn.insert(i);
+          drawn.insert(space_.code_class(i));
           out.push_back(scored(i, std::move(*v)));
         }
     }
@@ -209,7 +218,7 @@ class Search {
     std::shuffle(candidates.begin(), candidates.end(), rng_);
     std::stable_sort(candidates.begin(), candidates.end(), [](const Scored& a, const Scored& b) { return a.log_ms < b.log_ms; });
     if (candidates.size() > count) candidates.resize(count);
-    for (const auto& s : candidates) seen_.insert(s.index);
+    for (const auto& s : candidates) mark(s.index);
     return candidates;
   }
 
@@ -226,7 +235,7 @@ class Search {
     const auto& axes = space_.axes();
     const auto consider = [&](const std::vector<std::size_t>& d) {
       const std::uint64_t i = space_.index_of(d);
-      if (seen_.count(i) || !made.insert(i).second) return;
+      if (seen(i) || !made.insert(space_.code_class(i)).second) return;
       if (auto v = space_.admitted(i)) out.push_back(scored(i, std::move(*v)));
     };
     for (const Evaluation* p : parents) {
@@ -272,17 +281,17 @@ class Search {
       std::vector<Scored> near = neighbours();
       std::stable_sort(near.begin(), near.end(), faster);
       for (std::size_t k = 0; k < near.size() && out.size() < best; ++k)
-        if (picked.insert(near[k].index).second) out.push_back(std::move(near[k]));
+        if (picked.insert(space_.code_class(near[k].index)).second) out.push_back(std::move(near[k]));
     }
     std::size_t next = 0;
     for (; next < candidates.size() && out.size() < best; ++next)
-      if (picked.insert(candidates[next].index).second) out.push_back(std::move(candidates[next]));
+      if (picked.insert(space_.code_class(candidates[next].index)).second) out.push_back(std::move(candidates[next]));
     if (out.size() < count && candidates.size() > next) {
       const std::size_t k = std::uniform_int_distribution<std::size_t>(next, candidates.size() - 1)(rng_);
-      if (picked.insert(candidates[k].index).second) out.push_back(std::move(candidates[k]));
+      if (picked.insert(space_.code_class(candidates[k].index)).second) out.push_back(std::move(candidates[k]));
     }
     // Picked before the random fill, which must not pick them again.
-    for (const auto& s : out) seen_.insert(s.index);
+    for (const auto& s : out) mark(s.index);
     if (out.size() < count)
       for (auto& r : at_random(count - out.size())) out.push_back(std::move(r));
     return out;
@@ -333,7 +342,7 @@ class Search {
   std::vector<std::uint64_t> small_space_, shuffled_;
   std::size_t next_shuffled_ = 0;
   std::uint64_t next_in_order_ = 0;
-  std::set<std::uint64_t> seen_;
+  std::set<std::uint64_t> seen_;  // code classes
   CostModel model_;
   std::vector<std::vector<double>> rows_;
   std::vector<double> residuals_, predicted_, measured_;

@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
+#include <set>
 
 #include "expr/diagnostic.hpp"
 #include "kernel/spec.hpp"
@@ -21,10 +23,14 @@ namespace {
 const std::filesystem::path kProjects = LEGO_PROJECTS_DIR;
 
 // A kernel with layout alternatives for A and integer parameters; `bytes`
-// is the roofline prior's formula.
-kernel::Project synthetic(const std::string& parameters, const std::string& bytes = "4 * N", const std::string& constraints = "[]") {
+// is the roofline prior's formula. A's extent names the parameters whose
+// values change the code: a parameter nothing names generates the same code
+// at every value (LazySpace::code_class).
+kernel::Project synthetic(const std::string& parameters, const std::string& bytes = "4 * N", const std::string& constraints = "[]",
+                          const std::string& extent = "N + 0 * (X + Y)") {
   const std::string json = R"J({"lego_studio_project": 1, "kernels": [{"name": "k", "template": "cpu/transpose2d.cpp",
-      "reference": "cpu/transpose2d.ref.cpp", "tensors": [{"name": "A", "extents": ["N"],
+      "reference": "cpu/transpose2d.ref.cpp", "tensors": [{"name": "A", "extents": [")J" +
+                           extent + R"J("],
       "layouts": {"row": "OrderBy(Row(N)).GroupBy([(N,)])", "rev": "OrderBy(Col(N)).GroupBy([(N,)])", "third": "OrderBy(Row(N)).GroupBy([(N,)])"}}],
       "bytes": ")J" + bytes +
                            R"J(", "flops": "0", "constraints": )J" + constraints + R"J(, "parameters": )J" + parameters + "}]}";
@@ -127,7 +133,8 @@ TEST(Search, FailedVariantsAreMeasuredOnceAndNeverWin) {
 TEST(Search, AMillionVariantSpaceIsWalkedInFlatMemory) {
   const kernel::Project p = synthetic(
       R"({"N": 4096, "X": [1, 2, 4, 8, 16, 32, 64, 128, 256, 512], "Y": [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
-          "P": [1,2,3,4,5,6,7,8,9,10], "Q": [1,2,3,4,5,6,7,8,9,10], "R": [1,2,3,4,5,6,7,8,9,10], "S": [1,2,3,4,5,6,7,8,9,10]})");
+          "P": [1,2,3,4,5,6,7,8,9,10], "Q": [1,2,3,4,5,6,7,8,9,10], "R": [1,2,3,4,5,6,7,8,9,10], "S": [1,2,3,4,5,6,7,8,9,10]})",
+      "4 * N", "[]", "N + 0 * (X + Y + P + Q + R + S)");
   const kernel::LazySpace space(p.kernels[0], {});
   ASSERT_EQ(space.candidates(), 3000000u);
   const Features f = features_for(space);
@@ -155,6 +162,67 @@ TEST(Search, AMillionVariantSpaceIsWalkedInFlatMemory) {
   if (!kSanitized) {
     EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 64 * 1024) << "KiB grown";
   }
+}
+
+TEST(Search, VariantsThatShareTheirCodeAreMeasuredOnceAndCountedOnce) {
+  // Z is named by nothing the variants compile: its three values are one code.
+  const kernel::Project p = synthetic(
+      R"({"N": 4096, "X": [1, 2, 4, 8, 16, 32, 64, 128, 256, 512], "Y": [1, 2, 4, 8, 16, 32, 64, 128, 256, 512], "Z": [1, 2, 3]})");
+  const kernel::LazySpace space(p.kernels[0], {});
+  ASSERT_EQ(space.candidates(), 900u);
+  std::set<std::uint64_t> classes;
+  for (std::uint64_t i = 0; i < space.candidates(); ++i) classes.insert(space.code_class(i));
+  EXPECT_EQ(classes.size(), 300u);
+  const auto index = [&](const std::string& a, std::int64_t x, std::int64_t z) {
+    kernel::Variant v = space.candidate(0);
+    v.layout_choice["A"] = a;
+    v.parameters["X"] = x;
+    v.parameters["Z"] = z;
+    return *space.index_of(v);
+  };
+  EXPECT_EQ(space.code_class(index("rev", 64, 1)), space.code_class(index("rev", 64, 3)));
+  EXPECT_NE(space.code_class(index("rev", 64, 1)), space.code_class(index("rev", 32, 1)));
+  EXPECT_NE(space.code_class(index("rev", 64, 1)), space.code_class(index("row", 64, 1)));
+
+  const Features f = features_for(space);
+  const SearchReport all = run_search(space, f, {Strategy::Exhaustive, {}, 1, 16}, by_formula(), [] { return 0.0; });
+  EXPECT_EQ(all.history.size(), 300u);
+  EXPECT_TRUE(all.exhausted);
+  for (const Strategy s : {Strategy::Random, Strategy::Model, Strategy::Evolve}) {
+    const SearchReport r = run_search(space, f, {s, {60, 0}, 2, 0}, by_formula(), [] { return 0.0; });
+    ASSERT_EQ(r.history.size(), 60u) << name_of(s);
+    std::set<std::uint64_t> measured;
+    for (const auto& e : r.history) EXPECT_TRUE(measured.insert(space.code_class(e.index)).second) << name_of(s) << ": " << e.id;
+  }
+  // The replay counts classes: random search's bar is over 300 codes.
+  std::map<std::uint64_t, double> times;
+  for (std::uint64_t i = 0; i < space.candidates(); ++i) times[i] = planted_time(space.candidate(i));
+  const ReplayReport r = replay(space, f, times, {Strategy::Random}, {1, 2}, {});
+  EXPECT_EQ(r.space, 300u);
+  EXPECT_EQ(r.scores[0].reached(), 2u);
+}
+
+TEST(Search, TheTransposeSpacesRowWalksIgnoreTheTileSizes) {
+  const kernel::Project p = kernel::load_project(kProjects / "search" / "transpose_space.lego.json", kernel::default_resource_dirs());
+  const kernel::LazySpace space(p.kernels[0], {});
+  std::set<std::uint64_t> classes;
+  std::size_t admitted = 0;
+  for (std::uint64_t i = 0; i < space.candidates(); ++i)
+    if (space.admitted(i)) {
+      ++admitted;
+      classes.insert(space.code_class(i));
+    }
+  // Rows and cols walk without TR and TC, and B stored row-major has no BT:
+  // 2 x (1 + |BT|) codes for them, 4 x |TR| x |TC| x (1 + |BT|) for the tiled walks.
+  const auto values = [&](const std::string& name) {
+    for (const auto& a : space.axes())
+      if (a.name == name) return a.size();
+    return std::size_t{0};
+  };
+  const std::size_t bt = values("BT"), tr = values("TR"), tc = values("TC");
+  EXPECT_EQ(classes.size(), 2 * (1 + bt) + 4 * tr * tc * (1 + bt));
+  EXPECT_EQ(admitted, 6 * 2 * tr * tc * bt);
+  EXPECT_GE(classes.size(), 1000u) << "the enlarged space has at least 1000 variants of distinct code";
 }
 
 TEST(Replay, TheModelNeedsFewerEvaluationsThanRandomOnAPlantedSpace) {
