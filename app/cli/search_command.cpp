@@ -141,6 +141,25 @@ void print_replay(const search::ReplayReport& r, std::size_t seeds, std::size_t 
         r.space, r.within);
 }
 
+// The indices into `history` of its `count` fastest timed evaluations, fastest first.
+std::vector<std::size_t> fastest(const std::vector<search::Evaluation>& history, std::size_t count) {
+  std::vector<std::size_t> top;
+  for (std::size_t k = 0; k < history.size(); ++k)
+    if (history[k].ms > 0) top.push_back(k);
+  std::sort(top.begin(), top.end(), [&](std::size_t a, std::size_t b) { return history[a].ms < history[b].ms; });
+  if (top.size() > count) top.resize(count);
+  return top;
+}
+
+// The variants timed again, fresh: the cache is neither read nor written, so
+// it keeps what the first timing found.
+std::vector<double> time_again(const Measurer& like, const std::vector<kernel::Variant>& variants) {
+  Measurer fresh{like.worker, like.spec, like.roof, like.options, like.cancel, like.err, {}, false};
+  fresh.options.run.cache = false;
+  fresh.options.run.store = false;
+  return fresh(variants);
+}
+
 }  // namespace
 
 int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
@@ -180,6 +199,20 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
     const search::SearchReport all = search::run_search(space, features, {search::Strategy::Exhaustive, {}, q.seed, 16}, measure);
     std::map<std::uint64_t, double> measured;
     for (const auto& e : all.history) measured[e.index] = e.ms;
+    // The bar is the best time, and one timing can be luck: a quiet second
+    // made a transpose_space variant 0.39 ms once and 0.53-0.55 ms in every
+    // run after, so that nothing else came within 5 % of it. The fastest
+    // ten are timed again, fresh, and keep their second timing.
+    const std::vector<std::size_t> top = fastest(all.history, 10);
+    std::vector<kernel::Variant> again;
+    for (const std::size_t k : top) again.push_back(space.candidate(all.history[k].index));
+    const std::vector<double> second = time_again(measurer, again);
+    for (std::size_t n = 0; n < second.size(); ++n) {
+      const search::Evaluation& e = all.history[top[n]];
+      err << fmt::format("timed again: {} {} (first {:.4g} ms)\n", e.id, second[n] > 0 ? fmt::format("{:.4g} ms", second[n]) : "failed",
+                         e.ms);
+      if (second[n] > 0) measured[e.index] = second[n];
+    }
     std::vector<std::uint64_t> seeds;
     for (std::uint64_t s = 0; s < q.seeds; ++s) seeds.push_back(q.seed + s);
     const search::ReplayReport r = search::replay(
@@ -196,19 +229,12 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
   if (!sweep.run.verify) out << "(not verified: --no-verify; the times are of unchecked outputs)\n";
   // One timing can be luck (a quiet moment, a warm cache): the best three
   // are timed again, fresh, and the best of those is the answer.
-  std::vector<std::size_t> top;
-  for (std::size_t k = 0; k < r.history.size(); ++k)
-    if (r.history[k].ms > 0) top.push_back(k);
-  std::sort(top.begin(), top.end(), [&](std::size_t a, std::size_t b) { return r.history[a].ms < r.history[b].ms; });
-  if (top.size() > 3) top.resize(3);
+  const std::vector<std::size_t> top = fastest(r.history, 3);
   if (!top.empty() && cancel) out << "(the best were not timed again: the budget in seconds is spent)\n";
   if (!top.empty() && !cancel) {
     std::vector<kernel::Variant> again;
     for (std::size_t k : top) again.push_back(space.candidate(r.history[k].index));
-    Measurer fresh{worker, spec, roof, sweep, cancel, err, {}, false};
-    fresh.options.run.cache = false;  // run again, and leave the cache as the search found it
-    fresh.options.run.store = false;
-    const std::vector<double> times = fresh(again);
+    const std::vector<double> times = time_again(measurer, again);
     std::size_t best = top.size();
     for (std::size_t n = 0; n < times.size(); ++n) {
       out << fmt::format("timed again: {} {} (first {:.4g} ms)\n", again[n].id,

@@ -79,6 +79,13 @@ class Search {
     // needed 9.3 and 213 evaluations to come within 5 % with a first round of
     // 4, against 11.1 and 270 with 8.
     first_ = evals ? std::clamp<std::size_t>(evals / 10, 3, 8) : 4;
+    // A small space's rounds are a tenth (the first) and a twentieth of it:
+    // a round of 4 is already a quarter of a 16-variant space.
+    const bool by_model = options_.strategy == Strategy::Model || options_.strategy == Strategy::Evolve;
+    if (by_model && !small_space_.empty()) {
+      first_ = std::min(first_, std::max<std::size_t>(1, small_space_.size() / 10));
+      if (!options_.batch) batch_ = std::min(batch_, std::max<std::size_t>(1, small_space_.size() / 20));
+    }
   }
 
   SearchReport run() {
@@ -96,10 +103,13 @@ class Search {
           break;
         case Strategy::Model:
         case Strategy::Evolve:
-          if (first_round && features_.prior_ranks())
-            picks = by_prior(room(first_));
+          // Until three timings can fit a model, the prior's best where it
+          // ranks, else at random.
+          if (first_round || successes() < 3)
+            picks =
+                features_.prior_ranks() ? by_prior(room(first_round ? first_ : batch_)) : at_random(room(first_round ? first_ : batch_));
           else
-            picks = first_round || successes() < 3 ? at_random(room(first_round ? first_ : batch_)) : guided(room(batch_));
+            picks = guided(room(batch_));
           break;
       }
       first_round = false;

@@ -173,6 +173,21 @@ TEST(KernelCli, BenchStrategyKeepsItsBudgetAndRepeatsForASeed) {
   EXPECT_NE(unknown.text.find("expected exhaustive, random, model or evolve"), std::string::npos) << unknown.text;
 }
 
+TEST(KernelCli, CompareStrategiesReplaysOnClassesAndTimesTheFastestAgain) {
+  // 35 variants, 7 codes: B stored row-major does not use BT.
+  const Output o = shell(kBin + "/lego bench " + kRoot +
+                         "/projects/search/transpose_space.lego.json --set N=256 --only L=tiles --only B=row --only TC=8 --min-time 0.01 "
+                         "--repetitions 2 --compare-strategies --seeds 2");
+  ASSERT_EQ(o.rc, 0) << o.text;
+  EXPECT_NE(o.text.find("35 variants (2940 candidates, 7 of distinct code)"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("replayed on 7 measured variants of distinct code"), std::string::npos) << o.text;
+  // The fastest ten (here all seven) are timed again before the bar is set.
+  std::size_t again = 0;
+  for (std::size_t at = o.text.find("timed again: "); at != std::string::npos; at = o.text.find("timed again: ", at + 1)) ++again;
+  EXPECT_EQ(again, 7u) << o.text;
+  for (const char* strategy : {"random*", "random ", "model ", "evolve "}) EXPECT_NE(o.text.find(strategy), std::string::npos) << strategy;
+}
+
 TEST(KernelCli, BenchWritesGoogleBenchmarkJsonWithOurFields) {
   const fs::path out = scratch("transpose") / "results.json";
   const Output o = shell(kBin + "/lego bench " + kRoot +

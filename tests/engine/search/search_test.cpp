@@ -202,6 +202,25 @@ TEST(Search, VariantsThatShareTheirCodeAreMeasuredOnceAndCountedOnce) {
   EXPECT_EQ(r.scores[0].reached(), 2u);
 }
 
+TEST(Search, ASmallSpacesRoundsAreATenthAndATwentiethOfIt) {
+  // 3 layouts x 10 values of X: 30 variants. Rounds of 4 would spend 13 % of it before the first fit.
+  const kernel::Project p = synthetic(R"({"N": 4096, "X": [1, 2, 4, 8, 16, 32, 64, 128, 256, 512], "Y": 8})");
+  const kernel::LazySpace space(p.kernels[0], {});
+  const Features f = features_for(space);
+  for (const Strategy s : {Strategy::Model, Strategy::Evolve}) {
+    std::vector<std::size_t> rounds;
+    const MeasureBatch recorded = [&](const std::vector<kernel::Variant>& batch) {
+      rounds.push_back(batch.size());
+      return by_formula()(batch);
+    };
+    const SearchReport r = run_search(space, f, {s, {}, 4, 0}, recorded, [] { return 0.0; });
+    EXPECT_EQ(r.history.size(), 30u) << name_of(s);
+    ASSERT_GE(rounds.size(), 2u);
+    EXPECT_EQ(rounds[0], 3u) << name_of(s);
+    for (std::size_t k = 1; k < rounds.size(); ++k) EXPECT_EQ(rounds[k], 1u) << name_of(s) << " round " << k;
+  }
+}
+
 TEST(Search, TheTransposeSpacesRowWalksIgnoreTheTileSizes) {
   const kernel::Project p = kernel::load_project(kProjects / "search" / "transpose_space.lego.json", kernel::default_resource_dirs());
   const kernel::LazySpace space(p.kernels[0], {});
