@@ -141,13 +141,21 @@ void print_replay(const search::ReplayReport& r, std::size_t seeds, std::size_t 
         r.space, r.within);
 }
 
-// The indices into `history` of its `count` fastest timed evaluations, fastest first.
-std::vector<std::size_t> fastest(const std::vector<search::Evaluation>& history, std::size_t count) {
-  std::vector<std::size_t> top;
+// The indices into `history` of its `count` fastest timed evaluations, fastest
+// first. With `distinct`, one per code: a variant whose time is exactly
+// another's is left out, for that is a code the results cache (keyed by
+// code) served to both, and a sweep's duplicates carry their twin's time
+// too; timing it again would time the same code twice.
+std::vector<std::size_t> fastest(const std::vector<search::Evaluation>& history, std::size_t count, bool distinct = false) {
+  std::vector<std::size_t> timed;
   for (std::size_t k = 0; k < history.size(); ++k)
-    if (history[k].ms > 0) top.push_back(k);
-  std::sort(top.begin(), top.end(), [&](std::size_t a, std::size_t b) { return history[a].ms < history[b].ms; });
-  if (top.size() > count) top.resize(count);
+    if (history[k].ms > 0) timed.push_back(k);
+  std::stable_sort(timed.begin(), timed.end(), [&](std::size_t a, std::size_t b) { return history[a].ms < history[b].ms; });
+  std::vector<std::size_t> top;
+  for (const std::size_t k : timed) {
+    if (top.size() == count) break;
+    if (!distinct || top.empty() || history[top.back()].ms != history[k].ms) top.push_back(k);
+  }
   return top;
 }
 
@@ -158,6 +166,20 @@ std::vector<double> time_again(const Measurer& like, const std::vector<kernel::V
   fresh.options.run.cache = false;
   fresh.options.run.store = false;
   return fresh(variants);
+}
+
+// How much slower (above 1) the machine runs now than when `history` was
+// timed: the median ratio of `second` to the first timing over the controls,
+// the entries of `ranked` from `first_control` on. 1 where none timed twice.
+double pace_drift(const std::vector<search::Evaluation>& history, const std::vector<std::size_t>& ranked,
+                  const std::vector<double>& second, std::size_t first_control) {
+  std::vector<double> ratios;
+  for (std::size_t n = first_control; n < ranked.size() && n < second.size(); ++n)
+    if (second[n] > 0 && history[ranked[n]].ms > 0) ratios.push_back(second[n] / history[ranked[n]].ms);
+  if (ratios.empty()) return 1.0;
+  std::sort(ratios.begin(), ratios.end());
+  const std::size_t h = ratios.size() / 2;
+  return ratios.size() % 2 ? ratios[h] : (ratios[h - 1] + ratios[h]) / 2;
 }
 
 }  // namespace
@@ -202,16 +224,27 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
     // The bar is the best time, and one timing can be luck: a quiet second
     // made a transpose_space variant 0.39 ms once and 0.53-0.55 ms in every
     // run after, so that nothing else came within 5 % of it. The fastest
-    // ten are timed again, fresh, and keep their second timing.
-    const std::vector<std::size_t> top = fastest(all.history, 10);
+    // ten codes are timed again, fresh, with the next ten beside them as controls:
+    // this machine's pace drifts (the same copy ran 1.5-2x apart within
+    // minutes), so the controls' median ratio of second to first timing
+    // measures the drift, and each of the ten keeps its second timing
+    // divided by it, its time at the pace the rest of the space was timed at.
+    const std::vector<std::size_t> ranked = fastest(all.history, 20, true);
     std::vector<kernel::Variant> again;
-    for (const std::size_t k : top) again.push_back(space.candidate(all.history[k].index));
+    for (const std::size_t k : ranked) again.push_back(space.candidate(all.history[k].index));
     const std::vector<double> second = time_again(measurer, again);
-    for (std::size_t n = 0; n < second.size(); ++n) {
-      const search::Evaluation& e = all.history[top[n]];
-      err << fmt::format("timed again: {} {} (first {:.4g} ms)\n", e.id, second[n] > 0 ? fmt::format("{:.4g} ms", second[n]) : "failed",
+    const double drift = pace_drift(all.history, ranked, second, 10);
+    err << fmt::format("timing again the ten fastest codes, and the next ten as controls of the machine's pace: {:.2f}x the first timings\n",
+                       drift);
+    for (std::size_t n = 0; n < std::min<std::size_t>(10, second.size()); ++n) {
+      const search::Evaluation& e = all.history[ranked[n]];
+      err << fmt::format("timed again: {} {} (first {:.4g} ms)\n", e.id,
+                         second[n] > 0 ? fmt::format("{:.4g} ms, {:.4g} ms at the first pace", second[n], second[n] / drift) : "failed",
                          e.ms);
-      if (second[n] > 0) measured[e.index] = second[n];
+      // Every variant the cache served this code to keeps the new time.
+      if (second[n] > 0)
+        for (const search::Evaluation& twin : all.history)
+          if (twin.ms == e.ms) measured[twin.index] = second[n] / drift;
     }
     std::vector<std::uint64_t> seeds;
     for (std::uint64_t s = 0; s < q.seeds; ++s) seeds.push_back(q.seed + s);

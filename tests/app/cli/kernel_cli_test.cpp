@@ -185,6 +185,8 @@ TEST(KernelCli, CompareStrategiesReplaysOnClassesAndTimesTheFastestAgain) {
   std::size_t again = 0;
   for (std::size_t at = o.text.find("timed again: "); at != std::string::npos; at = o.text.find("timed again: ", at + 1)) ++again;
   EXPECT_EQ(again, 7u) << o.text;
+  // Seven codes leave no controls: the pace is taken as unchanged.
+  EXPECT_NE(o.text.find("the next ten as controls of the machine's pace: 1.00x the first timings"), std::string::npos) << o.text;
   for (const char* strategy : {"random*", "random ", "model ", "evolve "}) EXPECT_NE(o.text.find(strategy), std::string::npos) << strategy;
 }
 
