@@ -171,8 +171,8 @@ std::vector<double> time_again(const Measurer& like, const std::vector<kernel::V
 // How much slower (above 1) the machine runs now than when `history` was
 // timed: the median ratio of `second` to the first timing over the controls,
 // the entries of `ranked` from `first_control` on. 1 where none timed twice.
-double pace_drift(const std::vector<search::Evaluation>& history, const std::vector<std::size_t>& ranked,
-                  const std::vector<double>& second, std::size_t first_control) {
+double pace_drift(const std::vector<search::Evaluation>& history, const std::vector<std::size_t>& ranked, const std::vector<double>& second,
+                  std::size_t first_control) {
   std::vector<double> ratios;
   for (std::size_t n = first_control; n < ranked.size() && n < second.size(); ++n)
     if (second[n] > 0 && history[ranked[n]].ms > 0) ratios.push_back(second[n] / history[ranked[n]].ms);
@@ -234,8 +234,8 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
     for (const std::size_t k : ranked) again.push_back(space.candidate(all.history[k].index));
     const std::vector<double> second = time_again(measurer, again);
     const double drift = pace_drift(all.history, ranked, second, 10);
-    err << fmt::format("timing again the ten fastest codes, and the next ten as controls of the machine's pace: {:.2f}x the first timings\n",
-                       drift);
+    err << fmt::format(
+        "timing again the ten fastest codes, and the next ten as controls of the machine's pace: {:.2f}x the first timings\n", drift);
     for (std::size_t n = 0; n < std::min<std::size_t>(10, second.size()); ++n) {
       const search::Evaluation& e = all.history[ranked[n]];
       err << fmt::format("timed again: {} {} (first {:.4g} ms)\n", e.id,
