@@ -9,6 +9,8 @@
 #include "kernel/binding.hpp"
 #include "kernel/placeholder.hpp"
 #include "layout/make_plan.hpp"
+#include "layout/untiled_view.hpp"
+#include "search/walk.hpp"
 
 namespace lego::search {
 
@@ -40,11 +42,14 @@ Features::Features(const kernel::LazySpace& space, const target::Target& target,
     names_.push_back("(register tile / vector registers)^2");
   }
   try {
-    for (const auto& p : kernel::parse_placeholders(space.spec().template_text, space.spec().template_name))
-      if (const auto* s = std::get_if<kernel::placeholder::Stride>(&p.form)) asked_strides_.push_back({s->name, s->dimension});
+    find_sites(kernel::parse_placeholders(space.spec().template_text, space.spec().template_name));
   } catch (const LegoError&) {
     asked_strides_.clear();  // a template that does not parse: its error is reported when a variant is made
+    walk_sites_.clear();
   }
+  if (!walk_sites_.empty())
+    for (const char* what : {"L1 misses per access", "L2 misses per access", "TLB misses per access", "an element at a time"})
+      names_.push_back(std::string("walk: ") + what);
   if (prior_ranks()) names_.push_back("static penalty (log)");
   // Which parameters each asked view depends on: the names its
   // alternatives' text mentions (GenP bodies included, which the parsed
@@ -61,7 +66,10 @@ Features::Features(const kernel::LazySpace& space, const target::Target& target,
     }
   };
   const kernel::KernelSpec& spec = space.spec();
-  for (const auto& [name, d] : asked_strides_) {
+  for (const auto& [name, d] : asked_strides_) stride_views_.push_back(name);
+  std::set<std::string> viewed(stride_views_.begin(), stride_views_.end());
+  viewed.insert(walk_views_.begin(), walk_views_.end());
+  for (const std::string& name : viewed) {
     std::set<std::string> words;
     for (const auto& t : spec.tensors)
       if (t.name == name) {
@@ -114,8 +122,55 @@ std::vector<double> Features::of(const kernel::Variant& v) const {
     f.push_back(fill);
     f.push_back(fill * fill);
   }
+  if (!walk_sites_.empty())
+    for (const double misses : walk_misses(v)) f.push_back(misses);
   if (prior_ranks()) f.push_back(static_log_penalty(v));
   return f;
+}
+
+void Features::find_sites(const std::vector<kernel::Placeholder>& placeholders) {
+  const kernel::placeholder::For* loop = nullptr;
+  const auto site = [&](const kernel::placeholder::Access& a) {
+    WalkSite w{a.name, {}, {}};
+    for (const std::string& index : a.indices) {
+      const auto at = std::find(loop->names.begin(), loop->names.end(), index);
+      if (at != loop->names.end()) {
+        w.coordinate.push_back(static_cast<int>(at - loop->names.begin()));
+        w.constant.push_back(0);
+      } else if (!index.empty() && std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        w.coordinate.push_back(-1);
+        w.constant.push_back(std::stoll(index));
+      } else {
+        return;  // an index the loop does not give (an inner loop's, an expression): not placed
+      }
+    }
+    if (!a.shared) walk_sites_.push_back(std::move(w));
+  };
+  int depth = 0;
+  for (const kernel::Placeholder& p : placeholders) {
+    if (const auto* s = std::get_if<kernel::placeholder::Stride>(&p.form)) asked_strides_.push_back({s->name, s->dimension});
+    if (const auto* f = std::get_if<kernel::placeholder::For>(&p.form)) {
+      if (!loop) loop = f;
+      ++depth;
+    }
+    if (std::holds_alternative<kernel::placeholder::End>(p.form)) --depth;
+    // Only the first loop's own body: a nested loop's accesses follow its order.
+    if (!loop || depth != 1) continue;
+    if (const auto* m = std::get_if<kernel::placeholder::Move>(&p.form)) {
+      site(m->src);
+      site(m->dst);
+    } else if (const auto* a = std::get_if<kernel::placeholder::Access>(&p.form)) {
+      site(*a);
+    }
+  }
+  if (loop && !walk_sites_.empty()) {
+    walk_loop_ = loop->layout;
+    walk_rank_ = loop->names.size();
+    walk_views_.push_back(walk_loop_);
+    for (const WalkSite& w : walk_sites_) walk_views_.push_back(w.tensor);
+  } else {
+    walk_sites_.clear();
+  }
 }
 
 double Features::prior_log_ms(const kernel::Variant& v) const { return roofline_log_ms(v) + static_log_penalty(v); }
@@ -161,12 +216,15 @@ double Features::static_log_penalty(const kernel::Variant& v) const {
       // a tile the parameters cannot size: no opinion
     }
   }
-  return penalty + gather_penalty(v);
+  return penalty + gather_penalty(v) + walk_penalty(v);
 }
 
-std::string Features::gather_key(const kernel::Variant& v) const {
+std::string Features::views_key(const std::vector<std::string>& names, const kernel::Variant& v) const {
   std::string key;
-  for (const auto& [name, params] : view_parameters_) {
+  for (const std::string& name : names) {
+    const auto found = view_parameters_.find(name);
+    if (found == view_parameters_.end()) continue;
+    const std::vector<std::string>& params = found->second;
     const auto choice = v.layout_choice.find(name);
     key += name + "=" + (choice == v.layout_choice.end() ? "" : choice->second) + ";";
     for (const auto& p : params) {
@@ -179,7 +237,7 @@ std::string Features::gather_key(const kernel::Variant& v) const {
 
 double Features::gather_penalty(const kernel::Variant& v) const {
   if (asked_strides_.empty()) return 0;
-  const std::string key = gather_key(v);
+  const std::string key = views_key(stride_views_, v);
   {
     const std::lock_guard<std::mutex> lock(cache_mutex_);
     if (const auto it = gather_cache_.find(key); it != gather_cache_.end()) return it->second;
@@ -207,6 +265,64 @@ double Features::gather_penalty(const kernel::Variant& v) const {
   const std::lock_guard<std::mutex> lock(cache_mutex_);
   gather_cache_[key] = penalty;
   return penalty;
+}
+
+std::vector<double> Features::walk_misses(const kernel::Variant& v) const {
+  if (walk_sites_.empty()) return {0, 0, 0, 0};
+  const std::string key = views_key(walk_views_, v);
+  {
+    const std::lock_guard<std::mutex> lock(cache_mutex_);
+    if (const auto it = walk_cache_.find(key); it != walk_cache_.end()) return it->second;
+  }
+  std::vector<double> misses{0, 0, 0, 0};
+  try {
+    const kernel::Binding binding = kernel::bind_variant(space_->spec(), v);
+    const Env env = kernel::with_target(v.parameters, target_);
+    const kernel::NamedView* loop = binding.view(walk_loop_);
+    if (!loop) throw LegoError("no loop layout");
+    // The loop's coordinates are the layout's untiled ones, as the loop nest reads them.
+    const Plan order = make_plan(untiled_view(loop->ast, walk_rank_), env);
+    std::vector<Plan> layouts;
+    layouts.reserve(walk_sites_.size());  // the accesses point into it
+    std::vector<WalkAccess> accesses;
+    for (const WalkSite& w : walk_sites_) {
+      const kernel::NamedView* view = binding.view(w.tensor);
+      const auto spec = std::find_if(space_->spec().tensors.begin(), space_->spec().tensors.end(),
+                                     [&](const kernel::TensorSpec& t) { return t.name == w.tensor; });
+      if (!view || spec == space_->spec().tensors.end()) continue;
+      layouts.push_back(make_plan(view->ast, env));
+      if (layouts.back().rank() != static_cast<int>(w.coordinate.size())) {
+        layouts.pop_back();
+        continue;
+      }
+      accesses.push_back({&layouts.back(), w.coordinate, w.constant, static_cast<int>(kernel::element_bytes(spec->type))});
+    }
+    if (!accesses.empty()) {
+      const WalkCounts counts = walk(order, accesses, target_);
+      misses = {counts.l1_misses, counts.l2_misses, counts.tlb_misses, counts.vectorizes ? 0.0 : 1.0};
+    }
+  } catch (const LegoError&) {
+    // a variant whose layouts do not bind or plan: its run will say why
+  }
+  const std::lock_guard<std::mutex> lock(cache_mutex_);
+  walk_cache_[key] = misses;
+  return misses;
+}
+
+// The walk's misses priced against a walk that misses each line once: an L2
+// miss is a line from L3 or memory, the unit; a line L1 misses and L2 has
+// costs a quarter of one (L2's bandwidth is about four times memory's per
+// core), a TLB miss half (a page walk whose entries are cached).
+double Features::walk_penalty(const kernel::Variant& v) const {
+  if (walk_sites_.empty()) return 0;
+  const std::vector<double> m = walk_misses(v);
+  const double cost = m[1] + 0.25 * m[0] + 0.5 * m[2];
+  // The compulsory misses: each 64-byte line of 4-byte elements once, in L1 and L2.
+  const double compulsory = 1.25 * 4.0 / 64;
+  // A body an element at a time does a vector's work in `lanes` steps, of
+  // which the memory system hides about half.
+  const double scalar = m[3] > 0 ? std::log(std::max(1.0, target_.lanes(4) / 2.0)) : 0.0;
+  return scalar + (cost > compulsory ? std::log(cost / compulsory) : 0.0);
 }
 
 double Features::roofline_log_ms(const kernel::Variant& v) const {

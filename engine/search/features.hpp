@@ -10,8 +10,11 @@
 // keeps the FMA pipes busy on this target (accumulators against the FMA
 // latency and pipes, loads against the load ports), and which of the
 // strides the template asks for ({{ B.stride(d) }}: a vector access) are
-// not 1, so that the access becomes a gather. Neither needs a run, so a
-// search's first round can already prefer the variants they favour.
+// not 1, so that the access becomes a gather, and what the loop's order does
+// to the caches (walk.hpp: L1, L2 and TLB misses per access over the first
+// iterations of `{{ for ... in L }}`, each access placed by its tensor's
+// layout). None needs a run, so a search's first round can already prefer
+// the variants they favour.
 #pragma once
 
 #include <map>
@@ -19,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel/placeholder.hpp"
 #include "kernel/variant_space.hpp"
 #include "target/target.hpp"
 
@@ -45,11 +49,16 @@ class Features {
   // The roofline's part of the prior alone (0 when unknown).
   double roofline_log_ms(const kernel::Variant& variant) const;
   // log(time over the roofline's) the static analyses expect, >= 0: the
-  // register tile's FMA-pipe efficiency and the gathers of non-unit strides.
+  // register tile's FMA-pipe efficiency, the gathers of non-unit strides
+  // and the cache and TLB misses of the loop's walk.
   double static_log_penalty(const kernel::Variant& variant) const;
-  // Whether the penalty can differ between variants (a register tile or an
-  // asked stride): a search ranks its first round by the prior only then.
-  bool prior_ranks() const { return space_->spec().register_tile.has_value() || !asked_strides_.empty(); }
+  // Whether the penalty can differ between variants (a register tile, an
+  // asked stride or a walked loop): a search ranks its first round by the
+  // prior only then.
+  bool prior_ranks() const { return space_->spec().register_tile.has_value() || !asked_strides_.empty() || !walk_sites_.empty(); }
+  // The loop walk's misses per access (L1, L2, TLB); zeros when the
+  // template has no loop over a layout whose accesses it can place.
+  std::vector<double> walk_misses(const kernel::Variant& variant) const;
 
  private:
   const kernel::LazySpace* space_;
@@ -65,10 +74,27 @@ class Features {
   // per such key (a layout with a user GenP is checked exhaustively each
   // time it is planned, which a 20000-variant pool must not repeat).
   double gather_penalty(const kernel::Variant& variant) const;
-  std::string gather_key(const kernel::Variant& variant) const;
-  std::map<std::string, std::vector<std::string>> view_parameters_;  // per asked name: the parameters that size or place it
+  // The key of what `names`' views depend on: their layout choices and the
+  // parameters that size or place them.
+  std::string views_key(const std::vector<std::string>& names, const kernel::Variant& variant) const;
+  std::map<std::string, std::vector<std::string>> view_parameters_;  // per view: the parameters that size or place it
+  std::vector<std::string> stride_views_;                            // the names asked_strides_ mentions
+  // The template's first `{{ for c.. in L }}` and the accesses its body
+  // makes with indices that are its coordinates or integers.
+  struct WalkSite {
+    std::string tensor;
+    std::vector<int> coordinate;  // per index: the loop's coordinate, or -1
+    std::vector<std::int64_t> constant;
+  };
+  std::string walk_loop_;
+  std::size_t walk_rank_ = 0;  // the loop's coordinates
+  std::vector<WalkSite> walk_sites_;
+  std::vector<std::string> walk_views_;  // the loop's layout and the sites' tensors
+  double walk_penalty(const kernel::Variant& variant) const;
+  void find_sites(const std::vector<kernel::Placeholder>& placeholders);
   mutable std::mutex cache_mutex_;
   mutable std::map<std::string, double> gather_cache_;
+  mutable std::map<std::string, std::vector<double>> walk_cache_;
 };
 
 }  // namespace lego::search

@@ -244,6 +244,52 @@ TEST(Search, TheTransposeSpacesRowWalksIgnoreTheTileSizes) {
   EXPECT_GE(classes.size(), 1000u) << "the enlarged space has at least 1000 variants of distinct code";
 }
 
+// The first admitted variant of `space` with these layout choices and parameters.
+kernel::Variant variant_with(const kernel::LazySpace& space, const std::map<std::string, std::string>& layouts,
+                             const std::map<std::string, std::int64_t>& parameters) {
+  for (std::uint64_t i = 0; i < space.candidates(); ++i) {
+    auto v = space.admitted(i);
+    if (!v) continue;
+    bool match = true;
+    for (const auto& [name, choice] : layouts) match = match && v->layout_choice.at(name) == choice;
+    for (const auto& [name, value] : parameters) match = match && v->parameters.at(name) == value;
+    if (match) return *v;
+  }
+  ADD_FAILURE() << "no such variant";
+  return {};
+}
+
+TEST(Search, TheLoopWalkTellsTransposeOrdersApartBeforeAnyRun) {
+  const kernel::Project p = kernel::load_project(kProjects / "search" / "transpose_space.lego.json", kernel::default_resource_dirs());
+  const target::Target v3 = *target::nominal("x86-64-v3");
+  const kernel::LazySpace space(p.kernels[0], {}, &v3);
+  const Features f(space, v3, {10, 0});
+  ASSERT_TRUE(f.prior_ranks());
+  const kernel::Variant rows = variant_with(space, {{"L", "rows"}, {"B", "row"}}, {});
+  const kernel::Variant tiled = variant_with(space, {{"L", "tiles"}, {"B", "coltiles"}}, {{"TR", 64}, {"TC", 64}, {"BT", 64}});
+  const kernel::Variant transposed = variant_with(space, {{"L", "tiles"}, {"B", "row"}}, {{"TR", 64}, {"TC", 64}});
+  const kernel::Variant against = variant_with(space, {{"L", "coltiles"}, {"B", "coltiles"}}, {{"TR", 64}, {"TC", 64}, {"BT", 64}});
+  // A row walk writes B (row-major, transposed) a row apart each step: a
+  // line and a page per element, for half the accesses.
+  const std::vector<double> r = f.walk_misses(rows);
+  EXPECT_GT(r[0], 0.45);
+  EXPECT_GT(r[2], 0.45);
+  EXPECT_EQ(r[3], 0.0) << "A is contiguous along the row: the compiler vectorizes";
+  // 64 x 64 tiles and B in 64 x 64 column tiles: each line missed once (16 floats), pages rarely.
+  const std::vector<double> t = f.walk_misses(tiled);
+  EXPECT_LT(t[0], 0.07);
+  EXPECT_LT(t[2], 0.02);
+  EXPECT_EQ(t[3], 0.0);
+  // B row-major under 64 x 64 tiles: A contiguous along the inner loop, B along the outer one, a register transpose.
+  EXPECT_EQ(f.walk_misses(transposed)[3], 0.0);
+  // Column tiles over column-tiled B: neither contiguous along the inner loop, an element at a time.
+  EXPECT_EQ(f.walk_misses(against)[3], 1.0);
+  // The prior puts the tiled walk ahead of the others before anything ran.
+  EXPECT_GT(f.static_log_penalty(rows), f.static_log_penalty(tiled) + 1.0);
+  EXPECT_GT(f.static_log_penalty(against), f.static_log_penalty(tiled) + 1.0);
+  EXPECT_LT(f.prior_log_ms(tiled), f.prior_log_ms(rows));
+}
+
 TEST(Replay, TheModelNeedsFewerEvaluationsThanRandomOnAPlantedSpace) {
   const kernel::Project p = synthetic(kTwoTiles);
   const kernel::LazySpace space(p.kernels[0], {});

@@ -1,0 +1,121 @@
+#include "search/walk.hpp"
+
+#include <algorithm>
+
+namespace lego::search {
+
+namespace {
+
+// A set-associative cache of `sets` x `ways` blocks, least recently used out.
+class CacheModel {
+ public:
+  CacheModel(std::int64_t bytes, int block_bytes, int ways) : ways_(ways) {
+    sets_ = std::max<std::int64_t>(1, bytes / block_bytes / ways);
+    tags_.assign(static_cast<std::size_t>(sets_ * ways_), -1);
+    stamps_.assign(tags_.size(), 0);
+  }
+  // Whether `block` missed; it is cached after.
+  bool miss(std::int64_t block) {
+    const std::size_t base = static_cast<std::size_t>((block % sets_) * ways_);
+    ++clock_;
+    std::size_t victim = base;
+    for (std::size_t w = base; w < base + static_cast<std::size_t>(ways_); ++w) {
+      if (tags_[w] == block) {
+        stamps_[w] = clock_;
+        return false;
+      }
+      if (stamps_[w] < stamps_[victim]) victim = w;
+    }
+    tags_[victim] = block;
+    stamps_[victim] = clock_;
+    return true;
+  }
+
+ private:
+  int ways_;
+  std::int64_t sets_ = 1;
+  std::vector<std::int64_t> tags_;
+  std::vector<std::uint64_t> stamps_;
+  std::uint64_t clock_ = 0;
+};
+
+std::int64_t offset(const WalkAccess& w, const std::vector<std::int64_t>& at) {
+  std::vector<std::int64_t> index(w.coordinate.size());
+  for (std::size_t d = 0; d < index.size(); ++d)
+    index[d] = w.coordinate[d] >= 0 ? at[static_cast<std::size_t>(w.coordinate[d])] : w.constant[d];
+  return w.layout->apply(index.data());
+}
+
+// The innermost loop is the run of x whose coordinates step alike from x = 0;
+// the loop outside it steps from x = 0 to the run's end.
+bool vectorizes(const Plan& loop, const std::vector<WalkAccess>& accesses) {
+  const std::int64_t n = loop.size();
+  if (n < 2 || accesses.empty()) return true;
+  const auto coordinates = [&](std::int64_t x) {
+    std::vector<std::int64_t> at(static_cast<std::size_t>(loop.rank()));
+    loop.inv(x, at.data());
+    return at;
+  };
+  const std::vector<std::int64_t> first = coordinates(0), second = coordinates(1);
+  std::int64_t run = 1;
+  for (std::vector<std::int64_t> last = second; run + 1 < n; ++run) {
+    std::vector<std::int64_t> next = coordinates(run + 1);
+    bool alike = true;
+    for (std::size_t d = 0; d < next.size(); ++d) alike = alike && next[d] - last[d] == second[d] - first[d];
+    if (!alike) break;
+    last = std::move(next);
+  }
+  ++run;  // x = 0 .. run - 1 is the innermost loop
+  const std::vector<std::int64_t> outer = run < n ? coordinates(run) : first;
+  std::vector<std::int64_t> inner_stride, outer_stride;
+  for (const WalkAccess& w : accesses) {
+    const std::int64_t origin = offset(w, first);
+    inner_stride.push_back(std::llabs(offset(w, second) - origin));
+    outer_stride.push_back(run < n ? std::llabs(offset(w, outer) - origin) : -1);
+  }
+  if (std::all_of(inner_stride.begin(), inner_stride.end(), [](std::int64_t s) { return s <= 1; })) return true;
+  // The register transpose's smallest tile is 4 x 4 (SSE, NEON).
+  if (accesses.size() != 2 || run < 4) return false;
+  for (std::size_t a = 0; a < 2; ++a)
+    if (inner_stride[a] == 1 && outer_stride[1 - a] == 1) return true;
+  return false;
+}
+
+}  // namespace
+
+WalkCounts walk(const Plan& loop, const std::vector<WalkAccess>& accesses, const target::Target& target, std::int64_t limit) {
+  constexpr int kLine = 64, kPage = 4096;
+  // Typical associativities: 8-way L1 data caches, 16-way L2s (8 on some
+  // Arm cores, which changes little here); a 64-entry first-level TLB.
+  CacheModel l1(target.l1d_bytes, kLine, 8), l2(target.l2_bytes, kLine, 16), tlb(64 * kPage, kPage, 4);
+  WalkCounts counts;
+  const std::int64_t n = std::min(limit, loop.size());
+  std::vector<std::int64_t> at(static_cast<std::size_t>(loop.rank())), index;
+  for (std::int64_t x = 0; x < n; ++x) {
+    loop.inv(x, at.data());
+    for (std::size_t a = 0; a < accesses.size(); ++a) {
+      const WalkAccess& w = accesses[a];
+      index.resize(w.coordinate.size());
+      for (std::size_t d = 0; d < index.size(); ++d)
+        index[d] = w.coordinate[d] >= 0 ? at[static_cast<std::size_t>(w.coordinate[d])] : w.constant[d];
+      // Each tensor 2^40 bytes from the last: apart in every set of every model.
+      const std::int64_t address = (static_cast<std::int64_t>(a + 1) << 40) + w.layout->apply(index.data()) * w.element_bytes;
+      ++counts.accesses;
+      if (l1.miss(address / kLine)) {
+        counts.l1_misses += 1;
+        if (l2.miss(address / kLine)) counts.l2_misses += 1;
+      }
+      if (tlb.miss(address / kPage)) counts.tlb_misses += 1;
+    }
+  }
+  counts.vectorizes = vectorizes(loop, accesses);
+  if (counts.accesses > 0) {
+    const double per = 1.0 / static_cast<double>(counts.accesses);
+    counts.l1_misses *= per;
+    counts.l2_misses *= per;
+    counts.tlb_misses *= per;
+  }
+  return counts;
+}
+
+}  // namespace lego::search

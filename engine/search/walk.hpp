@@ -1,0 +1,43 @@
+// What a loop's order does to the caches, before it runs: the first
+// iterations of a `{{ for i, j in L }}` loop walked in L's physical order,
+// each access's byte address taken from its tensor's layout, and the lines
+// and pages replayed through models of the target's L1, L2 and first-level
+// TLB (set-associative, least recently used). A transpose whose tile keeps
+// B's lines in L1 and one whose row walk misses a line and a page per
+// element have the same bytes and FLOPs; these counts tell them apart.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "layout/plan.hpp"
+#include "target/target.hpp"
+
+namespace lego::search {
+
+// One access site of the loop body: its tensor's layout and, for each of
+// the tensor's indices, which loop coordinate it is (or -1 and a constant).
+struct WalkAccess {
+  const Plan* layout = nullptr;
+  std::vector<int> coordinate;         // per tensor index: the loop's coordinate, or -1
+  std::vector<std::int64_t> constant;  // per tensor index where coordinate is -1
+  int element_bytes = 4;
+};
+
+struct WalkCounts {
+  std::int64_t accesses = 0;
+  // Per access, averaged over the walk.
+  double l1_misses = 0, l2_misses = 0, tlb_misses = 0;
+  // Whether the loop's innermost steps leave a vector loop: every access
+  // contiguous (or fixed) along the innermost loop, or, for two accesses,
+  // one contiguous along it and the other along the loop outside it, the
+  // innermost loop at least 4 long (the register transposes
+  // kernel/microkernel.hpp chooses then). Otherwise the body runs an element at a time.
+  bool vectorizes = true;
+};
+
+// The first `limit` iterations of `loop`'s physical order. Each access's
+// tensor is placed in an address range of its own, page aligned.
+WalkCounts walk(const Plan& loop, const std::vector<WalkAccess>& accesses, const target::Target& target, std::int64_t limit = 1 << 15);
+
+}  // namespace lego::search
