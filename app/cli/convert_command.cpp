@@ -175,7 +175,12 @@ int run_convert_command(const std::vector<std::string>& args, std::ostream& out,
       out << fmt::format("  {:<34} {:>8} {}\n", p.name, p.possible ? fmt::format("{:.1f}", p.cost.score()) : std::string("-"), p.reason);
     return 0;
   } catch (const LegoError& e) {
-    err << "lego: " << e.what() << "\n";
+    // The evaluator's hint names --bind, which layout commands have and
+    // convert does not: its layouts are of one tile, written in numbers.
+    std::string message = e.what();
+    if (const auto at = message.find(": give it a value (e.g. --bind "); at != std::string::npos)
+      message = message.substr(0, at) + ": convert plans a tile of fixed size; write the layout's sizes as numbers";
+    err << "lego: " << message << "\n";
     return 2;
   } catch (const std::filesystem::filesystem_error& e) {  // a path the system refuses (too long, a link loop)
     err << "lego: " << e.what() << "\n";

@@ -14,7 +14,15 @@ int main(int argc, char** argv) {
     std::_Exit(2);
   });
   const std::vector<std::string> args(argv, argv + argc);
-  if (args.size() > 1 && lego::cli::is_kernel_command(args[1])) return lego::cli::run_kernel_command(args, std::cout, std::cerr);
-  if (args.size() > 1 && lego::cli::is_slurm_command(args[1])) return lego::cli::run_slurm_command(args, std::cout, std::cerr);
-  return lego::cli::run(args, std::cout, std::cerr);
+  // Each command reports its users' errors itself; what escapes one is a
+  // bug, said as one rather than an abort.
+  try {
+    if (args.size() > 1 && lego::cli::is_kernel_command(args[1])) return lego::cli::run_kernel_command(args, std::cout, std::cerr);
+    if (args.size() > 1 && lego::cli::is_slurm_command(args[1])) return lego::cli::run_slurm_command(args, std::cout, std::cerr);
+    return lego::cli::run(args, std::cout, std::cerr);
+  } catch (const std::exception& e) {
+    std::cout.flush();
+    std::cerr << "lego: internal error: " << e.what() << " (this is a bug in lego; please report it with the command line)" << std::endl;
+    return 70;
+  }
 }

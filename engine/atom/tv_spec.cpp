@@ -80,6 +80,8 @@ TvSpec parse_tv_spec(std::string_view text) {
   const Span name_span = trimmed(text, parts[0].begin, parts[0].begin + colon),
              operand_span = trimmed(text, parts[0].begin + colon + 1, parts[0].end);
   const std::optional<Atom> atom = find_atom(slice(text, name_span));
+  if (!atom && slice(text, name_span) == "wgmma.m64nNk16.f16")
+    throw LegoError(name_span, "wgmma.m64nNk16.f16 stands for its N: write one, a multiple of 8 from 8 to 256, e.g. wgmma.m64n64k16.f16");
   if (!atom) {
     std::string names;
     for (const auto& n : atom_names()) names += (names.empty() ? "" : ", ") + n;

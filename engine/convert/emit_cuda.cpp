@@ -277,7 +277,9 @@ EmittedConversion emit_cuda(const ConversionReport& r, const ConversionPlan& p, 
       {"tolerance", r.element_bytes == 2 ? 1e-9 : 0.0}};
   const nlohmann::ordered_json project = {
       {"lego_studio_project", 1}, {"name", "conversion"}, {"description", comment(command)}, {"kernels", {kernel}}};
-  return {cuda.str(), ref.str(), project.dump(1) + "\n"};
+  // The command line is in the description, and a path need not be UTF-8
+  // (a Latin-1 folder name): such bytes become U+FFFD there.
+  return {cuda.str(), ref.str(), project.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n"};
 }
 
 }  // namespace lego::convert

@@ -79,6 +79,14 @@ std::vector<std::string> write_folder(const std::string& folder, const std::map<
   const fs::path dir(folder);
   if (fs::is_symlink(fs::symlink_status(dir, ec)))
     throw LegoError(folder + " is a link; give the folder itself (nothing is written through a link)");
+  // Nor through a link among the folders above it, as typed: out/sub with
+  // out a link to elsewhere would write there.
+  fs::path above;
+  for (const fs::path& part : dir.parent_path()) {
+    above /= part;
+    if (part != above.root_path() && fs::is_symlink(fs::symlink_status(above, ec)))
+      throw LegoError(folder + ": " + above.string() + " is a link; give the real path (nothing is written through a link)");
+  }
   std::vector<std::string> present;
   if (fs::exists(fs::symlink_status(dir, ec))) {
     if (!fs::is_directory(fs::symlink_status(dir, ec))) throw LegoError(folder + " is not a folder");
@@ -94,6 +102,14 @@ std::vector<std::string> write_folder(const std::string& folder, const std::map<
       if (present.size() > 8) list += ", ...";
       throw LegoError(folder + " is not empty (" + list + "); give an empty or new folder, or --force to replace what is there");
     }
+  }
+  // Every check before the first write: a file to write that is a folder
+  // or a pipe would fail after the files before it were written.
+  for (const auto& [name, text] : files) {
+    const fs::file_status status = fs::symlink_status(dir / name, ec);
+    if (fs::exists(status) && !fs::is_regular_file(status))
+      throw LegoError("cannot write " + (dir / name).string() + ": " +
+                      (fs::is_directory(status) ? "it is a folder" : "it is not a regular file") + "; nothing was written");
   }
   if (replaced)
     for (const auto& [name, text] : files)

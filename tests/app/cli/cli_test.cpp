@@ -4,6 +4,7 @@
 #include "cli.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -249,6 +250,24 @@ TEST(Cli, ConvertExplainsThePlanAndWhatTheOthersWouldCost) {
   const Result bad_elem = run({"convert", "mma.m16n8k16.f16:C", "mma.m16n8k16.f16:A", "--elem", "f17"});
   EXPECT_EQ(bad_elem.code, 2);
   EXPECT_NE(bad_elem.err.find("--elem f17"), std::string::npos) << bad_elem.err;
+  // The atom list's wgmma.m64nNk16.f16 asks for its N; a size symbol asks for a number, not for an option convert lacks.
+  const Result generic = run({"convert", "wgmma.m64nNk16.f16:C", "wgmma.m64nNk16.f16:A"});
+  EXPECT_EQ(generic.code, 2);
+  EXPECT_NE(generic.err.find("stands for its N: write one, a multiple of 8 from 8 to 256, e.g. wgmma.m64n64k16.f16"), std::string::npos)
+      << generic.err;
+  const Result symbol = run({"convert", "OrderBy(Row(N, N)).GroupBy([(N, N)])", "OrderBy(Row(16, 16)).GroupBy([(16, 16)])"});
+  EXPECT_EQ(symbol.code, 2);
+  EXPECT_NE(symbol.err.find("unbound symbol 'N': convert plans a tile of fixed size"), std::string::npos) << symbol.err;
+  EXPECT_EQ(symbol.err.find("--bind"), std::string::npos) << symbol.err;
+  // A folder whose name is not UTF-8 (Latin-1 is legal on Linux): the files are written, the project's text is valid JSON.
+  const std::filesystem::path latin1 = std::filesystem::temp_directory_path() / ("lego-convert-\xff-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(latin1);
+  const Result emitted = run({"convert", "mma.m16n8k16.f16:C, [1,1], [1,2]", "((2,16),(8)):((128,1),(16))", "--tile", "16x16", "--elem",
+                              "f16", "--emit", "cuda", "--out", latin1.string()});
+  EXPECT_EQ(emitted.code, 0) << emitted.err;
+  std::ifstream project(latin1 / "convert.lego.json");
+  EXPECT_FALSE(nlohmann::json::parse(project, nullptr, false).is_discarded());
+  std::filesystem::remove_all(latin1);
 }
 
 // lego smem-layout: Hopper's 128-byte swizzle on a 64 x 64 fp16 tile is

@@ -78,6 +78,29 @@ TEST(AtomicFile, AFolderAsTheTargetIsRefusedAndLeavesNothing) {
   }
 }
 
+TEST(AtomicFile, AFolderIsWrittenWholeOrNotAtAll) {
+  Folder f;
+  // A file of the set that is a folder: found before the first write.
+  fs::create_directories(f.root / "out" / "b.json");
+  try {
+    write_folder((f.root / "out").string(), {{"a.cu", "a"}, {"b.json", "b"}}, true);
+    ADD_FAILURE() << "wrote a folder with a file it could not write";
+  } catch (const LegoError& e) {
+    EXPECT_NE(std::string(e.what()).find("b.json: it is a folder; nothing was written"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(f.root / "out" / "a.cu"));
+  // Nor through a link among the folders above it.
+  fs::create_directories(f.root / "elsewhere");
+  fs::create_symlink(f.root / "elsewhere", f.root / "link");
+  try {
+    write_folder((f.root / "link" / "sub").string(), {{"a.cu", "a"}}, false);
+    ADD_FAILURE() << "wrote through a linked parent";
+  } catch (const LegoError& e) {
+    EXPECT_NE(std::string(e.what()).find("link is a link; give the real path"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(f.root / "elsewhere" / "sub"));
+}
+
 TEST(AtomicFile, AnExistingFileKeepsItsMode) {
   Folder f;
   const fs::path file = f.root / "shared.json";
