@@ -8,6 +8,7 @@
 #include <set>
 
 #include "analysis/banks.hpp"
+#include "convert/xor_buffer.hpp"
 #include "expr/diagnostic.hpp"
 
 namespace lego::convert {
@@ -373,6 +374,7 @@ ConversionReport plan_conversion(const atom::TvLayout& from, const atom::TvLayou
   report.plans.push_back(std::move(regs));
   if (!registers_do) report.plans.push_back(shuffles_plan(to, src, from.values, bytes));
   std::vector<CandidateLayout> buffers = buffer_candidates(from.rows, from.cols, bytes);
+  for (auto& built : xor_buffers(from, to, bytes)) buffers.push_back(std::move(built));
   for (const auto& c : options.project_layouts) buffers.push_back(c);
   std::vector<ConversionPlan> shared;
   for (const auto& b : buffers)

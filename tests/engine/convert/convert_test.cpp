@@ -11,6 +11,7 @@
 #include "convert/explain.hpp"
 #include "convert/planner.hpp"
 #include "convert/tv_text.hpp"
+#include "convert/xor_buffer.hpp"
 #include "expr/diagnostic.hpp"
 
 namespace lego::convert {
@@ -57,6 +58,36 @@ TEST(Convert, AnAccumulatorReachesRowVectorsThroughAConflictFreeBuffer) {
   EXPECT_GT(row->store.excess_wavefronts, 0) << "its stores conflict";
   EXPECT_GT(row->cost.score(), chosen.cost.score());
   EXPECT_FALSE(find(r, PlanKind::Registers)->possible);
+}
+
+// Where both sides are linear over GF(2) the buffer is built, not only
+// searched: a vector on one side and no conflict on either, which no
+// single CuTe swizzle among the candidates reached (Sw<3,2,3> at 76 issue
+// slots, tiles 1x8 at 60).
+TEST(Convert, TheBuiltXorBufferIsConflictFreeOnBothSidesWhereNoCandidateIs) {
+  struct Case {
+    std::string from, to;
+    int rows, cols, threads;
+    double score;
+  };
+  for (const Case& c : {Case{"OrderBy(Row(64, 64)).GroupBy([(64, 64)])", "OrderBy(Col(64, 64)).GroupBy([(64, 64)])", 0, 0, 128, 44},
+                        Case{"mma.m16n8k16.f16:C, [1,1], [2,4]", "OrderBy(Row(32, 32)).GroupBy([(32, 32)])", 0, 0, 32, 28}}) {
+    const ConversionReport r = plan(c.from, c.to, c.rows, c.cols, 4, c.threads);
+    const ConversionPlan& chosen = r.plans.front();
+    ASSERT_EQ(chosen.kind, PlanKind::Shared) << c.from;
+    EXPECT_EQ(chosen.buffer.family, "xor") << chosen.name;
+    EXPECT_EQ(chosen.store.excess_wavefronts + chosen.load.excess_wavefronts, 0) << chosen.name;
+    EXPECT_EQ(chosen.store.vector_elements, 4) << "FROM's 16-byte vector kept";
+    EXPECT_EQ(chosen.cost.score(), c.score) << chosen.name;
+  }
+  // An antidiagonal layout is not linear: nothing is built, the candidates still plan it.
+  const TvText antidiag = read_tv("OrderBy(GenP([32, 32], antidiag)).TileBy([32, 32])", "FROM", 32, 32, 32);
+  const TvText row = read_tv("OrderBy(Row(32, 32)).GroupBy([(32, 32)])", "TO", 32, 32, 32);
+  EXPECT_TRUE(xor_buffers(antidiag.tv, row.tv, 4).empty());
+  EXPECT_FALSE(xor_buffers(row.tv, row.tv, 4).empty());
+  EXPECT_EQ(
+      plan("OrderBy(GenP([32, 32], antidiag)).TileBy([32, 32])", "OrderBy(Row(32, 32)).GroupBy([(32, 32)])", 32, 32, 4).plans.front().kind,
+      PlanKind::Shared);
 }
 
 TEST(Convert, ARowPerLaneBecomesAColumnPerLaneByShufflesOrAPaddedBuffer) {
