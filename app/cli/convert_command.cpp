@@ -51,6 +51,9 @@ nlohmann::ordered_json plan_json(const convert::ConversionReport& r, const conve
       warps.push_back(rounds);
     }
     j["rounds"] = warps;
+    // Where each value comes from: a lane's own register (an in-lane move before the rounds) or a round's.
+    j["source_thread"] = p.source_thread;
+    j["source_value"] = p.source_value;
   } else {
     j["source_value"] = p.source_value;
   }
@@ -120,7 +123,10 @@ int run_convert_command(const std::vector<std::string>& args, std::ostream& out,
   cmd->add_option(
       "--elem", elem,
       std::string("The element type, one for both sides: ") + convert::kElementNames + ". Its size decides vector widths and banks");
-  cmd->add_option("--warps", warps, "Warps holding the tile, for CuTe and LEGO forms (an atom says its own)")->check(CLI::Range(1, 32));
+  CLI::Option* warps_option =
+      cmd->add_option("--warps", warps,
+                      "Warps holding a LEGO layout's tile (an atom and a CuTe layout say their own; given, they must agree)")
+          ->check(CLI::Range(1, 32));
   cmd->add_flag("--json", json, "One JSON object with every plan");
   cmd->add_option("--emit", emit,
                   "cuda: write the plan (and every other possible plan) as device functions lego_convert_N(src, dst), a test kernel "
@@ -141,7 +147,8 @@ int run_convert_command(const std::vector<std::string>& args, std::ostream& out,
     } catch (const LegoError&) {
       throw LegoError("--elem " + elem + ": one of " + convert::kElementNames);
     }
-    convert::ConversionInput input{from_text, to_text, 0, 0, warps, elem};
+    if (!emit.empty() && json) throw LegoError("--json and --emit: --emit writes files and says where; ask for one at a time");
+    convert::ConversionInput input{from_text, to_text, 0, 0, warps, elem, warps_option->count() > 0};
     if (!tile_text.empty()) std::tie(input.rows, input.cols) = rows_by_columns(tile_text, "--tile", "e.g. 32x32");
     const convert::Conversion c = convert::plan_checked(input);
     const convert::ConversionReport& r = c.report;
@@ -181,6 +188,8 @@ int run_convert_command(const std::vector<std::string>& args, std::ostream& out,
     if (const auto at = message.find(": give it a value (e.g. --bind "); at != std::string::npos)
       message = message.substr(0, at) + ": convert plans a tile of fixed size; write the layout's sizes as numbers";
     err << "lego: " << message << "\n";
+    if (json)
+      out << nlohmann::ordered_json{{"error", message}}.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
     return 2;
   } catch (const std::filesystem::filesystem_error& e) {  // a path the system refuses (too long, a link loop)
     err << "lego: " << e.what() << "\n";

@@ -34,6 +34,12 @@ Conversion plan_checked(const ConversionInput& input) {
     c.from = read_tv(input.from, "FROM", input.rows, input.cols, threads);
     c.to = read_tv(input.to, "TO", c.from.tv.rows, c.from.tv.cols, c.from.tv.threads);
   }
+  if (input.warps_given)
+    for (const auto& [side, name] : {std::pair{&c.from, "FROM"}, std::pair{&c.to, "TO"}})
+      if (side->form != TvForm::Lego && side->tv.threads != threads)
+        throw LegoError("--warps " + std::to_string(input.warps) + " gives " + std::to_string(threads) + " threads, but " + name + "'s " +
+                        (side->form == TvForm::Atom ? "atom" : "CuTe layout") + " has " + std::to_string(side->tv.threads) +
+                        " (an atom's and a CuTe layout's threads are their own: leave --warps out)");
   c.report = plan_conversion(c.from.tv, c.to.tv, {bytes, {}});
   for (const auto& p : c.report.plans)
     if (p.possible)
@@ -60,7 +66,8 @@ std::string round_text(const ShuffleRound& round) {
   std::string lanes;
   for (std::size_t l = 0; l < round.source_lane.size(); ++l)
     if (round.source_lane[l] >= 0)
-      lanes += fmt::format(" {}<-{}.v{}", l, round.source_lane[l], round.sent_value[static_cast<std::size_t>(round.source_lane[l])]);
+      lanes += fmt::format(" {}.v{}<-{}.v{}", l, round.received_value[l], round.source_lane[l],
+                           round.sent_value[static_cast<std::size_t>(round.source_lane[l])]);
   return lanes;
 }
 
@@ -77,10 +84,29 @@ std::string registers_text(const ConversionPlan& p) {
 
 std::string shuffles_text(const ConversionPlan& p, std::size_t rounds_shown, const std::string& hint) {
   const auto& rounds = p.rounds.front();
-  std::string out = fmt::format("  warp 0: {} round{} of __shfl_sync; per round, the lane each lane reads (and the value it sends):\n",
-                                rounds.size(), rounds.size() == 1 ? "" : "s");
+  std::string out = fmt::format(
+      "  warp 0: {} round{} of __shfl_sync; per round, lane.TO register <- the lane it reads.the FROM register that lane sends:\n",
+      rounds.size(), rounds.size() == 1 ? "" : "s");
+  // The values a lane keeps but holds in another register: TO's register <- FROM's, no shuffle.
+  std::string local;
+  int moves = 0;
+  for (std::size_t t = 0; t < p.source_thread.size() && t < 32; ++t)
+    for (std::size_t v = 0; v < p.source_thread[t].size(); ++v)
+      if (p.source_thread[t][v] == static_cast<int>(t) && p.source_value[t][v] != static_cast<int>(v) && ++moves <= 8)
+        local += fmt::format(" {}.v{}<-v{}", t, v, p.source_value[t][v]);
+  if (moves > 0)
+    out += fmt::format("  in-lane moves, lane.TO register <- FROM register ({}):{}{}\n", moves, local, moves > 8 ? " ..." : "");
   for (std::size_t k = 0; k < rounds.size() && k < rounds_shown; ++k) out += fmt::format("  round {}:{}\n", k + 1, round_text(rounds[k]));
   if (rounds.size() > rounds_shown) out += fmt::format("  ... {} more rounds{}\n", rounds.size() - rounds_shown, hint);
+  if (p.rounds.size() > 1) {
+    const bool alike = std::all_of(p.rounds.begin(), p.rounds.end(), [&](const auto& w) {
+      return w.size() == rounds.size() && std::equal(w.begin(), w.end(), rounds.begin(), [](const ShuffleRound& a, const ShuffleRound& b) {
+               return a.source_lane == b.source_lane && a.sent_value == b.sent_value && a.received_value == b.received_value;
+             });
+    });
+    out += alike ? fmt::format("  the other {} warps do the same on their own lanes\n", p.rounds.size() - 1)
+                 : std::string("  the other warps' rounds differ (--json lists every warp's)\n");
+  }
   return out;
 }
 

@@ -25,6 +25,8 @@ struct ConversionInput {
   int rows = 0, cols = 0;  // the tile; 0: an atom's, or the LEGO layout's shape
   int warps = 1;           // for the CuTe and LEGO forms (an atom says its own)
   std::string element = "f32";
+  // The user gave the warps: an atom or a CuTe layout with other threads is then an error, not silently its own count.
+  bool warps_given = false;
 };
 
 struct Conversion {

@@ -4,6 +4,7 @@
 
 #include "atom/tv_spec.hpp"
 #include "expr/diagnostic.hpp"
+#include "layout/candidates.hpp"
 #include "layout/cute.hpp"
 #include "layout/make_plan.hpp"
 #include "layout/parse.hpp"
@@ -26,13 +27,34 @@ TvForm form_of(const std::string& text) {
 namespace {
 
 void check_tile(const atom::TvLayout& tv, const std::string& what) {
-  if (!tv.covers_tile_once())
-    throw LegoError(what + " does not hold every element of its " + std::to_string(tv.rows) + " x " + std::to_string(tv.cols) +
-                    " tile exactly once: a conversion needs a layout of the whole tile");
+  if (tv.covers_tile_once()) return;
+  // Say which element: the first that two (thread, value)s hold, else the first none holds.
+  const std::string head =
+      what + " does not hold every element of its " + std::to_string(tv.rows) + " x " + std::to_string(tv.cols) + " tile exactly once: ";
+  std::vector<int> holder(static_cast<std::size_t>(tv.rows) * static_cast<std::size_t>(tv.cols), -1);
+  for (int t = 0; t < tv.threads; ++t)
+    for (int v = 0; v < tv.values; ++v) {
+      const atom::Coord c = tv.at(t, v);
+      if (c.row < 0 || c.row >= tv.rows || c.col < 0 || c.col >= tv.cols)
+        throw LegoError(head + "thread " + std::to_string(t) + " value " + std::to_string(v) + " is outside it");
+      int& h = holder[tv.element(t, v)];
+      if (h >= 0)
+        throw LegoError(head + "element (" + std::to_string(c.row) + ", " + std::to_string(c.col) + ") is held by thread " +
+                        std::to_string(h / tv.values) + " value " + std::to_string(h % tv.values) + " and by thread " + std::to_string(t) +
+                        " value " + std::to_string(v));
+      h = t * tv.values + v;
+    }
+  for (std::size_t e = 0; e < holder.size(); ++e)
+    if (holder[e] < 0)
+      throw LegoError(head + "no thread holds element (" + std::to_string(e / static_cast<std::size_t>(tv.cols)) + ", " +
+                      std::to_string(e % static_cast<std::size_t>(tv.cols)) + ")");
+  throw LegoError(head + "a conversion needs a layout of the whole tile");
 }
 
 atom::TvLayout from_lego(const std::string& text, const std::string& what, int rows, int cols, int threads) {
-  const Plan plan = make_plan(parse_layout(text), {});
+  // A tiled layout (TileBy, as a buffer's text prints) is read by its tile coordinates, as accesses read it.
+  const LayoutAst ast = parse_layout(text);
+  const Plan plan = make_plan(make_plan(ast, {}).rank() == 2 ? ast : as_buffer_reads_it(ast), {});
   const auto shape_text = [&] {
     std::string s;
     for (const auto e : plan.shape()) s += (s.empty() ? "" : " x ") + std::to_string(e);

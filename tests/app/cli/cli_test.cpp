@@ -259,6 +259,32 @@ TEST(Cli, ConvertExplainsThePlanAndWhatTheOthersWouldCost) {
   EXPECT_EQ(symbol.code, 2);
   EXPECT_NE(symbol.err.find("unbound symbol 'N': convert plans a tile of fixed size"), std::string::npos) << symbol.err;
   EXPECT_EQ(symbol.err.find("--bind"), std::string::npos) << symbol.err;
+  // A tiled LEGO layout (as a buffer's text prints) is read by its tile coordinates.
+  const Result tiled = run({"convert", "OrderBy(Col(16,2), Row(1,8)).TileBy([16,2],[1,8])", "OrderBy(Row(16, 16)).GroupBy([(16, 16)])"});
+  EXPECT_EQ(tiled.code, 0) << tiled.err;
+  // A layout that holds an element twice says which, and where.
+  const Result twice = run({"convert", "((32),(2)):((1),(1))", "((32),(2)):((1),(32))", "--tile", "8x8"});
+  EXPECT_EQ(twice.code, 2);
+  EXPECT_NE(twice.err.find("element (1, 0) is held by thread 0 value 1 and by thread 1 value 0"), std::string::npos) << twice.err;
+  // --warps that disagrees with a CuTe layout's threads is an error, not ignored.
+  const Result warps =
+      run({"convert", "((2,16),(8)):((128,1),(16))", "((4,8),(2,2,2)):((32,1),(16,8,128))", "--tile", "16x16", "--warps", "2"});
+  EXPECT_EQ(warps.code, 2);
+  EXPECT_NE(warps.err.find("--warps 2 gives 64 threads, but FROM's CuTe layout has 32"), std::string::npos) << warps.err;
+  // With --json a failure is JSON too; --json with --emit is refused.
+  const Result json_error = run({"convert", "mma.m16n8k16.f16:C", "bogus(", "--json"});
+  EXPECT_EQ(json_error.code, 2);
+  EXPECT_TRUE(nlohmann::json::parse(json_error.out, nullptr, false).contains("error")) << json_error.out;
+  const Result json_emit = run({"convert", "mma.m16n8k16.f16:C", "mma.m16n8k16.f16:A", "--json", "--emit", "cuda", "--out", "x"});
+  EXPECT_EQ(json_emit.code, 2);
+  EXPECT_NE(json_emit.err.find("--json and --emit"), std::string::npos) << json_emit.err;
+  // A shuffle plan whose lanes keep a value in another register says so.
+  const Result local =
+      run({"convert", "OrderBy(Row(8, 8)).GroupBy([(8, 8)])",
+           "OrderBy(GenP([8,8], lambda i, j: (1 - (i*8+j)%2)*(i*8+j+1) + ((i*8+j)%2)*(2*((((i*8+j)//2)+31)%32)))).GroupBy([(8,8)])"});
+  EXPECT_EQ(local.code, 0) << local.err;
+  EXPECT_NE(local.out.find("in-lane moves, lane.TO register <- FROM register (32): 0.v1<-v0"), std::string::npos) << local.out;
+  EXPECT_NE(local.out.find("round 1: 0.v0<-1.v1"), std::string::npos) << local.out;
   // A folder whose name is not UTF-8 (Latin-1 is legal on Linux): the files are written, the project's text is valid JSON.
   const std::filesystem::path latin1 = std::filesystem::temp_directory_path() / ("lego-convert-\xff-" + std::to_string(::getpid()));
   std::filesystem::remove_all(latin1);
