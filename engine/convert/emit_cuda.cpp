@@ -127,12 +127,23 @@ void plan_code(const ConversionReport& r, const ConversionPlan& p, const atom::T
            << "  for (int v = 0; v < W; ++v)\n"
            << "    if (lego_local" << k << "[thread][v] >= 0) dst[v] = src[lego_local" << k << "[thread][v]];\n"
            << "  // Every lane takes part in every round (a shuffle is warp-collective); a lane with\n"
-           << "  // nothing to receive reads its own value and keeps nothing.\n"
-           << "  for (int round = 0; round < " << rounds << "; ++round) {\n"
-           << "    const int row = warp * " << rounds << " + round;\n"
-           << "    const T got = lego_shfl(src[lego_sent" << k << "[row][lane]], lego_source_lane" << k << "[row][lane]);\n"
-           << "    if (lego_received" << k << "[row][lane] >= 0) dst[lego_received" << k << "[row][lane]] = got;\n"
-           << "  }\n";
+           << "  // nothing to receive reads its own value and keeps nothing.\n";
+      if (p.packed == 2) {
+        // Two halves a shuffle: round 2g sends the low half of the sender's word, 2g + 1 its high half.
+        body << "  for (int round = 0; round < " << rounds << "; round += 2) {\n"
+             << "    const int row = warp * " << rounds << " + round, first = lego_sent" << k << "[row][lane];\n"
+             << "    const unsigned word = unsigned(src[first]) | unsigned(src[first + 1]) << 16;\n"
+             << "    const unsigned got = __shfl_sync(lego_lanes(), word, lego_source_lane" << k << "[row][lane]);\n"
+             << "    if (lego_received" << k << "[row][lane] >= 0) dst[lego_received" << k << "[row][lane]] = T(got & 0xffffu);\n"
+             << "    if (lego_received" << k << "[row + 1][lane] >= 0) dst[lego_received" << k << "[row + 1][lane]] = T(got >> 16);\n"
+             << "  }\n";
+      } else {
+        body << "  for (int round = 0; round < " << rounds << "; ++round) {\n"
+             << "    const int row = warp * " << rounds << " + round;\n"
+             << "    const T got = lego_shfl(src[lego_sent" << k << "[row][lane]], lego_source_lane" << k << "[row][lane]);\n"
+             << "    if (lego_received" << k << "[row][lane] >= 0) dst[lego_received" << k << "[row][lane]] = got;\n"
+             << "  }\n";
+      }
       break;
     }
     case PlanKind::Shared: {

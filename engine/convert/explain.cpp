@@ -94,6 +94,9 @@ std::string shuffles_text(const ConversionPlan& p, std::size_t rounds_shown, con
     for (std::size_t v = 0; v < p.source_thread[t].size(); ++v)
       if (p.source_thread[t][v] == static_cast<int>(t) && p.source_value[t][v] != static_cast<int>(v) && ++moves <= 8)
         local += fmt::format(" {}.v{}<-v{}", t, v, p.source_value[t][v]);
+  if (p.packed > 1)
+    out += fmt::format("  {} elements a 32-bit __shfl_sync: each {} rounds in turn share one shuffle of the sender's packed word\n",
+                       p.packed, p.packed);
   if (moves > 0)
     out += fmt::format("  in-lane moves, lane.TO register <- FROM register ({}):{}{}\n", moves, local, moves > 8 ? " ..." : "");
   for (std::size_t k = 0; k < rounds.size() && k < rounds_shown; ++k) out += fmt::format("  round {}:{}\n", k + 1, round_text(rounds[k]));

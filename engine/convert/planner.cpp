@@ -216,34 +216,77 @@ ConversionPlan shuffles_plan(const atom::TvLayout& to, const std::vector<std::ve
     }
   if (!p.possible) return p;
   const int warps = (to.threads + kWarp - 1) / kWarp;
-  const int per_shuffle = element_bytes > 4 ? element_bytes / 4 : 1;  // 32-bit shuffles per element
+  // Elements narrower than 4 bytes can travel k to a 32-bit shuffle: the
+  // sender's FROM registers k w .. k w + k - 1 as one word, which the
+  // receiver unpacks into whichever of its registers need them.
+  const int k = element_bytes < 4 && from_values % (4 / element_bytes) == 0 ? 4 / element_bytes : 1;
+  Cost single, packed;
+  std::vector<std::vector<ShuffleRound>> single_rounds, packed_rounds;
   for (int w = 0; w < warps; ++w) {
     const int lanes = std::min(kWarp, to.threads - w * kWarp);
-    Needs needs(static_cast<std::size_t>(lanes));
-    for (int l = 0; l < lanes; ++l)
-      for (int v = 0; v < to.values; ++v) {
-        const Holder h = src[static_cast<std::size_t>(w * kWarp + l)][static_cast<std::size_t>(v)];
-        if (h.thread != w * kWarp + l) needs[static_cast<std::size_t>(l)].push_back({h.thread - w * kWarp, h.value, v});
+    for (const int per_word : k > 1 ? std::vector<int>{1, k} : std::vector<int>{1}) {
+      // needs at the granularity of a word: (sender, its word, the receiver's group of that word).
+      Needs needs(static_cast<std::size_t>(lanes));
+      std::vector<std::vector<std::vector<int>>> groups(static_cast<std::size_t>(lanes));  // [lane][group][element] = TO register
+      for (int l = 0; l < lanes; ++l)
+        for (int v = 0; v < to.values; ++v) {
+          const Holder h = src[static_cast<std::size_t>(w * kWarp + l)][static_cast<std::size_t>(v)];
+          if (h.thread == w * kWarp + l) continue;
+          auto& n = needs[static_cast<std::size_t>(l)];
+          const int sender = h.thread - w * kWarp, word = h.value / per_word;
+          const auto found = std::find_if(n.begin(), n.end(), [&](const auto& e) { return e[0] == sender && e[1] == word; });
+          int group = found == n.end() ? -1 : (*found)[2];
+          if (group < 0) {
+            group = static_cast<int>(groups[static_cast<std::size_t>(l)].size());
+            groups[static_cast<std::size_t>(l)].push_back(std::vector<int>(static_cast<std::size_t>(per_word), -1));
+            n.push_back({sender, word, group});
+          }
+          groups[static_cast<std::size_t>(l)][static_cast<std::size_t>(group)][static_cast<std::size_t>(h.value % per_word)] = v;
+        }
+      std::vector<ShuffleRound> words = greedy_rounds(needs, lanes);
+      if (std::vector<ShuffleRound> coloured = coloured_rounds(needs, lanes); coloured.size() < words.size()) words = std::move(coloured);
+      // Each word round as per_word element rounds that share its shuffle.
+      std::vector<ShuffleRound> rounds;
+      for (const ShuffleRound& r : words)
+        for (int e = 0; e < per_word; ++e) {
+          ShuffleRound x = empty_round();
+          for (int l = 0; l < lanes; ++l) {
+            if (r.sent_value[static_cast<std::size_t>(l)] >= 0)
+              x.sent_value[static_cast<std::size_t>(l)] = r.sent_value[static_cast<std::size_t>(l)] * per_word + e;
+            const int group = r.received_value[static_cast<std::size_t>(l)];
+            if (group < 0) continue;
+            x.source_lane[static_cast<std::size_t>(l)] = r.source_lane[static_cast<std::size_t>(l)];
+            x.received_value[static_cast<std::size_t>(l)] =
+                groups[static_cast<std::size_t>(l)][static_cast<std::size_t>(group)][static_cast<std::size_t>(e)];
+          }
+          rounds.push_back(std::move(x));
+        }
+      int shuffles = 0, selects = 0;
+      for (std::size_t n = 0; n < rounds.size(); ++n) {
+        const ShuffleRound& r = rounds[n];
+        // A register chosen by lane: a select chain over the registers (the word's, once a word).
+        std::set<int> sent, received;
+        for (int l = 0; l < lanes; ++l) {
+          if (r.source_lane[static_cast<std::size_t>(l)] >= 0)
+            sent.insert(r.sent_value[static_cast<std::size_t>(r.source_lane[static_cast<std::size_t>(l)])]);
+          if (r.received_value[static_cast<std::size_t>(l)] >= 0) received.insert(r.received_value[static_cast<std::size_t>(l)]);
+        }
+        const bool first = n % static_cast<std::size_t>(per_word) == 0;
+        if (first && sent.size() > 1) selects += from_values / per_word - 1;
+        if (received.size() > 1) selects += to.values - 1;
+        if (first) shuffles += element_bytes > 4 ? element_bytes / 4 : 1;  // 32-bit shuffles per element (or word)
       }
-    std::vector<ShuffleRound> rounds = greedy_rounds(needs, lanes);
-    if (std::vector<ShuffleRound> coloured = coloured_rounds(needs, lanes); coloured.size() < rounds.size()) rounds = std::move(coloured);
-    int shuffles = 0, selects = 0;
-    for (const ShuffleRound& r : rounds) {
-      // A register chosen by lane: a select chain over the registers.
-      std::set<int> sent, received;
-      for (int l = 0; l < lanes; ++l) {
-        if (r.source_lane[static_cast<std::size_t>(l)] >= 0)
-          sent.insert(r.sent_value[static_cast<std::size_t>(r.source_lane[static_cast<std::size_t>(l)])]);
-        if (r.received_value[static_cast<std::size_t>(l)] >= 0) received.insert(r.received_value[static_cast<std::size_t>(l)]);
-      }
-      if (sent.size() > 1) selects += from_values - 1;
-      if (received.size() > 1) selects += to.values - 1;
-      shuffles += per_shuffle;
+      Cost& c = per_word == 1 ? single : packed;
+      c.shuffles = std::max(c.shuffles, shuffles);
+      c.selects = std::max(c.selects, selects);
+      (per_word == 1 ? single_rounds : packed_rounds).push_back(std::move(rounds));
     }
-    p.cost.shuffles = std::max(p.cost.shuffles, shuffles);
-    p.cost.selects = std::max(p.cost.selects, selects);
-    p.rounds.push_back(std::move(rounds));
   }
+  const bool pack = k > 1 && packed.score() < single.score();
+  p.packed = pack ? k : 1;
+  p.cost.shuffles = pack ? packed.shuffles : single.shuffles;
+  p.cost.selects = pack ? packed.selects : single.selects;
+  p.rounds = pack ? std::move(packed_rounds) : std::move(single_rounds);
   return p;
 }
 

@@ -73,6 +73,10 @@ struct ConversionPlan {
   // that sends it, or the thread itself for a local move)
   std::vector<std::vector<int>> source_value, source_thread;
   std::vector<std::vector<ShuffleRound>> rounds;  // shuffles: [warp][round]
+  // shuffles: elements a 32-bit __shfl_sync moves. Above 1 (2- and 1-byte
+  // elements), rounds come in groups of `packed` that share one shuffle:
+  // round e of a group sends FROM register packed * w + e, w the group's word.
+  int packed = 1;
   // shared
   CandidateLayout buffer;
   std::vector<std::int64_t> offsets;  // the tile's elements, row-major, to buffer positions

@@ -96,6 +96,8 @@ TEST(KernelCli, EmittedConversionsVerifyOnTheEmulator) {
       "'OrderBy(Row(32, 32)).GroupBy([(32, 32)])' 'OrderBy(Col(32, 32)).GroupBy([(32, 32)])' --tile 32x32 --plan shuffles",
       "'OrderBy(Row(32, 32)).GroupBy([(32, 32)])' 'OrderBy(Col(32, 32)).GroupBy([(32, 32)])' --tile 32x32 --elem f64",
       "'OrderBy(GenP([32, 32], antidiag)).TileBy([32, 32])' 'OrderBy(Row(32, 32)).GroupBy([(32, 32)])' --tile 32x32",
+      // the built XOR buffer (float4 stores, float2 loads)
+      "'mma.m16n8k16.f16:C, [1,1], [2,4]' 'OrderBy(Row(32, 32)).GroupBy([(32, 32)])'",
   };
   for (std::size_t k = 0; k < conversions.size(); ++k) {
     const fs::path dir = scratch("convert" + std::to_string(k));

@@ -90,6 +90,26 @@ TEST(Convert, TheBuiltXorBufferIsConflictFreeOnBothSidesWhereNoCandidateIs) {
       PlanKind::Shared);
 }
 
+// Halves travel two to a 32-bit shuffle when a lane needs both of a
+// sender's word: half the shuffles of the same move in floats.
+TEST(Convert, HalvesThatTravelTogetherShareAShuffle) {
+  const std::string from = "((4,8),(2,2)):((32,1),(16,8))", to = "((2,2,8),(2,2)):((64,32,1),(16,8))";
+  const ConversionReport halves = plan(from, to, 16, 8, 2), floats = plan(from, to, 16, 8, 4);
+  const ConversionPlan* h = find(halves, PlanKind::Shuffles);
+  const ConversionPlan* f = find(floats, PlanKind::Shuffles);
+  ASSERT_TRUE(h && f && h->possible && f->possible);
+  EXPECT_EQ(h->packed, 2);
+  EXPECT_EQ(f->packed, 1);
+  EXPECT_EQ(f->cost.shuffles, 4);
+  EXPECT_EQ(h->cost.shuffles, 2);
+  EXPECT_EQ(h->rounds.front().size(), 4u) << "four element rounds, two to a shuffle";
+  // A row-to-column transpose sends each lane's halves to different lanes: nothing to pack.
+  const ConversionReport transpose =
+      plan("OrderBy(Row(32, 32)).GroupBy([(32, 32)])", "OrderBy(Col(32, 32)).GroupBy([(32, 32)])", 32, 32, 2);
+  EXPECT_EQ(find(transpose, PlanKind::Shuffles)->packed, 1);
+  EXPECT_EQ(find(transpose, PlanKind::Shuffles)->cost.shuffles, 31);
+}
+
 TEST(Convert, ARowPerLaneBecomesAColumnPerLaneByShufflesOrAPaddedBuffer) {
   const ConversionReport r = plan("OrderBy(Row(32, 32)).GroupBy([(32, 32)])", "OrderBy(Col(32, 32)).GroupBy([(32, 32)])", 32, 32, 4);
   const ConversionPlan* shuffles = find(r, PlanKind::Shuffles);
