@@ -48,7 +48,8 @@ Features::Features(const kernel::LazySpace& space, const target::Target& target,
     walk_sites_.clear();
   }
   if (!walk_sites_.empty())
-    for (const char* what : {"L1 misses per access", "L2 misses per access", "TLB misses per access", "an element at a time"})
+    for (const char* what :
+         {"L1 misses per access", "L2 misses per access", "TLB misses per access", "an element at a time", "log2 innermost loop"})
       names_.push_back(std::string("walk: ") + what);
   if (prior_ranks()) names_.push_back("static penalty (log)");
   // Which parameters each asked view depends on: the names its
@@ -166,6 +167,7 @@ void Features::find_sites(const std::vector<kernel::Placeholder>& placeholders) 
   if (loop && !walk_sites_.empty()) {
     walk_loop_ = loop->layout;
     walk_rank_ = loop->names.size();
+    walk_flat_ = loop->flat;
     walk_views_.push_back(walk_loop_);
     for (const WalkSite& w : walk_sites_) walk_views_.push_back(w.tensor);
   } else {
@@ -267,14 +269,29 @@ double Features::gather_penalty(const kernel::Variant& v) const {
   return penalty;
 }
 
+bool Features::flat_walk(const kernel::Variant& v) const {
+  if (!walk_flat_ || !*walk_flat_) return false;
+  try {
+    return evaluate(*walk_flat_, kernel::with_target(v.parameters, target_)) != 0;
+  } catch (const LegoError&) {
+    return false;  // an expression the parameters cannot evaluate: the variant's run says why
+  }
+}
+
 std::vector<double> Features::walk_misses(const kernel::Variant& v) const {
-  if (walk_sites_.empty()) return {0, 0, 0, 0};
+  if (walk_sites_.empty()) return {0, 0, 0, 0, 0};
+  std::vector<double> misses = walk_misses_of_order(v);
+  if (flat_walk(v)) misses[3] = 1;
+  return misses;
+}
+
+std::vector<double> Features::walk_misses_of_order(const kernel::Variant& v) const {
   const std::string key = views_key(walk_views_, v);
   {
     const std::lock_guard<std::mutex> lock(cache_mutex_);
     if (const auto it = walk_cache_.find(key); it != walk_cache_.end()) return it->second;
   }
-  std::vector<double> misses{0, 0, 0, 0};
+  std::vector<double> misses{0, 0, 0, 0, 0};
   try {
     const kernel::Binding binding = kernel::bind_variant(space_->spec(), v);
     const Env env = kernel::with_target(v.parameters, target_);
@@ -299,7 +316,8 @@ std::vector<double> Features::walk_misses(const kernel::Variant& v) const {
     }
     if (!accesses.empty()) {
       const WalkCounts counts = walk(order, accesses, target_);
-      misses = {counts.l1_misses, counts.l2_misses, counts.tlb_misses, counts.vectorizes ? 0.0 : 1.0};
+      misses = {counts.l1_misses, counts.l2_misses, counts.tlb_misses, counts.vectorizes ? 0.0 : 1.0,
+                std::log2(static_cast<double>(std::max<std::int64_t>(1, counts.inner_run)))};
     }
   } catch (const LegoError&) {
     // a variant whose layouts do not bind or plan: its run will say why
@@ -321,7 +339,10 @@ double Features::walk_penalty(const kernel::Variant& v) const {
   const double compulsory = 1.25 * 4.0 / 64;
   // A body an element at a time does a vector's work in `lanes` steps, of
   // which the memory system hides about half.
-  const double scalar = m[3] > 0 ? std::log(std::max(1.0, target_.lanes(4) / 2.0)) : 0.0;
+  const double lanes = std::max(1, target_.lanes(4));
+  const double scalar = m[3] > 0 ? std::log(std::max(1.0, lanes / 2.0))
+                                 // a vector body whose innermost loop is shorter than a vector: that fraction of it
+                                 : (m[4] > 0 ? std::max(0.0, std::log(lanes) - m[4] * std::log(2.0)) : 0.0);
   return scalar + (cost > compulsory ? std::log(cost / compulsory) : 0.0);
 }
 

@@ -19,6 +19,7 @@
 
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,12 @@ class Features {
   };
   std::string walk_loop_;
   std::size_t walk_rank_ = 0;  // the loop's coordinates
+  // The loop's flat=EXPR: where it is not 0 the loop walks x over L's order
+  // and inverts L per element, an element at a time whatever the accesses.
+  std::optional<Expr> walk_flat_;
+  bool flat_walk(const kernel::Variant& variant) const;
+  // walk_misses before the flat form: what the layouts alone give, cached per views_key.
+  std::vector<double> walk_misses_of_order(const kernel::Variant& variant) const;
   std::vector<WalkSite> walk_sites_;
   std::vector<std::string> walk_views_;  // the loop's layout and the sites' tensors
   double walk_penalty(const kernel::Variant& variant) const;

@@ -48,8 +48,9 @@ std::int64_t offset(const WalkAccess& w, const std::vector<std::int64_t>& at) {
 
 // The innermost loop is the run of x whose coordinates step alike from x = 0;
 // the loop outside it steps from x = 0 to the run's end.
-bool vectorizes(const Plan& loop, const std::vector<WalkAccess>& accesses) {
+bool vectorizes(const Plan& loop, const std::vector<WalkAccess>& accesses, std::int64_t& inner_run) {
   const std::int64_t n = loop.size();
+  inner_run = n;
   if (n < 2 || accesses.empty()) return true;
   const auto coordinates = [&](std::int64_t x) {
     std::vector<std::int64_t> at(static_cast<std::size_t>(loop.rank()));
@@ -66,6 +67,7 @@ bool vectorizes(const Plan& loop, const std::vector<WalkAccess>& accesses) {
     last = std::move(next);
   }
   ++run;  // x = 0 .. run - 1 is the innermost loop
+  inner_run = run;
   const std::vector<std::int64_t> outer = run < n ? coordinates(run) : first;
   std::vector<std::int64_t> inner_stride, outer_stride;
   for (const WalkAccess& w : accesses) {
@@ -108,7 +110,7 @@ WalkCounts walk(const Plan& loop, const std::vector<WalkAccess>& accesses, const
       if (tlb.miss(address / kPage)) counts.tlb_misses += 1;
     }
   }
-  counts.vectorizes = vectorizes(loop, accesses);
+  counts.vectorizes = vectorizes(loop, accesses, counts.inner_run);
   if (counts.accesses > 0) {
     const double per = 1.0 / static_cast<double>(counts.accesses);
     counts.l1_misses *= per;

@@ -34,6 +34,9 @@ struct WalkCounts {
   // innermost loop at least 4 long (the register transposes
   // kernel/microkernel.hpp chooses then). Otherwise the body runs an element at a time.
   bool vectorizes = true;
+  // The innermost loop's length: a vector loop or register transpose
+  // shorter than the target's vector runs at that fraction of its width.
+  std::int64_t inner_run = 0;
 };
 
 // The first `limit` iterations of `loop`'s physical order. Each access's

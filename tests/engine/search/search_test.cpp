@@ -288,6 +288,25 @@ TEST(Search, TheLoopWalkTellsTransposeOrdersApartBeforeAnyRun) {
   EXPECT_GT(f.static_log_penalty(rows), f.static_log_penalty(tiled) + 1.0);
   EXPECT_GT(f.static_log_penalty(against), f.static_log_penalty(tiled) + 1.0);
   EXPECT_LT(f.prior_log_ms(tiled), f.prior_log_ms(rows));
+  EXPECT_EQ(t[4], 6.0) << "the innermost loop of a 64 x 64 tile is 64 long";
+}
+
+TEST(Search, TheFlatFormAndShortInnerLoopsCostInThePrior) {
+  const kernel::Project p = kernel::load_project(kProjects / "transpose.lego.json", kernel::default_resource_dirs());
+  const kernel::KernelSpec& spec = kernel::find_kernel(p, "transpose3d_210");
+  const target::Target v4 = *target::nominal("x86-64-v4");
+  const kernel::LazySpace space(spec, {}, &v4);
+  const Features f(space, v4, {10, 0});
+  const kernel::Variant looped = variant_with(space, {{"L", "tiles"}}, {{"T", 16}, {"FLAT", 0}});
+  const kernel::Variant flat = variant_with(space, {{"L", "tiles"}}, {{"T", 16}, {"FLAT", 1}});
+  const kernel::Variant short_tiles = variant_with(space, {{"L", "tiles"}}, {{"T", 8}, {"FLAT", 0}});
+  // flat=FLAT walks x over L's order and inverts L per element: an element at a time.
+  EXPECT_EQ(f.walk_misses(looped)[3], 0.0);
+  EXPECT_EQ(f.walk_misses(flat)[3], 1.0);
+  EXPECT_GT(f.static_log_penalty(flat), f.static_log_penalty(looped));
+  // 8 long inner loops fill half a 16-lane vector.
+  EXPECT_EQ(f.walk_misses(short_tiles)[4], 3.0);
+  EXPECT_NEAR(f.static_log_penalty(short_tiles) - f.static_log_penalty(looped), std::log(2.0), 0.3);
 }
 
 TEST(Replay, TheModelNeedsFewerEvaluationsThanRandomOnAPlantedSpace) {
