@@ -69,9 +69,30 @@ std::vector<std::vector<int>> access_positions(const atom::TvLayout& tv, const S
 
 // comment_text for a file that is itself a template: "{{" (a
 // placeholder's opener) is broken as well.
+// `text` with each byte that is not part of valid UTF-8 as '?': a path need
+// not be UTF-8 (a Latin-1 folder name), and the files, the project's JSON
+// among them, are read as UTF-8.
+std::string valid_utf8(const std::string& text) {
+  std::string out;
+  for (std::size_t k = 0; k < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[k]);
+    const std::size_t length = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    bool ok = length > 0 && k + length <= text.size();
+    for (std::size_t n = 1; ok && n < length; ++n) ok = (static_cast<unsigned char>(text[k + n]) & 0xc0) == 0x80;
+    if (ok) {
+      out.append(text, k, length);
+      k += length;
+    } else {
+      out += '?';
+      ++k;
+    }
+  }
+  return out;
+}
+
 std::string comment(const std::string& text) {
   std::string out;
-  for (const char c : comment_text(text)) {
+  for (const char c : comment_text(valid_utf8(text))) {
     if (c == '{' && !out.empty() && out.back() == '{') out += ' ';
     out += c;
   }

@@ -62,15 +62,6 @@ std::optional<LinearTv> linear(const atom::TvLayout& tv) {
   return l;
 }
 
-// Whether span(w) + span(p) is direct: w meets p only in 0.
-bool apart(const std::vector<Bits>& w, const std::vector<Bits>& p) {
-  Span s;
-  for (const Bits x : w) s.add(x);
-  for (const Bits x : p)
-    if (!s.add(x)) return false;
-  return true;
-}
-
 // The XOR of `images` over the bits of the expression `x`, as LEGO text.
 std::string xor_text(const std::string& x, const std::vector<Bits>& images) {
   std::string text;
@@ -88,13 +79,19 @@ std::vector<Bits> common_prefix(const std::vector<Bits>& a, const std::vector<Bi
   return out;
 }
 
-// What one side's accesses need of the buffer: its phase's lanes must land
-// in distinct bank slots, so they must meet none of the address bits below
-// `low` (within its vector, or within a bank word for a smaller access) nor
-// the bits above a 128-byte row.
+// What one side's accesses need of the buffer. Its phase's lanes must not
+// conflict: for an access of 4 bytes or more, no two may differ only in the
+// address bits below `low` (its vector) and above a 128-byte row; for a
+// narrower one, lanes that differ only there must differ only within a bank
+// word (the same word is read once for all of them). And a side that keeps a
+// vector needs every other bit of its own (thread and further value bits) to
+// stay clear of the vector's address bits, or its vectors lose alignment:
+// the rest of the basis is drawn from `keep`, the span of those.
 struct Side {
   std::vector<Bits> phase;
   int low = 0;
+  bool narrow = false;  // accesses under 4 bytes
+  std::optional<Span> keep;
 };
 Side side(const LinearTv& tv, const std::vector<Bits>& vector, int element_bytes, int threads) {
   std::size_t k = 0;
@@ -104,16 +101,32 @@ Side side(const LinearTv& tv, const std::vector<Bits>& vector, int element_bytes
   Side s;
   s.phase.assign(tv.thread.begin(), tv.thread.begin() + std::countr_zero(static_cast<unsigned>(lanes)));
   s.low = std::countr_zero(static_cast<unsigned>(unit / element_bytes));
+  s.narrow = access < 4;
+  if (k > 0) {
+    s.keep.emplace();
+    for (const Bits x : tv.thread) s.keep->add(x);
+    for (std::size_t b = k; b < tv.value.size(); ++b) s.keep->add(tv.value[b]);
+  }
   return s;
 }
 
-// Whether the basis so far keeps each side's phase apart from its non-slot
-// bits: those below its `low` (of `basis`) and the row's-above (`high`).
+std::size_t dimension(const std::vector<Bits>& a, const std::vector<Bits>& b = {}) {
+  Span s;
+  for (const Bits x : a) s.add(x);
+  for (const Bits x : b) s.add(x);
+  return s.dimension();
+}
+
+// Whether the basis so far (`basis` from address bit 0 up, `high` above a
+// row) lets each side's phase land without conflict.
 bool keeps_apart(const std::vector<Bits>& basis, const std::vector<Bits>& high, const std::array<Side, 2>& sides) {
   for (const Side& s : sides) {
-    std::vector<Bits> fixed(basis.begin(), basis.begin() + std::min<std::ptrdiff_t>(s.low, static_cast<std::ptrdiff_t>(basis.size())));
-    fixed.insert(fixed.end(), high.begin(), high.end());
-    if (!apart(fixed, s.phase)) return false;
+    const std::vector<Bits> word(basis.begin(), basis.begin() + std::min<std::ptrdiff_t>(s.low, static_cast<std::ptrdiff_t>(basis.size())));
+    std::vector<Bits> off_slots = word;
+    off_slots.insert(off_slots.end(), high.begin(), high.end());
+    // dim(P meet X) = dim P + dim X - dim(P + X)
+    const auto meet = [&](const std::vector<Bits>& x) { return dimension(s.phase) + dimension(x) - dimension(s.phase, x); };
+    if (s.narrow ? meet(off_slots) != meet(word) : meet(off_slots) != 0) return false;
   }
   return true;
 }
@@ -124,7 +137,8 @@ std::optional<std::vector<Bits>> basis_for(const LinearTv& from, const LinearTv&
   const std::array<Side, 2> sides{side(from, vector, element_bytes, threads), side(to, vector, element_bytes, threads)};
   const int row = std::min(n, std::countr_zero(128u / static_cast<unsigned>(element_bytes)));  // address bits within 128 bytes
   std::vector<Bits> order;
-  for (Bits x = 1; x < (Bits{1} << n); ++x) order.push_back(x);
+  for (Bits x = 1; x < (Bits{1} << n); ++x)
+    if (std::all_of(sides.begin(), sides.end(), [&](const Side& s) { return !s.keep || s.keep->contains(x); })) order.push_back(x);
   std::stable_sort(order.begin(), order.end(), [](Bits a, Bits b) { return std::popcount(a) < std::popcount(b); });
   const auto independent = [](const std::vector<Bits>& a, const std::vector<Bits>& b, Bits x) {
     Span s;
@@ -134,15 +148,15 @@ std::optional<std::vector<Bits>> basis_for(const LinearTv& from, const LinearTv&
   };
   std::vector<Bits> basis = vector, high;
   if (!keeps_apart(basis, high, sides)) return std::nullopt;
-  // The bits below either side's `low`, above the vector (a sub-word access's word).
-  const int low = std::max(sides[0].low, sides[1].low);
+  // The bits below either side's `low`, above the vector (a narrow access's word).
+  const int low = std::min(row, std::max(sides[0].low, sides[1].low));
   for (const Bits x : order) {
     if (static_cast<int>(basis.size()) >= low) break;
     if (!independent(basis, high, x)) continue;
     basis.push_back(x);
     if (!keeps_apart(basis, high, sides)) basis.pop_back();
   }
-  if (static_cast<int>(basis.size()) < std::min(low, row)) return std::nullopt;
+  if (static_cast<int>(basis.size()) < low) return std::nullopt;
   // The bits above a row, fewest-bit vectors first: as row-major as the conflicts allow.
   for (const Bits x : order) {
     if (static_cast<int>(high.size()) == n - row) break;
@@ -152,7 +166,9 @@ std::optional<std::vector<Bits>> basis_for(const LinearTv& from, const LinearTv&
   }
   if (static_cast<int>(high.size()) != n - row) return std::nullopt;
   // The slots: the store side's phase lanes, then whatever completes the basis.
-  std::vector<Bits> candidates = sides[0].phase;
+  std::vector<Bits> candidates;
+  for (const Bits x : sides[0].phase)
+    if (std::all_of(sides.begin(), sides.end(), [&](const Side& s) { return !s.keep || s.keep->contains(x); })) candidates.push_back(x);
   candidates.insert(candidates.end(), order.begin(), order.end());
   for (const Bits x : candidates)
     if (static_cast<int>(basis.size()) < row && independent(basis, high, x)) basis.push_back(x);
@@ -199,12 +215,16 @@ std::vector<CandidateLayout> xor_buffers(const atom::TvLayout& from, const atom:
   if (!f || !t) return out;
   const int n = std::countr_zero(static_cast<unsigned>(from.rows * from.cols));
   // The vector both sides can use, and each side's own (the other then
-  // accesses an element at a time): fewer instructions on one side can
-  // beat a vector on neither.
-  const std::vector<std::pair<std::string, std::vector<Bits>>> vectors = {
-      {"both sides' vector", common_prefix(f->value, t->value, element_bytes)},
-      {"FROM's vector", common_prefix(f->value, f->value, element_bytes)},
-      {"TO's vector", common_prefix(t->value, t->value, element_bytes)}};
+  // accesses narrower): fewer instructions on one side can beat a vector on
+  // neither. Each at every width down to none: a narrower vector can leave
+  // room for no conflict where the widest cannot.
+  std::vector<std::pair<std::string, std::vector<Bits>>> vectors;
+  for (const auto& [what, prefix] : {std::pair{std::string("both sides' vector"), common_prefix(f->value, t->value, element_bytes)},
+                                     std::pair{std::string("FROM's vector"), common_prefix(f->value, f->value, element_bytes)},
+                                     std::pair{std::string("TO's vector"), common_prefix(t->value, t->value, element_bytes)}})
+    for (std::size_t k = prefix.size() + 1; k-- > 0;)
+      vectors.push_back({k == 0 ? std::string("no vector") : what + " of " + std::to_string((1 << k) * element_bytes) + " bytes",
+                         std::vector<Bits>(prefix.begin(), prefix.begin() + static_cast<std::ptrdiff_t>(k))});
   std::set<std::vector<Bits>> made;
   for (const auto& [what, vector] : vectors) {
     const auto basis = basis_for(*f, *t, vector, n, element_bytes, from.threads);

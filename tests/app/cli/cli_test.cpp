@@ -293,6 +293,9 @@ TEST(Cli, ConvertExplainsThePlanAndWhatTheOthersWouldCost) {
   EXPECT_EQ(emitted.code, 0) << emitted.err;
   std::ifstream project(latin1 / "convert.lego.json");
   EXPECT_FALSE(nlohmann::json::parse(project, nullptr, false).is_discarded());
+  std::ifstream cuda(latin1 / "convert.cu");
+  const std::string cuda_text((std::istreambuf_iterator<char>(cuda)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(cuda_text.find('\xff'), std::string::npos) << "the header's command line is UTF-8 (the file is read as such)";
   std::filesystem::remove_all(latin1);
 }
 
