@@ -164,7 +164,20 @@ void Features::find_sites(const std::vector<kernel::Placeholder>& placeholders) 
       site(*a);
     }
   }
-  if (loop && !walk_sites_.empty()) {
+  // Only what the project declares: a loop over a layout it names and
+  // accesses of its tensors at their rank (else every variant's walk would
+  // fail to bind, each under a key of its own).
+  const kernel::KernelSpec& spec = space_->spec();
+  const auto tensor_rank = [&](const std::string& name) -> std::optional<std::size_t> {
+    for (const auto& t : spec.tensors)
+      if (t.name == name) return t.extents.size();
+    return std::nullopt;
+  };
+  std::erase_if(walk_sites_, [&](const WalkSite& w) { return tensor_rank(w.tensor) != w.coordinate.size(); });
+  const bool named =
+      loop && (std::any_of(spec.layouts.begin(), spec.layouts.end(), [&](const auto& l) { return l.name == loop->layout; }) ||
+               tensor_rank(loop->layout).has_value());
+  if (named && !walk_sites_.empty()) {
     walk_loop_ = loop->layout;
     walk_rank_ = loop->names.size();
     walk_flat_ = loop->flat;
@@ -323,6 +336,8 @@ std::vector<double> Features::walk_misses_of_order(const kernel::Variant& v) con
     // a variant whose layouts do not bind or plan: its run will say why
   }
   const std::lock_guard<std::mutex> lock(cache_mutex_);
+  // A space whose views depend on many parameters has as many keys: bound the memory, not the space.
+  if (walk_cache_.size() >= 4096) walk_cache_.clear();
   walk_cache_[key] = misses;
   return misses;
 }
