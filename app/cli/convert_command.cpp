@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "command_line.hpp"
 #include "convert/emit_cuda.hpp"
@@ -140,7 +142,20 @@ int run_convert_command(const std::vector<std::string>& args, std::ostream& out,
                   "With --emit: another plan than the chosen one: registers, shuffles, shared (the best buffer) or a plan's name as listed "
                   "(\"shared, row\"); without --emit, that plan's steps are printed");
   cmd->add_flag("--force", force, "With --emit: write into a folder that already holds files, replacing those of the same names");
-  if (const auto status = parse_command_line(app, args, out, err)) return *status;
+  {
+    std::ostringstream parse_error;
+    if (const auto status = parse_command_line(app, args, out, parse_error)) {
+      err << parse_error.str();
+      // With --json asked for, a command line it cannot read is a JSON error too.
+      if (*status != 0 && std::find(args.begin(), args.end(), "--json") != args.end()) {
+        std::string message = parse_error.str();
+        if (message.rfind("lego: ", 0) == 0) message.erase(0, 6);
+        message = message.substr(0, message.find('\n'));
+        out << nlohmann::ordered_json{{"error", message}}.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+      }
+      return *status;
+    }
+  }
   try {
     try {
       convert::element_bytes(elem);

@@ -275,6 +275,9 @@ TEST(Cli, ConvertExplainsThePlanAndWhatTheOthersWouldCost) {
   const Result json_error = run({"convert", "mma.m16n8k16.f16:C", "bogus(", "--json"});
   EXPECT_EQ(json_error.code, 2);
   EXPECT_TRUE(nlohmann::json::parse(json_error.out, nullptr, false).contains("error")) << json_error.out;
+  const Result json_usage = run({"convert", "mma.m16n8k16.f16:C", "--json"});  // TO missing
+  EXPECT_EQ(json_usage.code, 2);
+  EXPECT_TRUE(nlohmann::json::parse(json_usage.out, nullptr, false).contains("error")) << json_usage.out;
   const Result json_emit = run({"convert", "mma.m16n8k16.f16:C", "mma.m16n8k16.f16:A", "--json", "--emit", "cuda", "--out", "x"});
   EXPECT_EQ(json_emit.code, 2);
   EXPECT_NE(json_emit.err.find("--json and --emit"), std::string::npos) << json_emit.err;
