@@ -20,6 +20,13 @@
 namespace lego::cli {
 namespace {
 
+// With --json, a failure is a JSON object too, {"error": MESSAGE}, so that
+// a script reading stdout always gets JSON (bytes that are not UTF-8, from a
+// path, become U+FFFD).
+void print_json_error(std::ostream& out, const std::string& message) {
+  out << nlohmann::ordered_json{{"error", message}}.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+}
+
 nlohmann::ordered_json plan_json(const convert::ConversionReport& r, const convert::ConversionPlan& p) {
   nlohmann::ordered_json j = {{"kind", convert::to_string(p.kind)},
                               {"name", p.name},
@@ -151,7 +158,7 @@ int run_convert_command(const std::vector<std::string>& args, std::ostream& out,
         std::string message = parse_error.str();
         if (message.rfind("lego: ", 0) == 0) message.erase(0, 6);
         message = message.substr(0, message.find('\n'));
-        out << nlohmann::ordered_json{{"error", message}}.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+        print_json_error(out, message);
       }
       return *status;
     }
@@ -203,8 +210,7 @@ int run_convert_command(const std::vector<std::string>& args, std::ostream& out,
     if (const auto at = message.find(": give it a value (e.g. --bind "); at != std::string::npos)
       message = message.substr(0, at) + ": convert plans a tile of fixed size; write the layout's sizes as numbers";
     err << "lego: " << message << "\n";
-    if (json)
-      out << nlohmann::ordered_json{{"error", message}}.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+    if (json) print_json_error(out, message);
     return 2;
   } catch (const std::filesystem::filesystem_error& e) {  // a path the system refuses (too long, a link loop)
     err << "lego: " << e.what() << "\n";

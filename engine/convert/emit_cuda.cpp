@@ -67,8 +67,6 @@ std::vector<std::vector<int>> access_positions(const atom::TvLayout& tv, const S
   return out;
 }
 
-// comment_text for a file that is itself a template: "{{" (a
-// placeholder's opener) is broken as well.
 // `text` with each byte that is not part of valid UTF-8 as '?': a path need
 // not be UTF-8 (a Latin-1 folder name), and the files, the project's JSON
 // among them, are read as UTF-8.
@@ -90,6 +88,8 @@ std::string valid_utf8(const std::string& text) {
   return out;
 }
 
+// comment_text for a file that is itself a template: "{{" (a
+// placeholder's opener) is broken as well.
 std::string comment(const std::string& text) {
   std::string out;
   for (const char c : comment_text(valid_utf8(text))) {

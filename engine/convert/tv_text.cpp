@@ -53,8 +53,13 @@ void check_tile(const atom::TvLayout& tv, const std::string& what) {
 
 atom::TvLayout from_lego(const std::string& text, const std::string& what, int rows, int cols, int threads) {
   // A tiled layout (TileBy, as a buffer's text prints) is read by its tile coordinates, as accesses read it.
-  const LayoutAst ast = parse_layout(text);
-  const Plan plan = make_plan(make_plan(ast, {}).rank() == 2 ? ast : as_buffer_reads_it(ast), {});
+  // (as_buffer_reads_it keeps a 2-D layout as it is; one with neither form 2-D stays, for the error below.)
+  LayoutAst ast = parse_layout(text);
+  try {
+    ast = as_buffer_reads_it(ast);
+  } catch (const LegoError&) {
+  }
+  const Plan plan = make_plan(ast, {});
   const auto shape_text = [&] {
     std::string s;
     for (const auto e : plan.shape()) s += (s.empty() ? "" : " x ") + std::to_string(e);

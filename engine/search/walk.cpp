@@ -39,8 +39,9 @@ class CacheModel {
   std::uint64_t clock_ = 0;
 };
 
-std::int64_t offset(const WalkAccess& w, const std::vector<std::int64_t>& at) {
-  std::vector<std::int64_t> index(w.coordinate.size());
+// The element offset `w` reaches at the loop's coordinates `at`; `index` is scratch.
+std::int64_t offset(const WalkAccess& w, const std::vector<std::int64_t>& at, std::vector<std::int64_t>& index) {
+  index.resize(w.coordinate.size());
   for (std::size_t d = 0; d < index.size(); ++d)
     index[d] = w.coordinate[d] >= 0 ? at[static_cast<std::size_t>(w.coordinate[d])] : w.constant[d];
   return w.layout->apply(index.data());
@@ -69,11 +70,11 @@ bool vectorizes(const Plan& loop, const std::vector<WalkAccess>& accesses, std::
   ++run;  // x = 0 .. run - 1 is the innermost loop
   inner_run = run;
   const std::vector<std::int64_t> outer = run < n ? coordinates(run) : first;
-  std::vector<std::int64_t> inner_stride, outer_stride;
+  std::vector<std::int64_t> inner_stride, outer_stride, index;
   for (const WalkAccess& w : accesses) {
-    const std::int64_t origin = offset(w, first);
-    inner_stride.push_back(std::llabs(offset(w, second) - origin));
-    outer_stride.push_back(run < n ? std::llabs(offset(w, outer) - origin) : -1);
+    const std::int64_t origin = offset(w, first, index);
+    inner_stride.push_back(std::llabs(offset(w, second, index) - origin));
+    outer_stride.push_back(run < n ? std::llabs(offset(w, outer, index) - origin) : -1);
   }
   if (std::all_of(inner_stride.begin(), inner_stride.end(), [](std::int64_t s) { return s <= 1; })) return true;
   // The register transpose's smallest tile is 4 x 4 (SSE, NEON).
@@ -96,12 +97,8 @@ WalkCounts walk(const Plan& loop, const std::vector<WalkAccess>& accesses, const
   for (std::int64_t x = 0; x < n; ++x) {
     loop.inv(x, at.data());
     for (std::size_t a = 0; a < accesses.size(); ++a) {
-      const WalkAccess& w = accesses[a];
-      index.resize(w.coordinate.size());
-      for (std::size_t d = 0; d < index.size(); ++d)
-        index[d] = w.coordinate[d] >= 0 ? at[static_cast<std::size_t>(w.coordinate[d])] : w.constant[d];
       // Each tensor 2^40 bytes from the last: apart in every set of every model.
-      const std::int64_t address = (static_cast<std::int64_t>(a + 1) << 40) + w.layout->apply(index.data()) * w.element_bytes;
+      const std::int64_t address = (static_cast<std::int64_t>(a + 1) << 40) + offset(accesses[a], at, index) * accesses[a].element_bytes;
       ++counts.accesses;
       if (l1.miss(address / kLine)) {
         counts.l1_misses += 1;
