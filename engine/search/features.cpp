@@ -67,7 +67,7 @@ Features::Features(const kernel::LazySpace& space, const target::Target& target,
     }
   };
   const kernel::KernelSpec& spec = space.spec();
-  for (const auto& [name, d] : asked_strides_) stride_views_.push_back(name);
+  for (const AskedVector& a : asked_strides_) stride_views_.push_back(a.name);
   std::set<std::string> viewed(stride_views_.begin(), stride_views_.end());
   viewed.insert(walk_views_.begin(), walk_views_.end());
   for (const std::string& name : viewed) {
@@ -149,7 +149,8 @@ void Features::find_sites(const std::vector<kernel::Placeholder>& placeholders) 
   };
   int depth = 0;
   for (const kernel::Placeholder& p : placeholders) {
-    if (const auto* s = std::get_if<kernel::placeholder::Stride>(&p.form)) asked_strides_.push_back({s->name, s->dimension});
+    if (const auto* s = std::get_if<kernel::placeholder::Stride>(&p.form)) asked_strides_.push_back({s->name, s->dimension, false});
+    if (const auto* r = std::get_if<kernel::placeholder::Run>(&p.form)) asked_strides_.push_back({r->name, r->dimension, true});
     if (const auto* f = std::get_if<kernel::placeholder::For>(&p.form)) {
       if (!loop) loop = f;
       ++depth;
@@ -262,17 +263,35 @@ double Features::gather_penalty(const kernel::Variant& v) const {
   try {
     const kernel::Binding binding = kernel::bind_variant(spec, v);
     const Env env = kernel::with_target(v.parameters, target_);
-    for (const auto& [name, d] : asked_strides_) {
-      const kernel::NamedView* view = binding.view(name);
+    const double lanes = std::max(1, target_.lanes(4));
+    for (const AskedVector& asked : asked_strides_) {
+      const kernel::NamedView* view = binding.view(asked.name);
       if (!view) continue;
-      const Plan plan = make_plan(view->ast, env);
+      // A tensor is indexed by its own coordinates, a tiled layout's untiled ones.
+      const kernel::BoundTensor* tensor = binding.tensor(asked.name);
+      const Plan plan = make_plan(tensor ? untiled_view(view->ast, tensor->extents.size()) : view->ast, env);
+      const std::size_t d = asked.dimension;
       if (static_cast<int>(d) >= plan.rank() || plan.shape()[d] < 2) continue;
       std::vector<std::int64_t> at(static_cast<std::size_t>(plan.rank()), 0);
       const std::int64_t origin = plan.apply(at.data());
-      at[d] = 1;
-      // A template asks for a stride to load a vector along it: any other
-      // stride than 1 makes that load a gather of one element per lane.
-      if (std::llabs(plan.apply(at.data()) - origin) != 1) penalty += std::log(std::max(1.0, target_.lanes(4) / 2.0));
+      if (!asked.run) {
+        at[d] = 1;
+        // A template asks for a stride to load a vector along it: any other
+        // stride than 1 makes that load a gather of one element per lane.
+        if (std::llabs(plan.apply(at.data()) - origin) != 1) penalty += std::log(std::max(1.0, lanes / 2.0));
+        continue;
+      }
+      // A template asks for a run to load whole vectors where it holds one:
+      // a vector of lanes takes lanes / run loads (a gather where the run
+      // is 1). The run from the origin stands for every run, as the stride
+      // at the origin does above; the instance proves the exact one.
+      std::int64_t run = 1;
+      while (run < static_cast<std::int64_t>(lanes) && run < plan.shape()[d]) {
+        at[d] = run;
+        if (plan.apply(at.data()) != origin + run) break;
+        ++run;
+      }
+      penalty += std::log(std::max(1.0, lanes / std::max<double>(2.0, static_cast<double>(run))));
     }
   } catch (const LegoError&) {
     // a variant whose layouts do not bind: its run will say why

@@ -68,8 +68,15 @@ class Features {
   std::vector<std::size_t> layout_axes_, numeric_axes_;
   std::vector<std::string> names_;
   std::vector<std::size_t> raw_;
-  // The template's {{ NAME.stride(d) }} placeholders: (NAME, d).
-  std::vector<std::pair<std::string, std::size_t>> asked_strides_;
+  // The template's {{ NAME.stride(d) }} and {{ NAME.run(d) }} placeholders:
+  // it asks for a stride to load vectors along d where it is 1, and for a
+  // run to load whole vectors where the run holds one.
+  struct AskedVector {
+    std::string name;
+    std::size_t dimension = 0;
+    bool run = false;  // {{ NAME.run(d) }}
+  };
+  std::vector<AskedVector> asked_strides_;
   // The gather part of the penalty depends only on the named views' layout
   // choices and the parameters their text and extents mention: computed once
   // per such key (a layout with a user GenP is checked exhaustively each
@@ -79,7 +86,7 @@ class Features {
   // parameters that size or place them.
   std::string views_key(const std::vector<std::string>& names, const kernel::Variant& variant) const;
   std::map<std::string, std::vector<std::string>> view_parameters_;  // per view: the parameters that size or place it
-  std::vector<std::string> stride_views_;                            // the names asked_strides_ mentions
+  std::vector<std::string> stride_views_;  // the names asked_strides_ mentions
   // The template's first `{{ for c.. in L }}` and the accesses its body
   // makes with indices that are its coordinates or integers.
   struct WalkSite {

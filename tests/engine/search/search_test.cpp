@@ -309,6 +309,32 @@ TEST(Search, TheFlatFormAndShortInnerLoopsCostInThePrior) {
   EXPECT_NEAR(f.static_log_penalty(short_tiles) - f.static_log_penalty(looped), std::log(2.0), 0.3);
 }
 
+TEST(Search, RunsTheTemplateAsksForThatAreShorterThanAVectorCostInThePrior) {
+  const target::Target v3 = *target::nominal("x86-64-v3");  // 8 lanes of floats
+  {
+    // softmax loads whole vectors where {{ X.run(1) }} holds one: a column-major row is a gather.
+    const kernel::Project p = kernel::load_project(kProjects / "rows.lego.json", kernel::default_resource_dirs());
+    const kernel::LazySpace space(kernel::find_kernel(p, "softmax"), {}, &v3);
+    const Features f(space, v3, {10, 0});
+    ASSERT_TRUE(f.prior_ranks());
+    const double rows = f.static_log_penalty(variant_with(space, {{"X", "row"}, {"Y", "row"}}, {}));
+    EXPECT_DOUBLE_EQ(rows, 0.0);
+    EXPECT_NEAR(f.static_log_penalty(variant_with(space, {{"X", "col"}, {"Y", "row"}}, {})), std::log(4.0), 1e-9);
+    EXPECT_NEAR(f.static_log_penalty(variant_with(space, {{"X", "col"}, {"Y", "col"}}, {})), 2 * std::log(4.0), 1e-9);
+  }
+  {
+    // The staged stencil's {{ in.run(2) }} over bricks is the brick's edge, read untiled: 4 of 8 lanes, or all 8.
+    const kernel::Project p = kernel::load_project(kProjects / "stencils.lego.json", kernel::default_resource_dirs());
+    const kernel::LazySpace space(kernel::find_kernel(p, "stencil7"), {}, &v3);
+    const Features f(space, v3, {10, 0});
+    const std::map<std::string, std::int64_t> br4{{"BR", 4}, {"TJ", 16}}, br8{{"BR", 8}, {"TJ", 16}};
+    EXPECT_DOUBLE_EQ(f.static_log_penalty(variant_with(space, {{"in", "row"}, {"out", "row"}}, br4)), 0.0);
+    EXPECT_NEAR(f.static_log_penalty(variant_with(space, {{"in", "bricks"}, {"out", "row"}}, br4)), std::log(2.0), 1e-9);
+    EXPECT_NEAR(f.static_log_penalty(variant_with(space, {{"in", "bricks"}, {"out", "bricks"}}, br4)), 2 * std::log(2.0), 1e-9);
+    EXPECT_DOUBLE_EQ(f.static_log_penalty(variant_with(space, {{"in", "bricks"}, {"out", "bricks"}}, br8)), 0.0);
+  }
+}
+
 TEST(Replay, TheModelNeedsFewerEvaluationsThanRandomOnAPlantedSpace) {
   const kernel::Project p = synthetic(kTwoTiles);
   const kernel::LazySpace space(p.kernels[0], {});
