@@ -86,7 +86,7 @@ class Features {
   // parameters that size or place them.
   std::string views_key(const std::vector<std::string>& names, const kernel::Variant& variant) const;
   std::map<std::string, std::vector<std::string>> view_parameters_;  // per view: the parameters that size or place it
-  std::vector<std::string> stride_views_;  // the names asked_strides_ mentions
+  std::vector<std::string> stride_views_;                            // the names asked_strides_ mentions
   // The template's first `{{ for c.. in L }}` and the accesses its body
   // makes with indices that are its coordinates or integers.
   struct WalkSite {

@@ -183,10 +183,16 @@ TEST(KernelCli, CompareStrategiesReplaysOnClassesAndTimesTheFastestAgain) {
   ASSERT_EQ(o.rc, 0) << o.text;
   EXPECT_NE(o.text.find("35 variants (2940 candidates, 7 of distinct code)"), std::string::npos) << o.text;
   EXPECT_NE(o.text.find("replayed on 7 measured variants of distinct code"), std::string::npos) << o.text;
-  // The fastest ten (here all seven) are timed again before the bar is set.
+  // The fastest ten (here all seven) are timed again, twice, before the bar
+  // is set, and each keeps the median of its three timings.
   std::size_t again = 0;
-  for (std::size_t at = o.text.find("timed again: "); at != std::string::npos; at = o.text.find("timed again: ", at + 1)) ++again;
+  for (std::size_t at = o.text.find("timed again: "); at != std::string::npos; at = o.text.find("timed again: ", at + 1)) {
+    ++again;
+    const std::string line = o.text.substr(at, o.text.find('\n', at) - at);
+    EXPECT_NE(line.find("): median "), std::string::npos) << line;
+  }
   EXPECT_EQ(again, 7u) << o.text;
+  EXPECT_NE(o.text.find("timing again (2 of 2)"), std::string::npos) << o.text;
   // Seven codes leave no controls: the pace is taken as unchanged.
   EXPECT_NE(o.text.find("the next ten as controls of the machine's pace: 1.00x the first timings"), std::string::npos) << o.text;
   for (const char* strategy : {"random*", "random ", "model ", "evolve "}) EXPECT_NE(o.text.find(strategy), std::string::npos) << strategy;
