@@ -503,6 +503,13 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   bench_cmd
       ->add_option("--seeds", replay_seeds, "With --compare-strategies: replays per strategy, seeds --seed, --seed + 1, ... (default 20)")
       ->check(CLI::Range(1, 1000));
+  int retimings = 2;
+  bench_cmd
+      ->add_option("--retimings", retimings,
+                   "With --compare-strategies: how many times the ten fastest codes are timed again, fresh, beside ten controls of "
+                   "the machine's pace, before the replays (each keeps the median of its timings); 0 trusts the first timings "
+                   "(default 2)")
+      ->check(CLI::Range(0, 10));
   bool verify_smaller = false;
   bench_cmd->add_flag("--verify-smaller", verify_smaller,
                       "Verify CUDA variants too large for the CPU emulator at smaller problem sizes (the kernel's verify_at, else "
@@ -645,6 +652,7 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
       sweep_options.verify_smaller = verify_smaller;
       sweep_options.side_by_side_rounds = rounds;
       if (bench_cmd->count("--seeds") > 0 && !compare_strategies) throw LegoError("--seeds is for --compare-strategies' replays");
+      if (bench_cmd->count("--retimings") > 0 && !compare_strategies) throw LegoError("--retimings is for --compare-strategies' replays");
       if (!strategy.empty() || !budget.empty() || compare_strategies) {
         if (max_variants) throw LegoError("--max-variants samples a plain sweep; a --strategy spends its --budget instead");
         if (!json_out.empty()) throw LegoError("--json writes a plain sweep's results; a search prints its report (drop --json)");
@@ -653,7 +661,7 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
         if (bench_cmd->count("--rounds") > 0 && !compare_strategies)
           err << "(--rounds is for a plain sweep's winner; a search times its best three again instead)\n";
         return bench_search({project, kernel_name, sets, only, strategy.empty() ? "model" : strategy, budget, seed, compare_strategies,
-                             replay_seeds, target_name, sweep_options},
+                             replay_seeds, retimings, target_name, sweep_options},
                             out, err);
       }
       return bench(project, kernel_name, max_variants, seed, sets, only, json_out, sweep_options, target_name, out, err);

@@ -225,7 +225,7 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
     // The bar is the best time, and one timing can be luck: a quiet second
     // made a transpose_space variant 0.39 ms once and 0.53-0.55 ms in every
     // run after, so that nothing else came within 5 % of it. The fastest
-    // ten codes are timed again, fresh, twice, with the next ten beside them
+    // ten codes are timed again, fresh, twice (--retimings), with the next ten beside them
     // as controls: this machine's pace drifts (the same copy ran 1.5-2x
     // apart within minutes), so the controls' median ratio of new to first
     // timing measures each round's drift, and a new timing divided by it is
@@ -233,23 +233,23 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
     // ten keeps the median of its first timing and those two: with one new
     // timing, matmul's ten fastest (81-107 ms, within the noise of each
     // other) left one or two codes within 5 % of a best that was luck.
-    constexpr int kRetimings = 2;
+    const int retimings = q.retimings;
     const std::vector<std::size_t> ranked = fastest(all.history, 20, true);
     std::vector<kernel::Variant> again;
     for (const std::size_t k : ranked) again.push_back(space.candidate(all.history[k].index));
     const std::size_t top = std::min<std::size_t>(10, ranked.size());
     std::vector<std::vector<double>> at_first_pace(top);
     for (std::size_t n = 0; n < top; ++n) at_first_pace[n].push_back(all.history[ranked[n]].ms);
-    for (int round = 1; round <= kRetimings; ++round) {
+    for (int round = 1; round <= retimings; ++round) {
       const std::vector<double> second = time_again(measurer, again);
       const double drift = pace_drift(all.history, ranked, second, 10);
       err << fmt::format(
           "timing again ({} of {}) the ten fastest codes, and the next ten as controls of the machine's pace: {:.2f}x the first timings\n",
-          round, kRetimings, drift);
+          round, retimings, drift);
       for (std::size_t n = 0; n < top && n < second.size(); ++n)
         if (second[n] > 0) at_first_pace[n].push_back(second[n] / drift);
     }
-    for (std::size_t n = 0; n < top; ++n) {
+    for (std::size_t n = 0; n < top && retimings > 0; ++n) {
       const search::Evaluation& e = all.history[ranked[n]];
       const double median = run::median_of(at_first_pace[n]);
       std::string times;
