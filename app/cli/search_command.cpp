@@ -143,19 +143,26 @@ void print_replay(const search::ReplayReport& r, std::size_t seeds, std::size_t 
 }
 
 // The indices into `history` of its `count` fastest timed evaluations, fastest
-// first. With `distinct`, one per code: a variant whose time is exactly
-// another's is left out, for that is a code the results cache (keyed by
-// code) served to both, and a sweep's duplicates carry their twin's time
-// too; timing it again would time the same code twice.
-std::vector<std::size_t> fastest(const std::vector<search::Evaluation>& history, std::size_t count, bool distinct = false) {
+// first. With `space`, one per code: the variants of one code class are one
+// code, and so are two whose times are exactly equal, for that is a code the
+// results cache (keyed by code) served to both (code classes are sound, not
+// complete). Timing it again would time the same code twice.
+std::vector<std::size_t> fastest(const std::vector<search::Evaluation>& history, std::size_t count,
+                                 const kernel::LazySpace* space = nullptr) {
   std::vector<std::size_t> timed;
   for (std::size_t k = 0; k < history.size(); ++k)
     if (history[k].ms > 0) timed.push_back(k);
   std::stable_sort(timed.begin(), timed.end(), [&](std::size_t a, std::size_t b) { return history[a].ms < history[b].ms; });
   std::vector<std::size_t> top;
+  std::unordered_set<std::uint64_t> classes;
   for (const std::size_t k : timed) {
     if (top.size() == count) break;
-    if (!distinct || top.empty() || history[top.back()].ms != history[k].ms) top.push_back(k);
+    if (!space) {
+      top.push_back(k);
+      continue;
+    }
+    const bool same_time = !top.empty() && history[top.back()].ms == history[k].ms;  // sorted: an equal time is the last one kept
+    if (classes.insert(space->code_class(history[k].index)).second && !same_time) top.push_back(k);
   }
   return top;
 }
@@ -234,7 +241,7 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
     // timing, matmul's ten fastest (81-107 ms, within the noise of each
     // other) left one or two codes within 5 % of a best that was luck.
     const int retimings = q.retimings;
-    const std::vector<std::size_t> ranked = fastest(all.history, 20, true);
+    const std::vector<std::size_t> ranked = fastest(all.history, 20, &space);
     std::vector<kernel::Variant> again;
     for (const std::size_t k : ranked) again.push_back(space.candidate(all.history[k].index));
     const std::size_t top = std::min<std::size_t>(10, ranked.size());
@@ -256,9 +263,10 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
       for (std::size_t t = 1; t < at_first_pace[n].size(); ++t) times += fmt::format("{}{:.4g}", t > 1 ? ", " : "", at_first_pace[n][t]);
       err << fmt::format("timed again: {} {} ms at the first pace (first {:.4g} ms): median {:.4g} ms\n", e.id,
                          times.empty() ? "failed" : times, e.ms, median);
-      // Every variant the cache served this code to keeps the median.
+      // Every variant of this code (its class, or the cache's time exactly) keeps the median.
+      const std::uint64_t code = space.code_class(e.index);
       for (const search::Evaluation& twin : all.history)
-        if (twin.ms == e.ms) measured[twin.index] = median;
+        if (space.code_class(twin.index) == code || twin.ms == e.ms) measured[twin.index] = median;
     }
     std::vector<std::uint64_t> seeds;
     for (std::uint64_t s = 0; s < q.seeds; ++s) seeds.push_back(q.seed + s);

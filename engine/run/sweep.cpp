@@ -23,6 +23,7 @@
 #include "run/libraries.hpp"
 #include "run/nvrtc.hpp"
 #include "run/protocol.hpp"
+#include "run/quiet_gap.hpp"
 #include "run/worker_client.hpp"
 #include "run/worker_transport.hpp"
 
@@ -337,6 +338,7 @@ VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, co
     }
   }
   const auto call = [&](const kernel::Instance& instance, const RunOptions& run) {
+    if (run.time) timing_gap().before_timing(&worker);
     return reply_of(WorkerTransport::call(worker, to_json(make_request(instance, run, id)), timeout_s, on_event, cancel));
   };
   RunReply& reply = row.reply;

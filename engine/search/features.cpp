@@ -183,7 +183,13 @@ void Features::find_sites(const std::vector<kernel::Placeholder>& placeholders) 
     walk_rank_ = loop->names.size();
     walk_flat_ = loop->flat;
     walk_views_.push_back(walk_loop_);
-    for (const WalkSite& w : walk_sites_) walk_views_.push_back(w.tensor);
+    double bytes = 0;
+    for (const WalkSite& w : walk_sites_) {
+      walk_views_.push_back(w.tensor);
+      for (const auto& t : spec.tensors)
+        if (t.name == w.tensor) bytes += static_cast<double>(kernel::element_bytes(t.type));
+    }
+    walk_element_bytes_ = bytes / static_cast<double>(walk_sites_.size());
   } else {
     walk_sites_.clear();
   }
@@ -369,8 +375,8 @@ double Features::walk_penalty(const kernel::Variant& v) const {
   if (walk_sites_.empty()) return 0;
   const std::vector<double> m = walk_misses(v);
   const double cost = m[1] + 0.25 * m[0] + 0.5 * m[2];
-  // The compulsory misses: each 64-byte line of 4-byte elements once, in L1 and L2.
-  const double compulsory = 1.25 * 4.0 / 64;
+  // The compulsory misses: each 64-byte line of the accesses' elements once, in L1 and L2.
+  const double compulsory = 1.25 * walk_element_bytes_ / 64;
   // A body an element at a time does a vector's work in `lanes` steps, of
   // which the memory system hides about half.
   const double lanes = std::max(1, target_.lanes(4));

@@ -104,6 +104,7 @@ class Features {
   std::vector<double> walk_misses_of_order(const kernel::Variant& variant) const;
   std::vector<WalkSite> walk_sites_;
   std::vector<std::string> walk_views_;  // the loop's layout and the sites' tensors
+  double walk_element_bytes_ = 4;        // the sites' mean element size: a line holds 64 / it of them
   double walk_penalty(const kernel::Variant& variant) const;
   void find_sites(const std::vector<kernel::Placeholder>& placeholders);
   mutable std::mutex cache_mutex_;

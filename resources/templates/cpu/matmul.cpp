@@ -99,6 +99,17 @@ extern "C" void lego_kernel(const float* A, const float* B, float* C) {
               const float* a = Ap + ir * {{ BM }} * kKC;
               const float* b = Bp + jr * kKC * {{ BN }};
               lego_vf acc[{{ BM }}][kVectors] = {};
+              // The C tile's rows, asked for now and added KC steps later:
+              // C is updated once per KC block, from memory, and without
+              // this each update waited for its lines (an x86-64-v3 harness
+              // of the exported 6 x 16 tile beside BLIS in one process, nine
+              // rounds: 0.82-0.85 of BLIS without, 0.88-0.92 with).
+              for (int64_t ii = 0; ii < {{ BM }}; ++ii)
+                for (int v = 0; v < kVectors; ++v) {
+                  const int64_t i = ic + ir * {{ BM }} + ii < {{ M }} ? ic + ir * {{ BM }} + ii : {{ M }} - 1;
+                  const int64_t j = jc + jr * {{ BN }} + kLanes * v;
+                  __builtin_prefetch(&C[{{ C[i, j] }}], 1, 3);
+                }
               for (int64_t kk = 0; kk < kKC; ++kk) {
                 lego_vf bv[kVectors];
 #pragma GCC unroll 16

@@ -16,6 +16,7 @@
 #include "run/jit.hpp"
 #include "run/outcome.hpp"
 #include "run/protocol.hpp"
+#include "run/quiet_gap.hpp"
 #include "run/trace.hpp"
 #include "run/worker_client.hpp"
 
@@ -441,3 +442,22 @@ TEST(SideBySide, MedianOfAnEvenCountIsTheMeanOfTheMiddleTwo) {
 
 }  // namespace
 }  // namespace lego::run
+
+TEST(QuietGap, ATimingInAnotherWorkerWaitsAndOneInTheSameDoesNot) {
+  lego::run::QuietGap gap(std::chrono::milliseconds(40));
+  const int library = 0, variants = 0;
+  const auto waited = [&](const void* worker) {
+    const auto start = std::chrono::steady_clock::now();
+    const bool said = gap.before_timing(worker);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (said) {
+      EXPECT_GE(ms, 40) << "it said it waited";  // sleep_for waits at least that long
+    }
+    return said;
+  };
+  EXPECT_FALSE(waited(&library));  // the first timing has nothing before it
+  EXPECT_FALSE(waited(&library));  // the same worker: its own threads are its own
+  EXPECT_TRUE(waited(&variants));  // the library's threads may still spin
+  EXPECT_FALSE(waited(&variants));
+  EXPECT_TRUE(waited(&library));
+}
