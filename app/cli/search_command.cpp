@@ -14,7 +14,6 @@
 #include "run/jit.hpp"
 #include "run/outcome.hpp"
 #include "run/search_batch.hpp"
-#include "run/side_by_side.hpp"
 #include "run/sweep.hpp"
 #include "search/replay.hpp"
 #include "search/strategy.hpp"
@@ -258,15 +257,25 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
     }
     for (std::size_t n = 0; n < top && retimings > 0; ++n) {
       const search::Evaluation& e = all.history[ranked[n]];
-      const double median = run::median_of(at_first_pace[n]);
-      std::string times;
-      for (std::size_t t = 1; t < at_first_pace[n].size(); ++t) times += fmt::format("{}{:.4g}", t > 1 ? ", " : "", at_first_pace[n][t]);
-      err << fmt::format("timed again: {} {} ms at the first pace (first {:.4g} ms): median {:.4g} ms\n", e.id,
-                         times.empty() ? "failed" : times, e.ms, median);
-      // Every variant of this code (its class, or the cache's time exactly) keeps the median.
+      const std::vector<double>& times = at_first_pace[n];
+      if (times.size() < 2) {
+        err << fmt::format("timed again: {} failed each time; keeps its first timing, {:.4g} ms\n", e.id, e.ms);
+        continue;
+      }
+      // Of an even count (a timing failed), the upper middle: a lucky
+      // first timing is what this guards against.
+      std::vector<double> sorted = times;
+      std::sort(sorted.begin(), sorted.end());
+      const double median = sorted[sorted.size() / 2];
+      std::string said;
+      for (std::size_t t = 1; t < times.size(); ++t) said += fmt::format("{}{:.4g}", t > 1 ? ", " : "", times[t]);
+      const std::size_t failed = static_cast<std::size_t>(retimings) + 1 - times.size();
+      err << fmt::format("timed again: {} {} ms at the first pace{} (first {:.4g} ms): median {:.4g} ms\n", e.id, said,
+                         failed ? fmt::format(", {} failed", failed) : std::string(), e.ms, median);
+      // Every variant of this code (its class, or the cache's time exactly) keeps the median; a failed one stays failed.
       const std::uint64_t code = space.code_class(e.index);
       for (const search::Evaluation& twin : all.history)
-        if (space.code_class(twin.index) == code || twin.ms == e.ms) measured[twin.index] = median;
+        if (twin.ms > 0 && (space.code_class(twin.index) == code || twin.ms == e.ms)) measured[twin.index] = median;
     }
     std::vector<std::uint64_t> seeds;
     for (std::uint64_t s = 0; s < q.seeds; ++s) seeds.push_back(q.seed + s);

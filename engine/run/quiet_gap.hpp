@@ -8,7 +8,8 @@
 // was timed right after the other took 160 ms against its 100 ms, and a
 // quarter of a second's gap took both to 83 ms. A sweep times its baselines,
 // then its variants in one worker, so it waits a few times; side-by-side
-// rounds wait before each timing.
+// rounds wait before each timing of a library and of the winner after one
+// (a baseline that is not a library runs in the variants' worker).
 #pragma once
 
 #include <chrono>

@@ -269,12 +269,17 @@ double Features::gather_penalty(const kernel::Variant& v) const {
   try {
     const kernel::Binding binding = kernel::bind_variant(spec, v);
     const Env env = kernel::with_target(v.parameters, target_);
-    const double lanes = std::max(1, target_.lanes(4));
     for (const AskedVector& asked : asked_strides_) {
       const kernel::NamedView* view = binding.view(asked.name);
       if (!view) continue;
       // A tensor is indexed by its own coordinates, a tiled layout's untiled ones.
       const kernel::BoundTensor* tensor = binding.tensor(asked.name);
+      // A vector holds as many of the tensor's elements as the target's lanes
+      // of its type (a layout that is not a tensor: of 4-byte elements).
+      int bytes = 4;
+      for (const auto& t : spec.tensors)
+        if (t.name == asked.name) bytes = static_cast<int>(kernel::element_bytes(t.type));
+      const double lanes = std::max(1, target_.lanes(bytes));
       const Plan plan = make_plan(tensor ? untiled_view(view->ast, tensor->extents.size()) : view->ast, env);
       const std::size_t d = asked.dimension;
       if (static_cast<int>(d) >= plan.rank() || plan.shape()[d] < 2) continue;
@@ -297,6 +302,8 @@ double Features::gather_penalty(const kernel::Variant& v) const {
         if (plan.apply(at.data()) != origin + run) break;
         ++run;
       }
+      // The instance proves a power of two (a run of 6 reads as 2), and a template divides vectors by it.
+      while (run & (run - 1)) run &= run - 1;
       penalty += std::log(std::max(1.0, lanes / std::max<double>(2.0, static_cast<double>(run))));
     }
   } catch (const LegoError&) {
@@ -345,7 +352,14 @@ std::vector<double> Features::walk_misses_of_order(const kernel::Variant& v) con
       const auto spec = std::find_if(space_->spec().tensors.begin(), space_->spec().tensors.end(),
                                      [&](const kernel::TensorSpec& t) { return t.name == w.tensor; });
       if (!view || spec == space_->spec().tensors.end()) continue;
-      layouts.push_back(make_plan(view->ast, env));
+      // Indexed by the tensor's own coordinates: a tiled layout's untiled view.
+      LayoutAst indexed;
+      try {
+        indexed = untiled_view(view->ast, w.coordinate.size());
+      } catch (const LegoError&) {
+        continue;  // neither it nor its untiled view has the access's rank: not placed
+      }
+      layouts.push_back(make_plan(indexed, env));
       if (layouts.back().rank() != static_cast<int>(w.coordinate.size())) {
         layouts.pop_back();
         continue;

@@ -104,7 +104,8 @@ extern "C" void lego_kernel(const float* A, const float* B, float* C) {
               // this each update waited for its lines (an x86-64-v3 harness
               // of the exported 6 x 16 tile beside BLIS in one process, nine
               // rounds: 0.82-0.85 of BLIS without, 0.88-0.92 with).
-              for (int64_t ii = 0; ii < {{ BM }}; ++ii)
+              // Row-major C only: a strided C's vectors span a line per lane.
+              for (int64_t ii = 0; ii < (c_stride == 1 ? {{ BM }} : 0); ++ii)
                 for (int v = 0; v < kVectors; ++v) {
                   const int64_t i = ic + ir * {{ BM }} + ii < {{ M }} ? ic + ir * {{ BM }} + ii : {{ M }} - 1;
                   const int64_t j = jc + jr * {{ BN }} + kLanes * v;
