@@ -169,15 +169,18 @@ void Features::find_sites(const std::vector<kernel::Placeholder>& placeholders) 
   // accesses of its tensors at their rank (else every variant's walk would
   // fail to bind, each under a key of its own).
   const kernel::KernelSpec& spec = space_->spec();
-  const auto tensor_rank = [&](const std::string& name) -> std::optional<std::size_t> {
+  const auto tensor_of = [&](const std::string& name) -> const kernel::TensorSpec* {
     for (const auto& t : spec.tensors)
-      if (t.name == name) return t.extents.size();
-    return std::nullopt;
+      if (t.name == name) return &t;
+    return nullptr;
   };
-  std::erase_if(walk_sites_, [&](const WalkSite& w) { return tensor_rank(w.tensor) != w.coordinate.size(); });
+  std::erase_if(walk_sites_, [&](const WalkSite& w) {
+    const kernel::TensorSpec* t = tensor_of(w.tensor);
+    return !t || t->extents.size() != w.coordinate.size();
+  });
   const bool named =
       loop && (std::any_of(spec.layouts.begin(), spec.layouts.end(), [&](const auto& l) { return l.name == loop->layout; }) ||
-               tensor_rank(loop->layout).has_value());
+               tensor_of(loop->layout));
   if (named && !walk_sites_.empty()) {
     walk_loop_ = loop->layout;
     walk_rank_ = loop->names.size();
@@ -186,8 +189,7 @@ void Features::find_sites(const std::vector<kernel::Placeholder>& placeholders) 
     double bytes = 0;
     for (const WalkSite& w : walk_sites_) {
       walk_views_.push_back(w.tensor);
-      for (const auto& t : spec.tensors)
-        if (t.name == w.tensor) bytes += static_cast<double>(kernel::element_bytes(t.type));
+      bytes += static_cast<double>(kernel::element_bytes(tensor_of(w.tensor)->type));  // every site left is a tensor's
     }
     walk_element_bytes_ = bytes / static_cast<double>(walk_sites_.size());
   } else {
@@ -276,10 +278,7 @@ double Features::gather_penalty(const kernel::Variant& v) const {
       const kernel::BoundTensor* tensor = binding.tensor(asked.name);
       // A vector holds as many of the tensor's elements as the target's lanes
       // of its type (a layout that is not a tensor: of 4-byte elements).
-      int bytes = 4;
-      for (const auto& t : spec.tensors)
-        if (t.name == asked.name) bytes = static_cast<int>(kernel::element_bytes(t.type));
-      const double lanes = std::max(1, target_.lanes(bytes));
+      const double lanes = std::max(1, target_.lanes(tensor ? static_cast<int>(kernel::element_bytes(tensor->type)) : 4));
       const Plan plan = make_plan(tensor ? untiled_view(view->ast, tensor->extents.size()) : view->ast, env);
       const std::size_t d = asked.dimension;
       if (static_cast<int>(d) >= plan.rank() || plan.shape()[d] < 2) continue;
@@ -349,9 +348,8 @@ std::vector<double> Features::walk_misses_of_order(const kernel::Variant& v) con
     std::vector<WalkAccess> accesses;
     for (const WalkSite& w : walk_sites_) {
       const kernel::NamedView* view = binding.view(w.tensor);
-      const auto spec = std::find_if(space_->spec().tensors.begin(), space_->spec().tensors.end(),
-                                     [&](const kernel::TensorSpec& t) { return t.name == w.tensor; });
-      if (!view || spec == space_->spec().tensors.end()) continue;
+      const kernel::BoundTensor* tensor = binding.tensor(w.tensor);
+      if (!view || !tensor) continue;
       // Indexed by the tensor's own coordinates: a tiled layout's untiled view.
       LayoutAst indexed;
       try {
@@ -364,7 +362,7 @@ std::vector<double> Features::walk_misses_of_order(const kernel::Variant& v) con
         layouts.pop_back();
         continue;
       }
-      accesses.push_back({&layouts.back(), w.coordinate, w.constant, static_cast<int>(kernel::element_bytes(spec->type))});
+      accesses.push_back({&layouts.back(), w.coordinate, w.constant, static_cast<int>(kernel::element_bytes(tensor->type))});
     }
     if (!accesses.empty()) {
       const WalkCounts counts = walk(order, accesses, target_);
