@@ -7,6 +7,7 @@
 #include "expr/diagnostic.hpp"
 #include "expr/lexer.hpp"
 #include "kernel/binding.hpp"
+#include "kernel/instantiate.hpp"
 #include "kernel/placeholder.hpp"
 #include "layout/make_plan.hpp"
 #include "layout/untiled_view.hpp"
@@ -51,6 +52,7 @@ Features::Features(const kernel::LazySpace& space, const target::Target& target,
     for (const char* what :
          {"L1 misses per access", "L2 misses per access", "TLB misses per access", "an element at a time", "log2 innermost loop"})
       names_.push_back(std::string("walk: ") + what);
+  if (!inverted_.empty()) names_.push_back("index operations");
   if (prior_ranks()) names_.push_back("static penalty (log)");
   // Which parameters each asked view depends on: the names its
   // alternatives' text mentions (GenP bodies included, which the parsed
@@ -68,8 +70,13 @@ Features::Features(const kernel::LazySpace& space, const target::Target& target,
   };
   const kernel::KernelSpec& spec = space.spec();
   for (const AskedVector& a : asked_strides_) stride_views_.push_back(a.name);
+  if (!inverted_.empty()) {
+    for (const auto& t : spec.tensors) index_views_.push_back(t.name);
+    for (const auto& l : spec.layouts) index_views_.push_back(l.name);
+  }
   std::set<std::string> viewed(stride_views_.begin(), stride_views_.end());
   viewed.insert(walk_views_.begin(), walk_views_.end());
+  viewed.insert(index_views_.begin(), index_views_.end());
   for (const std::string& name : viewed) {
     std::set<std::string> words;
     for (const auto& t : spec.tensors)
@@ -125,6 +132,7 @@ std::vector<double> Features::of(const kernel::Variant& v) const {
   }
   if (!walk_sites_.empty())
     for (const double misses : walk_misses(v)) f.push_back(misses);
+  if (!inverted_.empty()) f.push_back(std::max(0, index_ops(v)));
   if (prior_ranks()) f.push_back(static_log_penalty(v));
   return f;
 }
@@ -151,6 +159,7 @@ void Features::find_sites(const std::vector<kernel::Placeholder>& placeholders) 
   for (const kernel::Placeholder& p : placeholders) {
     if (const auto* s = std::get_if<kernel::placeholder::Stride>(&p.form)) asked_strides_.push_back({s->name, s->dimension, false});
     if (const auto* r = std::get_if<kernel::placeholder::Run>(&p.form)) asked_strides_.push_back({r->name, r->dimension, true});
+    if (const auto* i = std::get_if<kernel::placeholder::Inverse>(&p.form); i && inverted_.empty()) inverted_ = i->layout;
     if (const auto* f = std::get_if<kernel::placeholder::For>(&p.form)) {
       if (!loop) loop = f;
       ++depth;
@@ -240,7 +249,56 @@ double Features::static_log_penalty(const kernel::Variant& v) const {
       // a tile the parameters cannot size: no opinion
     }
   }
-  return penalty + gather_penalty(v) + walk_penalty(v);
+  return penalty + gather_penalty(v) + walk_penalty(v) + index_penalty(v);
+}
+
+int Features::index_ops(const kernel::Variant& v) const {
+  if (inverted_.empty()) return -1;
+  const std::string key = views_key(index_views_, v);
+  {
+    const std::lock_guard<std::mutex> lock(cache_mutex_);
+    if (const auto it = ops_cache_.find(key); it != ops_cache_.end()) return it->second;
+  }
+  int ops = -1;
+  try {
+    kernel::InstantiateOptions options;
+    options.target = target_;
+    const kernel::Instance instance = kernel::instantiate(space_->spec(), v, sym::Lang::C, options);
+    ops = 0;
+    for (const kernel::Expansion& x : instance.expansions) ops += x.ops;
+  } catch (const LegoError&) {
+    // a variant that does not instantiate: its run says why
+  }
+  const std::lock_guard<std::mutex> lock(cache_mutex_);
+  if (ops_cache_.size() >= 4096) ops_cache_.clear();
+  ops_cache_[key] = ops;
+  return ops;
+}
+
+// A loop that inverts a layout per element runs its index code once per
+// position of that layout, in scalar code the compiler cannot vectorize
+// through the divisions and the wraps: at about four integer operations a
+// cycle per core (the ALUs of current x86 and Arm cores), that is a time
+// beside the roofline's, and the variant takes the longer of the two. All
+// of the template's placeholders count, a branch's that rarely runs too
+// (the stencil's boundary copy): an upper bound that ranks as the code does.
+double Features::index_penalty(const kernel::Variant& v) const {
+  if (inverted_.empty() || space_->spec().backend != kernel::Backend::Cpu) return 0;
+  const double roof_log_ms = roofline_log_ms(v);
+  const int ops = index_ops(v);
+  if (roof_log_ms == 0 || ops <= 0) return 0;
+  try {
+    const kernel::Binding binding = kernel::bind_variant(space_->spec(), v);
+    const kernel::NamedView* view = binding.view(inverted_);
+    if (!view) return 0;
+    const double iterations = static_cast<double>(make_plan(view->ast, kernel::with_target(v.parameters, target_)).size());
+    constexpr double kScalarOpsPerCycle = 4, kUnknownGhz = 3;
+    const double ghz = target_.ghz > 0 ? target_.ghz : kUnknownGhz;
+    const double index_ms = iterations * ops / (kScalarOpsPerCycle * ghz * 1e6 * std::max(1, target_.cores));
+    return std::max(0.0, std::log(index_ms) - roof_log_ms);
+  } catch (const LegoError&) {
+    return 0;  // a variant whose layouts do not bind: its run says why
+  }
 }
 
 std::string Features::views_key(const std::vector<std::string>& names, const kernel::Variant& v) const {

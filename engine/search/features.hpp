@@ -13,8 +13,12 @@
 // not 1, so that the access becomes a gather, and what the loop's order does
 // to the caches (walk.hpp: L1, L2 and TLB misses per access over the first
 // iterations of `{{ for ... in L }}`, each access placed by its tensor's
-// layout). None needs a run, so a search's first round can already prefer
-// the variants they favour.
+// layout). Where the template inverts a layout per element
+// ({{ i, j = L.inv(x) }}), the index arithmetic it does for each element
+// is a third roof beside bytes and FLOPs: the operations the engine's
+// derived index code performs, per iteration, on the target's scalar ALUs.
+// None needs a run, so a search's first round can already prefer the
+// variants they favour.
 #pragma once
 
 #include <map>
@@ -51,12 +55,19 @@ class Features {
   double roofline_log_ms(const kernel::Variant& variant) const;
   // log(time over the roofline's) the static analyses expect, >= 0: the
   // register tile's FMA-pipe efficiency, the gathers of non-unit strides
-  // and the cache and TLB misses of the loop's walk.
+  // the cache and TLB misses of the loop's walk, and per-element index
+  // arithmetic above the roofline.
   double static_log_penalty(const kernel::Variant& variant) const;
   // Whether the penalty can differ between variants (a register tile, an
   // asked stride or a walked loop): a search ranks its first round by the
   // prior only then.
-  bool prior_ranks() const { return space_->spec().register_tile.has_value() || !asked_strides_.empty() || !walk_sites_.empty(); }
+  bool prior_ranks() const {
+    return space_->spec().register_tile.has_value() || !asked_strides_.empty() || !walk_sites_.empty() || !inverted_.empty();
+  }
+  // The index operations the variant's derived code performs (every
+  // placeholder's, as instantiated for the target); -1 when it does not
+  // instantiate. Computed only where the template inverts a layout.
+  int index_ops(const kernel::Variant& variant) const;
   // The loop walk's misses per access (L1, L2, TLB); zeros when the
   // template has no loop over a layout whose accesses it can place.
   std::vector<double> walk_misses(const kernel::Variant& variant) const;
@@ -107,9 +118,15 @@ class Features {
   double walk_element_bytes_ = 4;        // the sites' mean element size: a line holds 64 / it of them
   double walk_penalty(const kernel::Variant& variant) const;
   void find_sites(const std::vector<kernel::Placeholder>& placeholders);
+  // The layout the template's first {{ .. = L.inv(x) }} inverts (empty: none):
+  // x runs over its positions, an element's index code per iteration.
+  std::string inverted_;
+  std::vector<std::string> index_views_;  // every tensor and layout: what index code depends on
+  double index_penalty(const kernel::Variant& variant) const;
   mutable std::mutex cache_mutex_;
   mutable std::map<std::string, double> gather_cache_;
   mutable std::map<std::string, std::vector<double>> walk_cache_;
+  mutable std::map<std::string, int> ops_cache_;
 };
 
 }  // namespace lego::search

@@ -335,6 +335,30 @@ TEST(Search, RunsTheTemplateAsksForThatAreShorterThanAVectorCostInThePrior) {
   }
 }
 
+TEST(Search, IndexArithmeticPerElementIsARoofInThePrior) {
+  // stencil7_points inverts L per element ({{ i, j, k = L.inv(x) }}) and
+  // indexes `in` seven times: bricks cost divisions and wraps at each.
+  const kernel::Project p = kernel::load_project(kProjects / "stencils.lego.json", kernel::default_resource_dirs());
+  const target::Target v3 = *target::nominal("x86-64-v3");
+  const kernel::LazySpace space(kernel::find_kernel(p, "stencil7_points"), {}, &v3);
+  const Features f(space, v3, {10, 0});
+  ASSERT_TRUE(f.prior_ranks());
+  const std::map<std::string, std::int64_t> br4{{"BR", 4}};
+  const kernel::Variant rows = variant_with(space, {{"in", "row"}, {"out", "row"}, {"L", "rows"}}, br4);
+  const kernel::Variant out_bricks = variant_with(space, {{"in", "row"}, {"out", "bricks"}, {"L", "rows"}}, br4);
+  const kernel::Variant in_bricks = variant_with(space, {{"in", "bricks"}, {"out", "row"}, {"L", "rows"}}, br4);
+  EXPECT_GT(f.index_ops(rows), 0);
+  EXPECT_LT(f.index_ops(rows), f.index_ops(out_bricks));
+  EXPECT_LT(f.index_ops(out_bricks), f.index_ops(in_bricks));
+  // The row-major code's own arithmetic already exceeds 8 bytes an element at 10 GB/s on this model.
+  EXPECT_GT(f.static_log_penalty(rows), 0.0);
+  EXPECT_LT(f.static_log_penalty(rows), f.static_log_penalty(out_bricks));
+  EXPECT_LT(f.static_log_penalty(out_bricks), f.static_log_penalty(in_bricks));
+  // A template without an inversion counts none.
+  const kernel::LazySpace staged(kernel::find_kernel(p, "stencil7"), {}, &v3);
+  EXPECT_EQ(Features(staged, v3, {10, 0}).index_ops(staged.candidate(0)), -1);
+}
+
 TEST(Replay, TheModelNeedsFewerEvaluationsThanRandomOnAPlantedSpace) {
   const kernel::Project p = synthetic(kTwoTiles);
   const kernel::LazySpace space(p.kernels[0], {});
