@@ -28,21 +28,20 @@ void print_json_error(std::ostream& out, const std::string& message) {
 }
 
 nlohmann::ordered_json plan_json(const convert::ConversionReport& r, const convert::ConversionPlan& p) {
-  nlohmann::ordered_json j = {{"kind", convert::to_string(p.kind)},
-                              {"name", p.name},
-                              {"possible", p.possible},
-                              {"reason", p.reason},
-                              {"cost",
-                               {{"score", p.cost.score()},
-                                {"shuffles", p.cost.shuffles},
-                                {"selects", p.cost.selects},
-                                {"shared_instructions", p.cost.shared_instructions},
-                                {"wavefronts", p.cost.wavefronts},
-                                {"excess_wavefronts", p.cost.excess_wavefronts},
-                                {"shared_bytes", p.cost.shared_bytes},
-                                {"syncs", p.cost.syncs},
-                                {"register_moves", p.cost.register_moves}}}};
-  if (!p.possible) return j;
+  nlohmann::ordered_json j = {{"kind", convert::to_string(p.kind)}, {"name", p.name}, {"possible", p.possible}, {"reason", p.reason}};
+  if (!p.possible) {
+    j["cost"] = nullptr;  // none: a score of 0 would sort an impossible plan first
+    return j;
+  }
+  j["cost"] = {{"score", p.cost.score()},
+               {"shuffles", p.cost.shuffles},
+               {"selects", p.cost.selects},
+               {"shared_instructions", p.cost.shared_instructions},
+               {"wavefronts", p.cost.wavefronts},
+               {"excess_wavefronts", p.cost.excess_wavefronts},
+               {"shared_bytes", p.cost.shared_bytes},
+               {"syncs", p.cost.syncs},
+               {"register_moves", p.cost.register_moves}};
   if (p.kind == convert::PlanKind::Shared) {
     j["buffer"] = {{"name", p.buffer.name}, {"lego", print(p.buffer.layout)}, {"cute", convert::buffer_cute_text(r, p)}};
     for (const auto& [key, side] : {std::pair{"store", p.store}, std::pair{"load", p.load}})
@@ -99,8 +98,9 @@ int emit_files(const convert::ConversionReport& r, const atom::TvLayout& from, c
   run::write_folder(out_dir, {{"convert.cu", files.cuda}, {"convert.ref.cpp", files.reference}, {"convert.lego.json", files.project}},
                     force);
   out << fmt::format(
-      "wrote the {} plan (PLAN=0) and the other possible plans (PLAN=1, ...) to {}/convert.cu (a device function lego_convert_N "
-      "a plan and a test kernel), convert.ref.cpp and convert.lego.json\nverify them on the CPU emulator: lego bench {}/convert.lego.json\n"
+      "wrote the {} plan (PLAN=0) and the other possible plans (PLAN=1, ...) to {}/convert.cu (a device function lego_convert_N for "
+      "each plan, and a test kernel), convert.ref.cpp and convert.lego.json\nverify them on the CPU emulator: lego bench {}/convert.lego.json "
+      "--set TILES=3 --set REPEAT=2 (three tiles, each converted twice)\n"
       "time them on a GPU: lego export-bench {}/convert.lego.json --set TILES=65536 --set REPEAT=64 --out BUNDLE\n",
       plan.name, out_dir, out_dir, out_dir);
   return 0;
@@ -114,7 +114,7 @@ int run_convert_command(const std::vector<std::string>& args, std::ostream& out,
   CLI::App app{"lego: layout conversions planned and explained (LEGO Studio)"};
   app.option_defaults()->always_capture_default();
   app.require_subcommand(1);
-  std::string from_text, to_text, tile_text, elem = "f32", emit, out_dir, plan_name;
+  std::string from_text, to_text, tile_text, elem, emit, out_dir, plan_name;
   bool force = false;
   int warps = 1;
   bool json = false;
@@ -129,9 +129,10 @@ int run_convert_command(const std::vector<std::string>& args, std::ostream& out,
       ->required();
   cmd->add_option("to", to_text, "The layout they must hold, in the same forms")->required();
   cmd->add_option("--tile", tile_text, "ROWSxCOLS of the tile; needed unless FROM or TO is an atom");
-  cmd->add_option(
-      "--elem", elem,
-      std::string("The element type, one for both sides: ") + convert::kElementNames + ". Its size decides vector widths and banks");
+  cmd->add_option("--elem", elem,
+                  std::string("The element type, one for both sides: ") + convert::kElementNames +
+                      ". Its size decides vector widths and banks. Default: TO's atom operand's type, else FROM's, else f32; with an atom, "
+                      "the size of one side's type");
   CLI::Option* warps_option =
       cmd->add_option("--warps", warps,
                       "Warps holding a LEGO layout's tile (an atom and a CuTe layout say their own; given, they must agree)")
@@ -165,7 +166,7 @@ int run_convert_command(const std::vector<std::string>& args, std::ostream& out,
   }
   try {
     try {
-      convert::element_bytes(elem);
+      if (!elem.empty()) convert::element_bytes(elem);
     } catch (const LegoError&) {
       throw LegoError("--elem " + elem + ": one of " + convert::kElementNames);
     }
@@ -178,24 +179,26 @@ int run_convert_command(const std::vector<std::string>& args, std::ostream& out,
     if (!emit.empty()) return emit_files(r, from, to, args, emit, out_dir, plan_name, force, out);
     if (!out_dir.empty() || force) throw LegoError("--out and --force go with --emit cuda");
     if (json) {
-      if (!plan_name.empty()) named_plan(r, plan_name);  // a --plan that names no plan is an error here too
       nlohmann::ordered_json plans = nlohmann::ordered_json::array();
       for (const auto& p : r.plans) plans.push_back(plan_json(r, p));
-      out << nlohmann::ordered_json{{"tile", {r.rows, r.cols}},
+      nlohmann::ordered_json report{{"tile", {r.rows, r.cols}},
                                     {"threads", r.threads},
                                     {"values", r.values},
-                                    {"element", elem},
+                                    {"element", c.element},
                                     {"element_bytes", r.element_bytes},
                                     {"checked", true},
-                                    {"chosen", r.plans.front().name},
-                                    {"plans", plans}}
-                 .dump()
-          << "\n";
+                                    {"chosen", r.plans.front().name}};
+      if (!c.element_note.empty()) report["element_note"] = c.element_note;
+      // --plan: the plan asked for, beside the cheapest (a --plan that names no plan is an error here too).
+      if (!plan_name.empty()) report["asked"] = named_plan(r, plan_name).name;
+      report["plans"] = plans;
+      out << report.dump() << "\n";
       return 0;
     }
-    out << fmt::format("{} x {} {} over {} threads ({} values each): {} plans, planned in {:.0f} ms\n\n", r.rows, r.cols, elem, r.threads,
-                       r.values, r.plans.size(), c.planning_ms);
-    const convert::ConversionPlan& chosen = named_plan(r, plan_name);
+    const convert::ConversionPlan& chosen = named_plan(r, plan_name);  // a --plan that names no plan says so before anything is printed
+    out << fmt::format("{} x {} {} over {} threads ({} values each): {} plans, planned in {:.0f} ms\n\n", r.rows, r.cols, c.element,
+                       r.threads, r.values, r.plans.size(), c.planning_ms);
+    if (!c.element_note.empty()) out << "note: " << c.element_note << "\n\n";
     out << "plan: " << chosen.name << (&chosen == &r.plans.front() ? "" : " (--plan; not the cheapest)") << "\n";
     out << convert::movement_text(r, chosen, 4, " (--json lists them all)");
     out << "  checked on an iota tile: every thread ends with the elements TO gives it\n\n";

@@ -31,7 +31,8 @@ ElementNames names_for(int bytes) {
     case 8:
       return {"int64_t", "int64"};
     default:
-      throw LegoError("--emit cuda moves 2-, 4- or 8-byte elements (f16, f32, f64); not " + std::to_string(bytes) + "-byte ones");
+      throw LegoError("--emit cuda moves 2-, 4- or 8-byte elements (f16 and bf16; f32, tf32 and s32; f64); not " + std::to_string(bytes) +
+                      "-byte ones");
   }
 }
 

@@ -22,12 +22,45 @@ int element_bytes(const std::string& name) {
   return found->second;
 }
 
-Conversion plan_checked(const ConversionInput& input) {
+namespace {
+
+// The element type a conversion moves: the one asked for, checked against
+// the atoms on either side, or the atoms' own. An epilogue converts the
+// accumulators to a narrower type in registers before it moves them (f32 to
+// f16, s32 to s8), so a narrower type than an atom's is planned with a note;
+// a wider one than both sides' would move bytes no side holds.
+std::string element_of(const ConversionInput& input, std::string& note) {
+  const std::optional<std::string> from = atom_element(input.from), to = atom_element(input.to);
+  if (input.element.empty()) return to ? *to : from ? *from : "f32";
   const int bytes = element_bytes(input.element);
+  if (!from && !to) return input.element;
+  std::string holds;
+  if (from) holds += "FROM's operand holds " + *from;
+  if (to) holds += std::string(holds.empty() ? "TO's operand holds " : " and TO's ") + *to;
+  const int widest = std::max(from ? element_bytes(*from) : 0, to ? element_bytes(*to) : 0);
+  if (bytes > widest)
+    throw LegoError("--elem " + input.element + " (" + std::to_string(bytes) + " bytes): " + holds +
+                    ", narrower; a conversion moves one of its sides' types, or a narrower one converted in registers (leave --elem "
+                    "out to take " +
+                    (to ? *to : *from) + ")");
+  if (!(from && *from == input.element) && !(to && *to == input.element))
+    note = holds + ": the plan moves " + input.element + ", converted in registers before or after it";
+  return input.element;
+}
+
+}  // namespace
+
+Conversion plan_checked(const ConversionInput& input) {
+  Conversion c;
+  c.element = element_of(input, c.element_note);
+  const int bytes = element_bytes(c.element);
   const auto start = std::chrono::steady_clock::now();
   const int threads = 32 * input.warps;
-  Conversion c;
-  if (form_of(input.from) != TvForm::Atom && form_of(input.to) == TvForm::Atom) {
+  // The side that knows its threads is read first, the other sized by it: an atom, then a CuTe layout where
+  // --tile gives its tile (else a LEGO layout's own shape gives the tile first).
+  const bool tile_given = input.rows > 0 && input.cols > 0;
+  const auto rank = [&](TvForm f) { return f == TvForm::Atom ? 0 : f == TvForm::Cute ? (tile_given ? 1 : 3) : 2; };
+  if (rank(form_of(input.to)) < rank(form_of(input.from))) {
     c.to = read_tv(input.to, "TO", input.rows, input.cols, threads);
     c.from = read_tv(input.from, "FROM", c.to.tv.rows, c.to.tv.cols, c.to.tv.threads);
   } else {

@@ -24,13 +24,18 @@ struct ConversionInput {
   std::string from, to;    // an atom's operand, a CuTe TV layout or a LEGO layout (tv_text.hpp)
   int rows = 0, cols = 0;  // the tile; 0: an atom's, or the LEGO layout's shape
   int warps = 1;           // for the CuTe and LEGO forms (an atom says its own)
-  std::string element = "f32";
+  // The element type (kElementNames); empty: TO's atom operand's, else FROM's, else f32. Given, and
+  // either side an atom, it is at most as wide as the wider side's operand: an epilogue converts
+  // accumulators to a narrower type in registers, and nothing moves more bytes than its sides hold.
+  std::string element;
   // The user gave the warps: an atom or a CuTe layout with other threads is then an error, not silently its own count.
   bool warps_given = false;
 };
 
 struct Conversion {
   TvText from, to;
+  std::string element;       // the element type planned for: the one asked for, or the atoms' own
+  std::string element_note;  // where it is neither side's atom's type: what they hold
   ConversionReport report;
   double planning_ms = 0;
 };

@@ -28,7 +28,6 @@ const char* to_string(PlanKind kind) {
 namespace {
 
 constexpr int kWarp = 32;
-constexpr std::int64_t kMaxElements = 1 << 16;
 constexpr int kMaxValues = 256;
 constexpr int kMaxThreads = 1024;
 constexpr std::int64_t kMaxStaticShared = 48 * 1024;  // __shared__ arrays; more needs dynamic shared memory
@@ -224,6 +223,21 @@ ConversionPlan shuffles_plan(const atom::TvLayout& to, const std::vector<std::ve
   std::vector<std::vector<ShuffleRound>> single_rounds, packed_rounds;
   for (int w = 0; w < warps; ++w) {
     const int lanes = std::min(kWarp, to.threads - w * kWarp);
+    // The values lanes keep move in-lane before the rounds; a TO register whose in-lane source register
+    // differs between those lanes is picked by lane at run time, as a registers plan's is.
+    int in_lane_selects = 0;
+    for (int v = 0; v < to.values; ++v) {
+      int source = -1;
+      for (int l = 0; l < lanes; ++l) {
+        const Holder h = src[static_cast<std::size_t>(w * kWarp + l)][static_cast<std::size_t>(v)];
+        if (h.thread != w * kWarp + l) continue;
+        if (source < 0) source = h.value;
+        if (h.value != source) {
+          in_lane_selects += to.values - 1;
+          break;
+        }
+      }
+    }
     for (const int per_word : k > 1 ? std::vector<int>{1, k} : std::vector<int>{1}) {
       // needs at the granularity of a word: (sender, its word, the receiver's group of that word).
       Needs needs(static_cast<std::size_t>(lanes));
@@ -243,39 +257,48 @@ ConversionPlan shuffles_plan(const atom::TvLayout& to, const std::vector<std::ve
           }
           groups[static_cast<std::size_t>(l)][static_cast<std::size_t>(group)][static_cast<std::size_t>(h.value % per_word)] = v;
         }
-      std::vector<ShuffleRound> words = greedy_rounds(needs, lanes);
-      if (std::vector<ShuffleRound> coloured = coloured_rounds(needs, lanes); coloured.size() < words.size()) words = std::move(coloured);
-      // Each word round as per_word element rounds that share its shuffle.
-      std::vector<ShuffleRound> rounds;
-      for (const ShuffleRound& r : words)
-        for (int e = 0; e < per_word; ++e) {
-          ShuffleRound x = empty_round();
-          for (int l = 0; l < lanes; ++l) {
-            if (r.sent_value[static_cast<std::size_t>(l)] >= 0)
-              x.sent_value[static_cast<std::size_t>(l)] = r.sent_value[static_cast<std::size_t>(l)] * per_word + e;
-            const int group = r.received_value[static_cast<std::size_t>(l)];
-            if (group < 0) continue;
-            x.source_lane[static_cast<std::size_t>(l)] = r.source_lane[static_cast<std::size_t>(l)];
-            x.received_value[static_cast<std::size_t>(l)] =
-                groups[static_cast<std::size_t>(l)][static_cast<std::size_t>(group)][static_cast<std::size_t>(e)];
+      // Each word round as per_word element rounds that share its shuffle, and what they cost.
+      const auto expand = [&](const std::vector<ShuffleRound>& words) {
+        std::vector<ShuffleRound> rounds;
+        for (const ShuffleRound& r : words)
+          for (int e = 0; e < per_word; ++e) {
+            ShuffleRound x = empty_round();
+            for (int l = 0; l < lanes; ++l) {
+              if (r.sent_value[static_cast<std::size_t>(l)] >= 0)
+                x.sent_value[static_cast<std::size_t>(l)] = r.sent_value[static_cast<std::size_t>(l)] * per_word + e;
+              const int group = r.received_value[static_cast<std::size_t>(l)];
+              if (group < 0) continue;
+              x.source_lane[static_cast<std::size_t>(l)] = r.source_lane[static_cast<std::size_t>(l)];
+              x.received_value[static_cast<std::size_t>(l)] =
+                  groups[static_cast<std::size_t>(l)][static_cast<std::size_t>(group)][static_cast<std::size_t>(e)];
+            }
+            rounds.push_back(std::move(x));
           }
-          rounds.push_back(std::move(x));
+        Cost cost;
+        cost.selects = in_lane_selects;
+        for (std::size_t n = 0; n < rounds.size(); ++n) {
+          const ShuffleRound& r = rounds[n];
+          // A register chosen by lane: a select chain over the registers (the word's, once a word).
+          std::set<int> sent, received;
+          for (int l = 0; l < lanes; ++l) {
+            if (r.source_lane[static_cast<std::size_t>(l)] >= 0)
+              sent.insert(r.sent_value[static_cast<std::size_t>(r.source_lane[static_cast<std::size_t>(l)])]);
+            if (r.received_value[static_cast<std::size_t>(l)] >= 0) received.insert(r.received_value[static_cast<std::size_t>(l)]);
+          }
+          const bool first = n % static_cast<std::size_t>(per_word) == 0;
+          if (first && sent.size() > 1) cost.selects += from_values / per_word - 1;
+          if (received.size() > 1) cost.selects += to.values - 1;
+          if (first) cost.shuffles += element_bytes > 4 ? element_bytes / 4 : 1;  // 32-bit shuffles per element (or word)
         }
-      int shuffles = 0, selects = 0;
-      for (std::size_t n = 0; n < rounds.size(); ++n) {
-        const ShuffleRound& r = rounds[n];
-        // A register chosen by lane: a select chain over the registers (the word's, once a word).
-        std::set<int> sent, received;
-        for (int l = 0; l < lanes; ++l) {
-          if (r.source_lane[static_cast<std::size_t>(l)] >= 0)
-            sent.insert(r.sent_value[static_cast<std::size_t>(r.source_lane[static_cast<std::size_t>(l)])]);
-          if (r.received_value[static_cast<std::size_t>(l)] >= 0) received.insert(r.received_value[static_cast<std::size_t>(l)]);
-        }
-        const bool first = n % static_cast<std::size_t>(per_word) == 0;
-        if (first && sent.size() > 1) selects += from_values / per_word - 1;
-        if (received.size() > 1) selects += to.values - 1;
-        if (first) shuffles += element_bytes > 4 ? element_bytes / 4 : 1;  // 32-bit shuffles per element (or word)
+        return std::pair{std::move(rounds), cost};
+      };
+      // The two schedules, by what they cost (selects included), not by their rounds alone.
+      auto [rounds, cost] = expand(greedy_rounds(needs, lanes));
+      if (auto coloured = expand(coloured_rounds(needs, lanes)); coloured.second.score() < cost.score()) {
+        rounds = std::move(coloured.first);
+        cost = coloured.second;
       }
+      const int shuffles = cost.shuffles, selects = cost.selects;
       Cost& c = per_word == 1 ? single : packed;
       c.shuffles = std::max(c.shuffles, shuffles);
       c.selects = std::max(c.selects, selects);
@@ -395,16 +418,18 @@ ConversionReport plan_conversion(const atom::TvLayout& from, const atom::TvLayou
                     std::to_string(to.rows) + " x " + std::to_string(to.cols) + ": a conversion keeps the tile");
   if (from.threads != to.threads)
     throw LegoError("FROM has " + std::to_string(from.threads) + " threads and TO " + std::to_string(to.threads) +
-                    ": a conversion redistributes the data of the same threads");
+                    ": a conversion redistributes the data of the same threads (a LEGO layout takes its threads from --warps, 32 each, "
+                    "or from the other side)");
   const int bytes = options.element_bytes;
   if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8)
     throw LegoError("elements of " + std::to_string(bytes) + " bytes: 1, 2, 4 or 8 (--elem f16, f32, ...)");
   if (!from.covers_tile_once() || !to.covers_tile_once()) throw LegoError("a conversion needs layouts that hold every element once");
   // What one CTA's registers can hold: the planner's rounds and buffer
   // analyses are sized for that, not for a whole matrix.
-  if (static_cast<std::int64_t>(from.rows) * from.cols > kMaxElements)
+  if (static_cast<std::int64_t>(from.rows) * from.cols > kMaxConversionElements)
     throw LegoError("a " + std::to_string(from.rows) + " x " + std::to_string(from.cols) +
-                    " tile is more than a CTA holds in registers; plan tiles of at most " + std::to_string(kMaxElements) + " elements");
+                    " tile is more than a CTA holds in registers; plan tiles of at most " + std::to_string(kMaxConversionElements) +
+                    " elements");
   if (from.values > kMaxValues || to.values > kMaxValues)
     throw LegoError(std::to_string(std::max(from.values, to.values)) + " values a thread, more than the " + std::to_string(kMaxValues) +
                     " a thread's 255 registers can hold; use more warps (--warps)");

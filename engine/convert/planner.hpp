@@ -33,6 +33,11 @@ namespace lego::convert {
 enum class PlanKind { Registers, Shuffles, Shared };
 const char* to_string(PlanKind kind);  // "registers", "shuffles", "shared"
 
+// The largest tile a conversion plans: what one CTA's registers can hold;
+// the planner's rounds and buffer analyses are sized for that, not for a
+// whole matrix.
+constexpr std::int64_t kMaxConversionElements = 1 << 16;
+
 struct Cost {
   int shuffles = 0, selects = 0;
   int shared_instructions = 0;

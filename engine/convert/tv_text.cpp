@@ -2,8 +2,11 @@
 
 #include <cctype>
 
+#include "atom/atoms.hpp"
 #include "atom/tv_spec.hpp"
+#include "convert/planner.hpp"
 #include "expr/diagnostic.hpp"
+#include "expr/lexer.hpp"
 #include "layout/candidates.hpp"
 #include "layout/cute.hpp"
 #include "layout/make_plan.hpp"
@@ -11,7 +14,31 @@
 
 namespace lego::convert {
 
-TvForm form_of(const std::string& text) {
+namespace {
+
+// Atom(...) and CuTe(...) around the whole text, as the layout language
+// writes an atom's or a CuTe layout's TV layout: the text inside and where
+// it starts; the text itself (at 0) otherwise.
+std::pair<std::string, std::size_t> unwrapped(const std::string& text) {
+  std::size_t at = 0;
+  while (at < text.size() && std::isspace(static_cast<unsigned char>(text[at]))) ++at;
+  for (const char* wrapper : {"Atom", "CuTe"}) {
+    const std::size_t n = std::char_traits<char>::length(wrapper);
+    if (text.compare(at, n, wrapper) != 0) continue;
+    std::size_t open = at + n;
+    while (open < text.size() && std::isspace(static_cast<unsigned char>(text[open]))) ++open;
+    if (open >= text.size() || text[open] != '(') continue;
+    std::size_t close = text.find_last_not_of(" \t\r\n");
+    if (close == std::string::npos || close <= open || text[close] != ')') continue;
+    return {text.substr(open + 1, close - open - 1), open + 1};
+  }
+  return {text, 0};
+}
+
+}  // namespace
+
+TvForm form_of(const std::string& wrapped) {
+  const std::string text = unwrapped(wrapped).first;
   std::size_t at = 0;
   while (at < text.size() && std::isspace(static_cast<unsigned char>(text[at]))) ++at;
   if (at < text.size() && (text[at] == '(' || text.compare(at, 3, "Sw<") == 0)) return TvForm::Cute;
@@ -22,6 +49,21 @@ TvForm form_of(const std::string& text) {
   const std::size_t dot = text.find('.');
   if (dot != std::string::npos && (paren == std::string::npos || dot < paren)) return TvForm::Atom;
   return TvForm::Lego;
+}
+
+std::optional<std::string> atom_element(const std::string& text) {
+  if (form_of(text) != TvForm::Atom) return std::nullopt;
+  try {
+    const std::string element = atom::resolve_atom(atom::parse_tv_spec(unwrapped(text).first).atom)
+                                    .operand(atom::parse_tv_spec(unwrapped(text).first).operand)
+                                    .element;
+    // The untyped 16- and 8-bit registers of ldmatrix, stmatrix and cp.async move halves and bytes.
+    if (element == "b16") return "f16";
+    if (element == "b8") return "s8";
+    return element;
+  } catch (const LegoError&) {
+    return std::nullopt;
+  }
 }
 
 namespace {
@@ -73,6 +115,11 @@ atom::TvLayout from_lego(const std::string& text, const std::string& what, int r
     cols = static_cast<int>(plan.shape()[1]);
   }
   const std::int64_t elements = static_cast<std::int64_t>(rows) * cols;
+  // Refused before every element is placed: a long expression over a large tile takes minutes.
+  if (elements > kMaxConversionElements)
+    throw LegoError("a " + std::to_string(rows) + " x " + std::to_string(cols) +
+                    " tile is more than a CTA holds in registers; plan tiles of at most " + std::to_string(kMaxConversionElements) +
+                    " elements");
   if (threads < 1 || elements % threads != 0)
     throw LegoError(what + ": " + std::to_string(elements) + " elements do not split evenly over " + std::to_string(threads) + " threads");
   const int values = static_cast<int>(elements / threads);
@@ -87,20 +134,39 @@ atom::TvLayout from_lego(const std::string& text, const std::string& what, int r
       if (o < 0 || o >= elements)
         throw LegoError(what + " puts element (" + std::to_string(r) + ", " + std::to_string(c) + ") at " + std::to_string(o) +
                         ", outside the tile's " + std::to_string(elements) + " places (padding has no thread to hold it)");
-      tv.cells[static_cast<std::size_t>(o)] = {r, c};
+      atom::Coord& cell = tv.cells[static_cast<std::size_t>(o)];
+      if (cell.row >= 0)
+        throw LegoError(what + " puts elements (" + std::to_string(cell.row) + ", " + std::to_string(cell.col) + ") and (" +
+                        std::to_string(r) + ", " + std::to_string(c) + ") both at " + std::to_string(o) +
+                        ": a thread-value layout holds each element once (the layout is not one-to-one)");
+      cell = {r, c};
     }
   return tv;
 }
 
+// How to tile this atom to the tile asked for: its own name, with the
+// repeats that reach the tile where they can.
+std::string tiling_hint(const std::string& text, const atom::TvLayout& tile, int rows, int cols) {
+  std::string name = text.substr(0, text.find(','));
+  while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.pop_back();
+  std::string example = "; tile an atom as NAME:OPERAND, [WARPS_M,WARPS_N], [REPEATS_M,REPEATS_N]";
+  if (rows > 0 && cols > 0 && tile.rows > 0 && tile.cols > 0 && rows % tile.rows == 0 && cols % tile.cols == 0)
+    example += ", e.g. " + name + ", [1,1], [" + std::to_string(rows / tile.rows) + "," + std::to_string(cols / tile.cols) + "] for " +
+               std::to_string(rows) + " x " + std::to_string(cols);
+  return example;
+}
+
 }  // namespace
 
-TvText read_tv(const std::string& text, const std::string& what, int rows, int cols, int threads) {
+TvText read_tv(const std::string& written, const std::string& what, int rows, int cols, int threads) {
+  const auto [text, text_at] = unwrapped(written);
   TvText out;
   out.form = form_of(text);
   try {
     switch (out.form) {
       case TvForm::Atom:
         out.tv = atom::tv_of(atom::parse_tv_spec(text));
+        out.element = atom_element(text).value_or("");
         if ((rows || cols) && (out.tv.rows != rows || out.tv.cols != cols))
           throw LegoError("its tile is " + std::to_string(out.tv.rows) + " x " + std::to_string(out.tv.cols) + ", not " +
                           std::to_string(rows) + " x " + std::to_string(cols) + " (--tile, or the other side's)");
@@ -115,6 +181,15 @@ TvText read_tv(const std::string& text, const std::string& what, int rows, int c
         }
         break;
       case TvForm::Lego:
+        // A layout built of Atom(...) or CuTe(...) pieces maps threads and values, where this form maps the tile's
+        // elements: the two would be read as each other.
+        for (const Token& t : tokenize(text))
+          if (t.kind == Tok::Ident && (t.text == "Atom" || t.text == "CuTe"))
+            throw LegoError(t.span, "an " + std::string(t.text) +
+                                        "(...) piece is a thread-value layout, and this form is a layout of the tile's "
+                                        "elements: give the " +
+                                        (t.text == "Atom" ? "atom" : "CuTe layout") + " alone, as " + std::string(t.text) +
+                                        "(...) or bare");
         out.tv = from_lego(text, what, rows, cols, threads);
         break;
     }
@@ -122,13 +197,12 @@ TvText read_tv(const std::string& text, const std::string& what, int rows, int c
     std::string message = e.what();
     if (message.rfind(what, 0) == 0) throw;
     // An operand alone gives a different tile than the other side's tiled atom: say how to tile it.
-    if (out.form == TvForm::Atom && message.rfind("its tile is", 0) == 0)
-      message +=
-          "; tile an atom as NAME:OPERAND, [WARPS_M,WARPS_N], [REPEATS_M,REPEATS_N], e.g. mma.m16n8k16.f16:C, [1,1], [1,2] for 16 x 16";
+    if (out.form == TvForm::Atom && message.rfind("its tile is", 0) == 0) message += tiling_hint(text, out.tv, rows, cols);
     // The place in the text, where the parser knew it (the CuTe parser says it itself).
-    const Span at = e.diagnostic().span;
+    Span at = e.diagnostic().span;
+    if (at.known()) at = {at.begin + text_at, at.end + text_at};  // in the text as written, wrapper and all
     if (at.known() && message.rfind("column ", 0) != 0) message = "column " + std::to_string(at.begin + 1) + ": " + message;
-    throw LegoError(at, what + " (" + text + "): " + message);
+    throw LegoError(at, what + " (" + written + "): " + message);
   }
   check_tile(out.tv, what);
   return out;

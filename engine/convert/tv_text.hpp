@@ -5,6 +5,9 @@
 //   OrderBy(Row(32, 32))...             a LEGO layout of the tile whose offset o is
 //                                       thread o / V, value o % V (V = elements / threads):
 //                                       the form that is not linear (antidiag, GenPs)
+//   Atom(mma.m16n8k16.f16:C, [1,1], [1,2]), CuTe(((2,16),(8)):((128,1),(16)))
+//                                       the first two as the layout language wraps them
+//                                       (lego table reads them so): thread-value layouts too
 // The tile comes from --tile, an atom on the other side, or the LEGO
 // layout's own shape.
 #pragma once
@@ -21,10 +24,16 @@ enum class TvForm { Atom, Cute, Lego };
 struct TvText {
   atom::TvLayout tv;
   TvForm form = TvForm::Atom;
+  std::string element;  // an atom's operand's element type (f16, f32, ...); empty for the other forms
 };
 
 // Which form `text` is written in, without reading it whole.
 TvForm form_of(const std::string& text);
+
+// An atom operand's element type as convert names it (f16, bf16, f32, tf32,
+// s32, f64, s8), where `text` is an atom's form; nothing otherwise or where
+// it does not name an atom (read_tv then says why).
+std::optional<std::string> atom_element(const std::string& text);
 
 // `rows`, `cols`: the tile (0: unknown, only an atom may then be given);
 // `threads`: the CTA's threads for the LEGO form. Throws LegoError naming

@@ -249,5 +249,75 @@ TEST(Convert, MismatchedTilesAndThreadsAreRefusedWithTheReason) {
   }
 }
 
+TEST(Convert, AtomAndCuTeWrappersAreTheirThreadValueLayouts) {
+  // The layout language writes an atom's TV layout as Atom(...) and a CuTe one as CuTe(...): the same layouts bare.
+  const Conversion same = plan_checked({"Atom(mma.m16n8k16.f16:C, [1,1], [2,1])", "mma.m16n8k16.f16:C, [1,1], [2,1]", 0, 0, 1, ""});
+  EXPECT_EQ(same.report.plans.front().kind, PlanKind::Registers);
+  EXPECT_EQ(same.report.plans.front().cost.score(), 0.0);
+  const TvText bare = read_tv("(32,32):(1,32)", "FROM", 32, 32, 32), wrapped = read_tv("CuTe((32,32):(1,32))", "FROM", 32, 32, 32);
+  EXPECT_EQ(bare.tv.cells, wrapped.tv.cells);
+  EXPECT_EQ(wrapped.form, TvForm::Cute);
+  // Inside a layout of the tile they would be read as a tile's offsets: refused, at the piece.
+  try {
+    read_tv("OrderBy(Atom(mma.m16n8k16.f16:C)).GroupBy([(32, 4)])", "FROM", 0, 0, 32);
+    FAIL();
+  } catch (const LegoError& e) {
+    EXPECT_NE(std::string(e.what()).find("column 9: an Atom(...) piece is a thread-value layout"), std::string::npos) << e.what();
+  }
+  // An error inside a wrapper points into the text as written.
+  try {
+    read_tv("Atom(mma.m16n8k16.f16:X)", "FROM", 0, 0, 32);
+    FAIL();
+  } catch (const LegoError& e) {
+    EXPECT_NE(std::string(e.what()).find("column 23: "), std::string::npos) << e.what();
+  }
+}
+
+TEST(Convert, TheElementTypeIsTheAtomsUnlessANarrowerOneIsAsked) {
+  EXPECT_EQ(plan_checked({"mma.m16n8k16.f16:C, [1,1], [1,2]", "mma.m16n8k16.f16:A", 0, 0, 1, ""}).element, "f16");  // TO's A operand
+  EXPECT_EQ(plan_checked({"mma.m16n8k16.f16:C", "mma.m16n8k16.f16:C", 0, 0, 1, ""}).element, "f32");                 // the accumulator
+  EXPECT_EQ(plan_checked({"OrderBy(Row(32, 32)).GroupBy([(32, 32)])", "OrderBy(Col(32, 32)).GroupBy([(32, 32)])", 0, 0, 1, ""}).element,
+            "f32");
+  // An epilogue converts f32 accumulators to halves in registers before moving them: planned, with a note.
+  const Conversion epilogue = plan_checked({"mma.m16n8k16.f16:C, [1,1], [1,2]", "((2,16),(8)):((128,1),(16))", 16, 16, 1, "f16"});
+  EXPECT_EQ(epilogue.report.element_bytes, 2);
+  EXPECT_NE(epilogue.element_note.find("FROM's operand holds f32"), std::string::npos) << epilogue.element_note;
+  EXPECT_EQ(plan_checked({"mma.m16n8k16.f16:A", "mma.m16n8k16.f16:A", 0, 0, 1, "f16"}).element_note, "");
+  // Wider than either side holds: nothing to move that wide.
+  EXPECT_THROW(plan_checked({"mma.m16n8k16.f16:A", "mma.m16n8k16.f16:A", 0, 0, 1, "f32"}), LegoError);
+}
+
+TEST(Convert, ALayoutThatPutsTwoElementsInOnePlaceSaysWhich) {
+  try {
+    read_tv("OrderBy(GenP([32, 32], lambda i, j: i)).GroupBy([(32, 32)])", "FROM", 0, 0, 32);
+    FAIL();
+  } catch (const LegoError& e) {
+    EXPECT_NE(std::string(e.what()).find("puts elements (0, 0) and (0, 1) both at 0"), std::string::npos) << e.what();
+  }
+  // A tile over a CTA's registers is refused before its elements are placed.
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_THROW(read_tv("OrderBy(Row(1024, 1024)).GroupBy([(1024, 1024)])", "FROM", 0, 0, 1024), LegoError);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+}
+
+TEST(Convert, ShufflesPayForInLaneMovesAndTheirScheduleIsChosenByCost) {
+  // All in-lane, the register depending on the lane (above 32): 240 selects as registers. One value swapped
+  // between lanes 0 and 1 besides must cost the shuffles plan the same selects, not win on its one shuffle.
+  const std::string from = "OrderBy(Row(1, 512)).GroupBy([(1, 512)])";
+  const std::string swapped =
+      "OrderBy(GenP([1, 512], lambda i, j: (16 if j == 1 else (1 if j == 16 else j)) if j < 32 else (j // 16) * 16 + ((j % 16) ^ "
+      "((j // 16) % 16)))).GroupBy([(1, 512)])";
+  const ConversionReport r = plan(from, swapped, 1, 512, 4);
+  const ConversionPlan* shuffles = find(r, PlanKind::Shuffles);
+  ASSERT_NE(shuffles, nullptr);
+  EXPECT_GE(shuffles->cost.selects, 240);
+  EXPECT_EQ(r.plans.front().kind, PlanKind::Shared);
+  // Greedy rounds with fewer selects beat the edge colouring's one round fewer: 9 shuffles and 28 selects (16 slots).
+  const ConversionReport s = plan("OrderBy(GenP([1, 256], lambda i, j: ((j * 5 + 160) % 256) ^ 55)).GroupBy([(1, 256)])",
+                                  "OrderBy(GenP([1, 256], lambda i, j: ((j * 25 + 94) % 256) ^ 183)).GroupBy([(1, 256)])", 1, 256, 4);
+  EXPECT_EQ(s.plans.front().kind, PlanKind::Shuffles);
+  EXPECT_LE(s.plans.front().cost.score(), 16.0);
+}
+
 }  // namespace
 }  // namespace lego::convert
