@@ -99,7 +99,8 @@ int emit_files(const convert::ConversionReport& r, const atom::TvLayout& from, c
                     force);
   out << fmt::format(
       "wrote the {} plan (PLAN=0) and the other possible plans (PLAN=1, ...) to {}/convert.cu (a device function lego_convert_N for "
-      "each plan, and a test kernel), convert.ref.cpp and convert.lego.json\nverify them on the CPU emulator: lego bench {}/convert.lego.json "
+      "each plan, and a test kernel), convert.ref.cpp and convert.lego.json\nverify them on the CPU emulator: lego bench "
+      "{}/convert.lego.json "
       "--set TILES=3 --set REPEAT=2 (three tiles, each converted twice)\n"
       "time them on a GPU: lego export-bench {}/convert.lego.json --set TILES=65536 --set REPEAT=64 --out BUNDLE\n",
       plan.name, out_dir, out_dir, out_dir);

@@ -275,7 +275,7 @@ TEST(Convert, AtomAndCuTeWrappersAreTheirThreadValueLayouts) {
 
 TEST(Convert, TheElementTypeIsTheAtomsUnlessANarrowerOneIsAsked) {
   EXPECT_EQ(plan_checked({"mma.m16n8k16.f16:C, [1,1], [1,2]", "mma.m16n8k16.f16:A", 0, 0, 1, ""}).element, "f16");  // TO's A operand
-  EXPECT_EQ(plan_checked({"mma.m16n8k16.f16:C", "mma.m16n8k16.f16:C", 0, 0, 1, ""}).element, "f32");                 // the accumulator
+  EXPECT_EQ(plan_checked({"mma.m16n8k16.f16:C", "mma.m16n8k16.f16:C", 0, 0, 1, ""}).element, "f32");                // the accumulator
   EXPECT_EQ(plan_checked({"OrderBy(Row(32, 32)).GroupBy([(32, 32)])", "OrderBy(Col(32, 32)).GroupBy([(32, 32)])", 0, 0, 1, ""}).element,
             "f32");
   // An epilogue converts f32 accumulators to halves in registers before moving them: planned, with a note.
