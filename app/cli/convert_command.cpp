@@ -59,6 +59,7 @@ nlohmann::ordered_json plan_json(const convert::ConversionReport& r, const conve
       warps.push_back(rounds);
     }
     j["rounds"] = warps;
+    j["packed"] = p.packed;  // elements one 32-bit shuffle carries: rounds share shuffles in groups of this many
     // Where each value comes from: a lane's own register (an in-lane move before the rounds) or a round's.
     j["source_thread"] = p.source_thread;
     j["source_value"] = p.source_value;

@@ -232,8 +232,22 @@ TEST(Cli, ConvertExplainsThePlanAndWhatTheOthersWouldCost) {
       shuffles = true;
       EXPECT_EQ(p["cost"]["shuffles"], 31);
       EXPECT_EQ(p["rounds"][0].size(), 31u);
+      EXPECT_EQ(p["packed"], 1);  // floats: one a shuffle
+    } else if (!p["possible"]) {
+      EXPECT_TRUE(p["cost"].is_null()) << p;  // no cost to sort an impossible plan first by
     }
   EXPECT_TRUE(shuffles);
+  EXPECT_FALSE(j.contains("asked"));
+  // --plan beside --json: the plan asked for is named beside the cheapest.
+  const Result asked = run({"convert", "OrderBy(Row(32, 32)).GroupBy([(32, 32)])", "OrderBy(Col(32, 32)).GroupBy([(32, 32)])", "--tile",
+                            "32x32", "--json", "--plan", "shuffles"});
+  ASSERT_EQ(asked.code, 0) << asked.err;
+  EXPECT_EQ(nlohmann::json::parse(asked.out)["asked"], "shuffles");
+  // A --plan that names no plan says so before any of the plan is printed.
+  const Result misspelt =
+      run({"convert", "OrderBy(Row(32, 32)).GroupBy([(32, 32)])", "OrderBy(Col(32, 32)).GroupBy([(32, 32)])", "--plan", "shufles"});
+  EXPECT_EQ(misspelt.code, 2);
+  EXPECT_EQ(misspelt.out, "");
   // Without --tile the layout's own shape is the tile; a --tile that disagrees says so.
   const Result no_tile = run({"convert", "OrderBy(Row(32, 32)).GroupBy([(32, 32)])", "OrderBy(Col(32, 32)).GroupBy([(32, 32)])"});
   EXPECT_EQ(no_tile.code, 0) << no_tile.err;
