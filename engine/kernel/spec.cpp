@@ -275,7 +275,7 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
   if (!k.is_object()) r.fail(path, "expected a kernel object");
   check_fields(r, k,
                {"name", "description", "backend", "template", "reference", "tensors", "layouts", "parameters", "constraints", "baselines",
-                "bytes", "flops", "launch", "register_tile", "tolerance", "verify_at"},
+                "bytes", "flops", "launch", "register_tile", "tolerance", "verify_at", "vector_loop"},
                path);
   KernelSpec s;
   s.name = r.string_at(k, "name", path);
@@ -412,6 +412,36 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
     tile.columns = r.expression(tile.columns_text, rp + ".columns");
     if (rt.contains("type")) tile.type = element_type(r, r.string_at(rt, "type", rp), rp + ".type");
     s.register_tile = std::move(tile);
+  }
+  if (k.contains("vector_loop")) {
+    // {"trip": "BS", "along": {"X": 1, "Y": 1}}
+    const std::string vp = path + ".vector_loop";
+    const Json& vl = k.at("vector_loop");
+    if (!vl.is_object()) r.fail(vp, "expected {\"trip\": EXPR, \"along\": {\"TENSOR\": INDEX, ...}}");
+    check_fields(r, vl, {"trip", "along"}, vp);
+    VectorLoop loop;
+    if (vl.contains("trip")) {
+      loop.trip_text = r.string_at(vl, "trip", vp);
+      loop.trip = r.expression(loop.trip_text, vp + ".trip");
+    }
+    const Json& along = r.member(vl, "along", vp);
+    if (!along.is_object() || along.empty()) r.fail(vp + ".along", "expected {\"TENSOR\": INDEX, ...}: the index the loop walks in each");
+    for (const auto& [name, index] : along.items()) {
+      const std::string ap = vp + ".along." + name;
+      // A tensor's indices are its extents; a named layout's rank is its alternatives' (checked when a variant binds it).
+      std::optional<std::size_t> rank;
+      bool known = false;
+      for (const auto& t : s.tensors)
+        if (t.name == name) known = true, rank = t.extents.size();
+      for (const auto& l : s.layouts)
+        if (l.name == name) known = true;
+      if (!known) r.fail(ap, "not a tensor or layout of this kernel");
+      if (!index.is_number_integer() || index.get<std::int64_t>() < 0 ||
+          (rank && static_cast<std::size_t>(index.get<std::int64_t>()) >= *rank))
+        r.fail(ap, "expected the index position the loop walks" + (rank ? ", 0 to " + std::to_string(*rank - 1) : std::string()));
+      loop.along.emplace_back(name, static_cast<std::size_t>(index.get<std::int64_t>()));
+    }
+    s.vector_loop = std::move(loop);
   }
   if (s.backend == Backend::Cuda) {
     const Json& launch = r.member(k, "launch", path);

@@ -87,6 +87,17 @@ struct RegisterTile {
   std::string rows_text, columns_text;
 };
 
+// The template's innermost vectorized loop, as the project declares it
+// (the compiler vectorizes it; the search's prior reads it): how many
+// iterations one entry of it runs, and for each tensor or layout it
+// indexes, the index that loop walks. An access along an index whose
+// stride is not 1 is a gather.
+struct VectorLoop {
+  std::optional<Expr> trip;  // none: the loop's length is not the project's to choose
+  std::string trip_text;
+  std::vector<std::pair<std::string, std::size_t>> along;  // (tensor or layout, index position)
+};
+
 struct KernelSpec {
   std::string name, description;
   Backend backend = Backend::Cpu;
@@ -105,6 +116,7 @@ struct KernelSpec {
   // the reference at these sizes and timed at its own without a check.
   Env verify_at;
   std::optional<RegisterTile> register_tile;
+  std::optional<VectorLoop> vector_loop;
 };
 
 struct Project {

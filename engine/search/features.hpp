@@ -62,7 +62,8 @@ class Features {
   // asked stride or a walked loop): a search ranks its first round by the
   // prior only then.
   bool prior_ranks() const {
-    return space_->spec().register_tile.has_value() || !asked_strides_.empty() || !walk_sites_.empty() || !inverted_.empty();
+    return space_->spec().register_tile.has_value() || space_->spec().vector_loop.has_value() || !asked_strides_.empty() ||
+           !walk_sites_.empty() || !inverted_.empty();
   }
   // The index operations the variant's derived code performs (every
   // placeholder's, as instantiated for the target); -1 when it does not
@@ -123,6 +124,8 @@ class Features {
   std::string inverted_;
   std::vector<std::string> index_views_;  // every tensor and layout: what index code depends on
   double index_penalty(const kernel::Variant& variant) const;
+  // The declared vector loop's length per entry (kernel::VectorLoop::trip) against the target's lanes.
+  double trip_penalty(const kernel::Variant& variant) const;
   mutable std::mutex cache_mutex_;
   mutable std::map<std::string, double> gather_cache_;
   mutable std::map<std::string, std::vector<double>> walk_cache_;

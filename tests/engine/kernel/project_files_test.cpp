@@ -91,6 +91,26 @@ TEST(ProjectFiles, AMisspeltFieldIsRefusedWithTheNearestName) {
   EXPECT_NE(refusal(far).find("$.kernels[0].zzzzzzzzzz: unknown field (known: name, "), std::string::npos) << refusal(far);
 }
 
+// A kernel's declared vector loop (the search's prior reads it) names
+// tensors it has and index positions they have, or says where it does not.
+TEST(ProjectFiles, AVectorLoopNamesTheTensorsAndIndicesItWalks) {
+  Folder f;
+  const KernelSpec k = load_project(project_with(f, R"("vector_loop": {"trip": "4", "along": {"A": 0, "B": 0}})"), {}).kernels.at(0);
+  ASSERT_TRUE(k.vector_loop.has_value());
+  EXPECT_EQ(k.vector_loop->trip_text, "4");
+  EXPECT_EQ(k.vector_loop->along, (std::vector<std::pair<std::string, std::size_t>>{{"A", 0}, {"B", 0}}));
+  const fs::path unknown = project_with(f, R"("vector_loop": {"along": {"Z": 0}})");
+  EXPECT_NE(refusal(unknown).find("$.kernels[0].vector_loop.along.Z: not a tensor or layout of this kernel"), std::string::npos)
+      << refusal(unknown);
+  const fs::path past = project_with(f, R"("vector_loop": {"along": {"A": 1}})");
+  EXPECT_NE(refusal(past).find("$.kernels[0].vector_loop.along.A: expected the index position the loop walks, 0 to 0"), std::string::npos)
+      << refusal(past);
+  EXPECT_NE(refusal(project_with(f, R"("vector_loop": {"along": {}})")).find("$.kernels[0].vector_loop.along: expected"),
+            std::string::npos);
+  EXPECT_NE(refusal(project_with(f, R"("vector_loop": {"trip": "4 +", "along": {"A": 0}})")).find("$.kernels[0].vector_loop.trip"),
+            std::string::npos);
+}
+
 TEST(ProjectFiles, AProjectReadsItsOwnTemplates) {
   Folder f;
   const Project p = load_project(f.project("copy.cpp"), {});

@@ -359,6 +359,24 @@ TEST(Search, IndexArithmeticPerElementIsARoofInThePrior) {
   EXPECT_EQ(Features(staged, v3, {10, 0}).index_ops(staged.candidate(0)), -1);
 }
 
+TEST(Search, ADeclaredVectorLoopCostsItsGathersAndItsShortEntriesInThePrior) {
+  // Layer norm declares its simd loop over a block of BS columns, walking X and Y along index 1.
+  const kernel::Project p = kernel::load_project(kProjects / "rows.lego.json", kernel::default_resource_dirs());
+  const target::Target v4 = *target::nominal("x86-64-v4");  // 16 lanes of floats
+  const kernel::LazySpace space(kernel::find_kernel(p, "layernorm"), {}, &v4);
+  const Features f(space, v4, {10, 0});
+  ASSERT_TRUE(f.prior_ranks());
+  const auto penalty = [&](const std::string& x, std::int64_t bs) {
+    return f.static_log_penalty(variant_with(space, {{"X", x}}, {{"BS", bs}}));
+  };
+  // A block of one vector pays a second iteration's worth on each entry; 64 vectors hardly any.
+  EXPECT_NEAR(penalty("row", 16), std::log(2.0), 1e-9);
+  EXPECT_NEAR(penalty("row", 1024), std::log(1 + 1.0 / 64), 1e-9);
+  EXPECT_LT(penalty("row", 256), penalty("row", 64));
+  // Column-major X makes each of the loop's vectors a gather.
+  EXPECT_NEAR(penalty("col", 1024) - penalty("row", 1024), std::log(8.0), 1e-9);
+}
+
 TEST(Replay, TheModelNeedsFewerEvaluationsThanRandomOnAPlantedSpace) {
   const kernel::Project p = synthetic(kTwoTiles);
   const kernel::LazySpace space(p.kernels[0], {});
