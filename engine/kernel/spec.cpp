@@ -414,7 +414,7 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
     s.register_tile = std::move(tile);
   }
   if (k.contains("vector_loop")) {
-    // {"trip": "BS", "along": {"X": 1, "Y": 1}}
+    // {"trip": "BS", "along": {"X": 1, "Y": 1}} or {"along": {"H": [1, -1]}}
     const std::string vp = path + ".vector_loop";
     const Json& vl = k.at("vector_loop");
     if (!vl.is_object()) r.fail(vp, "expected {\"trip\": EXPR, \"along\": {\"TENSOR\": INDEX, ...}}");
@@ -425,8 +425,9 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
       loop.trip = r.expression(loop.trip_text, vp + ".trip");
     }
     const Json& along = r.member(vl, "along", vp);
-    if (!along.is_object() || along.empty()) r.fail(vp + ".along", "expected {\"TENSOR\": INDEX, ...}: the index the loop walks in each");
-    for (const auto& [name, index] : along.items()) {
+    if (!along.is_object() || along.empty())
+      r.fail(vp + ".along", "expected {\"TENSOR\": INDEX or [STEP, ...], ...}: where the loop goes next in each");
+    for (const auto& [name, walk] : along.items()) {
       const std::string ap = vp + ".along." + name;
       // A tensor's indices are its extents; a named layout's rank is its alternatives' (checked when a variant binds it).
       std::optional<std::size_t> rank;
@@ -436,10 +437,25 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
       for (const auto& l : s.layouts)
         if (l.name == name) known = true;
       if (!known) r.fail(ap, "not a tensor or layout of this kernel");
-      if (!index.is_number_integer() || index.get<std::int64_t>() < 0 ||
-          (rank && static_cast<std::size_t>(index.get<std::int64_t>()) >= *rank))
-        r.fail(ap, "expected the index position the loop walks" + (rank ? ", 0 to " + std::to_string(*rank - 1) : std::string()));
-      loop.along.emplace_back(name, static_cast<std::size_t>(index.get<std::int64_t>()));
+      VectorWalk w{name, 0, {}};
+      if (walk.is_array()) {
+        bool moves = false;
+        for (std::size_t d = 0; d < walk.size(); ++d) {
+          if (!walk[d].is_number_integer() || std::llabs(walk[d].get<std::int64_t>()) > 1024)
+            r.fail(ap + "[" + std::to_string(d) + "]", "expected a step from -1024 to 1024");
+          w.step.push_back(walk[d].get<std::int64_t>());
+          moves |= w.step.back() != 0;
+        }
+        if (!moves || (rank && walk.size() != *rank))
+          r.fail(ap, "expected a step in each of its " + (rank ? std::to_string(*rank) + " " : std::string()) + "indices, not all 0");
+      } else {
+        if (!walk.is_number_integer() || walk.get<std::int64_t>() < 0 ||
+            (rank && static_cast<std::size_t>(walk.get<std::int64_t>()) >= *rank))
+          r.fail(ap, "expected the index position the loop walks" + (rank ? ", 0 to " + std::to_string(*rank - 1) : std::string()) +
+                         ", or a step in each index");
+        w.index = static_cast<std::size_t>(walk.get<std::int64_t>());
+      }
+      loop.along.push_back(std::move(w));
     }
     s.vector_loop = std::move(loop);
   }

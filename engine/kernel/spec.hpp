@@ -90,12 +90,19 @@ struct RegisterTile {
 // The template's innermost vectorized loop, as the project declares it
 // (the compiler vectorizes it; the search's prior reads it): how many
 // iterations one entry of it runs, and for each tensor or layout it
-// indexes, the index that loop walks. An access along an index whose
-// stride is not 1 is a gather.
+// indexes, where the loop's next iteration goes: along one index, or by a
+// step in each (an anti-diagonal is [1, -1]). An access whose neighbour
+// that way is not the next position is a gather.
+struct VectorWalk {
+  std::string name;                // a tensor or layout
+  std::size_t index = 0;           // along this index, where `step` is empty
+  std::vector<std::int64_t> step;  // else this step in each index
+};
+
 struct VectorLoop {
   std::optional<Expr> trip;  // none: the loop's length is not the project's to choose
   std::string trip_text;
-  std::vector<std::pair<std::string, std::size_t>> along;  // (tensor or layout, index position)
+  std::vector<VectorWalk> along;
 };
 
 struct KernelSpec {

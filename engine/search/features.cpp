@@ -50,10 +50,10 @@ Features::Features(const kernel::LazySpace& space, const target::Target& target,
   }
   // The project's declared vector loop walks these indices as the template's stride asks do.
   if (space.spec().vector_loop)
-    for (const auto& [name, index] : space.spec().vector_loop->along)
+    for (const kernel::VectorWalk& w : space.spec().vector_loop->along)
       if (std::none_of(asked_strides_.begin(), asked_strides_.end(),
-                       [&](const AskedVector& a) { return a.name == name && a.dimension == index && !a.run; }))
-        asked_strides_.push_back({name, index, false});
+                       [&](const AskedVector& a) { return a.name == w.name && a.dimension == w.index && !a.run && a.step == w.step; }))
+        asked_strides_.push_back({w.name, w.index, false, w.step});
   if (!walk_sites_.empty())
     for (const char* what :
          {"L1 misses per access", "L2 misses per access", "TLB misses per access", "an element at a time", "log2 innermost loop"})
@@ -163,8 +163,8 @@ void Features::find_sites(const std::vector<kernel::Placeholder>& placeholders) 
   };
   int depth = 0;
   for (const kernel::Placeholder& p : placeholders) {
-    if (const auto* s = std::get_if<kernel::placeholder::Stride>(&p.form)) asked_strides_.push_back({s->name, s->dimension, false});
-    if (const auto* r = std::get_if<kernel::placeholder::Run>(&p.form)) asked_strides_.push_back({r->name, r->dimension, true});
+    if (const auto* s = std::get_if<kernel::placeholder::Stride>(&p.form)) asked_strides_.push_back({s->name, s->dimension, false, {}});
+    if (const auto* r = std::get_if<kernel::placeholder::Run>(&p.form)) asked_strides_.push_back({r->name, r->dimension, true, {}});
     if (const auto* i = std::get_if<kernel::placeholder::Inverse>(&p.form); i && inverted_.empty()) inverted_ = i->layout;
     if (const auto* f = std::get_if<kernel::placeholder::For>(&p.form)) {
       if (!loop) loop = f;
@@ -270,7 +270,7 @@ double Features::trip_penalty(const kernel::Variant& v) const {
     if (trip < 1) return 0;
     int element_bytes = 4;
     for (const auto& t : space_->spec().tensors)
-      if (!loop->along.empty() && t.name == loop->along.front().first) element_bytes = static_cast<int>(kernel::element_bytes(t.type));
+      if (!loop->along.empty() && t.name == loop->along.front().name) element_bytes = static_cast<int>(kernel::element_bytes(t.type));
     const double lanes = std::max(1, target_.lanes(element_bytes));
     const double iterations = std::ceil(trip / lanes);
     return std::log(1 + 1 / iterations) + std::log(std::max(1.0, lanes / trip));
@@ -365,6 +365,19 @@ double Features::gather_penalty(const kernel::Variant& v) const {
       // of its type (a layout that is not a tensor: of 4-byte elements).
       const double lanes = std::max(1, target_.lanes(tensor ? static_cast<int>(kernel::element_bytes(tensor->type)) : 4));
       const Plan plan = make_plan(tensor ? untiled_view(view->ast, tensor->extents.size()) : view->ast, env);
+      if (!asked.step.empty()) {
+        // A declared step in each index: from the first place it can be taken at (the origin where it only grows).
+        if (static_cast<int>(asked.step.size()) != plan.rank()) continue;
+        std::vector<std::int64_t> from(asked.step.size()), to(asked.step.size());
+        bool fits = true;
+        for (std::size_t d = 0; d < asked.step.size(); ++d) {
+          from[d] = std::max<std::int64_t>(0, -asked.step[d]);
+          to[d] = from[d] + asked.step[d];
+          fits &= from[d] < plan.shape()[d] && to[d] < plan.shape()[d];
+        }
+        if (fits && std::llabs(plan.apply(to.data()) - plan.apply(from.data())) != 1) penalty += std::log(std::max(1.0, lanes / 2.0));
+        continue;
+      }
       const std::size_t d = asked.dimension;
       if (static_cast<int>(d) >= plan.rank() || plan.shape()[d] < 2) continue;
       std::vector<std::int64_t> at(static_cast<std::size_t>(plan.rank()), 0);

@@ -86,7 +86,8 @@ class Features {
   struct AskedVector {
     std::string name;
     std::size_t dimension = 0;
-    bool run = false;  // {{ NAME.run(d) }}
+    bool run = false;                // {{ NAME.run(d) }}
+    std::vector<std::int64_t> step;  // a declared vector loop's step in each index (kernel::VectorWalk), else along `dimension`
   };
   std::vector<AskedVector> asked_strides_;
   // The gather part of the penalty depends only on the named views' layout

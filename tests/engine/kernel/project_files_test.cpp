@@ -98,12 +98,22 @@ TEST(ProjectFiles, AVectorLoopNamesTheTensorsAndIndicesItWalks) {
   const KernelSpec k = load_project(project_with(f, R"("vector_loop": {"trip": "4", "along": {"A": 0, "B": 0}})"), {}).kernels.at(0);
   ASSERT_TRUE(k.vector_loop.has_value());
   EXPECT_EQ(k.vector_loop->trip_text, "4");
-  EXPECT_EQ(k.vector_loop->along, (std::vector<std::pair<std::string, std::size_t>>{{"A", 0}, {"B", 0}}));
+  ASSERT_EQ(k.vector_loop->along.size(), 2u);
+  EXPECT_EQ(k.vector_loop->along[1].name, "B");
+  EXPECT_EQ(k.vector_loop->along[1].index, 0u);
+  EXPECT_TRUE(k.vector_loop->along[1].step.empty());
+  // A step in each index: the loop's next iteration, e.g. along an anti-diagonal.
+  const KernelSpec stepped = load_project(project_with(f, R"("vector_loop": {"along": {"A": [-1]}})"), {}).kernels.at(0);
+  EXPECT_EQ(stepped.vector_loop->along.at(0).step, std::vector<std::int64_t>{-1});
+  EXPECT_NE(refusal(project_with(f, R"("vector_loop": {"along": {"A": [0]}})")).find("$.kernels[0].vector_loop.along.A: expected a step"),
+            std::string::npos);
+  EXPECT_NE(refusal(project_with(f, R"("vector_loop": {"along": {"A": [1, 1]}})")).find("in each of its 1 indices"), std::string::npos);
   const fs::path unknown = project_with(f, R"("vector_loop": {"along": {"Z": 0}})");
   EXPECT_NE(refusal(unknown).find("$.kernels[0].vector_loop.along.Z: not a tensor or layout of this kernel"), std::string::npos)
       << refusal(unknown);
   const fs::path past = project_with(f, R"("vector_loop": {"along": {"A": 1}})");
-  EXPECT_NE(refusal(past).find("$.kernels[0].vector_loop.along.A: expected the index position the loop walks, 0 to 0"), std::string::npos)
+  EXPECT_NE(refusal(past).find("$.kernels[0].vector_loop.along.A: expected the index position the loop walks, 0 to 0, or a step"),
+            std::string::npos)
       << refusal(past);
   EXPECT_NE(refusal(project_with(f, R"("vector_loop": {"along": {}})")).find("$.kernels[0].vector_loop.along: expected"),
             std::string::npos);

@@ -377,6 +377,18 @@ TEST(Search, ADeclaredVectorLoopCostsItsGathersAndItsShortEntriesInThePrior) {
   EXPECT_NEAR(penalty("col", 1024) - penalty("row", 1024), std::log(8.0), 1e-9);
 }
 
+TEST(Search, AVectorLoopDeclaredAlongADiagonalPrefersTheLayoutThatStoresItContiguously) {
+  // nw_wavefront's lanes walk an anti-diagonal of H: step [1, -1].
+  const kernel::Project p = kernel::load_project(kProjects / "nw.lego.json", kernel::default_resource_dirs());
+  const target::Target v3 = *target::nominal("x86-64-v3");
+  const kernel::LazySpace space(kernel::find_kernel(p, "nw_wavefront"), {}, &v3);
+  const Features f(space, v3, {10, 0});
+  ASSERT_TRUE(f.prior_ranks());
+  const double rows = f.static_log_penalty(variant_with(space, {{"H", "row"}}, {}));
+  const double antidiagonals = f.static_log_penalty(variant_with(space, {{"H", "antidiag"}}, {}));
+  EXPECT_NEAR(rows - antidiagonals, std::log(4.0), 1e-9);  // a gather of 8 lanes of int32
+}
+
 TEST(Replay, TheModelNeedsFewerEvaluationsThanRandomOnAPlantedSpace) {
   const kernel::Project p = synthetic(kTwoTiles);
   const kernel::LazySpace space(p.kernels[0], {});
