@@ -279,27 +279,37 @@ double Features::trip_penalty(const kernel::Variant& v) const {
   }
 }
 
-int Features::index_ops(const kernel::Variant& v) const {
-  if (inverted_.empty()) return -1;
-  const std::string key = views_key(index_views_, v);
+// `compute()` once per key; a cache past 4096 keys starts over (a space whose
+// views depend on many parameters has as many keys: bound the memory, not
+// the space). Computed outside the lock: two threads may both compute a key.
+template <typename T, typename Compute>
+T Features::memoized(std::map<std::string, T>& cache, const std::string& key, Compute compute) const {
   {
     const std::lock_guard<std::mutex> lock(cache_mutex_);
-    if (const auto it = ops_cache_.find(key); it != ops_cache_.end()) return it->second;
+    if (const auto it = cache.find(key); it != cache.end()) return it->second;
   }
-  int ops = -1;
-  try {
-    kernel::InstantiateOptions options;
-    options.target = target_;
-    const kernel::Instance instance = kernel::instantiate(space_->spec(), v, sym::Lang::C, options);
-    ops = 0;
-    for (const kernel::Expansion& x : instance.expansions) ops += x.ops;
-  } catch (const LegoError&) {
-    // a variant that does not instantiate: its run says why
-  }
+  T value = compute();
   const std::lock_guard<std::mutex> lock(cache_mutex_);
-  if (ops_cache_.size() >= 4096) ops_cache_.clear();
-  ops_cache_[key] = ops;
-  return ops;
+  if (cache.size() >= 4096) cache.clear();
+  cache[key] = value;
+  return value;
+}
+
+int Features::index_ops(const kernel::Variant& v) const {
+  if (inverted_.empty()) return -1;
+  return memoized(ops_cache_, views_key(index_views_, v), [&] {
+    int ops = -1;
+    try {
+      kernel::InstantiateOptions options;
+      options.target = target_;
+      const kernel::Instance instance = kernel::instantiate(space_->spec(), v, sym::Lang::C, options);
+      ops = 0;
+      for (const kernel::Expansion& x : instance.expansions) ops += x.ops;
+    } catch (const LegoError&) {
+      // a variant that does not instantiate: its run says why
+    }
+    return ops;
+  });
 }
 
 // A loop that inverts a layout per element runs its index code once per
@@ -346,69 +356,64 @@ std::string Features::views_key(const std::vector<std::string>& names, const ker
 
 double Features::gather_penalty(const kernel::Variant& v) const {
   if (asked_strides_.empty()) return 0;
-  const std::string key = views_key(stride_views_, v);
-  {
-    const std::lock_guard<std::mutex> lock(cache_mutex_);
-    if (const auto it = gather_cache_.find(key); it != gather_cache_.end()) return it->second;
-  }
-  const kernel::KernelSpec& spec = space_->spec();
-  double penalty = 0;
-  try {
-    const kernel::Binding binding = kernel::bind_variant(spec, v);
-    const Env env = kernel::with_target(v.parameters, target_);
-    for (const AskedVector& asked : asked_strides_) {
-      const kernel::NamedView* view = binding.view(asked.name);
-      if (!view) continue;
-      // A tensor is indexed by its own coordinates, a tiled layout's untiled ones.
-      const kernel::BoundTensor* tensor = binding.tensor(asked.name);
-      // A vector holds as many of the tensor's elements as the target's lanes
-      // of its type (a layout that is not a tensor: of 4-byte elements).
-      const double lanes = std::max(1, target_.lanes(tensor ? static_cast<int>(kernel::element_bytes(tensor->type)) : 4));
-      const Plan plan = make_plan(tensor ? untiled_view(view->ast, tensor->extents.size()) : view->ast, env);
-      if (!asked.step.empty()) {
-        // A declared step in each index: from the first place it can be taken at (the origin where it only grows).
-        if (static_cast<int>(asked.step.size()) != plan.rank()) continue;
-        std::vector<std::int64_t> from(asked.step.size()), to(asked.step.size());
-        bool fits = true;
-        for (std::size_t d = 0; d < asked.step.size(); ++d) {
-          from[d] = std::max<std::int64_t>(0, -asked.step[d]);
-          to[d] = from[d] + asked.step[d];
-          fits &= from[d] < plan.shape()[d] && to[d] < plan.shape()[d];
+  return memoized(gather_cache_, views_key(stride_views_, v), [&] {
+    const kernel::KernelSpec& spec = space_->spec();
+    double penalty = 0;
+    try {
+      const kernel::Binding binding = kernel::bind_variant(spec, v);
+      const Env env = kernel::with_target(v.parameters, target_);
+      for (const AskedVector& asked : asked_strides_) {
+        const kernel::NamedView* view = binding.view(asked.name);
+        if (!view) continue;
+        // A tensor is indexed by its own coordinates, a tiled layout's untiled ones.
+        const kernel::BoundTensor* tensor = binding.tensor(asked.name);
+        // A vector holds as many of the tensor's elements as the target's lanes
+        // of its type (a layout that is not a tensor: of 4-byte elements).
+        const double lanes = std::max(1, target_.lanes(tensor ? static_cast<int>(kernel::element_bytes(tensor->type)) : 4));
+        const Plan plan = make_plan(tensor ? untiled_view(view->ast, tensor->extents.size()) : view->ast, env);
+        if (!asked.step.empty()) {
+          // A declared step in each index: from the first place it can be taken at (the origin where it only grows).
+          if (static_cast<int>(asked.step.size()) != plan.rank()) continue;
+          std::vector<std::int64_t> from(asked.step.size()), to(asked.step.size());
+          bool fits = true;
+          for (std::size_t d = 0; d < asked.step.size(); ++d) {
+            from[d] = std::max<std::int64_t>(0, -asked.step[d]);
+            to[d] = from[d] + asked.step[d];
+            fits &= from[d] < plan.shape()[d] && to[d] < plan.shape()[d];
+          }
+          if (fits && std::llabs(plan.apply(to.data()) - plan.apply(from.data())) != 1) penalty += std::log(std::max(1.0, lanes / 2.0));
+          continue;
         }
-        if (fits && std::llabs(plan.apply(to.data()) - plan.apply(from.data())) != 1) penalty += std::log(std::max(1.0, lanes / 2.0));
-        continue;
+        const std::size_t d = asked.dimension;
+        if (static_cast<int>(d) >= plan.rank() || plan.shape()[d] < 2) continue;
+        std::vector<std::int64_t> at(static_cast<std::size_t>(plan.rank()), 0);
+        const std::int64_t origin = plan.apply(at.data());
+        if (!asked.run) {
+          at[d] = 1;
+          // A template asks for a stride to load a vector along it: any other
+          // stride than 1 makes that load a gather of one element per lane.
+          if (std::llabs(plan.apply(at.data()) - origin) != 1) penalty += std::log(std::max(1.0, lanes / 2.0));
+          continue;
+        }
+        // A template asks for a run to load whole vectors where it holds one:
+        // a vector of lanes takes lanes / run loads (a gather where the run
+        // is 1). The run from the origin stands for every run, as the stride
+        // at the origin does above; the instance proves the exact one.
+        std::int64_t run = 1;
+        while (run < static_cast<std::int64_t>(lanes) && run < plan.shape()[d]) {
+          at[d] = run;
+          if (plan.apply(at.data()) != origin + run) break;
+          ++run;
+        }
+        // The instance proves a power of two (a run of 6 reads as 2), and a template divides vectors by it.
+        while (run & (run - 1)) run &= run - 1;
+        penalty += std::log(std::max(1.0, lanes / std::max<double>(2.0, static_cast<double>(run))));
       }
-      const std::size_t d = asked.dimension;
-      if (static_cast<int>(d) >= plan.rank() || plan.shape()[d] < 2) continue;
-      std::vector<std::int64_t> at(static_cast<std::size_t>(plan.rank()), 0);
-      const std::int64_t origin = plan.apply(at.data());
-      if (!asked.run) {
-        at[d] = 1;
-        // A template asks for a stride to load a vector along it: any other
-        // stride than 1 makes that load a gather of one element per lane.
-        if (std::llabs(plan.apply(at.data()) - origin) != 1) penalty += std::log(std::max(1.0, lanes / 2.0));
-        continue;
-      }
-      // A template asks for a run to load whole vectors where it holds one:
-      // a vector of lanes takes lanes / run loads (a gather where the run
-      // is 1). The run from the origin stands for every run, as the stride
-      // at the origin does above; the instance proves the exact one.
-      std::int64_t run = 1;
-      while (run < static_cast<std::int64_t>(lanes) && run < plan.shape()[d]) {
-        at[d] = run;
-        if (plan.apply(at.data()) != origin + run) break;
-        ++run;
-      }
-      // The instance proves a power of two (a run of 6 reads as 2), and a template divides vectors by it.
-      while (run & (run - 1)) run &= run - 1;
-      penalty += std::log(std::max(1.0, lanes / std::max<double>(2.0, static_cast<double>(run))));
+    } catch (const LegoError&) {
+      // a variant whose layouts do not bind: its run will say why
     }
-  } catch (const LegoError&) {
-    // a variant whose layouts do not bind: its run will say why
-  }
-  const std::lock_guard<std::mutex> lock(cache_mutex_);
-  gather_cache_[key] = penalty;
-  return penalty;
+    return penalty;
+  });
 }
 
 bool Features::flat_walk(const kernel::Variant& v) const {
@@ -428,53 +433,46 @@ std::vector<double> Features::walk_misses(const kernel::Variant& v) const {
 }
 
 std::vector<double> Features::walk_misses_of_order(const kernel::Variant& v) const {
-  const std::string key = views_key(walk_views_, v);
-  {
-    const std::lock_guard<std::mutex> lock(cache_mutex_);
-    if (const auto it = walk_cache_.find(key); it != walk_cache_.end()) return it->second;
-  }
-  std::vector<double> misses{0, 0, 0, 0, 0};
-  try {
-    const kernel::Binding binding = kernel::bind_variant(space_->spec(), v);
-    const Env env = kernel::with_target(v.parameters, target_);
-    const kernel::NamedView* loop = binding.view(walk_loop_);
-    if (!loop) throw LegoError("no loop layout");
-    // The loop's coordinates are the layout's untiled ones, as the loop nest reads them.
-    const Plan order = make_plan(untiled_view(loop->ast, walk_rank_), env);
-    std::vector<Plan> layouts;
-    layouts.reserve(walk_sites_.size());  // the accesses point into it
-    std::vector<WalkAccess> accesses;
-    for (const WalkSite& w : walk_sites_) {
-      const kernel::NamedView* view = binding.view(w.tensor);
-      const kernel::BoundTensor* tensor = binding.tensor(w.tensor);
-      if (!view || !tensor) continue;
-      // Indexed by the tensor's own coordinates: a tiled layout's untiled view.
-      LayoutAst indexed;
-      try {
-        indexed = untiled_view(view->ast, w.coordinate.size());
-      } catch (const LegoError&) {
-        continue;  // neither it nor its untiled view has the access's rank: not placed
+  return memoized(walk_cache_, views_key(walk_views_, v), [&] {
+    std::vector<double> misses{0, 0, 0, 0, 0};
+    try {
+      const kernel::Binding binding = kernel::bind_variant(space_->spec(), v);
+      const Env env = kernel::with_target(v.parameters, target_);
+      const kernel::NamedView* loop = binding.view(walk_loop_);
+      if (!loop) throw LegoError("no loop layout");
+      // The loop's coordinates are the layout's untiled ones, as the loop nest reads them.
+      const Plan order = make_plan(untiled_view(loop->ast, walk_rank_), env);
+      std::vector<Plan> layouts;
+      layouts.reserve(walk_sites_.size());  // the accesses point into it
+      std::vector<WalkAccess> accesses;
+      for (const WalkSite& w : walk_sites_) {
+        const kernel::NamedView* view = binding.view(w.tensor);
+        const kernel::BoundTensor* tensor = binding.tensor(w.tensor);
+        if (!view || !tensor) continue;
+        // Indexed by the tensor's own coordinates: a tiled layout's untiled view.
+        LayoutAst indexed;
+        try {
+          indexed = untiled_view(view->ast, w.coordinate.size());
+        } catch (const LegoError&) {
+          continue;  // neither it nor its untiled view has the access's rank: not placed
+        }
+        layouts.push_back(make_plan(indexed, env));
+        if (layouts.back().rank() != static_cast<int>(w.coordinate.size())) {
+          layouts.pop_back();
+          continue;
+        }
+        accesses.push_back({&layouts.back(), w.coordinate, w.constant, static_cast<int>(kernel::element_bytes(tensor->type))});
       }
-      layouts.push_back(make_plan(indexed, env));
-      if (layouts.back().rank() != static_cast<int>(w.coordinate.size())) {
-        layouts.pop_back();
-        continue;
+      if (!accesses.empty()) {
+        const WalkCounts counts = walk(order, accesses, target_);
+        misses = {counts.l1_misses, counts.l2_misses, counts.tlb_misses, counts.vectorizes ? 0.0 : 1.0,
+                  std::log2(static_cast<double>(std::max<std::int64_t>(1, counts.inner_run)))};
       }
-      accesses.push_back({&layouts.back(), w.coordinate, w.constant, static_cast<int>(kernel::element_bytes(tensor->type))});
+    } catch (const LegoError&) {
+      // a variant whose layouts do not bind or plan: its run will say why
     }
-    if (!accesses.empty()) {
-      const WalkCounts counts = walk(order, accesses, target_);
-      misses = {counts.l1_misses, counts.l2_misses, counts.tlb_misses, counts.vectorizes ? 0.0 : 1.0,
-                std::log2(static_cast<double>(std::max<std::int64_t>(1, counts.inner_run)))};
-    }
-  } catch (const LegoError&) {
-    // a variant whose layouts do not bind or plan: its run will say why
-  }
-  const std::lock_guard<std::mutex> lock(cache_mutex_);
-  // A space whose views depend on many parameters has as many keys: bound the memory, not the space.
-  if (walk_cache_.size() >= 4096) walk_cache_.clear();
-  walk_cache_[key] = misses;
-  return misses;
+    return misses;
+  });
 }
 
 // The walk's misses priced against a walk that misses each line once: an L2

@@ -127,6 +127,8 @@ class Features {
   double index_penalty(const kernel::Variant& variant) const;
   // The declared vector loop's length per entry (kernel::VectorLoop::trip) against the target's lanes.
   double trip_penalty(const kernel::Variant& variant) const;
+  template <typename T, typename Compute>
+  T memoized(std::map<std::string, T>& cache, const std::string& key, Compute compute) const;
   mutable std::mutex cache_mutex_;
   mutable std::map<std::string, double> gather_cache_;
   mutable std::map<std::string, std::vector<double>> walk_cache_;
