@@ -418,22 +418,36 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
     const std::string vp = path + ".vector_loop";
     const Json& vl = k.at("vector_loop");
     if (!vl.is_object()) r.fail(vp, "expected {\"trip\": EXPR, \"along\": {\"TENSOR\": INDEX, ...}}");
+    if (s.backend != Backend::Cpu) r.fail(vp, "a CPU kernel's loop a compiler vectorizes; a CUDA kernel's lanes are its threads");
     check_fields(r, vl, {"trip", "along"}, vp);
     VectorLoop loop;
     if (vl.contains("trip")) {
       loop.trip_text = r.string_at(vl, "trip", vp);
       loop.trip = r.expression(loop.trip_text, vp + ".trip");
+      // Nothing runs the trip (the prior only reads it): a name it cannot evaluate is said here, not ignored.
+      std::set<std::string> trip_names;
+      collect_symbols(*loop.trip, trip_names);
+      for (const std::string& n : trip_names)
+        if (n != "VECTOR_BYTES" && n != "VECTOR_REGISTERS" &&
+            std::none_of(s.parameters.begin(), s.parameters.end(), [&](const Parameter& p) { return p.name == n; }))
+          r.fail(vp + ".trip", "\"" + n + "\" is not a parameter of this kernel");
     }
     const Json& along = r.member(vl, "along", vp);
     if (!along.is_object() || along.empty())
       r.fail(vp + ".along", "expected {\"TENSOR\": INDEX or [STEP, ...], ...}: where the loop goes next in each");
+    // An integer JSON holds as an int64, in [lo, hi] (nlohmann reads 2^64 - 1 as unsigned, which get<int64_t> wraps to -1).
+    const auto integer_in = [](const Json& v, std::int64_t lo, std::int64_t hi) {
+      return v.is_number_integer() && is_int64(v) && v.get<std::int64_t>() >= lo && v.get<std::int64_t>() <= hi;
+    };
     for (const auto& [name, walk] : along.items()) {
       const std::string ap = vp + ".along." + name;
-      // A tensor's indices are its extents; a named layout's rank is its alternatives' (checked when a variant binds it).
-      std::optional<std::size_t> rank;
-      bool known = false;
+      // A tensor's indices are its extents. A named layout's rank is its alternatives', known when a variant binds
+      // them: a walk whose rank differs from an alternative's says nothing of it in the prior.
+      constexpr std::int64_t kMostIndices = 64;
+      std::int64_t rank = kMostIndices;
+      bool known = false, tensor = false;
       for (const auto& t : s.tensors)
-        if (t.name == name) known = true, rank = t.extents.size();
+        if (t.name == name) known = tensor = true, rank = static_cast<std::int64_t>(t.extents.size());
       for (const auto& l : s.layouts)
         if (l.name == name) known = true;
       if (!known) r.fail(ap, "not a tensor or layout of this kernel");
@@ -441,18 +455,15 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
       if (walk.is_array()) {
         bool moves = false;
         for (std::size_t d = 0; d < walk.size(); ++d) {
-          if (!walk[d].is_number_integer() || std::llabs(walk[d].get<std::int64_t>()) > 1024)
-            r.fail(ap + "[" + std::to_string(d) + "]", "expected a step from -1024 to 1024");
+          if (!integer_in(walk[d], -1024, 1024)) r.fail(ap + "[" + std::to_string(d) + "]", "expected a step from -1024 to 1024");
           w.step.push_back(walk[d].get<std::int64_t>());
           moves |= w.step.back() != 0;
         }
-        if (!moves || (rank && walk.size() != *rank))
-          r.fail(ap, "expected a step in each of its " + (rank ? std::to_string(*rank) + " " : std::string()) + "indices, not all 0");
+        if (!moves || static_cast<std::int64_t>(walk.size()) > rank || (tensor && static_cast<std::int64_t>(walk.size()) != rank))
+          r.fail(ap, "expected a step in each of its " + (tensor ? std::to_string(rank) + " " : std::string()) + "indices, not all 0");
       } else {
-        if (!walk.is_number_integer() || walk.get<std::int64_t>() < 0 ||
-            (rank && static_cast<std::size_t>(walk.get<std::int64_t>()) >= *rank))
-          r.fail(ap, "expected the index position the loop walks" + (rank ? ", 0 to " + std::to_string(*rank - 1) : std::string()) +
-                         ", or a step in each index");
+        if (!integer_in(walk, 0, rank - 1))
+          r.fail(ap, "expected the index position the loop walks, 0 to " + std::to_string(rank - 1) + ", or a step in each index");
         w.index = static_cast<std::size_t>(walk.get<std::int64_t>());
       }
       loop.along.push_back(std::move(w));

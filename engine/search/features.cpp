@@ -79,6 +79,12 @@ Features::Features(const kernel::LazySpace& space, const target::Target& target,
   if (!inverted_.empty()) {
     for (const auto& t : spec.tensors) index_views_.push_back(t.name);
     for (const auto& l : spec.layouts) index_views_.push_back(l.name);
+    // The template's own text names parameters too (flat=FLAT, constants), and they change its index code.
+    const auto named = kernel::identifiers_in(spec.template_text);
+    std::vector<std::string>& params = view_parameters_[kTemplateView];
+    for (const auto& p : spec.parameters)
+      if (named.count(p.name)) params.push_back(p.name);
+    index_views_.push_back(kTemplateView);
   }
   std::set<std::string> viewed(stride_views_.begin(), stride_views_.end());
   viewed.insert(walk_views_.begin(), walk_views_.end());
@@ -165,7 +171,11 @@ void Features::find_sites(const std::vector<kernel::Placeholder>& placeholders) 
   for (const kernel::Placeholder& p : placeholders) {
     if (const auto* s = std::get_if<kernel::placeholder::Stride>(&p.form)) asked_strides_.push_back({s->name, s->dimension, false, {}});
     if (const auto* r = std::get_if<kernel::placeholder::Run>(&p.form)) asked_strides_.push_back({r->name, r->dimension, true, {}});
-    if (const auto* i = std::get_if<kernel::placeholder::Inverse>(&p.form); i && inverted_.empty()) inverted_ = i->layout;
+    // The first inversion only (a template inverts its loop's layout once per element); CPU code only (the roof is
+    // the CPU's scalar ALUs).
+    if (const auto* i = std::get_if<kernel::placeholder::Inverse>(&p.form);
+        i && inverted_.empty() && space_->spec().backend == kernel::Backend::Cpu)
+      inverted_ = i->layout;
     if (const auto* f = std::get_if<kernel::placeholder::For>(&p.form)) {
       if (!loop) loop = f;
       ++depth;
@@ -268,29 +278,31 @@ double Features::trip_penalty(const kernel::Variant& v) const {
   try {
     const double trip = static_cast<double>(evaluate(*loop->trip, kernel::with_target(v.parameters, target_)));
     if (trip < 1) return 0;
+    // Lanes of the first tensor the loop walks (of 4-byte elements where it walks only layouts).
     int element_bytes = 4;
-    for (const auto& t : space_->spec().tensors)
-      if (!loop->along.empty() && t.name == loop->along.front().name) element_bytes = static_cast<int>(kernel::element_bytes(t.type));
+    for (auto w = loop->along.rbegin(); w != loop->along.rend(); ++w)
+      for (const auto& t : space_->spec().tensors)
+        if (t.name == w->name) element_bytes = static_cast<int>(kernel::element_bytes(t.type));
     const double lanes = std::max(1, target_.lanes(element_bytes));
-    const double iterations = std::ceil(trip / lanes);
-    return std::log(1 + 1 / iterations) + std::log(std::max(1.0, lanes / trip));
+    // ceil(trip / lanes) vector iterations and one more of overhead, for trip / lanes vectors' work.
+    return std::log((std::ceil(trip / lanes) + 1) * lanes / trip);
   } catch (const LegoError&) {
     return 0;  // a trip the parameters cannot evaluate: the variant's run says why
   }
 }
 
-// `compute()` once per key; a cache past 4096 keys starts over (a space whose
-// views depend on many parameters has as many keys: bound the memory, not
-// the space). Computed outside the lock: two threads may both compute a key.
+// `compute()` once per key; a cache past `bound` keys starts over (a space
+// whose views depend on many parameters has as many keys: bound the memory,
+// not the space). Computed outside the lock: two threads may both compute a key.
 template <typename T, typename Compute>
-T Features::memoized(std::map<std::string, T>& cache, const std::string& key, Compute compute) const {
+T Features::memoized(std::map<std::string, T>& cache, const std::string& key, Compute compute, std::size_t bound) const {
   {
     const std::lock_guard<std::mutex> lock(cache_mutex_);
     if (const auto it = cache.find(key); it != cache.end()) return it->second;
   }
   T value = compute();
   const std::lock_guard<std::mutex> lock(cache_mutex_);
-  if (cache.size() >= 4096) cache.clear();
+  if (cache.size() >= bound) cache.clear();
   cache[key] = value;
   return value;
 }
@@ -320,22 +332,26 @@ int Features::index_ops(const kernel::Variant& v) const {
 // of the template's placeholders count, a branch's that rarely runs too
 // (the stencil's boundary copy): an upper bound that ranks as the code does.
 double Features::index_penalty(const kernel::Variant& v) const {
-  if (inverted_.empty() || space_->spec().backend != kernel::Backend::Cpu) return 0;
-  const double roof_log_ms = roofline_log_ms(v);
-  const int ops = index_ops(v);
-  if (roof_log_ms == 0 || ops <= 0) return 0;
-  try {
-    const kernel::Binding binding = kernel::bind_variant(space_->spec(), v);
-    const kernel::NamedView* view = binding.view(inverted_);
-    if (!view) return 0;
-    const double iterations = static_cast<double>(make_plan(view->ast, kernel::with_target(v.parameters, target_)).size());
-    constexpr double kScalarOpsPerCycle = 4, kUnknownGhz = 3;
-    const double ghz = target_.ghz > 0 ? target_.ghz : kUnknownGhz;
-    const double index_ms = iterations * ops / (kScalarOpsPerCycle * ghz * 1e6 * std::max(1, target_.cores));
-    return std::max(0.0, std::log(index_ms) - roof_log_ms);
-  } catch (const LegoError&) {
-    return 0;  // a variant whose layouts do not bind: its run says why
-  }
+  if (inverted_.empty()) return 0;
+  const double roof_ms = roofline_ms(v);
+  if (roof_ms <= 0) return 0;  // no roof to compare with (an unknown machine, a kernel without bytes or FLOPs)
+  return memoized(index_penalty_cache_, views_key(index_views_, v), [&] {
+    const int ops = index_ops(v);
+    // A variant that does not instantiate cannot run: last, not first (every one that runs pays something).
+    if (ops < 0) return kUnrunnablePenalty;
+    try {
+      const kernel::Binding binding = kernel::bind_variant(space_->spec(), v);
+      const kernel::NamedView* view = binding.view(inverted_);
+      if (!view) return 0.0;
+      const double iterations = static_cast<double>(make_plan(view->ast, kernel::with_target(v.parameters, target_)).size());
+      constexpr double kScalarOpsPerCycle = 4, kUnknownGhz = 3;
+      const double ghz = target_.ghz > 0 ? target_.ghz : kUnknownGhz;
+      const double index_ms = iterations * ops / (kScalarOpsPerCycle * ghz * 1e6 * std::max(1, target_.cores));
+      return std::max(0.0, std::log(index_ms / roof_ms));
+    } catch (const LegoError&) {
+      return kUnrunnablePenalty;  // its layouts do not bind: its run will say why
+    }
+  });
 }
 
 std::string Features::views_key(const std::vector<std::string>& names, const kernel::Variant& v) const {
@@ -370,7 +386,17 @@ double Features::gather_penalty(const kernel::Variant& v) const {
         // A vector holds as many of the tensor's elements as the target's lanes
         // of its type (a layout that is not a tensor: of 4-byte elements).
         const double lanes = std::max(1, target_.lanes(tensor ? static_cast<int>(kernel::element_bytes(tensor->type)) : 4));
-        const Plan plan = make_plan(tensor ? untiled_view(view->ast, tensor->extents.size()) : view->ast, env);
+        // A layout (not a tensor) walked by a declared step is read at the step's rank, untiled as a tensor is.
+        const std::size_t rank = tensor ? tensor->extents.size() : asked.step.size();
+        LayoutAst ast = view->ast;
+        if (rank > 0) {
+          try {
+            ast = untiled_view(view->ast, rank);
+          } catch (const LegoError&) {
+            continue;  // neither it nor its untiled view has the rank the loop walks: no opinion
+          }
+        }
+        const Plan plan = make_plan(ast, env);
         if (!asked.step.empty()) {
           // A declared step in each index: from the first place it can be taken at (the origin where it only grows).
           if (static_cast<int>(asked.step.size()) != plan.rank()) continue;
@@ -385,7 +411,7 @@ double Features::gather_penalty(const kernel::Variant& v) const {
           continue;
         }
         const std::size_t d = asked.dimension;
-        if (static_cast<int>(d) >= plan.rank() || plan.shape()[d] < 2) continue;
+        if (d >= static_cast<std::size_t>(plan.rank()) || plan.shape()[d] < 2) continue;
         std::vector<std::int64_t> at(static_cast<std::size_t>(plan.rank()), 0);
         const std::int64_t origin = plan.apply(at.data());
         if (!asked.run) {
@@ -433,46 +459,49 @@ std::vector<double> Features::walk_misses(const kernel::Variant& v) const {
 }
 
 std::vector<double> Features::walk_misses_of_order(const kernel::Variant& v) const {
-  return memoized(walk_cache_, views_key(walk_views_, v), [&] {
-    std::vector<double> misses{0, 0, 0, 0, 0};
-    try {
-      const kernel::Binding binding = kernel::bind_variant(space_->spec(), v);
-      const Env env = kernel::with_target(v.parameters, target_);
-      const kernel::NamedView* loop = binding.view(walk_loop_);
-      if (!loop) throw LegoError("no loop layout");
-      // The loop's coordinates are the layout's untiled ones, as the loop nest reads them.
-      const Plan order = make_plan(untiled_view(loop->ast, walk_rank_), env);
-      std::vector<Plan> layouts;
-      layouts.reserve(walk_sites_.size());  // the accesses point into it
-      std::vector<WalkAccess> accesses;
-      for (const WalkSite& w : walk_sites_) {
-        const kernel::NamedView* view = binding.view(w.tensor);
-        const kernel::BoundTensor* tensor = binding.tensor(w.tensor);
-        if (!view || !tensor) continue;
-        // Indexed by the tensor's own coordinates: a tiled layout's untiled view.
-        LayoutAst indexed;
+  return memoized(
+      walk_cache_, views_key(walk_views_, v),
+      [&] {
+        std::vector<double> misses{0, 0, 0, 0, 0};
         try {
-          indexed = untiled_view(view->ast, w.coordinate.size());
+          const kernel::Binding binding = kernel::bind_variant(space_->spec(), v);
+          const Env env = kernel::with_target(v.parameters, target_);
+          const kernel::NamedView* loop = binding.view(walk_loop_);
+          if (!loop) throw LegoError("no loop layout");
+          // The loop's coordinates are the layout's untiled ones, as the loop nest reads them.
+          const Plan order = make_plan(untiled_view(loop->ast, walk_rank_), env);
+          std::vector<Plan> layouts;
+          layouts.reserve(walk_sites_.size());  // the accesses point into it
+          std::vector<WalkAccess> accesses;
+          for (const WalkSite& w : walk_sites_) {
+            const kernel::NamedView* view = binding.view(w.tensor);
+            const kernel::BoundTensor* tensor = binding.tensor(w.tensor);
+            if (!view || !tensor) continue;
+            // Indexed by the tensor's own coordinates: a tiled layout's untiled view.
+            LayoutAst indexed;
+            try {
+              indexed = untiled_view(view->ast, w.coordinate.size());
+            } catch (const LegoError&) {
+              continue;  // neither it nor its untiled view has the access's rank: not placed
+            }
+            layouts.push_back(make_plan(indexed, env));
+            if (layouts.back().rank() != static_cast<int>(w.coordinate.size())) {
+              layouts.pop_back();
+              continue;
+            }
+            accesses.push_back({&layouts.back(), w.coordinate, w.constant, static_cast<int>(kernel::element_bytes(tensor->type))});
+          }
+          if (!accesses.empty()) {
+            const WalkCounts counts = walk(order, accesses, target_);
+            misses = {counts.l1_misses, counts.l2_misses, counts.tlb_misses, counts.vectorizes ? 0.0 : 1.0,
+                      std::log2(static_cast<double>(std::max<std::int64_t>(1, counts.inner_run)))};
+          }
         } catch (const LegoError&) {
-          continue;  // neither it nor its untiled view has the access's rank: not placed
+          // a variant whose layouts do not bind or plan: its run will say why
         }
-        layouts.push_back(make_plan(indexed, env));
-        if (layouts.back().rank() != static_cast<int>(w.coordinate.size())) {
-          layouts.pop_back();
-          continue;
-        }
-        accesses.push_back({&layouts.back(), w.coordinate, w.constant, static_cast<int>(kernel::element_bytes(tensor->type))});
-      }
-      if (!accesses.empty()) {
-        const WalkCounts counts = walk(order, accesses, target_);
-        misses = {counts.l1_misses, counts.l2_misses, counts.tlb_misses, counts.vectorizes ? 0.0 : 1.0,
-                  std::log2(static_cast<double>(std::max<std::int64_t>(1, counts.inner_run)))};
-      }
-    } catch (const LegoError&) {
-      // a variant whose layouts do not bind or plan: its run will say why
-    }
-    return misses;
-  });
+        return misses;
+      },
+      kWalkCacheKeys);
 }
 
 // The walk's misses priced against a walk that misses each line once: an L2
@@ -495,6 +524,11 @@ double Features::walk_penalty(const kernel::Variant& v) const {
 }
 
 double Features::roofline_log_ms(const kernel::Variant& v) const {
+  const double ms = roofline_ms(v);
+  return ms > 0 ? std::log(ms) : 0.0;
+}
+
+double Features::roofline_ms(const kernel::Variant& v) const {
   const Env env = kernel::with_target(v.parameters, target_);
   const auto value = [&](const Expr& e) -> double {
     if (!e) return 0;
@@ -508,7 +542,7 @@ double Features::roofline_log_ms(const kernel::Variant& v) const {
   double ms = 0;
   if (machine_.bandwidth_gbs > 0) ms = std::max(ms, bytes / (machine_.bandwidth_gbs * 1e6));
   if (machine_.peak_gflops > 0) ms = std::max(ms, flops / (machine_.peak_gflops * 1e6));
-  return ms > 0 ? std::log(ms) : 0.0;
+  return ms;
 }
 
 }  // namespace lego::search

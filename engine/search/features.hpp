@@ -53,6 +53,8 @@ class Features {
   double prior_log_ms(const kernel::Variant& variant) const;
   // The roofline's part of the prior alone (0 when unknown).
   double roofline_log_ms(const kernel::Variant& variant) const;
+  // Its milliseconds (0 when unknown).
+  double roofline_ms(const kernel::Variant& variant) const;
   // log(time over the roofline's) the static analyses expect, >= 0: the
   // register tile's FMA-pipe efficiency, the gathers of non-unit strides
   // the cache and TLB misses of the loop's walk, and per-element index
@@ -127,12 +129,18 @@ class Features {
   double index_penalty(const kernel::Variant& variant) const;
   // The declared vector loop's length per entry (kernel::VectorLoop::trip) against the target's lanes.
   double trip_penalty(const kernel::Variant& variant) const;
+  // A round ranks up to 20000 candidates: their keys fit (the walk's figures are bounded tighter, kWalkCacheKeys).
   template <typename T, typename Compute>
-  T memoized(std::map<std::string, T>& cache, const std::string& key, Compute compute) const;
+  T memoized(std::map<std::string, T>& cache, const std::string& key, Compute compute, std::size_t bound = 1 << 15) const;
   mutable std::mutex cache_mutex_;
   mutable std::map<std::string, double> gather_cache_;
   mutable std::map<std::string, std::vector<double>> walk_cache_;
   mutable std::map<std::string, int> ops_cache_;
+  mutable std::map<std::string, double> index_penalty_cache_;
+  static constexpr std::size_t kWalkCacheKeys = 4096;           // each holds a walk's five figures
+  static constexpr const char* kTemplateView = "{{template}}";  // view_parameters_' entry for the template's own text
+  // A variant that cannot instantiate or bind: ranked after every one that can.
+  static constexpr double kUnrunnablePenalty = 20;
 };
 
 }  // namespace lego::search

@@ -119,6 +119,13 @@ TEST(ProjectFiles, AVectorLoopNamesTheTensorsAndIndicesItWalks) {
             std::string::npos);
   EXPECT_NE(refusal(project_with(f, R"("vector_loop": {"trip": "4 +", "along": {"A": 0}})")).find("$.kernels[0].vector_loop.trip"),
             std::string::npos);
+  // Nothing runs the trip, so a name it cannot evaluate is refused here; so is a step JSON reads as unsigned.
+  const fs::path typo = project_with(f, R"("vector_loop": {"trip": "BZ", "along": {"A": 0}})");
+  EXPECT_NE(refusal(typo).find("$.kernels[0].vector_loop.trip: \"BZ\" is not a parameter of this kernel"), std::string::npos)
+      << refusal(typo);
+  const fs::path wraps = project_with(f, R"("vector_loop": {"along": {"A": [18446744073709551615]}})");
+  EXPECT_NE(refusal(wraps).find("$.kernels[0].vector_loop.along.A[0]: expected a step from -1024 to 1024"), std::string::npos)
+      << refusal(wraps);
 }
 
 TEST(ProjectFiles, AProjectReadsItsOwnTemplates) {

@@ -2,9 +2,11 @@
 // function of the variant, so what a strategy should find is known.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -359,6 +361,73 @@ TEST(Search, IndexArithmeticPerElementIsARoofInThePrior) {
   EXPECT_EQ(Features(staged, v3, {10, 0}).index_ops(staged.candidate(0)), -1);
 }
 
+// A project in a fresh folder: p.lego.json, its template k.cpp, and a reference.
+std::filesystem::path folder_project(const std::string& name, const std::string& layouts, const std::string& parameters,
+                                     const std::string& kernel_text) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("lego-search-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "k.cpp") << kernel_text;
+  std::ofstream(dir / "k.ref.cpp") << "extern \"C\" void lego_reference(const float* A, float* B) { B[0] = A[0]; }\n";
+  const std::string tiles = R"J("OrderBy(Row(N // 4, N // 4), Col(4, 4)).TileBy([N // 4, N // 4], [4, 4])")J";
+  std::ofstream(dir / "p.lego.json") << R"J({"lego_studio_project": 1, "kernels": [{"name": "k", "template": "k.cpp",
+      "reference": "k.ref.cpp", "tensors": [
+      {"name": "A", "type": "float", "role": "in", "extents": ["N", "N"], "layouts": {"tiles": )J"
+                                     << tiles << R"J(}},
+      {"name": "B", "type": "float", "role": "out", "extents": ["N", "N"], "layouts": {"tiles": )J"
+                                     << tiles << R"J(}}], "layouts": )J" << layouts << R"J(, "parameters": )J" << parameters
+                                     << R"J(, "flops": "N * N", "bytes": "8 * N * N"}]})J";
+  return dir / "p.lego.json";
+}
+
+const char* kTiles4 = R"J("OrderBy(Row(N // 4, N // 4), Row(4, 4)).TileBy([N // 4, N // 4], [4, 4])")J";
+
+TEST(Search, TheIndexRoofKnowsWhatTheTemplateNamesAndPutsWhatCannotRunLast) {
+  const target::Target v3 = *target::nominal("x86-64-v3");
+  {
+    // FLAT is named by the template alone, and its flat form inverts M per element: its two values differ in
+    // index operations, whichever is asked first.
+    const std::string layouts = std::string(R"J({"L": {"rows": "OrderBy(Row(N, N)).GroupBy([(N, N)])"}, "M": {"rows": )J") + kTiles4 + "}}";
+    const auto path =
+        folder_project("flat", layouts, R"J({"N": 16, "FLAT": [0, 1]})J", R"J(extern "C" void lego_kernel(const float* A, float* B) {
+  for (int64_t x = 0; x < {{ N * N }}; ++x) {
+    {{ i, j = L.inv(x) }}
+    B[{{ B[i, j] }}] = A[{{ A[i, j] }}];
+  }
+  {{ for i, j in M flat=FLAT }}
+    B[{{ B[i, j] }}] += A[{{ A[i, j] }}];
+  {{ end }}
+}
+)J");
+    const kernel::Project p = kernel::load_project(path, kernel::default_resource_dirs());
+    const kernel::LazySpace space(p.kernels.at(0), {}, &v3);
+    const kernel::Variant looped = variant_with(space, {}, {{"FLAT", 0}}), flat = variant_with(space, {}, {{"FLAT", 1}});
+    const Features first_looped(space, v3, {10, 0}), first_flat(space, v3, {10, 0});
+    const int looped_ops = first_looped.index_ops(looped), flat_ops = first_flat.index_ops(flat);
+    EXPECT_GT(flat_ops, looped_ops);
+    EXPECT_EQ(first_looped.index_ops(flat), flat_ops);
+    EXPECT_EQ(first_flat.index_ops(looped), looped_ops);
+  }
+  {
+    // L=bad does not bind (rank 3 for a 2-d inversion): ranked after the layout that runs, not before.
+    const std::string layouts =
+        std::string(R"J({"L": {"rows": )J") + kTiles4 + R"J(, "bad": "OrderBy(Row(N, N, 1)).GroupBy([(N, N, 1)])"}})J";
+    const auto path = folder_project("fail", layouts, R"J({"N": 16})J", R"J(extern "C" void lego_kernel(const float* A, float* B) {
+  for (int64_t x = 0; x < {{ A.size }}; ++x) {
+    {{ i, j = L.inv(x) }}
+    B[{{ B[i, j] }}] = A[{{ A[i, j] }}];
+  }
+}
+)J");
+    const kernel::Project p = kernel::load_project(path, kernel::default_resource_dirs());
+    const kernel::LazySpace space(p.kernels.at(0), {}, &v3);
+    const Features f(space, v3, {10, 0});
+    const kernel::Variant runs = variant_with(space, {{"L", "rows"}}, {}), cannot = variant_with(space, {{"L", "bad"}}, {});
+    EXPECT_EQ(f.index_ops(cannot), -1);
+    EXPECT_GT(f.static_log_penalty(cannot), f.static_log_penalty(runs) + 10);
+  }
+}
+
 TEST(Search, ADeclaredVectorLoopCostsItsGathersAndItsShortEntriesInThePrior) {
   // Layer norm declares its simd loop over a block of BS columns, walking X and Y along index 1.
   const kernel::Project p = kernel::load_project(kProjects / "rows.lego.json", kernel::default_resource_dirs());
@@ -375,6 +444,13 @@ TEST(Search, ADeclaredVectorLoopCostsItsGathersAndItsShortEntriesInThePrior) {
   EXPECT_LT(penalty("row", 256), penalty("row", 64));
   // Column-major X makes each of the loop's vectors a gather.
   EXPECT_NEAR(penalty("col", 1024) - penalty("row", 1024), std::log(8.0), 1e-9);
+  // A trip past a whole number of vectors costs a vector more than the one before it: 33 columns are worse than 32.
+  const auto with_rows = [&](std::int64_t bs) {
+    const kernel::LazySpace one(kernel::find_kernel(p, "layernorm"), {{"N", 1056}, {"BS", bs}}, &v4);
+    return Features(one, v4, {10, 0}).static_log_penalty(variant_with(one, {{"X", "row"}}, {}));
+  };
+  EXPECT_GT(with_rows(33), with_rows(32));
+  EXPECT_NEAR(with_rows(32), std::log(1.5), 1e-9);  // 2 vectors' work in 3 iterations
 }
 
 TEST(Search, AVectorLoopDeclaredAlongADiagonalPrefersTheLayoutThatStoresItContiguously) {
