@@ -134,7 +134,7 @@ int run_convert_command(const std::vector<std::string>& args, std::ostream& out,
   cmd->add_option("--elem", elem,
                   std::string("The element type, one for both sides: ") + convert::kElementNames +
                       ". Its size decides vector widths and banks. Default: TO's atom operand's type, else FROM's, else f32; with an atom, "
-                      "the size of one side's type");
+                      "at most as wide as a side's type (a narrower one is converted in registers)");
   CLI::Option* warps_option =
       cmd->add_option("--warps", warps,
                       "Warps holding a LEGO layout's tile (an atom and a CuTe layout say their own; given, they must agree)")

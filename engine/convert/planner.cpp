@@ -65,6 +65,28 @@ ConversionPlan plan_from_sources(PlanKind kind, const std::vector<std::vector<Ho
   return p;
 }
 
+// Selects for the values warp w's lanes keep (every value, in a registers
+// plan; those no other lane sends, in a shuffles plan): a destination
+// register whose source register differs between those lanes is picked by
+// lane at run time, a select chain over the thread's registers, not a rename.
+int in_lane_selects(const atom::TvLayout& to, const std::vector<std::vector<Holder>>& src, int w) {
+  const int lanes = std::min(kWarp, to.threads - w * kWarp);
+  int selects = 0;
+  for (int v = 0; v < to.values; ++v) {
+    int source = -1;
+    for (int l = 0; l < lanes; ++l) {
+      const Holder h = src[static_cast<std::size_t>(w * kWarp + l)][static_cast<std::size_t>(v)];
+      if (h.thread != w * kWarp + l) continue;
+      if (source < 0) source = h.value;
+      if (h.value != source) {
+        selects += to.values - 1;
+        break;
+      }
+    }
+  }
+  return selects;
+}
+
 ConversionPlan registers_plan(const atom::TvLayout& to, const std::vector<std::vector<Holder>>& src) {
   ConversionPlan p = plan_from_sources(PlanKind::Registers, src);
   for (int t = 0; t < to.threads; ++t) {
@@ -80,24 +102,8 @@ ConversionPlan registers_plan(const atom::TvLayout& to, const std::vector<std::v
     }
     p.cost.register_moves = std::max(p.cost.register_moves, moves);
   }
-  // A destination register whose source register differs between the lanes
-  // of a warp is picked by lane at run time: a select chain over the
-  // thread's registers, not a rename.
   if (p.possible)
-    for (int w = 0; w * kWarp < to.threads; ++w) {
-      int selects = 0;
-      for (int v = 0; v < to.values; ++v) {
-        const auto lane_source = [&](int l) {
-          return p.source_value[static_cast<std::size_t>(w * kWarp + l)][static_cast<std::size_t>(v)];
-        };
-        for (int l = 1; l < kWarp && w * kWarp + l < to.threads; ++l)
-          if (lane_source(l) != lane_source(0)) {
-            selects += to.values - 1;
-            break;
-          }
-      }
-      p.cost.selects = std::max(p.cost.selects, selects);
-    }
+    for (int w = 0; w * kWarp < to.threads; ++w) p.cost.selects = std::max(p.cost.selects, in_lane_selects(to, src, w));
   return p;
 }
 
@@ -223,21 +229,8 @@ ConversionPlan shuffles_plan(const atom::TvLayout& to, const std::vector<std::ve
   std::vector<std::vector<ShuffleRound>> single_rounds, packed_rounds;
   for (int w = 0; w < warps; ++w) {
     const int lanes = std::min(kWarp, to.threads - w * kWarp);
-    // The values lanes keep move in-lane before the rounds; a TO register whose in-lane source register
-    // differs between those lanes is picked by lane at run time, as a registers plan's is.
-    int in_lane_selects = 0;
-    for (int v = 0; v < to.values; ++v) {
-      int source = -1;
-      for (int l = 0; l < lanes; ++l) {
-        const Holder h = src[static_cast<std::size_t>(w * kWarp + l)][static_cast<std::size_t>(v)];
-        if (h.thread != w * kWarp + l) continue;
-        if (source < 0) source = h.value;
-        if (h.value != source) {
-          in_lane_selects += to.values - 1;
-          break;
-        }
-      }
-    }
+    // The values lanes keep move in-lane before the rounds, and pay selects as a registers plan's do.
+    const int kept_selects = in_lane_selects(to, src, w);
     for (const int per_word : k > 1 ? std::vector<int>{1, k} : std::vector<int>{1}) {
       // needs at the granularity of a word: (sender, its word, the receiver's group of that word).
       Needs needs(static_cast<std::size_t>(lanes));
@@ -275,7 +268,7 @@ ConversionPlan shuffles_plan(const atom::TvLayout& to, const std::vector<std::ve
             rounds.push_back(std::move(x));
           }
         Cost cost;
-        cost.selects = in_lane_selects;
+        cost.selects = kept_selects;
         for (std::size_t n = 0; n < rounds.size(); ++n) {
           const ShuffleRound& r = rounds[n];
           // A register chosen by lane: a select chain over the registers (the word's, once a word).
@@ -298,10 +291,9 @@ ConversionPlan shuffles_plan(const atom::TvLayout& to, const std::vector<std::ve
         rounds = std::move(coloured.first);
         cost = coloured.second;
       }
-      const int shuffles = cost.shuffles, selects = cost.selects;
       Cost& c = per_word == 1 ? single : packed;
-      c.shuffles = std::max(c.shuffles, shuffles);
-      c.selects = std::max(c.selects, selects);
+      c.shuffles = std::max(c.shuffles, cost.shuffles);
+      c.selects = std::max(c.selects, cost.selects);
       (per_word == 1 ? single_rounds : packed_rounds).push_back(std::move(rounds));
     }
   }

@@ -54,9 +54,8 @@ TvForm form_of(const std::string& wrapped) {
 std::optional<std::string> atom_element(const std::string& text) {
   if (form_of(text) != TvForm::Atom) return std::nullopt;
   try {
-    const std::string element = atom::resolve_atom(atom::parse_tv_spec(unwrapped(text).first).atom)
-                                    .operand(atom::parse_tv_spec(unwrapped(text).first).operand)
-                                    .element;
+    const atom::TvSpec spec = atom::parse_tv_spec(unwrapped(text).first);
+    const std::string element = atom::resolve_atom(spec.atom).operand(spec.operand).element;
     // The untyped 16- and 8-bit registers of ldmatrix, stmatrix and cp.async move halves and bytes.
     if (element == "b16") return "f16";
     if (element == "b8") return "s8";
@@ -166,7 +165,6 @@ TvText read_tv(const std::string& written, const std::string& what, int rows, in
     switch (out.form) {
       case TvForm::Atom:
         out.tv = atom::tv_of(atom::parse_tv_spec(text));
-        out.element = atom_element(text).value_or("");
         if ((rows || cols) && (out.tv.rows != rows || out.tv.cols != cols))
           throw LegoError("its tile is " + std::to_string(out.tv.rows) + " x " + std::to_string(out.tv.cols) + ", not " +
                           std::to_string(rows) + " x " + std::to_string(cols) + " (--tile, or the other side's)");

@@ -24,7 +24,6 @@ enum class TvForm { Atom, Cute, Lego };
 struct TvText {
   atom::TvLayout tv;
   TvForm form = TvForm::Atom;
-  std::string element;  // an atom's operand's element type (f16, f32, ...); empty for the other forms
 };
 
 // Which form `text` is written in, without reading it whole.

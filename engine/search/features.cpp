@@ -280,9 +280,13 @@ double Features::trip_penalty(const kernel::Variant& v) const {
     if (trip < 1) return 0;
     // Lanes of the first tensor the loop walks (of 4-byte elements where it walks only layouts).
     int element_bytes = 4;
-    for (auto w = loop->along.rbegin(); w != loop->along.rend(); ++w)
-      for (const auto& t : space_->spec().tensors)
-        if (t.name == w->name) element_bytes = static_cast<int>(kernel::element_bytes(t.type));
+    const auto& tensors = space_->spec().tensors;
+    for (const kernel::VectorWalk& w : loop->along)
+      if (const auto t = std::find_if(tensors.begin(), tensors.end(), [&](const kernel::TensorSpec& x) { return x.name == w.name; });
+          t != tensors.end()) {
+        element_bytes = static_cast<int>(kernel::element_bytes(t->type));
+        break;
+      }
     const double lanes = std::max(1, target_.lanes(element_bytes));
     // ceil(trip / lanes) vector iterations and one more of overhead, for trip / lanes vectors' work.
     return std::log((std::ceil(trip / lanes) + 1) * lanes / trip);
@@ -335,10 +339,11 @@ double Features::index_penalty(const kernel::Variant& v) const {
   if (inverted_.empty()) return 0;
   const double roof_ms = roofline_ms(v);
   if (roof_ms <= 0) return 0;  // no roof to compare with (an unknown machine, a kernel without bytes or FLOPs)
-  return memoized(index_penalty_cache_, views_key(index_views_, v), [&] {
+  // The index time depends on the index code and the inverted layout's size (the key's views and the template's
+  // parameters); the roof on the kernel's byte and FLOP formulas, so it is compared outside the memo.
+  const double index_ms = memoized(index_ms_cache_, views_key(index_views_, v), [&] {
     const int ops = index_ops(v);
-    // A variant that does not instantiate cannot run: last, not first (every one that runs pays something).
-    if (ops < 0) return kUnrunnablePenalty;
+    if (ops < 0) return -1.0;
     try {
       const kernel::Binding binding = kernel::bind_variant(space_->spec(), v);
       const kernel::NamedView* view = binding.view(inverted_);
@@ -346,12 +351,14 @@ double Features::index_penalty(const kernel::Variant& v) const {
       const double iterations = static_cast<double>(make_plan(view->ast, kernel::with_target(v.parameters, target_)).size());
       constexpr double kScalarOpsPerCycle = 4, kUnknownGhz = 3;
       const double ghz = target_.ghz > 0 ? target_.ghz : kUnknownGhz;
-      const double index_ms = iterations * ops / (kScalarOpsPerCycle * ghz * 1e6 * std::max(1, target_.cores));
-      return std::max(0.0, std::log(index_ms / roof_ms));
+      return iterations * ops / (kScalarOpsPerCycle * ghz * 1e6 * std::max(1, target_.cores));
     } catch (const LegoError&) {
-      return kUnrunnablePenalty;  // its layouts do not bind: its run will say why
+      return -1.0;  // its layouts do not bind: its run will say why
     }
   });
+  // A variant that does not instantiate or bind cannot run: last, not first (every one that runs pays something).
+  if (index_ms < 0) return kUnrunnablePenalty;
+  return index_ms > 0 ? std::max(0.0, std::log(index_ms / roof_ms)) : 0.0;
 }
 
 std::string Features::views_key(const std::vector<std::string>& names, const kernel::Variant& v) const {

@@ -64,8 +64,8 @@ class Features {
   // asked stride or a walked loop): a search ranks its first round by the
   // prior only then.
   bool prior_ranks() const {
-    return space_->spec().register_tile.has_value() || space_->spec().vector_loop.has_value() || !asked_strides_.empty() ||
-           !walk_sites_.empty() || !inverted_.empty();
+    // (A declared vector loop walks at least one tensor or layout: its asks are among asked_strides_.)
+    return space_->spec().register_tile.has_value() || !asked_strides_.empty() || !walk_sites_.empty() || !inverted_.empty();
   }
   // The index operations the variant's derived code performs (every
   // placeholder's, as instantiated for the target); -1 when it does not
@@ -136,7 +136,7 @@ class Features {
   mutable std::map<std::string, double> gather_cache_;
   mutable std::map<std::string, std::vector<double>> walk_cache_;
   mutable std::map<std::string, int> ops_cache_;
-  mutable std::map<std::string, double> index_penalty_cache_;
+  mutable std::map<std::string, double> index_ms_cache_;        // -1: the variant cannot instantiate or bind
   static constexpr std::size_t kWalkCacheKeys = 4096;           // each holds a walk's five figures
   static constexpr const char* kTemplateView = "{{template}}";  // view_parameters_' entry for the template's own text
   // A variant that cannot instantiate or bind: ranked after every one that can.
