@@ -87,6 +87,7 @@ static int lego_atom_words(const LegoAtomTable& t, int operand) {
 static char* lego_atom_row(int64_t first, int row) {
   char* p = (char*)lego_slots[first + row].address;
   if ((uintptr_t)p % 16 != 0) lego_emulation_fault("an ldmatrix or stmatrix row address is not 16-byte aligned", first / 32);
+  if (!lego_in_shared(p, 16)) lego_emulation_fault("an ldmatrix or stmatrix row address is not in a __shared__ array", first / 32);
   return p;
 }
 static void lego_atom_collective(int64_t first, int atom) {
@@ -186,6 +187,8 @@ static int lego_copy_count[1024], lego_copy_capacity[1024], lego_copy_groups[102
 static void lego_cp_async(void* to, const void* from, int bytes) {
   if ((uintptr_t)to % unsigned(bytes) != 0 || (uintptr_t)from % unsigned(bytes) != 0)
     lego_emulation_fault("a cp.async address is not aligned to the bytes it copies", lego_current / 32);
+  if (!lego_in_shared(to, unsigned(bytes))) lego_emulation_fault("a cp.async destination is not in a __shared__ array", lego_current / 32);
+  if (lego_in_shared(from, unsigned(bytes))) lego_emulation_fault("a cp.async source is in shared memory; it must be global", lego_current / 32);
   int& n = lego_copy_count[lego_current];
   int& capacity = lego_copy_capacity[lego_current];
   if (n == capacity) {

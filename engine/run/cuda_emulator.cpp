@@ -20,7 +20,10 @@ static inline void lego_set_dims(const int64_t* launch) {  // grid x, y, z, bloc
 #define __host__
 #define __forceinline__ inline
 #define __align__(n) __attribute__((aligned(n)))
-#define __shared__ static
+// Every __shared__ variable goes in one section, which the JIT lists for the
+// emulator (run/jit.cpp, list_shared_regions); `used` keeps the optimiser
+// from folding a read of one never written to the zero it starts with.
+#define __shared__ static __attribute__((section("lego_shared"), used))
 )";
 }
 
@@ -52,6 +55,26 @@ static inline void lego_wait(unsigned char why) {
   swapcontext(&lego_fibers[lego_current], &lego_scheduler);
 }
 static inline void __syncthreads() { lego_wait(lego_at_barrier); }
+// The kernel's shared memory, listed by the JIT: poisoned when a block starts
+// (a GPU's shared memory holds whatever the last block left, so a read
+// before a write is a bug the emulator should not hide), and where an
+// ldmatrix row or a cp.async destination must lie.
+struct LegoSharedRegion {
+  char* begin;
+  unsigned long long bytes;
+};
+extern "C" const LegoSharedRegion lego_shared_regions[];
+extern "C" const int lego_shared_region_count;
+static inline bool lego_in_shared(const void* p, unsigned long long bytes) {
+  for (int r = 0; r < lego_shared_region_count; ++r) {
+    const char* begin = lego_shared_regions[r].begin;
+    if ((const char*)p >= begin && (const char*)p + bytes <= begin + lego_shared_regions[r].bytes) return true;
+  }
+  return false;
+}
+static inline void lego_poison_shared() {
+  for (int r = 0; r < lego_shared_region_count; ++r) std::memset(lego_shared_regions[r].begin, 0xff, lego_shared_regions[r].bytes);
+}
 // A lane's part in a warp collective: its value (up to 8 bytes), its
 // operand (srcLane, delta or mask), the collective and its width; for an
 // atom (ldmatrix, mma.sync, ...) its address and registers.
@@ -157,6 +180,7 @@ extern "C" void lego_emulate(void** args, const int64_t* launch, char* stacks, i
   lego_args = args;
   for (int64_t b = 0; b < blocks; ++b) {
     blockIdx = lego_unravel(b, launch[0], launch[1]);
+    lego_poison_shared();
     for (int64_t t = 0; t < threads; ++t) {
       getcontext(&fibers[t]);
       fibers[t].uc_stack.ss_sp = stacks + t * stack_bytes;

@@ -198,6 +198,44 @@ void gather_constructors(llvm::Module& module) {
   if (list) list->eraseFromParent();
 }
 
+// The CUDA emulator's shared memory: the shim puts every __shared__
+// variable in this section and declares the table below; the table is
+// filled here, after optimisation, with what is left in the section, so the
+// emulator can poison shared memory when a block starts and refuse an
+// ldmatrix row or cp.async destination outside it. Modules that do not
+// declare the table are left alone.
+constexpr const char* kSharedSection = "lego_shared";
+constexpr const char* kSharedRegions = "lego_shared_regions";
+constexpr const char* kSharedRegionCount = "lego_shared_region_count";
+
+void list_shared_regions(llvm::Module& module) {
+  llvm::GlobalVariable* declared = module.getNamedGlobal(kSharedRegions);
+  llvm::GlobalVariable* declared_count = module.getNamedGlobal(kSharedRegionCount);
+  if (!declared || !declared->isDeclaration() || !declared_count || !declared_count->isDeclaration()) return;
+  llvm::LLVMContext& context = module.getContext();
+  const llvm::DataLayout& layout = module.getDataLayout();
+  auto* address = llvm::PointerType::getUnqual(context);
+  auto* bytes = llvm::Type::getInt64Ty(context);
+  auto* region = llvm::StructType::get(context, {address, bytes});
+  std::vector<llvm::Constant*> regions;
+  for (llvm::GlobalVariable& g : module.globals())
+    if (!g.isDeclaration() && g.getSection() == kSharedSection)
+      regions.push_back(
+          llvm::ConstantStruct::get(region, {&g, llvm::ConstantInt::get(bytes, layout.getTypeAllocSize(g.getValueType()).getFixedSize())}));
+  regions.push_back(llvm::ConstantStruct::get(region, {llvm::ConstantPointerNull::get(address), llvm::ConstantInt::get(bytes, 0)}));
+  auto* type = llvm::ArrayType::get(region, regions.size());
+  auto* table = new llvm::GlobalVariable(module, type, true, llvm::GlobalValue::ExternalLinkage, llvm::ConstantArray::get(type, regions));
+  declared->replaceAllUsesWith(table);
+  table->takeName(declared);
+  declared->eraseFromParent();
+  auto* count_type = declared_count->getValueType();
+  auto* count = new llvm::GlobalVariable(module, count_type, true, llvm::GlobalValue::ExternalLinkage,
+                                         llvm::ConstantInt::get(count_type, regions.size() - 1));
+  declared_count->replaceAllUsesWith(count);
+  count->takeName(declared_count);
+  declared_count->eraseFromParent();
+}
+
 llvm::Expected<llvm::orc::JITTargetMachineBuilder> machine_builder(const target::Target& t) {
   if (t.host) return llvm::orc::JITTargetMachineBuilder::detectHost();
   llvm::orc::JITTargetMachineBuilder builder{llvm::Triple(llvm::sys::getProcessTriple())};
@@ -302,6 +340,7 @@ ObjectCode compile_object(const std::string& source, const CompileOptions& optio
     if (code.diagnostics.empty()) code.diagnostics = "error: compilation failed\n";
     return finish();
   }
+  list_shared_regions(*module);
   auto target = code_builder(options.target);
   if (!target) {
     code.diagnostics += error_text(target.takeError());

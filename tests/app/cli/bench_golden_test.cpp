@@ -151,6 +151,12 @@ TEST_P(BenchGolden, OutputAndJsonMatchTheGolden) {
   EXPECT_EQ(out, slurp(golden / (c.name + ".out")));
   EXPECT_EQ(err, slurp(golden / (c.name + ".err")));
   EXPECT_EQ(json, slurp(golden / (c.name + ".json")));
+  // Kept for a look when the case fails; otherwise no leftovers in /tmp.
+  if (!::testing::Test::HasFailure()) {
+    std::error_code ignored;
+    fs::remove_all(dir, ignored);
+    fs::remove(dir.parent_path(), ignored);  // only once empty: the other cases of this process share it
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(ExampleSweeps, BenchGolden,

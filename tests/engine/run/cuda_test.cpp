@@ -366,6 +366,53 @@ TEST(CudaEmulation, ReadingACpAsyncDestinationBeforeTheWaitIsCaught) {
   EXPECT_EQ(r.status, Status::Wrong) << to_json(r).dump(2).substr(0, 2000);
 }
 
+// A GPU's shared memory starts a block holding whatever was there, so the
+// emulator poisons it: a kernel that reads a __shared__ value it never wrote
+// (here T[0], zero in the CPU's static storage) is wrong, not lucky.
+TEST(CudaEmulation, ReadingSharedMemoryNeverWrittenIsWrong) {
+  if (gpu_unavailable().empty()) GTEST_SKIP() << "on a GPU the stale value is whatever the hardware left";
+  kernel::KernelSpec spec = kernel::find_kernel(atoms_project(), "cp_async");
+  const RunReply as_written = emulate(spec);
+  EXPECT_TRUE(as_written.verified) << to_json(as_written).dump(2).substr(0, 2000);
+  const std::string read = "= S[{{ smem S[e] }}];";
+  const auto at = spec.template_text.find(read);
+  ASSERT_NE(at, std::string::npos);
+  spec.template_text.replace(at, read.size(), "= S[{{ smem S[e] }}] + T[0];");
+  const std::string declared = "float S[{{ S.size }}];\n";
+  spec.template_text.insert(spec.template_text.find(declared) + declared.size(), "  __shared__ float T[1];\n");
+  const RunReply r = emulate(spec);
+  EXPECT_EQ(r.status, Status::Wrong) << to_json(r).dump(2).substr(0, 2000);
+}
+
+// ldmatrix reads and cp.async writes shared memory: an address in any other
+// array stops the emulation with the reason (on a GPU it is an illegal
+// address or silent garbage).
+TEST(CudaEmulation, AnAtomAddressOutsideSharedMemoryIsAFault) {
+  if (gpu_unavailable().empty()) GTEST_SKIP() << "on a GPU the kernel traps or reads garbage: not run";
+  {
+    kernel::KernelSpec spec = kernel::find_kernel(atoms_project(), "cp_async");
+    const std::string copy = "lego_cp_async_16(&S[{{ smem S[s] }}], &X[{{ X[i] }}]);";
+    const auto at = spec.template_text.find(copy);
+    ASSERT_NE(at, std::string::npos);
+    spec.template_text.replace(at, copy.size(), "lego_cp_async_16(&Y[{{ Y[i] }}], &X[{{ X[i] }}]);");
+    const RunReply r = emulate(spec);
+    EXPECT_EQ(r.status, Status::Crashed) << to_json(r).dump(2).substr(0, 2000);
+    EXPECT_NE(r.message.find("cp.async destination is not in a __shared__ array"), std::string::npos) << r.message;
+  }
+  {
+    kernel::KernelSpec spec = kernel::find_kernel(atoms_project(), "ldmatrix_x4");
+    const std::string address = "const uint16_t* address = &S[{{ smem S[row, first] }}];";
+    const auto at = spec.template_text.find(address);
+    ASSERT_NE(at, std::string::npos);
+    spec.template_text.replace(at, address.size(),
+                               "__align__(16) uint16_t copied[256];\n  for (int k = 0; k < 256; ++k) copied[k] = S[k];\n"
+                               "  const uint16_t* address = copied + 8 * row;");
+    const RunReply r = emulate(spec);
+    EXPECT_EQ(r.status, Status::Crashed) << to_json(r).dump(2).substr(0, 2000);
+    EXPECT_NE(r.message.find("ldmatrix or stmatrix row address is not in a __shared__ array"), std::string::npos) << r.message;
+  }
+}
+
 // An mma.sync that half the warp skips stops the emulation with the reason.
 TEST(CudaEmulation, AnMmaHalfAWarpSkipsIsAFault) {
   if (gpu_unavailable().empty()) GTEST_SKIP() << "on a GPU the kernel hangs or traps: not run";
