@@ -5,6 +5,9 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "expr/diagnostic.hpp"
 
@@ -188,11 +191,34 @@ struct Family {
 };
 // Longest prefixes first: `_mm256_fmadd_` needs fma, other `_mm256_` avx.
 const Family kFamilies[] = {
-    {"_mm512_", "avx512f", "__AVX512F__"}, {"__m512", "avx512f", "__AVX512F__"},      {"_mm256_fmadd_", "fma", "__FMA__"},
-    {"_mm256_fmsub_", "fma", "__FMA__"},   {"_mm_fmadd_", "fma", "__FMA__"},          {"_mm256_", "avx", "__AVX__"},
-    {"__m256", "avx", "__AVX__"},          {"vld1q_", "neon", "__ARM_NEON"},          {"vst1q_", "neon", "__ARM_NEON"},
-    {"float32x4_t", "neon", "__ARM_NEON"}, {"vfmaq_", "neon", "__ARM_NEON"},          {"svfloat32_t", "sve", "__ARM_FEATURE_SVE"},
-    {"svld1", "sve", "__ARM_FEATURE_SVE"}, {"svwhilelt", "sve", "__ARM_FEATURE_SVE"},
+    {"_mm512_", "avx512f", "__AVX512F__"},
+    {"__m512", "avx512f", "__AVX512F__"},
+    {"_mm256_fmadd_", "fma", "__FMA__"},
+    {"_mm256_fmsub_", "fma", "__FMA__"},
+    {"_mm_fmadd_", "fma", "__FMA__"},
+    {"_mm256_permutevar8x32_", "avx2", "__AVX2__"},
+    {"_mm256_i32gather_", "avx2", "__AVX2__"},
+    {"_mm256_", "avx", "__AVX__"},
+    {"__m256", "avx", "__AVX__"},
+    {"vld1q_", "neon", "__ARM_NEON"},
+    {"vst1q_", "neon", "__ARM_NEON"},
+    {"float32x4_t", "neon", "__ARM_NEON"},
+    {"vfmaq_", "neon", "__ARM_NEON"},
+    {"svfloat32_t", "sve", "__ARM_FEATURE_SVE"},
+    {"svld1", "sve", "__ARM_FEATURE_SVE"},
+    {"svwhilelt", "sve", "__ARM_FEATURE_SVE"},
+};
+
+// A feature macro a template tests, and the families' guards it covers:
+// every compiler that defines __AVX512F__ also enables AVX2 and FMA (and
+// __AVX2__ implies AVX), so code tested for the larger set may use the smaller.
+const std::pair<std::string_view, std::vector<std::string>> kGuards[] = {
+    {"__AVX512F__", {"__AVX512F__", "__AVX2__", "__AVX__", "__FMA__"}},
+    {"__AVX2__", {"__AVX2__", "__AVX__"}},
+    {"__AVX__", {"__AVX__"}},
+    {"__FMA__", {"__FMA__"}},
+    {"__ARM_NEON", {"__ARM_NEON"}},
+    {"__ARM_FEATURE_SVE", {"__ARM_FEATURE_SVE", "__ARM_NEON"}},
 };
 
 bool identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -225,8 +251,8 @@ std::vector<Requirement> required_features(const std::string& source) {
     std::size_t k = begin;
     while (k < end && (source[k] == ' ' || source[k] == '\t')) ++k;
     if (k < end && source[k] == '#' && source.find("if", k) < end)
-      for (const Family& f : kFamilies)
-        if (source.find(f.guard, k) < end) guarded.insert(f.guard);
+      for (const auto& [guard, implied] : kGuards)
+        if (source.find(guard, k) < end) guarded.insert(implied.begin(), implied.end());
     begin = end + 1;
   }
   const auto needs = [&](const Family& f, const std::string& evidence) {
@@ -261,8 +287,10 @@ std::vector<Requirement> required_features(const std::string& source) {
             add(feature, "line " + std::to_string(line) + " asks for target(\"" + text + "\")");
           p = q + 1;
         }
-      for (const auto& [reg, family] : {std::pair<const char*, std::size_t>{"zmm", 0}, {"ymm", 5}})
-        if (text.find(reg) != std::string::npos) needs(kFamilies[family], "line " + std::to_string(line) + " names " + reg + " registers");
+      for (const auto& [reg, prefix] : {std::pair<const char*, std::string_view>{"zmm", "_mm512_"}, {"ymm", "_mm256_"}})
+        if (text.find(reg) != std::string::npos)
+          needs(*std::find_if(std::begin(kFamilies), std::end(kFamilies), [&](const Family& f) { return f.prefix == prefix; }),
+                "line " + std::to_string(line) + " names " + reg + " registers");
       previous.clear();
       k = e + 1;
     } else if (identifier_char(c) && !std::isdigit(static_cast<unsigned char>(c))) {

@@ -121,6 +121,20 @@ TEST(Target, IntrinsicsNameTheFeaturesATemplateNeeds) {
   ASSERT_EQ(needs.size(), 1u);
   EXPECT_EQ(needs[0].feature, "avx512f");
   EXPECT_NE(needs[0].evidence.find("zmm"), std::string::npos);
+  needs = required_features("void h() { __asm__(\"vaddps %%ymm0, %%ymm1, %%ymm2\"); }\n");
+  ASSERT_EQ(needs.size(), 1u);
+  EXPECT_EQ(needs[0].feature, "avx");
+  // AVX2's permute needs avx2, not just avx; a test of a larger feature set
+  // guards the smaller (AVX-512F implies AVX2, which implies AVX), not the
+  // other way round.
+  needs = required_features("_mm256_permutevar8x32_ps(t, k);");
+  ASSERT_EQ(needs.size(), 1u);
+  EXPECT_EQ(needs[0].feature, "avx2");
+  EXPECT_TRUE(required_features("#if defined(__AVX2__)\n__m256 v = _mm256_permutevar8x32_ps(t, k);\n#endif\n").empty());
+  EXPECT_TRUE(required_features("#ifdef __AVX512F__\n_mm256_permutevar8x32_ps(t, k); _mm256_fmadd_ps(a, b, c);\n#endif\n").empty());
+  needs = required_features("#if defined(__AVX__)\n_mm256_permutevar8x32_ps(t, k);\n#endif\n");
+  ASSERT_EQ(needs.size(), 1u);
+  EXPECT_EQ(needs[0].feature, "avx2");
 }
 
 TEST(Target, CodeForAnotherIsaOrMissingFeaturesDoesNotRunHere) {
