@@ -2,7 +2,9 @@
 // returns its exit status and its stdout and stderr together.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -31,6 +33,30 @@ inline Output shell(const std::string& command) {
 inline std::string slurp(const std::filesystem::path& file) {
   std::ifstream in(file);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// This process's scratch folder `name`, under one folder per process named
+// by `prefix` and the process id. The process's folder is emptied first (a
+// process id is reused, and an earlier run's files there made a fresh export
+// refuse a folder that was not empty), and removed when the process ends
+// unless a test failed, so its files are there to look at.
+inline std::filesystem::path scratch(const std::string& prefix, const std::string& name) {
+  struct Base {
+    std::filesystem::path path;
+    ~Base() {
+      if (::testing::UnitTest::GetInstance()->failed_test_count() > 0) return;
+      std::error_code ignored;
+      std::filesystem::remove_all(path, ignored);
+    }
+  };
+  static const Base base = [&] {
+    const std::filesystem::path b = std::filesystem::temp_directory_path() / (prefix + std::to_string(::getpid()));
+    std::filesystem::remove_all(b);
+    return Base{b};
+  }();
+  const std::filesystem::path d = base.path / name;
+  std::filesystem::create_directories(d);
+  return d;
 }
 
 }  // namespace lego::test
