@@ -72,8 +72,19 @@ static inline bool lego_in_shared(const void* p, unsigned long long bytes) {
   }
   return false;
 }
-static inline void lego_poison_shared() {
-  for (int r = 0; r < lego_shared_region_count; ++r) std::memset(lego_shared_regions[r].begin, 0xff, lego_shared_regions[r].bytes);
+// Three 32-bit words in turn, shifted by one each block: all bits set (NaN,
+// -1: what a sum or an OR cannot hide), a huge positive value (2.7e36 as a
+// float, 65504 as two halves, large as an int: a max or an AND cannot ignore
+// it) and its negative (nor can a min). One value alone is lost by some
+// reduction: fmaxf ignores NaN, AND keeps -1's bits.
+static inline void lego_poison_shared(int64_t block) {
+  static const uint32_t patterns[3] = {0xffffffffu, 0x7bff7bffu, 0xfbfffbffu};
+  for (int r = 0; r < lego_shared_region_count; ++r) {
+    char* p = lego_shared_regions[r].begin;
+    const unsigned long long words = lego_shared_regions[r].bytes / 4;
+    for (unsigned long long w = 0; w < words; ++w) std::memcpy(p + 4 * w, &patterns[(w + unsigned(block)) % 3], 4);
+    std::memset(p + 4 * words, 0xff, lego_shared_regions[r].bytes % 4);
+  }
 }
 // A lane's part in a warp collective: its value (up to 8 bytes), its
 // operand (srcLane, delta or mask), the collective and its width; for an
@@ -180,7 +191,7 @@ extern "C" void lego_emulate(void** args, const int64_t* launch, char* stacks, i
   lego_args = args;
   for (int64_t b = 0; b < blocks; ++b) {
     blockIdx = lego_unravel(b, launch[0], launch[1]);
-    lego_poison_shared();
+    lego_poison_shared(b);
     for (int64_t t = 0; t < threads; ++t) {
       getcontext(&fibers[t]);
       fibers[t].uc_stack.ss_sp = stacks + t * stack_bytes;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <regex>
 #include <sstream>
 
 #include "layout/make_plan.hpp"
@@ -390,6 +391,13 @@ bool Executor::check_overruns(const RunRequest& request, const Prepared& data, R
   return false;
 }
 
+// What a wrong emulated kernel's message adds: the values the emulator's
+// shared memory starts each block with (run/cuda_emulator.cpp).
+constexpr const char* kPoisonedSharedHint =
+    "; the emulator fills __shared__ arrays, as each block starts, with the 32-bit words 0xffffffff (NaN, -1), 0x7bff7bff "
+    "(2.7e36; 65504 as halves) and 0xfbfffbff (their negatives) in turn: such values in an output suggest a read of shared "
+    "memory that no thread of the block wrote";
+
 // CUDA: NVRTC for the device (sm_80 without one), then the device runs and
 // times it; without a GPU the kernel is verified by CPU emulation and the
 // status says "no GPU".
@@ -467,6 +475,16 @@ void Executor::execute_cuda(const RunRequest& request, RunReply& result, const s
     // The emulation runs the project's code: in a process of its own, as a
     // CPU kernel does.
     stage("emulate");
+    // The shim makes __shared__ static storage, which has a size; CUDA's
+    // dynamic shared memory is sized at launch, which the emulator does not model.
+    static const std::regex dynamic_shared(R"(extern\s+__shared__|__shared__\s+extern)");
+    if (std::regex_search(request.source, dynamic_shared)) {
+      result.status = Status::CompileError;
+      result.message =
+          "the kernel does not compile for CPU emulation: dynamic shared memory (extern __shared__) is not emulated; "
+          "declare the __shared__ array with its size";
+      return;
+    }
     const std::int64_t threads = block[0] * block[1] * block[2];
     if (threads > 1024) throw LegoError("a block of " + std::to_string(threads) + " threads; CUDA allows at most 1024");
     const std::string launch = std::to_string(grid[0]) + ", " + std::to_string(grid[1]) + ", " + std::to_string(grid[2]) + ", " +
@@ -500,7 +518,11 @@ void Executor::execute_cuda(const RunRequest& request, RunReply& result, const s
       return;
     }
     process.finish();
-    if (!check_outputs(request, data, result) || !check_overruns(request, data, result)) return;
+    if (!check_outputs(request, data, result)) {
+      result.message += kPoisonedSharedHint;
+      return;
+    }
+    if (!check_overruns(request, data, result)) return;
     result.verified_by = "CPU emulation";
   }
   result.status = Status::NoGpu;

@@ -382,6 +382,60 @@ TEST(CudaEmulation, ReadingSharedMemoryNeverWrittenIsWrong) {
   spec.template_text.insert(spec.template_text.find(declared) + declared.size(), "  __shared__ float T[1];\n");
   const RunReply r = emulate(spec);
   EXPECT_EQ(r.status, Status::Wrong) << to_json(r).dump(2).substr(0, 2000);
+  EXPECT_NE(r.message.find("no thread of the block wrote"), std::string::npos) << r.message;
+}
+
+// A reduction that never initialises its shared slots is wrong whatever the
+// operation: NaN alone (all bits set) is ignored by fmaxf, -1 by AND, so the
+// poison alternates with a huge value and its negative.
+TEST(CudaEmulation, AReductionIntoSharedMemoryNeverInitialisedIsWrong) {
+  if (gpu_unavailable().empty()) GTEST_SKIP() << "on a GPU the stale value is whatever the hardware left";
+  // Each lane folds a value into its own slot of M (floats) or Bits, which
+  // no thread set first, and scales its output by whether the slot holds
+  // what it would after an initialisation to the operation's identity.
+  struct Fold {
+    std::string fold, other, holds;
+  };
+  for (const Fold& c :
+       {Fold{"M[lane] = fmaxf(M[lane], 1.0f);", "Bits[lane] = 0u;", "M[lane] == 1.0f && Bits[lane] == 0u"},
+        Fold{"M[lane] = fminf(M[lane], 1.0f);", "Bits[lane] = 0u;", "M[lane] == 1.0f && Bits[lane] == 0u"},
+        Fold{"Bits[lane] &= 0xffffffffu;", "M[lane] = 1.0f;", "M[lane] == 1.0f && Bits[lane] == 0xffffffffu"},
+        Fold{"Bits[lane] = Bits[lane] > 0u ? Bits[lane] : 0u;", "M[lane] = 1.0f;", "M[lane] == 1.0f && Bits[lane] == 0u"}}) {
+    kernel::KernelSpec spec = kernel::find_kernel(atoms_project(), "cp_async");
+    const std::string read = "= S[{{ smem S[e] }}];";
+    const auto at = spec.template_text.find(read);
+    ASSERT_NE(at, std::string::npos);
+    spec.template_text.replace(at, read.size(), "= S[{{ smem S[e] }}] * (" + c.holds + " ? 1.0f : 0.5f);");
+    const std::string loop = "  for (int64_t k = 0; k < 8; ++k) {\n";
+    const auto loop_at = spec.template_text.find(loop);
+    ASSERT_NE(loop_at, std::string::npos);
+    spec.template_text.insert(loop_at, "  " + c.fold + "\n  " + c.other + "\n");
+    const std::string declared = "float S[{{ S.size }}];\n";
+    spec.template_text.insert(spec.template_text.find(declared) + declared.size(),
+                              "  __shared__ float M[32];\n  __shared__ unsigned Bits[32];\n");
+    const RunReply r = emulate(spec);
+    EXPECT_EQ(r.status, Status::Wrong) << c.fold << "\n" << to_json(r).dump(2).substr(0, 2000);
+    // The same kernel with the slot initialised first is right.
+    const std::string init = c.fold.starts_with("M")
+                                 ? (c.fold.find("fmaxf") != std::string::npos ? "M[lane] = -3.0e38f;" : "M[lane] = 3.0e38f;")
+                                 : (c.fold.find("&=") != std::string::npos ? "Bits[lane] = 0xffffffffu;" : "Bits[lane] = 0u;");
+    spec.template_text.insert(spec.template_text.find("  " + c.fold), "  " + init + "\n");
+    const RunReply fixed = emulate(spec);
+    EXPECT_TRUE(fixed.verified) << c.fold << "\n" << to_json(fixed).dump(2).substr(0, 2000);
+  }
+}
+
+// Dynamic shared memory is sized at launch; the emulator's is static storage.
+TEST(CudaEmulation, DynamicSharedMemoryIsRefusedWithTheReason) {
+  if (gpu_unavailable().empty()) GTEST_SKIP() << "a GPU runs the kernel: nothing is emulated";
+  kernel::KernelSpec spec = kernel::find_kernel(atoms_project(), "cp_async");
+  const std::string declared = "__shared__ __align__(16) float S[{{ S.size }}];";
+  const auto at = spec.template_text.find(declared);
+  ASSERT_NE(at, std::string::npos);
+  spec.template_text.replace(at, declared.size(), "extern __shared__ __align__(16) float S[];");
+  const RunReply r = emulate(spec);
+  EXPECT_EQ(r.status, Status::CompileError) << to_json(r).dump(2).substr(0, 2000);
+  EXPECT_NE(r.message.find("dynamic shared memory (extern __shared__) is not emulated"), std::string::npos) << r.message;
 }
 
 // ldmatrix reads and cp.async writes shared memory: an address in any other
