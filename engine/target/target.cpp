@@ -287,10 +287,10 @@ std::vector<Requirement> required_features(const std::string& source) {
             add(feature, "line " + std::to_string(line) + " asks for target(\"" + text + "\")");
           p = q + 1;
         }
-      for (const auto& [reg, prefix] : {std::pair<const char*, std::string_view>{"zmm", "_mm512_"}, {"ymm", "_mm256_"}})
-        if (text.find(reg) != std::string::npos)
-          needs(*std::find_if(std::begin(kFamilies), std::end(kFamilies), [&](const Family& f) { return f.prefix == prefix; }),
-                "line " + std::to_string(line) + " names " + reg + " registers");
+      for (const auto& named : {std::pair<const char*, std::string_view>{"zmm", "_mm512_"}, {"ymm", "_mm256_"}})
+        if (text.find(named.first) != std::string::npos)
+          needs(*std::find_if(std::begin(kFamilies), std::end(kFamilies), [&](const Family& f) { return f.prefix == named.second; }),
+                "line " + std::to_string(line) + " names " + named.first + " registers");
       previous.clear();
       k = e + 1;
     } else if (identifier_char(c) && !std::isdigit(static_cast<unsigned char>(c))) {
