@@ -4,11 +4,12 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <regex>
 #include <sstream>
+#include <string_view>
 
 #include "layout/make_plan.hpp"
 #include "layout/parse.hpp"
@@ -391,6 +392,25 @@ bool Executor::check_overruns(const RunRequest& request, const Prepared& data, R
   return false;
 }
 
+namespace {
+
+// Whether the source declares `extern __shared__` (or `__shared__ extern`):
+// the words beside each __shared__, across any white space.
+bool declares_dynamic_shared(const std::string& source) {
+  constexpr std::string_view kShared = "__shared__", kExtern = "extern";
+  for (std::size_t at = source.find(kShared); at != std::string::npos; at = source.find(kShared, at + 1)) {
+    std::size_t before = at;
+    while (before > 0 && std::isspace(static_cast<unsigned char>(source[before - 1]))) --before;
+    if (before >= kExtern.size() && source.compare(before - kExtern.size(), kExtern.size(), kExtern) == 0) return true;
+    std::size_t after = at + kShared.size();
+    while (after < source.size() && std::isspace(static_cast<unsigned char>(source[after]))) ++after;
+    if (source.compare(after, kExtern.size(), kExtern) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 // What a wrong emulated kernel's message adds: the values the emulator's
 // shared memory starts each block with (run/cuda_emulator.cpp).
 constexpr const char* kPoisonedSharedHint =
@@ -477,8 +497,7 @@ void Executor::execute_cuda(const RunRequest& request, RunReply& result, const s
     stage("emulate");
     // The shim makes __shared__ static storage, which has a size; CUDA's
     // dynamic shared memory is sized at launch, which the emulator does not model.
-    static const std::regex dynamic_shared(R"(extern\s+__shared__|__shared__\s+extern)");
-    if (std::regex_search(request.source, dynamic_shared)) {
+    if (declares_dynamic_shared(request.source)) {
       result.status = Status::CompileError;
       result.message =
           "the kernel does not compile for CPU emulation: dynamic shared memory (extern __shared__) is not emulated; "
