@@ -20,14 +20,10 @@ namespace fs = std::filesystem;
 const std::string kBin = LEGO_BIN_DIR;
 const std::string kRoot = LEGO_SOURCE_DIR;
 using lego::test::Output;
+using lego::test::read_json;
 using lego::test::shell;
 
 fs::path scratch(const std::string& name) { return lego::test::scratch("lego-exported-winner-", name); }
-
-nlohmann::json read_json(const fs::path& file) {
-  std::ifstream in(file);
-  return nlohmann::json::parse(in);
-}
 
 // The promise to a user: the winner, built with the plain command the
 // export's README gives, runs as fast as the sweep said (within 10%; faster

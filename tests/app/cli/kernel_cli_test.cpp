@@ -28,15 +28,11 @@ const std::string kBin = LEGO_BIN_DIR;
 const std::string kRoot = LEGO_SOURCE_DIR;
 
 using lego::test::Output;
+using lego::test::read_json;
 using lego::test::shell;
 using lego::test::slurp;
 
 fs::path scratch(const std::string& name) { return lego::test::scratch("lego-kernel-cli-", name); }
-
-nlohmann::json read_json(const fs::path& file) {
-  std::ifstream in(file);
-  return nlohmann::json::parse(in);
-}
 
 TEST(KernelCli, BenchSurvivesCrashesHangsAndWrongResults) {
   const fs::path out = scratch("faulty") / "results.json";

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace lego::test {
@@ -33,6 +34,12 @@ inline Output shell(const std::string& command) {
 inline std::string slurp(const std::filesystem::path& file) {
   std::ifstream in(file);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// A JSON file the test expects to exist (a parse error fails the test).
+inline nlohmann::json read_json(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  return nlohmann::json::parse(in);
 }
 
 // This process's scratch folder `name`, under one folder per process named
