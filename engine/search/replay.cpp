@@ -19,6 +19,16 @@ double StrategyScore::mean_evaluations() const {
   return n ? sum / static_cast<double>(n) : -1.0;
 }
 
+double StrategyScore::quantile_evaluations(double q) const {
+  std::vector<std::size_t> got;
+  for (const auto& e : evaluations)
+    if (e) got.push_back(*e);
+  if (got.empty()) return -1.0;
+  std::sort(got.begin(), got.end());
+  const auto rank = static_cast<std::size_t>(std::ceil(std::clamp(q, 0.0, 1.0) * static_cast<double>(got.size())));
+  return static_cast<double>(got[std::clamp<std::size_t>(rank, 1, got.size()) - 1]);
+}
+
 std::size_t StrategyScore::reached() const {
   return static_cast<std::size_t>(std::count_if(evaluations.begin(), evaluations.end(), [](const auto& e) { return e.has_value(); }));
 }

@@ -74,11 +74,12 @@ class Search {
     }
     const std::size_t evals = options_.budget.evaluations;
     batch_ = options_.batch ? options_.batch : evals ? std::clamp<std::size_t>(evals / 10, 2, 8) : 4;
-    // A small first round: the model's first fit steers sooner. Replays of
-    // the enlarged spaces (100 seeds of matmul_space, 20 of transpose_space)
-    // needed 9.3 and 213 evaluations to come within 5 % with a first round of
-    // 4, against 11.1 and 270 with 8.
-    first_ = evals ? std::clamp<std::size_t>(evals / 10, 3, 8) : 4;
+    // A first round of 8 (a fifth of a small budget): drawn among the
+    // variants the prior cannot tell apart (by_prior), it is the first fit's
+    // only view of how they differ. Replays, first timings, 100 seeds of
+    // matmul_space and 20 of transpose_space, evaluations to within 5 %: 11.1
+    // and 63.5 with a round of 8, 14.6 and 125 with 4.
+    first_ = evals ? std::clamp<std::size_t>(evals / 5, 3, 8) : 8;
     // A small space's rounds are a tenth (the first) and a twentieth of it:
     // a round of 4 is already a quarter of a 16-variant space.
     const bool by_model = options_.strategy == Strategy::Model || options_.strategy == Strategy::Evolve;
@@ -218,15 +219,24 @@ class Search {
   }
 
   // The first round when the static analyses tell variants apart: the
-  // variants the prior ranks fastest (ties in a random order: the prior
-  // cannot tell them apart, so the seed does). A quarter at random, so that
-  // the first fit also saw what the prior thinks slow, needed more
-  // evaluations (matmul_space's replay: 10.5 against 9.3): each later round
-  // has its random pick.
+  // variants the prior ranks fastest. Those within kPriorTie of its best are
+  // ties, drawn by the seed: the prior's models are rough (a register tile's
+  // FMA share, a walk's cache misses), and a few per cent between two
+  // predictions says less than the machine does. On matmul_space the prior
+  // put two tiles 2 % ahead of the others (6x64 and 12x32: 0 of their 108
+  // codes within 5 % of the best) and a first round of only those needed
+  // 14.6 evaluations to within 5 % (100 seeds), against 11.1 drawn among the
+  // ties. A quarter at random, so that the first fit also saw what the prior
+  // thinks slow, needed more evaluations (10.5 against 9.3): each later
+  // round has its random pick.
   std::vector<Scored> by_prior(std::size_t count) {
+    constexpr double kPriorTie = 0.03;  // log(time): 3 %
     std::vector<Scored> candidates = pool();
     std::shuffle(candidates.begin(), candidates.end(), rng_);
     std::stable_sort(candidates.begin(), candidates.end(), [](const Scored& a, const Scored& b) { return a.log_ms < b.log_ms; });
+    const auto tied = std::find_if(candidates.begin(), candidates.end(),
+                                   [&](const Scored& s) { return s.log_ms > candidates.front().log_ms + kPriorTie; });
+    std::shuffle(candidates.begin(), tied, rng_);
     if (candidates.size() > count) candidates.resize(count);
     for (const auto& s : candidates) mark(s.index);
     return candidates;

@@ -482,8 +482,9 @@ TEST(Replay, TheModelNeedsFewerEvaluationsThanRandomOnAPlantedSpace) {
 // The matmul search space on a named target, so the register file and the
 // lanes are the same on every machine that runs the test.
 struct MatmulSpace {
+  explicit MatmulSpace(const char* target_name = "x86-64-v4") : target(*target::nominal(target_name)) {}
   kernel::Project project = kernel::load_project(kProjects / "search" / "matmul_space.lego.json", kernel::default_resource_dirs());
-  target::Target target = *target::nominal("x86-64-v4");
+  target::Target target;
   kernel::LazySpace space{project.kernels[0], {}, &target};
   Features features{space, target, {10, 100}};
   kernel::Variant with(const std::string& ap, const std::string& bp, std::int64_t bm, std::int64_t bn) const {
@@ -512,18 +513,41 @@ TEST(Features, TheStaticPenaltyPrefersATileThatFillsTheFmaPipesAndUnitStrides) {
                    m.features.roofline_log_ms(m.with("kmajor", "rows", 6, 64)) + full);
 }
 
-TEST(Search, TheModelsFirstRoundTakesWhatTheStaticAnalysesRankFirst) {
-  const MatmulSpace m;
+TEST(Search, TheModelsFirstRoundDrawsAmongWhatTheStaticAnalysesRankFirstAndTheirNearTies) {
+  const MatmulSpace m("znver4");
   double least = 1e9;
   for (std::uint64_t i = 0; i < m.space.candidates(); ++i)
     if (const auto v = m.space.admitted(i)) least = std::min(least, m.features.static_log_penalty(*v));
   const MeasureBatch flat = [](const std::vector<kernel::Variant>& batch) { return std::vector<double>(batch.size(), 1.0); };
-  const SearchReport r = run_search(m.space, m.features, {Strategy::Model, {40, 0}, 3, 0}, flat, [] { return 0.0; });
-  ASSERT_GE(r.history.size(), 4u);
-  std::size_t at_least = 0;
-  for (std::size_t k = 0; k < 4; ++k)
-    if (m.features.static_log_penalty(m.space.candidate(r.history[k].index)) <= least + 1e-9) ++at_least;
-  EXPECT_EQ(at_least, 4u) << "the first round (a tenth of a budget of 40) is the prior's best";
+  std::set<std::pair<std::int64_t, std::int64_t>> tiles;
+  std::size_t tied = 0;
+
+  for (const std::uint64_t seed : {1, 2, 3, 4}) {
+    const SearchReport r = run_search(m.space, m.features, {Strategy::Model, {40, 0}, seed, 0}, flat, [] { return 0.0; });
+    ASSERT_GE(r.history.size(), 8u);
+    for (std::size_t k = 0; k < 8; ++k) {  // the first round: a fifth of a budget of 40
+      const kernel::Variant v = m.space.candidate(r.history[k].index);
+      const double penalty = m.features.static_log_penalty(v);
+      EXPECT_LE(penalty, least + 0.03 + 1e-9) << "round 1 is the prior's best and what is within 3 % of it";
+      tiles.insert({v.parameters.at("BM"), v.parameters.at("BN")});
+      tied += penalty > least + 1e-9;
+    }
+  }
+  // On Zen 4 (AVX-512 on 256-bit pipes) the prior puts 6x64 and 12x32 2 % ahead of 4x64, 8x32 and 16x16:
+  // too little to rank by (on this machine the three were the fastest), so the seeds draw among all five.
+  EXPECT_GT(tied, 0u) << "near ties are drawn, not only the prior's single best";
+  EXPECT_GE(tiles.size(), 3u);
+}
+
+TEST(Replay, QuantilesOfTheEvaluationsCountTheSeedsThatGotThere) {
+  StrategyScore s;
+  s.evaluations = {4, std::nullopt, 1, 9, 2, 30};
+  EXPECT_DOUBLE_EQ(s.quantile_evaluations(0.5), 4.0);  // of 1, 2, 4, 9, 30: the third
+  EXPECT_DOUBLE_EQ(s.quantile_evaluations(0.9), 30.0);
+  EXPECT_DOUBLE_EQ(s.quantile_evaluations(0.0), 1.0);
+  EXPECT_DOUBLE_EQ(s.mean_evaluations(), 46.0 / 5.0);
+  EXPECT_EQ(s.reached(), 5u);
+  EXPECT_DOUBLE_EQ(StrategyScore{}.quantile_evaluations(0.5), -1.0);
 }
 
 TEST(Replay, RandomSearchsExpectationIsExact) {
