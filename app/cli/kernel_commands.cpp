@@ -35,6 +35,7 @@
 #include "run/sweep_driver.hpp"
 #include "run/trace.hpp"
 #include "run/worker_client.hpp"
+#include "search/strategy.hpp"
 #include "search_command.hpp"
 #include "suggest_command.hpp"
 
@@ -474,7 +475,7 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   bench_cmd->add_option("project", project, "Project file (*.lego.json)")->required()->check(CLI::ExistingFile);
   bench_cmd->add_option("--kernel", kernel_name, "Kernel name (needed when the project has several)");
   bench_cmd->add_option("--max-variants", max_variants, "Run a random sample of at most N variants (0: all)");
-  bench_cmd->add_option("--seed", seed, "Seed of the sample and of the random inputs");
+  bench_cmd->add_option("--seed", seed, "Seed of the sample, of the random inputs and of a --strategy's draws");
   bench_cmd->add_option("--set", sets, "Fix a parameter, e.g. --set N=1024 (repeatable)");
   bench_cmd->add_option("--json", json_out, "Write results (Google Benchmark JSON with variant, verified, percent_of_roof) to this file");
   bench_cmd->add_option("--repetitions", options.repetitions, "Timed repetitions per variant (median reported)")
@@ -494,7 +495,8 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
                         "Search instead of measuring every variant: exhaustive, random, model (the cost model's best predictions, "
                         "refitted each round) or evolve (the best variants' neighbours, ranked by the model)");
   bench_cmd->add_option("--budget", budget,
-                        "What a --strategy may spend: N evaluations (e.g. 40) or seconds (e.g. 90s); default: no limit");
+                        "What a --strategy may spend: N evaluations (e.g. 40) or seconds (e.g. 90s); default: no limit. Alone it "
+                        "implies --strategy model; with --compare-strategies, N evaluations cap each replay");
   bench_cmd->add_flag("--compare-strategies", compare_strategies,
                       "Measure the whole space (the results cache makes reruns free), then replay random, model and evolve on it over "
                       "--seeds seeds: the evaluations each needs to come within 5% of the best, against random search's exact "
@@ -658,6 +660,8 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
         if (!json_out.empty()) throw LegoError("--json writes a plain sweep's results; a search prints its report (drop --json)");
         if (compare_strategies && !strategy.empty())
           throw LegoError("--compare-strategies replays random, model and evolve itself; drop --strategy");
+        if (compare_strategies && !budget.empty() && search::parse_budget(budget).seconds > 0)
+          throw LegoError("--budget " + budget + ": a replay counts evaluations, not seconds; give --budget N with --compare-strategies");
         if (bench_cmd->count("--rounds") > 0 && !compare_strategies)
           err << "(--rounds is for a plain sweep's winner; a search times its best three again instead)\n";
         return bench_search({project, kernel_name, sets, only, strategy.empty() ? "model" : strategy, budget, seed, compare_strategies,

@@ -124,20 +124,34 @@ void print_replay(const search::ReplayReport& r, std::size_t seeds, std::size_t 
   out << fmt::format("{:<12} {:>12} {:>7} {:>7} {:>9} {:>12}\n", "strategy", "evaluations", "median", "90%", "reached", "vs random");
   if (!truncated) out << fmt::format("{:<12} {:>12.1f} {:>7} {:>7} {:>9} {:>12}\n", "random*", random, "", "", "exact", "1.00x");
   const auto count = [](double n) { return n < 0 ? std::string("-") : fmt::format("{:.0f}", n); };
+  // Under a budget a mean counts only the seeds that got there, so two
+  // means compare only where both strategies got there on every seed: a
+  // strategy that reached on all of them is not worse than one that reached
+  // on a lucky few with fewer evaluations.
+  std::size_t random_reached = 0;
+  for (const auto& s : r.scores)
+    if (s.strategy == search::Strategy::Random) random_reached = s.reached();
+  bool withheld = false;
   for (const auto& s : r.scores) {
     const double mean = s.mean_evaluations();
+    const bool comparable = !truncated || (s.reached() == s.evaluations.size() && random_reached == s.evaluations.size());
+    withheld = withheld || (mean > 0 && !comparable);
     out << fmt::format("{:<12} {:>12} {:>7} {:>7} {:>6}/{:<2} {:>12}\n", search::name_of(s.strategy),
                        mean < 0 ? std::string("-") : fmt::format("{:.1f}", mean), count(s.quantile_evaluations(0.5)),
                        count(s.quantile_evaluations(0.9)), s.reached(), s.evaluations.size(),
-                       mean > 0 && random > 0 ? fmt::format("{:.2f}x", random / mean) : std::string("-"));
+                       mean > 0 && random > 0 && comparable ? fmt::format("{:.2f}x", random / mean) : std::string("-"));
   }
-  out << fmt::format("model: Spearman {:.2f} between its predictions and the times, fitted on a random tenth and ranking the rest\n",
-                     r.spearman);
+  if (r.spearman_known)
+    out << fmt::format(
+        "model: Spearman {:.2f} between its predictions and the times, fitted on a random tenth (at least 3) and ranking the rest\n",
+        r.spearman);
+  else
+    out << "model: Spearman n/a (under 10 codes timed: too few to fit on a tenth and rank the rest)\n";
   if (truncated)
     out << fmt::format(
         "(within a budget of {} evaluations the means count the seeds that got there; \"vs random\" is random's mean over the "
-        "strategy's)\n",
-        budget_evaluations);
+        "strategy's{})\n",
+        budget_evaluations, withheld ? ", given only where both got there on every seed: else compare \"reached\"" : "");
   else
     out << fmt::format(
         "(random* is random search's exact expectation, ({} + 1) / ({} + 1); \"vs random\" is it over the strategy's "
@@ -253,9 +267,17 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
     for (int round = 1; round <= retimings; ++round) {
       const std::vector<double> second = time_again(measurer, again);
       const double drift = pace_drift(all.history, ranked, second, 10);
-      err << fmt::format(
-          "timing again ({} of {}) the ten fastest codes, and the next ten as controls of the machine's pace: {:.2f}x the first timings\n",
-          round, retimings, drift);
+      const std::size_t controls = ranked.size() > top ? ranked.size() - top : 0;
+      if (controls == 0)
+        err << fmt::format(
+            "timing again ({} of {}) the {} fastest codes; the space has no more to time as controls of the machine's pace, so the new "
+            "timings are not corrected for it\n",
+            round, retimings, top);
+      else
+        err << fmt::format(
+            "timing again ({} of {}) the {} fastest codes, and the next {} as controls of the machine's pace: {:.2f}x the "
+            "first timings\n",
+            round, retimings, top, controls, drift);
       for (std::size_t n = 0; n < top && n < second.size(); ++n)
         if (second[n] > 0) at_first_pace[n].push_back(second[n] / drift);
     }
@@ -274,8 +296,9 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
       std::string said;
       for (std::size_t t = 1; t < times.size(); ++t) said += fmt::format("{}{:.4g}", t > 1 ? ", " : "", times[t]);
       const std::size_t failed = static_cast<std::size_t>(retimings) + 1 - times.size();
-      err << fmt::format("timed again: {} {} ms at the first pace{} (first {:.4g} ms): median {:.4g} ms\n", e.id, said,
-                         failed ? fmt::format(", {} failed", failed) : std::string(), e.ms, median);
+      err << fmt::format("timed again: {} {} ms{}{} (first {:.4g} ms): median {:.4g} ms\n", e.id, said,
+                         ranked.size() > top ? " at the first pace" : "", failed ? fmt::format(", {} failed", failed) : std::string(), e.ms,
+                         median);
       // Every variant of this code (its class, or the cache's time exactly) keeps the median; a failed one stays failed.
       const std::uint64_t code = space.code_class(e.index);
       for (const search::Evaluation& twin : all.history)

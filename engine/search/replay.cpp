@@ -35,12 +35,14 @@ std::size_t StrategyScore::reached() const {
 
 namespace {
 
+constexpr std::size_t kSpearmanTimings = 10;  // fewer timed codes: no rank correlation worth the name
+
 double model_spearman(const kernel::LazySpace& space, const Features& features, const std::map<std::uint64_t, double>& measured,
                       std::uint64_t seed) {
   std::vector<std::pair<std::uint64_t, double>> timed;
   for (const auto& [i, ms] : measured)
     if (ms > 0) timed.push_back({i, ms});
-  if (timed.size() < 10) return 0;
+  if (timed.size() < kSpearmanTimings) return 0;
   std::mt19937_64 rng(seed);
   std::shuffle(timed.begin(), timed.end(), rng);
   const std::size_t train = std::max<std::size_t>(3, timed.size() / 10);
@@ -110,6 +112,9 @@ ReplayReport replay(const kernel::LazySpace& space, const Features& features, co
   double sum = 0;
   for (const std::uint64_t seed : seeds) sum += model_spearman(space, features, measured, seed);
   report.spearman = seeds.empty() ? 0 : sum / static_cast<double>(seeds.size());
+  report.spearman_known = !seeds.empty() && static_cast<std::size_t>(std::count_if(measured.begin(), measured.end(), [](const auto& m) {
+                                              return m.second > 0;
+                                            })) >= kSpearmanTimings;
   return report;
 }
 

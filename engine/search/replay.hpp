@@ -36,9 +36,11 @@ struct ReplayReport {
   // strategies are held to; the simulated random runs scatter around it.
   double random_expected() const { return static_cast<double>(space + 1) / static_cast<double>(within + 1); }
   std::vector<StrategyScore> scores;
-  // The cost model fitted on a random tenth of the space, ranking the rest:
-  // its Spearman correlation with the times, the mean over the seeds.
+  // The cost model fitted on a random tenth of the space (at least 3
+  // timings), ranking the rest: its Spearman correlation with the times, the
+  // mean over the seeds. Not computed (spearman_known false) under 10 timed codes.
   double spearman = 0;
+  bool spearman_known = false;
 };
 
 // `measured`: a time for every admitted variant by index (< 0: failed), or

@@ -177,9 +177,36 @@ TEST(KernelCli, CompareStrategiesReplaysOnClassesAndTimesTheFastestAgain) {
   }
   EXPECT_EQ(again, 7u) << o.text;
   EXPECT_NE(o.text.find("timing again (2 of 2)"), std::string::npos) << o.text;
-  // Seven codes leave no controls: the pace is taken as unchanged.
-  EXPECT_NE(o.text.find("the next ten as controls of the machine's pace: 1.00x the first timings"), std::string::npos) << o.text;
+  // Seven codes leave no controls: the output says the pace is not corrected, not that it measured 1.00x.
+  EXPECT_NE(o.text.find("timing again (1 of 2) the 7 fastest codes; the space has no more to time as controls"), std::string::npos)
+      << o.text;
+  EXPECT_EQ(o.text.find("at the first pace"), std::string::npos) << o.text;
   for (const char* strategy : {"random*", "random ", "model ", "evolve "}) EXPECT_NE(o.text.find(strategy), std::string::npos) << strategy;
+  // Seven timings are too few for the model's rank correlation: n/a, not 0.00.
+  EXPECT_NE(o.text.find("model: Spearman n/a (under 10 codes timed"), std::string::npos) << o.text;
+  // Under a budget a strategy that did not get there on every seed is not compared with random by its lucky seeds' mean.
+  const Output capped = shell(kBin + "/lego bench " + kRoot +
+                              "/projects/search/transpose_space.lego.json --set N=256 --only L=tiles --only B=row --only TC=8 "
+                              "--min-time 0.01 --repetitions 2 --compare-strategies --seeds 4 --retimings 0 --budget 4");
+  ASSERT_EQ(capped.rc, 0) << capped.text;
+  std::size_t rows = 0;
+  std::istringstream lines(capped.text);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream fields(line);
+    std::string name, mean, median, p90, reached, versus;
+    if (!(fields >> name >> mean >> median >> p90 >> reached >> versus) || (name != "random" && name != "model" && name != "evolve"))
+      continue;
+    ++rows;
+    if (reached != "4/4") {
+      EXPECT_EQ(versus, "-") << line;
+    }
+  }
+  EXPECT_EQ(rows, 3u) << capped.text;
+  // A replay counts evaluations: a budget in seconds is refused, not ignored.
+  const Output seconds =
+      shell(kBin + "/lego bench " + kRoot + "/projects/search/transpose_space.lego.json --compare-strategies --budget 10s");
+  EXPECT_EQ(seconds.rc, 2) << seconds.text;
+  EXPECT_NE(seconds.text.find("a replay counts evaluations, not seconds"), std::string::npos) << seconds.text;
 }
 
 TEST(KernelCli, BenchWritesGoogleBenchmarkJsonWithOurFields) {
