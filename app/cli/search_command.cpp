@@ -123,7 +123,10 @@ void print_replay(const search::ReplayReport& r, std::size_t seeds, std::size_t 
   // quick on most seeds and lost on a few shows as such.
   out << fmt::format("{:<12} {:>12} {:>7} {:>7} {:>9} {:>12}\n", "strategy", "evaluations", "median", "90%", "reached", "vs random");
   if (!truncated) out << fmt::format("{:<12} {:>12.1f} {:>7} {:>7} {:>9} {:>12}\n", "random*", random, "", "", "exact", "1.00x");
-  const auto count = [](double n) { return n < 0 ? std::string("-") : fmt::format("{:.0f}", n); };
+  // A quantile that falls among the seeds that never got there: more than the budget.
+  const auto count = [&](double n) {
+    return n >= 0 ? fmt::format("{:.0f}", n) : truncated ? fmt::format(">{}", budget_evaluations) : std::string("-");
+  };
   // Under a budget a mean counts only the seeds that got there, so two
   // means compare only where both strategies got there on every seed: a
   // strategy that reached on all of them is not worse than one that reached
@@ -149,8 +152,8 @@ void print_replay(const search::ReplayReport& r, std::size_t seeds, std::size_t 
     out << "model: Spearman n/a (under 10 codes timed: too few to fit on a tenth and rank the rest)\n";
   if (truncated)
     out << fmt::format(
-        "(within a budget of {} evaluations the means count the seeds that got there; \"vs random\" is random's mean over the "
-        "strategy's{})\n",
+        "(within a budget of {} evaluations the means count the seeds that got there, the median and 90% all the seeds; \"vs "
+        "random\" is random's mean over the strategy's{})\n",
         budget_evaluations, withheld ? ", given only where both got there on every seed: else compare \"reached\"" : "");
   else
     out << fmt::format(

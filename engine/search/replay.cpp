@@ -23,10 +23,11 @@ double StrategyScore::quantile_evaluations(double q) const {
   std::vector<std::size_t> got;
   for (const auto& e : evaluations)
     if (e) got.push_back(*e);
-  if (got.empty()) return -1.0;
+  if (evaluations.empty() || !(q >= 0 && q <= 1)) return -1.0;
   std::sort(got.begin(), got.end());
-  const auto rank = static_cast<std::size_t>(std::ceil(std::clamp(q, 0.0, 1.0) * static_cast<double>(got.size())));
-  return static_cast<double>(got[std::clamp<std::size_t>(rank, 1, got.size()) - 1]);
+  const auto rank =
+      std::clamp<std::size_t>(static_cast<std::size_t>(std::ceil(q * static_cast<double>(evaluations.size()))), 1, evaluations.size());
+  return rank <= got.size() ? static_cast<double>(got[rank - 1]) : -1.0;
 }
 
 std::size_t StrategyScore::reached() const {

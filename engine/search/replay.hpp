@@ -19,8 +19,10 @@ struct StrategyScore {
   // seed; nullopt where the budget ran out first.
   std::vector<std::optional<std::size_t>> evaluations;
   double mean_evaluations() const;  // over the seeds that got there; -1 when none did
-  // The q-quantile (0.5: the median, 0.9) of the seeds that got there, by
-  // rank (the smallest count at or above a fraction q of them); -1 when none did.
+  // The q-quantile (0.5: the median, 0.9) over all the seeds, by nearest
+  // rank (the smallest count at or above a fraction q of them; of an even
+  // count the lower middle), the seeds that never got there ranked last: -1
+  // when that rank is one of them (under a budget: more than the budget).
   double quantile_evaluations(double q) const;
   std::size_t reached() const;
   std::vector<double> best_ms;  // the best each seed found within the budget

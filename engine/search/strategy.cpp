@@ -74,11 +74,13 @@ class Search {
     }
     const std::size_t evals = options_.budget.evaluations;
     batch_ = options_.batch ? options_.batch : evals ? std::clamp<std::size_t>(evals / 10, 2, 8) : 4;
-    // A first round of 8 (a fifth of a small budget): drawn among the
-    // variants the prior cannot tell apart (by_prior), it is the first fit's
-    // only view of how they differ. Replays, first timings, 100 seeds of
-    // matmul_space and 20 of transpose_space, evaluations to within 5 %: 11.1
-    // and 63.5 with a round of 8, 14.6 and 125 with 4.
+    // A first round of 8 (a fifth of a small budget), drawn among the
+    // variants the prior cannot tell apart (by_prior): the first fit's only
+    // view of how they differ. The two go together: replays of matmul_space
+    // (first timings, 100 seeds, evaluations to within 5 %) took 12.3 with a
+    // round of 4 of the prior's best alone, 12.8 with 8 of them, 12.0 with 4
+    // drawn among the near ties and 10.0 with 8 (transpose_space, 20 seeds:
+    // 125 before, 63.5).
     first_ = evals ? std::clamp<std::size_t>(evals / 5, 3, 8) : 8;
     // A small space's rounds are a tenth (the first) and a twentieth of it:
     // a round of 4 is already a quarter of a 16-variant space.
@@ -222,13 +224,14 @@ class Search {
   // variants the prior ranks fastest. Those within kPriorTie of its best are
   // ties, drawn by the seed: the prior's models are rough (a register tile's
   // FMA share, a walk's cache misses), and a few per cent between two
-  // predictions says less than the machine does. On matmul_space the prior
-  // put two tiles 2 % ahead of the others (6x64 and 12x32: 0 of their 108
-  // codes within 5 % of the best) and a first round of only those needed
-  // 14.6 evaluations to within 5 % (100 seeds), against 11.1 drawn among the
-  // ties. A quarter at random, so that the first fit also saw what the prior
-  // thinks slow, needed more evaluations (10.5 against 9.3): each later
-  // round has its random pick.
+  // predictions says less than the machine does. On Zen 4 the prior puts
+  // matmul_space's 6x64 and 12x32 tiles 2 % ahead of 4x64, 8x32 and 16x16;
+  // in one sweep's first timings 3 of the former's 108 codes with B's panel
+  // by rows were within 5 % of the best and 23 of 4x64's and 8x32's 108 (the
+  // constructor has the replays). An earlier first round with a quarter at
+  // random, so that the first fit also saw what the prior thinks slow,
+  // needed more evaluations (session 15's replay: 10.5 against 9.3): each
+  // later round has its random pick.
   std::vector<Scored> by_prior(std::size_t count) {
     constexpr double kPriorTie = 0.03;  // log(time): 3 %
     std::vector<Scored> candidates = pool();

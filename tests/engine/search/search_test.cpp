@@ -534,19 +534,25 @@ TEST(Search, TheModelsFirstRoundDrawsAmongWhatTheStaticAnalysesRankFirstAndTheir
     }
   }
   // On Zen 4 (AVX-512 on 256-bit pipes) the prior puts 6x64 and 12x32 2 % ahead of 4x64, 8x32 and 16x16:
-  // too little to rank by (on this machine the three were the fastest), so the seeds draw among all five.
+  // too little to rank by (measured on a Zen 4, 4x64 and 8x32 were the two fastest tiles), so the seeds draw among all five.
   EXPECT_GT(tied, 0u) << "near ties are drawn, not only the prior's single best";
   EXPECT_GE(tiles.size(), 3u);
 }
 
-TEST(Replay, QuantilesOfTheEvaluationsCountTheSeedsThatGotThere) {
+TEST(Replay, QuantilesOfTheEvaluationsRankTheSeedsThatNeverGotThereLast) {
   StrategyScore s;
   s.evaluations = {4, std::nullopt, 1, 9, 2, 30};
-  EXPECT_DOUBLE_EQ(s.quantile_evaluations(0.5), 4.0);  // of 1, 2, 4, 9, 30: the third
-  EXPECT_DOUBLE_EQ(s.quantile_evaluations(0.9), 30.0);
+  // Of 1, 2, 4, 9, 30 and one that never got there: the third, the sixth.
+  EXPECT_DOUBLE_EQ(s.quantile_evaluations(0.5), 4.0);
+  EXPECT_DOUBLE_EQ(s.quantile_evaluations(0.9), -1.0) << "the 90th percentile is a seed that never got there";
+  EXPECT_DOUBLE_EQ(s.quantile_evaluations(0.8), 30.0);
   EXPECT_DOUBLE_EQ(s.quantile_evaluations(0.0), 1.0);
-  EXPECT_DOUBLE_EQ(s.mean_evaluations(), 46.0 / 5.0);
+  EXPECT_DOUBLE_EQ(s.mean_evaluations(), 46.0 / 5.0);  // the mean: of the seeds that got there
   EXPECT_EQ(s.reached(), 5u);
+  // Most seeds lost: the median is lost too, however quick the lucky ones were.
+  StrategyScore lucky;
+  lucky.evaluations = {3, std::nullopt, std::nullopt, std::nullopt};
+  EXPECT_DOUBLE_EQ(lucky.quantile_evaluations(0.5), -1.0);
   EXPECT_DOUBLE_EQ(StrategyScore{}.quantile_evaluations(0.5), -1.0);
 }
 
