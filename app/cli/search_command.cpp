@@ -6,6 +6,7 @@
 #include <atomic>
 #include <map>
 #include <random>
+#include <set>
 #include <unordered_set>
 
 #include "bindings.hpp"
@@ -63,6 +64,7 @@ struct Measurer {
   std::ostream& err;
   std::vector<run::Outcome> outcomes;
   bool first = true;
+  std::set<std::string> cached;  // the variants whose results came from the results cache, not a run
 
   std::vector<double> operator()(const std::vector<kernel::Variant>& batch) {
     run::SweepOptions o = options;
@@ -73,6 +75,8 @@ struct Measurer {
     events.note = [&](const std::string& m) { err << m << "\n"; };
     run::BatchRun ran = run::run_batch(worker, spec, batch, roof, o, events, &cancel);
     outcomes.insert(outcomes.end(), ran.swept.outcomes.begin(), ran.swept.outcomes.end());
+    for (const run::Outcome& outcome : ran.swept.outcomes)
+      if (outcome.cached) cached.insert(outcome.id);
     return ran.times;
   }
 };
@@ -190,7 +194,7 @@ std::vector<std::size_t> fastest(const std::vector<search::Evaluation>& history,
 // The variants timed again, fresh: the cache is neither read nor written, so
 // it keeps what the first timing found.
 std::vector<double> time_again(const Measurer& like, const std::vector<kernel::Variant>& variants) {
-  Measurer fresh{like.worker, like.spec, like.roof, like.options, like.cancel, like.err, {}, false};
+  Measurer fresh{like.worker, like.spec, like.roof, like.options, like.cancel, like.err, {}, false, {}};
   fresh.options.run.cache = false;
   fresh.options.run.store = false;
   return fresh(variants);
@@ -235,12 +239,14 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
                      features.names().size(), target.name);
   run::WorkerClient worker(run::default_worker_path());
   std::atomic<bool> cancel{false};
-  Measurer measurer{worker, spec, roof, sweep, cancel, err, {}, true};
+  Measurer measurer{worker, spec, roof, sweep, cancel, err, {}, true, {}};
   std::size_t measured_so_far = 0;
   const search::MeasureBatch measure = [&](const std::vector<kernel::Variant>& batch) {
     std::vector<double> times = measurer(batch);
     for (std::size_t k = 0; k < times.size(); ++k)
-      err << fmt::format("[{}] {} {}\n", ++measured_so_far, batch[k].id, times[k] > 0 ? fmt::format("{:.4g} ms", times[k]) : "failed");
+      // "(cached)": a whole-space measurement that is mostly cached takes seconds, one that is not takes a sweep's time.
+      err << fmt::format("[{}] {} {}{}\n", ++measured_so_far, batch[k].id, times[k] > 0 ? fmt::format("{:.4g} ms", times[k]) : "failed",
+                         measurer.cached.count(batch[k].id) ? " (cached)" : "");
     return times;
   };
   if (q.compare) {

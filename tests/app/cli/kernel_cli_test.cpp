@@ -189,6 +189,10 @@ TEST(KernelCli, CompareStrategiesReplaysOnClassesAndTimesTheFastestAgain) {
                               "/projects/search/transpose_space.lego.json --set N=256 --only L=tiles --only B=row --only TC=8 "
                               "--min-time 0.01 --repetitions 2 --compare-strategies --seeds 4 --retimings 0 --budget 4");
   ASSERT_EQ(capped.rc, 0) << capped.text;
+  // Its seven timings are the first run's, from the results cache, and say so.
+  EXPECT_EQ(capped.text.find(" ms\n"), std::string::npos) << capped.text;
+  EXPECT_NE(capped.text.find("[7] A=row,B=row,L=tiles,N=256,"), std::string::npos) << capped.text;
+  EXPECT_NE(capped.text.find(" ms (cached)\n"), std::string::npos) << capped.text;
   std::size_t rows = 0;
   std::istringstream lines(capped.text);
   for (std::string line; std::getline(lines, line);) {
