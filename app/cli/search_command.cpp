@@ -119,10 +119,10 @@ void print_replay(const search::ReplayReport& r, std::size_t seeds, std::size_t 
   // budget the means only count the seeds that got there, so the bar is
   // then the random runs, truncated the same way.
   const bool truncated = budget_evaluations > 0 && budget_evaluations < r.space;
-  double random = r.random_expected();
-  if (truncated)
-    for (const auto& s : r.scores)
-      if (s.strategy == search::Strategy::Random) random = s.mean_evaluations();
+  const auto random_score =
+      std::find_if(r.scores.begin(), r.scores.end(), [](const search::StrategyScore& s) { return s.strategy == search::Strategy::Random; });
+  const bool random_replayed = random_score != r.scores.end();
+  const double random = truncated && random_replayed ? random_score->mean_evaluations() : r.random_expected();
   // The median and the 90th percentile beside the mean: a strategy that is
   // quick on most seeds and lost on a few shows as such.
   out << fmt::format("{:<12} {:>12} {:>7} {:>7} {:>9} {:>12}\n", "strategy", "evaluations", "median", "90%", "reached", "vs random");
@@ -135,9 +135,7 @@ void print_replay(const search::ReplayReport& r, std::size_t seeds, std::size_t 
   // means compare only where both strategies got there on every seed: a
   // strategy that reached on all of them is not worse than one that reached
   // on a lucky few with fewer evaluations.
-  std::size_t random_reached = 0;
-  for (const auto& s : r.scores)
-    if (s.strategy == search::Strategy::Random) random_reached = s.reached();
+  const std::size_t random_reached = random_replayed ? random_score->reached() : 0;
   bool withheld = false;
   for (const auto& s : r.scores) {
     const double mean = s.mean_evaluations();
@@ -271,12 +269,12 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
     std::vector<kernel::Variant> again;
     for (const std::size_t k : ranked) again.push_back(space.candidate(all.history[k].index));
     const std::size_t top = std::min<std::size_t>(10, ranked.size());
+    const std::size_t controls = ranked.size() - top;  // the next ten, as many as the space has
     std::vector<std::vector<double>> at_first_pace(top);
     for (std::size_t n = 0; n < top; ++n) at_first_pace[n].push_back(all.history[ranked[n]].ms);
     for (int round = 1; round <= retimings; ++round) {
       const std::vector<double> second = time_again(measurer, again);
       const double drift = pace_drift(all.history, ranked, second, 10);
-      const std::size_t controls = ranked.size() > top ? ranked.size() - top : 0;
       if (controls == 0)
         err << fmt::format(
             "timing again ({} of {}) the {} fastest codes; the space has no more to time as controls of the machine's pace, so the new "
@@ -306,7 +304,7 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
       for (std::size_t t = 1; t < times.size(); ++t) said += fmt::format("{}{:.4g}", t > 1 ? ", " : "", times[t]);
       const std::size_t failed = static_cast<std::size_t>(retimings) + 1 - times.size();
       err << fmt::format("timed again: {} {} ms{}{} (first {:.4g} ms): median {:.4g} ms\n", e.id, said,
-                         ranked.size() > top ? " at the first pace" : "", failed ? fmt::format(", {} failed", failed) : std::string(), e.ms,
+                         controls > 0 ? " at the first pace" : "", failed ? fmt::format(", {} failed", failed) : std::string(), e.ms,
                          median);
       // Every variant of this code (its class, or the cache's time exactly) keeps the median; a failed one stays failed.
       const std::uint64_t code = space.code_class(e.index);

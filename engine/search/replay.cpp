@@ -110,12 +110,12 @@ ReplayReport replay(const kernel::LazySpace& space, const Features& features, co
     }
     report.scores.push_back(std::move(score));
   }
+  const auto timed = static_cast<std::size_t>(std::count_if(measured.begin(), measured.end(), [](const auto& m) { return m.second > 0; }));
+  report.spearman_known = !seeds.empty() && timed >= kSpearmanTimings;
   double sum = 0;
-  for (const std::uint64_t seed : seeds) sum += model_spearman(space, features, measured, seed);
-  report.spearman = seeds.empty() ? 0 : sum / static_cast<double>(seeds.size());
-  report.spearman_known = !seeds.empty() && static_cast<std::size_t>(std::count_if(measured.begin(), measured.end(), [](const auto& m) {
-                                              return m.second > 0;
-                                            })) >= kSpearmanTimings;
+  if (report.spearman_known)
+    for (const std::uint64_t seed : seeds) sum += model_spearman(space, features, measured, seed);
+  report.spearman = report.spearman_known ? sum / static_cast<double>(seeds.size()) : 0;
   return report;
 }
 

@@ -161,9 +161,13 @@ TEST(KernelCli, BenchStrategyKeepsItsBudgetAndRepeatsForASeed) {
 
 TEST(KernelCli, CompareStrategiesReplaysOnClassesAndTimesTheFastestAgain) {
   // 35 variants, 7 codes: B stored row-major does not use BT.
-  const Output o = shell(kBin + "/lego bench " + kRoot +
-                         "/projects/search/transpose_space.lego.json --set N=256 --only L=tiles --only B=row --only TC=8 --min-time 0.01 "
-                         "--repetitions 2 --compare-strategies --seeds 2");
+  const auto compare = [](const std::string& options) {
+    return shell(kBin + "/lego bench " + kRoot +
+                 "/projects/search/transpose_space.lego.json --set N=256 --only L=tiles --only B=row --only TC=8 --min-time 0.01 "
+                 "--repetitions 2 --compare-strategies " +
+                 options);
+  };
+  const Output o = compare("--seeds 2");
   ASSERT_EQ(o.rc, 0) << o.text;
   EXPECT_NE(o.text.find("35 variants (2940 candidates, 7 of distinct code)"), std::string::npos) << o.text;
   EXPECT_NE(o.text.find("replayed on 7 measured variants of distinct code"), std::string::npos) << o.text;
@@ -185,9 +189,7 @@ TEST(KernelCli, CompareStrategiesReplaysOnClassesAndTimesTheFastestAgain) {
   // Seven timings are too few for the model's rank correlation: n/a, not 0.00.
   EXPECT_NE(o.text.find("model: Spearman n/a (under 10 codes timed"), std::string::npos) << o.text;
   // Under a budget a strategy that did not get there on every seed is not compared with random by its lucky seeds' mean.
-  const Output capped = shell(kBin + "/lego bench " + kRoot +
-                              "/projects/search/transpose_space.lego.json --set N=256 --only L=tiles --only B=row --only TC=8 "
-                              "--min-time 0.01 --repetitions 2 --compare-strategies --seeds 4 --retimings 0 --budget 4");
+  const Output capped = compare("--seeds 4 --retimings 0 --budget 4");
   ASSERT_EQ(capped.rc, 0) << capped.text;
   // Its seven timings are the first run's, from the results cache, and say so.
   EXPECT_EQ(capped.text.find(" ms\n"), std::string::npos) << capped.text;
