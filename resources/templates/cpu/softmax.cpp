@@ -77,15 +77,29 @@ static inline void store_y(float* Y, int64_t r, int64_t c0, lego_vec v) {
 // lines in cache instead of waiting in the store queue on misses. The
 // hardware prefetcher alone left the loop waiting on memory: at 65536 x
 // 1024 (from DRAM) they took softmax from 0.73 to 0.93 of copy on AVX-512
-// and from 0.62 to 0.82 on AVX2, and changed nothing when X fits in L3.
-// One per vector, not per cache line: a test that skips the repeats costs
-// more than the repeats.
+// and from 0.62 to 0.82 on AVX2.
+//   - Where a vector is shorter than a cache line, into L2 only (locality
+//     2: prefetcht1 on x86). A row of 1024 floats is 4 KiB, one line in
+//     each of a 32 KiB L1's 64 sets, so each row there takes one of its 8
+//     ways, and the step keeps four in use (X's rows r and r + 1, Y's rows
+//     r - 1 and r). Prefetched into L1 as well, X's row two on and Y's next
+//     row pushed the rows in use out, and the rescaling of row r - 1 went
+//     back to L2. On Zen 4 with AVX2 at 4096 x 1024 (X in L3), one thread
+//     went from 0.67-0.72 of copy to 0.83-0.94, and two from 0.67 to
+//     0.81-0.93; the loop without its exponentials had been as slow as with
+//     them, so the memory held it, not the arithmetic.
+//   - With AVX-512's 64-byte vectors (one per line), into L1: on the same
+//     machine L2 was 0.03-0.07 of copy slower there, and L1 no worse.
+//   - One per vector, not per cache line: a test that skips the repeats
+//     costs more than the repeats.
+constexpr int PREFETCH_LOCALITY = {{ VECTOR_BYTES }} < 64 ? 2 : 3;
+
 static inline void prefetch_x(const float* X, int64_t r, int64_t c0) {
-  if constexpr (X_ROWS_IN_VECTORS) __builtin_prefetch(&X[{{ X[r, c0] }}], 0, 3);
+  if constexpr (X_ROWS_IN_VECTORS) __builtin_prefetch(&X[{{ X[r, c0] }}], 0, PREFETCH_LOCALITY);
 }
 
 static inline void prefetch_y(float* Y, int64_t r, int64_t c0) {
-  if constexpr (Y_ROWS_IN_VECTORS) __builtin_prefetch(&Y[{{ Y[r, c0] }}], 1, 3);
+  if constexpr (Y_ROWS_IN_VECTORS) __builtin_prefetch(&Y[{{ Y[r, c0] }}], 1, PREFETCH_LOCALITY);
 }
 
 // e^(x - max) as 2^t, t = x log2(e) - max log2(e) = n + f: n is t rounded
