@@ -37,6 +37,7 @@
 #include "run/worker_client.hpp"
 #include "search/strategy.hpp"
 #include "search_command.hpp"
+#include "side_by_side_text.hpp"
 #include "suggest_command.hpp"
 
 namespace lego::cli {
@@ -217,16 +218,7 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
     out << fmt::format("({} variants ruled out by target {} and not compiled; the first, {}: {})\n", count, sweep_options.target.name,
                        ruled->id, ruled->message);
   }
-  if (const auto& pairs = swept.side_by_side) {
-    out << fmt::format("side by side, {} alternating rounds (medians): {} {:.4g} ms", pairs->rounds, pairs->winner, pairs->winner_ms);
-    for (std::size_t k = 0; k < pairs->baselines.size(); ++k) {
-      const auto& b = pairs->baselines[k];
-      const std::string name = kernel::key_of_row(spec.name, b.id, true).name;
-      out << "; " << name
-          << (b.ms > 0 ? fmt::format(" {:.4g} ms (vs {} {:.2f}x)", b.ms, name, pairs->ratio(k)) : std::string(" failed in a round"));
-    }
-    out << "\n";
-  }
+  if (const auto& pairs = swept.side_by_side) out << side_by_side_text(*pairs, spec.name);
   // Said once: every process of a sweep raises the same walls.
   if (const auto partial = std::find_if(rows.begin(), rows.end(), [](const run::Outcome& r) { return !r.sandbox.empty(); });
       partial != rows.end())
@@ -525,7 +517,7 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
                    "After the table, time the winner and each baseline again, one after the other, in N rounds, and print the "
                    "winner's speed-up over each baseline from the medians (\"vs copy\", as in the table, but from timings taken "
                    "side by side, which a shared machine's swings between the sweep's timings do not skew; also in --json as "
-                   "lego_side_by_side). 0: skip")
+                   "lego_side_by_side). A --strategy search does the same with its best after timing its three best again. 0: skip")
       ->check(CLI::Range(0, 100));
 
   auto* ceilings_cmd = app.add_subcommand("ceilings", "The machine's measured roofs: STREAM copy/triad bandwidth, peak FMA FP32/FP64");
@@ -662,8 +654,8 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
           throw LegoError("--compare-strategies replays random, model and evolve itself; drop --strategy");
         if (compare_strategies && !budget.empty() && search::parse_budget(budget).seconds > 0)
           throw LegoError("--budget " + budget + ": a replay counts evaluations, not seconds; give --budget N with --compare-strategies");
-        if (bench_cmd->count("--rounds") > 0 && !compare_strategies)
-          err << "(--rounds is for a plain sweep's winner; a search times its best three again instead)\n";
+        if (bench_cmd->count("--rounds") > 0 && compare_strategies)
+          err << "(--rounds is for a sweep's winner or a search's best; --compare-strategies times no baselines)\n";
         return bench_search({project, kernel_name, sets, only, strategy.empty() ? "model" : strategy, budget, seed, compare_strategies,
                              replay_seeds, retimings, target_name, sweep_options},
                             out, err);

@@ -18,6 +18,7 @@
 #include "run/sweep.hpp"
 #include "search/replay.hpp"
 #include "search/strategy.hpp"
+#include "side_by_side_text.hpp"
 
 namespace lego::cli {
 namespace {
@@ -198,6 +199,21 @@ std::vector<double> time_again(const Measurer& like, const std::vector<kernel::V
   return fresh(variants);
 }
 
+// A search's best codes timed again as time_again does, in one batch with
+// the baselines, and the fastest of them then side by side with each
+// baseline in the sweep's alternating rounds (--rounds). The search's first
+// timings and the baselines' (its first batch) are minutes apart, and this
+// machine's pace drifts 1.5-2x in minutes: a search's best read 35.75 ms
+// against an OpenBLAS timed at 11.39 ms at the start.
+run::BatchRun time_finalists(const Measurer& like, const std::vector<kernel::Variant>& variants) {
+  run::SweepOptions o = like.options;
+  o.run.cache = false;
+  o.run.store = false;
+  run::SweepEvents events;
+  events.note = [&](const std::string& m) { like.err << m << "\n"; };
+  return run::run_batch(like.worker, like.spec, variants, like.roof, o, events, &like.cancel);
+}
+
 // How much slower (above 1) the machine runs now than when `history` was
 // timed: the median ratio of `second` to the first timing over the controls,
 // the entries of `ranked` from `first_control` on. 1 where none timed twice.
@@ -332,14 +348,19 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
   if (!top.empty() && !cancel) {
     std::vector<kernel::Variant> again;
     for (std::size_t k : top) again.push_back(space.candidate(r.history[k].index));
-    const std::vector<double> times = time_again(measurer, again);
+    const run::BatchRun finals = time_finalists(measurer, again);
     std::size_t best = top.size();
-    for (std::size_t n = 0; n < times.size(); ++n) {
+    for (std::size_t n = 0; n < again.size(); ++n) {
+      const double ms = n < finals.times.size() ? finals.times[n] : -1;
       out << fmt::format("timed again: {} {} (first {:.4g} ms)\n", again[n].id,
-                         times[n] > 0 ? fmt::format("{:.4g} ms", times[n]) : std::string("failed"), r.history[top[n]].ms);
-      if (times[n] > 0 && (best == top.size() || times[n] < times[best])) best = n;
+                         ms > 0 ? fmt::format("{:.4g} ms", ms) : std::string("failed"), r.history[top[n]].ms);
+      if (ms > 0 && (best == top.size() || ms < finals.times[best])) best = n;
     }
-    if (best < top.size()) out << fmt::format("best after timing again: {} at {:.4g} ms\n", again[best].id, times[best]);
+    if (best < top.size()) out << fmt::format("best after timing again: {} at {:.4g} ms\n", again[best].id, finals.times[best]);
+    for (const run::Outcome& o : finals.swept.outcomes)
+      if (o.baseline && o.ms > 0) out << fmt::format("baseline {}: {:.4g} ms (timed with them)\n", o.id, o.ms);
+    if (finals.swept.side_by_side) out << side_by_side_text(*finals.swept.side_by_side, spec.name);
+    return r.best ? 0 : 1;
   }
   for (const auto& o : measurer.outcomes)
     if (o.baseline && o.ms > 0) out << fmt::format("baseline {}: {:.4g} ms\n", o.id, o.ms);

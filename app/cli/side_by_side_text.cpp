@@ -1,0 +1,21 @@
+#include "side_by_side_text.hpp"
+
+#include <fmt/format.h>
+
+#include "kernel/variant_key.hpp"
+
+namespace lego::cli {
+
+std::string side_by_side_text(const run::SideBySide& pairs, const std::string& kernel) {
+  std::string line =
+      fmt::format("side by side, {} alternating rounds (medians): {} {:.4g} ms", pairs.rounds, pairs.winner, pairs.winner_ms);
+  for (std::size_t k = 0; k < pairs.baselines.size(); ++k) {
+    const auto& b = pairs.baselines[k];
+    const std::string name = kernel::key_of_row(kernel, b.id, true).name;
+    line += "; " + name +
+            (b.ms > 0 ? fmt::format(" {:.4g} ms (vs {} {:.2f}x)", b.ms, name, pairs.ratio(k)) : std::string(" failed in a round"));
+  }
+  return line + "\n";
+}
+
+}  // namespace lego::cli
