@@ -72,34 +72,35 @@ static inline void store_y(float* Y, int64_t r, int64_t c0, lego_vec v) {
   }
 }
 
-// Software prefetches, for layouts whose rows are in vectors: X's row r for
-// reading, and Y's row r for writing, so that the row's stores find their
-// lines in cache instead of waiting in the store queue on misses. The
-// hardware prefetcher alone left the loop waiting on memory: at 65536 x
-// 1024 (from DRAM) they took softmax from 0.73 to 0.93 of copy on AVX-512
-// and from 0.62 to 0.82 on AVX2.
-//   - Where a vector is shorter than a cache line, into L2 only (locality
-//     2: prefetcht1 on x86). A row of 1024 floats is 4 KiB, one line in
-//     each of a 32 KiB L1's 64 sets, so each row there takes one of its 8
-//     ways, and the step keeps four in use (X's rows r and r + 1, Y's rows
-//     r - 1 and r). Prefetched into L1 as well, X's row two on and Y's next
-//     row pushed the rows in use out, and the rescaling of row r - 1 went
-//     back to L2. On Zen 4 with AVX2 at 4096 x 1024 (X in L3), one thread
-//     went from 0.67-0.72 of copy to 0.83-0.94, and two from 0.67 to
-//     0.81-0.93; the loop without its exponentials had been as slow as with
-//     them, so the memory held it, not the arithmetic.
-//   - With AVX-512's 64-byte vectors (one per line), into L1: on the same
-//     machine L2 was 0.03-0.07 of copy slower there, and L1 no worse.
+// Software prefetches, for layouts whose rows are in vectors: X's row two
+// steps on, and Y's next row, which the step after writes, so that its
+// stores find their lines in cache instead of waiting in the store queue on
+// misses. The hardware prefetcher alone left the loop waiting on memory: at
+// 65536 x 1024 (from DRAM) they took softmax from 0.73 to 0.93 of copy on
+// AVX-512 and from 0.62 to 0.82 on AVX2.
+//   - Into L2, not L1 (locality 2: prefetcht1 on x86, pldl2keep on Arm). A
+//     row of 1024 floats is 4 KiB, one line in each of a 32 KiB L1's 64
+//     sets, so each row there takes one of its 8 ways, and the step keeps
+//     four in use (X's rows r and r + 1, Y's rows r - 1 and r). Prefetched
+//     into L1 as well, the two rows ahead pushed those out, and the
+//     rescaling of row r - 1 went back to L2: the loop without its
+//     exponentials was as slow as with them, so the memory held it, not the
+//     arithmetic.
+//   - Y's too is a read prefetch: a prefetch for writing is prefetchw on
+//     x86 wherever the target has it (AVX-512 targets do), which fills L1
+//     whatever the locality asks. A line read into L2 that no other core
+//     holds arrives exclusive, so the store after it needs no second trip.
+//   - Measured on Zen 4 at 4096 x 1024 (X in L3), two threads, a harness of
+//     the exported kernel against a copy: AVX2 0.67 of copy before, 0.81-0.93
+//     after; AVX-512 0.77-0.82 with both prefetches into L1, 0.93-1.01 after.
 //   - One per vector, not per cache line: a test that skips the repeats
 //     costs more than the repeats.
-constexpr int PREFETCH_LOCALITY = {{ VECTOR_BYTES }} < 64 ? 2 : 3;
-
 static inline void prefetch_x(const float* X, int64_t r, int64_t c0) {
-  if constexpr (X_ROWS_IN_VECTORS) __builtin_prefetch(&X[{{ X[r, c0] }}], 0, PREFETCH_LOCALITY);
+  if constexpr (X_ROWS_IN_VECTORS) __builtin_prefetch(&X[{{ X[r, c0] }}], 0, 2);
 }
 
 static inline void prefetch_y(float* Y, int64_t r, int64_t c0) {
-  if constexpr (Y_ROWS_IN_VECTORS) __builtin_prefetch(&Y[{{ Y[r, c0] }}], 1, PREFETCH_LOCALITY);
+  if constexpr (Y_ROWS_IN_VECTORS) __builtin_prefetch(&Y[{{ Y[r, c0] }}], 0, 2);
 }
 
 // e^(x - max) as 2^t, t = x log2(e) - max log2(e) = n + f: n is t rounded
