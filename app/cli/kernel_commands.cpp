@@ -486,9 +486,11 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   bench_cmd->add_option("--strategy", strategy,
                         "Search instead of measuring every variant: exhaustive, random, model (the cost model's best predictions, "
                         "refitted each round) or evolve (the best variants' neighbours, ranked by the model)");
-  bench_cmd->add_option("--budget", budget,
-                        "What a --strategy may spend: N evaluations (e.g. 40) or seconds (e.g. 90s); default: no limit. Alone it "
-                        "implies --strategy model; with --compare-strategies, N evaluations cap each replay");
+  bench_cmd->add_option(
+      "--budget", budget,
+      "What a --strategy may spend: N evaluations (e.g. 40) or seconds (e.g. 90s); default: no limit. Alone it "
+      "implies --strategy model; with --compare-strategies, N evaluations cap each replay. After the search its best three are timed "
+      "again and the best of them against the baselines (--rounds), unless a budget in seconds ran out");
   bench_cmd->add_flag("--compare-strategies", compare_strategies,
                       "Measure the whole space (the results cache makes reruns free), then replay random, model and evolve on it over "
                       "--seeds seeds: the evaluations each needs to come within 5% of the best, against random search's exact "

@@ -11,6 +11,7 @@
 
 #include "bindings.hpp"
 #include "command_line.hpp"
+#include "kernel/variant_key.hpp"
 #include "kernel/variant_space.hpp"
 #include "run/jit.hpp"
 #include "run/outcome.hpp"
@@ -199,6 +200,13 @@ std::vector<double> time_again(const Measurer& like, const std::vector<kernel::V
   return fresh(variants);
 }
 
+// One line per timed baseline, named as the table names it.
+void print_baselines(const std::vector<run::Outcome>& outcomes, const std::string& kernel, const std::string& when, std::ostream& out) {
+  for (const run::Outcome& o : outcomes)
+    if (o.baseline && o.ms > 0)
+      out << fmt::format("baseline {}: {:.4g} ms ({})\n", kernel::key_of_row(kernel, o.id, true).name, o.ms, when);
+}
+
 // A search's best codes timed again as time_again does, in one batch with
 // the baselines, and the fastest of them then side by side with each
 // baseline in the sweep's alternating rounds (--rounds). The search's first
@@ -344,7 +352,9 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
   // One timing can be luck (a quiet moment, a warm cache): the best three
   // are timed again, fresh, and the best of those is the answer.
   const std::vector<std::size_t> top = fastest(r.history, 3);
-  if (!top.empty() && cancel) out << "(the best were not timed again: the budget in seconds is spent)\n";
+  if (!top.empty() && cancel)
+    out << "(the best were not timed again, nor side by side with the baselines: the budget in seconds is spent; the baselines "
+           "below were timed before the search, and this machine's pace drifts between)\n";
   if (!top.empty() && !cancel) {
     std::vector<kernel::Variant> again;
     for (std::size_t k : top) again.push_back(space.candidate(r.history[k].index));
@@ -357,13 +367,15 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
       if (ms > 0 && (best == top.size() || ms < finals.times[best])) best = n;
     }
     if (best < top.size()) out << fmt::format("best after timing again: {} at {:.4g} ms\n", again[best].id, finals.times[best]);
-    for (const run::Outcome& o : finals.swept.outcomes)
-      if (o.baseline && o.ms > 0) out << fmt::format("baseline {}: {:.4g} ms (timed with them)\n", o.id, o.ms);
-    if (finals.swept.side_by_side) out << side_by_side_text(*finals.swept.side_by_side, spec.name);
+    // The rounds' medians are the comparison to read; the batch's single
+    // timings of the baselines only where there were no rounds.
+    if (finals.swept.side_by_side)
+      out << side_by_side_text(*finals.swept.side_by_side, spec.name);
+    else
+      print_baselines(finals.swept.outcomes, spec.name, "timed with them", out);
     return r.best ? 0 : 1;
   }
-  for (const auto& o : measurer.outcomes)
-    if (o.baseline && o.ms > 0) out << fmt::format("baseline {}: {:.4g} ms\n", o.id, o.ms);
+  print_baselines(measurer.outcomes, spec.name, "timed before the search", out);
   return r.best ? 0 : 1;
 }
 

@@ -24,6 +24,7 @@ std::optional<SideBySide> time_side_by_side(const Contestant& winner, const std:
   RunOptions timing = options;
   timing.verify = false;  // verified in the sweep; these runs only time
   timing.cache = false;   // a cached time is from another minute, which is what this avoids
+  timing.store = false;   // nor does it replace the sweep's verified result with an unverified second look
   timing.want_assembly = false;
   const auto time = [&](const Contestant& c) {
     if (cancel && cancel->load()) return -1.0;

@@ -75,10 +75,13 @@ extern "C" void lego_kernel(const float* A, const float* B, float* C) {
 #pragma omp parallel
   {
     float* Ap = static_cast<float*>(std::aligned_alloc(64, sizeof(float) * kMC * kKC));
-    for (int64_t jc = 0; jc < {{ N }}; jc += kNC)
+    for (int64_t jc = 0; jc < {{ N }}; jc += kNC) {
+      // The last block of columns may be narrower (N = 3072 in blocks of
+      // 2048); it is still whole tiles, for BN divides N and NC.
+      const int64_t nc = {{ N }} - jc < kNC ? {{ N }} - jc : kNC;
       for (int64_t pc = 0; pc < {{ K }}; pc += kKC) {
 #pragma omp for schedule(static)
-        for (int64_t t = 0; t < kNC / {{ BN }}; ++t)
+        for (int64_t t = 0; t < nc / {{ BN }}; ++t)
           for (int64_t kk = 0; kk < kKC; ++kk)
             for (int64_t jj = 0; jj < {{ BN }}; ++jj) {
               const int64_t k = pc + kk, j = jc + t * {{ BN }} + jj;
@@ -94,7 +97,7 @@ extern "C" void lego_kernel(const float* A, const float* B, float* C) {
                 const int64_t i = ic + t * {{ BM }} + ii, k = pc + kk;
                 Ap[t * {{ BM }} * kKC + {{ AP[ii, kk] }}] = i < {{ M }} ? A[{{ A[i, k] }}] : 0.0f;
               }
-          for (int64_t jr = 0; jr < kNC / {{ BN }}; ++jr)
+          for (int64_t jr = 0; jr < nc / {{ BN }}; ++jr)
             for (int64_t ir = 0; ir < panels; ++ir) {
               const float* a = Ap + ir * {{ BM }} * kKC;
               const float* b = Bp + jr * kKC * {{ BN }};
@@ -138,6 +141,7 @@ extern "C" void lego_kernel(const float* A, const float* B, float* C) {
             }
         }
       }
+    }
     std::free(Ap);
   }
   std::free(Bp);

@@ -85,14 +85,19 @@ static inline void store_y(float* Y, int64_t r, int64_t c0, lego_vec v) {
 //     into L1 as well, the two rows ahead pushed those out, and the
 //     rescaling of row r - 1 went back to L2: the loop without its
 //     exponentials was as slow as with them, so the memory held it, not the
-//     arithmetic.
-//   - Y's too is a read prefetch: a prefetch for writing is prefetchw on
-//     x86 wherever the target has it (AVX-512 targets do), which fills L1
-//     whatever the locality asks. A line read into L2 that no other core
-//     holds arrives exclusive, so the store after it needs no second trip.
+//     arithmetic. (Zen 1-3 treat prefetcht1 as prefetcht0, AMD documents:
+//     there this changes nothing.)
+//   - Y's too is a read prefetch: a prefetch for writing is prefetchw
+//     wherever the target has PRFCHW (the host target on x86 CPUs since
+//     Broadwell and Zen, AVX2 or AVX-512; none of the named x86-64-v3/v4
+//     targets lists it), which fills L1 whatever the locality asks. A line
+//     read into L2 that no other core holds arrives exclusive on x86, so
+//     the store after it needs no second trip.
 //   - Measured on Zen 4 at 4096 x 1024 (X in L3), two threads, a harness of
-//     the exported kernel against a copy: AVX2 0.67 of copy before, 0.81-0.93
-//     after; AVX-512 0.77-0.82 with both prefetches into L1, 0.93-1.01 after.
+//     the exported kernel against a copy: x86-64-v3 0.67 of copy before,
+//     0.81-0.93 after; the host target (AVX-512, with PRFCHW) 0.77-0.82
+//     with X's prefetch in L2 and Y's prefetchw, 0.93-1.01 with both read
+//     prefetches into L2.
 //   - One per vector, not per cache line: a test that skips the repeats
 //     costs more than the repeats.
 static inline void prefetch_x(const float* X, int64_t r, int64_t c0) {
