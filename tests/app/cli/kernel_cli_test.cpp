@@ -128,6 +128,16 @@ TEST(KernelCli, EmittedConversionsVerifyOnTheEmulator) {
   EXPECT_NE(wrong.text.find("wrong: the output differs from the reference"), std::string::npos) << wrong.text;
 }
 
+TEST(KernelCli, MatmulVerifiesWhereTheLastBlockOfColumnsIsNarrowerThanNC) {
+  // 256 columns in blocks of 160: the second block is 96 wide (three tiles of 32).
+  const Output o = shell(kBin + "/lego bench " + kRoot +
+                         "/projects/matmul.lego.json --only A=row --only B=row --only AP=rows --only BP=rows --only BM=6 --only BN=32 "
+                         "--set M=256 --set N=256 --set K=256 --set NC=160 --min-time 0.01 --repetitions 2 --rounds 0 --no-cache");
+  ASSERT_EQ(o.rc, 0) << o.text;
+  EXPECT_NE(o.text.find("NC=160 ✓"), std::string::npos) << o.text;
+  EXPECT_EQ(o.text.find("✗"), std::string::npos) << o.text;
+}
+
 TEST(KernelCli, BenchStrategyKeepsItsBudgetAndRepeatsForASeed) {
   const std::string command = kBin + "/lego bench " + kRoot +
                               "/projects/search/transpose_space.lego.json --set N=256 --min-time 0.01 --repetitions 2 --strategy model "
