@@ -191,15 +191,6 @@ std::vector<std::size_t> fastest(const std::vector<search::Evaluation>& history,
   return top;
 }
 
-// The variants timed again, fresh: the cache is neither read nor written, so
-// it keeps what the first timing found.
-std::vector<double> time_again(const Measurer& like, const std::vector<kernel::Variant>& variants) {
-  Measurer fresh{like.worker, like.spec, like.roof, like.options, like.cancel, like.err, {}, false, {}};
-  fresh.options.run.cache = false;
-  fresh.options.run.store = false;
-  return fresh(variants);
-}
-
 // One line per timed baseline, named as the table names it.
 void print_baselines(const std::vector<run::Outcome>& outcomes, const std::string& kernel, const std::string& when, std::ostream& out) {
   for (const run::Outcome& o : outcomes)
@@ -207,16 +198,22 @@ void print_baselines(const std::vector<run::Outcome>& outcomes, const std::strin
       out << fmt::format("baseline {}: {:.4g} ms ({})\n", kernel::key_of_row(kernel, o.id, true).name, o.ms, when);
 }
 
-// A search's best codes timed again as time_again does, in one batch with
-// the baselines, and the fastest of them then side by side with each
-// baseline in the sweep's alternating rounds (--rounds). The search's first
-// timings and the baselines' (its first batch) are minutes apart, and this
-// machine's pace drifts 1.5-2x in minutes: a search's best read 35.75 ms
-// against an OpenBLAS timed at 11.39 ms at the start.
-run::BatchRun time_finalists(const Measurer& like, const std::vector<kernel::Variant>& variants) {
+// The variants timed again, fresh: the cache is neither read nor written, so
+// it keeps what the first timing found. `beside_baselines` (a search's best
+// codes): in one batch with the baselines, and the fastest of them then side
+// by side with each baseline in the sweep's alternating rounds (--rounds).
+// The search's first timings and the baselines' (its first batch) are
+// minutes apart, and this machine's pace drifts 1.5-2x in minutes: a
+// search's best read 35.75 ms against an OpenBLAS timed at 11.39 ms at the
+// start.
+run::BatchRun time_fresh(const Measurer& like, const std::vector<kernel::Variant>& variants, bool beside_baselines) {
   run::SweepOptions o = like.options;
   o.run.cache = false;
   o.run.store = false;
+  if (!beside_baselines) {
+    o.baselines = false;
+    o.side_by_side_rounds = 0;
+  }
   run::SweepEvents events;
   events.note = [&](const std::string& m) { like.err << m << "\n"; };
   return run::run_batch(like.worker, like.spec, variants, like.roof, o, events, &like.cancel);
@@ -297,7 +294,7 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
     std::vector<std::vector<double>> at_first_pace(top);
     for (std::size_t n = 0; n < top; ++n) at_first_pace[n].push_back(all.history[ranked[n]].ms);
     for (int round = 1; round <= retimings; ++round) {
-      const std::vector<double> second = time_again(measurer, again);
+      const std::vector<double> second = time_fresh(measurer, again, false).times;
       const double drift = pace_drift(all.history, ranked, second, 10);
       if (controls == 0)
         err << fmt::format(
@@ -358,7 +355,7 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
   if (!top.empty() && !cancel) {
     std::vector<kernel::Variant> again;
     for (std::size_t k : top) again.push_back(space.candidate(r.history[k].index));
-    const run::BatchRun finals = time_finalists(measurer, again);
+    const run::BatchRun finals = time_fresh(measurer, again, true);
     std::size_t best = top.size();
     for (std::size_t n = 0; n < again.size(); ++n) {
       const double ms = n < finals.times.size() ? finals.times[n] : -1;
@@ -373,9 +370,9 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
       out << side_by_side_text(*finals.swept.side_by_side, spec.name);
     else
       print_baselines(finals.swept.outcomes, spec.name, "timed with them", out);
-    return r.best ? 0 : 1;
+  } else {
+    print_baselines(measurer.outcomes, spec.name, "timed before the search", out);
   }
-  print_baselines(measurer.outcomes, spec.name, "timed before the search", out);
   return r.best ? 0 : 1;
 }
 
