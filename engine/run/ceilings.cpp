@@ -79,23 +79,47 @@ static double fma_loop(int64_t iterations) {{
 }}
 extern "C" double lego_fma_f32(int64_t iterations) {{ return fma_loop<float>(iterations); }}
 extern "C" double lego_fma_f64(int64_t iterations) {{ return fma_loop<double>(iterations); }}
-// The clock while every core is busy: a chain of dependent one-cycle adds
-// (the empty asm keeps each add, and its result, in a register).
+// The clock while every core is busy with vector FMAs, as the peak runs: a
+// chain of dependent one-cycle adds with an independent FMA of the target's
+// vector width beside every second add (few enough that even one pipe keeps
+// up), since a core's clock drops under wide vector load (3.9 GHz scalar,
+// 3.7 with 512-bit FMAs, on a Rocket Lake). The empty asm keeps each add,
+// and its result, in a register; each adds a register whose value the
+// compiler cannot see, since Golden Cove's renamer folds adds of an
+// immediate (x += 1) without executing them: that chain read 17.5 GHz.
 extern "C" double lego_clock(int64_t adds, double (*now)()) {{
+  typedef float vec __attribute__((vector_size(kVectorBytes)));
   double ghz = 0;
 #pragma omp parallel reduction(+ : ghz)
   {{
-    uint64_t x = 0;
+    uint64_t x = 0, step = 1;
+    __asm__ volatile("" : "+r"(step));
+    vec acc[8];
+    for (int k = 0; k < 8; ++k) acc[k] = vec{{}} + float(k) * 1e-3f;
+    const vec m = vec{{}} + 0.9999f, s = vec{{}} + 1e-7f;
     const double t0 = now();
-    for (int64_t i = 0; i < adds; i += 8) {{
+    for (int64_t i = 0; i < adds; i += 16) {{
 #pragma clang loop unroll(full)
-      for (int k = 0; k < 8; ++k) {{
-        x += 1;
+      for (int k = 0; k < 16; ++k) {{
+        x += step;
         __asm__ volatile("" : "+r"(x));
+        if (k % 2 == 0) {{
+          acc[k / 2] = acc[k / 2] * m + s;
+          // One whole vector in one register: unpinned, Clang splits a
+          // 64-byte vector into two 32-byte halves for Intel's client cores
+          // (prefer-vector-width=256), whose clock does not drop for them.
+#if defined(__x86_64__)
+          __asm__ volatile("" : "+v"(acc[k / 2]));
+#elif defined(__aarch64__)
+          __asm__ volatile("" : "+w"(acc[k / 2]));
+#endif
+        }}
       }}
     }}
     const double t1 = now();
-    ghz = double(adds) / (t1 - t0) / 1e9 + double(x == 0);
+    float kept = 0;
+    for (int k = 0; k < 8; ++k) kept += acc[k][0];
+    ghz = double(adds) / (t1 - t0) / 1e9 + double(x == 0) + double(kept == 12345.f);
   }}
   return ghz / omp_get_max_threads();
 }}

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
@@ -26,6 +27,7 @@
 #include "run/quiet_gap.hpp"
 #include "run/worker_client.hpp"
 #include "run/worker_transport.hpp"
+#include "target/target.hpp"
 
 namespace lego::run {
 
@@ -134,6 +136,17 @@ double percent_of_roof(const kernel::Instance& inst, double ms, const Roof& roof
   // A roof the machine did not report (a driver without clock rates) bounds nothing.
   const double bound = std::min(peak > 0 ? peak : 1e300, intensity * roof.triad_gbs);
   return bound > 0 && bound < 1e300 ? 100.0 * (static_cast<double>(inst.flops) / s / 1e9) / bound : 0;
+}
+
+double believable_gflops(const kernel::Instance& inst, const Roof& roof, bool on_gpu) {
+  const double measured = 1.5 * peak_gflops(inst, roof);
+  if (on_gpu) return measured;
+  const std::optional<target::Target> target = target::by_name(inst.target);
+  if (!target) return measured;
+  const bool f64 = !inst.tensors.empty() && inst.tensors[0].type == kernel::ElementType::F64;
+  const double per_cycle = target->flops_per_cycle_f32() / (f64 ? 2 : 1);
+  const double bound = per_cycle * 6.0 * std::max({roof.threads, target->cores, 1});
+  return measured > 0 ? std::max(measured, bound) : 0;
 }
 
 // The code that differs between variants: the source past its header, and the layouts.
@@ -270,13 +283,14 @@ Roof roof_of(const RunReply& reply, const Roof& machine) {
 
 // A time is reported by the kernel's own process, where the kernel could
 // have written it. One that this machine could not run (under a nanosecond,
-// more FLOP/s than half again its peak, or more bytes per second than 64
+// more FLOP/s than believable_gflops, or more bytes per second than 64
 // times its copy bandwidth, which no cache reaches) is refused and never
 // cached: an error, so such a forged time never wins a sweep.
 void distrust_beyond_the_roof(RunReply& reply, const kernel::Instance& inst, const Roof& roof) {
   if (reply.status != Status::Ok || !reply.benchmark) return;
   const double ms = median_ms(reply);
   const double peak = peak_gflops(inst, roof);
+  const double believable = believable_gflops(inst, roof, reply.gpu.has_value());
   const double gflops = ms > 0 ? static_cast<double>(inst.flops) / (ms / 1e3) / 1e9 : 0;
   const double gbs = ms > 0 ? static_cast<double>(inst.bytes) / (ms / 1e3) / 1e9 : 0;
   std::string why;
@@ -284,8 +298,9 @@ void distrust_beyond_the_roof(RunReply& reply, const kernel::Instance& inst, con
     why = "it reported no time";
   else if (ms < 1e-6)  // whatever the project declares (or not) of its bytes and FLOPs
     why = "under a nanosecond is less than a call takes";
-  else if (peak > 0 && gflops > 1.5 * peak)
-    why = fmt::format("{:.4g} GFLOP/s is {:.0f}x this machine's peak ({:.4g})", gflops, gflops / peak, peak);
+  else if (believable > 0 && gflops > believable)
+    why = fmt::format("{:.4g} GFLOP/s is {:.0f}x this machine's peak ({:.4g}; at most {:.4g} is believable)", gflops, gflops / peak, peak,
+                      believable);
   else if (roof.copy_gbs > 0 && gbs > 64 * roof.copy_gbs)
     why = fmt::format("{:.4g} GB/s is {:.0f}x this machine's copy bandwidth ({:.4g})", gbs, gbs / roof.copy_gbs, roof.copy_gbs);
   if (why.empty()) return;

@@ -30,6 +30,13 @@ double arithmetic_intensity(const kernel::Instance& inst);
 // Percent of the roof that bounds the kernel: copy bandwidth without FLOPs,
 // else min(peak, intensity x triad bandwidth).
 double percent_of_roof(const kernel::Instance& inst, double ms, const Roof& roof);
+// The most FLOP/s a run can be believed to have reached; a time above it is
+// refused as forged. Half again the measured peak, or, on a CPU, the
+// target's pipes x lanes x 2 on every thread at 6 GHz, which no core
+// sustains: a peak measured while other work shared the cores (a test
+// suite's second job) can be half the machine's, and an honest kernel that
+// then ran alone must not read as forged.
+double believable_gflops(const kernel::Instance& inst, const Roof& roof, bool on_gpu);
 // The code that differs between variants (source and layouts): equal keys
 // run once.
 std::string code_key(const kernel::Instance& inst);

@@ -380,6 +380,33 @@ TEST(SweepDriver, AVariantAboveThePeakMakesTheCeilingsStaleWhateverItsBytes) {
   EXPECT_FALSE(above_roof_from_cache(dgemm, machine));
 }
 
+// CI, session 21: a 256^3 matmul ran at 232 GFLOP/s on a Sapphire Rapids
+// whose peak had just been measured at 128 while the suite's other job
+// shared the cores, and was refused as forged. A CPU time is now believed
+// up to the target's pipes x lanes x 2 at 6 GHz on every thread, or half
+// again the measured peak where that is higher; a GPU's, up to half again
+// its measured peak.
+TEST(SweepDriver, AnHonestTimeAboveAPeakMeasuredUnderLoadIsBelieved) {
+  kernel::Instance sgemm;
+  sgemm.target = "x86-64-v3";  // 2 FMA pipes x 8 fp32 lanes x 2 = 32 FLOPs a cycle
+  sgemm.tensors.resize(1);
+  Roof loaded;
+  loaded.peak_gflops_f32 = 128, loaded.peak_gflops_f64 = 64, loaded.threads = 2;
+  const double per_thread = 32 * 6.0;
+  const double cpu = believable_gflops(sgemm, loaded, false);
+  EXPECT_GE(cpu, 2 * per_thread);
+  EXPECT_GT(cpu, 232);
+  EXPECT_DOUBLE_EQ(believable_gflops(sgemm, loaded, true), 192);
+  kernel::Instance dgemm = sgemm;
+  dgemm.tensors[0].type = kernel::ElementType::F64;
+  EXPECT_DOUBLE_EQ(believable_gflops(dgemm, loaded, false), cpu / 2);
+  // A measured peak above the bound raises it; none measured bounds nothing.
+  Roof fast = loaded;
+  fast.peak_gflops_f32 = 10000;
+  EXPECT_DOUBLE_EQ(believable_gflops(sgemm, fast, false), 15000);
+  EXPECT_EQ(believable_gflops(sgemm, Roof{}, false), 0);
+}
+
 }  // namespace
 }  // namespace lego::run
 
