@@ -1,5 +1,6 @@
 #include "kernel_commands.hpp"
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -7,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -229,7 +231,21 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
         "double, {:g} for half, exact for integers)\n",
         spec.tolerance, lego_check::default_tolerance<float>(), lego_check::default_tolerance<double>(), lego_check::kHalfTolerance);
   const auto cached = std::count_if(rows.begin(), rows.end(), [](const run::Outcome& r) { return r.cached; });
-  if (cached) out << fmt::format("({} results reused from the cache of unchanged code; --no-cache runs them again)\n", cached);
+  if (cached) {
+    // When they were timed: a reused timing sits beside fresh ones (the
+    // baselines', a side-by-side round's), and the machine's pace drifts.
+    std::int64_t first = 0, last = 0;
+    for (const auto& r : rows)
+      if (r.cached && r.timed_unix > 0) {
+        first = first == 0 ? r.timed_unix : std::min(first, r.timed_unix);
+        last = std::max(last, r.timed_unix);
+      }
+    const auto when = [](std::int64_t t) { return fmt::format("{:%Y-%m-%d %H:%M} UTC", fmt::gmtime(static_cast<std::time_t>(t))); };
+    const std::string timed = first == 0      ? std::string()
+                              : first == last ? ", timed " + when(first)
+                                              : ", timed " + when(first) + " to " + when(last);
+    out << fmt::format("({} results reused from the cache of unchanged code{}; --no-cache runs them again)\n", cached, timed);
+  }
   // Only rows whose check ran at other sizes say so (a --set at or below
   // verify_at's sizes is verified at full size).
   std::set<std::string> checked_at;

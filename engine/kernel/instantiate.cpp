@@ -141,6 +141,9 @@ class Instantiator {
     inst.expansions[k].code = code.close;
     if (code.move_code) inst.expansions[n.moves[0].placeholder].code = *code.move_code;
     uses_microkernels_ = uses_microkernels_ || code.microkernel;
+    if (code.transpose)
+      inst.register_transposes.push_back({n.placeholder, code.transpose->tile, code.outer_coordinate, code.inner_coordinate, n.moves[0].src,
+                                          n.moves[0].dst, code.transpose->stream});
     inst.notes.insert(inst.notes.end(), code.notes.begin(), code.notes.end());
   }
 

@@ -70,6 +70,17 @@ struct Instance {
   // How the code was generated where there was a choice: loop nests or the
   // flat form (and why), micro-kernels or scalar code (and why).
   std::vector<std::string> notes;
+  // The register transposes chosen for lone moves (kernel/microkernel.hpp),
+  // as a cost model walks them: the loop's two coordinates stepped by the
+  // tile, which tensor is read and which written, and whether streamed.
+  struct RegisterTranspose {
+    std::size_t loop = 0;  // the {{ for }} placeholder
+    int tile = 0;
+    int outer_coordinate = -1, inner_coordinate = -1;  // of the loop's coordinates (its names)
+    std::string src, dst;
+    bool stream = false;
+  };
+  std::vector<RegisterTranspose> register_transposes;
   std::string library;  // baselines: the library they call ("openblas")
   // The CPU target the code is built for ("host" or a target::known_names()
   // entry); CUDA ignores it.

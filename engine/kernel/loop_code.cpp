@@ -130,7 +130,17 @@ NestCode close_nest(const OpenNest& n, bool lone_move, const target::Target& tar
   std::optional<TransposeChoice> micro;
   if (lone_move) micro = choose_microkernel(n, lines, target, out.notes);
   out.microkernel = micro.has_value();
-  if (micro) out.move_code = transpose_call(*micro, n.moves[0].src_code, n.moves[0].dst_code);
+  out.transpose = micro;
+  if (micro) {
+    out.move_code = transpose_call(*micro, n.moves[0].src_code, n.moves[0].dst_code);
+    const auto coordinate_of = [&](const std::string& var) {
+      for (const auto& l : n.nest.loops)
+        if (l.var == var && l.multiplier == 1) return l.coordinate;
+      return -1;
+    };
+    for (const LoopLine& line : lines)
+      if (line.step == micro->tile) (out.outer_coordinate < 0 ? out.outer_coordinate : out.inner_coordinate) = coordinate_of(line.var);
+  }
   const bool stream = micro && micro->stream;
   const int collapse = collapsed_loops(lines);
   bool region = false;  // an omp parallel block of our own, closed after the fence

@@ -68,6 +68,10 @@ struct NestCode {
   std::optional<std::string> move_code;  // the lone move as a micro-kernel call
   bool microkernel = false;              // the source needs microkernel_prelude
   std::vector<std::string> notes;
+  // The micro-kernel's loops as the nest's coordinates (-1: a loop that
+  // does not advance a coordinate by one per step).
+  int outer_coordinate = -1, inner_coordinate = -1;
+  std::optional<TransposeChoice> transpose;
 };
 
 // `lone_move`: the body is one move and white space, and the build is not

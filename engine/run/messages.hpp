@@ -95,6 +95,9 @@ struct RunReply {
   // and whether it came from the results cache.
   std::map<std::string, std::int64_t> verified_at;
   bool cached = false;
+  // When this machine's sweep ran it (Unix seconds; 0: unknown), kept by
+  // the results cache, so a reused result says how old its timing is.
+  std::int64_t timed_unix = 0;
   double kernel_ms = -1;                      // compile time; -1 when it was not compiled
   std::string assembly;                       // when asked for
   std::string sandbox;                        // what of the kernel's sandbox could not be raised

@@ -91,9 +91,10 @@ struct Outcome {
   std::string message;
   bool baseline = false;  // a library or copy, timed beside the variants, never the winner (its id is "baseline:NAME")
   bool verified = false;
-  std::string verified_at;   // "N=64" when the check ran at the kernel's smaller verify_at sizes
-  bool cached = false;       // reused from the results cache of unchanged code
-  std::string duplicate_of;  // Duplicate: the variant whose code it shares
+  std::string verified_at;      // "N=64" when the check ran at the kernel's smaller verify_at sizes
+  bool cached = false;          // reused from the results cache of unchanged code
+  std::int64_t timed_unix = 0;  // when it was timed (Unix seconds; 0: unknown or not timed)
+  std::string duplicate_of;     // Duplicate: the variant whose code it shares
   // Timing: the median of the repetitions; -1 when not timed.
   double ms = -1, gbs = 0, gflops = 0;
   // The spread of the timed repetitions (a busy machine varies by 4x): the

@@ -211,6 +211,7 @@ void read_variant_result(const VariantResult& r, Outcome& out) {
   out.message = reply.message;
   out.verified = reply.verified;
   out.cached = reply.cached;
+  out.timed_unix = reply.timed_unix;
   out.verified_at = sizes_text(reply.verified_at);
   out.assembly = reply.assembly;
   out.sandbox = reply.sandbox;

@@ -290,6 +290,7 @@ Json to_json(const RunReply& r) {
   put_text(j, "verified_by", r.verified_by);
   if (!r.verified_at.empty()) j["verified_at"] = r.verified_at;
   if (r.cached) j["cached"] = true;
+  if (r.timed_unix > 0) j["timed_unix"] = r.timed_unix;
   if (r.kernel_ms >= 0) j["kernel_ms"] = r.kernel_ms;
   put_text(j, "assembly", r.assembly);
   put_text(j, "sandbox", r.sandbox);
@@ -319,6 +320,7 @@ RunReply run_reply_from_json(const Json& j, const std::string& at) {
     for (const auto& [name, value] : f.raw("verified_at").items()) r.verified_at[name] = sizes.integer(name.c_str());
   }
   r.cached = f.flag("cached");
+  r.timed_unix = f.integer("timed_unix");
   r.kernel_ms = f.number("kernel_ms", -1);
   r.assembly = f.text("assembly");
   r.sandbox = f.text("sandbox");

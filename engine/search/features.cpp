@@ -56,7 +56,8 @@ Features::Features(const kernel::LazySpace& space, const target::Target& target,
         asked_strides_.push_back({w.name, w.index, false, w.step});
   if (!walk_sites_.empty())
     for (const char* what :
-         {"L1 misses per access", "L2 misses per access", "TLB misses per access", "an element at a time", "log2 innermost loop"})
+         {"L1 misses per access", "L2 misses per access", "TLB misses per access", "an element at a time", "log2 innermost loop",
+          "partly streamed lines per access", "page walks per access", "streamed lines per access"})
       names_.push_back(std::string("walk: ") + what);
   if (!inverted_.empty()) names_.push_back("index operations");
   if (prior_ranks()) names_.push_back("static penalty (log)");
@@ -168,7 +169,8 @@ void Features::find_sites(const std::vector<kernel::Placeholder>& placeholders) 
     if (!a.shared) walk_sites_.push_back(std::move(w));
   };
   int depth = 0;
-  for (const kernel::Placeholder& p : placeholders) {
+  for (std::size_t k = 0; k < placeholders.size(); ++k) {
+    const kernel::Placeholder& p = placeholders[k];
     if (const auto* s = std::get_if<kernel::placeholder::Stride>(&p.form)) asked_strides_.push_back({s->name, s->dimension, false, {}});
     if (const auto* r = std::get_if<kernel::placeholder::Run>(&p.form)) asked_strides_.push_back({r->name, r->dimension, true, {}});
     // The first inversion only (a template inverts its loop's layout once per element); CPU code only (the roof is
@@ -177,7 +179,10 @@ void Features::find_sites(const std::vector<kernel::Placeholder>& placeholders) 
         i && inverted_.empty() && space_->spec().backend == kernel::Backend::Cpu)
       inverted_ = i->layout;
     if (const auto* f = std::get_if<kernel::placeholder::For>(&p.form)) {
-      if (!loop) loop = f;
+      if (!loop) {
+        loop = f;
+        walk_loop_placeholder_ = k;
+      }
       ++depth;
     }
     if (std::holds_alternative<kernel::placeholder::End>(p.form)) --depth;
@@ -459,17 +464,32 @@ bool Features::flat_walk(const kernel::Variant& v) const {
 }
 
 std::vector<double> Features::walk_misses(const kernel::Variant& v) const {
-  if (walk_sites_.empty()) return {0, 0, 0, 0, 0};
+  if (walk_sites_.empty()) return {0, 0, 0, 0, 0, 0, 0, 0};
   std::vector<double> misses = walk_misses_of_order(v);
   if (flat_walk(v)) misses[3] = 1;
   return misses;
 }
 
+std::optional<kernel::Instance::RegisterTranspose> Features::register_transpose(const kernel::Variant& v) const {
+  try {
+    kernel::InstantiateOptions options;
+    options.target = target_;
+    const kernel::Instance instance = kernel::instantiate(space_->spec(), v, sym::Lang::C, options);
+    for (const auto& moved : instance.register_transposes)
+      if (moved.loop == walk_loop_placeholder_) return moved;
+  } catch (const LegoError&) {
+    // a variant that does not instantiate: its run says why
+  }
+  return std::nullopt;
+}
+
 std::vector<double> Features::walk_misses_of_order(const kernel::Variant& v) const {
+  // The flat form walks element by element whatever the layouts make of the move.
+  const bool flat = flat_walk(v);
   return memoized(
-      walk_cache_, views_key(walk_views_, v),
+      walk_cache_, views_key(walk_views_, v) + (flat ? "|flat" : ""),
       [&] {
-        std::vector<double> misses{0, 0, 0, 0, 0};
+        std::vector<double> misses{0, 0, 0, 0, 0, 0, 0, 0};
         try {
           const kernel::Binding binding = kernel::bind_variant(space_->spec(), v);
           const Env env = kernel::with_target(v.parameters, target_);
@@ -480,6 +500,7 @@ std::vector<double> Features::walk_misses_of_order(const kernel::Variant& v) con
           std::vector<Plan> layouts;
           layouts.reserve(walk_sites_.size());  // the accesses point into it
           std::vector<WalkAccess> accesses;
+          std::vector<const WalkSite*> sites;  // per access
           for (const WalkSite& w : walk_sites_) {
             const kernel::NamedView* view = binding.view(w.tensor);
             const kernel::BoundTensor* tensor = binding.tensor(w.tensor);
@@ -496,12 +517,32 @@ std::vector<double> Features::walk_misses_of_order(const kernel::Variant& v) con
               layouts.pop_back();
               continue;
             }
-            accesses.push_back({&layouts.back(), w.coordinate, w.constant, static_cast<int>(kernel::element_bytes(tensor->type))});
+            const kernel::TensorSpec* spec_of = nullptr;
+            for (const auto& t : space_->spec().tensors)
+              if (t.name == w.tensor) spec_of = &t;
+            const bool written = spec_of && spec_of->role != kernel::Role::In;
+            accesses.push_back(
+                {&layouts.back(), w.coordinate, w.constant, static_cast<int>(kernel::element_bytes(tensor->type)), false, written});
+            sites.push_back(&w);
           }
           if (!accesses.empty()) {
-            const WalkCounts counts = walk(order, accesses, target_);
-            misses = {counts.l1_misses, counts.l2_misses, counts.tlb_misses, counts.vectorizes ? 0.0 : 1.0,
-                      std::log2(static_cast<double>(std::max<std::int64_t>(1, counts.inner_run)))};
+            // The code walks the loop as generated: where the layouts make
+            // its move a register transpose, a tile at a time, the written
+            // side streamed (which only the generated code can say).
+            WalkTile tile;
+            if (const auto moved = flat ? std::nullopt : register_transpose(v)) {
+              tile = {moved->tile, moved->outer_coordinate, moved->inner_coordinate};
+              for (std::size_t a = 0; a < accesses.size(); ++a) accesses[a].streamed = moved->stream && sites[a]->tensor == moved->dst;
+            }
+            const WalkCounts counts = walk(order, accesses, target_, 1 << 15, tile);
+            misses = {counts.l1_misses,
+                      counts.l2_misses,
+                      counts.tlb_misses,
+                      counts.vectorizes ? 0.0 : 1.0,
+                      std::log2(static_cast<double>(std::max<std::int64_t>(1, counts.inner_run))),
+                      counts.partial_streamed_lines,
+                      counts.page_walks,
+                      counts.streamed_lines};
           }
         } catch (const LegoError&) {
           // a variant whose layouts do not bind or plan: its run will say why
@@ -514,13 +555,32 @@ std::vector<double> Features::walk_misses_of_order(const kernel::Variant& v) con
 // The walk's misses priced against a walk that misses each line once: an L2
 // miss is a line from L3 or memory, the unit; a line L1 misses and L2 has
 // costs a quarter of one (L2's bandwidth is about four times memory's per
-// core), a TLB miss half (a page walk whose entries are cached).
+// core), a first-level TLB miss a quarter (the second level's few cycles),
+// a page walk half (its entries are cached), and a line
+// streamed in part four more (its write-combining buffer goes to memory
+// half empty, and the memory merges it: 8x8 register transposes streaming
+// 32-byte rows of an 8192^2 transpose ran 4-5x the 16x16 ones' 64-byte
+// rows on a Rocket Lake).
+//
+// Where everything the kernel moves fits in the last-level cache, a line L2
+// misses comes from L3 at about 0.4 of a line from memory, but a streamed
+// line still goes to memory: at 2048^2 (32 MiB) on a Sapphire Rapids the
+// plain copies into column tiles ran 0.60 ms and the streamed register
+// transposes 0.72, at 8192^2 (512 MiB) 26 ms against 16.6.
 double Features::walk_penalty(const kernel::Variant& v) const {
   if (walk_sites_.empty()) return 0;
   const std::vector<double> m = walk_misses(v);
-  const double cost = m[1] + 0.25 * m[0] + 0.5 * m[2];
+  const Env env = kernel::with_target(v.parameters, target_);
+  double bytes = 0;
+  try {
+    if (space_->spec().bytes) bytes = static_cast<double>(evaluate(space_->spec().bytes, env));
+  } catch (const LegoError&) {
+    // bytes the parameters cannot evaluate: taken as not resident
+  }
+  const double from_l3 = bytes > 0 && bytes <= static_cast<double>(target_.l3_bytes) ? 0.4 : 1.0;
+  const double cost = from_l3 * (m[1] - m[7]) + m[7] + 0.25 * m[0] + 0.25 * m[2] + 4 * m[5] + 0.5 * m[6];
   // The compulsory misses: each 64-byte line of the accesses' elements once, in L1 and L2.
-  const double compulsory = 1.25 * walk_element_bytes_ / 64;
+  const double compulsory = (from_l3 + 0.25) * walk_element_bytes_ / 64;
   // A body an element at a time does a vector's work in `lanes` steps, of
   // which the memory system hides about half.
   const double lanes = std::max(1, target_.lanes(4));

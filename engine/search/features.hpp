@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel/instantiate.hpp"
 #include "kernel/placeholder.hpp"
 #include "kernel/variant_space.hpp"
 #include "target/target.hpp"
@@ -110,6 +111,10 @@ class Features {
     std::vector<std::int64_t> constant;
   };
   std::string walk_loop_;
+  std::size_t walk_loop_placeholder_ = 0;
+  // The register transpose the code generator makes of the walk loop's
+  // move for this variant, if any (it instantiates the variant).
+  std::optional<kernel::Instance::RegisterTranspose> register_transpose(const kernel::Variant& variant) const;
   std::size_t walk_rank_ = 0;  // the loop's coordinates
   // The loop's flat=EXPR: where it is not 0 the loop walks x over L's order
   // and inverts L per element, an element at a time whatever the accesses.

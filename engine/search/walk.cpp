@@ -1,6 +1,7 @@
 #include "search/walk.hpp"
 
 #include <algorithm>
+#include <map>
 
 namespace lego::search {
 
@@ -86,33 +87,87 @@ bool vectorizes(const Plan& loop, const std::vector<WalkAccess>& accesses, std::
 
 }  // namespace
 
-WalkCounts walk(const Plan& loop, const std::vector<WalkAccess>& accesses, const target::Target& target, std::int64_t limit) {
+WalkCounts walk(const Plan& loop, const std::vector<WalkAccess>& accesses, const target::Target& target, std::int64_t limit,
+                const WalkTile& tile) {
   constexpr int kLine = 64, kPage = 4096;
   // Typical associativities: 8-way L1 data caches, 16-way L2s (8 on some
-  // Arm cores, which changes little here); a 64-entry first-level TLB.
-  CacheModel l1(target.l1d_bytes, kLine, 8), l2(target.l2_bytes, kLine, 16), tlb(64 * kPage, kPage, 4);
+  // Arm cores, which changes little here). Two TLBs: a first-level one of
+  // 64 entries, fully associative as Zen's are (Intel's 4- or 6-way ones
+  // would alias a register transpose's 16 rows of a 32 KiB-row matrix, 8
+  // pages apart, more than their misses cost), and a second-level one of
+  // 1536 entries, 12-way (Intel since Skylake, Zen 2 and 3; 2048 on later
+  // cores), whose misses walk the page table.
+  CacheModel l1(target.l1d_bytes, kLine, 8), l2(target.l2_bytes, kLine, 16), tlb(64 * kPage, kPage, 64), stlb(1536 * kPage, kPage, 12);
   WalkCounts counts;
   const std::int64_t n = std::min(limit, loop.size());
-  std::vector<std::int64_t> at(static_cast<std::size_t>(loop.rank())), index;
+  const int rank = loop.rank();
+  const bool blocked =
+      tile.tile > 1 && tile.outer >= 0 && tile.inner >= 0 && tile.outer < rank && tile.inner < rank && tile.outer != tile.inner;
+  std::vector<std::int64_t> at(static_cast<std::size_t>(rank)), point, index;
+  std::map<std::int64_t, int> streamed;  // a block's streamed lines: the bytes it writes to each
+  const auto touch = [&](std::size_t a, const std::vector<std::int64_t>& coordinates) {
+    // Each tensor 2^40 bytes from the last: apart in every set of every model.
+    const std::int64_t address =
+        (static_cast<std::int64_t>(a + 1) << 40) + offset(accesses[a], coordinates, index) * accesses[a].element_bytes;
+    ++counts.accesses;
+    if (blocked && accesses[a].streamed) {
+      streamed[address / kLine] += accesses[a].element_bytes;
+    } else if (l1.miss(address / kLine)) {
+      counts.l1_misses += 1;
+      if (l2.miss(address / kLine)) counts.l2_misses += accesses[a].written ? 2 : 1;
+    }
+    if (tlb.miss(address / kPage)) {
+      counts.tlb_misses += 1;
+      if (stlb.miss(address / kPage)) counts.page_walks += 1;
+    }
+  };
+  const std::size_t outer = static_cast<std::size_t>(tile.outer), inner = static_cast<std::size_t>(tile.inner);
   for (std::int64_t x = 0; x < n; ++x) {
     loop.inv(x, at.data());
+    if (!blocked) {
+      for (std::size_t a = 0; a < accesses.size(); ++a) touch(a, at);
+      continue;
+    }
+    if (at[outer] % tile.tile != 0 || at[inner] % tile.tile != 0) continue;
     for (std::size_t a = 0; a < accesses.size(); ++a) {
-      // Each tensor 2^40 bytes from the last: apart in every set of every model.
-      const std::int64_t address = (static_cast<std::int64_t>(a + 1) << 40) + offset(accesses[a], at, index) * accesses[a].element_bytes;
-      ++counts.accesses;
-      if (l1.miss(address / kLine)) {
+      point = at;
+      // Each side a row at a time along its own contiguous dimension: the
+      // micro-kernel loads the source's rows and stores the destination's.
+      const std::int64_t origin = offset(accesses[a], at, index);
+      point[outer] = at[outer] + 1;
+      const bool along_outer = std::llabs(offset(accesses[a], point, index) - origin) == 1;
+      const std::size_t row = along_outer ? inner : outer, column = along_outer ? outer : inner;
+      streamed.clear();
+      for (int p = 0; p < tile.tile; ++p)
+        for (int q = 0; q < tile.tile; ++q) {
+          point[row] = at[row] + p;
+          point[column] = at[column] + q;
+          touch(a, point);
+        }
+      // A streamed line goes to memory once, as a missed line would; one
+      // the block wrote only part of is flushed without the rest.
+      for (const auto& [line, bytes] : streamed) {
         counts.l1_misses += 1;
-        if (l2.miss(address / kLine)) counts.l2_misses += 1;
+        counts.l2_misses += 1;
+        counts.streamed_lines += 1;
+        if (bytes < kLine) counts.partial_streamed_lines += 1;
       }
-      if (tlb.miss(address / kPage)) counts.tlb_misses += 1;
     }
   }
-  counts.vectorizes = vectorizes(loop, accesses, counts.inner_run);
+  if (blocked) {
+    counts.vectorizes = true;  // the micro-kernel's registers
+    counts.inner_run = tile.tile;
+  } else {
+    counts.vectorizes = vectorizes(loop, accesses, counts.inner_run);
+  }
   if (counts.accesses > 0) {
     const double per = 1.0 / static_cast<double>(counts.accesses);
     counts.l1_misses *= per;
     counts.l2_misses *= per;
     counts.tlb_misses *= per;
+    counts.page_walks *= per;
+    counts.partial_streamed_lines *= per;
+    counts.streamed_lines *= per;
   }
   return counts;
 }

@@ -22,12 +22,28 @@ struct WalkAccess {
   std::vector<int> coordinate;         // per tensor index: the loop's coordinate, or -1
   std::vector<std::int64_t> constant;  // per tensor index where coordinate is -1
   int element_bytes = 4;
+  // Written with streaming stores, which bypass the caches: each line is
+  // one to memory, and a line a tile writes only part of is flushed part
+  // by part (kernel/microkernel.hpp streams only a register transpose's rows).
+  bool streamed = false;
+  // Written with plain stores: a line the caches miss is read before it is
+  // written (read for ownership), so it crosses the memory bus twice.
+  bool written = false;
+};
+
+// The register transpose the code generator chose for the loop's move
+// (kernel::Instance::RegisterTranspose): its two loops step by the tile,
+// and each step moves a tile x tile block. None (tile 0): element by element.
+struct WalkTile {
+  int tile = 0;
+  int outer = -1, inner = -1;  // the loop coordinates stepped by the tile
 };
 
 struct WalkCounts {
   std::int64_t accesses = 0;
   // Per access, averaged over the walk.
   double l1_misses = 0, l2_misses = 0, tlb_misses = 0;
+  double page_walks = 0;  // the second-level TLB's misses
   // Whether the loop's innermost steps leave a vector loop: every access
   // contiguous (or fixed) along the innermost loop, or, for two accesses,
   // one contiguous along it and the other along the loop outside it, the
@@ -37,10 +53,19 @@ struct WalkCounts {
   // The innermost loop's length: a vector loop or register transpose
   // shorter than the target's vector runs at that fraction of its width.
   std::int64_t inner_run = 0;
+  // Per access: lines written by streaming stores in part (a tile row
+  // narrower than a line), each flushed to memory without the rest.
+  double partial_streamed_lines = 0;
+  // Per access: lines written by streaming stores (among the L2 misses).
+  double streamed_lines = 0;
 };
 
 // The first `limit` iterations of `loop`'s physical order. Each access's
-// tensor is placed in an address range of its own, page aligned.
-WalkCounts walk(const Plan& loop, const std::vector<WalkAccess>& accesses, const target::Target& target, std::int64_t limit = 1 << 15);
+// tensor is placed in an address range of its own, page aligned. With a
+// register transpose (`tile`), the code visits only the iterations where
+// both its coordinates are multiples of the tile and moves the whole block
+// there: the walk does the same.
+WalkCounts walk(const Plan& loop, const std::vector<WalkAccess>& accesses, const target::Target& target, std::int64_t limit = 1 << 15,
+                const WalkTile& tile = {});
 
 }  // namespace lego::search

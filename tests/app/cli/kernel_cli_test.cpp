@@ -157,6 +157,9 @@ TEST(KernelCli, BenchStrategyKeepsItsBudgetAndRepeatsForASeed) {
   const std::size_t rounds = first.text.find("side by side, 3 alternating rounds (medians): A=row,");
   ASSERT_NE(rounds, std::string::npos) << first.text;
   EXPECT_NE(first.text.find("(vs copy ", rounds), std::string::npos) << first.text;
+  // The search's own seconds leave out the timing again: the whole command's time closes the report.
+  EXPECT_NE(first.text.find("lego bench took ", rounds), std::string::npos) << first.text;
+  EXPECT_NE(first.text.find(" s in all (the search "), std::string::npos) << first.text;
   const auto table = [](const std::string& text) {
     std::string rows;
     std::istringstream in(text);
@@ -165,6 +168,18 @@ TEST(KernelCli, BenchStrategyKeepsItsBudgetAndRepeatsForASeed) {
         rows += line.substr(0, line.find(' ', 5)) + "\n";
     return rows;
   };
+  // The times stay in a column however long the ids are: every row is as long as the header.
+  {
+    std::istringstream in(first.text);
+    std::size_t header = 0;
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("#    variant (in the order measured)", 0) == 0) header = line.size();
+      if (header == 0 || line.empty() || !std::isdigit(static_cast<unsigned char>(line[0]))) continue;
+      if (const std::size_t mark = line.find("  <- best"); mark != std::string::npos) line.resize(mark);
+      EXPECT_EQ(line.size(), header) << line;
+    }
+    EXPECT_GT(header, 0u) << first.text;
+  }
   const Output second = shell(command);
   ASSERT_EQ(second.rc, 0) << second.text;
   const std::string picks = table(first.text);

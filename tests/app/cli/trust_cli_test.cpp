@@ -213,6 +213,9 @@ TEST(TrustCli, AnEditedOrPlantedCacheEntryIsIgnored) {
   ASSERT_EQ(sealed.rfind("lego-sealed hmac-sha256 ", 0), 0u) << sealed.substr(0, 80);
   const Output again = shell(bench + (home / "again.json").string());
   EXPECT_NE(again.text.find("(cached)"), std::string::npos) << again.text;  // the seal holds: a hit
+  // A reused timing says when it was taken: it sits beside fresh ones, and the machine's pace drifts.
+  EXPECT_NE(again.text.find("1 results reused from the cache of unchanged code, timed 20"), std::string::npos) << again.text;
+  EXPECT_NE(again.text.find(" UTC; --no-cache runs them again)"), std::string::npos) << again.text;
   const std::string forged = R"({"status":"ok","verified":true,"benchmark":{"benchmarks":[{"run_type":"iteration","real_time":1e-9}]}})";
   for (const std::string& text : {sealed.substr(0, sealed.find('\n') + 1) + forged + "\n", forged + "\n",
                                   sealed.substr(0, sealed.find('\n') + 1) + R"({"status": 5, "verified": "yes"})" + "\n"}) {
