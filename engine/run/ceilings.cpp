@@ -39,6 +39,17 @@ std::string ceiling_source(const target::Target& target) {
 #include <cstdint>
 constexpr int kChains = {0};
 constexpr int kVectorBytes = {1};
+// One whole vector in one register: unpinned, Clang splits a 64-byte vector
+// into two 32-byte halves on Intel's AVX-512 cores (prefer-vector-width=256),
+// and a Sapphire Rapids runs those on two of its three FMA ports (115 of its
+// 230 GFLOP/s a core, where OpenBLAS's sgemm ran 156).
+#if defined(__x86_64__)
+#define LEGO_PIN(v) __asm__ volatile("" : "+v"(v))
+#elif defined(__aarch64__)
+#define LEGO_PIN(v) __asm__ volatile("" : "+w"(v))
+#else
+#define LEGO_PIN(v)
+#endif
 extern "C" int lego_threads() {{ return omp_get_max_threads(); }}
 // STREAM's copy with streaming stores of whole vectors (a scalar
 // __builtin_nontemporal_store does not vectorize; x86 has no scalar
@@ -69,7 +80,10 @@ static double fma_loop(int64_t iterations) {{
     vec m = vec{{}} + T(0.999999), s = vec{{}} + T(1e-7);
     for (int64_t it = 0; it < iterations; ++it) {{
 #pragma clang loop unroll(full)
-      for (int k = 0; k < kChains; ++k) acc[k] = acc[k] * m + s;
+      for (int k = 0; k < kChains; ++k) {{
+        acc[k] = acc[k] * m + s;
+        LEGO_PIN(acc[k]);
+      }}
     }}
 #pragma clang loop unroll(full)
     for (int k = 0; k < kChains; ++k)
@@ -82,8 +96,8 @@ extern "C" double lego_fma_f64(int64_t iterations) {{ return fma_loop<double>(it
 // The clock while every core is busy with vector FMAs, as the peak runs: a
 // chain of dependent one-cycle adds with an independent FMA of the target's
 // vector width beside every second add (few enough that even one pipe keeps
-// up), since a core's clock drops under wide vector load (3.9 GHz scalar,
-// 3.7 with 512-bit FMAs, on a Rocket Lake). The empty asm keeps each add,
+// up), since a core's clock drops under wide vector load (4.0 GHz scalar,
+// 3.6 with 512-bit FMAs, on a Sapphire Rapids). The empty asm keeps each add,
 // and its result, in a register; each adds a register whose value the
 // compiler cannot see, since Golden Cove's renamer folds adds of an
 // immediate (x += 1) without executing them: that chain read 17.5 GHz.
@@ -105,14 +119,7 @@ extern "C" double lego_clock(int64_t adds, double (*now)()) {{
         __asm__ volatile("" : "+r"(x));
         if (k % 2 == 0) {{
           acc[k / 2] = acc[k / 2] * m + s;
-          // One whole vector in one register: unpinned, Clang splits a
-          // 64-byte vector into two 32-byte halves for Intel's client cores
-          // (prefer-vector-width=256), whose clock does not drop for them.
-#if defined(__x86_64__)
-          __asm__ volatile("" : "+v"(acc[k / 2]));
-#elif defined(__aarch64__)
-          __asm__ volatile("" : "+w"(acc[k / 2]));
-#endif
+          LEGO_PIN(acc[k / 2]);  // whole vectors, whose clock drops where halves' does not
         }}
       }}
     }}

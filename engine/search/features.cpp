@@ -560,7 +560,7 @@ std::vector<double> Features::walk_misses_of_order(const kernel::Variant& v) con
 // streamed in part four more (its write-combining buffer goes to memory
 // half empty, and the memory merges it: 8x8 register transposes streaming
 // 32-byte rows of an 8192^2 transpose ran 4-5x the 16x16 ones' 64-byte
-// rows on a Rocket Lake).
+// rows on a Sapphire Rapids).
 //
 // Where everything the kernel moves fits in the last-level cache, a line L2
 // misses comes from L3 at about 0.4 of a line from memory, but a streamed

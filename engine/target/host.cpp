@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
-#include <set>
 #include <sstream>
 
 #include "target/target.hpp"
@@ -89,15 +88,10 @@ Target detect() {
   t.vector_bytes = level == "x86-64-v4" ? 64 : level == "x86-64-v3" || t.has("avx") ? 32 : 16;
   t.vector_registers = level == "x86-64-v4" ? 32 : 16;
   t.has_fma = t.has("fma");
+  t.fma_pipes = 2;
   // AMD runs AVX-512 on 256-bit pipes (Zen 4, which Clang 15 calls znver3); Intel's server cores on 512-bit ones.
   const bool amd = t.cpu.rfind("znver", 0) == 0;
   t.fma_bytes = amd ? std::min(t.vector_bytes, 32) : t.vector_bytes;
-  // Intel's client cores with AVX-512 fuse their two 256-bit FMA pipes into
-  // one of 512 bits (the second 512-bit pipe is a server part's): measured
-  // on a "rocketlake", one thread ran 115 GFLOP/s with 64-byte vectors and
-  // 130 with 32-byte ones at 4.05 GHz.
-  static const std::set<std::string> kOne512BitPipe = {"cannonlake", "icelake-client", "tigerlake", "rocketlake"};
-  t.fma_pipes = t.vector_bytes == 64 && kOne512BitPipe.count(t.cpu) ? 1 : 2;
 #endif
   read_caches(t);
   t.ghz = read_ghz();

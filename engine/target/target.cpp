@@ -134,10 +134,8 @@ std::optional<Target> by_name(const std::string& name) {
         t.l3_bytes = h.l3_bytes;
         if (h.ghz > 0) t.ghz = h.ghz;
         // Code run here has this machine's pipes, up to the level's width.
-        // A core whose one 512-bit pipe is two fused 256-bit ones (Intel's
-        // client AVX-512) runs narrower vectors on both.
         if (runs_on(t, h)) {
-          t.fma_pipes = t.vector_bytes < h.fma_bytes ? std::max(h.fma_pipes, 2) : h.fma_pipes;
+          t.fma_pipes = h.fma_pipes;
           t.fma_bytes = std::min(h.fma_bytes, t.vector_bytes);
         }
       }

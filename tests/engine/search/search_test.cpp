@@ -276,7 +276,7 @@ TEST(Search, TheLoopWalkTellsTransposeOrdersApartBeforeAnyRun) {
   // swaps the dimensions, so the generator steps both loops by 16 and moves
   // 16 x 16 blocks in registers (the elementwise walk this replaced counted
   // a line and a page per element, and ranked it among the slowest: it ran
-  // at 0.75 of the best on a Rocket Lake). Each side a line per 16 floats.
+  // at 0.75 of the best on a Sapphire Rapids). Each side a line per 16 floats.
   const std::vector<double> r = f.walk_misses(rows);
   EXPECT_EQ(r[3], 0.0);
   EXPECT_EQ(r[4], 4.0) << "16-wide register transposes";
@@ -331,7 +331,7 @@ TEST(Search, TheFlatFormAndShortInnerLoopsCostInThePrior) {
   EXPECT_EQ(f.walk_misses(flat)[3], 1.0);
   EXPECT_GT(f.static_log_penalty(flat), f.static_log_penalty(looped));
   // 8 long inner loops fill half a 16-lane vector, and their 8 x 8 register
-  // transposes stream half lines (24.6 ms against 4.4 for 16 x 16 on a Rocket Lake).
+  // transposes stream half lines (24.6 ms against 4.4 for 16 x 16 on a Sapphire Rapids).
   EXPECT_EQ(f.walk_misses(short_tiles)[4], 3.0);
   EXPECT_GT(f.walk_misses(short_tiles)[5], 0.0);
   EXPECT_GT(f.static_log_penalty(short_tiles) - f.static_log_penalty(looped), std::log(4.0));
