@@ -235,8 +235,9 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
     // When they were timed: a reused timing sits beside fresh ones (the
     // baselines', a side-by-side round's), and the machine's pace drifts.
     std::int64_t first = 0, last = 0;
+    const std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
     for (const auto& r : rows)
-      if (r.cached && r.timed_unix > 0) {
+      if (r.cached && r.timed_unix > 0 && r.timed_unix <= now + 86400) {  // a clock set back by a day at most
         first = first == 0 ? r.timed_unix : std::min(first, r.timed_unix);
         last = std::max(last, r.timed_unix);
       }

@@ -144,8 +144,13 @@ double believable_gflops(const kernel::Instance& inst, const Roof& roof, bool on
   const std::optional<target::Target> target = target::by_name(inst.target);
   if (!target) return measured;
   const bool f64 = !inst.tensors.empty() && inst.tensors[0].type == kernel::ElementType::F64;
-  const double per_cycle = target->flops_per_cycle_f32() / (f64 ? 2 : 1);
-  const double bound = per_cycle * 6.0 * std::max({roof.threads, target->cores, 1});
+  // Two FLOPs a lane and pipe whether or not the target has FMA: a core
+  // without it (x86-64-v2 code) still issues a multiply and an add a cycle
+  // on separate pipes. The threads that ran, not the cores (hyperthreads
+  // share pipes); the cores where the roof does not say.
+  const double lanes = std::min(target->fma_bytes, target->vector_bytes) / (f64 ? 8.0 : 4.0);
+  const double per_cycle = target->fma_pipes * lanes * 2;
+  const double bound = per_cycle * 6.0 * (roof.threads > 0 ? roof.threads : std::max(target->cores, 1));
   return measured > 0 ? std::max(measured, bound) : 0;
 }
 

@@ -32,8 +32,9 @@ double arithmetic_intensity(const kernel::Instance& inst);
 double percent_of_roof(const kernel::Instance& inst, double ms, const Roof& roof);
 // The most FLOP/s a run can be believed to have reached; a time above it is
 // refused as forged. Half again the measured peak, or, on a CPU, the
-// target's pipes x lanes x 2 on every thread at 6 GHz, which no core
-// sustains: a peak measured while other work shared the cores (a test
+// target's pipes x lanes x 2 on every thread that ran at 6 GHz, which no
+// core sustains (loose by the clock's ratio to 6 GHz: it is a sanity bound,
+// and the kernel's process cannot write its time, run/kernel_process): a peak measured while other work shared the cores (a test
 // suite's second job) can be half the machine's, and an honest kernel that
 // then ran alone must not read as forged.
 double believable_gflops(const kernel::Instance& inst, const Roof& roof, bool on_gpu);
