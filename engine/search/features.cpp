@@ -189,6 +189,7 @@ void Features::find_sites(const std::vector<kernel::Placeholder>& placeholders) 
     // Only the first loop's own body: a nested loop's accesses follow its order.
     if (!loop || depth != 1) continue;
     if (const auto* m = std::get_if<kernel::placeholder::Move>(&p.form)) {
+      walk_moves_ = true;
       site(m->src);
       site(m->dst);
     } else if (const auto* a = std::get_if<kernel::placeholder::Access>(&p.form)) {
@@ -530,7 +531,8 @@ std::vector<double> Features::walk_misses_of_order(const kernel::Variant& v) con
             // its move a register transpose, a tile at a time, the written
             // side streamed (which only the generated code can say).
             WalkTile tile;
-            if (const auto moved = flat ? std::nullopt : register_transpose(v)) {
+            // Only a move can become one (kernel/loop_code): other loops are not instantiated.
+            if (const auto moved = flat || !walk_moves_ ? std::nullopt : register_transpose(v)) {
               tile = {moved->tile, moved->outer_coordinate, moved->inner_coordinate};
               for (std::size_t a = 0; a < accesses.size(); ++a) accesses[a].streamed = moved->stream && sites[a]->tensor == moved->dst;
             }

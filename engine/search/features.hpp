@@ -112,6 +112,7 @@ class Features {
   };
   std::string walk_loop_;
   std::size_t walk_loop_placeholder_ = 0;
+  bool walk_moves_ = false;  // the loop's body has a move, which may become a register transpose
   // The register transpose the code generator makes of the walk loop's
   // move for this variant, if any (it instantiates the variant).
   std::optional<kernel::Instance::RegisterTranspose> register_transpose(const kernel::Variant& variant) const;
