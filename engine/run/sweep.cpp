@@ -120,9 +120,10 @@ namespace {
 
 // The peak the kernel's arithmetic runs against: fp64 when its first tensor
 // is, else fp32's (a CPU kernel computes on halves as floats).
+bool computes_in_f64(const kernel::Instance& inst) { return !inst.tensors.empty() && inst.tensors[0].type == kernel::ElementType::F64; }
+
 double peak_gflops(const kernel::Instance& inst, const Roof& roof) {
-  const bool f64 = !inst.tensors.empty() && inst.tensors[0].type == kernel::ElementType::F64;
-  return f64 ? roof.peak_gflops_f64 : roof.peak_gflops_f32;
+  return computes_in_f64(inst) ? roof.peak_gflops_f64 : roof.peak_gflops_f32;
 }
 
 }  // namespace
@@ -143,7 +144,7 @@ double believable_gflops(const kernel::Instance& inst, const Roof& roof, bool on
   if (on_gpu) return measured;
   const std::optional<target::Target> target = target::by_name(inst.target);
   if (!target) return measured;
-  const bool f64 = !inst.tensors.empty() && inst.tensors[0].type == kernel::ElementType::F64;
+  const bool f64 = computes_in_f64(inst);
   // Two FLOPs a lane and pipe whether or not the target has FMA: a core
   // without it (x86-64-v2 code) still issues a multiply and an add a cycle
   // on separate pipes. The threads that ran, not the cores (hyperthreads

@@ -153,7 +153,7 @@ std::vector<double> Features::of(const kernel::Variant& v) const {
 void Features::find_sites(const std::vector<kernel::Placeholder>& placeholders) {
   const kernel::placeholder::For* loop = nullptr;
   const auto site = [&](const kernel::placeholder::Access& a) {
-    WalkSite w{a.name, {}, {}};
+    WalkSite w{a.name, {}, {}, false};
     for (const std::string& index : a.indices) {
       const auto at = std::find(loop->names.begin(), loop->names.end(), index);
       if (at != loop->names.end()) {
@@ -209,6 +209,7 @@ void Features::find_sites(const std::vector<kernel::Placeholder>& placeholders) 
     const kernel::TensorSpec* t = tensor_of(w.tensor);
     return !t || t->extents.size() != w.coordinate.size();
   });
+  for (WalkSite& w : walk_sites_) w.written = tensor_of(w.tensor)->role != kernel::Role::In;
   const bool named =
       loop && (std::any_of(spec.layouts.begin(), spec.layouts.end(), [&](const auto& l) { return l.name == loop->layout; }) ||
                tensor_of(loop->layout));
@@ -518,12 +519,8 @@ std::vector<double> Features::walk_misses_of_order(const kernel::Variant& v) con
               layouts.pop_back();
               continue;
             }
-            const kernel::TensorSpec* spec_of = nullptr;
-            for (const auto& t : space_->spec().tensors)
-              if (t.name == w.tensor) spec_of = &t;
-            const bool written = spec_of && spec_of->role != kernel::Role::In;
             accesses.push_back(
-                {&layouts.back(), w.coordinate, w.constant, static_cast<int>(kernel::element_bytes(tensor->type)), false, written});
+                {&layouts.back(), w.coordinate, w.constant, static_cast<int>(kernel::element_bytes(tensor->type)), false, w.written});
             sites.push_back(&w);
           }
           if (!accesses.empty()) {
@@ -572,13 +569,7 @@ std::vector<double> Features::walk_misses_of_order(const kernel::Variant& v) con
 double Features::walk_penalty(const kernel::Variant& v) const {
   if (walk_sites_.empty()) return 0;
   const std::vector<double> m = walk_misses(v);
-  const Env env = kernel::with_target(v.parameters, target_);
-  double bytes = 0;
-  try {
-    if (space_->spec().bytes) bytes = static_cast<double>(evaluate(space_->spec().bytes, env));
-  } catch (const LegoError&) {
-    // bytes the parameters cannot evaluate: taken as not resident
-  }
+  const double bytes = declared(space_->spec().bytes, v);  // 0 where it cannot be evaluated: taken as not resident
   const double from_l3 = bytes > 0 && bytes <= static_cast<double>(target_.l3_bytes) ? 0.4 : 1.0;
   const double cost = from_l3 * (m[1] - m[7]) + m[7] + 0.25 * m[0] + 0.25 * m[2] + 4 * m[5] + 0.5 * m[6];
   // The compulsory misses: each 64-byte line of the accesses' elements once, in L1 and L2.
@@ -597,17 +588,17 @@ double Features::roofline_log_ms(const kernel::Variant& v) const {
   return ms > 0 ? std::log(ms) : 0.0;
 }
 
+double Features::declared(const Expr& e, const kernel::Variant& v) const {
+  if (!e) return 0;
+  try {
+    return static_cast<double>(evaluate(e, kernel::with_target(v.parameters, target_)));
+  } catch (const LegoError&) {
+    return 0;
+  }
+}
+
 double Features::roofline_ms(const kernel::Variant& v) const {
-  const Env env = kernel::with_target(v.parameters, target_);
-  const auto value = [&](const Expr& e) -> double {
-    if (!e) return 0;
-    try {
-      return static_cast<double>(evaluate(e, env));
-    } catch (const LegoError&) {
-      return 0;
-    }
-  };
-  const double bytes = value(space_->spec().bytes), flops = value(space_->spec().flops);
+  const double bytes = declared(space_->spec().bytes, v), flops = declared(space_->spec().flops, v);
   double ms = 0;
   if (machine_.bandwidth_gbs > 0) ms = std::max(ms, bytes / (machine_.bandwidth_gbs * 1e6));
   if (machine_.peak_gflops > 0) ms = std::max(ms, flops / (machine_.peak_gflops * 1e6));

@@ -56,6 +56,8 @@ class Features {
   double roofline_log_ms(const kernel::Variant& variant) const;
   // Its milliseconds (0 when unknown).
   double roofline_ms(const kernel::Variant& variant) const;
+  // A declared figure (the kernel's bytes or FLOPs) at the variant's parameters; 0 when absent or not evaluable.
+  double declared(const Expr& e, const kernel::Variant& variant) const;
   // log(time over the roofline's) the static analyses expect, >= 0: the
   // register tile's FMA-pipe efficiency, the gathers of non-unit strides
   // the cache and TLB misses of the loop's walk, and per-element index
@@ -109,6 +111,7 @@ class Features {
     std::string tensor;
     std::vector<int> coordinate;  // per index: the loop's coordinate, or -1
     std::vector<std::int64_t> constant;
+    bool written = false;  // its tensor's role is out or inout: plain stores read each missed line first
   };
   std::string walk_loop_;
   std::size_t walk_loop_placeholder_ = 0;
