@@ -466,7 +466,7 @@ bool Features::flat_walk(const kernel::Variant& v) const {
 }
 
 std::vector<double> Features::walk_misses(const kernel::Variant& v) const {
-  if (walk_sites_.empty()) return {0, 0, 0, 0, 0, 0, 0, 0};
+  if (walk_sites_.empty()) return {0, 0, 0, 0, 0, 0, 0, 0, 0};
   std::vector<double> misses = walk_misses_of_order(v);
   if (flat_walk(v)) misses[3] = 1;
   return misses;
@@ -491,7 +491,7 @@ std::vector<double> Features::walk_misses_of_order(const kernel::Variant& v) con
   return memoized(
       walk_cache_, views_key(walk_views_, v) + (flat ? "|flat" : ""),
       [&] {
-        std::vector<double> misses{0, 0, 0, 0, 0, 0, 0, 0};
+        std::vector<double> misses{0, 0, 0, 0, 0, 0, 0, 0, 0};
         try {
           const kernel::Binding binding = kernel::bind_variant(space_->spec(), v);
           const Env env = kernel::with_target(v.parameters, target_);
@@ -541,7 +541,8 @@ std::vector<double> Features::walk_misses_of_order(const kernel::Variant& v) con
                       std::log2(static_cast<double>(std::max<std::int64_t>(1, counts.inner_run))),
                       counts.partial_streamed_lines,
                       counts.page_walks,
-                      counts.streamed_lines};
+                      counts.streamed_lines,
+                      counts.unprefetched_misses};
           }
         } catch (const LegoError&) {
           // a variant whose layouts do not bind or plan: its run will say why
@@ -566,12 +567,19 @@ std::vector<double> Features::walk_misses_of_order(const kernel::Variant& v) con
 // line still goes to memory: at 2048^2 (32 MiB) on a Sapphire Rapids the
 // plain copies into column tiles ran 0.60 ms and the streamed register
 // transposes 0.72, at 8192^2 (512 MiB) 26 ms against 16.6.
+//
+// A missed line that no prefetch fetched ahead (it did not continue its
+// page's ascending run) waits for memory: half a line more, the ratio of
+// transpose3d_210's slabs of 16, whose rows interleave within each page, to
+// its 32 x 32 tiles, whose rows each ascend (4.03 against 3.38 ms, 1.19x,
+// on a Sapphire Rapids; the walk priced them 1.17x so).
 double Features::walk_penalty(const kernel::Variant& v) const {
+  constexpr double kUnprefetched = 0.5;
   if (walk_sites_.empty()) return 0;
   const std::vector<double> m = walk_misses(v);
   const double bytes = declared(space_->spec().bytes, v);  // 0 where it cannot be evaluated: taken as not resident
   const double from_l3 = bytes > 0 && bytes <= static_cast<double>(target_.l3_bytes) ? 0.4 : 1.0;
-  const double cost = from_l3 * (m[1] - m[7]) + m[7] + 0.25 * m[0] + 0.25 * m[2] + 4 * m[5] + 0.5 * m[6];
+  const double cost = from_l3 * (m[1] - m[7]) + m[7] + 0.25 * m[0] + 0.25 * m[2] + 4 * m[5] + 0.5 * m[6] + kUnprefetched * m[8];
   // The compulsory misses: each 64-byte line of the accesses' elements once, in L1 and L2.
   const double compulsory = (from_l3 + 0.25) * walk_element_bytes_ / 64;
   // A body an element at a time does a vector's work in `lanes` steps, of

@@ -74,8 +74,10 @@ class Features {
   // placeholder's, as instantiated for the target); -1 when it does not
   // instantiate. Computed only where the template inverts a layout.
   int index_ops(const kernel::Variant& variant) const;
-  // The loop walk's misses per access (L1, L2, TLB); zeros when the
-  // template has no loop over a layout whose accesses it can place.
+  // The loop walk's misses per access: L1, L2, TLB, element at a time,
+  // log2 of the inner loop, lines streamed in part, page walks, streamed
+  // lines, L2 misses not prefetched (search/walk.hpp's WalkCounts); zeros
+  // when the template has no loop over a layout whose accesses it can place.
   std::vector<double> walk_misses(const kernel::Variant& variant) const;
 
  private:

@@ -40,6 +40,40 @@ class CacheModel {
   std::uint64_t clock_ = 0;
 };
 
+// The L2 streamer's view of the misses (Intel's and AMD's prefetch a page's
+// next lines once its requests ascend): it follows one ascending run of
+// lines per 4 KiB page, in a table of 32 pages, least recently used out.
+// A line that continues its page's run was fetched ahead of the request; a
+// line that starts a run, or jumps within a page whose rows the loop visits
+// interleaved, waits for memory.
+class StreamTable {
+ public:
+  // Whether `line` continues the run of its page; it is the run's last line after.
+  bool continues(std::int64_t page, std::int64_t line) {
+    ++clock_;
+    Entry* victim = &entries_[0];
+    for (Entry& e : entries_) {
+      if (e.page == page) {
+        const bool ahead = line > e.last && line - e.last <= 2;
+        e.last = line;
+        e.stamp = clock_;
+        return ahead;
+      }
+      if (e.stamp < victim->stamp) victim = &e;
+    }
+    *victim = {page, line, clock_};
+    return false;
+  }
+
+ private:
+  struct Entry {
+    std::int64_t page = -1, last = -1;
+    std::uint64_t stamp = 0;
+  };
+  Entry entries_[32];
+  std::uint64_t clock_ = 0;
+};
+
 // The element offset `w` reaches at the loop's coordinates `at`; `index` is scratch.
 std::int64_t offset(const WalkAccess& w, const std::vector<std::int64_t>& at, std::vector<std::int64_t>& index) {
   index.resize(w.coordinate.size());
@@ -98,6 +132,7 @@ WalkCounts walk(const Plan& loop, const std::vector<WalkAccess>& accesses, const
   // 1536 entries, 12-way (Intel since Skylake, Zen 2 and 3; 2048 on later
   // cores), whose misses walk the page table.
   CacheModel l1(target.l1d_bytes, kLine, 8), l2(target.l2_bytes, kLine, 16), tlb(64 * kPage, kPage, 64), stlb(1536 * kPage, kPage, 12);
+  StreamTable streams;
   WalkCounts counts;
   const std::int64_t n = std::min(limit, loop.size());
   const int rank = loop.rank();
@@ -114,7 +149,11 @@ WalkCounts walk(const Plan& loop, const std::vector<WalkAccess>& accesses, const
       streamed[address / kLine] += accesses[a].element_bytes;
     } else if (l1.miss(address / kLine)) {
       counts.l1_misses += 1;
-      if (l2.miss(address / kLine)) counts.l2_misses += accesses[a].written ? 2 : 1;
+      const bool ahead = streams.continues(address / kPage, address / kLine);
+      if (l2.miss(address / kLine)) {
+        counts.l2_misses += accesses[a].written ? 2 : 1;
+        if (!ahead) counts.unprefetched_misses += 1;
+      }
     }
     if (tlb.miss(address / kPage)) {
       counts.tlb_misses += 1;
@@ -168,6 +207,7 @@ WalkCounts walk(const Plan& loop, const std::vector<WalkAccess>& accesses, const
     counts.page_walks *= per;
     counts.partial_streamed_lines *= per;
     counts.streamed_lines *= per;
+    counts.unprefetched_misses *= per;
   }
   return counts;
 }

@@ -58,6 +58,9 @@ struct WalkCounts {
   double partial_streamed_lines = 0;
   // Per access: lines written by streaming stores (among the L2 misses).
   double streamed_lines = 0;
+  // Per access: L2 misses that no prefetch fetched ahead, for they did not
+  // continue their page's ascending run (walk.cpp's StreamTable).
+  double unprefetched_misses = 0;
 };
 
 // The first `limit` iterations of `loop`'s physical order. Each access's
