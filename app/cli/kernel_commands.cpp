@@ -107,12 +107,23 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   }
   // --only narrows the whole space first; a --max-variants sample is then drawn from what is left.
   const kernel::VariantSpace space = kernel::enumerate_variants(spec, {max_variants, seed, parse_sets(sets), &target, only});
-  if (space.variants.empty() && space.left_out > 0)
-    throw LegoError("--only leaves none of the " + std::to_string(space.left_out) + " variants; their ids look like " +
-                    kernel::enumerate_variants(spec, {1, seed, parse_sets(sets), &target}).variants.at(0).id);
-  if (space.variants.empty() && space.ruled_out > 0)
-    throw LegoError("target " + target.name + " rules out every variant of " + spec.name + " (" + std::to_string(space.ruled_out) +
-                    "), e.g. " + space.ruled_out_reason);
+  if (space.variants.empty() && space.ruled_out > 0) {
+    // Name the constraints too: with N = 1000 only BN = 8 divides N, and the target's rule alone misled.
+    std::string constraints;
+    for (const auto& c : spec.constraints) constraints += (constraints.empty() ? "" : ", ") + c.text;
+    throw LegoError("target " + target.name + " rules out every variant of " + spec.name + " that is left (" +
+                    std::to_string(space.ruled_out) + "), e.g. " + space.ruled_out_reason +
+                    (space.rejected > 0 ? "; the other " + std::to_string(space.rejected) + " candidates fail the kernel's constraints (" +
+                                              constraints + ")"
+                                        : ""));
+  }
+  if (space.variants.empty() && space.left_out > 0) {
+    const kernel::VariantSpace any = kernel::enumerate_variants(spec, {1, seed, parse_sets(sets), &target});
+    throw LegoError("--only leaves none of the " + std::to_string(space.left_out) + " variants" +
+                    (!any.variants.empty() ? "; their ids look like " + any.variants.front().id
+                     : any.ruled_out > 0   ? "; target " + target.name + " rules out every variant anyway, e.g. " + any.ruled_out_reason
+                                           : std::string()));
+  }
   if (space.variants.empty())
     throw LegoError("no variant of " + spec.name + " at these sizes: " + kernel::why_no_variant(spec, target, parse_sets(sets)));
   require_runs_here(target);

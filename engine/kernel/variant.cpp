@@ -45,10 +45,10 @@ VariantSpace enumerate_variants(const KernelSpec& spec, const SearchOptions& opt
     Variant v = make_variant(axes, index);
     if (!satisfies(spec, v)) {
       ++space.rejected;
+    } else if (!has_parts(v.id, options.only)) {
+      ++space.left_out;  // before the target, so that the example it rules out is one asked for
     } else if (const std::string why = options.target ? ruled_out_by(spec, v.parameters, *options.target) : std::string(); !why.empty()) {
       if (space.ruled_out++ == 0) space.ruled_out_reason = v.id + ": " + why;
-    } else if (!has_parts(v.id, options.only)) {
-      ++space.left_out;
     } else {
       valid.push_back(std::move(v));
     }

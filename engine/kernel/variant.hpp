@@ -38,7 +38,7 @@ struct VariantSpace {
   std::uint64_t rejected = 0;    // candidates a constraint ruled out
   std::uint64_t ruled_out = 0;   // candidates options.target cannot run
   std::string ruled_out_reason;  // the first of them: "id: why"
-  std::uint64_t left_out = 0;    // candidates options.only left out (after the constraints and the target)
+  std::uint64_t left_out = 0;    // candidates options.only left out (after the constraints, before the target)
   bool sampled = false;
 };
 

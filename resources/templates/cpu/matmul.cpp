@@ -2,31 +2,34 @@
 // are read through their data layouts once per block, while they are packed
 // into panels; all the arithmetic reads the panels. The panels' layouts are
 // layouts of the sweep too: AP stores one BM x KC panel of A, BP one KC x BN
-// panel of B, and the best choice is the one the register tile reads in
-// order (BP contiguous along j for vector loads, AP contiguous along i for
-// the BM broadcasts of one k). Packing is part of the measured time.
+// panel of B. BP contiguous along j gives the register tile whole vector
+// loads; AP matters less, for its panel stays in L1 (on a Sapphire Rapids
+// AP=rows and AP=kmajor ran within 1 % of each other). Packing is part of
+// the measured time.
 //
 // Blocking, as BLIS runs a row-major C (its C^T = B^T A^T): an MC x KC block
 // of A is packed once, shared by the threads (L3); a KC x NC block of B is
 // packed next, also shared, and each thread then holds it in its L2 while it
 // runs its share of A's BM-row panels across it: one A panel stays in L1 and
-// B's KC x BN panels stream through from L2. Every element of A and B is so
-// packed once per KC block. The order matters: with B's block in L3 and A's
+// B's KC x BN panels stream through from L2. A is packed once per KC block,
+// B once per KC block and MC block of rows (once where MC >= M, as in the
+// example project). The order matters: with B's block in L3 and A's
 // panels streaming past one B panel (the layout before), a Sapphire Rapids
-// core ran 0.84 of OpenBLAS side by side at 2048^3 fp32; this order, 0.97.
+// core ran 0.84 of OpenBLAS side by side at 2048^3 fp32; this order, 0.98.
 // Blocks larger than the matrix shrink to it. M need not be a multiple of
 // BM: the last panel of A is packed with zero rows and its extra rows of C
 // are not stored, so the 6 x 16 tile that fits AVX2's 16 registers works for
 // any M, as BLIS's edge cases do.
 //
 // Each pack reads its source along the dimension the source's layout stores
-// contiguously (A.run(1) and B.run(1) below, proved by ISL): B's panels read
-// down B's rows, a new line and page for every 32 floats, took 6 % of a
-// 2048^3 run on one core, twice the time of reading B's rows whole.
+// contiguously (A.run(1) and B.run(1) below, proved by ISL): B's panels
+// packed one 32-column panel at a time, down a row-major B's columns (a new
+// line and page for every 32 floats), took 6 % of a 2048^3 run on one core,
+// twice the time of packing B's rows whole.
 //
 // The register tile is written with vector types of the target's width
-// (GCC's vector extension, also understood by clang) so both compilers keep
-// the BM x BN/lanes accumulators in registers; the engine rules out tiles
+// (GCC's vector extension, also understood by clang) so GCC 12 and Clang 15
+// keep the BM x BN/lanes accumulators in registers (Clang 14 spills them); the engine rules out tiles
 // that do not fit the target's register file (the project's register_tile).
 #include <cstdint>
 #include <cstdlib>
@@ -82,9 +85,16 @@ static_assert(kKC == {{ KC }} || kKC == {{ K }}, "AP and BP are KC deep");
 // positions: then the packs read them so.
 constexpr bool kARowsRun = {{ A.run(1) }} > 1, kBRowsRun = {{ B.run(1) }} > 1;
 
+// aligned_alloc takes a whole number of alignments.
+static float* aligned_floats(int64_t count) {
+  void* p = std::aligned_alloc(64, (sizeof(float) * count + 63) / 64 * 64);
+  if (!p) std::abort();  // no memory for the panels: a crash the worker reports, not a wrong C
+  return static_cast<float*>(p);
+}
+
 extern "C" void lego_kernel(const float* A, const float* B, float* C) {
-  float* Ap = static_cast<float*>(std::aligned_alloc(64, sizeof(float) * kMC * kKC));
-  float* Bp = static_cast<float*>(std::aligned_alloc(64, sizeof(float) * kKC * kNC));
+  float* Ap = aligned_floats(kMC * kKC);
+  float* Bp = aligned_floats(kKC * kNC);
   const int64_t b_stride = {{ BP.stride(1) }}, c_stride = {{ C.stride(1) }};
 #pragma omp parallel
   for (int64_t ic = 0; ic < {{ M }}; ic += kMC) {
@@ -113,8 +123,8 @@ extern "C" void lego_kernel(const float* A, const float* B, float* C) {
         }
       }
       for (int64_t jc = 0; jc < {{ N }}; jc += kNC) {
-        // The last block of columns may be narrower (N = 3072 in blocks of
-        // 2048); it is still whole tiles, for BN divides N and NC.
+        // The last block of columns may be narrower (N = 1280 in blocks of
+        // 512); it is still whole tiles, for BN divides N and NC.
         const int64_t nc = {{ N }} - jc < kNC ? {{ N }} - jc : kNC;
         if constexpr (kBRowsRun) {
 #pragma omp for schedule(static)

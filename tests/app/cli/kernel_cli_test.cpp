@@ -138,6 +138,52 @@ TEST(KernelCli, MatmulVerifiesWhereTheLastBlockOfColumnsIsNarrowerThanNC) {
   EXPECT_EQ(o.text.find("✗"), std::string::npos) << o.text;
 }
 
+// The example project verifies each variant where its blocking runs more
+// than once along every loop (its verify_at sets small blocks too): a
+// template that drops C's sums across K blocks, the rows past A's first
+// block or the columns past B's first block is caught. At 256^3 with the
+// project's blocks, each loop ran once and all three passed as verified.
+TEST(KernelCli, MatmulsVerificationRunsEveryBlockingLoopMoreThanOnce) {
+  const std::string project = slurp(kRoot + "/projects/matmul.lego.json");
+  const std::string tmpl = slurp(kRoot + "/resources/templates/cpu/matmul.cpp");
+  const std::map<std::string, std::pair<std::string, std::string>> broken = {
+      {"sums", {"if (pc != 0) sum += loadv(c, c_stride);", ""}},
+      {"rows", {"ic += kMC)", "ic += {{ M }})"}},
+      {"columns", {"jc += kNC)", "jc += {{ N }})"}},
+  };
+  for (const auto& [name, edit] : broken) {
+    const fs::path dir = scratch("blocks-" + name);
+    std::string t = tmpl;
+    const std::size_t at = t.find(edit.first);
+    ASSERT_NE(at, std::string::npos) << edit.first;
+    t.replace(at, edit.first.size(), edit.second);
+    std::ofstream(dir / "broken.cpp") << t;
+    std::string p = project;
+    p.replace(p.find("\"cpu/matmul.cpp\""), 16, "\"broken.cpp\"");
+    std::ofstream(dir / "matmul.lego.json") << p;
+    const Output o = shell(kBin + "/lego bench " + (dir / "matmul.lego.json").string() +
+                           " --only A=row --only B=row --only AP=rows --only BP=rows --only BM=6 --only BN=16 --set M=320 --set N=768 "
+                           "--set K=768 --min-time 0.01 "
+                           "--repetitions 1 --rounds 0 --no-cache");
+    EXPECT_NE(o.rc, 0) << name << "\n" << o.text;
+    EXPECT_NE(o.text.find("✗ K=512,KC=128,M=300,MC=96,N=640,NC=256 wrong"), std::string::npos) << name << "\n" << o.text;
+  }
+}
+
+// With N = 1000 only BN = 8 divides N, and an AVX-512 target rules out 8
+// columns: the error names the constraints as well as the target's rule.
+TEST(KernelCli, WhenTheTargetRulesOutWhatTheConstraintsLeftBothAreNamed) {
+  const Output o = shell(kBin + "/lego bench " + kRoot + "/projects/matmul.lego.json --set N=1000 --target x86-64-v4");
+  EXPECT_NE(o.rc, 0) << o.text;
+  EXPECT_NE(o.text.find("rules out every variant of matmul that is left"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("BN=8"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("candidates fail the kernel's constraints (N % BN == 0"), std::string::npos) << o.text;
+  // --only asks for column-major A: the target's example is one of those.
+  const Output only = shell(kBin + "/lego bench " + kRoot + "/projects/matmul.lego.json --set N=1000 --target x86-64-v4 --only A=col");
+  EXPECT_NE(only.text.find("A=col,"), std::string::npos) << only.text;
+  EXPECT_EQ(only.text.find("A=row,"), std::string::npos) << only.text;
+}
+
 TEST(KernelCli, BenchStrategyKeepsItsBudgetAndRepeatsForASeed) {
   const std::string command = kBin + "/lego bench " + kRoot +
                               "/projects/search/transpose_space.lego.json --set N=256 --min-time 0.01 --repetitions 2 --strategy model "
