@@ -180,8 +180,23 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   // Speed-up over each timed baseline, side by side in this run (over a
   // copy baseline it is the fraction of the copy bandwidth).
   const std::vector<run::BaselineTime> bases = run::baseline_times(rows);
-  std::string header =
-      fmt::format("{:<4} {:<50} {:<9} {:>10} {:>9} {:>9} {:>7}", "#", "variant", "verified", "ms", "GB/s", "GFLOP/s", "% roof");
+  // The id and verified columns as wide as their longest cell (matmul's ids
+  // run to 90 characters, its verified cell names six sizes), counted in
+  // characters: the check mark is three bytes.
+  const auto width = [](const std::string& s) {
+    return static_cast<std::size_t>(
+        std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+  };
+  const auto pad = [&](const std::string& s, std::size_t w) { return s + std::string(w > width(s) ? w - width(s) : 0, ' '); };
+  const auto mark_of = [](const run::Outcome& r) { return run::verification_mark(r) + (r.verified_at.empty() ? "" : " " + r.verified_at); };
+  std::size_t id_width = 7, mark_width = 8;
+  for (const run::Outcome* row : table) {
+    if (row->status == run::Status::Duplicate || row->status == run::Status::RuledOut) continue;
+    id_width = std::max(id_width, width(row->id));
+    if (row->ms > 0) mark_width = std::max(mark_width, width(mark_of(*row)));
+  }
+  std::string header = fmt::format("{:<4} {} {} {:>10} {:>9} {:>9} {:>7}", "#", pad("variant", id_width), pad("verified", mark_width), "ms",
+                                   "GB/s", "GFLOP/s", "% roof");
   for (const auto& [name, ms] : bases) header += fmt::format(" {:>11}", "vs " + name.substr(0, 8));
   // The fastest library in this run running the target's ISA: the bar a
   // variant must clear (a library on another ISA is no fair bar).
@@ -200,16 +215,16 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   for (const run::Outcome* row : table) {
     const run::Outcome& r = *row;
     if (r.status == run::Status::Duplicate || r.status == run::Status::RuledOut) continue;
-    const std::string mark = run::verification_mark(r) + (r.verified_at.empty() ? "" : " " + r.verified_at);
+    const std::string mark = mark_of(r);
     std::string ratios;
     for (const auto& [name, ms] : bases) ratios += r.ms > 0 ? fmt::format(" {:>10.2f}x", ms / r.ms) : "";
     if (libraries && r.ms > 0)
       ratios += best_library_ms > 0 ? fmt::format(" {:>10.2f}x", best_library_ms / r.ms) : fmt::format(" {:>11}", "-");
     if (r.ms > 0)
-      out << fmt::format("{:<4} {:<50} {:<9} {:>10.4g} {:>9.2f} {:>9.2f} {:>6.1f}%{}\n", r.baseline ? "base" : std::to_string(++rank), r.id,
-                         mark, r.ms, r.gbs, r.gflops, r.percent_of_roof, ratios);
+      out << fmt::format("{:<4} {} {} {:>10.4g} {:>9.2f} {:>9.2f} {:>6.1f}%{}\n", r.baseline ? "base" : std::to_string(++rank),
+                         pad(r.id, id_width), pad(mark, mark_width), r.ms, r.gbs, r.gflops, r.percent_of_roof, ratios);
     else
-      out << fmt::format("{:<4} {:<50} {:<9} {}\n", "-", r.id, mark,
+      out << fmt::format("{:<4} {} {} {}\n", "-", pad(r.id, id_width), mark,
                          run::status_text(r.status) + (r.message.empty() ? "" : ": " + headline(r.message)));
   }
   for (const auto& r : rows) {
