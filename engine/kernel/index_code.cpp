@@ -3,6 +3,7 @@
 #include <cctype>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <optional>
 
 #include "layout/make_plan.hpp"
@@ -131,10 +132,47 @@ std::int64_t storage_size(const IndexContext& c, const std::string& name) {
   return plan_of(v->ast, c.parameters, v->where).physical_size();
 }
 
+namespace {
+
+// The runs ISL proved, per layout, the values of the symbols it names and
+// the dimension: a sweep asks every variant the same question, and a layout
+// ISL struggles with pays its operation quota each time (a 2048^2 Z-order A
+// took 5 s a question, so every matmul variant over it 10 s more to
+// instantiate). Bounded: cleared when full.
+poly::RunProof memoized_runs(const LayoutAst& view, const Env& parameters, std::size_t dimension) {
+  static std::mutex mutex;
+  static std::map<std::string, poly::RunProof> proved;
+  // Every parameter the layout's text names, a lambda's body included.
+  const std::string text = print(view);
+  std::string key = text + "|" + std::to_string(dimension);
+  for (std::size_t i = 0; i < text.size();) {
+    if (!(std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_')) {
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) ++end;
+    if (const auto it = parameters.find(text.substr(i, end - i)); it != parameters.end())
+      key += "|" + it->first + "=" + std::to_string(it->second);
+    i = end;
+  }
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (const auto it = proved.find(key); it != proved.end()) return it->second;
+  }
+  poly::RunProof proof = poly::prove_runs(view, parameters, dimension, std::numeric_limits<std::int64_t>::max());
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (proved.size() >= 4096) proved.clear();
+  proved.emplace(std::move(key), proof);
+  return proof;
+}
+
+}  // namespace
+
 std::int64_t proved_run(const IndexContext& c, const placeholder::Run& run, std::vector<std::string>& notes) {
   const LayoutAst view = indexed_view(c, run.name, run.dimension, "run");
   try {
-    const poly::RunProof proof = poly::prove_runs(view, c.parameters, run.dimension, std::numeric_limits<std::int64_t>::max());
+    const poly::RunProof proof = memoized_runs(view, c.parameters, run.dimension);
     notes.push_back(run.name + ".run(" + std::to_string(run.dimension) + ") = " + std::to_string(proof.run) + ": " + proof.evidence);
     return proof.run;
   } catch (const LegoError& e) {
