@@ -22,10 +22,13 @@
 // any M, as BLIS's edge cases do.
 //
 // Each pack reads its source along the dimension the source's layout stores
-// contiguously (A.run(1) and B.run(1) below, proved by ISL): B's panels
-// packed one 32-column panel at a time, down a row-major B's columns (a new
-// line and page for every 32 floats), took 6 % of a 2048^3 run on one core,
-// twice the time of packing B's rows whole.
+// contiguously (whether A's next element along k, and B's along j, is the
+// next position: the layouts' index expressions at two neighbours, which
+// the compiler folds): B's panels packed one 32-column panel at a time, down
+// a row-major B's columns (a new line and page for every 32 floats), took
+// 6 % of a 2048^3 run on one core, twice the time of packing B's rows whole.
+// Not A.run(1): the cost model reads a run a template asks for as a vector
+// load, and priced column-major inputs 64 times slower.
 //
 // The register tile is written with vector types of the target's width
 // (GCC's vector extension, also understood by clang) so GCC 12 and Clang 15
@@ -81,9 +84,6 @@ constexpr int64_t kKC = {{ K }} < {{ KC }} ? {{ K }} : {{ KC }};
 constexpr int64_t kVectors = {{ BN }} / kLanes;
 static_assert({{ BN }} % kLanes == 0, "BN is a whole number of vectors");
 static_assert(kKC == {{ KC }} || kKC == {{ K }}, "AP and BP are KC deep");
-// Whether A's rows (along k) and B's rows (along j) lie at consecutive
-// positions: then the packs read them so.
-constexpr bool kARowsRun = {{ A.run(1) }} > 1, kBRowsRun = {{ B.run(1) }} > 1;
 
 // aligned_alloc takes a whole number of alignments.
 static float* aligned_floats(int64_t count) {
@@ -96,6 +96,11 @@ extern "C" void lego_kernel(const float* A, const float* B, float* C) {
   float* Ap = aligned_floats(kMC * kKC);
   float* Bp = aligned_floats(kKC * kNC);
   const int64_t b_stride = {{ BP.stride(1) }}, c_stride = {{ C.stride(1) }};
+  // Whether A's rows (along k) and B's rows (along j) start with neighbours
+  // at consecutive positions: then the packs read them so.
+  const int64_t zero = 0, one = 1;
+  const bool a_rows_run = {{ A[zero, one] }} - {{ A[zero, zero] }} == 1;
+  const bool b_rows_run = {{ B[zero, one] }} - {{ B[zero, zero] }} == 1;
 #pragma omp parallel
   for (int64_t ic = 0; ic < {{ M }}; ic += kMC) {
     const int64_t rows = {{ M }} - ic < kMC ? {{ M }} - ic : kMC;
@@ -106,7 +111,7 @@ extern "C" void lego_kernel(const float* A, const float* B, float* C) {
 #pragma omp for schedule(static)
       for (int64_t t = 0; t < panels; ++t) {
         float* ap = Ap + t * {{ BM }} * kKC;
-        if constexpr (kARowsRun) {
+        if (a_rows_run) {
           for (int64_t ii = 0; ii < {{ BM }}; ++ii) {
             const int64_t i = ic + t * {{ BM }} + ii;
             for (int64_t kk = 0; kk < kKC; ++kk) {
@@ -126,7 +131,7 @@ extern "C" void lego_kernel(const float* A, const float* B, float* C) {
         // The last block of columns may be narrower (N = 1280 in blocks of
         // 512); it is still whole tiles, for BN divides N and NC.
         const int64_t nc = {{ N }} - jc < kNC ? {{ N }} - jc : kNC;
-        if constexpr (kBRowsRun) {
+        if (b_rows_run) {
 #pragma omp for schedule(static)
           for (int64_t kk = 0; kk < kKC; ++kk)
             for (int64_t t = 0; t < nc / {{ BN }}; ++t)
