@@ -4,7 +4,7 @@
 // layouts of the sweep too: AP stores one BM x KC panel of A, BP one KC x BN
 // panel of B. BP contiguous along j gives the register tile whole vector
 // loads; AP matters less, for its panel stays in L1 (on a Sapphire Rapids
-// AP=rows and AP=kmajor ran within 1 % of each other). Packing is part of
+// AP=rows and AP=kmajor ran within 2 % of each other). Packing is part of
 // the measured time.
 //
 // Blocking, as BLIS runs a row-major C (its C^T = B^T A^T): an MC x KC block
