@@ -134,28 +134,18 @@ std::int64_t storage_size(const IndexContext& c, const std::string& name) {
 
 namespace {
 
-// The runs ISL proved, per layout, the values of the symbols it names and
-// the dimension: a sweep asks every variant the same question, and a layout
-// ISL struggles with pays its operation quota each time (a 2048^2 Z-order A
-// took 5 s a question, so every matmul variant over it 10 s more to
-// instantiate). Bounded: cleared when full.
+// The runs ISL proved, per layout, the values of the parameters it names
+// and the dimension: a sweep asks every variant the same question, and a
+// layout ISL struggles with pays its operation quota each time (a 2048^2
+// Z-order layout took 5 s a question). Bounded: cleared when full.
 poly::RunProof memoized_runs(const LayoutAst& view, const Env& parameters, std::size_t dimension) {
   static std::mutex mutex;
   static std::map<std::string, poly::RunProof> proved;
-  // Every parameter the layout's text names, a lambda's body included.
   const std::string text = print(view);
   std::string key = text + "|" + std::to_string(dimension);
-  for (std::size_t i = 0; i < text.size();) {
-    if (!(std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_')) {
-      ++i;
-      continue;
-    }
-    std::size_t end = i;
-    while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) ++end;
-    if (const auto it = parameters.find(text.substr(i, end - i)); it != parameters.end())
-      key += "|" + it->first + "=" + std::to_string(it->second);
-    i = end;
-  }
+  // Every parameter the layout's text names, a lambda's body included.
+  for (const std::string& name : identifiers_in(text))
+    if (const auto it = parameters.find(name); it != parameters.end()) key += "|" + name + "=" + std::to_string(it->second);
   {
     const std::lock_guard<std::mutex> lock(mutex);
     if (const auto it = proved.find(key); it != proved.end()) return it->second;
