@@ -59,6 +59,10 @@ struct Roof {
   int fma_chains = 0;
   double clock_ghz = 0, theoretical_gflops_f32 = 0;
   double cpu_share = 0;  // of the cores during the FMA runs (run/ceilings.hpp); 0: not known
+  // The most bytes (MiB) a triad moves at 1.75x its bandwidth from memory
+  // or faster, i.e. from the caches (run/ceilings.hpp); 0: none, or not
+  // known (measured on a busy machine).
+  int resident_mib = 0;
 };
 
 // What NVRTC (ptxas) reports for one target.

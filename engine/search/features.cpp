@@ -578,7 +578,9 @@ double Features::walk_penalty(const kernel::Variant& v) const {
   if (walk_sites_.empty()) return 0;
   const std::vector<double> m = walk_misses(v);
   const double bytes = declared(space_->spec().bytes, v);  // 0 where it cannot be evaluated: taken as not resident
-  const double from_l3 = bytes > 0 && bytes <= static_cast<double>(target_.l3_bytes) ? 0.4 : 1.0;
+  // L3 as the target declares it, or as measured where that is more (a virtual machine may not tell).
+  const double l3 = std::max(static_cast<double>(target_.l3_bytes), machine_.resident_bytes);
+  const double from_l3 = bytes > 0 && bytes <= l3 ? 0.4 : 1.0;
   const double cost = from_l3 * (m[1] - m[7]) + m[7] + 0.25 * m[0] + 0.25 * m[2] + 4 * m[5] + 0.5 * m[6] + kUnprefetched * m[8];
   // The compulsory misses: each 64-byte line of the accesses' elements once, in L1 and L2.
   const double compulsory = (from_l3 + 0.25) * walk_element_bytes_ / 64;

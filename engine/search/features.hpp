@@ -35,8 +35,9 @@
 namespace lego::search {
 
 struct MachineFigures {
-  double bandwidth_gbs = 0;  // the roof for bytes (0: unknown)
-  double peak_gflops = 0;    // the roof for FLOPs (0: unknown)
+  double bandwidth_gbs = 0;   // the roof for bytes (0: unknown)
+  double peak_gflops = 0;     // the roof for FLOPs (0: unknown)
+  double resident_bytes = 0;  // what the caches keep of a streaming kernel, measured (run::Roof::resident_mib; 0: unknown)
 };
 
 class Features {

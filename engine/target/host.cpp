@@ -1,14 +1,19 @@
-// This machine as a Target: LLVM's host CPU and features, caches from sysfs,
-// the clock from cpufreq (else /proc/cpuinfo), cores from the affinity mask.
+// This machine as a Target: LLVM's host CPU and features, caches from sysfs
+// (else the C library's CPUID reading), the clock from cpufreq (else
+// /proc/cpuinfo), cores from the affinity mask.
 #include <llvm/ADT/StringMap.h>
 #include <llvm/Support/Host.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
+#include "expr/diagnostic.hpp"
 #include "target/target.hpp"
 
 namespace lego::target {
@@ -33,15 +38,53 @@ std::int64_t size_text(const std::string& text) {
 }
 
 void read_caches(Target& t) {
+  bool l1d = false, l2 = false;
   for (int index = 0; index < 8; ++index) {
     const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
     const std::string level = read_line(dir + "level"), type = read_line(dir + "type");
     if (level.empty()) break;
     const std::int64_t bytes = size_text(read_line(dir + "size"));
     if (bytes == 0) continue;
-    if (level == "1" && type == "Data") t.l1d_bytes = bytes;
-    if (level == "2") t.l2_bytes = bytes;
+    if (level == "1" && type == "Data") t.l1d_bytes = bytes, l1d = true;
+    if (level == "2") t.l2_bytes = bytes, l2 = true;
     if (level == "3") t.l3_bytes = bytes;
+  }
+  // Some virtual machines have no cache directory in sysfs (a Zen 5 guest
+  // seen here): the C library then reads the core's caches from CPUID, and
+  // the walk models the 48 KiB L1 it has instead of the default 32. Not L3:
+  // on a many-chiplet EPYC it reports the whole package's (508 MiB), where
+  // a core reaches its own chiplet's; the default stays.
+  if (const long bytes = sysconf(_SC_LEVEL1_DCACHE_SIZE); !l1d && bytes > 0) t.l1d_bytes = bytes;
+  if (const long bytes = sysconf(_SC_LEVEL2_CACHE_SIZE); !l2 && bytes > 0) t.l2_bytes = bytes;
+}
+
+// LEGO_HOST_CACHES="l1d=48K,l2=1M,l3=32M" (any of the three) says what
+// neither sysfs nor CPUID can: a virtual machine's L3 as its cores reach
+// it (a Zen 5 guest here reports its package's 508 MiB, where a chiplet's
+// 32 MiB is what a 2048^2 transpose finds resident).
+void apply_cache_override(Target& t) {
+  const char* text = std::getenv("LEGO_HOST_CACHES");
+  if (!text || !*text) return;
+  const std::string all = text;
+  std::size_t at = 0;
+  while (at <= all.size()) {
+    const std::size_t end = std::min(all.find(',', at), all.size());
+    const std::string item = all.substr(at, end - at);
+    const std::size_t eq = item.find('=');
+    const std::string name = eq == std::string::npos ? item : item.substr(0, eq);
+    const std::string size = eq == std::string::npos ? "" : item.substr(eq + 1);
+    std::int64_t bytes = 0;
+    std::size_t k = 0;
+    while (k < size.size() && std::isdigit(static_cast<unsigned char>(size[k])) && bytes < (std::int64_t{1} << 40))
+      bytes = bytes * 10 + (size[k++] - '0');
+    const std::string unit = size.substr(k);
+    const int shift = unit == "K" ? 10 : unit == "M" ? 20 : unit == "G" ? 30 : -1;
+    std::int64_t* field = name == "l1d" ? &t.l1d_bytes : name == "l2" ? &t.l2_bytes : name == "l3" ? &t.l3_bytes : nullptr;
+    if (!field || k == 0 || shift < 0 || bytes == 0 || bytes > (std::int64_t{1} << 20))
+      throw LegoError("LEGO_HOST_CACHES at column " + std::to_string(at + 1) + ": '" + item +
+                      "' is not one of l1d=, l2=, l3= with a size of 1 to 1048576 and its unit, K, M or G (e.g. l3=32M)");
+    *field = bytes << shift;
+    at = end + 1;
   }
 }
 
@@ -94,12 +137,24 @@ Target detect() {
   t.fma_bytes = amd ? std::min(t.vector_bytes, 32) : t.vector_bytes;
 #endif
   read_caches(t);
+  // An override that does not read is said and left out: the machine as
+  // detected is still this one, and the studio must still start.
+  std::string cache_note;
+  const Target detected = t;
+  try {
+    apply_cache_override(t);
+  } catch (const LegoError& e) {
+    t.l1d_bytes = detected.l1d_bytes, t.l2_bytes = detected.l2_bytes, t.l3_bytes = detected.l3_bytes;  // none of it
+    cache_note = std::string(e.what()) + "; the caches detected are used";
+    std::cerr << "lego: " << cache_note << "\n";
+  }
   t.ghz = read_ghz();
   t.cores = usable_cores();
   std::ostringstream d;
   // Clang 15 knows no znver4 and names Zen 4 znver3; its AVX-512 gives it away.
   const bool zen4 = t.cpu == "znver3" && t.has("avx512f");
   d << "this machine: " << (zen4 ? "AMD Zen 4 (Clang 15: znver3 with AVX-512)" : t.cpu) << ", " << t.level() << ", " << t.cores << " cores";
+  if (!cache_note.empty()) d << " (" << cache_note << ")";
   t.description = d.str();
   return t;
 }

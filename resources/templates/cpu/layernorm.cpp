@@ -4,7 +4,9 @@
 // column inside the block, c0 + cc (Table IV of the paper: 1 user-visible op).
 //
 // Speed: one loop per row does three rows' work, a software pipeline
-// (each task walks ROWS consecutive rows):
+// (each task walks ROWS consecutive rows, a parameter: a short task pays
+// its pipeline's first and last steps more often, a long one leaves fewer
+// tasks to share among the threads):
 //   - the sum of row r + 1, whose loads also bring that row into L1;
 //   - the variance of row r, around the mean the last step found;
 //   - the output of row r - 1, whose X is still in L1.
@@ -17,7 +19,7 @@
 #include <cmath>
 #include <cstdint>
 
-constexpr int64_t ROWS = 64;  // rows one task pipelines
+constexpr int64_t ROWS = {{ ROWS }};  // rows one task pipelines
 
 extern "C" void lego_kernel(const float* X, const float* W, const float* B, float* Y) {
 #pragma omp parallel for schedule(static)

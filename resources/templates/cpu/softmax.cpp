@@ -3,7 +3,9 @@
 // arithmetic (Table IV of the paper: 0 user-visible ops).
 //
 // Speed: one loop per row does three rows' work, a software pipeline
-// (each task walks ROWS consecutive rows):
+// (each task walks ROWS consecutive rows, a parameter: a short task pays
+// its pipeline's first and last steps more often, a long one leaves fewer
+// tasks to share among the threads):
 //   - the maximum of row r + 1, whose loads also bring that row into L1;
 //   - the exponentials of row r, written to Y unscaled, and their sum;
 //   - the scaling of row r - 1, whose Y is still in L1.
@@ -28,7 +30,7 @@
 typedef float lego_vec __attribute__((vector_size({{ VECTOR_BYTES }})));
 typedef uint32_t lego_bits __attribute__((vector_size({{ VECTOR_BYTES }})));
 constexpr int LANES = {{ VECTOR_BYTES }} / 4;
-constexpr int64_t ROWS = 64;  // rows one task pipelines
+constexpr int64_t ROWS = {{ ROWS }};  // rows one task pipelines
 constexpr int64_t COLUMNS = {{ N }} / LANES * LANES;  // the columns in whole vectors
 constexpr bool X_ROWS_IN_VECTORS = {{ X.run(1) }} % LANES == 0, Y_ROWS_IN_VECTORS = {{ Y.run(1) }} % LANES == 0;
 
@@ -100,12 +102,17 @@ static inline void store_y(float* Y, int64_t r, int64_t c0, lego_vec v) {
 //     prefetches into L2.
 //   - One per vector, not per cache line: a test that skips the repeats
 //     costs more than the repeats.
+//   - PREFETCH = 0 leaves them out: where the rows come from L2 or L3
+//     (a smaller M), the hardware prefetcher may keep up alone and the
+//     prefetches only take load slots; the search measures which.
+constexpr bool PREFETCH = {{ PREFETCH }} != 0;
+
 static inline void prefetch_x(const float* X, int64_t r, int64_t c0) {
-  if constexpr (X_ROWS_IN_VECTORS) __builtin_prefetch(&X[{{ X[r, c0] }}], 0, 2);
+  if constexpr (PREFETCH && X_ROWS_IN_VECTORS) __builtin_prefetch(&X[{{ X[r, c0] }}], 0, 2);
 }
 
 static inline void prefetch_y(float* Y, int64_t r, int64_t c0) {
-  if constexpr (Y_ROWS_IN_VECTORS) __builtin_prefetch(&Y[{{ Y[r, c0] }}], 0, 2);
+  if constexpr (PREFETCH && Y_ROWS_IN_VECTORS) __builtin_prefetch(&Y[{{ Y[r, c0] }}], 0, 2);
 }
 
 // e^(x - max) as 2^t, t = x log2(e) - max log2(e) = n + f: n is t rounded

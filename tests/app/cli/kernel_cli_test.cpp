@@ -184,6 +184,25 @@ TEST(KernelCli, WhenTheTargetRulesOutWhatTheConstraintsLeftBothAreNamed) {
   EXPECT_EQ(only.text.find("A=row,"), std::string::npos) << only.text;
 }
 
+// A virtual machine's caches that sysfs and CPUID do not tell are the
+// user's to say; a size that cannot be read is an error that names it.
+TEST(KernelCli, TheHostsCachesCanBeSaidWhereTheMachineHidesThem) {
+  const Output said = shell("LEGO_HOST_CACHES=l2=2M,l3=32M " + kBin + "/lego targets");
+  ASSERT_EQ(said.rc, 0) << said.text;
+  EXPECT_NE(said.text.find("L2 2048 KiB, L3 32 MiB"), std::string::npos) << said.text;
+  // A bad one is said, and none of it is used (the studio must still start).
+  const Output plain = shell(kBin + "/lego targets");
+  const std::string detected = plain.text.substr(0, plain.text.find('\n'));
+  const Output wrong = shell("LEGO_HOST_CACHES=l3=32M,l4=8M " + kBin + "/lego targets");
+  EXPECT_EQ(wrong.rc, 0) << wrong.text;
+  EXPECT_NE(wrong.text.find("LEGO_HOST_CACHES at column 8: 'l4=8M'"), std::string::npos) << wrong.text;
+  EXPECT_NE(wrong.text.find(detected.substr(detected.find("L1d"))), std::string::npos) << wrong.text;
+  for (const char* bad : {"l1d=48Q", "l3=32", "l2=0K", "l3=32M,"}) {
+    const Output o = shell(std::string("LEGO_HOST_CACHES=") + bad + " " + kBin + "/lego targets");
+    EXPECT_NE(o.text.find("LEGO_HOST_CACHES at column"), std::string::npos) << bad << "\n" << o.text;
+  }
+}
+
 TEST(KernelCli, BenchStrategyKeepsItsBudgetAndRepeatsForASeed) {
   const std::string command = kBin + "/lego bench " + kRoot +
                               "/projects/search/transpose_space.lego.json --set N=256 --min-time 0.01 --repetitions 2 --strategy model "

@@ -374,9 +374,10 @@ TEST(StagedStencil, SeveralPencilsAndChunksAcrossBricksVerify) {
   }
 }
 
-// softmax and layer norm pipeline ROWS = 64 rows per task and walk columns
-// in 16-lane vectors: rows that span several tasks and end in a partial one,
-// and columns that end in a partial vector, take every edge of the pipeline.
+// softmax and layer norm pipeline ROWS rows per task (16, 64 or 256) and
+// walk columns in 16-lane vectors: rows that span several tasks and end in a
+// partial one (or fit in one task), and columns that end in a partial
+// vector, take every edge of the pipeline.
 TEST(RowPipelines, PartialTasksAndPartialVectorsMatchTheReference) {
   const Project p = load_project(kProjects / "rows.lego.json", default_resource_dirs());
   expect_every_variant_verifies(find_kernel(p, "softmax"), {{"M", 137}, {"N", 37}});

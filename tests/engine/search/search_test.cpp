@@ -12,11 +12,14 @@
 
 #include "expr/diagnostic.hpp"
 #include "kernel/spec.hpp"
+#include "layout/make_plan.hpp"
+#include "layout/parse.hpp"
 #include "search/model.hpp"
 #include "search/replay.hpp"
 #include "search/strategy.hpp"
 #include "search/trace.hpp"
 #include "search/trees.hpp"
+#include "search/walk.hpp"
 #include "target/target.hpp"
 
 namespace lego::search {
@@ -356,6 +359,27 @@ TEST(Search, LinesThatDoNotContinueTheirPagesRunAreNotPrefetchedInThePrior) {
   EXPECT_LT(t[8], 0.002) << "only a row's first line in each page";
   EXPECT_NEAR(s[8], 0.5 / 16, 0.002) << "every line of A (half the accesses, a line per 16 floats)";
   EXPECT_LT(f.prior_log_ms(tiles), f.prior_log_ms(slabs));
+}
+
+// An L1 data cache has a page's worth of sets (64 lines of 64 bytes), so a
+// 48 KiB one (a Zen 5's, a Sapphire Rapids's) holds 12 lines 4 KiB apart and
+// not 13: rows of 1024 floats, their first lines visited over and over.
+TEST(Search, TheWalksL1HasAPagesWorthOfSetsWhateverItsSize) {
+  target::Target t = *target::nominal("x86-64-v4");
+  t.l1d_bytes = 48 << 10;
+  const auto misses = [&](std::int64_t rows) {
+    const Env env{{"R", rows}};
+    // The loop: 16 passes over the rows (coordinate 0 the pass, 1 the row).
+    const Plan loop = make_plan(parse_layout("OrderBy(Row(16, R)).GroupBy([(16, R)])"), env);
+    const Plan a = make_plan(parse_layout("OrderBy(Row(R, 1024)).GroupBy([(R, 1024)])"), env);
+    // A[row, pass]: the pass stays within the row's first line.
+    return walk(loop, {WalkAccess{&a, {1, 0}, {0, 0}, 4, false, false}}, t).l1_misses;
+  };
+  EXPECT_NEAR(misses(12), 1.0 / 16, 1e-9) << "each row's line missed once";
+  EXPECT_NEAR(misses(13), 1.0, 1e-9) << "13 lines in one 12-way set: least recently used out, each visit misses";
+  t.l1d_bytes = 32 << 10;  // 8 ways
+  EXPECT_NEAR(misses(8), 1.0 / 16, 1e-9);
+  EXPECT_NEAR(misses(9), 1.0, 1e-9);
 }
 
 TEST(Search, RunsTheTemplateAsksForThatAreShorterThanAVectorCostInThePrior) {
