@@ -156,12 +156,12 @@ double process_cpu_seconds() {
 // How much of a streaming kernel's traffic the caches keep: a triad over 4,
 // 8, 16, 32 and 64 MiB in all (its three arrays), each timed warm, counts
 // as resident while it runs at 1.75x the triad from memory or faster (64
-// stands for 64 or more). The
-// search's prior prices a kernel that fits at L3's cost; a virtual machine
-// may hide its caches, or report the whole package's L3 where a core
-// reaches a chiplet's (a Zen 5 guest: 508 MiB reported, 32 MiB measured
-// here: 134 GB/s at 32 MiB, 110 at 48, 85 at 64, 68 from memory; 64 MiB
-// passed a margin of 1.5 when the triad from memory was timed low).
+// stands for 64 or more). The search's prior prices a kernel that fits at
+// L3's cost; a virtual machine may hide its caches, or report the whole
+// package's L3 where a core reaches a chiplet's (a Zen 5 guest: 508 MiB
+// reported, 32 MiB measured here: 134 GB/s at 32 MiB, 110 at 48, 85 at 64,
+// 68 from memory; 64 MiB passed a margin of 1.5 when the triad from memory
+// was timed low).
 template <class Triad>
 int resident_mib(Triad triad, std::int64_t array_doubles, double memory_gbs) {
   int resident = 0;
@@ -213,8 +213,8 @@ Roof measure_ceilings(int array_mib, const std::string& target_name) {
   const double triad_s = best_seconds(5, [&] { triad(a.get(), b.get(), cc.get(), n); });
   const double triad_gbs = 24.0 * static_cast<double>(n) / triad_s / 1e9;
   const int resident = resident_mib([&](std::int64_t m) { triad(a.get(), b.get(), cc.get(), m); }, n, triad_gbs);
-  const double memory_share = (process_cpu_seconds() - memory_cpu0) / ((steady_seconds() - memory_wall0) * std::max(threads(), 1));
   const int t = threads();
+  const double memory_share = (process_cpu_seconds() - memory_cpu0) / ((steady_seconds() - memory_wall0) * std::max(t, 1));
   const int chains = fma_chains(target);
   const std::int64_t iterations = 4'000'000'000LL / (chains * target.vector_bytes);
   volatile double sink = 0;

@@ -129,12 +129,13 @@ WalkCounts walk(const Plan& loop, const std::vector<WalkAccess>& accesses, const
   // indexed, physically tagged cache must be), so the ways grow with it:
   // 8 in 32 KiB, 12 in a Zen 5's or a Sapphire Rapids's 48 KiB. Arm's
   // cores differ (Neoverse's 64 KiB are 4-way, Apple's use 16 KiB pages):
-  // 4 ways there. 16-way L2s (8 on some Arm cores, which changes little here). Two TLBs: a first-level one of
-  // 64 entries, fully associative as Zen's are (Intel's 4- or 6-way ones
-  // would alias a register transpose's 16 rows of a 32 KiB-row matrix, 8
-  // pages apart, more than their misses cost), and a second-level one of
-  // 1536 entries, 12-way (Intel since Skylake, Zen 2 and 3; 2048 on later
-  // cores), whose misses walk the page table.
+  // 4 ways there. 16-way L2s (8 on some Arm cores, which changes little
+  // here). Two TLBs: a first-level one of 64 entries, fully associative as
+  // Zen's are (Intel's 4- or 6-way ones would alias a register transpose's
+  // 16 rows of a 32 KiB-row matrix, 8 pages apart, more than their misses
+  // cost), and a second-level one of 1536 entries, 12-way (Intel since
+  // Skylake, Zen 2 and 3; 2048 on later cores), whose misses walk the page
+  // table.
   const int l1_ways = target.arch == target::Arch::X86_64 ? static_cast<int>(std::clamp<std::int64_t>(target.l1d_bytes / kPage, 1, 64)) : 4;
   CacheModel l1(target.l1d_bytes, kLine, l1_ways), l2(target.l2_bytes, kLine, 16), tlb(64 * kPage, kPage, 64),
       stlb(1536 * kPage, kPage, 12);

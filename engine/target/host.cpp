@@ -26,15 +26,30 @@ std::string read_line(const std::string& path) {
   return line;
 }
 
-// "32K", "1024K", "32M" -> bytes; 0 when unreadable.
-std::int64_t size_text(const std::string& text) {
-  if (text.empty()) return 0;
-  std::int64_t value = 0;
+// "32K" -> {32, 1 << 10, true}: the leading digits (at most 2^40, where
+// reading stops), the multiplier of the letter after them (K, M or G; 1
+// for none, 0 for another), and whether they were all the text.
+struct SizeParts {
+  std::int64_t number = 0, unit = 1;
+  bool whole = false;
+};
+
+SizeParts size_parts(const std::string& text) {
+  SizeParts s;
   std::size_t k = 0;
-  while (k < text.size() && std::isdigit(static_cast<unsigned char>(text[k]))) value = value * 10 + (text[k++] - '0');
-  if (k < text.size() && text[k] == 'K') value <<= 10;
-  if (k < text.size() && text[k] == 'M') value <<= 20;
-  return value;
+  while (k < text.size() && std::isdigit(static_cast<unsigned char>(text[k])) && s.number < (std::int64_t{1} << 40))
+    s.number = s.number * 10 + (text[k++] - '0');
+  const std::string rest = text.substr(k);
+  const char letter = rest.empty() ? '\0' : rest[0];
+  s.unit = letter == '\0' ? 1 : letter == 'K' ? 1 << 10 : letter == 'M' ? 1 << 20 : letter == 'G' ? 1 << 30 : 0;
+  s.whole = k > 0 && rest.size() <= 1;
+  return s;
+}
+
+// sysfs's "32K", "1024K", "32M" -> bytes; 0 when unreadable.
+std::int64_t size_text(const std::string& text) {
+  const SizeParts s = size_parts(text);
+  return s.number * (s.unit == 0 ? 1 : s.unit);
 }
 
 void read_caches(Target& t) {
@@ -72,18 +87,13 @@ void apply_cache_override(Target& t) {
     const std::string item = all.substr(at, end - at);
     const std::size_t eq = item.find('=');
     const std::string name = eq == std::string::npos ? item : item.substr(0, eq);
-    const std::string size = eq == std::string::npos ? "" : item.substr(eq + 1);
-    std::int64_t bytes = 0;
-    std::size_t k = 0;
-    while (k < size.size() && std::isdigit(static_cast<unsigned char>(size[k])) && bytes < (std::int64_t{1} << 40))
-      bytes = bytes * 10 + (size[k++] - '0');
-    const std::string unit = size.substr(k);
-    const int shift = unit == "K" ? 10 : unit == "M" ? 20 : unit == "G" ? 30 : -1;
+    const SizeParts size = size_parts(eq == std::string::npos ? "" : item.substr(eq + 1));
     std::int64_t* field = name == "l1d" ? &t.l1d_bytes : name == "l2" ? &t.l2_bytes : name == "l3" ? &t.l3_bytes : nullptr;
-    if (!field || k == 0 || shift < 0 || bytes == 0 || bytes > (std::int64_t{1} << 20))
+    // A unit is required: a bare number would be bytes, which no cache size is written in.
+    if (!field || !size.whole || size.unit <= 1 || size.number == 0 || size.number > (std::int64_t{1} << 20))
       throw LegoError("LEGO_HOST_CACHES at column " + std::to_string(at + 1) + ": '" + item +
                       "' is not one of l1d=, l2=, l3= with a size of 1 to 1048576 and its unit, K, M or G (e.g. l3=32M)");
-    *field = bytes << shift;
+    *field = size.number * size.unit;
     at = end + 1;
   }
 }
@@ -140,11 +150,11 @@ Target detect() {
   // An override that does not read is said and left out: the machine as
   // detected is still this one, and the studio must still start.
   std::string cache_note;
-  const Target detected = t;
   try {
-    apply_cache_override(t);
+    Target overridden = t;
+    apply_cache_override(overridden);
+    t = overridden;
   } catch (const LegoError& e) {
-    t.l1d_bytes = detected.l1d_bytes, t.l2_bytes = detected.l2_bytes, t.l3_bytes = detected.l3_bytes;  // none of it
     cache_note = std::string(e.what()) + "; the caches detected are used";
     std::cerr << "lego: " << cache_note << "\n";
   }
