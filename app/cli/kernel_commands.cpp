@@ -656,6 +656,9 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
             r.copy_gbs, r.triad_gbs, r.peak_gflops_f32, r.peak_gflops_f64);
         if (r.resident_mib > 0)
           out << fmt::format("cache-resident   {:8d} MiB (the most a triad moves at 1.75x its bandwidth from memory)\n", r.resident_mib);
+        if (r.lone_line_cost > 0)
+          out << fmt::format("lone lines       {:8.2f}x (a 64-byte line streamed with no neighbour written near it, over one of a pair)\n",
+                             r.lone_line_cost);
         out << fmt::format("theoretical FP32 {:8.1f} GFLOP/s ({} {} pipes x {} lanes x {} x {:.2f} GHz measured x {} threads)\n",
                            r.theoretical_gflops_f32, target.fma_pipes, target.has_fma ? "FMA" : "mul/add",
                            std::min(target.fma_bytes, target.vector_bytes) / 4, target.has_fma ? 2 : 1, r.clock_ghz, r.threads);

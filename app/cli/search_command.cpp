@@ -256,7 +256,7 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
     throw LegoError("no variant of " + spec.name + " at these sizes: " + kernel::why_no_variant(spec, target, parse_sets(q.sets)));
   const run::Roof roof = run::machine_roof(
       false, [&](const std::string& m) { err << m << "\n"; }, target.name);
-  const search::Features features(space, target, {roof.copy_gbs, roof.peak_gflops_f32, roof.resident_mib * 1048576.0});
+  const search::Features features(space, target, search::machine_figures(roof));
   err << fmt::format("{}: {}{:.0f} variants ({} candidates{}), {} features; target {}\n", spec.name, count.estimated ? "about " : "",
                      count.admitted, space.candidates(),
                      count.distinct < count.admitted ? fmt::format(", {:.0f} of distinct code", count.distinct) : std::string(),

@@ -173,6 +173,7 @@ class KernelsPanel : public QWidget {
   std::vector<VariantRow> rowsOf(const KernelInfo& k) const;
   void showKernel();
   void onOutcome(OutcomePtr outcome);
+  void onOutcomes(const OutcomeList& outcomes);
   void markStale();           // every row whose id stale_ holds
   void updateSmallerCheck();  // the button shows while some row needs it
   void updateRoofline();

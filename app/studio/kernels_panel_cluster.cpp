@@ -29,9 +29,7 @@ void KernelsPanel::connectCluster() {
   });
   connect(&cluster_session_, &ClusterSession::states, this,
           [this](const QString&, const QMap<QString, QString>& states) { showClusterStates(states); });
-  connect(&cluster_session_, &ClusterSession::merged, this, [this](const OutcomeList& outcomes) {
-    for (const auto& o : outcomes) onOutcome(o);
-  });
+  connect(&cluster_session_, &ClusterSession::merged, this, &KernelsPanel::onOutcomes);
   connect(&cluster_session_, &ClusterSession::finished, this, [this](const QString& job, const QStringList& troubles) {
     cluster_->setEnabled(true);
     emit message(troubles.isEmpty() ? tr("Slurm job %1 finished; every result is in the project").arg(job)

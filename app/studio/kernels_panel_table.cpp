@@ -47,18 +47,32 @@ void KernelsPanel::updateSmallerCheck() {
   verify_smaller_->setText(tr("Verify %n at a smaller size", nullptr, n));
 }
 
-void KernelsPanel::onOutcome(OutcomePtr o) {
-  outcomes_[outcome_key(o->kernel, o->id)] = o;
-  // Every row that is not a plain ✓ says why in the log as well as in its tooltip.
-  if (!o->verified && !o->baseline && o->status != run::Status::Duplicate)
-    emit message(tr("%1: %2 %3").arg(qs(o->id), verified_mark(*o), verified_tip(*o).section('\n', 0, 0)));
-  stale_.erase(outcome_key(o->kernel, o->id));
-  const KernelInfo* k = currentKernel();
-  if (!k || k->spec.name != o->kernel) return;
-  if (!variants_.setOutcome(o)) return showKernel();  // a baseline's first result: a row of its own
-  updateRoofline();
-  const QModelIndex at = shown_.mapFromSource(variants_.index(variants_.rowOf(qs(o->id)), 0));
-  if (at.isValid() && table_->selectionModel()->isRowSelected(at.row(), {})) showSelection();
+void KernelsPanel::onOutcome(OutcomePtr o) { onOutcomes({std::move(o)}); }
+
+// A batch (a cluster task's merged results) redraws the roofline and the
+// selected row's code once, not once per result: under load those redraws
+// are what keeps the UI thread from its events.
+void KernelsPanel::onOutcomes(const OutcomeList& outcomes) {
+  bool redraw = false, reshow_selection = false;
+  for (const OutcomePtr& o : outcomes) {
+    outcomes_[outcome_key(o->kernel, o->id)] = o;
+    // Every row that is not a plain ✓ says why in the log as well as in its tooltip.
+    if (!o->verified && !o->baseline && o->status != run::Status::Duplicate)
+      emit message(tr("%1: %2 %3").arg(qs(o->id), verified_mark(*o), verified_tip(*o).section('\n', 0, 0)));
+    stale_.erase(outcome_key(o->kernel, o->id));
+    const KernelInfo* k = currentKernel();
+    if (!k || k->spec.name != o->kernel) continue;
+    if (!variants_.setOutcome(o)) {  // a baseline's first result: a row of its own
+      showKernel();
+      redraw = reshow_selection = false;  // showKernel drew both
+      continue;
+    }
+    redraw = true;
+    const QModelIndex at = shown_.mapFromSource(variants_.index(variants_.rowOf(qs(o->id)), 0));
+    reshow_selection = reshow_selection || (at.isValid() && table_->selectionModel()->isRowSelected(at.row(), {}));
+  }
+  if (redraw) updateRoofline();
+  if (reshow_selection) showSelection();
 }
 
 void KernelsPanel::markStale() {

@@ -39,7 +39,7 @@ void SweepSession::search(ProjectPtr project, const QString& kernel_name, const 
       emit ceilingsReady(roof);
       // The spec is at the sizes the user set (ProjectInfo::sizes): the space is the whole of it, not the listed sample.
       const kernel::LazySpace space(k->spec, {}, &project->target);
-      const search::Features features(space, project->target, {roof.copy_gbs, roof.peak_gflops_f32, roof.resident_mib * 1048576.0});
+      const search::Features features(space, project->target, search::machine_figures(roof));
       run::WorkerClient worker(run::default_worker_path());
       run::SweepOptions o;
       o.run = options;

@@ -64,6 +64,19 @@ extern "C" void lego_copy(const double* a, double* c, int64_t n) {{
     for (int64_t k = 0; k < 64; k += lanes)
       __builtin_nontemporal_store(*reinterpret_cast<const vec*>(a + i + k), reinterpret_cast<vec*>(c + i + k));
 }}
+// Streaming stores in runs of `run` doubles, one run in each row of `row`
+// doubles, the rows innermost: every run opens lines no store near it in
+// time touched, as a register transpose's destination rows do.
+extern "C" void lego_stream_runs(double* c, int64_t n, int64_t run, int64_t row) {{
+  typedef double vec __attribute__((vector_size(kVectorBytes)));
+  constexpr int64_t lanes = kVectorBytes / 8;
+  const int64_t rows = n / row;
+#pragma omp parallel for schedule(static)
+  for (int64_t column = 0; column < row; column += run)
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t k = 0; k < run; k += lanes)
+        __builtin_nontemporal_store(vec{{}} + double(r), reinterpret_cast<vec*>(c + r * row + column + k));
+}}
 extern "C" void lego_triad(double* a, const double* b, const double* c, int64_t n) {{
 #pragma omp parallel for simd schedule(static)
   for (int64_t i = 0; i < n; ++i) a[i] = b[i] + 3.0 * c[i];
@@ -176,6 +189,26 @@ int resident_mib(Triad triad, std::int64_t array_doubles, double memory_gbs) {
   return resident;
 }
 
+// What a streamed line costs when no store near it in time writes its
+// neighbours, against one of a 128-byte pair: runs of 64 and of 128 bytes
+// streamed, one per 256 KiB row. Memory systems differ here far more than
+// in bandwidth: a Zen 5 guest streamed lone 64-byte lines at 10 GB/s,
+// pairs at 24 and runs of 4 KiB at 68, and its register transposes of 16
+// (lone destination lines 1 KiB apart) ran 1.9x its transposes of 32
+// (pairs), which ran with those of 64 (whole runs): in a kernel that reads
+// as much as it writes, pairs already stream at the memory's pace. The
+// search's prior prices a register transpose's lone destination lines by
+// it (search/walk.hpp).
+template <class StreamRuns>
+double lone_line_cost(StreamRuns stream_runs) {
+  const auto seconds = [&](std::int64_t run_doubles) {
+    stream_runs(run_doubles);
+    return best_seconds(5, [&] { stream_runs(run_doubles); });
+  };
+  const double pairs = seconds(16);
+  return pairs > 0 ? std::clamp(seconds(8) / pairs, 1.0, 16.0) : 0.0;
+}
+
 }  // namespace
 
 Roof measure_ceilings(int array_mib, const std::string& target_name) {
@@ -188,6 +221,7 @@ Roof measure_ceilings(int array_mib, const std::string& target_name) {
   auto* threads = reinterpret_cast<int (*)()>(c.module->lookup("lego_threads"));
   auto* copy = reinterpret_cast<void (*)(const double*, double*, std::int64_t)>(c.module->lookup("lego_copy"));
   auto* triad = reinterpret_cast<void (*)(double*, const double*, const double*, std::int64_t)>(c.module->lookup("lego_triad"));
+  auto* stream_runs = reinterpret_cast<void (*)(double*, std::int64_t, std::int64_t, std::int64_t)>(c.module->lookup("lego_stream_runs"));
   auto* fma32 = reinterpret_cast<double (*)(std::int64_t)>(c.module->lookup("lego_fma_f32"));
   auto* fma64 = reinterpret_cast<double (*)(std::int64_t)>(c.module->lookup("lego_fma_f64"));
   auto* clock = reinterpret_cast<double (*)(std::int64_t, double (*)())>(c.module->lookup("lego_clock"));
@@ -213,6 +247,8 @@ Roof measure_ceilings(int array_mib, const std::string& target_name) {
   const double triad_s = best_seconds(5, [&] { triad(a.get(), b.get(), cc.get(), n); });
   const double triad_gbs = 24.0 * static_cast<double>(n) / triad_s / 1e9;
   const int resident = resident_mib([&](std::int64_t m) { triad(a.get(), b.get(), cc.get(), m); }, n, triad_gbs);
+  constexpr std::int64_t kStreamRow = 32768;  // doubles: 256 KiB apart, a row of a 64K-float matrix
+  const double lone = lone_line_cost([&](std::int64_t run) { stream_runs(cc.get(), n / kStreamRow * kStreamRow, run, kStreamRow); });
   const int t = threads();
   const double memory_share = (process_cpu_seconds() - memory_cpu0) / ((steady_seconds() - memory_wall0) * std::max(t, 1));
   const int chains = fma_chains(target);
@@ -236,6 +272,7 @@ Roof measure_ceilings(int array_mib, const std::string& target_name) {
   roof.copy_gbs = 16.0 * static_cast<double>(n) / copy_s / 1e9;
   roof.triad_gbs = triad_gbs;
   roof.resident_mib = memory_share >= kBusyShare ? resident : 0;
+  if (memory_share >= kBusyShare) roof.lone_line_cost = lone;
   roof.peak_gflops_f32 = flops32 / f32_s / 1e9;
   roof.peak_gflops_f64 = flops64 / f64_s / 1e9;
   roof.threads = t;

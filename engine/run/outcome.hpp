@@ -63,6 +63,10 @@ struct Roof {
   // or faster, i.e. from the caches (run/ceilings.hpp); 0: none, or not
   // known (measured on a busy machine).
   int resident_mib = 0;
+  // A line streamed alone (64 bytes, no neighbour written near it in time)
+  // in lines of 128-byte pairs (run/ceilings.hpp); 0 where not known
+  // (measured on a busy machine, or not a CPU's).
+  double lone_line_cost = 0;
 };
 
 // What NVRTC (ptxas) reports for one target.

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,18 +23,30 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    setpgid(0, 0);  // its own group, so a timeout kills what it started too
-    const int null = open("/dev/null", O_RDONLY);
-    if (null >= 0) dup2(null, 0);
-    dup2(out_pipe[1], 1);
-    dup2(err_pipe[1], 2);
-    execvp(args[0], args.data());
-    const std::string msg = std::string(args[0]) + ": " + std::strerror(errno) + "\n";
-    (void)!write(2, msg.data(), msg.size());
-    _exit(127);
+  // posix_spawn, not fork: glibc starts the child in the parent's memory
+  // (CLONE_VFORK), where fork copies the page tables under the address
+  // space's lock and then takes a copy-on-write fault for every page the
+  // parent writes. In the studio, a Slurm poll's squeue forked from a large
+  // process (ASan's) stalled its UI thread for over a second.
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  // Its own process group, so a timeout kills what it started too.
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  pid_t pid = -1;
+  const int spawned = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  if (spawned != 0) {
+    for (const int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) close(fd);
+    r.exit_code = 127;
+    r.err = argv[0] + ": " + std::strerror(spawned) + "\n";
+    return r;
   }
   close(out_pipe[1]);
   close(err_pipe[1]);

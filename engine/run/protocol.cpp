@@ -138,6 +138,7 @@ Roof roof_from_json(const Json& roof) {
   r.theoretical_gflops_f32 = number(roof, "theoretical_gflops_f32");
   r.cpu_share = number(roof, "cpu_share");
   r.resident_mib = static_cast<int>(number(roof, "resident_mib"));
+  r.lone_line_cost = number(roof, "lone_line_cost");
   return r;
 }
 
@@ -159,7 +160,10 @@ Json roof_json(const Roof& roof) {
   if (roof.clock_ghz > 0) j["clock_ghz"] = roof.clock_ghz;
   if (roof.theoretical_gflops_f32 > 0) j["theoretical_gflops_f32"] = roof.theoretical_gflops_f32;
   if (roof.cpu_share > 0) j["cpu_share"] = roof.cpu_share;
-  if (!roof.target.empty()) j["resident_mib"] = roof.resident_mib;  // a CPU roof's, 0 included: it was measured
+  if (!roof.target.empty()) {  // a CPU roof's, 0 included: it was measured
+    j["resident_mib"] = roof.resident_mib;
+    j["lone_line_cost"] = roof.lone_line_cost;
+  }
   return j;
 }
 

@@ -57,7 +57,8 @@ Features::Features(const kernel::LazySpace& space, const target::Target& target,
   if (!walk_sites_.empty())
     for (const char* what :
          {"L1 misses per access", "L2 misses per access", "TLB misses per access", "an element at a time", "log2 innermost loop",
-          "partly streamed lines per access", "page walks per access", "streamed lines per access"})
+          "partly streamed lines per access", "page walks per access", "streamed lines per access", "unprefetched misses per access",
+          "lone streamed lines per access", "paired streamed lines per access"})
       names_.push_back(std::string("walk: ") + what);
   if (!inverted_.empty()) names_.push_back("index operations");
   if (prior_ranks()) names_.push_back("static penalty (log)");
@@ -466,7 +467,7 @@ bool Features::flat_walk(const kernel::Variant& v) const {
 }
 
 std::vector<double> Features::walk_misses(const kernel::Variant& v) const {
-  if (walk_sites_.empty()) return {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  if (walk_sites_.empty()) return std::vector<double>(kWalkCounts, 0.0);
   std::vector<double> misses = walk_misses_of_order(v);
   if (flat_walk(v)) misses[3] = 1;
   return misses;
@@ -491,7 +492,7 @@ std::vector<double> Features::walk_misses_of_order(const kernel::Variant& v) con
   return memoized(
       walk_cache_, views_key(walk_views_, v) + (flat ? "|flat" : ""),
       [&] {
-        std::vector<double> misses{0, 0, 0, 0, 0, 0, 0, 0, 0};
+        std::vector<double> misses(kWalkCounts, 0.0);
         try {
           const kernel::Binding binding = kernel::bind_variant(space_->spec(), v);
           const Env env = kernel::with_target(v.parameters, target_);
@@ -542,7 +543,9 @@ std::vector<double> Features::walk_misses_of_order(const kernel::Variant& v) con
                       counts.partial_streamed_lines,
                       counts.page_walks,
                       counts.streamed_lines,
-                      counts.unprefetched_misses};
+                      counts.unprefetched_misses,
+                      counts.lone_streamed_lines,
+                      counts.paired_streamed_lines};
           }
         } catch (const LegoError&) {
           // a variant whose layouts do not bind or plan: its run will say why
@@ -568,6 +571,14 @@ std::vector<double> Features::walk_misses_of_order(const kernel::Variant& v) con
 // plain copies into column tiles ran 0.60 ms and the streamed register
 // transposes 0.72, at 8192^2 (512 MiB) 26 ms against 16.6.
 //
+// A streamed line whose neighbours no store near it wrote costs what the
+// ceilings measured such a line at, over one of a 128-byte pair
+// (run::Roof's lone_line_cost): 2.1x on a Zen 5 guest, whose register
+// transposes of 16 (lone destination lines 1 KiB apart) ran 1.9x its
+// transposes of 32 (pairs), where a Sapphire Rapids ran them alike. Pairs
+// and longer runs are priced as lines (the walk counts them as a feature
+// only): transposes of 32 and of 64 ran alike on both machines.
+//
 // A missed line that no prefetch fetched ahead (it did not continue its
 // page's ascending run) waits for memory: half a line more, the ratio of
 // transpose3d_210's slabs of 16, whose rows interleave within each page, to
@@ -581,7 +592,9 @@ double Features::walk_penalty(const kernel::Variant& v) const {
   // L3 as the target declares it, or as measured where that is more (a virtual machine may not tell).
   const double l3 = std::max(static_cast<double>(target_.l3_bytes), machine_.resident_bytes);
   const double from_l3 = bytes > 0 && bytes <= l3 ? 0.4 : 1.0;
-  const double cost = from_l3 * (m[1] - m[7]) + m[7] + 0.25 * m[0] + 0.25 * m[2] + 4 * m[5] + 0.5 * m[6] + kUnprefetched * m[8];
+  const double lone = std::max(0.0, machine_.lone_line_cost - 1);
+  const double cost =
+      from_l3 * (m[1] - m[7]) + m[7] + 0.25 * m[0] + 0.25 * m[2] + 4 * m[5] + 0.5 * m[6] + kUnprefetched * m[8] + lone * m[9];
   // The compulsory misses: each 64-byte line of the accesses' elements once, in L1 and L2.
   const double compulsory = (from_l3 + 0.25) * walk_element_bytes_ / 64;
   // A body an element at a time does a vector's work in `lanes` steps, of

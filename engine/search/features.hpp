@@ -38,7 +38,16 @@ struct MachineFigures {
   double bandwidth_gbs = 0;   // the roof for bytes (0: unknown)
   double peak_gflops = 0;     // the roof for FLOPs (0: unknown)
   double resident_bytes = 0;  // what the caches keep of a streaming kernel, measured (run::Roof::resident_mib; 0: unknown)
+  // A streamed line's time alone over one of a 128-byte pair (run::Roof; 0: unknown, priced as a pair's).
+  double lone_line_cost = 0;
 };
+
+// The figures of a measured roof (run::Roof: a template, for the search
+// does not depend on run), the same for lego bench and the app's Search.
+template <class Roof>
+MachineFigures machine_figures(const Roof& roof) {
+  return {roof.copy_gbs, roof.peak_gflops_f32, roof.resident_mib * 1048576.0, roof.lone_line_cost};
+}
 
 class Features {
  public:
@@ -77,9 +86,11 @@ class Features {
   int index_ops(const kernel::Variant& variant) const;
   // The loop walk's misses per access: L1, L2, TLB, element at a time,
   // log2 of the inner loop, lines streamed in part, page walks, streamed
-  // lines, L2 misses not prefetched (search/walk.hpp's WalkCounts); zeros
+  // lines, L2 misses not prefetched, lone and paired streamed lines
+  // (search/walk.hpp's WalkCounts: kWalkCounts figures); zeros
   // when the template has no loop over a layout whose accesses it can place.
   std::vector<double> walk_misses(const kernel::Variant& variant) const;
+  static constexpr std::size_t kWalkCounts = 11;  // walk_misses' figures, as named in names()
 
  private:
   const kernel::LazySpace* space_;
@@ -149,7 +160,7 @@ class Features {
   mutable std::map<std::string, std::vector<double>> walk_cache_;
   mutable std::map<std::string, int> ops_cache_;
   mutable std::map<std::string, double> index_ms_cache_;        // -1: the variant cannot instantiate or bind
-  static constexpr std::size_t kWalkCacheKeys = 4096;           // each holds a walk's five figures
+  static constexpr std::size_t kWalkCacheKeys = 4096;           // each holds a walk's figures (kWalkCounts)
   static constexpr const char* kTemplateView = "{{template}}";  // view_parameters_' entry for the template's own text
   // A variant that cannot instantiate or bind: ranked after every one that can.
   static constexpr double kUnrunnablePenalty = 20;

@@ -1,6 +1,7 @@
 #include "search/walk.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <map>
 
 namespace lego::search {
@@ -147,6 +148,27 @@ WalkCounts walk(const Plan& loop, const std::vector<WalkAccess>& accesses, const
       tile.tile > 1 && tile.outer >= 0 && tile.inner >= 0 && tile.outer < rank && tile.inner < rank && tile.outer != tile.inner;
   std::vector<std::int64_t> at(static_cast<std::size_t>(rank)), point, index;
   std::map<std::int64_t, int> streamed;  // a block's streamed lines: the bytes it writes to each
+  // The 256-byte groups of streamed lines of the last few tiles: which of
+  // their four lines were streamed, and the tile that last streamed one.
+  constexpr int kGroupLines = 4, kRunTiles = 4;
+  struct StreamedGroup {
+    unsigned lines = 0;
+    std::int64_t tile = 0;
+  };
+  std::map<std::int64_t, StreamedGroup> groups;
+  std::int64_t tiles = 0;
+  const auto close_groups = [&](std::int64_t before_tile) {
+    for (auto g = groups.begin(); g != groups.end();) {
+      if (g->second.tile >= before_tile) {
+        ++g;
+        continue;
+      }
+      const int written = std::popcount(g->second.lines);
+      if (written == 1) counts.lone_streamed_lines += 1;
+      if (written == 2 || written == 3) counts.paired_streamed_lines += written;
+      g = groups.erase(g);
+    }
+  };
   const auto touch = [&](std::size_t a, const std::vector<std::int64_t>& coordinates) {
     // Each tensor 2^40 bytes from the last: apart in every set of every model.
     const std::int64_t address =
@@ -175,6 +197,7 @@ WalkCounts walk(const Plan& loop, const std::vector<WalkAccess>& accesses, const
       continue;
     }
     if (at[outer] % tile.tile != 0 || at[inner] % tile.tile != 0) continue;
+    ++tiles;
     for (std::size_t a = 0; a < accesses.size(); ++a) {
       point = at;
       // Each side a row at a time along its own contiguous dimension: the
@@ -197,9 +220,14 @@ WalkCounts walk(const Plan& loop, const std::vector<WalkAccess>& accesses, const
         counts.l2_misses += 1;
         counts.streamed_lines += 1;
         if (bytes < kLine) counts.partial_streamed_lines += 1;
+        StreamedGroup& group = groups[line / kGroupLines];
+        group.lines |= 1u << (line % kGroupLines);
+        group.tile = tiles;
       }
     }
+    close_groups(tiles - kRunTiles);
   }
+  close_groups(tiles + 1);
   if (blocked) {
     counts.vectorizes = true;  // the micro-kernel's registers
     counts.inner_run = tile.tile;
@@ -215,6 +243,8 @@ WalkCounts walk(const Plan& loop, const std::vector<WalkAccess>& accesses, const
     counts.partial_streamed_lines *= per;
     counts.streamed_lines *= per;
     counts.unprefetched_misses *= per;
+    counts.lone_streamed_lines *= per;
+    counts.paired_streamed_lines *= per;
   }
   return counts;
 }

@@ -61,6 +61,13 @@ struct WalkCounts {
   // Per access: L2 misses that no prefetch fetched ahead, for they did not
   // continue their page's ascending run (walk.cpp's StreamTable).
   double unprefetched_misses = 0;
+  // Per access: streamed lines whose aligned 256 bytes (four lines) had no
+  // other line streamed within a few tiles of them (lone), or one or two
+  // (paired). A memory system may take lone lines at a fraction of its
+  // bandwidth (run::Roof's lone_line_cost prices them): a register
+  // transpose of 16 whose destination rows are 1 KiB apart streams only
+  // lone lines, one of 32 pairs, one of 64 whole runs.
+  double lone_streamed_lines = 0, paired_streamed_lines = 0;
 };
 
 // The first `limit` iterations of `loop`'s physical order. Each access's

@@ -5,10 +5,13 @@
 #include "run/slurm.hpp"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "app/cli/run_command.hpp"
 #include "expr/diagnostic.hpp"
@@ -16,6 +19,42 @@
 #include "kernel/spec.hpp"
 #include "kernel/variant.hpp"
 #include "run/atomic_file.hpp"
+#include "run/process.hpp"
+
+namespace lego::run {
+namespace {
+
+// run_process (what sbatch, squeue and ssh run through): both streams, the
+// exit status, stdin at /dev/null, a program that is not there, and a
+// timeout that ends what the program started as well.
+TEST(Process, CapturesBothStreamsAndTheExitStatus) {
+  const ProcessResult r = run_process({"sh", "-c", "echo out; echo err >&2; cat; exit 3"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.out, "out\n");  // cat read /dev/null: nothing, and no wait for input
+  EXPECT_EQ(r.err, "err\n");
+}
+
+TEST(Process, AProgramThatIsNotThereIs127AndSaysWhich) {
+  const ProcessResult r = run_process({"lego-no-such-program", "x"});
+  EXPECT_EQ(r.exit_code, 127);
+  EXPECT_NE(r.err.find("lego-no-such-program"), std::string::npos) << r.err;
+}
+
+TEST(Process, ATimeoutKillsTheProgramAndWhatItStarted) {
+  const ProcessResult r = run_process({"sh", "-c", "sleep 60 & echo $!; wait"}, 1);
+  EXPECT_EQ(r.exit_code, -1);
+  EXPECT_NE(r.err.find("timed out"), std::string::npos) << r.err;
+  const pid_t started = static_cast<pid_t>(std::stol(r.out));
+  bool gone = false;  // killed; init reaps it shortly
+  for (int waited = 0; waited < 100 && !gone; ++waited) {
+    gone = kill(started, 0) != 0;
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(gone) << "the program's own child outlived the timeout";
+}
+
+}  // namespace
+}  // namespace lego::run
 
 namespace lego::run::slurm {
 namespace {
