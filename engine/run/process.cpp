@@ -7,12 +7,33 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
 namespace lego::run {
+namespace {
+
+// Where execvp would find `program`: itself when it names a path, else
+// the first executable of that name in PATH's directories.
+std::string on_path(const std::string& program) {
+  if (program.find('/') != std::string::npos) return program;
+  const char* path = std::getenv("PATH");
+  std::string directories = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  for (std::size_t from = 0; from <= directories.size();) {
+    const std::size_t to = std::min(directories.find(':', from), directories.size());
+    const std::string directory = to > from ? directories.substr(from, to - from) : ".";
+    const std::string candidate = directory + "/" + program;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    from = to + 1;
+  }
+  return program;
+}
+
+}  // namespace
 
 ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s) {
   ProcessResult r;
@@ -39,7 +60,16 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
   posix_spawnattr_setpgroup(&attributes, 0);
   pid_t pid = -1;
-  const int spawned = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environ);
+  int spawned = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environ);
+  if (spawned == ENOEXEC) {
+    // A script without a #! line: execvp ran those through /bin/sh, and
+    // glibc's posix_spawnp does not (a site's sbatch wrapper may be one).
+    std::vector<char*> through_sh{const_cast<char*>("/bin/sh")};
+    const std::string script = on_path(argv[0]);
+    through_sh.push_back(const_cast<char*>(script.c_str()));
+    through_sh.insert(through_sh.end(), args.begin() + 1, args.end());
+    spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, through_sh.data(), environ);
+  }
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
   if (spawned != 0) {

@@ -5,7 +5,7 @@
 #include "run/slurm.hpp"
 
 #include <gtest/gtest.h>
-#include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -24,6 +24,8 @@
 namespace lego::run {
 namespace {
 
+namespace fs = std::filesystem;
+
 // run_process (what sbatch, squeue and ssh run through): both streams, the
 // exit status, stdin at /dev/null, a program that is not there, and a
 // timeout that ends what the program started as well.
@@ -40,15 +42,36 @@ TEST(Process, AProgramThatIsNotThereIs127AndSaysWhich) {
   EXPECT_NE(r.err.find("lego-no-such-program"), std::string::npos) << r.err;
 }
 
+// A script without a #! line runs through /bin/sh, as execvp ran it.
+TEST(Process, AScriptWithoutAShebangRunsThroughTheShell) {
+  const fs::path dir = fs::temp_directory_path() / ("lego-process-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path script = dir / "wrapper";
+  std::ofstream(script) << "echo wrapped \"$1\"\n";
+  fs::permissions(script, fs::perms::owner_all);
+  const ProcessResult r = run_process({script.string(), "it's"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "wrapped it's\n");
+  fs::remove_all(dir);
+}
+
 TEST(Process, ATimeoutKillsTheProgramAndWhatItStarted) {
   const ProcessResult r = run_process({"sh", "-c", "sleep 60 & echo $!; wait"}, 1);
   EXPECT_EQ(r.exit_code, -1);
   EXPECT_NE(r.err.find("timed out"), std::string::npos) << r.err;
+  ASSERT_FALSE(r.out.empty()) << r.err;
   const pid_t started = static_cast<pid_t>(std::stol(r.out));
-  bool gone = false;  // killed; init reaps it shortly
+  // Killed: gone, or a zombie until whoever adopted it reaps it.
+  const auto dead = [&] {
+    std::ifstream stat("/proc/" + std::to_string(started) + "/stat");
+    std::string pid, name, state;
+    if (!(stat >> pid >> name >> state)) return true;
+    return state == "Z" || state == "X";
+  };
+  bool gone = dead();
   for (int waited = 0; waited < 100 && !gone; ++waited) {
-    gone = kill(started, 0) != 0;
-    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    gone = dead();
   }
   EXPECT_TRUE(gone) << "the program's own child outlived the timeout";
 }
