@@ -271,8 +271,10 @@ Roof measure_ceilings(int array_mib, const std::string& target_name) {
   Roof roof;
   roof.copy_gbs = 16.0 * static_cast<double>(n) / copy_s / 1e9;
   roof.triad_gbs = triad_gbs;
-  roof.resident_mib = memory_share >= kBusyShare ? resident : 0;
-  if (memory_share >= kBusyShare) roof.lone_line_cost = lone;
+  if (memory_share >= kBusyShare) {  // else another process's share of the memory skewed both
+    roof.resident_mib = resident;
+    roof.lone_line_cost = lone;
+  }
   roof.peak_gflops_f32 = flops32 / f32_s / 1e9;
   roof.peak_gflops_f64 = flops64 / f64_s / 1e9;
   roof.threads = t;

@@ -573,7 +573,7 @@ std::vector<double> Features::walk_misses_of_order(const kernel::Variant& v) con
 //
 // A streamed line whose neighbours no store near it wrote costs what the
 // ceilings measured such a line at, over one of a 128-byte pair
-// (run::Roof's lone_line_cost): 2.1x on a Zen 5 guest, whose register
+// (run::Roof's lone_line_cost): 1.9x on a Zen 5 guest, whose register
 // transposes of 16 (lone destination lines 1 KiB apart) ran 1.9x its
 // transposes of 32 (pairs), where a Sapphire Rapids ran them alike. Pairs
 // and longer runs are priced as lines (the walk counts them as a feature
