@@ -76,8 +76,8 @@ QVariant ConversionPlansModel::headerData(int section, Qt::Orientation orientati
   static const char* const titles[] = {"Plan", "Cost", "Shuffles", "Shared instr.", "Excess wavefr.", "Shared bytes", "Syncs", "Why"};
   static const char* const tips[] = {
       "The movement: registers only, warp shuffles, or a shared round trip through the named buffer layout",
-      "Issue slots a warp (the slowest): a shuffle, a shared instruction and a wavefront beyond each phase's one cost 1, a select 1/4, "
-      "a barrier 4",
+      ("Issue slots a warp (the slowest): a shuffle, a shared instruction and a wavefront beyond each phase's one cost 1, a select 1/4, "
+       "a barrier 4"),
       "__shfl_sync instructions a thread",
       "Shared stores and loads a thread (vector accesses count once)",
       "Wavefronts beyond one a phase: the bank conflicts of both sides",

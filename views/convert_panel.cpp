@@ -202,8 +202,8 @@ ConvertPanel::ConvertPanel(QWidget* parent) : QWidget(parent) {
       emit useLayoutRequested(qs(print(p.buffer.layout)), alternative_name(p.buffer.name));
   });
   // Hovering a lane in either drawing lights it up in both.
-  for (auto [here, there] : {std::pair{from_view_, to_view_}, std::pair{to_view_, from_view_}})
-    connect(here, &TvView::highlightChanged, this, [here, there](const QString&) {
+  for (const auto& [from, to] : {std::pair{from_view_, to_view_}, std::pair{to_view_, from_view_}})
+    connect(from, &TvView::highlightChanged, this, [here = from, there = to](const QString&) {
       if (there->highlight() != here->highlight()) there->setHighlight(here->highlight());
     });
   store_map_->clear(tr("store: a shared plan's lanes x banks"));

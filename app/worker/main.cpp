@@ -6,6 +6,7 @@
 // parent reports it and moves on.
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -78,11 +79,18 @@ int main(int argc, char** argv) {
     if (arg == "--help" || arg == "-h") {
       std::cout << "lego-worker: reads JSON requests, one per line ({\"kind\": \"run\" | \"analyze\" | \"ceilings\" | \"ping\", ..}),\n"
                    "writes stage events and one JSON result per request. Started by lego and lego-studio, which pass\n"
-                   "--protocol-fds R,W (the pipes to read requests from and write answers to); by hand it uses stdin and stdout.\n";
+                   "--protocol-fds R,W (the pipes to read requests from and write answers to) and --parent-pid P (exit with P);\n"
+                   "by hand it uses stdin and stdout.\n";
       return 0;
     }
     if (arg == "--protocol-fds" && a + 1 < argc) {
       fds = argv[++a];
+    } else if (arg == "--parent-pid" && a + 1 < argc) {
+      // The worker dies with the lego that started it: a lego killed
+      // mid-sweep must not leave a worker spinning in a hung kernel. The
+      // check after prctl covers a parent that died before it took effect.
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (std::to_string(getppid()) != argv[++a]) return 1;
     } else {
       std::fprintf(stderr, "lego-worker: unknown argument \"%s\" (try --help)\n", arg.c_str());
       return 2;

@@ -33,7 +33,7 @@
 
 #include "run/libraries.hpp"
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(LEGO_SANITIZED)
 // LLVM 15 keeps target and legalizer tables it never frees; LeakSanitizer
 // reports them as indirect leaks at exit. They are LLVM's, not ours: our own
 // allocations stay checked.

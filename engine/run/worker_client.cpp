@@ -1,17 +1,18 @@
 #include <fcntl.h>
-#include <linux/close_range.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <random>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 
 #include "kernel/bounded_json.hpp"
@@ -34,6 +35,27 @@ WorkerClient::WorkerClient(std::string executable, Environment environment)
 
 WorkerClient::~WorkerClient() { stop(); }
 
+namespace {
+
+// The parent's environment with `changes` applied (an empty value unsets).
+std::vector<std::string> environment_with(const WorkerClient::Environment& changes) {
+  std::vector<std::string> entries;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    const std::string_view name = text.substr(0, text.find('='));
+    const bool changed = std::any_of(changes.begin(), changes.end(), [&](const auto& change) { return change.first == name; });
+    if (!changed) entries.emplace_back(text);
+  }
+  for (const auto& [name, value] : changes)
+    if (!value.empty()) entries.push_back(name + "=" + value);
+  return entries;
+}
+
+// The lowest descriptor the worker's protocol ends take: 3 and 4.
+constexpr int kRequestFd = 3, kAnswerFd = 4;
+
+}  // namespace
+
 void WorkerClient::start() {
   // Two pipes of their own carry the protocol: requests in, answers out.
   // The worker's stdin is /dev/null and its stdout goes to stderr, so what a
@@ -42,38 +64,45 @@ void WorkerClient::start() {
   int requests[2], answers[2];
   if (pipe2(requests, O_CLOEXEC) != 0 || pipe2(answers, O_CLOEXEC) != 0)
     throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-  const pid_t parent = getpid();
-  pid_ = fork();
-  if (pid_ < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-  if (pid_ == 0) {
-    // The worker dies with its parent: a lego killed by PID mid-sweep must
-    // not leave a worker spinning in a hung kernel. The getppid() check
-    // covers a parent that died before prctl took effect.
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(1);
-    const int null = open("/dev/null", O_RDONLY);
-    if (null >= 0) dup2(null, 0);
-    dup2(2, 1);
-    // Only these two ends reach the worker: every other descriptor of the
-    // parent (a GUI's files and sockets) closes at exec.
-    const int request_fd = requests[0], answer_fd = answers[1];
-    close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
-    fcntl(request_fd, F_SETFD, 0);
-    fcntl(answer_fd, F_SETFD, 0);
-    for (const auto& [name, value] : environment_) {
-      if (value.empty())
-        unsetenv(name.c_str());
-      else
-        setenv(name.c_str(), value.c_str(), 1);
-    }
-    const std::string fds = std::to_string(request_fd) + "," + std::to_string(answer_fd);
-    execl(executable_.c_str(), executable_.c_str(), "--protocol-fds", fds.c_str(), static_cast<char*>(nullptr));
-    const std::string msg = "lego-worker: cannot start " + executable_ + ": " + std::strerror(errno) + "\n";
-    (void)!write(2, msg.data(), msg.size());
-    _exit(127);
-  }
+  // The worker's ends are copied above the descriptors they land on, so
+  // that placing one at 3 cannot overwrite the other.
+  const int request_end = fcntl(requests[0], F_DUPFD_CLOEXEC, 10), answer_end = fcntl(answers[1], F_DUPFD_CLOEXEC, 10);
   close(requests[0]);
   close(answers[1]);
+  // posix_spawn, not fork: the studio is a large process, and fork copies
+  // its page tables and then takes a copy-on-write fault for each page its
+  // UI thread writes (run/process.cpp has the measurements).
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, 2, 1);
+  posix_spawn_file_actions_adddup2(&actions, request_end, kRequestFd);
+  posix_spawn_file_actions_adddup2(&actions, answer_end, kAnswerFd);
+  // Only these two ends reach the worker: no other descriptor of the
+  // parent (a GUI's files and sockets) does, close-on-exec or not.
+  posix_spawn_file_actions_addclosefrom_np(&actions, kAnswerFd + 1);
+  const std::vector<std::string> environment = environment_with(environment_);
+  std::vector<char*> envp;
+  for (const auto& entry : environment) envp.push_back(const_cast<char*>(entry.c_str()));
+  envp.push_back(nullptr);
+  // The worker dies with its parent (it sets PR_SET_PDEATHSIG and checks
+  // that this pid is still its parent): a lego killed mid-sweep must not
+  // leave a worker spinning in a hung kernel.
+  const std::string fds = std::to_string(kRequestFd) + "," + std::to_string(kAnswerFd);
+  const std::string parent = std::to_string(getpid());
+  std::vector<char*> argv{const_cast<char*>(executable_.c_str()), const_cast<char*>("--protocol-fds"), const_cast<char*>(fds.c_str()),
+                          const_cast<char*>("--parent-pid"),      const_cast<char*>(parent.c_str()),   nullptr};
+  pid_t pid = -1;
+  const int spawned = posix_spawn(&pid, executable_.c_str(), &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  close(request_end);
+  close(answer_end);
+  if (spawned != 0) {
+    close(requests[1]);
+    close(answers[0]);
+    throw std::runtime_error("lego-worker: cannot start " + executable_ + ": " + std::strerror(spawned));
+  }
+  pid_ = pid;
   to_worker_ = requests[1];
   from_worker_ = answers[0];
   pending_.clear();
@@ -103,8 +132,17 @@ void WorkerClient::stop(bool mid_request) {
 
 Json WorkerTransport::call(WorkerClient& w, const Json& request, double timeout_s, const WorkerClient::OnEvent& on_event,
                            const std::atomic<bool>* cancel) {
-  if (w.pid_ <= 0) w.start();
   const Json base = {{"id", request.value("id", 0)}, {"kernel", request.value("kernel", "")}, {"variant", request.value("variant", "")}};
+  if (w.pid_ <= 0) {
+    try {
+      w.start();
+    } catch (const std::runtime_error& e) {  // no worker binary, or out of descriptors: this request's error
+      Json r = base;
+      r["status"] = status_text(Status::Error);
+      r["message"] = e.what();
+      return r;
+    }
+  }
   // A fresh nonce per request, echoed by the worker in every line it sends
   // for it: a line without it was not written by the worker's protocol code
   // (a kernel writing to the protocol descriptor) or belongs to another request.

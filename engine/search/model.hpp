@@ -20,14 +20,15 @@ class RidgeModel {
   // rows: features of the measured variants; residuals: log(measured ms) -
   // their prior. Fewer than 3 rows leave the model at zero (the prior).
   void fit(const std::vector<std::vector<double>>& rows, const std::vector<double>& residuals);
-  // The fitted residual for a variant's features (0 before a fit).
+  // The fitted residual for a variant's features (0 before a fit), within
+  // the range of the residuals it was fitted on.
   double residual(const std::vector<double>& features) const;
   double lambda() const { return lambda_; }
   std::size_t trained_on() const { return trained_on_; }
 
  private:
   std::vector<double> mean_, scale_, weights_;
-  double intercept_ = 0, lambda_ = 0;
+  double intercept_ = 0, lambda_ = 0, lowest_ = 0, highest_ = 0;
   std::size_t trained_on_ = 0;
 };
 

@@ -640,7 +640,7 @@ TEST(KernelCli, AKernelsOutputIsRelayedMarkedAndCannotTruncateTheLog) {
 // 1 GiB no-access regions are address space. They shrink under such a
 // limit, and the user's limit stays the kernel's wall, without a warning.
 TEST(KernelCli, AVariantRunsUnderTheUsersAddressSpaceLimit) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(LEGO_SANITIZED)
   GTEST_SKIP() << "AddressSanitizer reserves terabytes of shadow address space: no ASan binary starts under ulimit -v";
 #endif
   const Output o = shell("(ulimit -v 8388608; " + kBin + "/lego bench " + kRoot +

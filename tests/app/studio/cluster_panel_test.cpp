@@ -14,6 +14,7 @@
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QtTest>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "studio/cluster_dialog.hpp"
@@ -49,6 +50,14 @@ int sh(const QString& command, QString* output = nullptr) {
 const QString kFixture = LEGO_SOURCE_DIR "/tests/slurm/cluster";
 
 // The status column of a row, as the table shows it.
+// The time the calling thread has spent runnable but waiting for a CPU
+// (the second field of its schedstat), in ms; 0 where the kernel does not say.
+double ui_thread_run_queue_ms() {
+  std::ifstream in("/proc/thread-self/schedstat");
+  unsigned long long on_cpu_ns = 0, waiting_ns = 0;
+  return in >> on_cpu_ns >> waiting_ns ? static_cast<double>(waiting_ns) / 1e6 : 0.0;
+}
+
 QString status(const KernelsPanel& panel, int row) { return panel.variants().index(row, VariantsModel::Status).data().toString(); }
 
 }  // namespace
@@ -80,12 +89,23 @@ void ClusterPanelTest::runOnClusterStreamsResultsWithoutBlockingTheUi() {
   const int variants = panel.variants().rowCount();
   QVERIFY(variants >= 2);
 
-  // The UI thread's heartbeat: the longest time it went without running its timers.
+  // The UI thread's heartbeat: the longest time it went without running its
+  // timers, less the time it waited for a CPU. What is left is time it
+  // computed or was blocked, which is what the studio controls; on 2 cores
+  // shared with other suites' workers, waiting for a turn took a run's
+  // longest gap from 278 ms alone to 1208 ms.
   QElapsedTimer since;
   since.start();
-  qint64 longest_gap = 0;
+  qint64 longest_gap = 0, longest_wall_gap = 0;
+  double waited_for_cpu_ms = ui_thread_run_queue_ms();
   QTimer heartbeat;
-  connect(&heartbeat, &QTimer::timeout, [&] { longest_gap = std::max(longest_gap, since.restart()); });
+  connect(&heartbeat, &QTimer::timeout, [&] {
+    const qint64 wall = since.restart();
+    const double waited = ui_thread_run_queue_ms();
+    longest_wall_gap = std::max(longest_wall_gap, wall);
+    longest_gap = std::max(longest_gap, wall - static_cast<qint64>(waited - waited_for_cpu_ms));
+    waited_for_cpu_ms = waited;
+  });
   heartbeat.start(20);
 
   QSignalSpy states(&panel.clusterSession(), &lego::studio::ClusterSession::states);
@@ -134,7 +154,8 @@ void ClusterPanelTest::runOnClusterStreamsResultsWithoutBlockingTheUi() {
     QCOMPARE(panel.variants().index(r, VariantsModel::Verified).data().toString(), QString::fromUtf8("✓"));
   }
   QCOMPARE(panel.roofline()->pointCount(), variants);
-  qInfo("the UI thread's longest gap between heartbeats: %lld ms", static_cast<long long>(longest_gap));
+  qInfo("the UI thread's longest gap between heartbeats: %lld ms, %lld ms with its waits for a CPU", static_cast<long long>(longest_gap),
+        static_cast<long long>(longest_wall_gap));
   QVERIFY2(longest_gap < 1000, qPrintable(QString("the UI thread stalled for %1 ms").arg(longest_gap)));
   // The job and the results are in the project file.
   QFile f(file);

@@ -4,10 +4,16 @@
 // cancel token stops the sweep between variants.
 #include "run/sweep_driver.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <set>
+#include <sstream>
 
 #include "kernel/spec.hpp"
 #include "kernel/variant.hpp"
@@ -122,6 +128,58 @@ TEST(SweepDriver, ACancelStopsBetweenVariants) {
   const SweepResult r = run_sweep(worker, f.spec, f.order, kRoof, quick(), events, &cancel);
   EXPECT_TRUE(r.cancelled);
   EXPECT_EQ(r.outcomes.size(), 1u);
+}
+
+// A worker that is not there is each request's error, naming the path,
+// and the next request tries again (the sweep does not stop).
+TEST(SweepDriver, AWorkerThatCannotStartIsAnErrorNamingIt) {
+  Faulty f;
+  WorkerClient worker("/nonexistent-dir/lego-worker");
+  const SweepResult r = run_sweep(worker, f.spec, {f.order[0], f.order[3]}, kRoof, quick());
+  ASSERT_EQ(r.outcomes.size(), 2u);
+  for (const Outcome& o : r.outcomes) {
+    EXPECT_EQ(o.status, Status::Error) << o.message;
+    EXPECT_NE(o.message.find("cannot start /nonexistent-dir/lego-worker: No such file"), std::string::npos) << o.message;
+  }
+}
+
+// What a worker starts with: the protocol's pipes at 3 and 4 and nothing
+// else of the parent's (a descriptor it left open across exec stays
+// behind), the parent's environment with the client's changes, and the
+// parent's pid to die with. A script in the worker's place writes them down.
+TEST(SweepDriver, AWorkerGetsTheProtocolsDescriptorsTheEnvironmentsChangesAndItsParent) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("lego-fake-worker-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string seen = (dir / "seen").string();
+  {
+    std::ofstream script(dir / "lego-worker");
+    script << "#!/bin/sh\n"
+           << "echo \"args: $*\" > " << seen << "\n"
+           << "echo \"set: $LEGO_FAKE_SET unset: ${LEGO_FAKE_UNSET-gone}\" >> " << seen << "\n"
+           << "echo fds: $(ls /proc/$$/fd) >> " << seen << "\n";
+  }
+  std::filesystem::permissions(dir / "lego-worker", std::filesystem::perms::owner_all);
+  setenv("LEGO_FAKE_UNSET", "here", 1);
+  const int planted = dup2(open("/dev/null", O_RDONLY), 63);  // no close-on-exec
+  ASSERT_EQ(planted, 63);
+  Faulty f;
+  WorkerClient worker((dir / "lego-worker").string(), {{"LEGO_FAKE_SET", "yes"}, {"LEGO_FAKE_UNSET", ""}});
+  const SweepResult r = run_sweep(worker, f.spec, {f.order[0]}, kRoof, quick());
+  close(planted);
+  unsetenv("LEGO_FAKE_UNSET");
+  ASSERT_EQ(r.outcomes.size(), 1u);
+  EXPECT_EQ(r.outcomes[0].status, Status::Crashed);  // it answered nothing
+  std::ifstream in(seen);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("args: --protocol-fds 3,4 --parent-pid " + std::to_string(getpid()) + "\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("set: yes unset: gone\n"), std::string::npos) << text;
+  // The shell's own (its script, a command substitution's pipe) come beside them.
+  std::set<int> fds;
+  std::istringstream listed(text.substr(text.find("fds:") + 4));
+  for (int fd; listed >> fd;) fds.insert(fd);
+  for (const int fd : {0, 1, 2, 3, 4}) EXPECT_TRUE(fds.count(fd)) << fd << " in " << text;
+  EXPECT_FALSE(fds.count(63)) << text;
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Outcome, StatusWordsRoundTripAndUnknownWordsAreErrors) {

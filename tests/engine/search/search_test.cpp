@@ -153,14 +153,8 @@ TEST(Search, AMillionVariantSpaceIsWalkedInFlatMemory) {
   // Listing 3e6 variants would take hundreds of MiB; the pool is 20000.
   // Under AddressSanitizer freed memory waits in its quarantine (256 MiB)
   // and the RSS says nothing: the release suite's run checks the bound.
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(LEGO_SANITIZED)
   constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  constexpr bool kSanitized = true;
-#else
-  constexpr bool kSanitized = false;
-#endif
 #else
   constexpr bool kSanitized = false;
 #endif
@@ -649,6 +643,10 @@ TEST(Model, RidgeFitsALinearResidualAndSpearmanRanks) {
   RidgeModel m;
   m.fit(rows, y);
   EXPECT_NEAR(m.residual({3, 2}), 2.0 * 3 - 2 + 3, 0.2);
+  // Far from the codes it was fitted on, a line would correct without
+  // bound: the correction stays within the residuals it saw (-1 to 15).
+  EXPECT_NEAR(m.residual({100, 0}), 2.0 * 6 + 3, 1e-9);      // the line says 203
+  EXPECT_NEAR(m.residual({0, 100}), 2.0 * 0 - 4 + 3, 1e-9);  // the line says -97
   EXPECT_DOUBLE_EQ(spearman({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0);
   EXPECT_DOUBLE_EQ(spearman({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0);
   EXPECT_DOUBLE_EQ(spearman({1}, {1}), 0.0);
