@@ -38,9 +38,12 @@ WorkerClient::~WorkerClient() { stop(); }
 namespace {
 
 // The parent's environment with `changes` applied (an empty value unsets).
+// Read in the parent, where fork's child read its own copy: a thread that
+// calls setenv meanwhile races with it, as with getenv; the tools set their
+// environment once, at start-up.
 std::vector<std::string> environment_with(const WorkerClient::Environment& changes) {
   std::vector<std::string> entries;
-  for (char** entry = environ; *entry != nullptr; ++entry) {
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
     const std::string_view text(*entry);
     const std::string_view name = text.substr(0, text.find('='));
     const bool changed = std::any_of(changes.begin(), changes.end(), [&](const auto& change) { return change.first == name; });
@@ -61,21 +64,37 @@ void WorkerClient::start() {
   // The worker's stdin is /dev/null and its stdout goes to stderr, so what a
   // kernel prints never reaches the protocol; the nonce below catches a
   // kernel that finds the descriptors anyway (it runs in the same process).
-  int requests[2], answers[2];
-  if (pipe2(requests, O_CLOEXEC) != 0 || pipe2(answers, O_CLOEXEC) != 0)
-    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  int requests[2] = {-1, -1}, answers[2] = {-1, -1};
+  const auto close_all = [](std::initializer_list<int> fds) {
+    for (const int fd : fds)
+      if (fd >= 0) close(fd);
+  };
+  if (pipe2(requests, O_CLOEXEC) != 0 || pipe2(answers, O_CLOEXEC) != 0) {
+    const int error = errno;
+    close_all({requests[0], requests[1], answers[0], answers[1]});
+    throw std::runtime_error(std::string("lego-worker: no pipe for its protocol: ") + std::strerror(error));
+  }
   // The worker's ends are copied above the descriptors they land on, so
   // that placing one at 3 cannot overwrite the other.
   const int request_end = fcntl(requests[0], F_DUPFD_CLOEXEC, 10), answer_end = fcntl(answers[1], F_DUPFD_CLOEXEC, 10);
-  close(requests[0]);
-  close(answers[1]);
+  const int dup_error = errno;
+  close_all({requests[0], answers[1]});
+  if (request_end < 0 || answer_end < 0) {
+    close_all({request_end, answer_end, requests[1], answers[0]});
+    throw std::runtime_error(std::string("lego-worker: no descriptor for its protocol: ") + std::strerror(dup_error));
+  }
   // posix_spawn, not fork: the studio is a large process, and fork copies
   // its page tables and then takes a copy-on-write fault for each page its
   // UI thread writes (run/process.cpp has the measurements).
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, 2, 1);
+  // A parent whose stderr is closed (`lego bench 2>&-`) gives the worker
+  // /dev/null there instead: a dup of a closed descriptor would fail the start.
+  if (fcntl(2, F_GETFD) >= 0)
+    posix_spawn_file_actions_adddup2(&actions, 2, 1);
+  else
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, request_end, kRequestFd);
   posix_spawn_file_actions_adddup2(&actions, answer_end, kAnswerFd);
   // Only these two ends reach the worker: no other descriptor of the
@@ -95,11 +114,9 @@ void WorkerClient::start() {
   pid_t pid = -1;
   const int spawned = posix_spawn(&pid, executable_.c_str(), &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
-  close(request_end);
-  close(answer_end);
+  close_all({request_end, answer_end});
   if (spawned != 0) {
-    close(requests[1]);
-    close(answers[0]);
+    close_all({requests[1], answers[0]});
     throw std::runtime_error("lego-worker: cannot start " + executable_ + ": " + std::strerror(spawned));
   }
   pid_ = pid;

@@ -651,6 +651,17 @@ TEST(KernelCli, AVariantRunsUnderTheUsersAddressSpaceLimit) {
   EXPECT_EQ(o.text.find("sandbox is partial"), std::string::npos) << o.text;
 }
 
+// The worker's stdout is its parent's stderr; with that closed, it gets
+// /dev/null, and the variant still runs (a start that dup'ed the closed
+// descriptor failed every request).
+TEST(KernelCli, AVariantRunsWhenTheUsersStderrIsClosed) {
+  const Output o = shell("(" + kBin + "/lego bench " + kRoot +
+                         "/tests/data/kernels/harness.lego.json --kernel escape --only MODE=0 --no-cache --repetitions 1 --min-time 0.01 "
+                         "--rounds 0 2>&-)");
+  EXPECT_EQ(o.rc, 0) << o.text;
+  EXPECT_NE(o.text.find("✓"), std::string::npos) << o.text;
+}
+
 // A request with a field of the wrong type used to abort the worker (rc 134).
 TEST(KernelCli, TheWorkerAnswersBadRequestsWithAnError) {
   const Output o = shell(

@@ -49,15 +49,15 @@ int sh(const QString& command, QString* output = nullptr) {
 
 const QString kFixture = LEGO_SOURCE_DIR "/tests/slurm/cluster";
 
-// The status column of a row, as the table shows it.
 // The time the calling thread has spent runnable but waiting for a CPU
-// (the second field of its schedstat), in ms; 0 where the kernel does not say.
+// (the second field of its schedstat), in ms; -1 where the kernel does not say.
 double ui_thread_run_queue_ms() {
   std::ifstream in("/proc/thread-self/schedstat");
   unsigned long long on_cpu_ns = 0, waiting_ns = 0;
-  return in >> on_cpu_ns >> waiting_ns ? static_cast<double>(waiting_ns) / 1e6 : 0.0;
+  return in >> on_cpu_ns >> waiting_ns ? static_cast<double>(waiting_ns) / 1e6 : -1.0;
 }
 
+// The status column of a row, as the table shows it.
 QString status(const KernelsPanel& panel, int row) { return panel.variants().index(row, VariantsModel::Status).data().toString(); }
 
 }  // namespace
@@ -103,7 +103,8 @@ void ClusterPanelTest::runOnClusterStreamsResultsWithoutBlockingTheUi() {
     const qint64 wall = since.restart();
     const double waited = ui_thread_run_queue_ms();
     longest_wall_gap = std::max(longest_wall_gap, wall);
-    longest_gap = std::max(longest_gap, wall - static_cast<qint64>(waited - waited_for_cpu_ms));
+    const bool known = waited >= 0 && waited_for_cpu_ms >= 0;  // else the whole gap counts
+    longest_gap = std::max(longest_gap, wall - (known ? static_cast<qint64>(waited - waited_for_cpu_ms) : 0));
     waited_for_cpu_ms = waited;
   });
   heartbeat.start(20);

@@ -148,8 +148,16 @@ TEST(SweepDriver, AWorkerThatCannotStartIsAnErrorNamingIt) {
 // behind), the parent's environment with the client's changes, and the
 // parent's pid to die with. A script in the worker's place writes them down.
 TEST(SweepDriver, AWorkerGetsTheProtocolsDescriptorsTheEnvironmentsChangesAndItsParent) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("lego-fake-worker-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
+  std::string made = (std::filesystem::temp_directory_path() / "lego-fake-worker-XXXXXX").string();
+  ASSERT_NE(mkdtemp(made.data()), nullptr);
+  const std::filesystem::path dir = made;
+  struct Cleanup {
+    std::filesystem::path dir;
+    ~Cleanup() {
+      unsetenv("LEGO_FAKE_UNSET");
+      std::filesystem::remove_all(dir);
+    }
+  } cleanup{dir};
   const std::string seen = (dir / "seen").string();
   {
     std::ofstream script(dir / "lego-worker");
@@ -160,13 +168,14 @@ TEST(SweepDriver, AWorkerGetsTheProtocolsDescriptorsTheEnvironmentsChangesAndIts
   }
   std::filesystem::permissions(dir / "lego-worker", std::filesystem::perms::owner_all);
   setenv("LEGO_FAKE_UNSET", "here", 1);
-  const int planted = dup2(open("/dev/null", O_RDONLY), 63);  // no close-on-exec
+  const int opened = open("/dev/null", O_RDONLY);
+  const int planted = dup2(opened, 63);  // no close-on-exec
+  close(opened);
   ASSERT_EQ(planted, 63);
   Faulty f;
   WorkerClient worker((dir / "lego-worker").string(), {{"LEGO_FAKE_SET", "yes"}, {"LEGO_FAKE_UNSET", ""}});
   const SweepResult r = run_sweep(worker, f.spec, {f.order[0]}, kRoof, quick());
   close(planted);
-  unsetenv("LEGO_FAKE_UNSET");
   ASSERT_EQ(r.outcomes.size(), 1u);
   EXPECT_EQ(r.outcomes[0].status, Status::Crashed);  // it answered nothing
   std::ifstream in(seen);
@@ -179,7 +188,6 @@ TEST(SweepDriver, AWorkerGetsTheProtocolsDescriptorsTheEnvironmentsChangesAndIts
   for (int fd; listed >> fd;) fds.insert(fd);
   for (const int fd : {0, 1, 2, 3, 4}) EXPECT_TRUE(fds.count(fd)) << fd << " in " << text;
   EXPECT_FALSE(fds.count(63)) << text;
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Outcome, StatusWordsRoundTripAndUnknownWordsAreErrors) {
