@@ -121,13 +121,13 @@ class StudioMessagesTest : public QObject {
     auto* panel = w.kernels();
     QSignalSpy loaded(panel, &lego::studio::KernelsPanel::projectLoaded);
     panel->openProject(path);
-    QVERIFY(loaded.wait(30000));
+    QVERIFY(loaded.wait(120000));
     panel->layoutChoice()->setCurrentIndex(panel->layoutChoice()->findText("X: col"));
     panel->editSelectedLayout();
     const QString tiled = "OrderBy(Row(M // 4, N), Row(4, 1)).TileBy([M // 4, N], [4, 1])";
     w.document()->setText(tiled, "edit");
     emit panel->applyRequested();  // the "Use composer's layout" button
-    QVERIFY(loaded.wait(30000));
+    QVERIFY(loaded.wait(120000));
     const QString said = w.statusBar()->currentMessage();
     QVERIFY2(said.startsWith("replaced X: col with the composer's layout"), qPrintable(said));
     QString error;
@@ -147,10 +147,10 @@ class StudioMessagesTest : public QObject {
     lego::studio::SweepSession session;
     QSignalSpy loaded(&session, &lego::studio::SweepSession::projectLoaded);
     session.open(path);
-    QVERIFY(loaded.wait(30000));
+    QVERIFY(loaded.wait(120000));
     const QString tiled = "OrderBy(Row(M // 4, N), Row(4, 1)).TileBy([M // 4, N], [4, 1])";
     session.addLayout(loaded.last().at(0).value<lego::studio::ProjectPtr>(), {"softmax", "X", "tiled"}, tiled);
-    QVERIFY(loaded.wait(30000));
+    QVERIFY(loaded.wait(120000));
     const auto edited = loaded.last().at(0).value<lego::studio::ProjectPtr>();
     QVERIFY(lego::studio::saveFile(path, edited->json));
     const QStringList after = file_lines(path);

@@ -744,7 +744,7 @@ void StudioTest::openingIsNotAnEditAndSavingCleans() {
 static bool showProjectOnALaptopScreen(MainWindow& w, const QString& project) {
   QSignalSpy loaded(w.kernels(), &lego::studio::KernelsPanel::projectLoaded);
   w.kernels()->openProject(project);
-  if (!loaded.wait(30000)) return false;
+  if (!loaded.wait(120000)) return false;  // the bound only catches a load that never ends
   w.resize(1280, 800);
   w.show();
   return QTest::qWaitForWindowExposed(&w);
@@ -789,10 +789,10 @@ void StudioTest::windowFitsALaptopScreen() {
   QTest::qWait(50);
   for (MainWindow* window_with_banks : {&w, &compact}) {
     window_with_banks->findChild<QDockWidget*>("banks")->raise();
-    QTest::qWait(100);
-    const QRectF cells = window_with_banks->bankHeatmap()->geometry().cells;
-    QVERIFY2(cells.height() >= 32 * 5, qPrintable(QString::number(cells.height())));
-    QVERIFY2(cells.width() >= 32 * 8, qPrintable(QString::number(cells.width())));
+    // The layout settles over a few events, later on a loaded machine.
+    const auto cells = [&] { return window_with_banks->bankHeatmap()->geometry().cells; };
+    QTRY_VERIFY2_WITH_TIMEOUT(cells().height() >= 32 * 5, qPrintable(QString::number(cells().height())), 10000);
+    QTRY_VERIFY2_WITH_TIMEOUT(cells().width() >= 32 * 8, qPrintable(QString::number(cells().width())), 10000);
     const QRect heatmap(window_with_banks->bankHeatmap()->mapTo(window_with_banks, QPoint(0, 0)), window_with_banks->bankHeatmap()->size());
     QVERIFY(window_with_banks->rect().contains(heatmap));
   }
