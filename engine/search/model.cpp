@@ -124,7 +124,7 @@ double RidgeModel::residual(const std::vector<double>& features) const {
     if (scale_[j] > 0) r += weights_[j] * (features[j] - mean_[j]) / scale_[j];
   // A line through a few measured codes extrapolates without bound to codes
   // far from them: after 12 of transpose2d's 44, it put a column-order code
-  // the prior priced at 300 ms at 2.5 (it ran 403). No correction beyond
+  // that ran 403 ms at 2.46 ms (the floor, a quarter of the roofline). No correction beyond
   // those it was fitted on is believed (the trees cannot make one either).
   return std::clamp(r, lowest_, highest_);
 }
