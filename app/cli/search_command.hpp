@@ -19,7 +19,7 @@ struct SearchRequest {
   std::uint64_t seed = 1;
   bool compare = false;    // --compare-strategies
   std::size_t seeds = 20;  // --seeds: replays per strategy
-  int retimings = 2;       // --retimings: times the ten fastest codes are timed again before the replays
+  int retimings = 2;       // --retimings: times the codes are timed again before the replays
   std::string target;
   run::SweepOptions sweep;
 };
