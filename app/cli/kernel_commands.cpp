@@ -545,9 +545,10 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   int retimings = 2;
   bench_cmd
       ->add_option("--retimings", retimings,
-                   "With --compare-strategies: how many times the codes are timed again, fresh, before the replays (each keeps the "
-                   "median of its timings): a space of up to 48 codes whole, a larger one its ten fastest beside ten controls of "
-                   "the machine's pace; 0 trusts the first timings (default 2)")
+                   fmt::format("With --compare-strategies: how many times the codes are timed again, fresh, before the replays (each "
+                               "keeps the median of its timings): a space of up to {} codes whole, a larger one its ten fastest "
+                               "beside ten controls of the machine's pace; 0 trusts the first timings (default 2)",
+                               kRetimedWhole))
       ->check(CLI::Range(0, 10));
   bool verify_smaller = false;
   bench_cmd->add_flag("--verify-smaller", verify_smaller,

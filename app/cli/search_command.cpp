@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <unordered_set>
@@ -223,21 +224,98 @@ run::BatchRun time_fresh(const Measurer& like, const std::vector<kernel::Variant
   return run::run_batch(like.worker, like.spec, variants, like.roof, o, events, &like.cancel);
 }
 
-// A space of this many codes or fewer is timed again whole (--retimings).
-constexpr std::size_t kRetimedWhole = 48;
-
 // How much slower (above 1) the machine runs now than when `history` was
 // timed: the median ratio of `second` to the first timing over the controls,
-// the entries of `ranked` from `first_control` on. 1 where none timed twice.
-double pace_drift(const std::vector<search::Evaluation>& history, const std::vector<std::size_t>& ranked, const std::vector<double>& second,
-                  std::size_t first_control) {
+// the entries of `ranked` from `first_control` on. None where fewer than
+// kFewestControls timed twice: a ratio or two measures the codes' own luck
+// (a code among two controls moves half its luck onto the other).
+constexpr std::size_t kFewestControls = 5;
+std::optional<double> pace_drift(const std::vector<search::Evaluation>& history, const std::vector<std::size_t>& ranked,
+                                 const std::vector<double>& second, std::size_t first_control) {
   std::vector<double> ratios;
   for (std::size_t n = first_control; n < ranked.size() && n < second.size(); ++n)
     if (second[n] > 0 && history[ranked[n]].ms > 0) ratios.push_back(second[n] / history[ranked[n]].ms);
-  if (ratios.empty()) return 1.0;
+  if (ratios.size() < kFewestControls) return std::nullopt;
   std::sort(ratios.begin(), ratios.end());
   const std::size_t h = ratios.size() / 2;
   return ratios.size() % 2 ? ratios[h] : (ratios[h - 1] + ratios[h]) / 2;
+}
+
+// The bar is the best time, and one timing can be luck: a quiet second made
+// a transpose_space variant 0.39 ms once and 0.53-0.55 ms in every run
+// after, so that nothing else came within 5 % of it. In a space of more
+// than kRetimedWhole codes the ten fastest are timed again, fresh,
+// `retimings` times, with the next ten beside them as controls: this
+// machine's pace drifts (the same copy ran 1.5-2x apart within minutes), so
+// the controls' median ratio of new to first timing measures each round's
+// drift, and a new timing divided by it is the time at the pace the rest of
+// the space was timed at. Each of the ten keeps the median of its timings,
+// the upper middle of an even count (the ten were chosen for being fast, so
+// a lucky first timing is what this guards against): with one new timing,
+// matmul's ten fastest (81-107 ms, within the noise of each other) left one
+// or two codes within 5 % of a best that was luck.
+//
+// Luck runs both ways: a slow moment made stencil7's row-major pencils of 16
+// rows 8.5 ms once, and 3.9-4.2 ms in every timing after, and a code timed
+// slow never joined the ten, so the model that ranked it first was charged a
+// pick that missed. A space of at most kRetimedWhole timed codes, where the
+// bar is a pick or two, is timed again whole, each code a control of the
+// pace and keeping the plain median of its timings; every other round runs
+// the codes slowest first, so that a drift within a round does not line up
+// with their rank. Every variant of a code timed again takes its median.
+void time_again(const Measurer& measurer, const kernel::LazySpace& space, const search::SearchReport& all, int retimings,
+                std::map<std::uint64_t, double>& measured, std::ostream& err) {
+  const std::vector<std::size_t> codes = fastest(all.history, kRetimedWhole + 1, &space);
+  if (retimings <= 0 || codes.size() < 2) return;
+  const bool whole = codes.size() <= kRetimedWhole;
+  const std::vector<std::size_t> ranked(
+      codes.begin(), codes.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(whole ? codes.size() : 20, codes.size())));
+  const std::size_t top = whole ? ranked.size() : std::min<std::size_t>(10, ranked.size());
+  std::vector<kernel::Variant> again;
+  for (const std::size_t k : ranked) again.push_back(space.candidate(all.history[k].index));
+  std::vector<std::vector<double>> at_first_pace(top);
+  for (std::size_t n = 0; n < top; ++n) at_first_pace[n].push_back(all.history[ranked[n]].ms);
+  for (int round = 1; round <= retimings; ++round) {
+    const bool slowest_first = whole && round % 2 == 0;
+    std::vector<kernel::Variant> batch = again;
+    if (slowest_first) std::reverse(batch.begin(), batch.end());
+    const std::vector<double> times = time_fresh(measurer, batch, false).times;
+    std::vector<double> second(again.size(), -1);  // in rank order; -1 where it failed or was not reached
+    for (std::size_t k = 0; k < times.size() && k < again.size(); ++k) second[slowest_first ? again.size() - 1 - k : k] = times[k];
+    const std::optional<double> drift = pace_drift(all.history, ranked, second, whole ? 0 : top);
+    const std::string pace =
+        drift ? fmt::format("{:.2f}x the first timings", *drift)
+              : fmt::format("too few timed ({} are needed) to tell, so this round's timings are not corrected", kFewestControls);
+    if (whole)
+      err << fmt::format("timing again ({} of {}) the space's {} codes{}, each a control of the machine's pace: {}\n", round, retimings,
+                         top, slowest_first ? ", slowest first" : "", pace);
+    else
+      err << fmt::format("timing again ({} of {}) the {} fastest codes, and the next {} as controls of the machine's pace: {}\n", round,
+                         retimings, top, ranked.size() - top, pace);
+    for (std::size_t n = 0; n < top; ++n)
+      if (second[n] > 0) at_first_pace[n].push_back(second[n] / drift.value_or(1.0));
+  }
+  for (std::size_t n = 0; n < top; ++n) {
+    const search::Evaluation& e = all.history[ranked[n]];
+    const std::vector<double>& times = at_first_pace[n];
+    if (times.size() < 2) {
+      err << fmt::format("timed again: {} failed each time; keeps its first timing, {:.4g} ms\n", e.id, e.ms);
+      continue;
+    }
+    std::vector<double> sorted = times;
+    std::sort(sorted.begin(), sorted.end());
+    const std::size_t h = sorted.size() / 2;
+    const double median = sorted.size() % 2 || !whole ? sorted[h] : (sorted[h - 1] + sorted[h]) / 2;
+    std::string said;
+    for (std::size_t t = 1; t < times.size(); ++t) said += fmt::format("{}{:.4g}", t > 1 ? ", " : "", times[t]);
+    const std::size_t failed = static_cast<std::size_t>(retimings) + 1 - times.size();
+    err << fmt::format("timed again: {} {} ms at the first pace{} (first {:.4g} ms): median {:.4g} ms\n", e.id, said,
+                       failed ? fmt::format(", {} failed", failed) : std::string(), e.ms, median);
+    // Every variant of this code (its class, or the cache's time exactly) keeps the median; a failed one stays failed.
+    const std::uint64_t code = space.code_class(e.index);
+    for (const search::Evaluation& twin : all.history)
+      if (twin.ms > 0 && (space.code_class(twin.index) == code || twin.ms == e.ms)) measured[twin.index] = median;
+  }
 }
 
 }  // namespace
@@ -282,68 +360,7 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
     const search::SearchReport all = search::run_search(space, features, {search::Strategy::Exhaustive, {}, q.seed, 16}, measure);
     std::map<std::uint64_t, double> measured;
     for (const auto& e : all.history) measured[e.index] = e.ms;
-    // The bar is the best time, and one timing can be luck: a quiet second
-    // made a transpose_space variant 0.39 ms once and 0.53-0.55 ms in every
-    // run after, so that nothing else came within 5 % of it. The fastest
-    // ten codes are timed again, fresh, twice (--retimings), with the next ten beside them
-    // as controls: this machine's pace drifts (the same copy ran 1.5-2x
-    // apart within minutes), so the controls' median ratio of new to first
-    // timing measures each round's drift, and a new timing divided by it is
-    // the time at the pace the rest of the space was timed at. Each of the
-    // ten keeps the median of its first timing and those two: with one new
-    // timing, matmul's ten fastest (81-107 ms, within the noise of each
-    // other) left one or two codes within 5 % of a best that was luck.
-    // Luck runs both ways: a slow moment made stencil7's row-major pencils
-    // of 16 rows 8.5 ms once, and 4.0-4.2 ms in each timing after, so the
-    // model that ranked them first was charged a pick that missed. A space
-    // of at most kRetimedWhole codes, where the bar is a pick or two, is
-    // timed again whole, each code a control of the pace.
-    const int retimings = q.retimings;
-    const std::vector<std::size_t> codes = fastest(all.history, kRetimedWhole + 1, &space);
-    const bool whole = codes.size() <= kRetimedWhole;
-    const std::vector<std::size_t> ranked = whole ? codes : fastest(all.history, 20, &space);
-    std::vector<kernel::Variant> again;
-    for (const std::size_t k : ranked) again.push_back(space.candidate(all.history[k].index));
-    const std::size_t top = whole ? ranked.size() : std::min<std::size_t>(10, ranked.size());
-    std::vector<std::vector<double>> at_first_pace(top);
-    for (std::size_t n = 0; n < top; ++n) at_first_pace[n].push_back(all.history[ranked[n]].ms);
-    for (int round = 1; round <= retimings; ++round) {
-      const std::vector<double> second = time_fresh(measurer, again, false).times;
-      const double drift = pace_drift(all.history, ranked, second, whole ? 0 : top);
-      if (whole)
-        err << fmt::format(
-            "timing again ({} of {}) the space's {} codes, each a control of the machine's pace: {:.2f}x the first timings\n", round,
-            retimings, top, drift);
-      else
-        err << fmt::format(
-            "timing again ({} of {}) the {} fastest codes, and the next {} as controls of the machine's pace: {:.2f}x the "
-            "first timings\n",
-            round, retimings, top, ranked.size() - top, drift);
-      for (std::size_t n = 0; n < top && n < second.size(); ++n)
-        if (second[n] > 0) at_first_pace[n].push_back(second[n] / drift);
-    }
-    for (std::size_t n = 0; n < top && retimings > 0; ++n) {
-      const search::Evaluation& e = all.history[ranked[n]];
-      const std::vector<double>& times = at_first_pace[n];
-      if (times.size() < 2) {
-        err << fmt::format("timed again: {} failed each time; keeps its first timing, {:.4g} ms\n", e.id, e.ms);
-        continue;
-      }
-      // Of an even count (a timing failed), the upper middle: a lucky
-      // first timing is what this guards against.
-      std::vector<double> sorted = times;
-      std::sort(sorted.begin(), sorted.end());
-      const double median = sorted[sorted.size() / 2];
-      std::string said;
-      for (std::size_t t = 1; t < times.size(); ++t) said += fmt::format("{}{:.4g}", t > 1 ? ", " : "", times[t]);
-      const std::size_t failed = static_cast<std::size_t>(retimings) + 1 - times.size();
-      err << fmt::format("timed again: {} {} ms{}{} (first {:.4g} ms): median {:.4g} ms\n", e.id, said, " at the first pace",
-                         failed ? fmt::format(", {} failed", failed) : std::string(), e.ms, median);
-      // Every variant of this code (its class, or the cache's time exactly) keeps the median; a failed one stays failed.
-      const std::uint64_t code = space.code_class(e.index);
-      for (const search::Evaluation& twin : all.history)
-        if (twin.ms > 0 && (space.code_class(twin.index) == code || twin.ms == e.ms)) measured[twin.index] = median;
-    }
+    time_again(measurer, space, all, q.retimings, measured, err);
     std::vector<std::uint64_t> seeds;
     for (std::uint64_t s = 0; s < q.seeds; ++s) seeds.push_back(q.seed + s);
     const search::ReplayReport r = search::replay(

@@ -24,6 +24,10 @@ struct SearchRequest {
   run::SweepOptions sweep;
 };
 
+// `--compare-strategies` times a space of at most this many codes again whole
+// before its replays (--retimings), a larger one its ten fastest.
+constexpr std::size_t kRetimedWhole = 48;
+
 int bench_search(const SearchRequest& request, std::ostream& out, std::ostream& err);
 
 }  // namespace lego::cli
