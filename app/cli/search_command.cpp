@@ -18,6 +18,7 @@
 #include "run/jit.hpp"
 #include "run/outcome.hpp"
 #include "run/search_batch.hpp"
+#include "run/side_by_side.hpp"
 #include "run/sweep.hpp"
 #include "search/replay.hpp"
 #include "search/strategy.hpp"
@@ -236,9 +237,7 @@ std::optional<double> pace_drift(const std::vector<search::Evaluation>& history,
   for (std::size_t n = first_control; n < ranked.size() && n < second.size(); ++n)
     if (second[n] > 0 && history[ranked[n]].ms > 0) ratios.push_back(second[n] / history[ranked[n]].ms);
   if (ratios.size() < kFewestControls) return std::nullopt;
-  std::sort(ratios.begin(), ratios.end());
-  const std::size_t h = ratios.size() / 2;
-  return ratios.size() % 2 ? ratios[h] : (ratios[h - 1] + ratios[h]) / 2;
+  return run::median_of(std::move(ratios));
 }
 
 // The bar is the best time, and one timing can be luck: a quiet second made
@@ -268,8 +267,8 @@ void time_again(const Measurer& measurer, const kernel::LazySpace& space, const 
   const std::vector<std::size_t> codes = fastest(all.history, kRetimedWhole + 1, &space);
   if (retimings <= 0 || codes.size() < 2) return;
   const bool whole = codes.size() <= kRetimedWhole;
-  const std::vector<std::size_t> ranked(
-      codes.begin(), codes.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(whole ? codes.size() : 20, codes.size())));
+  // A larger space: its ten fastest and the next ten as controls (codes holds kRetimedWhole + 1 > 20).
+  const std::vector<std::size_t> ranked(codes.begin(), whole ? codes.end() : codes.begin() + 20);
   const std::size_t top = whole ? ranked.size() : std::min<std::size_t>(10, ranked.size());
   std::vector<kernel::Variant> again;
   for (const std::size_t k : ranked) again.push_back(space.candidate(all.history[k].index));
@@ -304,8 +303,7 @@ void time_again(const Measurer& measurer, const kernel::LazySpace& space, const 
     }
     std::vector<double> sorted = times;
     std::sort(sorted.begin(), sorted.end());
-    const std::size_t h = sorted.size() / 2;
-    const double median = sorted.size() % 2 || !whole ? sorted[h] : (sorted[h - 1] + sorted[h]) / 2;
+    const double median = whole ? run::median_of(sorted) : sorted[sorted.size() / 2];
     std::string said;
     for (std::size_t t = 1; t < times.size(); ++t) said += fmt::format("{}{:.4g}", t > 1 ? ", " : "", times[t]);
     const std::size_t failed = static_cast<std::size_t>(retimings) + 1 - times.size();
