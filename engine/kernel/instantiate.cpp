@@ -141,6 +141,7 @@ class Instantiator {
     inst.expansions[k].code = code.close;
     if (code.move_code) inst.expansions[n.moves[0].placeholder].code = *code.move_code;
     uses_microkernels_ = uses_microkernels_ || code.microkernel;
+    uses_contiguous_moves_ = uses_contiguous_moves_ || code.contiguous_move;
     if (code.transpose)
       inst.register_transposes.push_back({n.placeholder, code.transpose->tile, code.outer_coordinate, code.inner_coordinate, n.moves[0].src,
                                           n.moves[0].dst, code.transpose->stream});
@@ -204,6 +205,7 @@ class Instantiator {
   std::string body(const Instance& inst) const {
     std::string out = lang_ == sym::Lang::Cuda ? cuda_prelude() : "#include <cstdint>\n" + sym::c_prelude(lang_) + access_macro();
     if (uses_microkernels_) out += microkernel_prelude(options_.target);
+    if (uses_contiguous_moves_) out += contiguous_move_prelude();
     out += "#line 1 \"" + spec_.template_name + "\"\n";
     const std::string& t = spec_.template_text;
     std::size_t pos = 0;
@@ -222,6 +224,7 @@ class Instantiator {
   std::vector<Placeholder> placeholders_;
   std::vector<OpenNest> nests_;
   bool uses_microkernels_ = false;
+  bool uses_contiguous_moves_ = false;
 };
 
 }  // namespace

@@ -67,6 +67,9 @@ struct NestCode {
   std::string open, close;               // replace {{ for }} and {{ end }}
   std::optional<std::string> move_code;  // the lone move as a micro-kernel call
   bool microkernel = false;              // the source needs microkernel_prelude
+  // The lone move's innermost loop is contiguous on both sides: it is marked
+  // LEGO_CONTIGUOUS_MOVE, which the source needs contiguous_move_prelude for.
+  bool contiguous_move = false;
   std::vector<std::string> notes;
   // The micro-kernel's loops as the nest's coordinates (-1: a loop that
   // does not advance a coordinate by one per step).
@@ -78,5 +81,9 @@ struct NestCode {
 // traced (a trace records each element's access, which a micro-kernel
 // would hide): the layouts may then pick a register micro-kernel.
 NestCode close_nest(const OpenNest& n, bool lone_move, const target::Target& target);
+
+// LEGO_CONTIGUOUS_MOVE: vectorize the loop without alias checks and do not
+// unroll it (Clang), or ignore assumed dependences (GCC); nothing elsewhere.
+std::string contiguous_move_prelude();
 
 }  // namespace lego::kernel

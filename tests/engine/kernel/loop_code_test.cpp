@@ -132,6 +132,36 @@ TEST(LoopCode, AMoveThatSwapsNothingStaysScalarAndSaysWhy) {
   EXPECT_NE(code.open.find("_Pragma(\"omp simd\") for (int64_t j_1 = 0;"), std::string::npos) << code.open;
 }
 
+// Without simd asked, a lone copy contiguous on both sides along the
+// innermost loop is marked for vectors without alias checks; a move within
+// one tensor, a body that is more than the move, or a strided side is not.
+TEST(LoopCode, AContiguousLoneMoveIsMarkedToVectorizeWithoutAliasChecks) {
+  OpenNest n = tiles(true);
+  NestMove copy = transpose_move();
+  copy.dst_shape = copy.src_shape;
+  n.moves.push_back(copy);
+  const NestCode code = close_nest(n, true, target::resolve("x86-64-v4"));
+  EXPECT_TRUE(code.contiguous_move);
+  EXPECT_NE(code.open.find("LEGO_CONTIGUOUS_MOVE for (int64_t j_1 = 0; j_1 < 16; ++j_1) {"), std::string::npos) << code.open;
+  EXPECT_EQ(code.open.find("omp simd"), std::string::npos) << code.open;
+  ASSERT_EQ(code.notes.size(), 1u);
+  EXPECT_EQ(code.notes[0].rfind("B = A: vector move along j_1 (no register transpose: ", 0), 0u) << code.notes[0];
+  EXPECT_FALSE(close_nest(n, false, target::resolve("x86-64-v4")).contiguous_move);
+  OpenNest in_place = n;
+  in_place.moves[0].src = "B";
+  EXPECT_FALSE(close_nest(in_place, true, target::resolve("x86-64-v4")).contiguous_move);
+  OpenNest strided = n;
+  strided.moves[0].src_shape.strides["j_1"] = 64;  // read down a column: not a transpose here (x86-64-v2 on an odd tile)
+  strided.moves[0].dst_shape.strides["i_1"] = 16;
+  const NestCode gathered = close_nest(strided, true, target::resolve("x86-64-v4"));
+  EXPECT_FALSE(gathered.contiguous_move) << gathered.open;
+  EXPECT_EQ(gathered.open.find("LEGO_CONTIGUOUS_MOVE"), std::string::npos) << gathered.open;
+  const std::string prelude = contiguous_move_prelude();
+  EXPECT_NE(prelude.find("#define LEGO_CONTIGUOUS_MOVE _Pragma(\"clang loop vectorize(assume_safety) unroll(disable)\")"),
+            std::string::npos);
+  EXPECT_NE(prelude.find("#define LEGO_CONTIGUOUS_MOVE _Pragma(\"GCC ivdep\")"), std::string::npos);
+}
+
 TEST(LoopCode, TheFlatFormIsOneLoopWithTheCallersInverse) {
   OpenNest n = tiles(true, false, true);
   EXPECT_EQ(n.flat_fallback, "the flat form was asked for (flat=)");
