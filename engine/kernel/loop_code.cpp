@@ -21,8 +21,9 @@ constexpr std::int64_t kParallelIterations = 64;
 // outer loop's strip is moved for each of their iterations. That lets an
 // iteration layout walk a few slices of a middle dimension per strip (a
 // 3-D transpose's j), keeping the pages both sides touch few.
+// When it finds none for a lone move, `scalar_why` says why (else it stays empty).
 std::optional<TransposeChoice> choose_microkernel(const OpenNest& n, std::vector<LoopLine>& lines, const target::Target& target,
-                                                  std::vector<std::string>& notes) {
+                                                  std::vector<std::string>& notes, std::string& scalar_why) {
   if (n.moves.size() != 1 || lines.size() < 2) return std::nullopt;
   const NestMove& m = n.moves[0];
   LoopLine& inner = lines.back();
@@ -44,16 +45,18 @@ std::optional<TransposeChoice> choose_microkernel(const OpenNest& n, std::vector
     }
     if (first_why_not.empty()) first_why_not = why_not;
   }
-  notes.push_back(m.dst + " = " + m.src + ": scalar move (" +
-                  (first_why_not.empty() ? "the innermost loops are not whole ranges" : first_why_not) + ")");
+  scalar_why = first_why_not.empty() ? "the innermost loops are not whole ranges" : first_why_not;
   return std::nullopt;
 }
 
 // Whether a lone move's innermost loop writes consecutive elements of one
 // tensor from consecutive (or the same) elements of another: the loop
-// vectorizes as plain vector moves, and its iterations cannot overlap.
+// vectorizes as plain vector moves, and, as two tensors never share memory
+// (each has a buffer of its own; an exported kernel asks the same of its
+// caller), no iteration reads what another writes. A parallel nest of one
+// loop is not marked: OpenMP's pragma must be followed by the loop itself.
 bool contiguous_move(const OpenNest& n, const std::vector<LoopLine>& lines) {
-  if (n.moves.size() != 1 || lines.empty()) return false;
+  if (n.moves.size() != 1 || lines.empty() || (n.loop.parallel && lines.size() < 2)) return false;
   const NestMove& m = n.moves[0];
   const LoopLine& inner = lines.back();
   if (!inner.whole || inner.var.empty() || inner.step != 1 || m.dst == m.src) return false;
@@ -144,7 +147,8 @@ NestCode close_nest(const OpenNest& n, bool lone_move, const target::Target& tar
   }
   std::vector<LoopLine> lines = n.lines;
   std::optional<TransposeChoice> micro;
-  if (lone_move) micro = choose_microkernel(n, lines, target, out.notes);
+  std::string scalar_why;
+  if (lone_move) micro = choose_microkernel(n, lines, target, out.notes, scalar_why);
   out.microkernel = micro.has_value();
   out.transpose = micro;
   if (micro) {
@@ -158,7 +162,9 @@ NestCode close_nest(const OpenNest& n, bool lone_move, const target::Target& tar
       if (line.step == micro->tile) (out.outer_coordinate < 0 ? out.outer_coordinate : out.inner_coordinate) = coordinate_of(line.var);
   }
   const bool stream = micro && micro->stream;
-  const int collapse = collapsed_loops(lines);
+  const bool marked = lone_move && !micro && !n.loop.simd && contiguous_move(n, lines);
+  // OpenMP never collapses the marked loop: a pragma between collapsed loops is an error for GCC.
+  const int collapse = marked ? std::min(collapsed_loops(lines), static_cast<int>(lines.size()) - 1) : collapsed_loops(lines);
   bool region = false;  // an omp parallel block of our own, closed after the fence
   if (n.loop.parallel) {
     const std::string clause = " schedule(static)" + (collapse > 1 ? " collapse(" + std::to_string(collapse) + ")" : std::string());
@@ -172,12 +178,12 @@ NestCode close_nest(const OpenNest& n, bool lone_move, const target::Target& tar
   // Clang leaves such a loop scalar inside an OpenMP region (the outlined
   // body loses what keeps the tensors apart, and the alias checks it would
   // need are too many), or unrolls a row of 16 and moves it by gathers and
-  // scatters: 4.7x slower on an 8192^2 transpose into column tiles of 16.
-  out.contiguous_move = lone_move && !micro && !n.loop.simd && contiguous_move(n, lines);
-  if (out.contiguous_move)
-    for (std::string& note : out.notes)
-      if (const auto at = note.find(": scalar move ("); at != std::string::npos)
-        note.replace(at, std::string(": scalar move (").size(), ": vector move along " + lines.back().var + " (no register transpose: ");
+  // scatters: 4.9x slower on an 8192^2 transpose into column tiles of 16.
+  out.contiguous_move = marked;
+  if (!scalar_why.empty())
+    out.notes.push_back(n.moves[0].dst + " = " + n.moves[0].src +
+                        (marked ? ": marked for vectors along " + lines.back().var + " (no register transpose: " : ": scalar move (") + scalar_why +
+                        ")");
   for (std::size_t h = 0; h < lines.size(); ++h) {
     if (n.loop.simd && h + 1 == lines.size() && !lines[h].var.empty() && !out.microkernel) out.open += "_Pragma(\"omp simd\") ";
     if (out.contiguous_move && h + 1 == lines.size()) out.open += "LEGO_CONTIGUOUS_MOVE ";

@@ -130,36 +130,71 @@ TEST(LoopCode, AMoveThatSwapsNothingStaysScalarAndSaysWhy) {
   ASSERT_EQ(code.notes.size(), 1u);
   EXPECT_EQ(code.notes[0].rfind("B = A: scalar move (", 0), 0u) << code.notes[0];
   EXPECT_NE(code.open.find("_Pragma(\"omp simd\") for (int64_t j_1 = 0;"), std::string::npos) << code.open;
+  EXPECT_FALSE(code.contiguous_move);  // simd asked: the template's own choice
 }
 
 // Without simd asked, a lone copy contiguous on both sides along the
-// innermost loop is marked for vectors without alias checks; a move within
-// one tensor, a body that is more than the move, or a strided side is not.
+// innermost loop is marked for vectors without alias checks (a broadcast
+// source too); a move within one tensor, a body that is more than the move,
+// a strided side or an absent stride is not, nor a loop OpenMP collapses.
 TEST(LoopCode, AContiguousLoneMoveIsMarkedToVectorizeWithoutAliasChecks) {
   OpenNest n = tiles(true);
   NestMove copy = transpose_move();
   copy.dst_shape = copy.src_shape;
   n.moves.push_back(copy);
-  const NestCode code = close_nest(n, true, target::resolve("x86-64-v4"));
+  const target::Target v4 = target::resolve("x86-64-v4");
+  const NestCode code = close_nest(n, true, v4);
   EXPECT_TRUE(code.contiguous_move);
   EXPECT_NE(code.open.find("LEGO_CONTIGUOUS_MOVE for (int64_t j_1 = 0; j_1 < 16; ++j_1) {"), std::string::npos) << code.open;
   EXPECT_EQ(code.open.find("omp simd"), std::string::npos) << code.open;
+  // 4 x 4 x 16 iterations are collapsed before the marked loop, never with it.
+  EXPECT_NE(code.open.find("collapse(3)\") for (int64_t i_0"), std::string::npos) << code.open;
   ASSERT_EQ(code.notes.size(), 1u);
-  EXPECT_EQ(code.notes[0].rfind("B = A: vector move along j_1 (no register transpose: ", 0), 0u) << code.notes[0];
-  EXPECT_FALSE(close_nest(n, false, target::resolve("x86-64-v4")).contiguous_move);
+  EXPECT_EQ(code.notes[0].rfind("B = A: marked for vectors along j_1 (no register transpose: ", 0), 0u) << code.notes[0];
+  EXPECT_FALSE(close_nest(n, false, v4).contiguous_move);
+  OpenNest broadcast = n;
+  broadcast.moves[0].src_shape.strides["j_1"] = 0;
+  EXPECT_TRUE(close_nest(broadcast, true, v4).contiguous_move);
   OpenNest in_place = n;
   in_place.moves[0].src = "B";
-  EXPECT_FALSE(close_nest(in_place, true, target::resolve("x86-64-v4")).contiguous_move);
+  EXPECT_FALSE(close_nest(in_place, true, v4).contiguous_move);
   OpenNest strided = n;
-  strided.moves[0].src_shape.strides["j_1"] = 64;  // read down a column: not a transpose here (x86-64-v2 on an odd tile)
-  strided.moves[0].dst_shape.strides["i_1"] = 16;
-  const NestCode gathered = close_nest(strided, true, target::resolve("x86-64-v4"));
+  strided.moves[0].src_shape.strides["j_1"] = 64;  // read down a column, contiguous along no loop: no register transpose either
+  const NestCode gathered = close_nest(strided, true, v4);
+  EXPECT_FALSE(gathered.microkernel);
   EXPECT_FALSE(gathered.contiguous_move) << gathered.open;
   EXPECT_EQ(gathered.open.find("LEGO_CONTIGUOUS_MOVE"), std::string::npos) << gathered.open;
+  ASSERT_EQ(gathered.notes.size(), 1u);
+  EXPECT_EQ(gathered.notes[0].rfind("B = A: scalar move (", 0), 0u) << gathered.notes[0];
+  OpenNest scattered = n;
+  scattered.moves[0].dst_shape.strides["j_1"] = 64;
+  scattered.moves[0].src_shape.strides["i_1"] = 64;  // A contiguous along j_1 only: no swap of contiguous dimensions
+  EXPECT_FALSE(close_nest(scattered, true, v4).contiguous_move);
+  OpenNest unknown = n;
+  unknown.moves[0].dst_shape.strides.erase("j_1");  // not affine in the loop
+  EXPECT_FALSE(close_nest(unknown, true, v4).contiguous_move);
   const std::string prelude = contiguous_move_prelude();
   EXPECT_NE(prelude.find("#define LEGO_CONTIGUOUS_MOVE _Pragma(\"clang loop vectorize(assume_safety) unroll(disable)\")"),
             std::string::npos);
   EXPECT_NE(prelude.find("#define LEGO_CONTIGUOUS_MOVE _Pragma(\"GCC ivdep\")"), std::string::npos);
+}
+
+// 16 x 16 in tiles of 8: 2 x 2 x 8 iterations would all be collapsed, the
+// marked loop with them; it is left out of the collapse.
+TEST(LoopCode, OpenMpDoesNotCollapseTheMarkedLoop) {
+  placeholder::For loop;
+  loop.names = {"i", "j"};
+  loop.layout = "L";
+  loop.parallel = true;
+  OpenNest n = open_nest(loop, 0, untiled_view(parse_layout("OrderBy(Row(2, 2), Row(8, 8)).TileBy([2, 2], [8, 8])"), 2), {}, false);
+  ASSERT_EQ(n.lines.size(), 4u);
+  NestMove copy = transpose_move();
+  copy.src_shape = copy.dst_shape = AccessShape{{{"i_0", 128}, {"j_0", 8}, {"i_1", 16}, {"j_1", 1}}, 0, 4};
+  n.moves.push_back(copy);
+  const NestCode code = close_nest(n, true, target::resolve("x86-64-v4"));
+  ASSERT_TRUE(code.contiguous_move);
+  EXPECT_NE(code.open.find("collapse(3)\") for (int64_t i_0"), std::string::npos) << code.open;
+  EXPECT_EQ(code.open.find("collapse(4)"), std::string::npos) << code.open;
 }
 
 TEST(LoopCode, TheFlatFormIsOneLoopWithTheCallersInverse) {

@@ -107,10 +107,13 @@ TEST(IsaLevels, RegisterTransposesFollowTheTarget) {
 }
 
 // A copy into column tiles moves each tile's rows whole, both sides
-// contiguous: it must compile to vector moves on every level. Inside the
-// OpenMP region Clang left such rows scalar, and unrolled a row of 16 on
-// AVX-512 into gathers and scatters (4.7x slower at 8192^2 on a Zen 5).
+// contiguous: it must compile to vector moves on every x86 level this
+// machine can build for. Inside the OpenMP region Clang left such rows
+// scalar, and unrolled a row of 16 on AVX-512 into gathers and scatters
+// (4.9x slower at 8192^2 on a Zen 5). On AArch64, aarch64_test verifies
+// these variants; their moves' width is not checked there.
 TEST(IsaLevels, AContiguousMoveIntoColumnTilesIsVectorMovesOnEveryLevel) {
+  if (target::host().arch != target::Arch::X86_64) GTEST_SKIP() << "the x86 levels only";
   const kernel::Project p = kernel::load_project(kProjects / "transpose.lego.json", kernel::default_resource_dirs());
   const kernel::KernelSpec& spec = kernel::find_kernel(p, "transpose2d");
   for (const std::string& level : levels()) {
