@@ -182,8 +182,8 @@ NestCode close_nest(const OpenNest& n, bool lone_move, const target::Target& tar
   out.contiguous_move = marked;
   if (!scalar_why.empty())
     out.notes.push_back(n.moves[0].dst + " = " + n.moves[0].src +
-                        (marked ? ": marked for vectors along " + lines.back().var + " (no register transpose: " : ": scalar move (") + scalar_why +
-                        ")");
+                        (marked ? ": marked for vectors along " + lines.back().var + " (no register transpose: " : ": scalar move (") +
+                        scalar_why + ")");
   for (std::size_t h = 0; h < lines.size(); ++h) {
     if (n.loop.simd && h + 1 == lines.size() && !lines[h].var.empty() && !out.microkernel) out.open += "_Pragma(\"omp simd\") ";
     if (out.contiguous_move && h + 1 == lines.size()) out.open += "LEGO_CONTIGUOUS_MOVE ";
