@@ -195,18 +195,34 @@ int resident_mib(Triad triad, std::int64_t array_doubles, double memory_gbs) {
 // in bandwidth: a Zen 5 guest streamed lone 64-byte lines at 10 GB/s,
 // pairs at 24 and runs of 4 KiB at 68, and its register transposes of 16
 // (lone destination lines 1 KiB apart) ran 1.9x its transposes of 32
-// (pairs), which ran with those of 64 (whole runs): in a kernel that reads
-// as much as it writes, pairs already stream at the memory's pace. The
+// (pairs), which ran with those of 64 (whole runs): in a 256^3 transpose,
+// whose rows are 1 KiB apart, pairs already stream at the memory's pace. The
 // search's prior prices a register transpose's lone destination lines by
 // it (search/walk.hpp).
+// The same rows streamed in runs of 256 bytes and of 4 KiB measure a
+// pair's and a four-line run's lines against a long run's: that guest
+// streamed pairs at 3.4x a 4 KiB run's time a line and runs of four at 2.0x,
+// and its 8192^2 register transposes (one, two or four lines of each of 16
+// destination rows 32 KiB apart) ran 2.9x, 1.6x and 1.3x behind copies into
+// column tiles, whose plain stores write 1 KiB runs (search/features.cpp's
+// walk_penalty says why the prior does not price them yet).
+struct StreamedRunCosts {
+  double lone = 0, pair = 0, quad = 0;
+};
 template <class StreamRuns>
-double lone_line_cost(StreamRuns stream_runs) {
+StreamedRunCosts streamed_run_costs(StreamRuns stream_runs) {
   const auto seconds = [&](std::int64_t run_doubles) {
     stream_runs(run_doubles);
     return best_seconds(5, [&] { stream_runs(run_doubles); });
   };
-  const double pairs = seconds(16);
-  return pairs > 0 ? std::clamp(seconds(8) / pairs, 1.0, 16.0) : 0.0;
+  const double pairs = seconds(16), quads = seconds(32), long_runs = seconds(512);
+  StreamedRunCosts c;
+  if (pairs > 0) c.lone = std::clamp(seconds(8) / pairs, 1.0, 16.0);
+  if (long_runs > 0) {
+    c.pair = std::clamp(pairs / long_runs, 1.0, 16.0);
+    c.quad = std::clamp(quads / long_runs, 1.0, 16.0);
+  }
+  return c;
 }
 
 }  // namespace
@@ -248,7 +264,8 @@ Roof measure_ceilings(int array_mib, const std::string& target_name) {
   const double triad_gbs = 24.0 * static_cast<double>(n) / triad_s / 1e9;
   const int resident = resident_mib([&](std::int64_t m) { triad(a.get(), b.get(), cc.get(), m); }, n, triad_gbs);
   constexpr std::int64_t kStreamRow = 32768;  // doubles: 256 KiB apart, a row of a 64K-float matrix
-  const double lone = lone_line_cost([&](std::int64_t run) { stream_runs(cc.get(), n / kStreamRow * kStreamRow, run, kStreamRow); });
+  const StreamedRunCosts streamed =
+      streamed_run_costs([&](std::int64_t run) { stream_runs(cc.get(), n / kStreamRow * kStreamRow, run, kStreamRow); });
   const int t = threads();
   const double memory_share = (process_cpu_seconds() - memory_cpu0) / ((steady_seconds() - memory_wall0) * std::max(t, 1));
   const int chains = fma_chains(target);
@@ -273,7 +290,9 @@ Roof measure_ceilings(int array_mib, const std::string& target_name) {
   roof.triad_gbs = triad_gbs;
   if (memory_share >= kBusyShare) {  // else another process's share of the memory skewed both
     roof.resident_mib = resident;
-    roof.lone_line_cost = lone;
+    roof.lone_line_cost = streamed.lone;
+    roof.pair_line_cost = streamed.pair;
+    roof.quad_line_cost = streamed.quad;
   }
   roof.peak_gflops_f32 = flops32 / f32_s / 1e9;
   roof.peak_gflops_f64 = flops64 / f64_s / 1e9;

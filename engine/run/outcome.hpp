@@ -67,6 +67,9 @@ struct Roof {
   // in lines of 128-byte pairs (run/ceilings.hpp); 0 where not known
   // (measured on a busy machine, or not a CPU's).
   double lone_line_cost = 0;
+  // A streamed line in a 128-byte pair and in a 256-byte run, in lines of a
+  // 4 KiB run (run/ceilings.hpp); 0 where not known.
+  double pair_line_cost = 0, quad_line_cost = 0;
 };
 
 // What NVRTC (ptxas) reports for one target.

@@ -139,6 +139,8 @@ Roof roof_from_json(const Json& roof) {
   r.cpu_share = number(roof, "cpu_share");
   r.resident_mib = static_cast<int>(number(roof, "resident_mib"));
   r.lone_line_cost = number(roof, "lone_line_cost");
+  r.pair_line_cost = number(roof, "pair_line_cost");
+  r.quad_line_cost = number(roof, "quad_line_cost");
   return r;
 }
 
@@ -163,6 +165,8 @@ Json roof_json(const Roof& roof) {
   if (!roof.target.empty()) {  // a CPU roof's, 0 included: it was measured
     j["resident_mib"] = roof.resident_mib;
     j["lone_line_cost"] = roof.lone_line_cost;
+    j["pair_line_cost"] = roof.pair_line_cost;
+    j["quad_line_cost"] = roof.quad_line_cost;
   }
   return j;
 }

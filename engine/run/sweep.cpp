@@ -81,7 +81,7 @@ Roof machine_roof(bool refresh, const std::function<void(const std::string&)>& n
     if (!cached.is_discarded() && cached.is_object() && cached.contains("copy_gbs")) {
       Roof roof = roof_from_json(cached);
       // Older files lack the target's FMA kernel, the caches' probe or the streamed runs'.
-      if (roof.threads == threads && roof.fma_chains > 0 && cached.contains("resident_mib") && cached.contains("lone_line_cost")) {
+      if (roof.threads == threads && roof.fma_chains > 0 && cached.contains("resident_mib") && cached.contains("quad_line_cost")) {
         const bool busy = roof.cpu_share > 0 && roof.cpu_share < kBusyShare;
         if (now - roof.measured_unix <= (busy ? 600 : kWeek)) {
           roof.cached_file = file.string();

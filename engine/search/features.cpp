@@ -58,7 +58,7 @@ Features::Features(const kernel::LazySpace& space, const target::Target& target,
     for (const char* what :
          {"L1 misses per access", "L2 misses per access", "TLB misses per access", "an element at a time", "log2 innermost loop",
           "partly streamed lines per access", "page walks per access", "streamed lines per access", "unprefetched misses per access",
-          "lone streamed lines per access", "paired streamed lines per access"})
+          "lone streamed lines per access", "paired streamed lines per access", "four-line streamed runs per access"})
       names_.push_back(std::string("walk: ") + what);
   if (!inverted_.empty()) names_.push_back("index operations");
   if (prior_ranks()) names_.push_back("static penalty (log)");
@@ -545,7 +545,8 @@ std::vector<double> Features::walk_misses_of_order(const kernel::Variant& v) con
                       counts.streamed_lines,
                       counts.unprefetched_misses,
                       counts.lone_streamed_lines,
-                      counts.paired_streamed_lines};
+                      counts.paired_streamed_lines,
+                      counts.quad_streamed_lines};
           }
         } catch (const LegoError&) {
           // a variant whose layouts do not bind or plan: its run will say why
@@ -578,6 +579,15 @@ std::vector<double> Features::walk_misses_of_order(const kernel::Variant& v) con
 // transposes of 32 (pairs), where a Sapphire Rapids ran them alike. Pairs
 // and longer runs are priced as lines (the walk counts them as a feature
 // only): transposes of 32 and of 64 ran alike on both machines.
+// The ceilings also measure a streamed pair's and four-line run's line
+// against one of a 4 KiB run (run::Roof's pair_line_cost, quad_line_cost:
+// 3.4x and 2.0x on a Zen 5 guest, whose 8192^2 register transposes ran
+// 1.3-2.9x behind copies into column tiles that the walk prices 1.5x
+// behind them). They are not priced yet: priced, they took transpose2d's
+// replay from 15.8 evaluations to 1.8 and 3d_021's from 5.4 to 1.0, but
+// 3d_210's from 2.0 to 8.0 and 4d_3210's from 1.0 to 4.0, where pairs ran
+// with runs of four (3.77 against 3.99 ms): a write-only stream overprices
+// them in a kernel that reads as much. The walk counts them as features.
 //
 // A missed line that no prefetch fetched ahead (it did not continue its
 // page's ascending run) waits for memory: half a line more, the ratio of

@@ -154,6 +154,7 @@ WalkCounts walk(const Plan& loop, const std::vector<WalkAccess>& accesses, const
   struct StreamedGroup {
     unsigned lines = 0;
     std::int64_t tile = 0;
+    bool neighboured = false;  // a group beside it streamed within the window
   };
   std::map<std::int64_t, StreamedGroup> groups;
   std::int64_t tiles = 0;
@@ -166,6 +167,7 @@ WalkCounts walk(const Plan& loop, const std::vector<WalkAccess>& accesses, const
       const int written = std::popcount(g->second.lines);
       if (written == 1) counts.lone_streamed_lines += 1;
       if (written == 2 || written == 3) counts.paired_streamed_lines += written;
+      if (written == kGroupLines && !g->second.neighboured) counts.quad_streamed_lines += written;
       g = groups.erase(g);
     }
   };
@@ -220,9 +222,12 @@ WalkCounts walk(const Plan& loop, const std::vector<WalkAccess>& accesses, const
         counts.l2_misses += 1;
         counts.streamed_lines += 1;
         if (bytes < kLine) counts.partial_streamed_lines += 1;
-        StreamedGroup& group = groups[line / kGroupLines];
+        const std::int64_t key = line / kGroupLines;
+        StreamedGroup& group = groups[key];
         group.lines |= 1u << (line % kGroupLines);
         group.tile = tiles;
+        for (const std::int64_t beside : {key - 1, key + 1})
+          if (const auto other = groups.find(beside); other != groups.end()) other->second.neighboured = group.neighboured = true;
       }
     }
     close_groups(tiles - kRunTiles);
@@ -245,6 +250,7 @@ WalkCounts walk(const Plan& loop, const std::vector<WalkAccess>& accesses, const
     counts.unprefetched_misses *= per;
     counts.lone_streamed_lines *= per;
     counts.paired_streamed_lines *= per;
+    counts.quad_streamed_lines *= per;
   }
   return counts;
 }

@@ -68,6 +68,11 @@ struct WalkCounts {
   // transpose of 16 whose destination rows are 1 KiB apart streams only
   // lone lines, one of 32 pairs, one of 64 whole runs.
   double lone_streamed_lines = 0, paired_streamed_lines = 0;
+  // Per access: streamed lines of 256-byte groups written whole whose
+  // neighbouring groups no store near them wrote: runs of four lines, which
+  // a memory system may also take below its pace (run::Roof's
+  // quad_line_cost); a whole group beside another is part of a longer run.
+  double quad_streamed_lines = 0;
 };
 
 // The first `limit` iterations of `loop`'s physical order. Each access's

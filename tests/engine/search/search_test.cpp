@@ -737,7 +737,7 @@ namespace {
 // A register transpose of 16 x 16 blocks streams each destination row's 64
 // bytes alone when the next block is 16 rows on; tiles of 32 write two
 // neighbouring blocks in turn (pairs of lines), tiles of 64 whole 256-byte
-// runs. Where the machine's ceilings say a lone line costs more than one
+// runs, counted apart from longer runs. Where the machine's ceilings say a lone line costs more than one
 // of a pair (a Zen 5 guest: 1.9x), the prior ranks the tiles of 16 behind;
 // where nothing was measured, it prices them as before.
 TEST(Search, LoneStreamedLinesArePricedAsTheMachineMeasuredThem) {
@@ -760,6 +760,10 @@ TEST(Search, LoneStreamedLinesArePricedAsTheMachineMeasuredThem) {
   EXPECT_NEAR(w32[10], 1.0 / 32, 0.002) << "every streamed line one of a pair";
   EXPECT_EQ(w64[9], 0.0);
   EXPECT_EQ(w64[10], 0.0) << "four neighbouring lines: a whole run";
+  // Each destination row's four lines, 32 KiB from the next row's: runs of four exactly.
+  EXPECT_NEAR(w64[11], 1.0 / 32, 0.002);
+  EXPECT_EQ(w16[11], 0.0);
+  EXPECT_EQ(w32[11], 0.0);
   // Measured, the lone lines add to the tiles of 16 alone.
   EXPECT_GT(measured.static_log_penalty(tiles_of(16)) - unknown.static_log_penalty(tiles_of(16)), 0.2);
   EXPECT_EQ(measured.static_log_penalty(tiles_of(32)), unknown.static_log_penalty(tiles_of(32)));
