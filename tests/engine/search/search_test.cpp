@@ -604,6 +604,37 @@ TEST(Search, TheModelsFirstRoundDrawsAmongWhatTheStaticAnalysesRankFirstAndTheir
   EXPECT_GE(tiles.size(), 3u);
 }
 
+// A first round of three or more holds the prior's best of each
+// alternative of each tensor's data layout: transpose2d's B by column tiles
+// beside the B by rows that the prior ranks first, so that the first fit
+// has a timing of each.
+TEST(Search, TheModelsFirstRoundCoversEachDataLayoutWithItsPriorBest) {
+  const kernel::Project p = kernel::load_project(kProjects / "transpose.lego.json", kernel::default_resource_dirs());
+  const kernel::KernelSpec& spec = kernel::find_kernel(p, "transpose2d");
+  const target::Target v4 = *target::nominal("x86-64-v4");
+  const kernel::LazySpace space(spec, {}, &v4);
+  const Features features(space, v4, {10, 0});
+  // The prior's best overall and its best with each B.
+  std::optional<kernel::Variant> best, best_tiled;
+  for (std::uint64_t i = 0; i < space.candidates(); ++i)
+    if (const auto v = space.admitted(i)) {
+      if (!best || features.prior_log_ms(*v) < features.prior_log_ms(*best)) best = v;
+      if (v->layout_choice.at("B") == "coltiles" && (!best_tiled || features.prior_log_ms(*v) < features.prior_log_ms(*best_tiled)))
+        best_tiled = v;
+    }
+  ASSERT_TRUE(best && best_tiled);
+  ASSERT_EQ(best->layout_choice.at("B"), "row") << "the prior ranks B by rows first on x86-64-v4";
+  const MeasureBatch flat = [](const std::vector<kernel::Variant>& batch) { return std::vector<double>(batch.size(), 1.0); };
+  for (const std::uint64_t seed : {1, 2, 3}) {
+    const SearchReport r = run_search(space, features, {Strategy::Model, {0, 0}, seed, 0}, flat, [] { return 0.0; });
+    ASSERT_GE(r.history.size(), 4u);  // the first round: a tenth of 44 codes
+    const kernel::Variant first = space.candidate(r.history[0].index), second = space.candidate(r.history[1].index);
+    EXPECT_NEAR(features.prior_log_ms(first), features.prior_log_ms(*best), 0.03 + 1e-9) << "the prior's best (or a near tie) first";
+    EXPECT_EQ(second.layout_choice.at("B"), "coltiles") << second.id;
+    EXPECT_DOUBLE_EQ(features.prior_log_ms(second), features.prior_log_ms(*best_tiled)) << second.id;
+  }
+}
+
 TEST(Replay, QuantilesOfTheEvaluationsRankTheSeedsThatNeverGotThereLast) {
   StrategyScore s;
   s.evaluations = {4, std::nullopt, 1, 9, 2, 30};
