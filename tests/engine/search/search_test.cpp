@@ -314,12 +314,26 @@ TEST(Search, TheLoopWalkTellsTransposeOrdersApartBeforeAnyRun) {
   EXPECT_LT(resident.prior_log_ms(tiled), resident.prior_log_ms(transposed));
 }
 
+// A kernel of transpose.lego.json on the nominal x86-64-v4, its space and
+// features with a copy roof of 10 GB/s.
+struct NominalTranspose {
+  explicit NominalTranspose(const std::string& kernel)
+      : project(kernel::load_project(kProjects / "transpose.lego.json", kernel::default_resource_dirs())),
+        spec(kernel::find_kernel(project, kernel)),
+        v4(*target::nominal("x86-64-v4")),
+        space(spec, {}, &v4),
+        features(space, v4, {10, 0}) {}
+  kernel::Project project;
+  const kernel::KernelSpec& spec;
+  target::Target v4;
+  kernel::LazySpace space;
+  Features features;
+};
+
 TEST(Search, TheFlatFormAndShortInnerLoopsCostInThePrior) {
-  const kernel::Project p = kernel::load_project(kProjects / "transpose.lego.json", kernel::default_resource_dirs());
-  const kernel::KernelSpec& spec = kernel::find_kernel(p, "transpose3d_210");
-  const target::Target v4 = *target::nominal("x86-64-v4");
-  const kernel::LazySpace space(spec, {}, &v4);
-  const Features f(space, v4, {10, 0});
+  const NominalTranspose t("transpose3d_210");
+  const kernel::LazySpace& space = t.space;
+  const Features& f = t.features;
   const kernel::Variant looped = variant_with(space, {{"L", "tiles"}}, {{"T", 16}, {"FLAT", 0}});
   const kernel::Variant flat = variant_with(space, {{"L", "tiles"}}, {{"T", 16}, {"FLAT", 1}});
   const kernel::Variant short_tiles = variant_with(space, {{"L", "tiles"}}, {{"T", 8}, {"FLAT", 0}});
@@ -609,11 +623,9 @@ TEST(Search, TheModelsFirstRoundDrawsAmongWhatTheStaticAnalysesRankFirstAndTheir
 // beside the B by rows that the prior ranks first, so that the first fit
 // has a timing of each.
 TEST(Search, TheModelsFirstRoundCoversEachDataLayoutWithItsPriorBest) {
-  const kernel::Project p = kernel::load_project(kProjects / "transpose.lego.json", kernel::default_resource_dirs());
-  const kernel::KernelSpec& spec = kernel::find_kernel(p, "transpose2d");
-  const target::Target v4 = *target::nominal("x86-64-v4");
-  const kernel::LazySpace space(spec, {}, &v4);
-  const Features features(space, v4, {10, 0});
+  const NominalTranspose t("transpose2d");
+  const kernel::LazySpace& space = t.space;
+  const Features& features = t.features;
   // The prior's best overall and its best with each B.
   std::optional<kernel::Variant> best, best_tiled;
   for (std::uint64_t i = 0; i < space.candidates(); ++i)
