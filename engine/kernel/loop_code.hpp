@@ -83,7 +83,7 @@ struct NestCode {
 NestCode close_nest(const OpenNest& n, bool lone_move, const target::Target& target);
 
 // LEGO_CONTIGUOUS_MOVE: vectorize the loop without alias checks and do not
-// unroll it (Clang), or ignore assumed dependences (GCC); nothing elsewhere.
+// unroll it (Clang; GCC: ignore assumed dependences, do not unroll); nothing elsewhere.
 std::string contiguous_move_prelude();
 
 }  // namespace lego::kernel

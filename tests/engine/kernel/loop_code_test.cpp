@@ -176,7 +176,8 @@ TEST(LoopCode, AContiguousLoneMoveIsMarkedToVectorizeWithoutAliasChecks) {
   const std::string prelude = contiguous_move_prelude();
   EXPECT_NE(prelude.find("#define LEGO_CONTIGUOUS_MOVE _Pragma(\"clang loop vectorize(assume_safety) unroll(disable)\")"),
             std::string::npos);
-  EXPECT_NE(prelude.find("#define LEGO_CONTIGUOUS_MOVE _Pragma(\"GCC ivdep\")"), std::string::npos);
+  EXPECT_NE(prelude.find("#define LEGO_CONTIGUOUS_MOVE _Pragma(\"GCC ivdep\") _Pragma(\"GCC unroll 1\")"), std::string::npos);
+  EXPECT_NE(prelude.find("must not overlap"), std::string::npos) << "an exported kernel tells its caller";
 }
 
 // 16 x 16 in tiles of 8: 2 x 2 x 8 iterations would all be collapsed, the
