@@ -27,6 +27,16 @@ OffsetCode offset_code(const kernel::Instance& inst, const kernel::BoundTensor& 
 
 namespace {
 
+// How the code was generated where there was a choice (a loop nest or the
+// flat form, a register transpose, a copy marked for vectors), for the
+// README: the reader of an export sees why the loops look as they do.
+std::string generation_notes(const std::vector<std::string>& notes) {
+  if (notes.empty()) return "";
+  std::string out = "\nHow LEGO Studio generated it:\n\n";
+  for (const std::string& note : notes) out += "- " + note + "\n";
+  return out;
+}
+
 // `QUALIFIERS int64_t A_offset(int64_t i0, ..)`: where element (i0, ..) of a tensor lives in its buffer.
 std::string offset_function(const kernel::Instance& inst, const kernel::BoundTensor& t, sym::Lang lang, const char* qualifiers) {
   const OffsetCode code = offset_code(inst, t, lang);
@@ -160,7 +170,8 @@ std::map<std::string, std::string> export_files(const kernel::KernelSpec& spec, 
                 : std::string()) +
            "`" + base +
            ".hpp` documents each tensor's layout and gives `<tensor>_offset(i, ..)`, the position of an element in its buffer." +
-           (here ? " `" + base + ".s` is the assembly LEGO Studio's JIT produced for it (-O3 " + flags + ")." : std::string()) + "\n"}};
+           (here ? " `" + base + ".s` is the assembly LEGO Studio's JIT produced for it (-O3 " + flags + ")." : std::string()) + "\n" +
+           generation_notes(inst.notes)}};
   // What the compiler made of it (compiled here, never run here). A kernel
   // that does not compile is not exported: the user would find out later,
   // from a build that fails far from the tool that wrote it.

@@ -125,6 +125,10 @@ TEST(ExportedCopy, ColumnTileRowsAreVectorMovesWithThePlainBuildCommand) {
     const Output exported = shell(kBin + "/lego export " + kRoot + "/projects/transpose.lego.json --kernel transpose2d --target x86-64-v3" +
                                   " --variant 'A=row,B=coltiles,L=tiles,N=8192,T=" + tile + ",FLAT=0' --out " + dir.string());
     ASSERT_EQ(exported.rc, 0) << exported.text;
+    std::ifstream readme(dir / "README.md");
+    const std::string readme_text((std::istreambuf_iterator<char>(readme)), std::istreambuf_iterator<char>());
+    EXPECT_NE(readme_text.find("How LEGO Studio generated it:\n\n- "), std::string::npos) << readme_text;
+    EXPECT_NE(readme_text.find("B = A: marked for vectors along j_1 (no register transpose: "), std::string::npos) << readme_text;
     const Output built =
         shell("cd " + dir.string() + " && c++ -std=c++17 -O3 -march=x86-64-v3 -ffp-contract=fast -fopenmp -S transpose2d.cpp -o kernel.s");
     ASSERT_EQ(built.rc, 0) << built.text;
