@@ -104,6 +104,15 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
     };
     for (const auto& t : spec.tensors) check(t.name, t.layouts);
     for (const auto& l : spec.layouts) check(l.name, l.alternatives);
+    // A name that is none of the kernel's layouts or parameters keeps nothing: say so, not "leaves none".
+    std::string layouts, parameters;
+    bool known = false;
+    for (const auto& t : spec.tensors) known |= t.name == key, layouts += (layouts.empty() ? "" : ", ") + t.name;
+    for (const auto& l : spec.layouts) known |= l.name == key, layouts += (layouts.empty() ? "" : ", ") + l.name;
+    for (const auto& q : spec.parameters) known |= q.name == key, parameters += (parameters.empty() ? "" : ", ") + q.name;
+    if (!known)
+      throw LegoError("--only " + o + ": " + spec.name + " has no layout or parameter \"" + key + "\" (layouts: " + layouts +
+                      (parameters.empty() ? "" : "; parameters: " + parameters) + ")");
   }
   // --only narrows the whole space first; a --max-variants sample is then drawn from what is left.
   const kernel::VariantSpace space = kernel::enumerate_variants(spec, {max_variants, seed, parse_sets(sets), &target, only});

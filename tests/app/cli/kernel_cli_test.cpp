@@ -382,6 +382,21 @@ TEST(KernelCli, ExportToAPlaceThatIsNotAFolderIsAUserError) {
   }
 }
 
+// --only names a layout and its alternative, or a parameter and a value:
+// a name that is neither is said to be so, with the names there are,
+// before anything is compiled.
+TEST(KernelCli, OnlyNamingNoLayoutOrParameterSaysSo) {
+  const std::string bench = kBin + "/lego bench " + kRoot + "/projects/transpose.lego.json --kernel transpose2d --set N=64 --only ";
+  const Output unknown = shell(bench + "Q=row");
+  EXPECT_EQ(unknown.rc, 2) << unknown.text;
+  EXPECT_NE(unknown.text.find("--only Q=row: transpose2d has no layout or parameter \"Q\" (layouts: A, B, L; parameters: N, T, FLAT)"),
+            std::string::npos)
+      << unknown.text;
+  const Output alternative = shell(bench + "B=foo");
+  EXPECT_EQ(alternative.rc, 2) << alternative.text;
+  EXPECT_NE(alternative.text.find("B has no alternative \"foo\" (it has: row, coltiles)"), std::string::npos) << alternative.text;
+}
+
 // Issue 28: an LLVM fatal error while export compiles for the assembly (a
 // planted one: inline asm LLVM's assembler refuses) used to abort lego
 // (exit 134) and leave an empty folder; it is a compile error, exit 2.
