@@ -93,8 +93,10 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
       throw LegoError("--only " + o + ": expected NAME=VALUE, a layout's alternative as in the variant ids, e.g. --only B=row");
     // A layout name must be the kernel's and its alternative one of its own.
     const std::string key = o.substr(0, o.find('=')), value = o.substr(o.find('=') + 1);
+    bool known = false;
     const auto check = [&](const std::string& name, const std::vector<kernel::LayoutChoice>& alternatives) {
       if (name != key) return;
+      known = true;
       std::string names;
       for (const auto& a : alternatives) {
         if (a.name == value) return;
@@ -104,15 +106,15 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
     };
     for (const auto& t : spec.tensors) check(t.name, t.layouts);
     for (const auto& l : spec.layouts) check(l.name, l.alternatives);
-    // A name that is none of the kernel's layouts or parameters keeps nothing: say so, not "leaves none".
-    std::string layouts, parameters;
-    bool known = false;
-    for (const auto& t : spec.tensors) known |= t.name == key, layouts += (layouts.empty() ? "" : ", ") + t.name;
-    for (const auto& l : spec.layouts) known |= l.name == key, layouts += (layouts.empty() ? "" : ", ") + l.name;
-    for (const auto& q : spec.parameters) known |= q.name == key, parameters += (parameters.empty() ? "" : ", ") + q.name;
-    if (!known)
+    for (const auto& q : spec.parameters) known = known || q.name == key;
+    if (!known) {  // a name that is none of the kernel's layouts or parameters keeps nothing: say so, not "leaves none"
+      std::string layouts, parameters;
+      for (const auto& t : spec.tensors) layouts += (layouts.empty() ? "" : ", ") + t.name;
+      for (const auto& l : spec.layouts) layouts += (layouts.empty() ? "" : ", ") + l.name;
+      for (const auto& q : spec.parameters) parameters += (parameters.empty() ? "" : ", ") + q.name;
       throw LegoError("--only " + o + ": " + spec.name + " has no layout or parameter \"" + key + "\" (layouts: " + layouts +
                       (parameters.empty() ? "" : "; parameters: " + parameters) + ")");
+    }
   }
   // --only narrows the whole space first; a --max-variants sample is then drawn from what is left.
   const kernel::VariantSpace space = kernel::enumerate_variants(spec, {max_variants, seed, parse_sets(sets), &target, only});

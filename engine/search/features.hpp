@@ -40,17 +40,13 @@ struct MachineFigures {
   double resident_bytes = 0;  // what the caches keep of a streaming kernel, measured (run::Roof::resident_mib; 0: unknown)
   // A streamed line's time alone over one of a 128-byte pair (run::Roof; 0: unknown, priced as a pair's).
   double lone_line_cost = 0;
-  // A streamed line's time in a 128-byte pair and in a 256-byte run, over
-  // one in a 4 KiB run (run::Roof; 0: unknown). Not priced yet (walk_penalty says why).
-  double pair_line_cost = 0, quad_line_cost = 0;
 };
 
 // The figures of a measured roof (run::Roof: a template, for the search
 // does not depend on run), the same for lego bench and the app's Search.
 template <class Roof>
 MachineFigures machine_figures(const Roof& roof) {
-  return {roof.copy_gbs,       roof.peak_gflops_f32, roof.resident_mib * 1048576.0,
-          roof.lone_line_cost, roof.pair_line_cost,  roof.quad_line_cost};
+  return {roof.copy_gbs, roof.peak_gflops_f32, roof.resident_mib * 1048576.0, roof.lone_line_cost};
 }
 
 class Features {

@@ -268,37 +268,31 @@ class Search {
   // model needed 15 evaluations to reach the column tiles.
   std::vector<Scored> covering_data_layouts(std::vector<Scored> ordered, std::size_t count) const {
     if (ordered.size() <= count) return ordered;
-    std::vector<Scored> round;
-    std::vector<bool> taken(ordered.size(), false);
-    const auto take = [&](std::size_t k) {
-      taken[k] = true;
-      round.push_back(ordered[k]);
-    };
-    take(0);
+    std::vector<std::size_t> taken = {0};  // positions in `ordered`, in the round's order
     const auto& axes = space_.axes();
     std::vector<std::vector<std::size_t>> digits;
     digits.reserve(ordered.size());
     for (const Scored& s : ordered) digits.push_back(space_.digits(s.index));
-    for (std::size_t a = 0; a < axes.size() && round.size() < count; ++a) {
+    for (std::size_t a = 0; a < axes.size() && taken.size() < count; ++a) {
       const bool data_layout = axes[a].is_layout && axes[a].size() > 1 &&
                                std::any_of(space_.spec().tensors.begin(), space_.spec().tensors.end(),
                                            [&](const kernel::TensorSpec& t) { return t.name == axes[a].name; });
       if (!data_layout) continue;
-      for (std::size_t choice = 0; choice < axes[a].size() && round.size() < count; ++choice) {
+      for (std::size_t choice = 0; choice < axes[a].size() && taken.size() < count; ++choice) {
         const auto has = [&](std::size_t k) { return digits[k][a] == choice; };
-        bool represented = false;
-        for (std::size_t k = 0; k < ordered.size(); ++k) represented = represented || (taken[k] && has(k));
-        if (represented) continue;
+        if (std::any_of(taken.begin(), taken.end(), has)) continue;
         for (std::size_t k = 1; k < ordered.size(); ++k)
-          if (!taken[k] && has(k)) {
-            take(k);
+          if (has(k)) {  // not taken: no taken variant has this choice
+            taken.push_back(k);
             break;
           }
       }
     }
     // Measured in this order: a budget that ends within the round has the alternatives' first.
-    for (std::size_t k = 1; k < ordered.size() && round.size() < count; ++k)
-      if (!taken[k]) take(k);
+    for (std::size_t k = 1; k < ordered.size() && taken.size() < count; ++k)
+      if (std::find(taken.begin(), taken.end(), k) == taken.end()) taken.push_back(k);
+    std::vector<Scored> round;
+    for (const std::size_t k : taken) round.push_back(std::move(ordered[k]));
     return round;
   }
 
