@@ -553,13 +553,15 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   bench_cmd
       ->add_option("--seeds", replay_seeds, "With --compare-strategies: replays per strategy, seeds --seed, --seed + 1, ... (default 20)")
       ->check(CLI::Range(1, 1000));
-  int retimings = 2;
+  int retimings = -1;
   bench_cmd
       ->add_option("--retimings", retimings,
                    fmt::format("With --compare-strategies: how many times the codes are timed again, fresh, before the replays (each "
                                "keeps the median of its timings): a space of up to {} codes whole, a larger one its ten fastest "
-                               "beside ten controls of the machine's pace; 0 trusts the first timings (default 2)",
-                               kRetimedWhole))
+                               "beside ten controls of the machine's pace; 0 trusts the first timings (default {} for a space "
+                               "timed whole, {} for a larger one)",
+                               kRetimedWhole, kWholeRetimings, kTopRetimings))
+      ->default_str(fmt::format("{} or {}", kWholeRetimings, kTopRetimings))
       ->check(CLI::Range(0, 10));
   bool verify_smaller = false;
   bench_cmd->add_flag("--verify-smaller", verify_smaller,

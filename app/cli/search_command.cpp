@@ -265,8 +265,9 @@ std::optional<double> pace_drift(const std::vector<search::Evaluation>& history,
 void time_again(const Measurer& measurer, const kernel::LazySpace& space, const search::SearchReport& all, int retimings,
                 std::map<std::uint64_t, double>& measured, std::ostream& err) {
   const std::vector<std::size_t> codes = fastest(all.history, kRetimedWhole + 1, &space);
-  if (retimings <= 0 || codes.size() < 2) return;
   const bool whole = codes.size() <= kRetimedWhole;
+  if (retimings < 0) retimings = whole ? kWholeRetimings : kTopRetimings;
+  if (retimings == 0 || codes.size() < 2) return;
   // A larger space: its ten fastest and the next ten as controls (codes holds kRetimedWhole + 1 > 20).
   const std::vector<std::size_t> ranked(codes.begin(), whole ? codes.end() : codes.begin() + 20);
   const std::size_t top = whole ? ranked.size() : std::min<std::size_t>(10, ranked.size());

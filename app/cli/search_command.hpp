@@ -19,7 +19,7 @@ struct SearchRequest {
   std::uint64_t seed = 1;
   bool compare = false;    // --compare-strategies
   std::size_t seeds = 20;  // --seeds: replays per strategy
-  int retimings = 2;       // --retimings: times the codes are timed again before the replays
+  int retimings = -1;      // --retimings: times the codes are timed again before the replays; -1: by the space (below)
   std::string target;
   run::SweepOptions sweep;
 };
@@ -27,6 +27,13 @@ struct SearchRequest {
 // `--compare-strategies` times a space of at most this many codes again whole
 // before its replays (--retimings), a larger one its ten fastest.
 constexpr std::size_t kRetimedWhole = 48;
+// The rounds of timing again when --retimings is not given: a space timed
+// whole takes more, as its bar is a pick or two and its codes are often
+// within the machine's noise of each other (transpose3d_021's four best
+// spread 2.0-3.6 ms each over nine timings; with five, the best code was
+// luck and the model missed its bar, with nine it met it).
+constexpr int kWholeRetimings = 8;
+constexpr int kTopRetimings = 2;
 
 int bench_search(const SearchRequest& request, std::ostream& out, std::ostream& err);
 

@@ -276,8 +276,9 @@ TEST(KernelCli, CompareStrategiesReplaysOnClassesAndTimesASmallSpaceAgainWhole) 
   ASSERT_EQ(o.rc, 0) << o.text;
   EXPECT_NE(o.text.find("35 variants (2940 candidates, 7 of distinct code)"), std::string::npos) << o.text;
   EXPECT_NE(o.text.find("replayed on 7 measured variants of distinct code"), std::string::npos) << o.text;
-  // A space this small is timed again whole, twice, before the bar is set,
-  // and each code keeps the median of its three timings.
+  // A space this small is timed again whole, eight times unless told
+  // otherwise, before the bar is set, and each code keeps the median of its
+  // nine timings.
   std::size_t again = 0;
   for (std::size_t at = o.text.find("timed again: "); at != std::string::npos; at = o.text.find("timed again: ", at + 1)) {
     ++again;
@@ -285,9 +286,10 @@ TEST(KernelCli, CompareStrategiesReplaysOnClassesAndTimesASmallSpaceAgainWhole) 
     EXPECT_NE(line.find("): median "), std::string::npos) << line;
   }
   EXPECT_EQ(again, 7u) << o.text;
-  EXPECT_NE(o.text.find("timing again (2 of 2)"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("timing again (8 of 8)"), std::string::npos) << o.text;
+  EXPECT_EQ(o.text.find("timing again (9 of"), std::string::npos) << o.text;
   // Each code is a control of the machine's pace: the new timings are divided by its drift.
-  EXPECT_NE(o.text.find("timing again (1 of 2) the space's 7 codes, each a control of the machine's pace: "), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("timing again (1 of 8) the space's 7 codes, each a control of the machine's pace: "), std::string::npos) << o.text;
   EXPECT_NE(o.text.find("at the first pace (first "), std::string::npos) << o.text;
   for (const char* strategy : {"random*", "random ", "model ", "evolve "}) EXPECT_NE(o.text.find(strategy), std::string::npos) << strategy;
   // Seven timings are too few for the model's rank correlation: n/a, not 0.00.

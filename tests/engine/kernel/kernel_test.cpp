@@ -365,6 +365,20 @@ TEST(StagedStencil, ALayoutWithoutContiguousRowsTakesTheGatherPathAndStillVerifi
   }
 }
 
+// nw_wavefront loads and stores R's and O's diagonals as runs found in tile
+// 0 only when every tile is tile 0 moved by an offset. Here tile 0 is stored
+// by anti-diagonals (runs) and the other tiles are that with their low bits
+// swizzled by the tile's number (no runs): taking tile 0's runs for them
+// would read and write the wrong cells.
+TEST(NwWavefront, TilesThatAreNotTileZeroMovedTakeTheLayoutsIndicesAndStillVerify) {
+  const Project p = load_project(kProjects / "nw.lego.json", default_resource_dirs());
+  KernelSpec spec = find_kernel(p, "nw_wavefront");
+  const std::string text =
+      "OrderBy(GenP([TILES * 1024], swizzle(5, 0, 10))).OrderBy(Row(TILES), GenP([32, 32], antidiag)).GroupBy([(TILES, 32, 32)])";
+  for (auto& t : spec.tensors) t.layouts = {LayoutChoice{"swizzled_tiles", text, parse_layout(text)}};
+  expect_every_variant_verifies(spec, {{"TILES", 32}});
+}
+
 // At N = 48 a thread walks three pencils, and a 16-element chunk of a row
 // in bricks of 4 is four runs in four bricks.
 TEST(StagedStencil, SeveralPencilsAndChunksAcrossBricksVerify) {

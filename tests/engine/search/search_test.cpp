@@ -539,9 +539,14 @@ TEST(Search, AVectorLoopDeclaredAlongADiagonalPrefersTheLayoutThatStoresItContig
   const kernel::LazySpace space(kernel::find_kernel(p, "nw_wavefront"), {}, &v3);
   const Features f(space, v3, {10, 0});
   ASSERT_TRUE(f.prior_ranks());
-  const double rows = f.static_log_penalty(variant_with(space, {{"H", "row"}}, {}));
-  const double antidiagonals = f.static_log_penalty(variant_with(space, {{"H", "antidiag"}}, {}));
-  EXPECT_NEAR(rows - antidiagonals, std::log(4.0), 1e-9);  // a gather of 8 lanes of int32
+  const auto penalty = [&](const std::string& r, const std::string& o, const std::string& h) {
+    return f.static_log_penalty(variant_with(space, {{"R", r}, {"O", o}, {"H", h}}, {}));
+  };
+  EXPECT_NEAR(penalty("row", "row", "row") - penalty("row", "row", "antidiag"), std::log(4.0), 1e-9);  // a gather of 8 lanes of int32
+  // R and O (tiles of 32 x 32, each by anti-diagonals) are read and written along the same diagonal.
+  EXPECT_GT(penalty("row", "row", "antidiag"), penalty("antidiag", "row", "antidiag"));
+  EXPECT_GT(penalty("antidiag", "row", "antidiag"), penalty("antidiag", "antidiag", "antidiag"));
+  EXPECT_NEAR(penalty("col", "col", "col"), penalty("row", "row", "row"), 1e-9);  // 31 or 32 apart: a gather either way
 }
 
 TEST(Replay, TheModelNeedsFewerEvaluationsThanRandomOnAPlantedSpace) {
