@@ -438,6 +438,7 @@ int analyze(const std::string& project_file, const std::string& kernel_name, con
   options.thread_map = detail.touches;
   options.target = kernel::target_for(project, target_name);
   Json all = Json::array();
+  std::size_t analysed = 0, failed = 0;
   for (const kernel::KernelSpec* spec : kernels) {
     // Over a whole project, --set applies to the kernels that have the parameter.
     const Env overrides = kernels.size() > 1 ? sets_for(*spec, sets) : parse_sets(sets);
@@ -449,12 +450,16 @@ int analyze(const std::string& project_file, const std::string& kernel_name, con
     for (const auto& v : variants) {
       err << "analysing " << spec->name << " " << v.id << "\n";
       const run::VariantAnalysis r = run::analyze_variant(worker, *spec, v, options);
+      ++analysed;
+      if (r.status != run::Status::Ok) ++failed;
       if (!json) print_analysis(r, options.target, out);
       all.push_back(run::variant_analysis_json(r));
     }
   }
   if (json) out << Json{{"project", project_file}, {"variants", all}}.dump(2) << "\n";
-  return 0;
+  // A script must not take a report with holes for a whole one.
+  if (failed > 0) err << fmt::format("{} of the {} variants could not be analysed (each says why above; exit 1)\n", failed, analysed);
+  return failed > 0 ? 1 : 0;
 }
 
 int export_bench(const std::string& project_file, const std::string& kernel_name, const std::vector<std::string>& sets,
@@ -542,7 +547,7 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
                         "refitted each round) or evolve (the best variants' neighbours, ranked by the model)");
   bench_cmd->add_option(
       "--budget", budget,
-      "What a --strategy may spend: N evaluations (e.g. 40) or seconds (e.g. 90s); default: no limit. Alone it "
+      "What a --strategy may spend: N evaluations (e.g. 40) or a time (90s, 5m, 1.5h); default: no limit. Alone it "
       "implies --strategy model; with --compare-strategies, N evaluations cap each replay. After the search its best three are timed "
       "again and the best of them against the baselines (--rounds), unless a budget in seconds ran out");
   bench_cmd->add_flag("--compare-strategies", compare_strategies,

@@ -97,12 +97,13 @@ void print_report(const search::SearchReport& r, const SpaceCount& space, std::o
                        fmt::format("{:.3g}", e.predicted_ms), r.best && *r.best == k ? "  <- best" : "");
   }
   const double fraction = space.distinct > 0 ? static_cast<double>(r.history.size()) / space.distinct : 0;
-  const std::string shared = space.admitted > space.distinct ? fmt::format(" of distinct code ({:.0f} more share theirs with one of them)",
+  // The count is of codes: a variant that compiles to another's code is that code's timing, never measured apart.
+  const std::string shared = space.admitted > space.distinct ? fmt::format(" (the other {:.0f} variants compile to one of their codes)",
                                                                            space.admitted - space.distinct)
                                                              : "";
-  out << fmt::format("strategy {}: {} of {}{:.0f} variants{} measured ({:.1f}%) in {:.1f} s{}\n", search::name_of(r.strategy),
-                     r.history.size(), space.estimated ? "about " : "", space.distinct, shared, 100 * fraction, r.seconds,
-                     r.exhausted ? "; every variant measured" : "");
+  out << fmt::format("strategy {}: measured {} of the {}{:.0f} variants of distinct code ({:.1f}%) in {:.1f} s{}{}\n",
+                     search::name_of(r.strategy), r.history.size(), space.estimated ? "about " : "", space.distinct, 100 * fraction,
+                     r.seconds, r.exhausted ? "; every variant measured" : "", shared);
   if (r.best)
     out << fmt::format("best found: {} at {:.4g} ms\n", r.history[*r.best].id, r.history[*r.best].ms);
   else

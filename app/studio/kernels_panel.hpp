@@ -43,7 +43,7 @@ class KernelsPanel : public QWidget {
   void openProject(const QString& path);
   void runSweep();  // all variants of the current kernel
   // kernels_panel_search.cpp: lego bench --strategy in the app. The dialog
-  // asks for a strategy, a budget ("40" evaluations or "90s") and a seed.
+  // asks for a strategy, a budget ("40" evaluations, or a time: "90s", "5m") and a seed.
   void searchDialog();
   void startSearch(const QString& strategy, const QString& budget, std::uint64_t seed);
   QPushButton* searchButton() const { return search_; }

@@ -28,7 +28,7 @@ void KernelsPanel::searchDialog() {
       tr("model: a random first batch, then the cost model's best predictions, refitted each round; evolve: the best variants' "
          "neighbours ranked by the model; random: distinct variants by the seed; exhaustive: every variant in order"));
   auto* budget = new QLineEdit(QStringLiteral("40"));
-  budget->setToolTip(tr("Evaluations (40) or seconds (90s); empty: no limit"));
+  budget->setToolTip(tr("Evaluations (40) or a time (90s, 5m); empty: no limit"));
   auto* seed = new QSpinBox;
   seed->setRange(1, 1000000);
   auto* form = new QFormLayout(&dialog);

@@ -82,7 +82,7 @@ class Instantiator {
                    [&](const placeholder::Access& a) {
                      if (!binding_.view(a.name)) unknown_name(a, "a tensor or layout");
                      set(access_index(context(), a, k + 1));
-                     record_access(x, a.name, a.shared, inst);
+                     if (!a.arithmetic) record_access(x, a.name, a.shared, inst);
                    },
                    [&](const placeholder::Inverse& v) { set(inverse_declarations(context(), v.layout, v.indices, v.names, k + 1)); },
                    [&](const placeholder::For& f) { open(f, k, inst); },

@@ -5,7 +5,8 @@
 // source assembled here. Baselines are kernel/baseline, exported offset
 // functions run/export. Placeholders `{{ ... }}` in a kernel template:
 //   {{ A[i, k] }}                  the simplified index of tensor/layout A at (i, k)
-//   {{ A.apply(i, k) }}            the same
+//   {{ A.apply(i, k) }}            the same offset as arithmetic, not an access of A
+//                                  (a plan's; the access trace never counts it)
 //   {{ pid_m, pid_n = L.inv(pid) }}  declarations of L's inverse at pid
 //   {{ BM }}, {{ N / BM }}          a constant expression over the parameters
 //   {{ A.size }}                   the number of elements A's (or layout A's) storage holds

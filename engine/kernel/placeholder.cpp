@@ -103,8 +103,11 @@ class PlaceholderReader {
     if (const std::size_t b = p_.find('['); b != std::string::npos && p_.back() == ']')
       return named(p_.substr(skip, b - skip), skip, indices(p_.substr(b + 1, p_.size() - b - 2)), shared);
     if (shared) fail(length_, "expected smem NAME[indices]");
-    if (const std::size_t b = p_.find(".apply("); b != std::string::npos && p_.back() == ')')
-      return named(p_.substr(0, b), 0, indices(p_.substr(b + 7, p_.size() - b - 8)), false);
+    if (const std::size_t b = p_.find(".apply("); b != std::string::npos && p_.back() == ')') {
+      placeholder::Access a = named(p_.substr(0, b), 0, indices(p_.substr(b + 7, p_.size() - b - 8)), false);
+      a.arithmetic = true;
+      return a;
+    }
     return std::nullopt;
   }
 

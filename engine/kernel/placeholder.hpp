@@ -1,6 +1,6 @@
 // The placeholders of a kernel template, parsed into typed values before any
 // code is made (kernel/instantiate.hpp lists what each one means):
-//   {{ A[i, k] }}, {{ A.apply(i, k) }}, {{ smem S[r, c] }}   Access
+//   {{ A[i, k] }}, {{ A.apply(i, k) }}, {{ smem S[r, c] }}   Access (A.apply: arithmetic only)
 //   {{ pid_m, pid_n = L.inv(pid) }}                         Inverse
 //   {{ for i, j in L [parallel] [simd] [flat=EXPR] }}        For
 //   {{ end }}                                               End
@@ -33,6 +33,9 @@ struct Access {
   std::vector<std::string> indices;
   bool shared = false;      // smem S[r, c]: a layout that stores a __shared__ array of its name
   std::size_t name_at = 0;  // the name's offset in the template, where an unknown name's error points
+  // A.apply(i, k): the same offset, computed rather than accessed (a plan's
+  // arithmetic), so no access site: a trace never counts it as memory.
+  bool arithmetic = false;
 };
 
 struct Inverse {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <numeric>
 #include <random>
 #include <set>
@@ -111,14 +112,44 @@ std::string ruled_out_by(const KernelSpec& spec, const Env& parameters, const ta
   return "";
 }
 
+namespace {
+
+// An id's "name=value" items, sorted: ids that name the same choices in
+// another order are the same variant.
+std::vector<std::string> id_items(const std::string& id) {
+  std::vector<std::string> items;
+  for (std::size_t start = 0; start <= id.size();) {
+    const std::size_t comma = std::min(id.find(',', start), id.size());
+    items.push_back(id.substr(start, comma - start));
+    start = comma + 1;
+  }
+  std::sort(items.begin(), items.end());
+  return items;
+}
+
+std::size_t items_in_common(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  std::vector<std::string> both;
+  std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(both));
+  return both.size();
+}
+
+}  // namespace
+
 Variant find_variant(const KernelSpec& spec, const std::string& id, const Env& overrides) {
   const VariantSpace space = enumerate_variants(spec, {0, 1, overrides});
   for (const auto& v : space.variants)
     if (v.id == id) return v;
+  const std::vector<std::string> asked = id_items(id);
+  for (const auto& v : space.variants)
+    if (id_items(v.id) == asked) return v;
+  // The closest: the most of the asked choices in common, in the space's order among equals.
+  std::vector<std::pair<std::size_t, std::size_t>> closest;  // (choices in common, position)
+  for (std::size_t k = 0; k < space.variants.size(); ++k) closest.emplace_back(items_in_common(asked, id_items(space.variants[k].id)), k);
+  std::stable_sort(closest.begin(), closest.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   std::string some;
-  for (std::size_t k = 0; k < space.variants.size() && k < 5; ++k) some += "\n  " + space.variants[k].id;
+  for (std::size_t k = 0; k < closest.size() && k < 5; ++k) some += "\n  " + space.variants[closest[k].second].id;
   throw LegoError("no variant \"" + id + "\" in kernel " + spec.name + " (" + std::to_string(space.variants.size()) +
-                  " valid), e.g.:" + some);
+                  " valid); the closest:" + some);
 }
 
 std::optional<Env> parameters_named_in(const KernelSpec& spec, const std::string& id) {

@@ -125,10 +125,13 @@ std::map<std::string, std::string> export_files(const kernel::KernelSpec& spec, 
   std::string sums;
   for (const auto& t : inst.tensors) {
     const bool half = t.type == kernel::ElementType::F16;  // its bits: the header's prelude converts them
-    example += fmt::format(
-        "  std::vector<{0}, Aligned64<{0}>> {1}({2});\n  for (size_t k = 0; k < {1}.size(); ++k) {1}[k] = {3};\n", kernel::c_type(t.type),
-        t.name, t.elements,
-        half ? std::string("lego_float_to_half(float(k % 97) * 0.5f)") : fmt::format("{0}(k % 97) * {0}(0.5)", kernel::c_type(t.type)));
+    // Integers take k % 97 itself: a scale of 0.5 would make them all zero.
+    const bool integer = t.type == kernel::ElementType::I32 || t.type == kernel::ElementType::I64;
+    const std::string fill = half      ? std::string("lego_float_to_half(float(k % 97) * 0.5f)")
+                             : integer ? fmt::format("{0}(k % 97)", kernel::c_type(t.type))
+                                       : fmt::format("{0}(k % 97) * {0}(0.5)", kernel::c_type(t.type));
+    example += fmt::format("  std::vector<{0}, Aligned64<{0}>> {1}({2});\n  for (size_t k = 0; k < {1}.size(); ++k) {1}[k] = {3};\n",
+                           kernel::c_type(t.type), t.name, t.elements, fill);
     if (t.role != kernel::Role::In)
       sums +=
           fmt::format("  double sum_{0} = 0;\n  for (auto v : {0}) sum_{0} += {1};\n  std::printf(\"checksum {0} = %.17g\\n\", sum_{0});\n",

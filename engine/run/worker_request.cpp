@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <sstream>
 
 #include "kernel/bounded_json.hpp"
 #include "kernel/spec.hpp"
@@ -53,8 +54,17 @@ class Fields {
     const Json* v = find(key, false);
     if (!v) return;
     if (!v->is_number() || !std::isfinite(v->get<double>()) || v->get<double>() < lo || (lo_open && v->get<double>() <= lo) ||
-        v->get<double>() > hi)
-      throw Problem{at(key) + ": expected a number in " + (lo_open ? "(" : "[") + std::to_string(lo) + ", " + std::to_string(hi) + "]"};
+        v->get<double>() > hi) {
+      const auto text = [](double x) {
+        std::ostringstream s;
+        s << x;
+        return s.str();
+      };
+      const std::string range = hi == std::numeric_limits<double>::max()
+                                    ? (lo_open ? "above " : "at least ") + text(lo)
+                                    : std::string("in ") + (lo_open ? "(" : "[") + text(lo) + ", " + text(hi) + "]";
+      throw Problem{at(key) + ": expected a number " + range + (v->is_number() ? ", got " + text(v->get<double>()) : "")};
+    }
   }
   static std::int64_t integer_value(const Json& v, const std::string& path, std::int64_t lo, std::int64_t hi) {
     // Unsigned values above int64's range are refused, not wrapped.

@@ -167,7 +167,7 @@ void Features::find_sites(const std::vector<kernel::Placeholder>& placeholders) 
         return;  // an index the loop does not give (an inner loop's, an expression): not placed
       }
     }
-    if (!a.shared) walk_sites_.push_back(std::move(w));
+    if (!a.shared && !a.arithmetic) walk_sites_.push_back(std::move(w));  // arithmetic: no memory touched
   };
   int depth = 0;
   for (std::size_t k = 0; k < placeholders.size(); ++k) {

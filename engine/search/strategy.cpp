@@ -35,7 +35,10 @@ std::string name_of(Strategy s) {
 
 Budget parse_budget(const std::string& text) {
   Budget b;
-  const bool seconds = !text.empty() && text.back() == 's';
+  // A time ends in its unit: s, m (minutes) or h; a bare number counts evaluations.
+  const char unit = text.empty() ? '\0' : text.back();
+  const double unit_seconds = unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : 0;
+  const bool seconds = unit_seconds > 0;
   const std::string number = seconds ? text.substr(0, text.size() - 1) : text;
   std::size_t used = 0;
   double value = -1;
@@ -45,9 +48,9 @@ Budget parse_budget(const std::string& text) {
     used = 0;
   }
   if (used == 0 || used != number.size() || !(value > 0) || value > 1e9 || (!seconds && value != std::floor(value)))
-    throw LegoError("--budget " + text + ": give a number of evaluations (e.g. 40) or of seconds (e.g. 90s)");
+    throw LegoError("--budget " + text + ": give a number of evaluations (e.g. 40) or a time in seconds, minutes or hours (90s, 5m, 1.5h)");
   if (seconds)
-    b.seconds = value;
+    b.seconds = value * unit_seconds;
   else
     b.evaluations = static_cast<std::size_t>(value);
   return b;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -209,9 +210,9 @@ TEST(KernelCli, BenchStrategyKeepsItsBudgetAndRepeatsForASeed) {
                               "--budget 6 --seed 3";
   const Output first = shell(command);
   ASSERT_EQ(first.rc, 0) << first.text;
-  EXPECT_NE(first.text.find("strategy model: 6 of 1188 variants of distinct code (1752 more share theirs with one of them) measured"),
-            std::string::npos)
+  EXPECT_NE(first.text.find("strategy model: measured 6 of the 1188 variants of distinct code (0.5%) in "), std::string::npos)
       << first.text;
+  EXPECT_NE(first.text.find(" (the other 1752 variants compile to one of their codes)\n"), std::string::npos) << first.text;
   EXPECT_NE(first.text.find("best found: A=row,"), std::string::npos) << first.text;
   // The best three are timed again with the baselines, and the fastest of
   // them against each baseline in alternating rounds: a ratio of timings
@@ -256,9 +257,11 @@ TEST(KernelCli, BenchStrategyKeepsItsBudgetAndRepeatsForASeed) {
   EXPECT_NE(no_rounds.text.find("best after timing again: A=row,"), std::string::npos) << no_rounds.text;
   EXPECT_NE(no_rounds.text.find("baseline copy: "), std::string::npos) << no_rounds.text;
   EXPECT_NE(no_rounds.text.find(" ms (timed with them)\n"), std::string::npos) << no_rounds.text;
-  const Output bad = shell(kBin + "/lego bench " + kRoot + "/projects/search/transpose_space.lego.json --strategy model --budget 90m");
+  const Output bad = shell(kBin + "/lego bench " + kRoot + "/projects/search/transpose_space.lego.json --strategy model --budget 90min");
   EXPECT_EQ(bad.rc, 2) << bad.text;
-  EXPECT_NE(bad.text.find("--budget 90m: give a number of evaluations (e.g. 40) or of seconds (e.g. 90s)"), std::string::npos) << bad.text;
+  EXPECT_NE(bad.text.find("--budget 90min: give a number of evaluations (e.g. 40) or a time in seconds, minutes or hours (90s, 5m, 1.5h)"),
+            std::string::npos)
+      << bad.text;
   const Output unknown = shell(kBin + "/lego bench " + kRoot + "/projects/search/transpose_space.lego.json --strategy annealing");
   EXPECT_EQ(unknown.rc, 2) << unknown.text;
   EXPECT_NE(unknown.text.find("expected exhaustive, random, model or evolve"), std::string::npos) << unknown.text;
@@ -415,18 +418,49 @@ TEST(KernelCli, AnLlvmFatalErrorInExportIsACompileError) {
 // An exported kernel with half tensors: the example fills them through
 // lego_float_to_half and sums the output through lego_half_to_float (the
 // header's prelude), not as the uint16_t bits they are.
+// The checksum of `output` that an export's example prints, built with the
+// plain line its README gives; NaN (failing the comparison) when any step fails.
+double exported_checksum(const std::string& name, const std::string& export_arguments, const std::string& kernel,
+                         const std::string& output) {
+  const fs::path dir = scratch(name);
+  const Output e = shell(kBin + "/lego export " + export_arguments + " --out " + dir.string());
+  EXPECT_EQ(e.rc, 0) << e.text;
+  const Output build =
+      shell("cd " + dir.string() + " && c++ -std=c++17 -O2 -fopenmp example.cpp " + kernel + ".cpp -o example && ./example");
+  EXPECT_EQ(build.rc, 0) << build.text;
+  const auto at = build.text.find("checksum " + output + " = ");
+  EXPECT_NE(at, std::string::npos) << build.text;
+  return at == std::string::npos ? std::nan("") : std::stod(build.text.substr(at + output.size() + 12));
+}
+
 TEST(KernelCli, AnExportedHalfKernelFillsAndSumsHalvesAsValues) {
-  const fs::path dir = scratch("half-export");
-  const Output e = shell(kBin + "/lego export " + kRoot + "/tests/data/kernels/half.lego.json --kernel scale_half --variant " +
-                         "X=default,Z=rev,N=1000 --out " + dir.string());
-  ASSERT_EQ(e.rc, 0) << e.text;
-  const Output build = shell("cd " + dir.string() + " && c++ -std=c++17 -O2 -fopenmp example.cpp scale_half.cpp -o example && ./example");
-  ASSERT_EQ(build.rc, 0) << build.text;
   double want = 0;  // Z = 2 * X, X[k] = (k % 97) * 0.5: all exact in half
   for (int k = 0; k < 1000; ++k) want += k % 97;
-  const auto at = build.text.find("checksum Z = ");
-  ASSERT_NE(at, std::string::npos) << build.text;
-  EXPECT_EQ(std::stod(build.text.substr(at + 13)), want) << build.text;
+  EXPECT_EQ(
+      exported_checksum("half-export", kRoot + "/tests/data/kernels/half.lego.json --kernel scale_half --variant X=default,Z=rev,N=1000",
+                        "scale_half", "Z"),
+      want);
+}
+
+// An exported kernel with int32 tensors: the example fills them with k % 97
+// (a scale of 0.5 once made every input 0), and its checksum is the
+// alignment of those scores.
+TEST(KernelCli, AnExportedIntegerKernelFillsItsInputsWithNonzeroValues) {
+  double want = 0;
+  for (int b = 0; b < 2; ++b) {
+    int h[33][33];
+    for (int k = 0; k < 33; ++k) h[k][0] = h[0][k] = -10 * k;
+    for (int i = 1; i < 33; ++i)
+      for (int j = 1; j < 33; ++j) {
+        h[i][j] = std::max({h[i - 1][j - 1] + (b * 1024 + (i - 1) * 32 + j - 1) % 97, h[i - 1][j] - 10, h[i][j - 1] - 10});
+        want += h[i][j];
+      }
+  }
+  EXPECT_EQ(exported_checksum(
+                "int-export",
+                kRoot + "/projects/nw.lego.json --kernel nw_wavefront --variant R=row,O=row,H=antidiag,TILES=2,PENALTY=10 --set TILES=2",
+                "nw_wavefront", "O"),
+            want);
 }
 
 // Issue 13: export used to write a kernel that does not compile and exit 0.
@@ -757,6 +791,29 @@ TEST(KernelCli, AnalyzeReportsConflictsSectorsAndNvrtcResources) {
   EXPECT_NE(table.text.find("smem S[c, r]"), std::string::npos);
   EXPECT_NE(table.text.find("32-way"), std::string::npos);
   EXPECT_NE(table.text.find("sm_90:"), std::string::npos);
+}
+
+// nw_wavefront plans with R.apply (arithmetic, never traced) and moves
+// runs with plain vector loads and stores that still name each element
+// through its layout: the trace compiles, and sees R stored by
+// anti-diagonals read along a diagonal at stride 1 (31 row-major).
+TEST(KernelCli, AnalyzeTracesAPlannedKernelsRunsThroughTheirLayouts) {
+  const std::string analyze = kBin + "/lego analyze " + kRoot + "/projects/nw.lego.json --kernel nw_wavefront --set TILES=64 --variant ";
+  const Output runs = shell(analyze + "R=antidiag,O=antidiag,H=antidiag,TILES=64,PENALTY=10");
+  ASSERT_EQ(runs.rc, 0) << runs.text;
+  EXPECT_EQ(runs.text.find("does not compile"), std::string::npos) << runs.text;
+  EXPECT_NE(runs.text.find("R[b, i, c]                   host    0.062 cache lines/iteration, stride 1 (unit)"), std::string::npos)
+      << runs.text;
+  const Output rows = shell(analyze + "R=row,O=row,H=row,TILES=64,PENALTY=10");
+  ASSERT_EQ(rows.rc, 0) << rows.text;
+  EXPECT_NE(rows.text.find("stride 31"), std::string::npos) << rows.text;
+}
+
+// A variant whose analysis fails makes lego analyze exit 1, with a count.
+TEST(KernelCli, AnalyzeExitsOneWhenAVariantCannotBeAnalysed) {
+  const Output o = shell(kBin + "/lego analyze " + kRoot + "/tests/data/kernels/broken.lego.json --kernel broken");
+  EXPECT_EQ(o.rc, 1) << o.text;
+  EXPECT_NE(o.text.find("variants could not be analysed"), std::string::npos) << o.text;
 }
 
 TEST(KernelCli, ExportBenchBundleCompilesWithNvcc) {

@@ -21,6 +21,18 @@ KernelSpec transpose2d() {
   throw std::runtime_error("no transpose2d");
 }
 
+TEST(FindVariant, TakesTheChoicesInAnyOrderAndOffersTheClosestWhenNoneMatches) {
+  const KernelSpec spec = transpose2d();
+  EXPECT_EQ(find_variant(spec, "T=8,FLAT=0,N=64,L=tiles,B=coltiles,A=row", {{"N", 64}}).id, "A=row,B=coltiles,L=tiles,N=64,T=8,FLAT=0");
+  try {
+    find_variant(spec, "A=row,B=coltiles,L=tiles,N=64,T=12,FLAT=0", {{"N", 64}});  // no tile of 12
+    FAIL() << "a variant that is none was found";
+  } catch (const LegoError& e) {
+    const std::string said = e.what();
+    EXPECT_NE(said.find("the closest:\n  A=row,B=coltiles,L=tiles,N=64,T="), std::string::npos) << said;
+  }
+}
+
 TEST(Binding, TensorsGetTheirExtentsAndTheLayoutsTheVariantChose) {
   const KernelSpec spec = transpose2d();
   const Binding b = bind_variant(spec, find_variant(spec, "A=row,B=coltiles,L=tiles,N=64,T=8,FLAT=0", {{"N", 64}}));

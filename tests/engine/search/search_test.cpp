@@ -100,7 +100,10 @@ TEST(Search, ABudgetInSecondsStopsBetweenRounds) {
   EXPECT_THROW(parse_budget("0"), LegoError);
   EXPECT_THROW(parse_budget("2.5"), LegoError);
   EXPECT_EQ(parse_budget("90s").seconds, 90.0);
+  EXPECT_EQ(parse_budget("5m").seconds, 300.0);
+  EXPECT_EQ(parse_budget("1.5h").seconds, 5400.0);
   EXPECT_EQ(parse_budget("40").evaluations, 40u);
+  EXPECT_THROW(parse_budget("5min"), LegoError);
 }
 
 TEST(Search, TheRefitFindsABestThePriorRanksLast) {
