@@ -114,15 +114,20 @@ std::string ruled_out_by(const KernelSpec& spec, const Env& parameters, const ta
 
 namespace {
 
-// An id's "name=value" items, sorted: ids that name the same choices in
-// another order are the same variant.
-std::vector<std::string> id_items(const std::string& id) {
+// An id's "name=value" items, in its order.
+std::vector<std::string> items_of(const std::string& id) {
   std::vector<std::string> items;
   for (std::size_t start = 0; start <= id.size();) {
     const std::size_t comma = std::min(id.find(',', start), id.size());
     items.push_back(id.substr(start, comma - start));
     start = comma + 1;
   }
+  return items;
+}
+
+// The items sorted: ids that name the same choices in another order are the same variant.
+std::vector<std::string> id_items(const std::string& id) {
+  std::vector<std::string> items = items_of(id);
   std::sort(items.begin(), items.end());
   return items;
 }
@@ -137,8 +142,6 @@ std::size_t items_in_common(const std::vector<std::string>& a, const std::vector
 
 Variant find_variant(const KernelSpec& spec, const std::string& id, const Env& overrides) {
   const VariantSpace space = enumerate_variants(spec, {0, 1, overrides});
-  for (const auto& v : space.variants)
-    if (v.id == id) return v;
   const std::vector<std::string> asked = id_items(id);
   for (const auto& v : space.variants)
     if (id_items(v.id) == asked) return v;
@@ -154,9 +157,7 @@ Variant find_variant(const KernelSpec& spec, const std::string& id, const Env& o
 
 std::optional<Env> parameters_named_in(const KernelSpec& spec, const std::string& id) {
   Env named;
-  for (std::size_t start = 0; start <= id.size();) {
-    const std::size_t comma = std::min(id.find(',', start), id.size());
-    const std::string item = id.substr(start, comma - start);
+  for (const std::string& item : items_of(id)) {
     const std::size_t eq = item.find('=');
     if (eq == std::string::npos) return std::nullopt;
     const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
@@ -167,7 +168,6 @@ std::optional<Env> parameters_named_in(const KernelSpec& spec, const std::string
         if (ec != std::errc() || end != value.data() + value.size()) return std::nullopt;
         named[key] = v;
       }
-    start = comma + 1;
   }
   return named;
 }

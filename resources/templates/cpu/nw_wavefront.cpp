@@ -45,17 +45,16 @@ struct Diagonal {
   bool contiguous;
 };
 
-// Where a diagonal of R or O starts in tile 0, and whether its cells follow
-// one by one.
+// Where a diagonal of R or O starts in tile 0, and whether it is a run in
+// every tile: its cells follow one by one in tile 0, and every tile is tile 0
+// moved by an offset.
 struct Run {
   int64_t start;
   bool contiguous;
 };
 
-// A tensor of tiles (R or O): whether every tile is tile 0 moved by an
-// offset, and each diagonal's run in tile 0.
+// A tensor of tiles (R or O): each diagonal's run.
 struct TilePlan {
-  bool translates;
   Run runs[DIAGONALS];
 };
 
@@ -81,18 +80,19 @@ Diagonal plan_h(int64_t d) {
 // The tile plan from `at(b, i, c)`, a tensor's layout.
 template <class Index>
 TilePlan plan_tiles(const Index& at) {
-  TilePlan p{true, {}};
+  TilePlan p{};
   int64_t tile0[TILE_CELLS];
   for (int64_t i = 0; i < 32; ++i)
     for (int64_t c = 0; c < 32; ++c) tile0[i * 32 + c] = at(0, i, c);
-  for (int64_t b = 1; b < {{ TILES }} && p.translates; ++b) {
+  bool translates = true;
+  for (int64_t b = 1; b < {{ TILES }} && translates; ++b) {
     const int64_t shift = at(b, 0, 0) - tile0[0];
     for (int64_t i = 0; i < 32; ++i)
-      for (int64_t c = 0; c < 32; ++c) p.translates &= at(b, i, c) == tile0[i * 32 + c] + shift;
+      for (int64_t c = 0; c < 32; ++c) translates &= at(b, i, c) == tile0[i * 32 + c] + shift;
   }
   for (int64_t d = 0; d < DIAGONALS; ++d) {
     Run& run = p.runs[d];
-    run = {tile0[first_row(d) * 32 + d - first_row(d)], true};
+    run = {tile0[first_row(d) * 32 + d - first_row(d)], translates};
     for (int64_t i = first_row(d); i <= last_row(d); ++i) run.contiguous &= tile0[i * 32 + d - i] == run.start + i - first_row(d);
   }
   return p;
@@ -160,8 +160,7 @@ extern "C" void lego_kernel(const int32_t* __restrict R, int32_t* __restrict O) 
   // Each diagonal's form (which of H, R and O are runs) is the same in every tile.
   Fill fills[DIAGONALS];
   for (int64_t d = 0; d < DIAGONALS; ++d) {
-    const bool r_run = plan.r.translates && plan.r.runs[d].contiguous, o_run = plan.o.translates && plan.o.runs[d].contiguous;
-    fills[d] = kFills[(plan.h[d].contiguous ? 4 : 0) + (r_run ? 2 : 0) + (o_run ? 1 : 0)];
+    fills[d] = kFills[(plan.h[d].contiguous ? 4 : 0) + (plan.r.runs[d].contiguous ? 2 : 0) + (plan.o.runs[d].contiguous ? 1 : 0)];
   }
 #pragma omp parallel for schedule(static)
   for (int64_t b = 0; b < {{ TILES }}; ++b) {
@@ -171,7 +170,7 @@ extern "C" void lego_kernel(const int32_t* __restrict R, int32_t* __restrict O) 
       H[{{ H[k, zero] }}] = -{{ PENALTY }} * (int32_t)k;
       H[{{ H[zero, k] }}] = -{{ PENALTY }} * (int32_t)k;
     }
-    // Tile b's offset from tile 0 in R and in O (used only where they translate).
+    // Tile b's offset from tile 0 in R and in O (used only by runs).
     const int64_t r_shift = {{ R.apply(b, zero, zero) }} - {{ R.apply(first_tile, zero, zero) }};
     const int64_t o_shift = {{ O.apply(b, zero, zero) }} - {{ O.apply(first_tile, zero, zero) }};
     for (int64_t d = 0; d < DIAGONALS; ++d)

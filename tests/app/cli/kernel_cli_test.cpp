@@ -415,9 +415,6 @@ TEST(KernelCli, AnLlvmFatalErrorInExportIsACompileError) {
   EXPECT_FALSE(fs::exists(dir));
 }
 
-// An exported kernel with half tensors: the example fills them through
-// lego_float_to_half and sums the output through lego_half_to_float (the
-// header's prelude), not as the uint16_t bits they are.
 // The checksum of `output` that an export's example prints, built with the
 // plain line its README gives; NaN (failing the comparison) when any step fails.
 double exported_checksum(const std::string& name, const std::string& export_arguments, const std::string& kernel,
@@ -433,6 +430,9 @@ double exported_checksum(const std::string& name, const std::string& export_argu
   return at == std::string::npos ? std::nan("") : std::stod(build.text.substr(at + output.size() + 12));
 }
 
+// An exported kernel with half tensors: the example fills them through
+// lego_float_to_half and sums the output through lego_half_to_float (the
+// header's prelude), not as the uint16_t bits they are.
 TEST(KernelCli, AnExportedHalfKernelFillsAndSumsHalvesAsValues) {
   double want = 0;  // Z = 2 * X, X[k] = (k % 97) * 0.5: all exact in half
   for (int k = 0; k < 1000; ++k) want += k % 97;
