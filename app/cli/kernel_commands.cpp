@@ -40,6 +40,7 @@
 #include "search/strategy.hpp"
 #include "search_command.hpp"
 #include "side_by_side_text.hpp"
+#include "space_options.hpp"
 #include "suggest_command.hpp"
 
 namespace lego::cli {
@@ -80,7 +81,7 @@ std::string describe(const target::Target& t) {
 }
 
 int bench(const std::string& project_file, const std::string& kernel_name, std::size_t max_variants, std::uint64_t seed,
-          const std::vector<std::string>& sets, const std::vector<std::string>& only, const std::string& json_out,
+          const std::vector<std::string>& sets, const std::vector<std::string>& only_given, const std::string& json_out,
           run::SweepOptions sweep_options, const std::string& target_name, std::ostream& out, std::ostream& err) {
   const run::RunOptions& options = sweep_options.run;
   const auto started = std::chrono::steady_clock::now();
@@ -88,34 +89,8 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   const kernel::KernelSpec& spec = kernel::find_kernel(project, kernel_name);
   sweep_options.target = kernel::target_for(project, target_name);
   const target::Target& target = sweep_options.target;
-  for (const auto& o : only) {
-    if (o.find('=') == std::string::npos || o.find(',') != std::string::npos)
-      throw LegoError("--only " + o + ": expected NAME=VALUE, a layout's alternative as in the variant ids, e.g. --only B=row");
-    // A layout name must be the kernel's and its alternative one of its own.
-    const std::string key = o.substr(0, o.find('=')), value = o.substr(o.find('=') + 1);
-    bool known = false;
-    const auto check = [&](const std::string& name, const std::vector<kernel::LayoutChoice>& alternatives) {
-      if (name != key) return;
-      known = true;
-      std::string names;
-      for (const auto& a : alternatives) {
-        if (a.name == value) return;
-        names += (names.empty() ? "" : ", ") + a.name;
-      }
-      throw LegoError("--only " + o + ": " + key + " has no alternative \"" + value + "\" (it has: " + names + ")");
-    };
-    for (const auto& t : spec.tensors) check(t.name, t.layouts);
-    for (const auto& l : spec.layouts) check(l.name, l.alternatives);
-    for (const auto& q : spec.parameters) known = known || q.name == key;
-    if (!known) {  // a name that is none of the kernel's layouts or parameters keeps nothing: say so, not "leaves none"
-      std::string layouts, parameters;
-      for (const auto& t : spec.tensors) layouts += (layouts.empty() ? "" : ", ") + t.name;
-      for (const auto& l : spec.layouts) layouts += (layouts.empty() ? "" : ", ") + l.name;
-      for (const auto& q : spec.parameters) parameters += (parameters.empty() ? "" : ", ") + q.name;
-      throw LegoError("--only " + o + ": " + spec.name + " has no layout or parameter \"" + key + "\" (layouts: " + layouts +
-                      (parameters.empty() ? "" : "; parameters: " + parameters) + ")");
-    }
-  }
+  const std::vector<std::string> only = check_only(spec, only_given, parse_sets(sets));
+  check_fixed_extents(spec, parse_sets(sets));
   // --only narrows the whole space first; a --max-variants sample is then drawn from what is left.
   const kernel::VariantSpace space = kernel::enumerate_variants(spec, {max_variants, seed, parse_sets(sets), &target, only});
   if (space.variants.empty() && space.ruled_out > 0) {
@@ -538,7 +513,8 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
       "The CPU to build for: host (default, or the project's \"target\"), x86-64-v2/v3/v4, znver3, "
       "sapphirerapids, aarch64, ... (lego targets lists them)";
   bench_cmd->add_option("--target", target_name, target_help);
-  bench_cmd->add_option("--only", only, "Keep the variants with this layout choice, e.g. --only B=row (repeatable)");
+  bench_cmd->add_option("--only", only,
+                        "Keep the variants with this layout choice or parameter value, e.g. --only B=row or --only T=32 (repeatable)");
   bench_cmd->add_flag("--no-verify", no_verify, "Skip the comparison with the reference");
   std::string strategy, budget;
   bool compare_strategies = false;
@@ -563,9 +539,10 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
       ->add_option("--retimings", retimings,
                    fmt::format("With --compare-strategies: how many times the codes are timed again, fresh, before the replays (each "
                                "keeps the median of its timings): a space of up to {} codes whole, a larger one its ten fastest "
-                               "beside ten controls of the machine's pace; 0 trusts the first timings (default {} for a space "
-                               "timed whole, {} for a larger one)",
-                               kRetimedWhole, kWholeRetimings, kTopRetimings))
+                               "beside ten controls of the machine's pace; then the codes within {:.0f}% of the best (at least the {} "
+                               "fastest) are timed side by side {} times; 0 trusts the first timings (default {} for a space timed "
+                               "whole, {} for a larger one)",
+                               kRetimedWhole, 100 * kContenderMargin, kFewestContenders, kContenderRounds, kWholeRetimings, kTopRetimings))
       ->default_str(fmt::format("{} or {}", kWholeRetimings, kTopRetimings))
       ->check(CLI::Range(0, 10));
   bool verify_smaller = false;

@@ -28,12 +28,23 @@ struct SearchRequest {
 // before its replays (--retimings), a larger one its ten fastest.
 constexpr std::size_t kRetimedWhole = 48;
 // The rounds of timing again when --retimings is not given: a space timed
-// whole takes more, as its bar is a pick or two and its codes are often
-// within the machine's noise of each other (transpose3d_021's four best
-// spread 2.0-3.6 ms each over nine timings; with five, the best code was
-// luck and the model missed its bar, with nine it met it).
-constexpr int kWholeRetimings = 8;
+// whole takes more, as its bar is a pick or two and a code timed slow once
+// never joins the contenders below (stencil7's best pencils read 8.5 ms
+// once and 3.9-4.2 ms after); the order of the near-equal best is then
+// the side-by-side rounds' (transpose3d_021's four best spread 2.0-3.6 ms
+// each over nine timings among all the codes).
+constexpr int kWholeRetimings = 4;
 constexpr int kTopRetimings = 2;
+// Then the codes within kContenderMargin of the best (at least the
+// kFewestContenders fastest, at most kMostContenders) are timed side by side, kContenderRounds times, each
+// round's pace taken out (search_command.cpp: time_contenders); the rounds
+// that timed every one of them must be at least kFewestContenderRounds.
+// The margin is three times the 5 % bar: a code timed 12 % slow can be
+// one 5 % from the best.
+constexpr double kContenderMargin = 0.15;
+constexpr std::size_t kFewestContenders = 6, kMostContenders = 8;
+constexpr int kContenderRounds = 8;
+constexpr int kFewestContenderRounds = 3;
 
 int bench_search(const SearchRequest& request, std::ostream& out, std::ostream& err);
 

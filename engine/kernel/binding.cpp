@@ -1,5 +1,6 @@
 #include "kernel/binding.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <set>
 
@@ -131,8 +132,67 @@ std::set<std::string, std::less<>> identifiers_in(const std::string& text) {
   return named;
 }
 
+namespace {
+
+// Whether the quote at `at` opens a character literal: it does unless it
+// follows a number (a digit separator: 1'000, 0xFF'FF). A prefix (L'x',
+// u8'x') is a name, not a number, so its quote opens a literal.
+bool opens_character_literal(const std::string& code, std::size_t at) {
+  std::size_t start = at;
+  while (start > 0 && (std::isalnum(static_cast<unsigned char>(code[start - 1])) || code[start - 1] == '_')) --start;
+  return start == at || !std::isdigit(static_cast<unsigned char>(code[start]));
+}
+
+}  // namespace
+
+std::set<std::string, std::less<>> identifiers_in_code(const std::string& text) {
+  if (text.find("R\"") != std::string::npos) return identifiers_in(text);
+  // Lines spliced first, as the compiler does: "*\<newline>/" ends a comment.
+  std::string code;
+  code.reserve(text.size());
+  for (std::size_t k = 0; k < text.size(); ++k)
+    if (text[k] == '\\' && k + 1 < text.size() && text[k + 1] == '\n')
+      ++k;
+    else
+      code += text[k];
+  std::string kept;  // the code with each comment replaced by a space
+  kept.reserve(code.size());
+  for (std::size_t k = 0; k < code.size();) {
+    const char c = code[k];
+    // A placeholder is code whatever it holds ({{ N // T }} divides).
+    if (c == '{' && code.compare(k, 2, "{{") == 0) {
+      const std::size_t end = code.find("}}", k + 2);
+      const std::size_t stop = end == std::string::npos ? code.size() : end + 2;
+      kept.append(code, k, stop - k);
+      k = stop;
+      continue;
+    }
+    if (c == '/' && k + 1 < code.size() && (code[k + 1] == '/' || code[k + 1] == '*')) {
+      const bool line = code[k + 1] == '/';
+      const std::size_t end = line ? code.find('\n', k) : code.find("*/", k + 2);
+      const std::size_t stop = end == std::string::npos ? code.size() : end + (line ? 0 : 2);
+      // A placeholder in a comment is expanded there too: read such a comment as code.
+      kept += code.substr(k, stop - k).find("{{") != std::string::npos ? code.substr(k, stop - k) : std::string(" ");
+      k = stop;
+      continue;
+    }
+    const bool literal = c == '"' || (c == '\'' && opens_character_literal(code, k));
+    if (!literal) {
+      kept += c;
+      ++k;
+      continue;
+    }
+    std::size_t end = k + 1;
+    while (end < code.size() && code[end] != c && code[end] != '\n') end += code[end] == '\\' ? 2 : 1;
+    end = std::min(end + 1, code.size());
+    kept.append(code, k, end - k);
+    k = end;
+  }
+  return identifiers_in(kept);
+}
+
 std::string reference_source(const KernelSpec& spec, const Env& parameters) {
-  const auto named = identifiers_in(spec.reference_text);
+  const auto named = identifiers_in_code(spec.reference_text);
   Env used;
   for (const auto& [name, value] : parameters)
     if (named.count(name)) used[name] = value;

@@ -68,7 +68,20 @@ std::string plain_code_header(const Env& parameters);
 std::string reference_source(const KernelSpec& spec, const Env& parameters);
 
 // The C identifiers (letters, digits, underscores) a text names: which
-// parameters a template, reference or layout can depend on.
+// parameters a layout can depend on.
 std::set<std::string, std::less<>> identifiers_in(const std::string& text);
+
+// The same for C++ code (a template, a reference), outside its comments:
+// a parameter a comment names ("bricks of BR^3") does not change the code,
+// and taking it for used made a row-major stencil one code per brick size
+// (timed once, as the results cache knew, but counted once per size in the
+// search's space and its replays). Naming more is safe (it only keeps codes
+// apart); naming less makes two codes one, timed for both. So a `{{ }}`
+// placeholder is code whatever it holds ({{ N // T }} divides), as is a
+// comment holding one (it is expanded there too); string and character
+// literals are read as code, so that a "//" inside one hides nothing;
+// lines are spliced first, as the compiler does; a text with a raw string
+// literal is read whole.
+std::set<std::string, std::less<>> identifiers_in_code(const std::string& text);
 
 }  // namespace lego::kernel

@@ -67,8 +67,8 @@ LazySpace::LazySpace(const KernelSpec& spec, const Env& overrides, const target:
     if (candidates_ > (std::uint64_t{1} << 40) / a.size()) throw LegoError("the variant space has more than 2^40 candidates; narrow it");
     candidates_ *= a.size();
   }
-  std::set<std::string, std::less<>> named = identifiers_in(spec.template_text);
-  named.merge(identifiers_in(spec.reference_text));
+  std::set<std::string, std::less<>> named = identifiers_in_code(spec.template_text);
+  named.merge(identifiers_in_code(spec.reference_text));
   std::set<std::string> symbols;
   for (const auto& t : spec.tensors)
     for (const auto& e : t.extents) collect_symbols(e, symbols);

@@ -18,6 +18,19 @@ double median_of(std::vector<double> times) {
   return n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
 }
 
+PacedRounds paced_by_round(const std::vector<std::vector<double>>& rounds, std::size_t codes) {
+  PacedRounds out;
+  out.ratios.resize(codes);
+  for (const std::vector<double>& round : rounds) {
+    if (round.size() != codes || std::any_of(round.begin(), round.end(), [](double ms) { return ms <= 0; })) continue;
+    ++out.complete;
+    const double pace = median_of(round);
+    for (std::size_t c = 0; c < codes; ++c) out.ratios[c].push_back(round[c] / pace);
+  }
+  for (const std::vector<double>& r : out.ratios) out.median.push_back(median_of(r));
+  return out;
+}
+
 std::optional<SideBySide> time_side_by_side(const Contestant& winner, const std::vector<Contestant>& baselines, int rounds,
                                             const RunOptions& options, double timeout_s, const Roof& roof, const std::atomic<bool>* cancel,
                                             const std::function<void()>& tick) {

@@ -58,4 +58,17 @@ std::optional<SideBySide> time_side_by_side(const Contestant& winner, const std:
 // The median of `times` (the mean of the middle two for an even count); -1 when empty.
 double median_of(std::vector<double> times);
 
+// Codes timed one after another in rounds, each round's pace taken out:
+// `rounds[r][c]` is code c's time in round r (at most 0 where it failed).
+// In each round where every code was timed, each time is divided by that
+// round's median, so that a round run at a slow moment weighs as one run at
+// a quick one; `ratios[c]` are code c's, `median[c]` their median. A round
+// with a failure is left out (its median would be of other codes).
+struct PacedRounds {
+  std::vector<std::vector<double>> ratios;
+  std::vector<double> median;
+  int complete = 0;  // the rounds used
+};
+PacedRounds paced_by_round(const std::vector<std::vector<double>>& rounds, std::size_t codes);
+
 }  // namespace lego::run

@@ -82,7 +82,7 @@ Features::Features(const kernel::LazySpace& space, const target::Target& target,
     for (const auto& t : spec.tensors) index_views_.push_back(t.name);
     for (const auto& l : spec.layouts) index_views_.push_back(l.name);
     // The template's own text names parameters too (flat=FLAT, constants), and they change its index code.
-    const auto named = kernel::identifiers_in(spec.template_text);
+    const auto named = kernel::identifiers_in_code(spec.template_text);
     std::vector<std::string>& params = view_parameters_[kTemplateView];
     for (const auto& p : spec.parameters)
       if (named.count(p.name)) params.push_back(p.name);

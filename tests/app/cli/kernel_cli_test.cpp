@@ -279,21 +279,36 @@ TEST(KernelCli, CompareStrategiesReplaysOnClassesAndTimesASmallSpaceAgainWhole) 
   ASSERT_EQ(o.rc, 0) << o.text;
   EXPECT_NE(o.text.find("35 variants (2940 candidates, 7 of distinct code)"), std::string::npos) << o.text;
   EXPECT_NE(o.text.find("replayed on 7 measured variants of distinct code"), std::string::npos) << o.text;
-  // A space this small is timed again whole, eight times unless told
+  // A space this small is timed again whole, four times unless told
   // otherwise, before the bar is set, and each code keeps the median of its
-  // nine timings.
-  std::size_t again = 0;
-  for (std::size_t at = o.text.find("timed again: "); at != std::string::npos; at = o.text.find("timed again: ", at + 1)) {
-    ++again;
-    const std::string line = o.text.substr(at, o.text.find('\n', at) - at);
-    EXPECT_NE(line.find("): median "), std::string::npos) << line;
-  }
-  EXPECT_EQ(again, 7u) << o.text;
-  EXPECT_NE(o.text.find("timing again (8 of 8)"), std::string::npos) << o.text;
-  EXPECT_EQ(o.text.find("timing again (9 of"), std::string::npos) << o.text;
+  // five timings.
+  const auto lines_starting = [&](const std::string& start) {
+    std::vector<std::string> found;
+    for (std::size_t at = o.text.find(start); at != std::string::npos; at = o.text.find(start, at + 1))
+      if (at == 0 || o.text[at - 1] == '\n') found.push_back(o.text.substr(at, o.text.find('\n', at) - at));
+    return found;
+  };
+  const std::vector<std::string> again = lines_starting("timed again: ");
+  for (const std::string& line : again) EXPECT_NE(line.find("): median "), std::string::npos) << line;
+  EXPECT_EQ(again.size(), 7u) << o.text;
+  EXPECT_NE(o.text.find("timing again (4 of 4)"), std::string::npos) << o.text;
+  EXPECT_EQ(o.text.find("timing again (5 of"), std::string::npos) << o.text;
   // Each code is a control of the machine's pace: the new timings are divided by its drift.
-  EXPECT_NE(o.text.find("timing again (1 of 8) the space's 7 codes, each a control of the machine's pace: "), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("timing again (1 of 4) the space's 7 codes, each a control of the machine's pace: "), std::string::npos) << o.text;
   EXPECT_NE(o.text.find("at the first pace (first "), std::string::npos) << o.text;
+  // Then the codes within 15 % of the best, and at least the six fastest,
+  // are timed side by side in eight rounds, each round's pace taken out,
+  // and each says its ratios.
+  const std::vector<std::string> rounds = lines_starting("side by side (");
+  ASSERT_EQ(rounds.size(), 8u) << o.text;
+  EXPECT_NE(rounds[1].find("(2 of 8) the "), std::string::npos) << rounds[1];
+  EXPECT_NE(rounds[1].find(" fastest codes, in reverse"), std::string::npos) << rounds[1];
+  const std::size_t contenders = std::stoul(rounds[0].substr(rounds[0].find(" the ") + 5));
+  EXPECT_GE(contenders, 6u) << rounds[0];
+  EXPECT_LE(contenders, 7u) << rounds[0];
+  const std::vector<std::string> paced = lines_starting("side by side: ");
+  EXPECT_EQ(paced.size(), contenders) << o.text;
+  for (const std::string& line : paced) EXPECT_NE(line.find(" of each round's median: median "), std::string::npos) << line;
   for (const char* strategy : {"random*", "random ", "model ", "evolve "}) EXPECT_NE(o.text.find(strategy), std::string::npos) << strategy;
   // Seven timings are too few for the model's rank correlation: n/a, not 0.00.
   EXPECT_NE(o.text.find("model: Spearman n/a (under 10 codes timed"), std::string::npos) << o.text;
@@ -362,6 +377,10 @@ TEST(KernelCli, BenchWritesGoogleBenchmarkJsonWithOurFields) {
   ASSERT_EQ(e.rc, 0) << e.text;
   for (const char* f : {"transpose2d.cpp", "transpose2d.hpp", "example.cpp", "README.md", "transpose2d.s"})
     EXPECT_TRUE(fs::exists(dir / f)) << f;
+  // The README says whose times the sweep's are, and how to build like that.
+  std::ifstream readme(dir / "README.md");
+  const std::string readme_text((std::istreambuf_iterator<char>(readme)), std::istreambuf_iterator<char>());
+  EXPECT_NE(readme_text.find("`clang++` in place of `c++` reproduces those times"), std::string::npos) << readme_text;
   const Output build = shell("cd " + dir.string() + " && c++ -std=c++17 -O2 -fopenmp example.cpp transpose2d.cpp -o example && ./example");
   ASSERT_EQ(build.rc, 0) << build.text;
   // A transpose permutes its input, so the output sums to the input's sum: sum of (k % 97) * 0.5.
@@ -388,9 +407,10 @@ TEST(KernelCli, ExportToAPlaceThatIsNotAFolderIsAUserError) {
 }
 
 // --only names a layout and its alternative, or a parameter and a value:
-// a name that is neither is said to be so, with the names there are,
+// a name that is neither is said to be so, with the names there are, and
+// a --set that leaves an extent below 1 in every variant is refused too,
 // before anything is compiled.
-TEST(KernelCli, OnlyNamingNoLayoutOrParameterSaysSo) {
+TEST(KernelCli, OnlyAndSetMistakesAreSaidBeforeTheSweep) {
   const std::string bench = kBin + "/lego bench " + kRoot + "/projects/transpose.lego.json --kernel transpose2d --set N=64 --only ";
   const Output unknown = shell(bench + "Q=row");
   EXPECT_EQ(unknown.rc, 2) << unknown.text;
@@ -400,6 +420,28 @@ TEST(KernelCli, OnlyNamingNoLayoutOrParameterSaysSo) {
   const Output alternative = shell(bench + "B=foo");
   EXPECT_EQ(alternative.rc, 2) << alternative.text;
   EXPECT_NE(alternative.text.find("B has no alternative \"foo\" (it has: row, coltiles)"), std::string::npos) << alternative.text;
+  // A parameter's value it does not take; a fixed one says how to change it.
+  const Output value = shell(bench + "T=5");
+  EXPECT_EQ(value.rc, 2) << value.text;
+  EXPECT_NE(value.text.find("--only T=5: T takes no value \"5\" (its values: "), std::string::npos) << value.text;
+  // A value is a number: +16 is the ids' 16, and keeps its variants.
+  const Output plus = shell(bench + "T=+16 --only L=tiles --only FLAT=0 --only B=row --min-time 0.01 --repetitions 1 --rounds 0");
+  EXPECT_EQ(plus.rc, 0) << plus.text;
+  EXPECT_NE(plus.text.find("T=16,FLAT=0"), std::string::npos) << plus.text;
+  const std::string nw = kBin + "/lego bench " + kRoot + "/projects/nw.lego.json --kernel nw ";
+  for (const std::string& search : {std::string(), std::string("--strategy model --budget 2 ")}) {
+    const Output fixed = shell(nw + search + "--only PENALTY=5");
+    EXPECT_EQ(fixed.rc, 2) << fixed.text;
+    EXPECT_NE(fixed.text.find("--only PENALTY=5: PENALTY is fixed at 10 in nw; --set PENALTY=5 changes it"), std::string::npos)
+        << search << fixed.text;
+    // An extent below 1 in every variant is one error before the sweep, not one per variant.
+    const Output negative = shell(nw + search + "--set TILES=-4");
+    EXPECT_EQ(negative.rc, 2) << negative.text;
+    EXPECT_NE(negative.text.find("tensor R: its extent TILES is -4 with TILES = -4 (--set), in every variant; extents are >= 1"),
+              std::string::npos)
+        << search << negative.text;
+    EXPECT_EQ(negative.text.find("[1]"), std::string::npos) << negative.text;
+  }
 }
 
 // Issue 28: an LLVM fatal error while export compiles for the assembly (a

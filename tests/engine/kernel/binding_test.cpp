@@ -80,6 +80,28 @@ TEST(Binding, TheReferenceNamesOnlyTheParametersItUses) {
   }
 }
 
+TEST(Binding, CodeNamesTheIdentifiersOutsideItsComments) {
+  const auto named = identifiers_in_code(
+      "// bricks of BR^3\n"
+      "/* TJ rows,\n   staged */ constexpr int64_t N = {{ N }};\n"
+      "const char* where = \"http://x\"; int K = 1'000; char q = '\\''; // after PJ\n"
+      "int M; /* unterminated");
+  for (const char* used : {"N", "where", "http", "K", "q", "M", "int64_t"}) EXPECT_EQ(named.count(used), 1u) << used;
+  for (const char* commented : {"BR", "TJ", "staged", "PJ", "unterminated"}) EXPECT_EQ(named.count(commented), 0u) << commented;
+  // A raw string could hide a comment's end or begin one: such a text is read whole.
+  EXPECT_EQ(identifiers_in_code("auto s = R\"(*/)\"; // BR").count("BR"), 1u);
+  // A placeholder's // divides (the helper's attack: {{ 64 // P }} was one code for every P).
+  for (const char* placeholder : {"x * {{ 64 // P }};", "{{ for i in L flat=1//P }}", "{{ A[i // P, j] }}"})
+    EXPECT_EQ(identifiers_in_code(placeholder).count("P"), 1u) << placeholder;
+  // A comment holding a placeholder is expanded: read as code.
+  EXPECT_EQ(identifiers_in_code("// {{ P }}\n").count("P"), 1u);
+  // A spliced line: "*\\<newline>/" ends the comment, so P after it is code.
+  EXPECT_EQ(identifiers_in_code("a * /* scale *\\\n/ P + 0 /* done */;").count("P"), 1u);
+  // A prefixed character literal is a literal, not a digit separator: its '"' opens no string.
+  EXPECT_EQ(identifiers_in_code("wchar_t q = L'\"'; const char* s = \"x // y\"; int z = P;").count("P"), 1u);
+  EXPECT_EQ(identifiers_in_code("auto q = u8'\"'; auto s = \"/*\"; int z = P; // */").count("P"), 1u);
+}
+
 // lego bench --set and the app's Sizes row say which constraint leaves no variant.
 TEST(Variants, WhyNoneIsLeftNamesTheConstraint) {
   const KernelSpec spec = transpose2d();

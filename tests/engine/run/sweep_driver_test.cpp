@@ -533,6 +533,29 @@ TEST(SideBySide, WithoutABaselineOrAVerifiedVariantThereIsNothingToPair) {
   EXPECT_FALSE(run_sweep(worker, f.spec, {f.order[0]}, kRoof, options).side_by_side);
 }
 
+TEST(SideBySide, RoundsAtDifferentPacesGiveEachCodesRatioToTheRoundsMedian) {
+  // Three codes 1.00 : 1.04 : 1.10 of each other, timed in rounds that ran
+  // 0.7x to 1.6x the machine's usual pace: a code's median time over the
+  // rounds would rank it by the rounds' luck, its ratio to each round's
+  // median does not.
+  const std::vector<double> truth = {2.0, 2.08, 2.2};
+  std::vector<std::vector<double>> rounds;
+  for (const double pace : {1.0, 1.6, 0.7, 1.3, 0.9}) {
+    std::vector<double> round;
+    for (const double ms : truth) round.push_back(ms * pace);
+    rounds.push_back(round);
+  }
+  rounds.push_back({3.0, -1, 2.0});  // one failed: its round would pace the others by two codes, so it is left out
+  const PacedRounds paced = paced_by_round(rounds, truth.size());
+  EXPECT_EQ(paced.complete, 5);
+  ASSERT_EQ(paced.median.size(), 3u);
+  ASSERT_EQ(paced.ratios[0].size(), 5u);
+  for (std::size_t c = 0; c < truth.size(); ++c) EXPECT_NEAR(paced.median[c], truth[c] / truth[1], 1e-12) << c;
+  // A round shorter than the codes (cancelled before it ended) is incomplete too.
+  EXPECT_EQ(paced_by_round({{1.0, 2.0}}, 3).complete, 0);
+  EXPECT_DOUBLE_EQ(paced_by_round({{1.0, 2.0}}, 3).median[0], -1);
+}
+
 TEST(SideBySide, MedianOfAnEvenCountIsTheMeanOfTheMiddleTwo) {
   EXPECT_DOUBLE_EQ(median_of({3, 1, 2}), 2);
   EXPECT_DOUBLE_EQ(median_of({4, 1, 3, 2}), 2.5);

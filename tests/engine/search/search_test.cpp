@@ -419,6 +419,24 @@ TEST(Search, RunsTheTemplateAsksForThatAreShorterThanAVectorCostInThePrior) {
   }
 }
 
+TEST(Search, AParameterOnlyACommentNamesIsOneCode) {
+  // stencil_staged.cpp's comments say "bricks of BR^3"; its code uses BR
+  // only through the bricks layout. Row-major in and out are one code per
+  // pencil height TJ, whatever BR; with bricks each BR is its own code.
+  const kernel::Project p = kernel::load_project(kProjects / "stencils.lego.json", kernel::default_resource_dirs());
+  const kernel::LazySpace space(kernel::find_kernel(p, "stencil7"), {});
+  const auto code = [&](const std::string& in, std::int64_t br, std::int64_t tj) {
+    return space.code_class(*space.index_of(variant_with(space, {{"in", in}, {"out", "row"}}, {{"BR", br}, {"TJ", tj}})));
+  };
+  EXPECT_EQ(code("row", 4, 16), code("row", 8, 16));
+  EXPECT_NE(code("row", 4, 16), code("row", 4, 32));
+  EXPECT_NE(code("bricks", 4, 16), code("bricks", 8, 16));
+  std::set<std::uint64_t> classes;
+  for (std::uint64_t i = 0; i < space.candidates(); ++i)
+    if (space.admitted(i)) classes.insert(space.code_class(i));
+  EXPECT_EQ(classes.size(), 2u + 3u * 2u * 2u);  // row-major: a code per TJ; three layouts with bricks: per BR and TJ
+}
+
 TEST(Search, IndexArithmeticPerElementIsARoofInThePrior) {
   // stencil7_points inverts L per element ({{ i, j, k = L.inv(x) }}) and
   // indexes `in` seven times: bricks cost divisions and wraps at each.
