@@ -358,7 +358,7 @@ void time_contenders(const Measurer& measurer, const kernel::LazySpace& space, c
     level.push_back(measured.at(all.history[k].index));
   }
   std::vector<std::vector<double>> rounds_times;  // in rank order
-  for (int round = 1; round <= rounds; ++round) {
+  for (int round = 1; round <= rounds && !measurer.cancel; ++round) {
     const bool reversed = round % 2 == 0;
     std::vector<kernel::Variant> batch = contenders;
     if (reversed) std::reverse(batch.begin(), batch.end());
