@@ -89,10 +89,11 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   const kernel::KernelSpec& spec = kernel::find_kernel(project, kernel_name);
   sweep_options.target = kernel::target_for(project, target_name);
   const target::Target& target = sweep_options.target;
-  const std::vector<std::string> only = check_only(spec, only_given, parse_sets(sets));
-  check_fixed_extents(spec, parse_sets(sets));
+  const Env overrides = parse_sets(sets);
+  const std::vector<std::string> only = check_only(spec, only_given, overrides);
+  check_fixed_extents(spec, overrides);
   // --only narrows the whole space first; a --max-variants sample is then drawn from what is left.
-  const kernel::VariantSpace space = kernel::enumerate_variants(spec, {max_variants, seed, parse_sets(sets), &target, only});
+  const kernel::VariantSpace space = kernel::enumerate_variants(spec, {max_variants, seed, overrides, &target, only});
   if (space.variants.empty() && space.ruled_out > 0) {
     // Name the constraints too: with N = 1000 only BN = 8 divides N, and the target's rule alone misled.
     std::string constraints;
@@ -104,14 +105,14 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
                                         : ""));
   }
   if (space.variants.empty() && space.left_out > 0) {
-    const kernel::VariantSpace any = kernel::enumerate_variants(spec, {1, seed, parse_sets(sets), &target});
+    const kernel::VariantSpace any = kernel::enumerate_variants(spec, {1, seed, overrides, &target});
     throw LegoError("--only leaves none of the " + std::to_string(space.left_out) + " variants" +
                     (!any.variants.empty() ? "; their ids look like " + any.variants.front().id
                      : any.ruled_out > 0   ? "; target " + target.name + " rules out every variant anyway, e.g. " + any.ruled_out_reason
                                            : std::string()));
   }
   if (space.variants.empty())
-    throw LegoError("no variant of " + spec.name + " at these sizes: " + kernel::why_no_variant(spec, target, parse_sets(sets)));
+    throw LegoError("no variant of " + spec.name + " at these sizes: " + kernel::why_no_variant(spec, target, overrides));
   require_runs_here(target);
   err << describe(target) << "\n";
   const run::Roof roof = run::machine_roof(

@@ -333,11 +333,12 @@ void time_again(const Measurer& measurer, const kernel::LazySpace& space, const 
 // (timed first). So the codes within kContenderMargin of the best, and at
 // least the kFewestContenders fastest (the best's own median can be luck:
 // 4d_1302's read 2.14 ms and side by side it was 5 % slower than the
-// fifth), are then timed one after another, `rounds` times, each round's order the last's
-// reversed; a code's time in a round is divided by that round's median of
-// them, which takes out the pace the round ran at, and its median ratio
-// times the contenders' median of their medians (the level timed among
-// all the codes) is its time. A round where one failed is not used.
+// fifth), are then timed one after another, `rounds` times, each round's
+// order the last one's reversed. A code's time in a round is divided by
+// that round's median of them, which takes out the pace the round ran at,
+// and its median ratio times the contenders' median of their medians (the
+// level timed among all the codes) is its time. A round where one failed
+// is not used.
 void time_contenders(const Measurer& measurer, const kernel::LazySpace& space, const search::SearchReport& all, int rounds,
                      std::map<std::uint64_t, double>& measured, std::ostream& err) {
   std::vector<std::size_t> codes = fastest(all.history, all.history.size(), &space);
@@ -401,12 +402,13 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
   sweep.target = kernel::target_for(project, q.target);
   const target::Target& target = sweep.target;
   if (const std::string why = run::cannot_run_here(target); !why.empty()) throw LegoError(why);
-  const std::vector<std::string> only = check_only(spec, q.only, parse_sets(q.sets));
-  check_fixed_extents(spec, parse_sets(q.sets));
-  const kernel::LazySpace space(spec, parse_sets(q.sets), &target, only);
+  const Env overrides = parse_sets(q.sets);
+  const std::vector<std::string> only = check_only(spec, q.only, overrides);
+  check_fixed_extents(spec, overrides);
+  const kernel::LazySpace space(spec, overrides, &target, only);
   const SpaceCount count = admitted_count(space);
   if (count.admitted <= 0 && !count.estimated)  // a sample finding none of a huge space proves nothing
-    throw LegoError("no variant of " + spec.name + " at these sizes: " + kernel::why_no_variant(spec, target, parse_sets(q.sets)));
+    throw LegoError("no variant of " + spec.name + " at these sizes: " + kernel::why_no_variant(spec, target, overrides));
   const run::Roof roof = run::machine_roof(
       false, [&](const std::string& m) { err << m << "\n"; }, target.name);
   const search::Features features(space, target, search::machine_figures(roof));

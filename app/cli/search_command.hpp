@@ -36,9 +36,10 @@ constexpr std::size_t kRetimedWhole = 48;
 constexpr int kWholeRetimings = 4;
 constexpr int kTopRetimings = 2;
 // Then the codes within kContenderMargin of the best (at least the
-// kFewestContenders fastest, at most kMostContenders) are timed side by side, kContenderRounds times, each
-// round's pace taken out (search_command.cpp: time_contenders); the rounds
-// that timed every one of them must be at least kFewestContenderRounds.
+// kFewestContenders fastest, at most kMostContenders) are timed side by
+// side, kContenderRounds times, each round's pace taken out
+// (search_command.cpp: time_contenders); the rounds that timed every one
+// of them must be at least kFewestContenderRounds.
 // The margin is three times the 5 % bar: a code timed 12 % slow can be
 // one 5 % from the best.
 constexpr double kContenderMargin = 0.15;

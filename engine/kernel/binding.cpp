@@ -172,7 +172,8 @@ std::set<std::string, std::less<>> identifiers_in_code(const std::string& text) 
       const std::size_t end = line ? code.find('\n', k) : code.find("*/", k + 2);
       const std::size_t stop = end == std::string::npos ? code.size() : end + (line ? 0 : 2);
       // A placeholder in a comment is expanded there too: read such a comment as code.
-      kept += code.substr(k, stop - k).find("{{") != std::string::npos ? code.substr(k, stop - k) : std::string(" ");
+      const std::string comment = code.substr(k, stop - k);
+      kept += comment.find("{{") != std::string::npos ? comment : std::string(" ");
       k = stop;
       continue;
     }
