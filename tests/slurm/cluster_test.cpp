@@ -72,20 +72,36 @@ fs::path hostile_copy(const std::string& test) {
 
 std::string lego(const std::string& args) { return kBin + "/lego " + args; }
 
+// A compiler for job.sbatch's CXX that holds task 0 for a minute before it
+// builds: a fast machine built and ran that task's three variants before
+// squeue reported it running, so scancel found it finished (CI, stop 56).
+fs::path compiler_that_holds_task_0() {
+  const fs::path wrapper = fs::path(testing::TempDir()) / ("lego-slurm-slow-cxx-" + std::to_string(getpid()));
+  std::ofstream(wrapper) << "#!/bin/sh\n"
+                            "[ \"$SLURM_ARRAY_TASK_ID\" = 0 ] && sleep 60\n"
+                            "exec \"$(command -v clang++-15 || command -v clang++ || command -v c++)\" \"$@\"\n";
+  fs::permissions(wrapper, fs::perms::owner_all);
+  return wrapper;
+}
+
 // Submits 12 sampled variants of the 512^2 transpose as 4 array tasks,
 // cancels the first task with scancel as it runs, collects, and compares
 // with a local lego bench of the same variants.
 TEST_F(Cluster, SubmittedVariantsAreCollectedOnceAndMatchALocalBench) {
   const fs::path project = hostile_copy("cluster");
   const std::string sample = " --kernel transpose2d --set N=512 --max-variants 12 --seed 3";
-  const lego::test::Output submitted = shell(lego("submit " + shell_quote(project.string()) + sample + " --slurm --array-max 4"));
+  // sbatch passes the submitter's environment to the job, and job.sbatch
+  // takes CXX from it.
+  const std::string slow_task_0 = "CXX=" + shell_quote(compiler_that_holds_task_0().string()) + " ";
+  const lego::test::Output submitted =
+      shell(slow_task_0 + lego("submit " + shell_quote(project.string()) + sample + " --slurm --array-max 4"));
   ASSERT_EQ(submitted.rc, 0) << submitted.text;
   const std::size_t at = submitted.text.find("submitted job ");
   ASSERT_NE(at, std::string::npos) << submitted.text;
   const std::string job = submitted.text.substr(at + 14, submitted.text.find(':', at) - at - 14);
   ASSERT_EQ(job.find_first_not_of("0123456789"), std::string::npos) << submitted.text;
   EXPECT_NE(submitted.text.find(": 12 variants of transpose2d in 4 array tasks"), std::string::npos) << submitted.text;
-  // Task 0 is killed while it runs (building its variants takes seconds).
+  // Task 0 is killed while it runs (its compiler holds it for a minute).
   for (int tries = 0; tries < 300 && shell("squeue -h -j " + job + "_0 -o %T").text.find("RUNNING") == std::string::npos; ++tries)
     usleep(100000);
   const lego::test::Output cancelled = shell("scancel " + job + "_0");
