@@ -546,6 +546,10 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
                                kRetimedWhole, 100 * kContenderMargin, kFewestContenders, kContenderRounds, kWholeRetimings, kTopRetimings))
       ->default_str(fmt::format("{} or {}", kWholeRetimings, kTopRetimings))
       ->check(CLI::Range(0, 10));
+  bool no_transfer = false;
+  bench_cmd->add_flag("--no-transfer", no_transfer,
+                      "With --strategy model or evolve and --compare-strategies: start from the static prior alone, not corrected by "
+                      "the timings the results cache holds of the project's other kernels on this machine");
   bool verify_smaller = false;
   bench_cmd->add_flag("--verify-smaller", verify_smaller,
                       "Verify CUDA variants too large for the CPU emulator at smaller problem sizes (the kernel's verify_at, else "
@@ -697,6 +701,8 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
       sweep_options.side_by_side_rounds = rounds;
       if (bench_cmd->count("--seeds") > 0 && !compare_strategies) throw LegoError("--seeds is for --compare-strategies' replays");
       if (bench_cmd->count("--retimings") > 0 && !compare_strategies) throw LegoError("--retimings is for --compare-strategies' replays");
+      if (no_transfer && strategy.empty() && budget.empty() && !compare_strategies)
+        throw LegoError("--no-transfer is for a search (--strategy, --budget) or --compare-strategies");
       if (!strategy.empty() || !budget.empty() || compare_strategies) {
         if (max_variants) throw LegoError("--max-variants samples a plain sweep; a --strategy spends its --budget instead");
         if (!json_out.empty()) throw LegoError("--json writes a plain sweep's results; a search prints its report (drop --json)");
@@ -707,7 +713,7 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
         if (bench_cmd->count("--rounds") > 0 && compare_strategies)
           err << "(--rounds is for a sweep's winner or a search's best; --compare-strategies times no baselines)\n";
         return bench_search({project, kernel_name, sets, only, strategy.empty() ? "model" : strategy, budget, seed, compare_strategies,
-                             replay_seeds, retimings, target_name, sweep_options},
+                             replay_seeds, retimings, target_name, sweep_options, !no_transfer},
                             out, err);
       }
       return bench(project, kernel_name, max_variants, seed, sets, only, json_out, sweep_options, target_name, out, err);

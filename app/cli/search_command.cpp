@@ -20,6 +20,7 @@
 #include "run/search_batch.hpp"
 #include "run/side_by_side.hpp"
 #include "run/sweep.hpp"
+#include "run/transfer.hpp"
 #include "search/replay.hpp"
 #include "search/strategy.hpp"
 #include "side_by_side_text.hpp"
@@ -337,7 +338,8 @@ void time_again(const Measurer& measurer, const kernel::LazySpace& space, const 
 // order the last one's reversed. A code's time in a round is divided by
 // that round's median of them, which takes out the pace the round ran at,
 // and its median ratio times the contenders' median of their medians (the
-// level timed among all the codes) is its time. A round where one failed
+// level timed among all the codes) is its time. A code that failed in most
+// rounds keeps its time and paces none; otherwise a round where one failed
 // is not used.
 void time_contenders(const Measurer& measurer, const kernel::LazySpace& space, const search::SearchReport& all, int rounds,
                      std::map<std::uint64_t, double>& measured, std::ostream& err) {
@@ -368,7 +370,7 @@ void time_contenders(const Measurer& measurer, const kernel::LazySpace& space, c
     if (reversed) std::reverse(times.begin(), times.end());
     const bool complete = std::all_of(times.begin(), times.end(), [](double ms) { return ms > 0; });
     err << fmt::format("side by side ({} of {}) the {} fastest codes{}{}\n", round, rounds, near.size(), reversed ? ", in reverse" : "",
-                       complete ? "" : ": one failed, the round is not used");
+                       complete ? "" : ": one failed");
     rounds_times.push_back(std::move(times));
   }
   const run::PacedRounds paced = run::paced_by_round(rounds_times, near.size());
@@ -383,6 +385,10 @@ void time_contenders(const Measurer& measurer, const kernel::LazySpace& space, c
     std::string said;
     for (std::size_t t = 0; t < paced.ratios[n].size(); ++t) said += fmt::format("{}{:.3f}", t ? ", " : "", paced.ratios[n][t]);
     const search::Evaluation& e = all.history[near[n]];
+    if (paced.left_out[n]) {
+      err << fmt::format("side by side: {} failed in most rounds; it keeps {:.4g} ms and paces no round\n", e.id, level[n]);
+      continue;
+    }
     err << fmt::format("side by side: {} {} of each round's median: median {:.3f}, so {:.4g} ms (was {:.4g} ms)\n", e.id, said, ratio,
                        ratio * at_level, level[n]);
     keep_for_its_code(space, all, e, ratio * at_level, measured);
@@ -416,6 +422,17 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
                      count.admitted, space.candidates(),
                      count.distinct < count.admitted ? fmt::format(", {:.0f} of distinct code", count.distinct) : std::string(),
                      features.names().size(), target.name);
+  search::Transfer transfer;
+  if (q.transfer && (*strategy == search::Strategy::Model || *strategy == search::Strategy::Evolve || q.compare)) {
+    transfer = run::cached_transfer(project, spec, features, target, search::machine_figures(roof), sweep.run);
+    std::string from;
+    for (const std::string& k : transfer.kernels) from += (from.empty() ? "" : ", ") + k;
+    err << (transfer.kernels.empty()
+                ? std::string("transfer: the results cache holds no timings of this project's other kernels here; the prior alone\n")
+                : fmt::format("transfer: the prior corrected by {} timings of this project's other kernels here: {} (--no-transfer: the "
+                              "prior alone)\n",
+                              transfer.rows.size(), from));
+  }
   run::WorkerClient worker(run::default_worker_path());
   std::atomic<bool> cancel{false};
   Measurer measurer{worker, spec, roof, sweep, cancel, err, {}, true, {}};
@@ -439,14 +456,14 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
     std::vector<std::uint64_t> seeds;
     for (std::uint64_t s = 0; s < q.seeds; ++s) seeds.push_back(q.seed + s);
     const search::ReplayReport r = search::replay(
-        space, features, measured, {search::Strategy::Random, search::Strategy::Model, search::Strategy::Evolve}, seeds, budget);
+        space, features, measured, {search::Strategy::Random, search::Strategy::Model, search::Strategy::Evolve}, seeds, budget, &transfer);
     print_replay(r, seeds.size(), budget.evaluations, out);
     return r.best_ms > 0 ? 0 : 1;
   }
   search::SearchReport r;
   {
     const run::Deadline deadline(budget.seconds, cancel);
-    r = search::run_search(space, features, {*strategy, budget, q.seed, 0}, measure);
+    r = search::run_search(space, features, {*strategy, budget, q.seed, 0, &transfer}, measure);
   }
   print_report(r, count, out);
   if (!sweep.run.verify) out << "(not verified: --no-verify; the times are of unchecked outputs)\n";

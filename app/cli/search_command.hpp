@@ -22,6 +22,7 @@ struct SearchRequest {
   int retimings = -1;      // --retimings: times the codes are timed again before the replays; -1: by the space (below)
   std::string target;
   run::SweepOptions sweep;
+  bool transfer = true;  // start model and evolve from the project's other kernels' cached timings (--no-transfer: not)
 };
 
 // `--compare-strategies` times a space of at most this many codes again whole

@@ -12,6 +12,7 @@
 #include "run/jit.hpp"
 #include "run/search_batch.hpp"
 #include "run/sweep.hpp"
+#include "run/transfer.hpp"
 #include "search/strategy.hpp"
 #include "studio/sweep_session.hpp"
 
@@ -47,6 +48,14 @@ void SweepSession::search(ProjectPtr project, const QString& kernel_name, const 
       o.run.want_assembly = true;
       o.timeout_s = timeout_s;
       o.analyze = true;
+      // As lego bench does: the project's other kernels' cached timings here correct the prior.
+      kernel::Project siblings;
+      for (const auto& candidate : project->kernels) siblings.kernels.push_back(candidate.spec);
+      const search::Transfer transfer =
+          run::cached_transfer(siblings, k->spec, features, project->target, search::machine_figures(roof), o.run);
+      if (!transfer.kernels.empty() && (*strategy == search::Strategy::Model || *strategy == search::Strategy::Evolve))
+        emit message(
+            QString("The prior is corrected by %1 timings of this project's other kernels on this machine.").arg(transfer.rows.size()));
       bool first = true;
       std::optional<run::Deadline> deadline;  // made when the search starts, below
       std::size_t done = 0;
@@ -88,13 +97,14 @@ void SweepSession::search(ProjectPtr project, const QString& kernel_name, const 
         emit searchUpdated(std::make_shared<const search::TuningTrace>(search::trace_of(partial, budget, seed)));
         return times;
       };
-      const search::SearchReport report = search::run_search(space, features, {*strategy, budget, seed, 0}, measured_and_shown, seconds);
+      const search::SearchReport report =
+          search::run_search(space, features, {*strategy, budget, seed, 0, &transfer}, measured_and_shown, seconds);
       const bool spent = deadline->spent();
       deadline.reset();            // joined: it sets nothing from here on
       if (spent) cancel_ = false;  // the deadline's stop must not cancel what runs next
       emit searchUpdated(std::make_shared<const search::TuningTrace>(search::trace_of(report, budget, seed)));
       // The listed rows the search never measured, with the time the final model predicts.
-      const auto predict = search::final_predictor(features, space, report.history);
+      const auto predict = search::final_predictor(features, space, report.history, &transfer);
       auto predictions = std::make_shared<Predictions>();
       // A row whose code class was measured has that time: it is not predicted.
       std::set<std::uint64_t> measured;

@@ -1,7 +1,10 @@
 #include "run/search_batch.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
+
+#include "expr/diagnostic.hpp"
 
 namespace lego::run {
 
@@ -13,6 +16,14 @@ BatchRun run_batch(WorkerClient& worker, const kernel::KernelSpec& spec, const s
   for (const auto& p : prepared) order.push_back(&p);
   BatchRun out;
   out.swept = run_sweep(worker, spec, order, roof, options, events, cancel);
+  // A search ranks by timings: a CUDA kernel on a machine with no GPU gives
+  // none, so every pick would read as failed. Said once, at the first batch.
+  const auto no_gpu = std::find_if(out.swept.outcomes.begin(), out.swept.outcomes.end(),
+                                   [](const Outcome& r) { return !r.baseline && r.status == Status::NoGpu; });
+  if (no_gpu != out.swept.outcomes.end())
+    throw LegoError(spec.name + " is a CUDA kernel and nothing here can time it (" + no_gpu->message +
+                    "): a search needs timings. Without --strategy, lego bench verifies its variants on the CPU emulator; lego "
+                    "export-bench writes them, with a harness, for a GPU machine");
   std::map<std::string, double> by_id;
   for (const auto& r : out.swept.outcomes)
     // Without verification (--no-verify) a timed variant counts as it stands.

@@ -21,11 +21,26 @@ double median_of(std::vector<double> times) {
 PacedRounds paced_by_round(const std::vector<std::vector<double>>& rounds, std::size_t codes) {
   PacedRounds out;
   out.ratios.resize(codes);
-  for (const std::vector<double>& round : rounds) {
-    if (round.size() != codes || std::any_of(round.begin(), round.end(), [](double ms) { return ms <= 0; })) continue;
+  out.left_out.assign(codes, false);
+  std::vector<const std::vector<double>*> whole;  // a round cancelled before it ended is not one
+  for (const std::vector<double>& round : rounds)
+    if (round.size() == codes) whole.push_back(&round);
+  std::vector<double> kept_times;
+  for (std::size_t c = 0; c < codes; ++c) {
+    const auto failed = std::count_if(whole.begin(), whole.end(), [&](const std::vector<double>* round) { return (*round)[c] <= 0; });
+    out.left_out[c] = 2 * static_cast<std::size_t>(failed) > whole.size();
+  }
+  const auto kept = static_cast<std::size_t>(std::count(out.left_out.begin(), out.left_out.end(), false));
+  for (const std::vector<double>* round : whole) {
+    if (kept < 2) break;
+    kept_times.clear();
+    for (std::size_t c = 0; c < codes; ++c)
+      if (!out.left_out[c]) kept_times.push_back((*round)[c]);
+    if (std::any_of(kept_times.begin(), kept_times.end(), [](double ms) { return ms <= 0; })) continue;
     ++out.complete;
-    const double pace = median_of(round);
-    for (std::size_t c = 0; c < codes; ++c) out.ratios[c].push_back(round[c] / pace);
+    const double pace = median_of(kept_times);
+    for (std::size_t c = 0; c < codes; ++c)
+      if (!out.left_out[c]) out.ratios[c].push_back((*round)[c] / pace);
   }
   for (const std::vector<double>& r : out.ratios) out.median.push_back(median_of(r));
   return out;

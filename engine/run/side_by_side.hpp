@@ -62,12 +62,16 @@ double median_of(std::vector<double> times);
 // `rounds[r][c]` is code c's time in round r (at most 0 where it failed).
 // In each round where every code was timed, each time is divided by that
 // round's median, so that a round run at a slow moment weighs as one run at
-// a quick one; `ratios[c]` are code c's, `median[c]` their median. A round
-// with a failure is left out (its median would be of other codes).
+// a quick one; `ratios[c]` are code c's, `median[c]` their median. A code
+// that failed in more than half the rounds is left out of every round (its
+// median -1): one code that crashes should not cost the others their
+// rounds. Otherwise a round with a failure is left out (its median would be
+// of other codes). Fewer than two codes kept use no round.
 struct PacedRounds {
   std::vector<std::vector<double>> ratios;
   std::vector<double> median;
-  int complete = 0;  // the rounds used
+  std::vector<bool> left_out;  // per code: failed in more than half the rounds
+  int complete = 0;            // the rounds used
 };
 PacedRounds paced_by_round(const std::vector<std::vector<double>>& rounds, std::size_t codes);
 

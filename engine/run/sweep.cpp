@@ -336,6 +336,13 @@ CompileReply compile_in_worker(WorkerClient& worker, const kernel::Instance& ins
   }
 }
 
+std::optional<double> cached_ms(const kernel::Instance& inst, const kernel::Instance* verify_at, const RunOptions& options) {
+  const std::optional<RunReply> hit = cached_reply(cached_result_file(inst, verify_at, options));
+  if (!hit || hit->status != Status::Ok || !hit->benchmark || (options.verify && !hit->verified)) return std::nullopt;
+  const double ms = median_ms(*hit);
+  return ms > 0 ? std::optional<double>(ms) : std::nullopt;
+}
+
 VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, const RunOptions& options, double timeout_s, const Roof& roof,
                           std::int64_t id, const WorkerClient::OnEvent& on_event, const std::atomic<bool>* cancel,
                           const kernel::Instance* verify_at) {

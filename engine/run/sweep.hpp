@@ -74,6 +74,12 @@ VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, co
 CompileReply compile_in_worker(WorkerClient& worker, const kernel::Instance& inst, std::int64_t id,
                                const WorkerClient::OnEvent& on_event = {}, const std::atomic<bool>* cancel = nullptr);
 
+// The time the results cache holds for `inst` (verified at `verify_at`
+// where given, as run_variant would have run it with `options`): its
+// median, or nullopt when it has none, or none that verified. Reads the
+// cache only; runs nothing.
+std::optional<double> cached_ms(const kernel::Instance& inst, const kernel::Instance* verify_at, const RunOptions& options);
+
 // Where results are cached: <cache>/lego-studio/results (XDG_CACHE_HOME or ~/.cache).
 std::filesystem::path results_cache_dir();
 

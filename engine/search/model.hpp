@@ -62,7 +62,9 @@ class CostModel {
 // residual, never below a quarter of the roofline's time (a working set in
 // L3 can beat the copy roof, but further below is the model extrapolating,
 // not the machine). Without a prior (0: unknown roof), the residual alone.
-double predicted_log_ms(const CostModel& model, const Features& features, const kernel::Variant& variant);
+// `correction` is added before the floor (search/transfer's, where other
+// kernels' timings correct the prior).
+double predicted_log_ms(const CostModel& model, const Features& features, const kernel::Variant& variant, double correction = 0);
 
 // Spearman's rank correlation (ties take their mean rank); 0 for fewer than
 // two pairs or a constant side.

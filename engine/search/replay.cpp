@@ -68,7 +68,8 @@ double model_spearman(const kernel::LazySpace& space, const Features& features, 
 }  // namespace
 
 ReplayReport replay(const kernel::LazySpace& space, const Features& features, const std::map<std::uint64_t, double>& measured_variants,
-                    const std::vector<Strategy>& strategies, const std::vector<std::uint64_t>& seeds, Budget budget) {
+                    const std::vector<Strategy>& strategies, const std::vector<std::uint64_t>& seeds, Budget budget,
+                    const Transfer* transfer) {
   // One time per code class, kept under its first variant's index (which
   // the model's Spearman takes the features of): the strategies measure
   // each class once, and random search's bar counts classes.
@@ -104,7 +105,7 @@ ReplayReport replay(const kernel::LazySpace& space, const Features& features, co
         return times;
       };
       // A replay's clock is the evaluation count: no budget in seconds.
-      const SearchReport r = run_search(space, features, {s, {budget.evaluations, 0}, seed, 0}, lookup, [] { return 0.0; });
+      const SearchReport r = run_search(space, features, {s, {budget.evaluations, 0}, seed, 0, transfer}, lookup, [] { return 0.0; });
       score.evaluations.push_back(reached);
       score.best_ms.push_back(r.best ? r.history[*r.best].ms : -1.0);
     }

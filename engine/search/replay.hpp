@@ -49,8 +49,10 @@ struct ReplayReport {
 // for one variant of each code class (LazySpace::code_class), which the
 // others of the class share. A variant none of whose class is in it counts
 // as failed. `budget.evaluations` bounds
-// each run (0: the whole space).
+// each run (0: the whole space). `transfer`: other kernels' timings, which
+// model and evolve start from (SearchOptions::transfer).
 ReplayReport replay(const kernel::LazySpace& space, const Features& features, const std::map<std::uint64_t, double>& measured,
-                    const std::vector<Strategy>& strategies, const std::vector<std::uint64_t>& seeds, Budget budget);
+                    const std::vector<Strategy>& strategies, const std::vector<std::uint64_t>& seeds, Budget budget,
+                    const Transfer* transfer = nullptr);
 
 }  // namespace lego::search

@@ -60,6 +60,7 @@ struct SearchReport {
   // its held-out rank correlation at its last fit.
   std::string model = "prior only";
   double held_out_spearman = 0;
+  std::size_t transferred = 0;  // other kernels' timings that corrected the prior (SearchOptions::transfer)
 };
 
 // Measures a batch, returning one time per variant in order (< 0: failed).
@@ -68,11 +69,17 @@ using MeasureBatch = std::function<std::vector<double>(const std::vector<kernel:
 // Seconds since the search began.
 using Clock = std::function<double()>;
 
+struct Transfer;  // search/transfer.hpp
+
 struct SearchOptions {
   Strategy strategy = Strategy::Model;
   Budget budget;
   std::uint64_t seed = 1;
   std::size_t batch = 0;  // variants per round (0: from the budget)
+  // Other kernels' timings on this machine (model and evolve): a model
+  // fitted on them corrects the prior before the first pick, and the
+  // search's own timings correct that. Null or empty: the prior alone.
+  const Transfer* transfer = nullptr;
 };
 
 constexpr std::size_t kPoolSize = 20000;

@@ -27,9 +27,10 @@ struct TuningTrace {
 
 TuningTrace trace_of(const SearchReport& report, Budget budget, std::uint64_t seed);
 
-// The cost model refitted on everything `history` measured: a variant's
-// predicted milliseconds. `features` must outlive the function.
+// The cost model refitted on everything `history` measured (over the
+// correction `transfer`'s timings make, as the search fitted it): a
+// variant's predicted milliseconds. `features` must outlive the function.
 std::function<double(const kernel::Variant&)> final_predictor(const Features& features, const kernel::LazySpace& space,
-                                                              const std::vector<Evaluation>& history);
+                                                              const std::vector<Evaluation>& history, const Transfer* transfer = nullptr);
 
 }  // namespace lego::search

@@ -204,6 +204,23 @@ TEST(KernelCli, TheHostsCachesCanBeSaidWhereTheMachineHidesThem) {
   }
 }
 
+// Issue 32: LUD's Fig. 12b space (projects/search/lud_space) is CUDA. With
+// no GPU every pick would read "failed"; the search says why at its first
+// batch instead. On a GPU machine it runs and finds a best.
+TEST(KernelCli, ASearchOfACudaSpaceSaysWhenNothingHereCanTimeIt) {
+  const Output o = shell(kBin + "/lego bench " + kRoot +
+                         "/projects/search/lud_space.lego.json --set N=256 --only B=16 --strategy model --budget 3 --rounds 0");
+  if (o.text.find("nothing here can time it") != std::string::npos) {
+    EXPECT_EQ(o.rc, 2) << o.text;
+    EXPECT_NE(o.text.find("lud_space is a CUDA kernel"), std::string::npos) << o.text;
+    EXPECT_NE(o.text.find("lego export-bench"), std::string::npos) << o.text;
+    EXPECT_EQ(o.text.find("failed"), std::string::npos) << o.text;
+  } else {
+    EXPECT_EQ(o.rc, 0) << o.text;
+    EXPECT_NE(o.text.find("best found: A="), std::string::npos) << o.text;
+  }
+}
+
 TEST(KernelCli, BenchStrategyKeepsItsBudgetAndRepeatsForASeed) {
   const std::string command = kBin + "/lego bench " + kRoot +
                               "/projects/search/transpose_space.lego.json --set N=256 --min-time 0.01 --repetitions 2 --strategy model "
@@ -213,6 +230,10 @@ TEST(KernelCli, BenchStrategyKeepsItsBudgetAndRepeatsForASeed) {
   EXPECT_NE(first.text.find("strategy model: measured 6 of the 1188 variants of distinct code (0.5%) in "), std::string::npos)
       << first.text;
   EXPECT_NE(first.text.find(" (the other 1752 variants compile to one of their codes)\n"), std::string::npos) << first.text;
+  // The project has no other kernel whose timings could correct the prior.
+  EXPECT_NE(first.text.find("transfer: the results cache holds no timings of this project's other kernels here; the prior alone\n"),
+            std::string::npos)
+      << first.text;
   EXPECT_NE(first.text.find("best found: A=row,"), std::string::npos) << first.text;
   // The best three are timed again with the baselines, and the fastest of
   // them against each baseline in alternating rounds: a ratio of timings

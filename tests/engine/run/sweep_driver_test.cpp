@@ -17,6 +17,7 @@
 
 #include "kernel/spec.hpp"
 #include "kernel/variant.hpp"
+#include "kernel/variant_space.hpp"
 #include "project/results.hpp"
 #include "run/bench_bundle.hpp"
 #include "run/jit.hpp"
@@ -24,6 +25,7 @@
 #include "run/protocol.hpp"
 #include "run/quiet_gap.hpp"
 #include "run/trace.hpp"
+#include "run/transfer.hpp"
 #include "run/worker_client.hpp"
 
 namespace lego::run {
@@ -551,9 +553,64 @@ TEST(SideBySide, RoundsAtDifferentPacesGiveEachCodesRatioToTheRoundsMedian) {
   ASSERT_EQ(paced.median.size(), 3u);
   ASSERT_EQ(paced.ratios[0].size(), 5u);
   for (std::size_t c = 0; c < truth.size(); ++c) EXPECT_NEAR(paced.median[c], truth[c] / truth[1], 1e-12) << c;
+  // A code failing in most rounds is left out of them all, not the rounds:
+  // the others keep their ratios to each other.
+  std::vector<std::vector<double>> crashing = rounds;
+  crashing.pop_back();
+  for (std::size_t r = 0; r < 3; ++r) crashing[r].push_back(-1);
+  for (std::size_t r = 3; r < crashing.size(); ++r) crashing[r].push_back(1.0);
+  const PacedRounds without = paced_by_round(crashing, 4);
+  EXPECT_EQ(without.complete, 5);
+  EXPECT_EQ(without.left_out, (std::vector<bool>{false, false, false, true}));
+  EXPECT_DOUBLE_EQ(without.median[3], -1);
+  for (std::size_t c = 0; c < truth.size(); ++c) EXPECT_NEAR(without.median[c], truth[c] / truth[1], 1e-12) << c;
   // A round shorter than the codes (cancelled before it ended) is incomplete too.
   EXPECT_EQ(paced_by_round({{1.0, 2.0}}, 3).complete, 0);
   EXPECT_DOUBLE_EQ(paced_by_round({{1.0, 2.0}}, 3).median[0], -1);
+}
+
+// Issue 32: a search starts from the project's other kernels as the
+// results cache holds them here. Two kernels of one project, the same code
+// under two names: once "a" is swept, a search of "b" reads a's six
+// verified codes from the cache (runs nothing), and nothing before.
+TEST(Transfer, TheProjectsOtherKernelsAreReadFromTheResultsCacheOnly) {
+  const std::filesystem::path cache = std::filesystem::path(testing::TempDir()) / ("lego-transfer-" + std::to_string(getpid()));
+  std::filesystem::remove_all(cache);
+  setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+  const std::string kernel = R"J({"template": "faulty.cpp", "reference": "faulty.ref.cpp", "tensors": [{"name": "A", "role": "in",
+      "extents": ["N"], "layouts": "OrderBy(Row(N)).GroupBy([(N,)])"}, {"name": "B", "role": "out", "extents": ["N"], "layouts":
+      {"fwd": "OrderBy(Row(N)).GroupBy([(N,)])", "rev": "OrderBy(GenP([N], reverse)).GroupBy([(N,)])"}}],
+      "parameters": {"N": [1000, 2000, 3000], "MODE": 0}, "bytes": "8 * N"})J";
+  const kernel::Project project = kernel::parse_project(
+      R"({"lego_studio_project": 1, "kernels": [{"name": "a", )" + kernel.substr(1) + R"(, {"name": "b", )" + kernel.substr(1) + "]}",
+      "two.lego.json", LEGO_TEST_DATA "/kernels", kernel::default_resource_dirs());
+  const kernel::KernelSpec& a = kernel::find_kernel(project, "a");
+  const kernel::KernelSpec& b = kernel::find_kernel(project, "b");
+  const kernel::LazySpace space(b, {}, &target::host());
+  const search::MachineFigures machine{10, 100, 0, 0};
+  const search::Features features(space, target::host(), machine);
+  const SweepOptions options = quick();
+  EXPECT_TRUE(cached_transfer(project, b, features, target::host(), machine, options.run).rows.empty()) << "nothing measured yet";
+
+  std::vector<PreparedVariant> prepared;
+  for (const auto& v : kernel::enumerate_variants(a, {0, 1, {}}).variants) prepared.push_back(prepare_variant(a, v));
+  std::vector<const PreparedVariant*> order;
+  for (const auto& p : prepared) order.push_back(&p);
+  ASSERT_EQ(order.size(), 6u);
+  WorkerClient worker(default_worker_path());
+  const SweepResult swept = run_sweep(worker, a, order, kRoof, options);
+  for (const auto& o : swept.outcomes) ASSERT_TRUE(o.baseline || o.status == Status::Ok) << o.id << ": " << o.message;
+
+  const search::Transfer transfer = cached_transfer(project, b, features, target::host(), machine, options.run);
+  EXPECT_EQ(transfer.kernels, std::vector<std::string>{"a (6 codes)"});
+  ASSERT_EQ(transfer.rows.size(), 6u);
+  EXPECT_EQ(transfer.rows[0].size(), features.names().size());
+  // Other run options (another repetition count) are another cache key: not these timings.
+  SweepOptions other = options;
+  other.run.repetitions = 3;
+  EXPECT_TRUE(cached_transfer(project, b, features, target::host(), machine, other.run).rows.empty());
+  unsetenv("XDG_CACHE_HOME");
+  std::filesystem::remove_all(cache);
 }
 
 TEST(SideBySide, MedianOfAnEvenCountIsTheMeanOfTheMiddleTwo) {

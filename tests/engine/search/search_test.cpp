@@ -18,6 +18,7 @@
 #include "search/replay.hpp"
 #include "search/strategy.hpp"
 #include "search/trace.hpp"
+#include "search/transfer.hpp"
 #include "search/trees.hpp"
 #include "search/walk.hpp"
 #include "target/target.hpp"
@@ -670,6 +671,59 @@ TEST(Search, TheModelsFirstRoundCoversEachDataLayoutWithItsPriorBest) {
     EXPECT_NEAR(features.prior_log_ms(first), features.prior_log_ms(*best), 0.03 + 1e-9) << "the prior's best (or a near tie) first";
     EXPECT_EQ(second.layout_choice.at("B"), "coltiles") << second.id;
     EXPECT_DOUBLE_EQ(features.prior_log_ms(second), features.prior_log_ms(*best_tiled)) << second.id;
+  }
+}
+
+// Another kernel of the project, timed on this machine, with the same
+// tensor and layout names: where the static prior cannot tell the layouts
+// apart, its timings make the first pick the layout that ran fastest there.
+TEST(Transfer, AnotherKernelsTimingsMakeTheFirstPickTheLayoutThatRanFastestThere) {
+  const kernel::Project p = synthetic(R"({"N": 4096, "X": [1, 2, 4, 8], "Y": [1, 2, 4]})");
+  const kernel::LazySpace space(p.kernels[0], {});
+  const Features features = features_for(space);
+  const kernel::Project q = synthetic(R"({"N": 4096, "X": [16, 32], "Y": [1, 2]})");
+  const kernel::LazySpace sibling_space(q.kernels[0], {});
+  const Features sibling = features_for(sibling_space);
+  const auto third_fastest = [](const kernel::Variant& v) { return v.layout_choice.at("A") == "third" ? 1.0 : 2.0; };
+  std::vector<std::pair<kernel::Variant, double>> timings;
+  for (std::uint64_t i = 0; i < sibling_space.candidates(); ++i)
+    if (const auto v = sibling_space.admitted(i)) timings.emplace_back(*v, third_fastest(*v));
+  Transfer transfer;
+  add_kernel(transfer, "sibling", features, sibling, {timings.begin(), timings.begin() + 2});
+  EXPECT_TRUE(transfer.rows.empty()) << "two timings: fewer than kFewestTransferTimings add nothing";
+  add_kernel(transfer, "sibling", features, sibling, timings);
+  ASSERT_EQ(transfer.rows.size(), 12u);
+  EXPECT_EQ(transfer.kernels, std::vector<std::string>{"sibling (12 codes)"});
+  double sum = 0;
+  for (const double r : transfer.residuals) sum += r;
+  EXPECT_NEAR(sum, 0, 1e-9) << "each kernel's residuals are taken from their mean";
+  EXPECT_EQ(transfer.rows[0].size(), features.names().size());
+
+  const MeasureBatch measure = [&](const std::vector<kernel::Variant>& batch) {
+    std::vector<double> t;
+    for (const auto& v : batch) t.push_back(third_fastest(v));
+    return t;
+  };
+  std::size_t third_first_alone = 0;
+  for (const std::uint64_t seed : {1, 2, 3, 4, 5, 6, 7, 8, 9}) {
+    const SearchReport with = run_search(space, features, {Strategy::Model, {1, 0}, seed, 0, &transfer}, measure, [] { return 0.0; });
+    ASSERT_EQ(with.history.size(), 1u);
+    EXPECT_EQ(space.candidate(with.history[0].index).layout_choice.at("A"), "third") << "seed " << seed;
+    EXPECT_EQ(with.transferred, 12u);
+    const SearchReport alone = run_search(space, features, {Strategy::Model, {1, 0}, seed, 0}, measure, [] { return 0.0; });
+    third_first_alone += space.candidate(alone.history[0].index).layout_choice.at("A") == "third";
+    EXPECT_EQ(alone.transferred, 0u);
+  }
+  EXPECT_LT(third_first_alone, 9u) << "without the transfer the prior cannot tell the layouts apart";
+  // The final model the studio shows for rows never measured starts from the transfer too.
+  const auto predict = final_predictor(features, space, {}, &transfer);
+  std::map<std::pair<std::int64_t, std::int64_t>, std::map<std::string, double>> by_tile;
+  for (std::uint64_t i = 0; i < space.candidates(); ++i)
+    if (const auto v = space.admitted(i)) by_tile[{v->parameters.at("X"), v->parameters.at("Y")}][v->layout_choice.at("A")] = predict(*v);
+  ASSERT_EQ(by_tile.size(), 12u);
+  for (const auto& [tile, by_layout] : by_tile) {
+    EXPECT_LT(by_layout.at("third"), by_layout.at("row")) << tile.first << "x" << tile.second;
+    EXPECT_LT(by_layout.at("third"), by_layout.at("rev")) << tile.first << "x" << tile.second;
   }
 }
 

@@ -1,0 +1,24 @@
+// A search's start from the user's earlier measurements: the project's other
+// kernels as the results cache holds them on this machine, as rows of the
+// searched kernel's features (search/transfer). Reads the cache only: no
+// kernel is compiled or run for it.
+#pragma once
+
+#include "kernel/spec.hpp"
+#include "run/sweep.hpp"
+#include "search/transfer.hpp"
+#include "target/target.hpp"
+
+namespace lego::run {
+
+// A kernel whose space has more candidates than this is not read: listing
+// its codes would take longer than the search it helps.
+constexpr std::uint64_t kMostTransferCandidates = 4096;
+
+// The other kernels of `project` with `searched`'s backend, at their own
+// default sizes, each code whose result the cache holds for `options` (and
+// verified, where `options` verifies) on `target`.
+search::Transfer cached_transfer(const kernel::Project& project, const kernel::KernelSpec& searched, const search::Features& features,
+                                 const target::Target& target, const search::MachineFigures& machine, const RunOptions& options);
+
+}  // namespace lego::run
