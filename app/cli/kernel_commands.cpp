@@ -701,8 +701,10 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
       sweep_options.side_by_side_rounds = rounds;
       if (bench_cmd->count("--seeds") > 0 && !compare_strategies) throw LegoError("--seeds is for --compare-strategies' replays");
       if (bench_cmd->count("--retimings") > 0 && !compare_strategies) throw LegoError("--retimings is for --compare-strategies' replays");
-      if (no_transfer && strategy.empty() && budget.empty() && !compare_strategies)
-        throw LegoError("--no-transfer is for a search (--strategy, --budget) or --compare-strategies");
+      if (no_transfer && !compare_strategies && (strategy == "random" || strategy == "exhaustive" || (strategy.empty() && budget.empty())))
+        throw LegoError(
+            "--no-transfer is for --strategy model or evolve (or --budget alone) and --compare-strategies: the others start from "
+            "nothing the cost model knows");
       if (!strategy.empty() || !budget.empty() || compare_strategies) {
         if (max_variants) throw LegoError("--max-variants samples a plain sweep; a --strategy spends its --budget instead");
         if (!json_out.empty()) throw LegoError("--json writes a plain sweep's results; a search prints its report (drop --json)");

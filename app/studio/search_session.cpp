@@ -49,13 +49,15 @@ void SweepSession::search(ProjectPtr project, const QString& kernel_name, const 
       o.timeout_s = timeout_s;
       o.analyze = true;
       // As lego bench does: the project's other kernels' cached timings here correct the prior.
-      kernel::Project siblings;
-      for (const auto& candidate : project->kernels) siblings.kernels.push_back(candidate.spec);
-      const search::Transfer transfer =
-          run::cached_transfer(siblings, k->spec, features, project->target, search::machine_figures(roof), o.run);
-      if (!transfer.kernels.empty() && (*strategy == search::Strategy::Model || *strategy == search::Strategy::Evolve))
-        emit message(
-            QString("The prior is corrected by %1 timings of this project's other kernels on this machine.").arg(transfer.rows.size()));
+      search::Transfer transfer;
+      if (*strategy == search::Strategy::Model || *strategy == search::Strategy::Evolve) {
+        kernel::Project siblings;
+        for (const auto& candidate : project->kernels) siblings.kernels.push_back(candidate.spec);
+        transfer = run::cached_transfer(siblings, k->spec, features, project->target, search::machine_figures(roof), o.run, &cancel_);
+        if (!transfer.kernels.empty())
+          emit message(
+              QString("The prior is corrected by %1 timings of this project's other kernels on this machine.").arg(transfer.rows.size()));
+      }
       bool first = true;
       std::optional<run::Deadline> deadline;  // made when the search starts, below
       std::size_t done = 0;

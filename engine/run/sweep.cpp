@@ -266,12 +266,26 @@ RunReply reply_of(const Json& answer) {
 // code at both sizes, the run options, the machine and its thread count.
 constexpr const char* kResultsVersion = "results 3: typed replies (run/messages.hpp)";
 
+// The flags the JIT compiles `inst` with: a change of them (host AVX-512
+// code told to use 512-bit vectors) is another code, whose old timings must
+// not be served.
+std::string compile_flags_key(const kernel::Instance& inst) {
+  if (inst.backend != kernel::Backend::Cpu) return "";
+  std::string flags;
+  try {
+    for (const std::string& f : target::clang_flags(target::resolve(inst.target))) flags += " " + f;
+  } catch (const LegoError&) {
+    flags = " (unknown target)";
+  }
+  return flags;
+}
+
 fs::path cached_result_file(const kernel::Instance& inst, const kernel::Instance* verify_at, const RunOptions& o) {
-  const std::string key = std::string(kResultsVersion) + "\n" + code_key(inst) + "\n--verify--\n" +
-                          (verify_at ? code_key(*verify_at) : std::string("full")) +
-                          fmt::format("\n{} {} {} {} {} {} {}", o.verify, o.time, o.repetitions, o.min_time_s, o.seed, host_cpu(),
-                                      sysconf(_SC_NPROCESSORS_ONLN)) +
-                          "\n" + inst.reference + "\n" + inst.library + "\n" + inst.target + library_environment_key(inst);
+  const std::string key =
+      std::string(kResultsVersion) + "\n" + code_key(inst) + "\n--verify--\n" + (verify_at ? code_key(*verify_at) : std::string("full")) +
+      fmt::format("\n{} {} {} {} {} {} {}", o.verify, o.time, o.repetitions, o.min_time_s, o.seed, host_cpu(),
+                  sysconf(_SC_NPROCESSORS_ONLN)) +
+      "\n" + inst.reference + "\n" + inst.library + "\n" + inst.target + compile_flags_key(inst) + library_environment_key(inst);
   return results_cache_dir() / fmt::format("{:016x}.json", fnv1a(key));
 }
 

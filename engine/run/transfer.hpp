@@ -4,6 +4,8 @@
 // kernel is compiled or run for it.
 #pragma once
 
+#include <atomic>
+
 #include "kernel/spec.hpp"
 #include "run/sweep.hpp"
 #include "search/transfer.hpp"
@@ -14,11 +16,20 @@ namespace lego::run {
 // A kernel whose space has more candidates than this is not read: listing
 // its codes would take longer than the search it helps.
 constexpr std::uint64_t kMostTransferCandidates = 4096;
+// Each code read is instantiated (its cache key is its code): a project
+// whose kernels are slow to instantiate (a user GenP checked exhaustively at
+// 256^3) is read for at most this long, before the search starts.
+constexpr double kTransferSeconds = 10;
 
 // The other kernels of `project` with `searched`'s backend, at their own
 // default sizes, each code whose result the cache holds for `options` (and
-// verified, where `options` verifies) on `target`.
+// verified, where `options` verifies) on `target`, each code once (a code
+// two kernels or two parameter values share counts once). Nothing without
+// options.cache (--no-cache). A kernel that does not enumerate or
+// instantiate here is skipped; the reading stops at kTransferSeconds or a
+// cancel (Transfer::cut_short).
 search::Transfer cached_transfer(const kernel::Project& project, const kernel::KernelSpec& searched, const search::Features& features,
-                                 const target::Target& target, const search::MachineFigures& machine, const RunOptions& options);
+                                 const target::Target& target, const search::MachineFigures& machine, const RunOptions& options,
+                                 const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace lego::run

@@ -160,7 +160,9 @@ void Features::find_sites(const std::vector<kernel::Placeholder>& placeholders) 
       if (at != loop->names.end()) {
         w.coordinate.push_back(static_cast<int>(at - loop->names.begin()));
         w.constant.push_back(0);
-      } else if (!index.empty() && std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      } else if (!index.empty() && index.size() <= 18 &&
+                 std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        // At most 18 digits: an int64 (a longer constant is past any extent: not placed, as an expression is not).
         w.coordinate.push_back(-1);
         w.constant.push_back(std::stoll(index));
       } else {

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "search/model.hpp"
+#include "search/transfer.hpp"
 
 namespace lego::search {
 
@@ -39,7 +40,11 @@ namespace {
 constexpr std::size_t kSpearmanTimings = 10;  // fewer timed codes: no rank correlation worth the name
 
 double model_spearman(const kernel::LazySpace& space, const Features& features, const std::map<std::uint64_t, double>& measured,
-                      std::uint64_t seed) {
+                      std::uint64_t seed, const Transfer* transfer) {
+  // Over the correction other kernels' timings make, as the replayed model and evolve fit it.
+  RidgeModel corrected;
+  if (transfer && transfer->rows.size() >= kFewestTransferTimings) corrected.fit(transfer->rows, transfer->residuals);
+  const auto correction = [&](const kernel::Variant& v) { return corrected.trained_on() ? corrected.residual(features.of(v)) : 0.0; };
   std::vector<std::pair<std::uint64_t, double>> timed;
   for (const auto& [i, ms] : measured)
     if (ms > 0) timed.push_back({i, ms});
@@ -52,14 +57,14 @@ double model_spearman(const kernel::LazySpace& space, const Features& features, 
   for (std::size_t k = 0; k < train; ++k) {
     const kernel::Variant v = space.candidate(timed[k].first);
     rows.push_back(features.of(v));
-    residuals.push_back(std::log(timed[k].second) - features.prior_log_ms(v));
+    residuals.push_back(std::log(timed[k].second) - features.prior_log_ms(v) - correction(v));
   }
   CostModel model;
   model.fit(rows, residuals, features.raw_columns());
   std::vector<double> predicted, actual;
   for (std::size_t k = train; k < timed.size(); ++k) {
     const kernel::Variant v = space.candidate(timed[k].first);
-    predicted.push_back(features.prior_log_ms(v) + model.residual(features.of(v)));
+    predicted.push_back(features.prior_log_ms(v) + correction(v) + model.residual(features.of(v)));
     actual.push_back(std::log(timed[k].second));
   }
   return spearman(predicted, actual);
@@ -115,7 +120,7 @@ ReplayReport replay(const kernel::LazySpace& space, const Features& features, co
   report.spearman_known = !seeds.empty() && timed >= kSpearmanTimings;
   double sum = 0;
   if (report.spearman_known)
-    for (const std::uint64_t seed : seeds) sum += model_spearman(space, features, measured, seed);
+    for (const std::uint64_t seed : seeds) sum += model_spearman(space, features, measured, seed, transfer);
   report.spearman = report.spearman_known ? sum / static_cast<double>(seeds.size()) : 0;
   return report;
 }

@@ -39,8 +39,9 @@ struct ReplayReport {
   double random_expected() const { return static_cast<double>(space + 1) / static_cast<double>(within + 1); }
   std::vector<StrategyScore> scores;
   // The cost model fitted on a random tenth of the space (at least 3
-  // timings), ranking the rest: its Spearman correlation with the times, the
-  // mean over the seeds. Not computed (spearman_known false) under 10 timed codes.
+  // timings; over the transfer's correction where one is given), ranking
+  // the rest: its Spearman correlation with the times, the mean over the
+  // seeds. Not computed (spearman_known false) under 10 timed codes.
   double spearman = 0;
   bool spearman_known = false;
 };

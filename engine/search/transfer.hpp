@@ -24,6 +24,7 @@ struct Transfer {
   std::vector<std::vector<double>> rows;  // in the searched space's columns (Features::names)
   std::vector<double> residuals;          // log(ms) - the kernel's prior, less the kernel's mean
   std::vector<std::string> kernels;       // where they came from: "name (N codes)"
+  bool cut_short = false;                 // the reading stopped at its time limit or a cancel (run/transfer)
 };
 
 // A kernel with fewer timed codes than this adds nothing: its mean is its residuals.

@@ -231,8 +231,7 @@ TEST(KernelCli, BenchStrategyKeepsItsBudgetAndRepeatsForASeed) {
       << first.text;
   EXPECT_NE(first.text.find(" (the other 1752 variants compile to one of their codes)\n"), std::string::npos) << first.text;
   // The project has no other kernel whose timings could correct the prior.
-  EXPECT_NE(first.text.find("transfer: the results cache holds no timings of this project's other kernels here; the prior alone\n"),
-            std::string::npos)
+  EXPECT_NE(first.text.find("transfer: this project has no other kernel to correct the prior with; the prior alone\n"), std::string::npos)
       << first.text;
   EXPECT_NE(first.text.find("best found: A=row,"), std::string::npos) << first.text;
   // The best three are timed again with the baselines, and the fastest of
@@ -283,6 +282,10 @@ TEST(KernelCli, BenchStrategyKeepsItsBudgetAndRepeatsForASeed) {
   EXPECT_NE(bad.text.find("--budget 90min: give a number of evaluations (e.g. 40) or a time in seconds, minutes or hours (90s, 5m, 1.5h)"),
             std::string::npos)
       << bad.text;
+  const Output no_transfer =
+      shell(kBin + "/lego bench " + kRoot + "/projects/search/transpose_space.lego.json --strategy random --budget 2 --no-transfer");
+  EXPECT_EQ(no_transfer.rc, 2) << no_transfer.text;
+  EXPECT_NE(no_transfer.text.find("--no-transfer is for --strategy model or evolve"), std::string::npos) << no_transfer.text;
   const Output unknown = shell(kBin + "/lego bench " + kRoot + "/projects/search/transpose_space.lego.json --strategy annealing");
   EXPECT_EQ(unknown.rc, 2) << unknown.text;
   EXPECT_NE(unknown.text.find("expected exhaustive, random, model or evolve"), std::string::npos) << unknown.text;

@@ -570,8 +570,8 @@ TEST(SideBySide, RoundsAtDifferentPacesGiveEachCodesRatioToTheRoundsMedian) {
 }
 
 // Issue 32: a search starts from the project's other kernels as the
-// results cache holds them here. Two kernels of one project, the same code
-// under two names: once "a" is swept, a search of "b" reads a's six
+// results cache holds them here. Kernels of one project, the same code
+// under three names: once "a" is swept, a search of "b" reads a's six
 // verified codes from the cache (runs nothing), and nothing before.
 TEST(Transfer, TheProjectsOtherKernelsAreReadFromTheResultsCacheOnly) {
   const std::filesystem::path cache = std::filesystem::path(testing::TempDir()) / ("lego-transfer-" + std::to_string(getpid()));
@@ -581,15 +581,18 @@ TEST(Transfer, TheProjectsOtherKernelsAreReadFromTheResultsCacheOnly) {
       "extents": ["N"], "layouts": "OrderBy(Row(N)).GroupBy([(N,)])"}, {"name": "B", "role": "out", "extents": ["N"], "layouts":
       {"fwd": "OrderBy(Row(N)).GroupBy([(N,)])", "rev": "OrderBy(GenP([N], reverse)).GroupBy([(N,)])"}}],
       "parameters": {"N": [1000, 2000, 3000], "MODE": 0}, "bytes": "8 * N"})J";
-  const kernel::Project project = kernel::parse_project(
-      R"({"lego_studio_project": 1, "kernels": [{"name": "a", )" + kernel.substr(1) + R"(, {"name": "b", )" + kernel.substr(1) + "]}",
-      "two.lego.json", LEGO_TEST_DATA "/kernels", kernel::default_resource_dirs());
+  // "c" is a third copy: its codes are a's, timed once, so they count once.
+  const kernel::Project project =
+      kernel::parse_project(R"({"lego_studio_project": 1, "kernels": [{"name": "a", )" + kernel.substr(1) + R"(, {"name": "b", )" +
+                                kernel.substr(1) + R"(, {"name": "c", )" + kernel.substr(1) + "]}",
+                            "three.lego.json", LEGO_TEST_DATA "/kernels", kernel::default_resource_dirs());
   const kernel::KernelSpec& a = kernel::find_kernel(project, "a");
   const kernel::KernelSpec& b = kernel::find_kernel(project, "b");
   const kernel::LazySpace space(b, {}, &target::host());
   const search::MachineFigures machine{10, 100, 0, 0};
   const search::Features features(space, target::host(), machine);
-  const SweepOptions options = quick();
+  SweepOptions options = quick();
+  options.run.cache = true;  // as lego bench's default (--no-cache turns it off)
   EXPECT_TRUE(cached_transfer(project, b, features, target::host(), machine, options.run).rows.empty()) << "nothing measured yet";
 
   std::vector<PreparedVariant> prepared;
@@ -605,6 +608,11 @@ TEST(Transfer, TheProjectsOtherKernelsAreReadFromTheResultsCacheOnly) {
   EXPECT_EQ(transfer.kernels, std::vector<std::string>{"a (6 codes)"});
   ASSERT_EQ(transfer.rows.size(), 6u);
   EXPECT_EQ(transfer.rows[0].size(), features.names().size());
+  EXPECT_FALSE(transfer.cut_short);
+  // --no-cache reads nothing from the cache, these timings included.
+  SweepOptions fresh = options;
+  fresh.run.cache = false;
+  EXPECT_TRUE(cached_transfer(project, b, features, target::host(), machine, fresh.run).rows.empty());
   // Other run options (another repetition count) are another cache key: not these timings.
   SweepOptions other = options;
   other.run.repetitions = 3;
