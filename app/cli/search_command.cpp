@@ -425,17 +425,19 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
   search::Transfer transfer;
   if (q.transfer && (*strategy == search::Strategy::Model || *strategy == search::Strategy::Evolve || q.compare)) {
     transfer = run::cached_transfer(project, spec, features, target, search::machine_figures(roof), sweep.run);
-    const bool siblings = std::any_of(project.kernels.begin(), project.kernels.end(),
-                                      [&](const kernel::KernelSpec& k) { return k.name != spec.name && k.backend == spec.backend; });
+    const bool siblings = std::any_of(project.kernels.begin(), project.kernels.end(), [&](const kernel::KernelSpec& k) {
+      return k.name != spec.name && k.backend == spec.backend && k.template_text == spec.template_text;
+    });
     std::string from;
     for (const std::string& k : transfer.kernels) from += (from.empty() ? "" : ", ") + k;
     err << "transfer: "
-        << (!transfer.kernels.empty()
-                ? fmt::format("the prior corrected by {} timings of this project's other kernels here: {} (--no-transfer: the prior alone)",
-                              transfer.rows.size(), from)
-            : !siblings        ? std::string("this project has no other kernel to correct the prior with; the prior alone")
-            : !sweep.run.cache ? std::string("--no-cache reads no cached timings of the other kernels either; the prior alone")
-                               : std::string("the results cache holds no timings of this project's other kernels here; the prior alone"))
+        << (!transfer.kernels.empty() ? fmt::format("the prior corrected by {} timings of this project's other kernels of this template "
+                                                    "here: {} (--no-transfer: the prior alone)",
+                                                    transfer.rows.size(), from)
+            : !siblings               ? std::string("no other kernel of this project has this template; the prior alone")
+            : !sweep.run.cache
+                ? std::string("--no-cache reads no cached timings of the other kernels either; the prior alone")
+                : std::string("the results cache holds no timings of this project's other kernels of this template here; the prior alone"))
         << (transfer.cut_short ? fmt::format(" (read for {:.0f} s; the rest left out)", run::kTransferSeconds) : std::string()) << "\n";
   }
   run::WorkerClient worker(run::default_worker_path());

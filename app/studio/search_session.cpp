@@ -55,8 +55,8 @@ void SweepSession::search(ProjectPtr project, const QString& kernel_name, const 
         for (const auto& candidate : project->kernels) siblings.kernels.push_back(candidate.spec);
         transfer = run::cached_transfer(siblings, k->spec, features, project->target, search::machine_figures(roof), o.run, &cancel_);
         if (!transfer.kernels.empty())
-          emit message(
-              QString("The prior is corrected by %1 timings of this project's other kernels on this machine.").arg(transfer.rows.size()));
+          emit message(QString("The prior is corrected by %1 timings of this project's other kernels of this template on this machine.")
+                           .arg(transfer.rows.size()));
       }
       bool first = true;
       std::optional<run::Deadline> deadline;  // made when the search starts, below

@@ -1,5 +1,5 @@
 // A search's start from the user's earlier measurements: the project's other
-// kernels as the results cache holds them on this machine, as rows of the
+// kernels of the same template as the results cache holds them on this machine, as rows of the
 // searched kernel's features (search/transfer). Reads the cache only: no
 // kernel is compiled or run for it.
 #pragma once
@@ -21,7 +21,7 @@ constexpr std::uint64_t kMostTransferCandidates = 4096;
 // 256^3) is read for at most this long, before the search starts.
 constexpr double kTransferSeconds = 10;
 
-// The other kernels of `project` with `searched`'s backend, at their own
+// The other kernels of `project` made from `searched`'s template, at their own
 // default sizes, each code whose result the cache holds for `options` (and
 // verified, where `options` verifies) on `target`, each code once (a code
 // two kernels or two parameter values share counts once). Nothing without

@@ -231,7 +231,7 @@ TEST(KernelCli, BenchStrategyKeepsItsBudgetAndRepeatsForASeed) {
       << first.text;
   EXPECT_NE(first.text.find(" (the other 1752 variants compile to one of their codes)\n"), std::string::npos) << first.text;
   // The project has no other kernel whose timings could correct the prior.
-  EXPECT_NE(first.text.find("transfer: this project has no other kernel to correct the prior with; the prior alone\n"), std::string::npos)
+  EXPECT_NE(first.text.find("transfer: no other kernel of this project has this template; the prior alone\n"), std::string::npos)
       << first.text;
   EXPECT_NE(first.text.find("best found: A=row,"), std::string::npos) << first.text;
   // The best three are timed again with the baselines, and the fastest of
