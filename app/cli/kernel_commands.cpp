@@ -549,7 +549,7 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   bool no_transfer = false;
   bench_cmd->add_flag("--no-transfer", no_transfer,
                       "With --strategy model or evolve and --compare-strategies: start from the static prior alone, not corrected by "
-                      "the timings the results cache holds of the project's other kernels on this machine");
+                      "the timings the results cache holds of the project's other kernels of the same template on this machine");
   bool verify_smaller = false;
   bench_cmd->add_flag("--verify-smaller", verify_smaller,
                       "Verify CUDA variants too large for the CPU emulator at smaller problem sizes (the kernel's verify_at, else "
