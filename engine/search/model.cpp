@@ -198,9 +198,11 @@ double CostModel::residual(const std::vector<double>& features) const {
 
 const char* CostModel::kind_name() const { return kind_ == Kind::Trees ? "boosted trees" : kind_ == Kind::Ridge ? "ridge" : "prior only"; }
 
-double predicted_log_ms(const CostModel& model, const Features& features, const kernel::Variant& variant, double correction) {
+double predicted_log_ms(const CostModel& model, const Features& features, const kernel::Variant& variant,
+                        const PriorCorrection& correction) {
   // Never below a quarter of the roofline; without a roofline, the static penalty and the residual alone.
-  const double roof = features.roofline_log_ms(variant), residual = model.residual(features.of(variant)) + correction;
+  const std::vector<double> row = features.of(variant);
+  const double roof = features.roofline_log_ms(variant), residual = model.residual(row) + correction.of(row);
   const double estimate = roof + features.static_log_penalty(variant) + residual;
   return roof != 0 ? std::max(estimate, roof + std::log(0.25)) : estimate;
 }

@@ -58,13 +58,31 @@ class CostModel {
   std::size_t trained_on_ = 0;
 };
 
+// The correction other kernels' timings make to the prior (search/transfer):
+// a ridge fitted once on their rows, 0 everywhere when there are none. A
+// ridge, not CostModel's cross-validated choice: other kernels' rows cover
+// the columns they share unevenly, and a choice by folds of them turned on
+// their order (stencil27_points' first pick was its best or its third as
+// the other stencils came in one order or another).
+class PriorCorrection {
+ public:
+  PriorCorrection() = default;
+  PriorCorrection(const std::vector<std::vector<double>>& rows, const std::vector<double>& residuals) { ridge_.fit(rows, residuals); }
+  bool fitted() const { return ridge_.trained_on() > 0; }
+  // For a variant's features (Features::of).
+  double of(const std::vector<double>& features) const { return fitted() ? ridge_.residual(features) : 0.0; }
+
+ private:
+  RidgeModel ridge_;
+};
+
 // A variant's predicted log(ms): its roofline prior plus the model's
 // residual, never below a quarter of the roofline's time (a working set in
 // L3 can beat the copy roof, but further below is the model extrapolating,
 // not the machine). Without a prior (0: unknown roof), the residual alone.
-// `correction` is added before the floor (search/transfer's, where other
-// kernels' timings correct the prior).
-double predicted_log_ms(const CostModel& model, const Features& features, const kernel::Variant& variant, double correction = 0);
+// `correction` is added before the floor.
+double predicted_log_ms(const CostModel& model, const Features& features, const kernel::Variant& variant,
+                        const PriorCorrection& correction = {});
 
 // Spearman's rank correlation (ties take their mean rank); 0 for fewer than
 // two pairs or a constant side.

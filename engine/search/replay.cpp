@@ -42,9 +42,7 @@ constexpr std::size_t kSpearmanTimings = 10;  // fewer timed codes: no rank corr
 double model_spearman(const kernel::LazySpace& space, const Features& features, const std::map<std::uint64_t, double>& measured,
                       std::uint64_t seed, const Transfer* transfer) {
   // Over the correction other kernels' timings make, as the replayed model and evolve fit it.
-  RidgeModel corrected;
-  if (transfer && transfer->rows.size() >= kFewestTransferTimings) corrected.fit(transfer->rows, transfer->residuals);
-  const auto correction = [&](const kernel::Variant& v) { return corrected.trained_on() ? corrected.residual(features.of(v)) : 0.0; };
+  const PriorCorrection correction = correction_of(transfer);
   std::vector<std::pair<std::uint64_t, double>> timed;
   for (const auto& [i, ms] : measured)
     if (ms > 0) timed.push_back({i, ms});
@@ -57,14 +55,15 @@ double model_spearman(const kernel::LazySpace& space, const Features& features, 
   for (std::size_t k = 0; k < train; ++k) {
     const kernel::Variant v = space.candidate(timed[k].first);
     rows.push_back(features.of(v));
-    residuals.push_back(std::log(timed[k].second) - features.prior_log_ms(v) - correction(v));
+    residuals.push_back(std::log(timed[k].second) - features.prior_log_ms(v) - correction.of(rows.back()));
   }
   CostModel model;
   model.fit(rows, residuals, features.raw_columns());
   std::vector<double> predicted, actual;
   for (std::size_t k = train; k < timed.size(); ++k) {
     const kernel::Variant v = space.candidate(timed[k].first);
-    predicted.push_back(features.prior_log_ms(v) + correction(v) + model.residual(features.of(v)));
+    const std::vector<double> row = features.of(v);
+    predicted.push_back(features.prior_log_ms(v) + correction.of(row) + model.residual(row));
     actual.push_back(std::log(timed[k].second));
   }
   return spearman(predicted, actual);

@@ -90,10 +90,8 @@ class Search {
     // a round of 4 is already a quarter of a 16-variant space.
     const bool by_model = options_.strategy == Strategy::Model || options_.strategy == Strategy::Evolve;
     // Fitted once: a correction of the prior, under the one the search's own timings fit.
-    if (by_model && options_.transfer && options_.transfer->rows.size() >= kFewestTransferTimings) {
-      transfer_.fit(options_.transfer->rows, options_.transfer->residuals);
-      report_.transferred = options_.transfer->rows.size();
-    }
+    if (by_model) correction_ = correction_of(options_.transfer);
+    if (correction_.fitted()) report_.transferred = options_.transfer->rows.size();
     if (by_model && !small_space_.empty()) {
       first_ = std::min(first_, std::max<std::size_t>(1, small_space_.size() / 10));
       if (!options_.batch) batch_ = std::min(batch_, std::max<std::size_t>(1, small_space_.size() / 20));
@@ -118,8 +116,8 @@ class Search {
           // Until three timings can fit a model, the prior's best where it
           // ranks (or other kernels' timings correct it), else at random.
           if (first_round || successes() < 3)
-            picks = features_.prior_ranks() || transfer_.trained_on() ? by_prior(room(first_round ? first_ : batch_))
-                                                                      : at_random(room(first_round ? first_ : batch_));
+            picks = features_.prior_ranks() || correction_.fitted() ? by_prior(room(first_round ? first_ : batch_))
+                                                                    : at_random(room(first_round ? first_ : batch_));
           else
             picks = guided(room(batch_));
           break;
@@ -159,9 +157,7 @@ class Search {
   bool seen(std::uint64_t index) const { return seen_.count(space_.code_class(index)) > 0; }
   bool mark(std::uint64_t index) { return seen_.insert(space_.code_class(index)).second; }
 
-  // The prior as the other kernels' timings correct it (0 without them).
-  double transferred(const kernel::Variant& v) const { return transfer_.trained_on() ? transfer_.residual(features_.of(v)) : 0.0; }
-  double predict(const kernel::Variant& v) const { return predicted_log_ms(model_, features_, v, transferred(v)); }
+  double predict(const kernel::Variant& v) const { return predicted_log_ms(model_, features_, v, correction_); }
 
   Scored scored(std::uint64_t index, kernel::Variant v) const {
     const double p = predict(v);
@@ -402,7 +398,7 @@ class Search {
       report_.history.push_back({picks[k].index, picks[k].variant.id, times[k], std::exp(picks[k].log_ms), at});
       if (times[k] > 0) {
         rows_.push_back(features_.of(picks[k].variant));
-        residuals_.push_back(std::log(times[k]) - features_.prior_log_ms(picks[k].variant) - transferred(picks[k].variant));
+        residuals_.push_back(std::log(times[k]) - features_.prior_log_ms(picks[k].variant) - correction_.of(rows_.back()));
         if (fitted) {
           predicted_.push_back(picks[k].log_ms);
           measured_.push_back(std::log(times[k]));
@@ -439,11 +435,7 @@ class Search {
   std::uint64_t next_in_order_ = 0;
   std::set<std::uint64_t> seen_;  // code classes
   CostModel model_;
-  // Ridge, not the cross-validated choice: other kernels' rows cover the
-  // columns they share unevenly, and a choice by folds of them turned on
-  // their order (stencil27_points' first pick was its best or its third
-  // as the other stencils came in one order or another).
-  RidgeModel transfer_;
+  PriorCorrection correction_;  // the other kernels' timings (SearchOptions::transfer), fitted once
   std::vector<std::vector<double>> rows_;
   std::vector<double> residuals_, predicted_, measured_;
   SearchReport report_;

@@ -41,23 +41,18 @@ TuningTrace trace_of(const SearchReport& report, Budget budget, std::uint64_t se
 std::function<double(const kernel::Variant&)> final_predictor(const Features& features, const kernel::LazySpace& space,
                                                               const std::vector<Evaluation>& history, const Transfer* transfer) {
   // As the search fitted it: the other kernels' correction first, then its own timings over that.
-  auto corrected = std::make_shared<RidgeModel>();
-  if (transfer && transfer->rows.size() >= kFewestTransferTimings) corrected->fit(transfer->rows, transfer->residuals);
-  const auto correction = [corrected, &features](const kernel::Variant& v) {
-    return corrected->trained_on() ? corrected->residual(features.of(v)) : 0.0;
-  };
+  auto correction = std::make_shared<const PriorCorrection>(correction_of(transfer));
   std::vector<std::vector<double>> rows;
   std::vector<double> residuals;
   for (const auto& e : history) {
     if (e.ms <= 0) continue;
     const kernel::Variant v = space.candidate(e.index);
     rows.push_back(features.of(v));
-    residuals.push_back(std::log(e.ms) - features.prior_log_ms(v) - correction(v));
+    residuals.push_back(std::log(e.ms) - features.prior_log_ms(v) - correction->of(rows.back()));
   }
   auto model = std::make_shared<CostModel>();
   model->fit(rows, residuals, features.raw_columns());
-  return
-      [model, correction, &features](const kernel::Variant& v) { return std::exp(predicted_log_ms(*model, features, v, correction(v))); };
+  return [model, correction, &features](const kernel::Variant& v) { return std::exp(predicted_log_ms(*model, features, v, *correction)); };
 }
 
 }  // namespace lego::search

@@ -17,6 +17,7 @@
 
 #include "kernel/variant.hpp"
 #include "search/features.hpp"
+#include "search/model.hpp"
 
 namespace lego::search {
 
@@ -35,5 +36,11 @@ constexpr std::size_t kFewestTransferTimings = 3;
 // `searched`'s by name (a column the sibling lacks is 0).
 void add_kernel(Transfer& transfer, const std::string& name, const Features& searched, const Features& sibling,
                 const std::vector<std::pair<kernel::Variant, double>>& timings);
+
+// The correction `transfer`'s rows make to the prior (none for null or no rows):
+// what the search, its final predictor and the replay's Spearman all fit.
+inline PriorCorrection correction_of(const Transfer* transfer) {
+  return transfer ? PriorCorrection(transfer->rows, transfer->residuals) : PriorCorrection{};
+}
 
 }  // namespace lego::search
