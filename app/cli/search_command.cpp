@@ -425,9 +425,8 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
   search::Transfer transfer;
   if (q.transfer && (*strategy == search::Strategy::Model || *strategy == search::Strategy::Evolve || q.compare)) {
     transfer = run::cached_transfer(project, spec, features, target, search::machine_figures(roof), sweep.run);
-    const bool siblings = std::any_of(project.kernels.begin(), project.kernels.end(), [&](const kernel::KernelSpec& k) {
-      return k.name != spec.name && k.backend == spec.backend && k.template_text == spec.template_text;
-    });
+    const bool siblings = std::any_of(project.kernels.begin(), project.kernels.end(),
+                                      [&](const kernel::KernelSpec& k) { return run::transfers_to(k, spec); });
     std::string from;
     for (const std::string& k : transfer.kernels) from += (from.empty() ? "" : ", ") + k;
     err << "transfer: "

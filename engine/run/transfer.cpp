@@ -8,6 +8,10 @@
 
 namespace lego::run {
 
+bool transfers_to(const kernel::KernelSpec& other, const kernel::KernelSpec& searched) {
+  return other.name != searched.name && other.backend == searched.backend && other.template_text == searched.template_text;
+}
+
 search::Transfer cached_transfer(const kernel::Project& project, const kernel::KernelSpec& searched, const search::Features& features,
                                  const target::Target& target, const search::MachineFigures& machine, const RunOptions& options,
                                  const std::atomic<bool>* cancel) {
@@ -22,11 +26,7 @@ search::Transfer cached_transfer(const kernel::Project& project, const kernel::K
   };
   std::set<std::string> codes;  // across the kernels: a code two of them share is one timing
   for (const kernel::KernelSpec& other : project.kernels) {
-    // The same template only: its features then name the same loops and
-    // accesses. Across templates they misled (the 3-D and 4-D copies sent
-    // transpose2d's register transposes from 4 evaluations to 9, session 30).
-    if (other.name == searched.name || other.template_text != searched.template_text || other.backend != searched.backend || out_of_time())
-      continue;
+    if (!transfers_to(other, searched) || out_of_time()) continue;
     try {
       const kernel::LazySpace space(other, {}, &target);
       if (space.candidates() > kMostTransferCandidates) continue;

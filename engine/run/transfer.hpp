@@ -21,6 +21,12 @@ constexpr std::uint64_t kMostTransferCandidates = 4096;
 // 256^3) is read for at most this long, before the search starts.
 constexpr double kTransferSeconds = 10;
 
+// Whether `other` is a kernel a search of `searched` reads (another kernel,
+// the same backend and template: its features then name the same loops and
+// accesses; across templates they misled, the 3-D and 4-D copies sending
+// transpose2d's register transposes from 4 evaluations to 9, session 30).
+bool transfers_to(const kernel::KernelSpec& other, const kernel::KernelSpec& searched);
+
 // The other kernels of `project` made from `searched`'s template, at their own
 // default sizes, each code whose result the cache holds for `options` (and
 // verified, where `options` verifies) on `target`, each code once (a code
