@@ -414,13 +414,17 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
     s.register_tile = std::move(tile);
   }
   if (k.contains("vector_loop")) {
-    // {"trip": "BS", "along": {"X": 1, "Y": 1}} or {"along": {"H": [1, -1]}}
+    // {"trip": "BS", "reduction": true, "along": {"X": 1, "Y": 1}} or {"along": {"H": [1, -1]}}
     const std::string vp = path + ".vector_loop";
     const Json& vl = k.at("vector_loop");
     if (!vl.is_object()) r.fail(vp, "expected {\"trip\": EXPR, \"along\": {\"TENSOR\": INDEX, ...}}");
     if (s.backend != Backend::Cpu) r.fail(vp, "a CPU kernel's loop a compiler vectorizes; a CUDA kernel's lanes are its threads");
-    check_fields(r, vl, {"trip", "along"}, vp);
+    check_fields(r, vl, {"trip", "along", "reduction"}, vp);
     VectorLoop loop;
+    if (vl.contains("reduction")) {
+      if (!vl.at("reduction").is_boolean()) r.fail(vp + ".reduction", "expected true (each entry sums across its lanes) or false");
+      loop.reduction = vl.at("reduction").get<bool>();
+    }
     if (vl.contains("trip")) {
       loop.trip_text = r.string_at(vl, "trip", vp);
       loop.trip = r.expression(loop.trip_text, vp + ".trip");

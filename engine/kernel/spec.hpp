@@ -102,6 +102,10 @@ struct VectorWalk {
 struct VectorLoop {
   std::optional<Expr> trip;  // none: the loop's length is not the project's to choose
   std::string trip_text;
+  // Each entry sums across its lanes (`#pragma omp simd reduction`): a
+  // vector iteration's work besides its own. Without one, a trip of whole
+  // vectors (a constant the compiler unrolls) costs only its vectors.
+  bool reduction = false;
   std::vector<VectorWalk> along;
 };
 

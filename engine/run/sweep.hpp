@@ -76,9 +76,17 @@ CompileReply compile_in_worker(WorkerClient& worker, const kernel::Instance& ins
 
 // The time the results cache holds for `inst` (verified at `verify_at`
 // where given, as run_variant would have run it with `options`): its
-// median, or nullopt when it has none, or none that verified. Reads the
-// cache only; runs nothing.
+// median (or its refined time, below), or nullopt when it has none, or none
+// that verified. Reads the cache only; runs nothing.
+// A result timed again (as --compare-strategies does, each timing taken at
+// the first one's pace) is better known than its first timing, and the
+// transfer reads the cache: where `ms` refines the cached result of `inst`
+// whose time is `first_ms` (within 4x of it), it is kept beside it, sealed,
+// and cached_ms returns it while that result is the one it refined. Nothing
+// is kept for a code the cache holds no verified result of, or another one.
 std::optional<double> cached_ms(const kernel::Instance& inst, const kernel::Instance* verify_at, const RunOptions& options);
+void store_refined_ms(const kernel::Instance& inst, const kernel::Instance* verify_at, const RunOptions& options, double first_ms,
+                      double ms);
 
 // Where results are cached: <cache>/lego-studio/results (XDG_CACHE_HOME or ~/.cache).
 std::filesystem::path results_cache_dir();

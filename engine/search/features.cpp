@@ -48,12 +48,18 @@ Features::Features(const kernel::LazySpace& space, const target::Target& target,
     asked_strides_.clear();  // a template that does not parse: its error is reported when a variant is made
     walk_sites_.clear();
   }
-  // The project's declared vector loop walks these indices as the template's stride asks do.
+  // The project's declared vector loop walks these indices as the template's stride asks do (one the template also
+  // asks for is that ask, walked by the declared loop).
   if (space.spec().vector_loop)
-    for (const kernel::VectorWalk& w : space.spec().vector_loop->along)
-      if (std::none_of(asked_strides_.begin(), asked_strides_.end(),
-                       [&](const AskedVector& a) { return a.name == w.name && a.dimension == w.index && !a.run && a.step == w.step; }))
-        asked_strides_.push_back({w.name, w.index, false, w.step});
+    for (const kernel::VectorWalk& w : space.spec().vector_loop->along) {
+      const auto same = std::find_if(asked_strides_.begin(), asked_strides_.end(), [&](const AskedVector& a) {
+        return a.name == w.name && a.dimension == w.index && !a.run && a.step == w.step;
+      });
+      if (same == asked_strides_.end())
+        asked_strides_.push_back({w.name, w.index, false, w.step, true});
+      else
+        same->declared = true;
+    }
   if (!walk_sites_.empty())
     for (const char* what :
          {"L1 misses per access", "L2 misses per access", "TLB misses per access", "an element at a time", "log2 innermost loop",
@@ -77,7 +83,19 @@ Features::Features(const kernel::LazySpace& space, const target::Target& target,
     }
   };
   const kernel::KernelSpec& spec = space.spec();
-  for (const AskedVector& a : asked_strides_) stride_views_.push_back(a.name);
+  for (const AskedVector& a : asked_strides_) gather_views_.push_back(a.name);
+  // A gather's count of accesses is its tensor's size, or the largest tensor's for a layout; a declared trip its lanes.
+  if (!asked_strides_.empty()) {
+    for (const auto& t : spec.tensors) gather_views_.push_back(t.name);
+    if (spec.vector_loop && spec.vector_loop->trip) {
+      std::set<std::string> words;
+      collect_symbols(*spec.vector_loop->trip, words);
+      std::vector<std::string>& params = view_parameters_[kTripView];
+      for (const auto& p : spec.parameters)
+        if (words.count(p.name)) params.push_back(p.name);
+      gather_views_.push_back(kTripView);
+    }
+  }
   if (!inverted_.empty()) {
     for (const auto& t : spec.tensors) index_views_.push_back(t.name);
     for (const auto& l : spec.layouts) index_views_.push_back(l.name);
@@ -88,7 +106,7 @@ Features::Features(const kernel::LazySpace& space, const target::Target& target,
       if (named.count(p.name)) params.push_back(p.name);
     index_views_.push_back(kTemplateView);
   }
-  std::set<std::string> viewed(stride_views_.begin(), stride_views_.end());
+  std::set<std::string> viewed(gather_views_.begin(), gather_views_.end());
   viewed.insert(walk_views_.begin(), walk_views_.end());
   viewed.insert(index_views_.begin(), index_views_.end());
   for (const std::string& name : viewed) {
@@ -174,8 +192,16 @@ void Features::find_sites(const std::vector<kernel::Placeholder>& placeholders) 
   int depth = 0;
   for (std::size_t k = 0; k < placeholders.size(); ++k) {
     const kernel::Placeholder& p = placeholders[k];
-    if (const auto* s = std::get_if<kernel::placeholder::Stride>(&p.form)) asked_strides_.push_back({s->name, s->dimension, false, {}});
-    if (const auto* r = std::get_if<kernel::placeholder::Run>(&p.form)) asked_strides_.push_back({r->name, r->dimension, true, {}});
+    if (const auto* a = std::get_if<kernel::placeholder::Access>(&p.form); a && !a->arithmetic) ++access_sites_[a->name];
+    if (const auto* m = std::get_if<kernel::placeholder::Move>(&p.form)) ++access_sites_[m->src.name], ++access_sites_[m->dst.name];
+    // The same ask twice (a template that loads X's rows in two places) is one vector access of X: its sites count it.
+    const auto ask = [&](const std::string& name, std::size_t dimension, bool run) {
+      if (std::none_of(asked_strides_.begin(), asked_strides_.end(),
+                       [&](const AskedVector& a) { return a.name == name && a.dimension == dimension && a.run == run && a.step.empty(); }))
+        asked_strides_.push_back({name, dimension, run, {}});
+    };
+    if (const auto* s = std::get_if<kernel::placeholder::Stride>(&p.form)) ask(s->name, s->dimension, false);
+    if (const auto* r = std::get_if<kernel::placeholder::Run>(&p.form)) ask(r->name, r->dimension, true);
     // The first inversion only (a template inverts its loop's layout once per element); CPU code only (the roof is
     // the CPU's scalar ALUs).
     if (const auto* i = std::get_if<kernel::placeholder::Inverse>(&p.form);
@@ -275,18 +301,31 @@ double Features::static_log_penalty(const kernel::Variant& v) const {
       // a tile the parameters cannot size: no opinion
     }
   }
-  return penalty + gather_penalty(v) + walk_penalty(v) + index_penalty(v) + trip_penalty(v);
+  return penalty + in_core_penalty(v) + walk_penalty(v) + trip_penalty(v);
 }
 
-// Each entry of a vectorized loop costs about one vector iteration besides
-// its own (the setup, the remainder, a reduction's horizontal sum): layer
-// norm's blocks of 16 columns on 16 lanes ran 2.1x its blocks of 1024. A
-// loop shorter than a vector also leaves lanes empty.
+double Features::declared_trip(const kernel::Variant& v) const {
+  const auto& loop = space_->spec().vector_loop;
+  if (!loop || !loop->trip) return 0;
+  try {
+    return static_cast<double>(evaluate(*loop->trip, kernel::with_target(v.parameters, target_)));
+  } catch (const LegoError&) {
+    return 0;  // a trip the parameters cannot evaluate: the variant's run says why
+  }
+}
+
+// A loop shorter than a vector leaves lanes empty, and one that reduces
+// costs about one vector iteration besides its own on each entry (the
+// horizontal sum, the setup): layer norm's blocks of 16 columns on 16 lanes
+// ran 2.1x its blocks of 1024. One without a reduction whose trip is whole
+// vectors is straight vector code (the trip is a constant the compiler
+// unrolls): nw's 16 tiles in lanes ran 1.4x ahead of 32 on 16 lanes, where
+// the entry's iteration had priced 32 ahead.
 double Features::trip_penalty(const kernel::Variant& v) const {
   const auto& loop = space_->spec().vector_loop;
   if (!loop || !loop->trip) return 0;
   try {
-    const double trip = static_cast<double>(evaluate(*loop->trip, kernel::with_target(v.parameters, target_)));
+    const double trip = declared_trip(v);
     if (trip < 1) return 0;
     // Lanes of the first tensor the loop walks (of 4-byte elements where it walks only layouts).
     int element_bytes = 4;
@@ -298,27 +337,11 @@ double Features::trip_penalty(const kernel::Variant& v) const {
         break;
       }
     const double lanes = std::max(1, target_.lanes(element_bytes));
-    // ceil(trip / lanes) vector iterations and one more of overhead, for trip / lanes vectors' work.
-    return std::log((std::ceil(trip / lanes) + 1) * lanes / trip);
+    // ceil(trip / lanes) vector iterations, and one more of overhead where it reduces, for trip / lanes vectors' work.
+    return std::log((std::ceil(trip / lanes) + (loop->reduction ? 1 : 0)) * lanes / trip);
   } catch (const LegoError&) {
     return 0;  // a trip the parameters cannot evaluate: the variant's run says why
   }
-}
-
-// `compute()` once per key; a cache past `bound` keys starts over (a space
-// whose views depend on many parameters has as many keys: bound the memory,
-// not the space). Computed outside the lock: two threads may both compute a key.
-template <typename T, typename Compute>
-T Features::memoized(std::map<std::string, T>& cache, const std::string& key, Compute compute, std::size_t bound) const {
-  {
-    const std::lock_guard<std::mutex> lock(cache_mutex_);
-    if (const auto it = cache.find(key); it != cache.end()) return it->second;
-  }
-  T value = compute();
-  const std::lock_guard<std::mutex> lock(cache_mutex_);
-  if (cache.size() >= bound) cache.clear();
-  cache[key] = value;
-  return value;
 }
 
 int Features::index_ops(const kernel::Variant& v) const {
@@ -338,39 +361,6 @@ int Features::index_ops(const kernel::Variant& v) const {
   });
 }
 
-// A loop that inverts a layout per element runs its index code once per
-// position of that layout, in scalar code the compiler cannot vectorize
-// through the divisions and the wraps: at about four integer operations a
-// cycle per core (the ALUs of current x86 and Arm cores), that is a time
-// beside the roofline's, and the variant takes the longer of the two. All
-// of the template's placeholders count, a branch's that rarely runs too
-// (the stencil's boundary copy): an upper bound that ranks as the code does.
-double Features::index_penalty(const kernel::Variant& v) const {
-  if (inverted_.empty()) return 0;
-  const double roof_ms = roofline_ms(v);
-  if (roof_ms <= 0) return 0;  // no roof to compare with (an unknown machine, a kernel without bytes or FLOPs)
-  // The index time depends on the index code and the inverted layout's size (the key's views and the template's
-  // parameters); the roof on the kernel's byte and FLOP formulas, so it is compared outside the memo.
-  const double index_ms = memoized(index_ms_cache_, views_key(index_views_, v), [&] {
-    const int ops = index_ops(v);
-    if (ops < 0) return -1.0;
-    try {
-      const kernel::Binding binding = kernel::bind_variant(space_->spec(), v);
-      const kernel::NamedView* view = binding.view(inverted_);
-      if (!view) return 0.0;
-      const double iterations = static_cast<double>(make_plan(view->ast, kernel::with_target(v.parameters, target_)).size());
-      constexpr double kScalarOpsPerCycle = 4, kUnknownGhz = 3;
-      const double ghz = target_.ghz > 0 ? target_.ghz : kUnknownGhz;
-      return iterations * ops / (kScalarOpsPerCycle * ghz * 1e6 * std::max(1, target_.cores));
-    } catch (const LegoError&) {
-      return -1.0;  // its layouts do not bind: its run will say why
-    }
-  });
-  // A variant that does not instantiate or bind cannot run: last, not first (every one that runs pays something).
-  if (index_ms < 0) return kUnrunnablePenalty;
-  return index_ms > 0 ? std::max(0.0, std::log(index_ms / roof_ms)) : 0.0;
-}
-
 std::string Features::views_key(const std::vector<std::string>& names, const kernel::Variant& v) const {
   std::string key;
   for (const std::string& name : names) {
@@ -385,78 +375,6 @@ std::string Features::views_key(const std::vector<std::string>& names, const ker
     }
   }
   return key;
-}
-
-double Features::gather_penalty(const kernel::Variant& v) const {
-  if (asked_strides_.empty()) return 0;
-  return memoized(gather_cache_, views_key(stride_views_, v), [&] {
-    const kernel::KernelSpec& spec = space_->spec();
-    double penalty = 0;
-    try {
-      const kernel::Binding binding = kernel::bind_variant(spec, v);
-      const Env env = kernel::with_target(v.parameters, target_);
-      for (const AskedVector& asked : asked_strides_) {
-        const kernel::NamedView* view = binding.view(asked.name);
-        if (!view) continue;
-        // A tensor is indexed by its own coordinates, a tiled layout's untiled ones.
-        const kernel::BoundTensor* tensor = binding.tensor(asked.name);
-        // A vector holds as many of the tensor's elements as the target's lanes
-        // of its type (a layout that is not a tensor: of 4-byte elements).
-        const double lanes = std::max(1, target_.lanes(tensor ? static_cast<int>(kernel::element_bytes(tensor->type)) : 4));
-        // A layout (not a tensor) walked by a declared step is read at the step's rank, untiled as a tensor is.
-        const std::size_t rank = tensor ? tensor->extents.size() : asked.step.size();
-        LayoutAst ast = view->ast;
-        if (rank > 0) {
-          try {
-            ast = untiled_view(view->ast, rank);
-          } catch (const LegoError&) {
-            continue;  // neither it nor its untiled view has the rank the loop walks: no opinion
-          }
-        }
-        const Plan plan = make_plan(ast, env);
-        if (!asked.step.empty()) {
-          // A declared step in each index: from the first place it can be taken at (the origin where it only grows).
-          if (static_cast<int>(asked.step.size()) != plan.rank()) continue;
-          std::vector<std::int64_t> from(asked.step.size()), to(asked.step.size());
-          bool fits = true;
-          for (std::size_t d = 0; d < asked.step.size(); ++d) {
-            from[d] = std::max<std::int64_t>(0, -asked.step[d]);
-            to[d] = from[d] + asked.step[d];
-            fits &= from[d] < plan.shape()[d] && to[d] < plan.shape()[d];
-          }
-          if (fits && std::llabs(plan.apply(to.data()) - plan.apply(from.data())) != 1) penalty += std::log(std::max(1.0, lanes / 2.0));
-          continue;
-        }
-        const std::size_t d = asked.dimension;
-        if (d >= static_cast<std::size_t>(plan.rank()) || plan.shape()[d] < 2) continue;
-        std::vector<std::int64_t> at(static_cast<std::size_t>(plan.rank()), 0);
-        const std::int64_t origin = plan.apply(at.data());
-        if (!asked.run) {
-          at[d] = 1;
-          // A template asks for a stride to load a vector along it: any other
-          // stride than 1 makes that load a gather of one element per lane.
-          if (std::llabs(plan.apply(at.data()) - origin) != 1) penalty += std::log(std::max(1.0, lanes / 2.0));
-          continue;
-        }
-        // A template asks for a run to load whole vectors where it holds one:
-        // a vector of lanes takes lanes / run loads (a gather where the run
-        // is 1). The run from the origin stands for every run, as the stride
-        // at the origin does above; the instance proves the exact one.
-        std::int64_t run = 1;
-        while (run < static_cast<std::int64_t>(lanes) && run < plan.shape()[d]) {
-          at[d] = run;
-          if (plan.apply(at.data()) != origin + run) break;
-          ++run;
-        }
-        // The instance proves a power of two (a run of 6 reads as 2), and a template divides vectors by it.
-        while (run & (run - 1)) run &= run - 1;
-        penalty += std::log(std::max(1.0, lanes / std::max<double>(2.0, static_cast<double>(run))));
-      }
-    } catch (const LegoError&) {
-      // a variant whose layouts do not bind: its run will say why
-    }
-    return penalty;
-  });
 }
 
 bool Features::flat_walk(const kernel::Variant& v) const {

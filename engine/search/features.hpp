@@ -10,7 +10,8 @@
 // keeps the FMA pipes busy on this target (accumulators against the FMA
 // latency and pipes, loads against the load ports), and which of the
 // strides the template asks for ({{ B.stride(d) }}: a vector access) are
-// not 1, so that the access becomes a gather, and what the loop's order does
+// not 1, so that the access becomes a gather (its cycles a time beside the
+// memory's, where the bytes bound the kernel), and what the loop's order does
 // to the caches (walk.hpp: L1, L2 and TLB misses per access over the first
 // iterations of `{{ for ... in L }}`, each access placed by its tensor's
 // layout). Where the template inverts a layout per element
@@ -107,18 +108,36 @@ class Features {
     std::size_t dimension = 0;
     bool run = false;                // {{ NAME.run(d) }}
     std::vector<std::int64_t> step;  // a declared vector loop's step in each index (kernel::VectorWalk), else along `dimension`
+    bool declared = false;           // the project's vector_loop walks it (its trip, where declared, is the vector's lanes)
   };
   std::vector<AskedVector> asked_strides_;
-  // The gather part of the penalty depends only on the named views' layout
-  // choices and the parameters their text and extents mention: computed once
-  // per such key (a layout with a user GenP is checked exhaustively each
-  // time it is planned, which a 20000-variant pool must not repeat).
-  double gather_penalty(const kernel::Variant& variant) const;
+  // The gathers' cost in the core: their extra cycles over whole-vector
+  // accesses, and the old relative price where no roof is known. It depends
+  // only on the named views' layout choices and the parameters their text
+  // and extents mention: computed once per such key (a layout with a user
+  // GenP is checked exhaustively each time it is planned, which a
+  // 20000-variant pool must not repeat).
+  struct GatherCost {
+    double cycles = 0;            // every core's cycles together
+    double log_without_roof = 0;  // log(lanes / 2) per gathered access
+  };
+  GatherCost gather_cost(const kernel::Variant& variant) const;
+  std::map<std::string, int> access_sites_;  // per tensor or layout: the template's places that access it
+  double elements_of(const kernel::TensorSpec& tensor, const Env& env) const;
+  double cycles_per_ms() const;
+  // How many of `lanes` lanes `stride` elements apart fall in one L1 set (0: no more than in any other).
+  double lines_in_one_set(std::int64_t stride, int element_bytes, double lanes) const;
+  int element_bytes_of(const std::string& name) const;  // a tensor's element size; 4 for a layout
+  static constexpr double kThrashedStoreCycles = 6;     // per element of a scatter that thrashes an L1 set
+  // The index code's milliseconds (0: no inverted layout; -1: the variant does not instantiate or bind).
+  double index_ms(const kernel::Variant& variant) const;
+  // log(in-core time over the roofline's) where it is longer: the gathers and the index code.
+  double in_core_penalty(const kernel::Variant& variant) const;
   // The key of what `names`' views depend on: their layout choices and the
   // parameters that size or place them.
   std::string views_key(const std::vector<std::string>& names, const kernel::Variant& variant) const;
   std::map<std::string, std::vector<std::string>> view_parameters_;  // per view: the parameters that size or place it
-  std::vector<std::string> stride_views_;                            // the names asked_strides_ mentions
+  std::vector<std::string> gather_views_;  // the names asked_strides_ mentions, and every tensor where it mentions any
   // The template's first `{{ for c.. in L }}` and the accesses its body
   // makes with indices that are its coordinates or integers.
   struct WalkSite {
@@ -149,21 +168,38 @@ class Features {
   // x runs over its positions, an element's index code per iteration.
   std::string inverted_;
   std::vector<std::string> index_views_;  // every tensor and layout: what index code depends on
-  double index_penalty(const kernel::Variant& variant) const;
   // The declared vector loop's length per entry (kernel::VectorLoop::trip) against the target's lanes.
   double trip_penalty(const kernel::Variant& variant) const;
+  double declared_trip(const kernel::Variant& variant) const;  // 0: none declared, or not evaluable
   // A round ranks up to 20000 candidates: their keys fit (the walk's figures are bounded tighter, kWalkCacheKeys).
   template <typename T, typename Compute>
   T memoized(std::map<std::string, T>& cache, const std::string& key, Compute compute, std::size_t bound = 1 << 15) const;
   mutable std::mutex cache_mutex_;
-  mutable std::map<std::string, double> gather_cache_;
+  mutable std::map<std::string, GatherCost> gather_cache_;
   mutable std::map<std::string, std::vector<double>> walk_cache_;
   mutable std::map<std::string, int> ops_cache_;
   mutable std::map<std::string, double> index_ms_cache_;        // -1: the variant cannot instantiate or bind
   static constexpr std::size_t kWalkCacheKeys = 4096;           // each holds a walk's figures (kWalkCounts)
   static constexpr const char* kTemplateView = "{{template}}";  // view_parameters_' entry for the template's own text
+  static constexpr const char* kTripView = "{{trip}}";          // and for the declared vector loop's trip
   // A variant that cannot instantiate or bind: ranked after every one that can.
   static constexpr double kUnrunnablePenalty = 20;
 };
+
+// `compute()` once per key; a cache past `bound` keys starts over (a space
+// whose views depend on many parameters has as many keys: bound the memory,
+// not the space). Computed outside the lock: two threads may both compute a key.
+template <typename T, typename Compute>
+T Features::memoized(std::map<std::string, T>& cache, const std::string& key, Compute compute, std::size_t bound) const {
+  {
+    const std::lock_guard<std::mutex> lock(cache_mutex_);
+    if (const auto it = cache.find(key); it != cache.end()) return it->second;
+  }
+  T value = compute();
+  const std::lock_guard<std::mutex> lock(cache_mutex_);
+  if (cache.size() >= bound) cache.clear();
+  cache[key] = value;
+  return value;
+}
 
 }  // namespace lego::search

@@ -122,6 +122,11 @@ bool vectorizes(const Plan& loop, const std::vector<WalkAccess>& accesses, std::
 
 }  // namespace
 
+int l1_ways(const target::Target& target) {
+  constexpr std::int64_t kPage = 4096;
+  return target.arch == target::Arch::X86_64 ? static_cast<int>(std::clamp<std::int64_t>(target.l1d_bytes / kPage, 1, 64)) : 4;
+}
+
 WalkCounts walk(const Plan& loop, const std::vector<WalkAccess>& accesses, const target::Target& target, std::int64_t limit,
                 const WalkTile& tile) {
   constexpr int kLine = 64, kPage = 4096;
@@ -137,8 +142,7 @@ WalkCounts walk(const Plan& loop, const std::vector<WalkAccess>& accesses, const
   // cost), and a second-level one of 1536 entries, 12-way (Intel since
   // Skylake, Zen 2 and 3; 2048 on later cores), whose misses walk the page
   // table.
-  const int l1_ways = target.arch == target::Arch::X86_64 ? static_cast<int>(std::clamp<std::int64_t>(target.l1d_bytes / kPage, 1, 64)) : 4;
-  CacheModel l1(target.l1d_bytes, kLine, l1_ways), l2(target.l2_bytes, kLine, 16), tlb(64 * kPage, kPage, 64),
+  CacheModel l1(target.l1d_bytes, kLine, l1_ways(target)), l2(target.l2_bytes, kLine, 16), tlb(64 * kPage, kPage, 64),
       stlb(1536 * kPage, kPage, 12);
   StreamTable streams;
   WalkCounts counts;

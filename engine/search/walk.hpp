@@ -75,6 +75,10 @@ struct WalkCounts {
   double quad_streamed_lines = 0;
 };
 
+// The L1 data cache's ways as the walk models it (walk.cpp says why): a
+// page's worth of 64-byte sets on x86, so l1d / 4 KiB ways; 4 on Arm.
+int l1_ways(const target::Target& target);
+
 // The first `limit` iterations of `loop`'s physical order. Each access's
 // tensor is placed in an address range of its own, page aligned. With a
 // register transpose (`tile`), the code visits only the iterations where

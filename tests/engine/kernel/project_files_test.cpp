@@ -102,6 +102,12 @@ TEST(ProjectFiles, AVectorLoopNamesTheTensorsAndIndicesItWalks) {
   EXPECT_EQ(k.vector_loop->along[1].name, "B");
   EXPECT_EQ(k.vector_loop->along[1].index, 0u);
   EXPECT_TRUE(k.vector_loop->along[1].step.empty());
+  EXPECT_FALSE(k.vector_loop->reduction);  // an element-wise loop unless it says it sums across its lanes
+  EXPECT_TRUE(load_project(project_with(f, R"("vector_loop": {"trip": "4", "reduction": true, "along": {"A": 0}})"), {})
+                  .kernels.at(0)
+                  .vector_loop->reduction);
+  const fs::path word = project_with(f, R"("vector_loop": {"trip": "4", "reduction": "yes", "along": {"A": 0}})");
+  EXPECT_NE(refusal(word).find("$.kernels[0].vector_loop.reduction: expected true"), std::string::npos) << refusal(word);
   // A step in each index: the loop's next iteration, e.g. along an anti-diagonal.
   const KernelSpec stepped = load_project(project_with(f, R"("vector_loop": {"along": {"A": [-1]}})"), {}).kernels.at(0);
   EXPECT_EQ(stepped.vector_loop->along.at(0).step, std::vector<std::int64_t>{-1});

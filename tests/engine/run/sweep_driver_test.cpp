@@ -621,6 +621,71 @@ TEST(Transfer, TheProjectsOtherKernelsAreReadFromTheResultsCacheOnly) {
   std::filesystem::remove_all(cache);
 }
 
+// --compare-strategies times codes again; their refined times are kept
+// beside the cached results, for the transfer, and only for the very
+// result each refined.
+TEST(Transfer, ARefinedTimeStandsForItsResultUntilTheCodeRunsAgain) {
+  const std::filesystem::path cache = std::filesystem::path(testing::TempDir()) / ("lego-refined-" + std::to_string(getpid()));
+  std::filesystem::remove_all(cache);
+  setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+  const kernel::Project project = kernel::parse_project(
+      R"J({"lego_studio_project": 1, "kernels": [{"name": "a", "template": "faulty.cpp", "reference": "faulty.ref.cpp", "tensors":
+      [{"name": "A", "role": "in", "extents": ["N"], "layouts": "OrderBy(Row(N)).GroupBy([(N,)])"}, {"name": "B", "role": "out",
+      "extents": ["N"], "layouts": "OrderBy(Row(N)).GroupBy([(N,)])"}], "parameters": {"N": 1000, "MODE": 0}, "bytes": "8 * N"}]})J",
+      "one.lego.json", LEGO_TEST_DATA "/kernels", kernel::default_resource_dirs());
+  const kernel::KernelSpec& a = project.kernels.at(0);
+  const kernel::Variant v = kernel::enumerate_variants(a, {0, 1, {}}).variants.at(0);
+  const PreparedVariant prepared = prepare_variant(a, v);
+  ASSERT_TRUE(prepared.instance);
+  SweepOptions options = quick();
+  options.run.cache = true;
+  const std::optional<kernel::Instance> small = verification_instance(a, v, false, options.target);
+  const kernel::Instance* at = small ? &*small : nullptr;
+  // Nothing cached: nothing to refine, and nothing kept.
+  store_refined_ms(*prepared.instance, at, options.run, 1.5, 1.5);
+  EXPECT_FALSE(cached_ms(*prepared.instance, at, options.run));
+  WorkerClient worker(default_worker_path());
+  const auto sweep = [&](const SweepOptions& o) {
+    const SweepResult r = run_sweep(worker, a, {&prepared}, kRoof, o);
+    for (const auto& out : r.outcomes)
+      if (!out.baseline) return out.ms;
+    return -1.0;
+  };
+  const double first = sweep(options);
+  ASSERT_GT(first, 0);
+  ASSERT_EQ(cached_ms(*prepared.instance, at, options.run), first);
+  // Refined against another time than the cached one (a result replaced since), or beyond 4x of it: not kept.
+  store_refined_ms(*prepared.instance, at, options.run, first * 2, first * 3);
+  EXPECT_EQ(cached_ms(*prepared.instance, at, options.run), first);
+  store_refined_ms(*prepared.instance, at, options.run, first, first * 5);
+  EXPECT_EQ(cached_ms(*prepared.instance, at, options.run), first);
+  store_refined_ms(*prepared.instance, at, options.run, first, first * 3);
+  EXPECT_EQ(cached_ms(*prepared.instance, at, options.run), first * 3);
+  // Under other run options it is another result, not refined.
+  SweepOptions other = options;
+  other.run.repetitions = 3;
+  EXPECT_FALSE(cached_ms(*prepared.instance, at, other.run));
+  // A refinement nobody sealed (a planted or edited file) is ignored.
+  int planted = 0;
+  for (const auto& f : std::filesystem::directory_iterator(cache / "lego-studio" / "results"))
+    if (f.path().string().ends_with(".refined.json")) {
+      std::ofstream(f.path()) << nlohmann::json{{"of_ms", first}, {"ms", first * 2}}.dump();
+      ++planted;
+    }
+  ASSERT_EQ(planted, 1);
+  EXPECT_EQ(cached_ms(*prepared.instance, at, options.run), first);
+  store_refined_ms(*prepared.instance, at, options.run, first, first * 3);
+  ASSERT_EQ(cached_ms(*prepared.instance, at, options.run), first * 3);
+  // The code run again (--no-cache stores its fresh result): that result is its own measurement.
+  SweepOptions fresh = options;
+  fresh.run.cache = false;
+  const double again = sweep(fresh);
+  ASSERT_GT(again, 0);
+  EXPECT_EQ(cached_ms(*prepared.instance, at, options.run), again);
+  unsetenv("XDG_CACHE_HOME");
+  std::filesystem::remove_all(cache);
+}
+
 TEST(SideBySide, MedianOfAnEvenCountIsTheMeanOfTheMiddleTwo) {
   EXPECT_DOUBLE_EQ(median_of({3, 1, 2}), 2);
   EXPECT_DOUBLE_EQ(median_of({4, 1, 3, 2}), 2.5);

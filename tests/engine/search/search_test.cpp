@@ -396,27 +396,38 @@ TEST(Search, TheWalksL1HasAPagesWorthOfSetsWhateverItsSize) {
 
 TEST(Search, RunsTheTemplateAsksForThatAreShorterThanAVectorCostInThePrior) {
   const target::Target v3 = *target::nominal("x86-64-v3");  // 8 lanes of floats
+  const MachineFigures no_roof{0, 0}, slow_memory{5, 0};
   {
     // softmax loads whole vectors where {{ X.run(1) }} holds one: a column-major row is a gather.
     const kernel::Project p = kernel::load_project(kProjects / "rows.lego.json", kernel::default_resource_dirs());
     const kernel::LazySpace space(kernel::find_kernel(p, "softmax"), {}, &v3);
-    const Features f(space, v3, {10, 0});
+    const Features f(space, v3, no_roof);
     ASSERT_TRUE(f.prior_ranks());
     const double rows = f.static_log_penalty(variant_with(space, {{"X", "row"}, {"Y", "row"}}, {}));
     EXPECT_DOUBLE_EQ(rows, 0.0);
+    // Without a roof to compare with, each gather is priced as lanes / 2 times the variant's time.
     EXPECT_NEAR(f.static_log_penalty(variant_with(space, {{"X", "col"}, {"Y", "row"}}, {})), std::log(4.0), 1e-9);
     EXPECT_NEAR(f.static_log_penalty(variant_with(space, {{"X", "col"}, {"Y", "col"}}, {})), 2 * std::log(4.0), 1e-9);
+    // Beside 32 MiB at 5 GB/s the read gathers' cycles hide; Y's scatter (stores, on one port) does not.
+    const Features slow(space, v3, slow_memory);
+    EXPECT_DOUBLE_EQ(slow.static_log_penalty(variant_with(space, {{"X", "col"}, {"Y", "row"}}, {})), 0.0);
+    const double scattered = slow.static_log_penalty(variant_with(space, {{"X", "row"}, {"Y", "col"}}, {}));
+    EXPECT_GT(scattered, 0.0);
+    EXPECT_GT(slow.static_log_penalty(variant_with(space, {{"X", "col"}, {"Y", "col"}}, {})), scattered);
   }
   {
     // The staged stencil's {{ in.run(2) }} over bricks is the brick's edge, read untiled: 4 of 8 lanes, or all 8.
     const kernel::Project p = kernel::load_project(kProjects / "stencils.lego.json", kernel::default_resource_dirs());
     const kernel::LazySpace space(kernel::find_kernel(p, "stencil7"), {}, &v3);
-    const Features f(space, v3, {10, 0});
+    const Features f(space, v3, no_roof);
     const std::map<std::string, std::int64_t> br4{{"BR", 4}, {"TJ", 16}}, br8{{"BR", 8}, {"TJ", 16}};
     EXPECT_DOUBLE_EQ(f.static_log_penalty(variant_with(space, {{"in", "row"}, {"out", "row"}}, br4)), 0.0);
     EXPECT_NEAR(f.static_log_penalty(variant_with(space, {{"in", "bricks"}, {"out", "row"}}, br4)), std::log(2.0), 1e-9);
     EXPECT_NEAR(f.static_log_penalty(variant_with(space, {{"in", "bricks"}, {"out", "bricks"}}, br4)), 2 * std::log(2.0), 1e-9);
     EXPECT_DOUBLE_EQ(f.static_log_penalty(variant_with(space, {{"in", "bricks"}, {"out", "bricks"}}, br8)), 0.0);
+    // A stencil moves its grid once: the extra loads of runs of 4 are cycles the memory's time hides.
+    const Features slow(space, v3, slow_memory);
+    EXPECT_DOUBLE_EQ(slow.static_log_penalty(variant_with(space, {{"in", "bricks"}, {"out", "bricks"}}, br4)), 0.0);
   }
 }
 
@@ -435,7 +446,7 @@ TEST(Search, AParameterOnlyACommentNamesIsOneCode) {
   std::set<std::uint64_t> classes;
   for (std::uint64_t i = 0; i < space.candidates(); ++i)
     if (space.admitted(i)) classes.insert(space.code_class(i));
-  EXPECT_EQ(classes.size(), 2u + 3u * 2u * 2u);  // row-major: a code per TJ; three layouts with bricks: per BR and TJ
+  EXPECT_EQ(classes.size(), 3u + 3u * 3u * 3u);  // row-major: a code per TJ; three layouts with bricks: per BR and TJ
 }
 
 TEST(Search, IndexArithmeticPerElementIsARoofInThePrior) {
@@ -534,7 +545,7 @@ TEST(Search, ADeclaredVectorLoopCostsItsGathersAndItsShortEntriesInThePrior) {
   const kernel::Project p = kernel::load_project(kProjects / "rows.lego.json", kernel::default_resource_dirs());
   const target::Target v4 = *target::nominal("x86-64-v4");  // 16 lanes of floats
   const kernel::LazySpace space(kernel::find_kernel(p, "layernorm"), {}, &v4);
-  const Features f(space, v4, {10, 0});
+  const Features f(space, v4, {0, 0});  // no roof: a gather is priced as lanes / 2 times the variant's time
   ASSERT_TRUE(f.prior_ranks());
   const auto penalty = [&](const std::string& x, std::int64_t bs) {
     return f.static_log_penalty(variant_with(space, {{"X", x}}, {{"BS", bs}}));
@@ -552,6 +563,10 @@ TEST(Search, ADeclaredVectorLoopCostsItsGathersAndItsShortEntriesInThePrior) {
   };
   EXPECT_GT(with_rows(33), with_rows(32));
   EXPECT_NEAR(with_rows(32), std::log(1.5), 1e-9);  // 2 vectors' work in 3 iterations
+  // With a roof the gathers are cycles beside the memory's time: where memory is fast they show.
+  const Features fast(space, v4, {1000, 0});
+  EXPECT_GT(fast.static_log_penalty(variant_with(space, {{"X", "col"}}, {{"BS", 1024}})),
+            fast.static_log_penalty(variant_with(space, {{"X", "row"}}, {{"BS", 1024}})) + std::log(2.0));
 }
 
 TEST(Search, AVectorLoopDeclaredAlongADiagonalPrefersTheLayoutThatStoresItContiguously) {
@@ -559,7 +574,7 @@ TEST(Search, AVectorLoopDeclaredAlongADiagonalPrefersTheLayoutThatStoresItContig
   const kernel::Project p = kernel::load_project(kProjects / "nw.lego.json", kernel::default_resource_dirs());
   const target::Target v3 = *target::nominal("x86-64-v3");
   const kernel::LazySpace space(kernel::find_kernel(p, "nw_wavefront"), {}, &v3);
-  const Features f(space, v3, {10, 0});
+  const Features f(space, v3, {0, 0});  // no roof: a gather is priced as lanes / 2 times the variant's time
   ASSERT_TRUE(f.prior_ranks());
   const auto penalty = [&](const std::string& r, const std::string& o, const std::string& h) {
     return f.static_log_penalty(variant_with(space, {{"R", r}, {"O", o}, {"H", h}}, {}));
@@ -569,6 +584,58 @@ TEST(Search, AVectorLoopDeclaredAlongADiagonalPrefersTheLayoutThatStoresItContig
   EXPECT_GT(penalty("row", "row", "antidiag"), penalty("antidiag", "row", "antidiag"));
   EXPECT_GT(penalty("antidiag", "row", "antidiag"), penalty("antidiag", "antidiag", "antidiag"));
   EXPECT_NEAR(penalty("col", "col", "col"), penalty("row", "row", "row"), 1e-9);  // 31 or 32 apart: a gather either way
+  // With a roof, where memory is fast, the diagonal's gathers still rank the contiguous layout first.
+  const Features fast(space, v3, {1000, 0});
+  const auto fast_penalty = [&](const std::string& r, const std::string& o, const std::string& h) {
+    return fast.static_log_penalty(variant_with(space, {{"R", r}, {"O", o}, {"H", h}}, {}));
+  };
+  EXPECT_GT(fast_penalty("row", "row", "row"), fast_penalty("antidiag", "antidiag", "antidiag"));
+  EXPECT_GT(fast_penalty("antidiag", "row", "antidiag"), fast_penalty("antidiag", "antidiag", "antidiag"));
+}
+
+TEST(Search, AGathersCyclesAreATimeBesideTheMemorysAndOnlyWhatExceedsItShows) {
+  // nw's lanes read R and write O at one cell of LANES tiles each, and H at six sites.
+  const kernel::Project p = kernel::load_project(kProjects / "nw.lego.json", kernel::default_resource_dirs());
+  const target::Target v4 = *target::nominal("x86-64-v4");  // 16 lanes of int32, at 3 GHz; 48 KiB of L1, 12 ways
+  const kernel::LazySpace space(kernel::find_kernel(p, "nw"), {}, &v4);
+  const auto penalty = [&](MachineFigures m, const std::string& r, const std::string& o, const std::string& h, std::int64_t lanes = 16) {
+    return Features(space, v4, m).static_log_penalty(variant_with(space, {{"R", r}, {"O", o}, {"H", h}}, {{"LANES", lanes}}));
+  };
+  const std::string in_lanes = "tiles_in_lanes";
+  // 32 MiB at 10 GB/s is 3.4 ms; R gathered is 2 million cycles: hidden behind the memory.
+  const MachineFigures slow{10, 100};
+  EXPECT_DOUBLE_EQ(penalty(slow, "row", in_lanes, "tile_inner"), penalty(slow, in_lanes, in_lanes, "tile_inner"));
+  // H gathered at six sites is 12 million cycles: past the memory's time, it shows.
+  EXPECT_GT(penalty(slow, in_lanes, in_lanes, "tile_outer"), penalty(slow, in_lanes, in_lanes, "tile_inner"));
+  // Where memory is fast every gather shows, and a scatter (stores, on one port) costs more than a gather of as many lanes.
+  const MachineFigures fast{1000, 100000};
+  EXPECT_GT(penalty(fast, "row", in_lanes, "tile_inner"), penalty(fast, in_lanes, in_lanes, "tile_inner"));
+  EXPECT_GT(penalty(fast, in_lanes, "row", "tile_inner", 8), penalty(fast, "row", in_lanes, "tile_inner", 8));
+  // O by rows puts its lanes 4 KiB apart, all in one L1 set: 8 fit its 12 ways and hide behind the memory, 16 evict
+  // each other's dirty lines on every step; so do 8 beside R's 8 by rows in the same set.
+  EXPECT_DOUBLE_EQ(penalty(slow, in_lanes, "row", "tile_inner", 8), penalty(slow, in_lanes, in_lanes, "tile_inner", 8));
+  EXPECT_GT(penalty(slow, in_lanes, "row", "tile_inner", 16), penalty(slow, in_lanes, in_lanes, "tile_inner", 16) + std::log(2.0));
+  EXPECT_GT(penalty(slow, "row", "row", "tile_inner", 8), penalty(slow, in_lanes, "row", "tile_inner", 8) + std::log(2.0));
+  // Without a roof a gather is priced as before: lanes / 2 times the variant's time.
+  EXPECT_NEAR(penalty({0, 0}, "row", in_lanes, "tile_inner") - penalty({0, 0}, in_lanes, in_lanes, "tile_inner"), std::log(8.0), 1e-9);
+}
+
+TEST(Search, AVectorLoopWithoutAReductionCostsOnlyTheLanesItLeavesEmpty) {
+  // nw's lanes are LANES independent tiles: no sum across them on any entry.
+  const kernel::Project p = kernel::load_project(kProjects / "nw.lego.json", kernel::default_resource_dirs());
+  const target::Target v4 = *target::nominal("x86-64-v4");  // 16 lanes of int32
+  const kernel::LazySpace space(kernel::find_kernel(p, "nw"), {}, &v4);
+  ASSERT_FALSE(space.spec().vector_loop->reduction);
+  const Features f(space, v4, {0, 0});
+  const auto penalty = [&](std::int64_t lanes) {
+    const std::string in_lanes = "tiles_in_lanes";
+    return f.static_log_penalty(variant_with(space, {{"R", in_lanes}, {"O", in_lanes}, {"H", "tile_inner"}}, {{"LANES", lanes}}));
+  };
+  // 16 and 32 are one and two whole vectors an entry: straight vector code. 8 fills half a vector, 4 a quarter.
+  EXPECT_DOUBLE_EQ(penalty(16), 0.0);
+  EXPECT_DOUBLE_EQ(penalty(32), 0.0);
+  EXPECT_NEAR(penalty(8), std::log(2.0), 1e-9);
+  EXPECT_NEAR(penalty(4), std::log(4.0), 1e-9);
 }
 
 TEST(Replay, TheModelNeedsFewerEvaluationsThanRandomOnAPlantedSpace) {

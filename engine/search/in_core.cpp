@@ -1,0 +1,235 @@
+// The core's part of the prior: the cycles a variant's gathers and short
+// runs take beside whole-vector accesses, and its per-element index code,
+// against the roofline's time for its bytes and FLOPs (features.hpp).
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+#include "kernel/binding.hpp"
+#include "layout/make_plan.hpp"
+#include "layout/untiled_view.hpp"
+#include "search/features.hpp"
+#include "search/walk.hpp"
+
+namespace lego::search {
+
+// A loop that inverts a layout per element runs its index code once per
+// position of that layout, in scalar code the compiler cannot vectorize
+// through the divisions and the wraps: at about four integer operations a
+// cycle per core (the ALUs of current x86 and Arm cores), that is a time
+// beside the roofline's (in_core_penalty). All of the template's
+// placeholders count, a branch's that rarely runs too (the stencil's
+// boundary copy): an upper bound that ranks as the code does.
+double Features::index_ms(const kernel::Variant& v) const {
+  if (inverted_.empty()) return 0;
+  // The index time depends on the index code and the inverted layout's size (the key's views and the template's
+  // parameters).
+  return memoized(index_ms_cache_, views_key(index_views_, v), [&] {
+    const int ops = index_ops(v);
+    if (ops < 0) return -1.0;
+    try {
+      const kernel::Binding binding = kernel::bind_variant(space_->spec(), v);
+      const kernel::NamedView* view = binding.view(inverted_);
+      if (!view) return 0.0;
+      const double iterations = static_cast<double>(make_plan(view->ast, kernel::with_target(v.parameters, target_)).size());
+      constexpr double kScalarOpsPerCycle = 4;
+      return iterations * ops / (kScalarOpsPerCycle * cycles_per_ms());
+    } catch (const LegoError&) {
+      return -1.0;  // its layouts do not bind: its run will say why
+    }
+  });
+}
+
+// Lanes `stride` elements apart fall in the L1's sets by their addresses'
+// line numbers modulo its sets (as the walk models the L1: on x86 a page's
+// worth of 64-byte sets, l1d / 4 KiB ways; 4 ways on Arm): strides of a
+// multiple of 4 KiB put every lane of an x86 L1 in one set, and so do
+// strides a line or so past one (4100 bytes: lane k is 4 k bytes into its
+// page). More such lanes, over all the gathers, than the L1 has ways evict
+// each other's lines on every step; a stored one then also writes back the
+// dirty line it evicts, and read ones cost no more than their gather. On a
+// Sapphire Rapids (48 KiB L1, 12 ways) nw's O by rows, lanes 4 KiB apart,
+// ran 5.2x O in lanes at 16 lanes (about 6 cycles more per stored element)
+// and as fast at 8; R by rows beside it, 8 more lanes in the set, slowed it
+// as much; R by rows alone, 16 clean lanes, ran 0.9x R in lanes.
+double Features::lines_in_one_set(std::int64_t stride, int element_bytes, double lanes) const {
+  constexpr std::int64_t kLine = 64, kMostLanes = 64;
+  const std::int64_t ways = l1_ways(target_), sets = target_.l1d_bytes / kLine / std::max<std::int64_t>(1, ways);
+  if (element_bytes < 1 || sets < 1 || stride < (kLine + element_bytes - 1) / element_bytes) return 0;  // lanes within a line or two
+  // Lane k's line is k * stride * element_bytes / 64 past lane 0's; only its residue modulo sets * 64 bytes places it,
+  // which the stride's own residue gives without the product of a large stride.
+  const std::int64_t span = sets * kLine, step = (stride % span) * element_bytes % span;
+  std::map<std::int64_t, int> in_set;
+  int most = 0;
+  for (std::int64_t k = 0; k < std::min<std::int64_t>(kMostLanes, static_cast<std::int64_t>(lanes)); ++k)
+    most = std::max(most, ++in_set[(k * step % span) / kLine]);
+  return most > 1 ? most : 0;
+}
+
+int Features::element_bytes_of(const std::string& name) const {
+  for (const auto& t : space_->spec().tensors)
+    if (t.name == name) return static_cast<int>(kernel::element_bytes(t.type));
+  return 4;  // a layout that is not a tensor: of 4-byte elements, as its lanes are counted
+}
+
+// A vector access along a stride other than 1 is a gather of one element
+// per lane; one along runs shorter than a vector is lanes / run loads. Each
+// costs in the core, not in memory: loads issue on two ports, stores
+// (a scatter, or short runs written) on about one, against half a cycle
+// and one for a whole vector. Where the roofline prices the bytes, those
+// cycles are a time beside it (as the index code's are) and only what
+// exceeds it shows: nw's read gather of R hid behind its recurrence (R
+// gathered ran 0.85x R in lanes, on a Sapphire Rapids), its H gathered at
+// six sites (four in the cell loop) did not (2.2x). A layout that is not a
+// tensor is counted as accessed once per element of the largest tensor at
+// each of the template's sites. Without a roof a gather is priced as lanes
+// / 2 times the variant's time.
+Features::GatherCost Features::gather_cost(const kernel::Variant& v) const {
+  if (asked_strides_.empty()) return {};
+  return memoized(gather_cache_, views_key(gather_views_, v), [&] {
+    const kernel::KernelSpec& spec = space_->spec();
+    GatherCost cost;
+    constexpr double kLoadPorts = 2, kStorePorts = 1;
+    try {
+      const kernel::Binding binding = kernel::bind_variant(spec, v);
+      const Env env = kernel::with_target(v.parameters, target_);
+      // A layout that is not a tensor is taken to be accessed once per element of the largest tensor.
+      double largest = 0;
+      for (const kernel::TensorSpec& t : spec.tensors) largest = std::max(largest, elements_of(t, env));
+      const double trip = declared_trip(v);
+      double lines_in_set = 0, thrashable_stores = 0;  // the lanes that fall in one L1 set; the stored elements among them
+      for (const AskedVector& asked : asked_strides_) {
+        const kernel::NamedView* view = binding.view(asked.name);
+        if (!view) continue;
+        // A tensor is indexed by its own coordinates, a tiled layout's untiled ones.
+        const kernel::BoundTensor* tensor = binding.tensor(asked.name);
+        // A vector holds as many of the tensor's elements as the target's lanes
+        // of its type (a layout that is not a tensor: of 4-byte elements).
+        double lanes = std::max(1, target_.lanes(tensor ? static_cast<int>(kernel::element_bytes(tensor->type)) : 4));
+        // A declared vector loop shorter than a vector fills only its trip's lanes: a gather of that many.
+        if (asked.declared && trip > 0) lanes = std::min(lanes, trip);
+        // A layout (not a tensor) walked by a declared step is read at the step's rank, untiled as a tensor is.
+        const std::size_t rank = tensor ? tensor->extents.size() : asked.step.size();
+        LayoutAst ast = view->ast;
+        if (rank > 0) {
+          try {
+            ast = untiled_view(view->ast, rank);
+          } catch (const LegoError&) {
+            continue;  // neither it nor its untiled view has the rank the loop walks: no opinion
+          }
+        }
+        const Plan plan = make_plan(ast, env);
+        double pieces = 1;        // accesses per vector: lanes for a gather, lanes / run for short runs
+        std::int64_t stride = 1;  // elements between lanes, where it gathers
+        double relative = 0;      // the price without a roof, as a factor of the time (0: lanes / 2, a gather's)
+        if (!asked.step.empty()) {
+          // A declared step in each index: from the first place it can be taken at (the origin where it only grows).
+          if (static_cast<int>(asked.step.size()) != plan.rank()) continue;
+          std::vector<std::int64_t> from(asked.step.size()), to(asked.step.size());
+          bool fits = true;
+          for (std::size_t d = 0; d < asked.step.size(); ++d) {
+            from[d] = std::max<std::int64_t>(0, -asked.step[d]);
+            to[d] = from[d] + asked.step[d];
+            fits &= from[d] < plan.shape()[d] && to[d] < plan.shape()[d];
+          }
+          if (fits) stride = std::llabs(plan.apply(to.data()) - plan.apply(from.data()));
+          if (stride != 1) pieces = lanes;
+        } else {
+          const std::size_t d = asked.dimension;
+          if (d >= static_cast<std::size_t>(plan.rank()) || plan.shape()[d] < 2) continue;
+          std::vector<std::int64_t> at(static_cast<std::size_t>(plan.rank()), 0);
+          const std::int64_t origin = plan.apply(at.data());
+          if (!asked.run) {
+            at[d] = 1;
+            // A template asks for a stride to load a vector along it: any other
+            // stride than 1 makes that load a gather of one element per lane.
+            stride = std::llabs(plan.apply(at.data()) - origin);
+            if (stride != 1) pieces = lanes;
+          } else {
+            // A template asks for a run to load whole vectors where it holds one:
+            // a vector of lanes takes lanes / run loads (a gather where the run
+            // is 1). The run from the origin stands for every run, as the stride
+            // at the origin does above; the instance proves the exact one.
+            std::int64_t run = 1;
+            while (run < static_cast<std::int64_t>(lanes) && run < plan.shape()[d]) {
+              at[d] = run;
+              if (plan.apply(at.data()) != origin + run) break;
+              ++run;
+            }
+            if (run == 1) {  // a gather: its lanes' stride places them in the L1's sets
+              at[d] = 1;
+              stride = std::llabs(plan.apply(at.data()) - origin);
+            }
+            // The instance proves a power of two (a run of 6 reads as 2), and a template divides vectors by it.
+            while (run & (run - 1)) run &= run - 1;
+            pieces = lanes / std::max<double>(1.0, static_cast<double>(run));
+            relative = lanes / std::max<double>(2.0, static_cast<double>(run));
+          }
+        }
+        if (pieces <= 1) continue;
+        cost.log_without_roof += std::log(std::max(1.0, relative > 0 ? relative : lanes / 2.0));
+        const auto spec_tensor =
+            std::find_if(spec.tensors.begin(), spec.tensors.end(), [&](const auto& t) { return t.name == asked.name; });
+        // A tensor the kernel writes is stored; a layout that is not a tensor (nw's H, read and written) is priced as read:
+        // a placeholder does not say which side of an assignment it is on.
+        const bool written = spec_tensor != spec.tensors.end() && spec_tensor->role != kernel::Role::In;
+        const double elements = spec_tensor != spec.tensors.end() ? elements_of(*spec_tensor, env) : largest;
+        const auto sites = access_sites_.find(asked.name);
+        const double vectors = elements / lanes * (sites == access_sites_.end() ? 1 : sites->second);
+        cost.cycles += vectors * (written ? (pieces - 1) / kStorePorts : (pieces - 1) / kLoadPorts);
+        if (pieces == lanes) {
+          const double in_one_set = lines_in_one_set(stride, element_bytes_of(asked.name), asked.declared && trip > 0 ? trip : lanes);
+          lines_in_set += in_one_set;
+          if (written && in_one_set > 0) thrashable_stores += vectors * lanes;
+        }
+      }
+      // The gathers whose lanes share an L1 set share it with each other too (tensors start page aligned).
+      if (target_.l1d_bytes > 0 && lines_in_set > l1_ways(target_)) cost.cycles += kThrashedStoreCycles * thrashable_stores;
+    } catch (const LegoError&) {
+      // a variant whose layouts do not bind: its run will say why
+    }
+    return cost;
+  });
+}
+
+// Every core's cycles in a millisecond (at 3 GHz where the clock is unknown).
+double Features::cycles_per_ms() const {
+  constexpr double kUnknownGhz = 3;
+  return (target_.ghz > 0 ? target_.ghz : kUnknownGhz) * 1e6 * std::max(1, target_.cores);
+}
+
+double Features::elements_of(const kernel::TensorSpec& tensor, const Env& env) const {
+  double n = 1;
+  try {
+    for (const Expr& e : tensor.extents) n *= static_cast<double>(evaluate(e, env));
+  } catch (const LegoError&) {
+    return 0;  // extents the parameters cannot size: the variant's run says why
+  }
+  return n;
+}
+
+// The index code's time (index_ms) and the gathers' (gather_cost) are the
+// core's, beside the roofline's time for the bytes and FLOPs: the variant
+// takes the longer. The gathers' cycles count each element once, which
+// holds where the bytes bound the kernel (each element moves about once);
+// where the FLOPs do, its loads feed the arithmetic from the caches many
+// times over (a matmul's panels), and a gather slows that loop by its
+// lanes / 2 as a whole.
+double Features::in_core_penalty(const kernel::Variant& v) const {
+  const GatherCost gathers = gather_cost(v);
+  const double bytes_ms = machine_.bandwidth_gbs > 0 ? declared(space_->spec().bytes, v) / (machine_.bandwidth_gbs * 1e6) : 0;
+  const double flops_ms = machine_.peak_gflops > 0 ? declared(space_->spec().flops, v) / (machine_.peak_gflops * 1e6) : 0;
+  const double roof_ms = std::max(bytes_ms, flops_ms);
+  // No roof to compare with (an unknown machine, a kernel without bytes or FLOPs), or a CUDA kernel (its lanes are
+  // threads, not this CPU's): the relative price.
+  if (roof_ms <= 0 || space_->spec().backend != kernel::Backend::Cpu) return gathers.log_without_roof;
+  const double index = index_ms(v);
+  // A variant that does not instantiate or bind cannot run: last, not first (every one that runs pays something).
+  if (index < 0) return kUnrunnablePenalty;
+  const bool bytes_bound = bytes_ms >= flops_ms;
+  const double in_core_ms = index + (bytes_bound ? gathers.cycles / cycles_per_ms() : 0.0);
+  return (in_core_ms > roof_ms ? std::log(in_core_ms / roof_ms) : 0.0) + (bytes_bound ? 0.0 : gathers.log_without_roof);
+}
+
+}  // namespace lego::search
