@@ -17,8 +17,8 @@ Instance instantiate_baseline(const KernelSpec& spec, const Baseline& baseline, 
   inst.source = "// baseline " + baseline.name + " of kernel " + spec.name + "\n" + plain_code_header(parameters) + "#line 1 \"" +
                 baseline.source_name + "\"\n" + baseline.source_text;
   const auto value = [&](const Expr& e, const std::string& what) { return formula_value(spec, e, parameters, what); };
-  inst.flops = value(spec.flops, "flops");
-  inst.bytes = value(spec.bytes, "bytes");
+  inst.flops = baseline.flops ? value(*baseline.flops, "baselines." + baseline.name + ".flops") : value(spec.flops, "flops");
+  inst.bytes = baseline.bytes ? value(*baseline.bytes, "baselines." + baseline.name + ".bytes") : value(spec.bytes, "bytes");
   for (const auto& t : spec.tensors) {
     BoundTensor b;
     b.name = t.name;

@@ -356,6 +356,7 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
       if (value.is_string()) {
         b.source_name = value.get<std::string>();
       } else if (value.is_object()) {
+        check_fields(r, value, {"source", "library", "verify", "bytes", "flops"}, bp);
         b.source_name = r.string_at(value, "source", bp);
         b.library = r.optional_string(value, "library", bp);
         if (!b.library.empty() && b.library != "openblas" && b.library != "blis")
@@ -363,6 +364,15 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
         if (value.contains("verify")) {
           if (!value.at("verify").is_boolean()) r.fail(bp + ".verify", "expected true or false");
           b.verify = value.at("verify").get<bool>();
+        }
+        // Its own traffic and arithmetic, where they are not the kernel's (a copy's bytes, no FLOPs).
+        if (value.contains("bytes")) {
+          b.bytes_text = r.string_at(value, "bytes", bp);
+          b.bytes = r.expression(b.bytes_text, bp + ".bytes");
+        }
+        if (value.contains("flops")) {
+          b.flops_text = r.string_at(value, "flops", bp);
+          b.flops = r.expression(b.flops_text, bp + ".flops");
         }
       } else {
         r.fail(bp, "expected a source file name or {\"source\", \"library\"}");
@@ -424,6 +434,8 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
     if (vl.contains("reduction")) {
       if (!vl.at("reduction").is_boolean()) r.fail(vp + ".reduction", "expected true (each entry sums across its lanes) or false");
       loop.reduction = vl.at("reduction").get<bool>();
+      // Its cost is an iteration per entry of `trip` lanes: without a trip it would say nothing.
+      if (loop.reduction && !vl.contains("trip")) r.fail(vp + ".reduction", "a reduction's cost is per entry: give the loop's \"trip\"");
     }
     if (vl.contains("trip")) {
       loop.trip_text = r.string_at(vl, "trip", vp);

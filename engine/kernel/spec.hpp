@@ -75,6 +75,11 @@ struct Baseline {
   // False for a roof rather than an implementation (a plain copy of the
   // same bytes): timed, never compared with the reference.
   bool verify = true;
+  // What it moves and computes, where that is not the kernel's: a plain copy
+  // moves its tensors once, a staged stencil re-reads halo rows. Unset: the
+  // kernel's formulas.
+  std::optional<Expr> bytes, flops;
+  std::string bytes_text, flops_text;
 };
 
 // A register tile the template keeps in vector registers (matmul's BM x BN

@@ -1,7 +1,9 @@
 #include "run/sweep.hpp"
 
+#include <fcntl.h>
 #include <fmt/chrono.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -50,18 +52,49 @@ fs::path cache_file(const std::string& target) {
 
 // A cache file as JSON: discarded when it is missing, unreadable, not
 // sealed with this user's key (run/cache_seal.hpp) or not JSON.
+// Only a regular file of at most kMostCachedBytes, opened without following
+// a link or waiting on a FIFO: a cache folder others can write to may hold
+// a FIFO, a link to /dev/zero or a huge file where a result should be, and
+// reading it must neither hang nor fill the memory.
+constexpr std::size_t kMostCachedBytes = std::size_t{64} << 20;
+std::string read_cache_text(const fs::path& file) {
+  const int fd = open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return {};
+  struct stat st {};
+  std::string text;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) <= kMostCachedBytes) {
+    text.resize(static_cast<std::size_t>(st.st_size));
+    std::size_t got = 0;
+    while (got < text.size()) {
+      const ssize_t n = read(fd, text.data() + got, text.size() - got);
+      if (n <= 0) break;
+      got += static_cast<std::size_t>(n);
+    }
+    text.resize(got);
+  }
+  close(fd);
+  return text;
+}
+
+// The seal covers the file's name with its text: the name is the cache key
+// (a code and its run options, a machine), so a sealed file moved or copied
+// under another key (one code's time onto another's) does not open there.
+std::string named_text(const fs::path& file, const std::string& text) { return file.filename().string() + "\n" + text; }
+
 Json read_sealed(const fs::path& file) {
-  std::ifstream in(file);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = read_cache_text(file);
   const std::optional<std::string> opened = text.empty() ? std::nullopt : unseal(cache_file("host").parent_path(), text);
-  return opened ? kernel::parse_json_or_discarded(*opened) : Json(Json::value_t::discarded);
+  const std::string name = file.filename().string() + "\n";
+  if (!opened || opened->compare(0, name.size(), name) != 0) return Json(Json::value_t::discarded);
+  return kernel::parse_json_or_discarded(std::string_view(*opened).substr(name.size()));
 }
 
 // Writes it sealed; a cache that cannot be written only costs time.
 void write_sealed(const fs::path& file, const std::string& text) {
   try {
     fs::create_directories(file.parent_path());
-    if (const std::optional<std::string> sealed = seal(cache_file("host").parent_path(), text)) write_atomically(file, *sealed);
+    if (const std::optional<std::string> sealed = seal(cache_file("host").parent_path(), named_text(file, text)))
+      write_atomically(file, *sealed);
   } catch (const std::exception&) {
   }
 }
@@ -370,11 +403,13 @@ std::optional<double> cached_first_ms(const kernel::Instance& inst, const kernel
   return ms > 0 ? std::optional<double>(ms) : std::nullopt;
 }
 
-// A time taken again at the first one's pace is that code's again: a
-// refinement past 4x either way says the pacing went wrong (its controls
-// moved with it), and is not kept or read.
+// A time taken again at the first one's pace is that code's again. A first
+// timing can be a fluke by 27x (a 0.1 ms code timed 3.1 ms on a busy
+// machine, then 0.03-0.13 ms five times), so a refinement may be far from
+// it; one past 100x either way says the pacing itself went wrong, and is
+// not kept or read.
 bool refines(double first, double ms) {
-  constexpr double kMostRefined = 4;
+  constexpr double kMostRefined = 100;
   return std::isfinite(ms) && ms > 0 && ms <= first * kMostRefined && ms * kMostRefined >= first;
 }
 

@@ -81,7 +81,7 @@ CompileReply compile_in_worker(WorkerClient& worker, const kernel::Instance& ins
 // A result timed again (as --compare-strategies does, each timing taken at
 // the first one's pace) is better known than its first timing, and the
 // transfer reads the cache: where `ms` refines the cached result of `inst`
-// whose time is `first_ms` (within 4x of it), it is kept beside it, sealed,
+// whose time is `first_ms` (within 100x of it), it is kept beside it, sealed,
 // and cached_ms returns it while that result is the one it refined. Nothing
 // is kept for a code the cache holds no verified result of, or another one.
 std::optional<double> cached_ms(const kernel::Instance& inst, const kernel::Instance* verify_at, const RunOptions& options);

@@ -31,6 +31,7 @@
 #include "kernel/instantiate.hpp"
 #include "kernel/placeholder.hpp"
 #include "kernel/variant_space.hpp"
+#include "layout/plan.hpp"
 #include "target/target.hpp"
 
 namespace lego::search {
@@ -119,7 +120,8 @@ class Features {
   // 20000-variant pool must not repeat).
   struct GatherCost {
     double cycles = 0;            // every core's cycles together
-    double log_without_roof = 0;  // log(lanes / 2) per gathered access
+    double log_without_roof = 0;  // log(lanes / 2) per gathered access (lanes / run for short runs)
+    double log_unreused = 0;      // log(lanes / 2) per read gather whose lines its next steps do not reuse
   };
   GatherCost gather_cost(const kernel::Variant& variant) const;
   std::map<std::string, int> access_sites_;  // per tensor or layout: the template's places that access it
@@ -127,8 +129,9 @@ class Features {
   double cycles_per_ms() const;
   // How many of `lanes` lanes `stride` elements apart fall in one L1 set (0: no more than in any other).
   double lines_in_one_set(std::int64_t stride, int element_bytes, double lanes) const;
-  int element_bytes_of(const std::string& name) const;  // a tensor's element size; 4 for a layout
-  static constexpr double kThrashedStoreCycles = 6;     // per element of a scatter that thrashes an L1 set
+  int element_bytes_of(const std::string& name) const;
+  bool reused_along_last(const Plan& plan, std::size_t walked) const;  // a tensor's element size; 4 for a layout
+  static constexpr double kThrashedStoreCycles = 6;                    // per element of a scatter that thrashes an L1 set
   // The index code's milliseconds (0: no inverted layout; -1: the variant does not instantiate or bind).
   double index_ms(const kernel::Variant& variant) const;
   // log(in-core time over the roofline's) where it is longer: the gathers and the index code.

@@ -62,9 +62,21 @@ double Features::lines_in_one_set(std::int64_t stride, int element_bytes, double
   const std::int64_t span = sets * kLine, step = (stride % span) * element_bytes % span;
   std::map<std::int64_t, int> in_set;
   int most = 0;
-  for (std::int64_t k = 0; k < std::min<std::int64_t>(kMostLanes, static_cast<std::int64_t>(lanes)); ++k)
-    most = std::max(most, ++in_set[(k * step % span) / kLine]);
+  const auto count = static_cast<std::int64_t>(std::clamp(lanes, 0.0, static_cast<double>(kMostLanes)));  // a huge trip's lanes too
+  for (std::int64_t k = 0; k < count; ++k) most = std::max(most, ++in_set[(k * step % span) / kLine]);
   return most > 1 ? most : 0;
+}
+
+// Whether `plan` stores consecutive positions of its last index one
+// element apart, where the gathered index `walked` is another one (a step
+// that moves several indices passes its rank: any last-index layout).
+bool Features::reused_along_last(const Plan& plan, std::size_t walked) const {
+  const int rank = plan.rank();
+  if (rank < 1 || plan.shape()[rank - 1] < 2 || walked == static_cast<std::size_t>(rank - 1)) return false;
+  std::vector<std::int64_t> at(static_cast<std::size_t>(rank), 0);
+  const std::int64_t origin = plan.apply(at.data());
+  at[rank - 1] = 1;
+  return std::llabs(plan.apply(at.data()) - origin) == 1;
 }
 
 int Features::element_bytes_of(const std::string& name) const {
@@ -178,6 +190,13 @@ Features::GatherCost Features::gather_cost(const kernel::Variant& v) const {
         const auto sites = access_sites_.find(asked.name);
         const double vectors = elements / lanes * (sites == access_sites_.end() ? 1 : sites->second);
         cost.cycles += vectors * (written ? (pieces - 1) / kStorePorts : (pieces - 1) / kLoadPorts);
+        // A read gather's lanes each load a line the next steps reuse only where the layout is contiguous along its last
+        // index, which a kernel's innermost loop walks (nw's R by rows: 16 tiles' rows, each read along the next 32
+        // cells); contiguous along another (layer norm's column-major X, whose rows the outermost loop walks), every
+        // lane's line leaves the caches before its neighbours are read, and the gather costs lanes / 2 of the time
+        // whatever bounds it (X by columns ran 25x X by rows on a Sapphire Rapids).
+        if (!written && pieces == lanes && !reused_along_last(plan, asked.step.empty() ? asked.dimension : plan.rank()))
+          cost.log_unreused += std::log(std::max(1.0, lanes / 2.0));
         if (pieces == lanes) {
           const double in_one_set = lines_in_one_set(stride, element_bytes_of(asked.name), asked.declared && trip > 0 ? trip : lanes);
           lines_in_set += in_one_set;
@@ -229,7 +248,7 @@ double Features::in_core_penalty(const kernel::Variant& v) const {
   if (index < 0) return kUnrunnablePenalty;
   const bool bytes_bound = bytes_ms >= flops_ms;
   const double in_core_ms = index + (bytes_bound ? gathers.cycles / cycles_per_ms() : 0.0);
-  return (in_core_ms > roof_ms ? std::log(in_core_ms / roof_ms) : 0.0) + (bytes_bound ? 0.0 : gathers.log_without_roof);
+  return (in_core_ms > roof_ms ? std::log(in_core_ms / roof_ms) : 0.0) + (bytes_bound ? gathers.log_unreused : gathers.log_without_roof);
 }
 
 }  // namespace lego::search

@@ -126,6 +126,18 @@ TEST(Baseline, IsTheProjectsCodeWithRowMajorTensors) {
   EXPECT_EQ(b.bytes, 2 * 4 * 64 * 64);
 }
 
+// A staged stencil's bytes count the halo rows each pencil re-reads; its
+// copy baseline moves the grid in and out once, and computes nothing.
+TEST(Baseline, ItsOwnBytesAndFlopsStandForTheKernels) {
+  const Project p = load_project(std::filesystem::path(LEGO_PROJECTS_DIR) / "stencils.lego.json", default_resource_dirs());
+  const KernelSpec& spec = find_kernel(p, "stencil7");
+  ASSERT_FALSE(spec.baselines.empty());
+  const Instance copy = instantiate_baseline(spec, spec.baselines[0], {{"N", 64}, {"BR", 4}, {"TJ", 16}, {"POINTS", 7}});
+  EXPECT_EQ(copy.bytes, 2 * 4 * 64 * 64 * 64);
+  EXPECT_EQ(copy.flops, 0);
+  EXPECT_EQ(formula_value(spec, spec.bytes, {{"N", 64}, {"TJ", 16}}, "bytes"), 4 * 64 * 64 * (64 / 16) * 18 + 4 * 64 * 64 * 64);
+}
+
 TEST(ExportOffsets, AreTheTensorsLayoutAsCode) {
   Instance inst;
   BoundTensor t;

@@ -108,6 +108,9 @@ TEST(ProjectFiles, AVectorLoopNamesTheTensorsAndIndicesItWalks) {
                   .vector_loop->reduction);
   const fs::path word = project_with(f, R"("vector_loop": {"trip": "4", "reduction": "yes", "along": {"A": 0}})");
   EXPECT_NE(refusal(word).find("$.kernels[0].vector_loop.reduction: expected true"), std::string::npos) << refusal(word);
+  const fs::path tripless = project_with(f, R"("vector_loop": {"reduction": true, "along": {"A": 0}})");
+  EXPECT_NE(refusal(tripless).find("$.kernels[0].vector_loop.reduction: a reduction's cost is per entry"), std::string::npos)
+      << refusal(tripless);
   // A step in each index: the loop's next iteration, e.g. along an anti-diagonal.
   const KernelSpec stepped = load_project(project_with(f, R"("vector_loop": {"along": {"A": [-1]}})"), {}).kernels.at(0);
   EXPECT_EQ(stepped.vector_loop->along.at(0).step, std::vector<std::int64_t>{-1});
@@ -132,6 +135,21 @@ TEST(ProjectFiles, AVectorLoopNamesTheTensorsAndIndicesItWalks) {
   const fs::path wraps = project_with(f, R"("vector_loop": {"along": {"A": [18446744073709551615]}})");
   EXPECT_NE(refusal(wraps).find("$.kernels[0].vector_loop.along.A[0]: expected a step from -1024 to 1024"), std::string::npos)
       << refusal(wraps);
+}
+
+// A baseline may say what it moves and computes; a misspelt field is named, not ignored.
+TEST(ProjectFiles, ABaselineMayDeclareItsOwnBytesAndFlops) {
+  Folder f;
+  const KernelSpec k =
+      load_project(project_with(f, R"("baselines": {"copy": {"source": "copy.cpp", "verify": false, "bytes": "8", "flops": "0"}})"), {})
+          .kernels.at(0);
+  ASSERT_EQ(k.baselines.size(), 1u);
+  EXPECT_EQ(k.baselines[0].bytes_text, "8");
+  EXPECT_EQ(k.baselines[0].flops_text, "0");
+  const fs::path typo = project_with(f, R"("baselines": {"copy": {"source": "copy.cpp", "byts": "8"}})");
+  EXPECT_NE(refusal(typo).find("$.kernels[0].baselines.copy.byts: unknown field"), std::string::npos) << refusal(typo);
+  const fs::path bad = project_with(f, R"("baselines": {"copy": {"source": "copy.cpp", "bytes": "8 +"}})");
+  EXPECT_NE(refusal(bad).find("$.kernels[0].baselines.copy.bytes"), std::string::npos) << refusal(bad);
 }
 
 TEST(ProjectFiles, AProjectReadsItsOwnTemplates) {

@@ -654,10 +654,10 @@ TEST(Transfer, ARefinedTimeStandsForItsResultUntilTheCodeRunsAgain) {
   const double first = sweep(options);
   ASSERT_GT(first, 0);
   ASSERT_EQ(cached_ms(*prepared.instance, at, options.run), first);
-  // Refined against another time than the cached one (a result replaced since), or beyond 4x of it: not kept.
+  // Refined against another time than the cached one (a result replaced since), or beyond 100x of it: not kept.
   store_refined_ms(*prepared.instance, at, options.run, first * 2, first * 3);
   EXPECT_EQ(cached_ms(*prepared.instance, at, options.run), first);
-  store_refined_ms(*prepared.instance, at, options.run, first, first * 5);
+  store_refined_ms(*prepared.instance, at, options.run, first, first * 101);
   EXPECT_EQ(cached_ms(*prepared.instance, at, options.run), first);
   store_refined_ms(*prepared.instance, at, options.run, first, first * 3);
   EXPECT_EQ(cached_ms(*prepared.instance, at, options.run), first * 3);
@@ -682,6 +682,50 @@ TEST(Transfer, ARefinedTimeStandsForItsResultUntilTheCodeRunsAgain) {
   const double again = sweep(fresh);
   ASSERT_GT(again, 0);
   EXPECT_EQ(cached_ms(*prepared.instance, at, options.run), again);
+  unsetenv("XDG_CACHE_HOME");
+  std::filesystem::remove_all(cache);
+}
+
+// A sealed result moved under another code's key (one code's time onto
+// another's) does not open there: the seal covers the file's name.
+TEST(ResultsCache, ASealedResultCopiedUnderAnotherKeyIsNotServed) {
+  const std::filesystem::path cache = std::filesystem::path(testing::TempDir()) / ("lego-moved-" + std::to_string(getpid()));
+  std::filesystem::remove_all(cache);
+  setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+  const kernel::Project project = kernel::parse_project(
+      R"J({"lego_studio_project": 1, "kernels": [{"name": "a", "template": "faulty.cpp", "reference": "faulty.ref.cpp", "tensors":
+      [{"name": "A", "role": "in", "extents": ["N"], "layouts": "OrderBy(Row(N)).GroupBy([(N,)])"}, {"name": "B", "role": "out",
+      "extents": ["N"], "layouts": "OrderBy(Row(N)).GroupBy([(N,)])"}], "parameters": {"N": [1000, 2000], "MODE": 0}, "bytes": "8 * N"}]})J",
+      "two.lego.json", LEGO_TEST_DATA "/kernels", kernel::default_resource_dirs());
+  const kernel::KernelSpec& a = project.kernels.at(0);
+  const auto variants = kernel::enumerate_variants(a, {0, 1, {}}).variants;
+  ASSERT_EQ(variants.size(), 2u);
+  SweepOptions options = quick();
+  options.run.cache = true;
+  WorkerClient worker(default_worker_path());
+  const auto results = [&] {
+    std::set<std::filesystem::path> files;
+    for (const auto& f : std::filesystem::directory_iterator(cache / "lego-studio" / "results")) files.insert(f.path());
+    return files;
+  };
+  const PreparedVariant first = prepare_variant(a, variants[0]), second = prepare_variant(a, variants[1]);
+  ASSERT_TRUE(first.instance && second.instance);
+  run_sweep(worker, a, {&first}, kRoof, options);
+  const std::set<std::filesystem::path> after_first = results();
+  run_sweep(worker, a, {&second}, kRoof, options);
+  std::set<std::filesystem::path> added = results();
+  for (const auto& f : after_first) added.erase(f);
+  ASSERT_EQ(after_first.size(), 1u);
+  ASSERT_EQ(added.size(), 1u);
+  const auto at = [&](const PreparedVariant& p) {
+    const std::optional<kernel::Instance> small = verification_instance(a, p.variant, false, options.target);
+    return cached_ms(*p.instance, small ? &*small : nullptr, options.run);
+  };
+  ASSERT_TRUE(at(first));
+  ASSERT_TRUE(at(second));
+  std::filesystem::copy_file(*after_first.begin(), *added.begin(), std::filesystem::copy_options::overwrite_existing);
+  EXPECT_FALSE(at(second)) << "the first code's sealed result, under the second's key";
+  EXPECT_TRUE(at(first));
   unsetenv("XDG_CACHE_HOME");
   std::filesystem::remove_all(cache);
 }
