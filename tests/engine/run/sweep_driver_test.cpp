@@ -621,6 +621,16 @@ TEST(Transfer, TheProjectsOtherKernelsAreReadFromTheResultsCacheOnly) {
   std::filesystem::remove_all(cache);
 }
 
+// A one-kernel project, "a", copying A to B at each N of `sizes` (a JSON value).
+kernel::Project copy_kernel_project(const std::string& sizes) {
+  return kernel::parse_project(
+      R"J({"lego_studio_project": 1, "kernels": [{"name": "a", "template": "faulty.cpp", "reference": "faulty.ref.cpp", "tensors":
+      [{"name": "A", "role": "in", "extents": ["N"], "layouts": "OrderBy(Row(N)).GroupBy([(N,)])"}, {"name": "B", "role": "out",
+      "extents": ["N"], "layouts": "OrderBy(Row(N)).GroupBy([(N,)])"}], "parameters": {"N": )J" +
+          sizes + R"J(, "MODE": 0}, "bytes": "8 * N"}]})J",
+      "a.lego.json", LEGO_TEST_DATA "/kernels", kernel::default_resource_dirs());
+}
+
 // --compare-strategies times codes again; their refined times are kept
 // beside the cached results, for the transfer, and only for the very
 // result each refined.
@@ -628,11 +638,7 @@ TEST(Transfer, ARefinedTimeStandsForItsResultUntilTheCodeRunsAgain) {
   const std::filesystem::path cache = std::filesystem::path(testing::TempDir()) / ("lego-refined-" + std::to_string(getpid()));
   std::filesystem::remove_all(cache);
   setenv("XDG_CACHE_HOME", cache.c_str(), 1);
-  const kernel::Project project = kernel::parse_project(
-      R"J({"lego_studio_project": 1, "kernels": [{"name": "a", "template": "faulty.cpp", "reference": "faulty.ref.cpp", "tensors":
-      [{"name": "A", "role": "in", "extents": ["N"], "layouts": "OrderBy(Row(N)).GroupBy([(N,)])"}, {"name": "B", "role": "out",
-      "extents": ["N"], "layouts": "OrderBy(Row(N)).GroupBy([(N,)])"}], "parameters": {"N": 1000, "MODE": 0}, "bytes": "8 * N"}]})J",
-      "one.lego.json", LEGO_TEST_DATA "/kernels", kernel::default_resource_dirs());
+  const kernel::Project project = copy_kernel_project("1000");
   const kernel::KernelSpec& a = project.kernels.at(0);
   const kernel::Variant v = kernel::enumerate_variants(a, {0, 1, {}}).variants.at(0);
   const PreparedVariant prepared = prepare_variant(a, v);
@@ -692,11 +698,7 @@ TEST(ResultsCache, ASealedResultCopiedUnderAnotherKeyIsNotServed) {
   const std::filesystem::path cache = std::filesystem::path(testing::TempDir()) / ("lego-moved-" + std::to_string(getpid()));
   std::filesystem::remove_all(cache);
   setenv("XDG_CACHE_HOME", cache.c_str(), 1);
-  const kernel::Project project = kernel::parse_project(
-      R"J({"lego_studio_project": 1, "kernels": [{"name": "a", "template": "faulty.cpp", "reference": "faulty.ref.cpp", "tensors":
-      [{"name": "A", "role": "in", "extents": ["N"], "layouts": "OrderBy(Row(N)).GroupBy([(N,)])"}, {"name": "B", "role": "out",
-      "extents": ["N"], "layouts": "OrderBy(Row(N)).GroupBy([(N,)])"}], "parameters": {"N": [1000, 2000], "MODE": 0}, "bytes": "8 * N"}]})J",
-      "two.lego.json", LEGO_TEST_DATA "/kernels", kernel::default_resource_dirs());
+  const kernel::Project project = copy_kernel_project("[1000, 2000]");
   const kernel::KernelSpec& a = project.kernels.at(0);
   const auto variants = kernel::enumerate_variants(a, {0, 1, {}}).variants;
   ASSERT_EQ(variants.size(), 2u);
