@@ -50,8 +50,6 @@ fs::path cache_file(const std::string& target) {
   return base / "lego-studio" / (std::string("ceilings-") + host + (target == "host" ? "" : "-" + target) + ".json");
 }
 
-// A cache file as JSON: discarded when it is missing, unreadable, not
-// sealed with this user's key (run/cache_seal.hpp) or not JSON.
 // Only a regular file of at most kMostCachedBytes, opened without following
 // a link or waiting on a FIFO: a cache folder others can write to may hold
 // a FIFO, a link to /dev/zero or a huge file where a result should be, and
@@ -81,10 +79,12 @@ std::string read_cache_text(const fs::path& file) {
 // under another key (one code's time onto another's) does not open there.
 std::string named_text(const fs::path& file, const std::string& text) { return file.filename().string() + "\n" + text; }
 
+// A cache file as JSON: discarded when it is missing, unreadable, not
+// sealed with this user's key (run/cache_seal.hpp) under its own name, or not JSON.
 Json read_sealed(const fs::path& file) {
   const std::string text = read_cache_text(file);
   const std::optional<std::string> opened = text.empty() ? std::nullopt : unseal(cache_file("host").parent_path(), text);
-  const std::string name = file.filename().string() + "\n";
+  const std::string name = named_text(file, "");
   if (!opened || opened->compare(0, name.size(), name) != 0) return Json(Json::value_t::discarded);
   return kernel::parse_json_or_discarded(std::string_view(*opened).substr(name.size()));
 }

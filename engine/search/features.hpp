@@ -125,13 +125,12 @@ class Features {
   };
   GatherCost gather_cost(const kernel::Variant& variant) const;
   std::map<std::string, int> access_sites_;  // per tensor or layout: the template's places that access it
-  double elements_of(const kernel::TensorSpec& tensor, const Env& env) const;
   double cycles_per_ms() const;
   // How many of `lanes` lanes `stride` elements apart fall in one L1 set (0: no more than in any other).
   double lines_in_one_set(std::int64_t stride, int element_bytes, double lanes) const;
-  int element_bytes_of(const std::string& name) const;
-  bool reused_along_last(const Plan& plan, std::size_t walked) const;  // a tensor's element size; 4 for a layout
-  static constexpr double kThrashedStoreCycles = 6;                    // per element of a scatter that thrashes an L1 set
+  // Whether `plan` is contiguous along its last index where the gather walks another (its lines are then reused).
+  bool reused_along_last(const Plan& plan, std::size_t walked) const;
+  static constexpr double kThrashedStoreCycles = 6;  // per element of a scatter that thrashes an L1 set
   // The index code's milliseconds (0: no inverted layout; -1: the variant does not instantiate or bind).
   double index_ms(const kernel::Variant& variant) const;
   // log(in-core time over the roofline's) where it is longer: the gathers and the index code.

@@ -79,12 +79,6 @@ bool Features::reused_along_last(const Plan& plan, std::size_t walked) const {
   return std::llabs(plan.apply(at.data()) - origin) == 1;
 }
 
-int Features::element_bytes_of(const std::string& name) const {
-  for (const auto& t : space_->spec().tensors)
-    if (t.name == name) return static_cast<int>(kernel::element_bytes(t.type));
-  return 4;  // a layout that is not a tensor: of 4-byte elements, as its lanes are counted
-}
-
 // A vector access along a stride other than 1 is a gather of one element
 // per lane; one along runs shorter than a vector is lanes / run loads. Each
 // costs in the core, not in memory: loads issue on two ports, stores
@@ -108,7 +102,7 @@ Features::GatherCost Features::gather_cost(const kernel::Variant& v) const {
       const Env env = kernel::with_target(v.parameters, target_);
       // A layout that is not a tensor is taken to be accessed once per element of the largest tensor.
       double largest = 0;
-      for (const kernel::TensorSpec& t : spec.tensors) largest = std::max(largest, elements_of(t, env));
+      for (const kernel::BoundTensor& t : binding.tensors) largest = std::max(largest, static_cast<double>(t.elements));
       const double trip = declared_trip(v);
       double lines_in_set = 0, thrashable_stores = 0;  // the lanes that fall in one L1 set; the stored elements among them
       for (const AskedVector& asked : asked_strides_) {
@@ -118,7 +112,8 @@ Features::GatherCost Features::gather_cost(const kernel::Variant& v) const {
         const kernel::BoundTensor* tensor = binding.tensor(asked.name);
         // A vector holds as many of the tensor's elements as the target's lanes
         // of its type (a layout that is not a tensor: of 4-byte elements).
-        double lanes = std::max(1, target_.lanes(tensor ? static_cast<int>(kernel::element_bytes(tensor->type)) : 4));
+        const int element_bytes = tensor ? static_cast<int>(kernel::element_bytes(tensor->type)) : 4;
+        double lanes = std::max(1, target_.lanes(element_bytes));
         // A declared vector loop shorter than a vector fills only its trip's lanes: a gather of that many.
         if (asked.declared && trip > 0) lanes = std::min(lanes, trip);
         // A layout (not a tensor) walked by a declared step is read at the step's rank, untiled as a tensor is.
@@ -181,12 +176,10 @@ Features::GatherCost Features::gather_cost(const kernel::Variant& v) const {
         }
         if (pieces <= 1) continue;
         cost.log_without_roof += std::log(std::max(1.0, relative > 0 ? relative : lanes / 2.0));
-        const auto spec_tensor =
-            std::find_if(spec.tensors.begin(), spec.tensors.end(), [&](const auto& t) { return t.name == asked.name; });
         // A tensor the kernel writes is stored; a layout that is not a tensor (nw's H, read and written) is priced as read:
         // a placeholder does not say which side of an assignment it is on.
-        const bool written = spec_tensor != spec.tensors.end() && spec_tensor->role != kernel::Role::In;
-        const double elements = spec_tensor != spec.tensors.end() ? elements_of(*spec_tensor, env) : largest;
+        const bool written = tensor && tensor->role != kernel::Role::In;
+        const double elements = tensor ? static_cast<double>(tensor->elements) : largest;
         const auto sites = access_sites_.find(asked.name);
         const double vectors = elements / lanes * (sites == access_sites_.end() ? 1 : sites->second);
         cost.cycles += vectors * (written ? (pieces - 1) / kStorePorts : (pieces - 1) / kLoadPorts);
@@ -198,7 +191,7 @@ Features::GatherCost Features::gather_cost(const kernel::Variant& v) const {
         if (!written && pieces == lanes && !reused_along_last(plan, asked.step.empty() ? asked.dimension : plan.rank()))
           cost.log_unreused += std::log(std::max(1.0, lanes / 2.0));
         if (pieces == lanes) {
-          const double in_one_set = lines_in_one_set(stride, element_bytes_of(asked.name), asked.declared && trip > 0 ? trip : lanes);
+          const double in_one_set = lines_in_one_set(stride, element_bytes, asked.declared && trip > 0 ? trip : lanes);
           lines_in_set += in_one_set;
           if (written && in_one_set > 0) thrashable_stores += vectors * lanes;
         }
@@ -216,16 +209,6 @@ Features::GatherCost Features::gather_cost(const kernel::Variant& v) const {
 double Features::cycles_per_ms() const {
   constexpr double kUnknownGhz = 3;
   return (target_.ghz > 0 ? target_.ghz : kUnknownGhz) * 1e6 * std::max(1, target_.cores);
-}
-
-double Features::elements_of(const kernel::TensorSpec& tensor, const Env& env) const {
-  double n = 1;
-  try {
-    for (const Expr& e : tensor.extents) n *= static_cast<double>(evaluate(e, env));
-  } catch (const LegoError&) {
-    return 0;  // extents the parameters cannot size: the variant's run says why
-  }
-  return n;
 }
 
 // The index code's time (index_ms) and the gathers' (gather_cost) are the

@@ -573,10 +573,22 @@ TEST(SideBySide, RoundsAtDifferentPacesGiveEachCodesRatioToTheRoundsMedian) {
 // results cache holds them here. Kernels of one project, the same code
 // under three names: once "a" is swept, a search of "b" reads a's six
 // verified codes from the cache (runs nothing), and nothing before.
+// XDG_CACHE_HOME at a fresh folder of the test's own, removed (and unset) however the test ends.
+struct ScopedCacheHome {
+  explicit ScopedCacheHome(const std::string& name)
+      : path(std::filesystem::path(testing::TempDir()) / (name + "-" + std::to_string(getpid()))) {
+    std::filesystem::remove_all(path);
+    setenv("XDG_CACHE_HOME", path.c_str(), 1);
+  }
+  ~ScopedCacheHome() {
+    unsetenv("XDG_CACHE_HOME");
+    std::filesystem::remove_all(path);
+  }
+  const std::filesystem::path path;
+};
+
 TEST(Transfer, TheProjectsOtherKernelsAreReadFromTheResultsCacheOnly) {
-  const std::filesystem::path cache = std::filesystem::path(testing::TempDir()) / ("lego-transfer-" + std::to_string(getpid()));
-  std::filesystem::remove_all(cache);
-  setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+  const ScopedCacheHome cache("lego-transfer");
   const std::string kernel = R"J({"template": "faulty.cpp", "reference": "faulty.ref.cpp", "tensors": [{"name": "A", "role": "in",
       "extents": ["N"], "layouts": "OrderBy(Row(N)).GroupBy([(N,)])"}, {"name": "B", "role": "out", "extents": ["N"], "layouts":
       {"fwd": "OrderBy(Row(N)).GroupBy([(N,)])", "rev": "OrderBy(GenP([N], reverse)).GroupBy([(N,)])"}}],
@@ -617,8 +629,6 @@ TEST(Transfer, TheProjectsOtherKernelsAreReadFromTheResultsCacheOnly) {
   SweepOptions other = options;
   other.run.repetitions = 3;
   EXPECT_TRUE(cached_transfer(project, b, features, target::host(), machine, other.run).rows.empty());
-  unsetenv("XDG_CACHE_HOME");
-  std::filesystem::remove_all(cache);
 }
 
 // A one-kernel project, "a", copying A to B at each N of `sizes` (a JSON value).
@@ -635,9 +645,7 @@ kernel::Project copy_kernel_project(const std::string& sizes) {
 // beside the cached results, for the transfer, and only for the very
 // result each refined.
 TEST(Transfer, ARefinedTimeStandsForItsResultUntilTheCodeRunsAgain) {
-  const std::filesystem::path cache = std::filesystem::path(testing::TempDir()) / ("lego-refined-" + std::to_string(getpid()));
-  std::filesystem::remove_all(cache);
-  setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+  const ScopedCacheHome cache("lego-refined");
   const kernel::Project project = copy_kernel_project("1000");
   const kernel::KernelSpec& a = project.kernels.at(0);
   const kernel::Variant v = kernel::enumerate_variants(a, {0, 1, {}}).variants.at(0);
@@ -673,7 +681,7 @@ TEST(Transfer, ARefinedTimeStandsForItsResultUntilTheCodeRunsAgain) {
   EXPECT_FALSE(cached_ms(*prepared.instance, at, other.run));
   // A refinement nobody sealed (a planted or edited file) is ignored.
   int planted = 0;
-  for (const auto& f : std::filesystem::directory_iterator(cache / "lego-studio" / "results"))
+  for (const auto& f : std::filesystem::directory_iterator(cache.path / "lego-studio" / "results"))
     if (f.path().string().ends_with(".refined.json")) {
       std::ofstream(f.path()) << nlohmann::json{{"of_ms", first}, {"ms", first * 2}}.dump();
       ++planted;
@@ -688,16 +696,12 @@ TEST(Transfer, ARefinedTimeStandsForItsResultUntilTheCodeRunsAgain) {
   const double again = sweep(fresh);
   ASSERT_GT(again, 0);
   EXPECT_EQ(cached_ms(*prepared.instance, at, options.run), again);
-  unsetenv("XDG_CACHE_HOME");
-  std::filesystem::remove_all(cache);
 }
 
 // A sealed result moved under another code's key (one code's time onto
 // another's) does not open there: the seal covers the file's name.
 TEST(ResultsCache, ASealedResultCopiedUnderAnotherKeyIsNotServed) {
-  const std::filesystem::path cache = std::filesystem::path(testing::TempDir()) / ("lego-moved-" + std::to_string(getpid()));
-  std::filesystem::remove_all(cache);
-  setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+  const ScopedCacheHome cache("lego-moved");
   const kernel::Project project = copy_kernel_project("[1000, 2000]");
   const kernel::KernelSpec& a = project.kernels.at(0);
   const auto variants = kernel::enumerate_variants(a, {0, 1, {}}).variants;
@@ -707,7 +711,7 @@ TEST(ResultsCache, ASealedResultCopiedUnderAnotherKeyIsNotServed) {
   WorkerClient worker(default_worker_path());
   const auto results = [&] {
     std::set<std::filesystem::path> files;
-    for (const auto& f : std::filesystem::directory_iterator(cache / "lego-studio" / "results")) files.insert(f.path());
+    for (const auto& f : std::filesystem::directory_iterator(cache.path / "lego-studio" / "results")) files.insert(f.path());
     return files;
   };
   const PreparedVariant first = prepare_variant(a, variants[0]), second = prepare_variant(a, variants[1]);
@@ -728,8 +732,6 @@ TEST(ResultsCache, ASealedResultCopiedUnderAnotherKeyIsNotServed) {
   std::filesystem::copy_file(*after_first.begin(), *added.begin(), std::filesystem::copy_options::overwrite_existing);
   EXPECT_FALSE(at(second)) << "the first code's sealed result, under the second's key";
   EXPECT_TRUE(at(first));
-  unsetenv("XDG_CACHE_HOME");
-  std::filesystem::remove_all(cache);
 }
 
 TEST(SideBySide, MedianOfAnEvenCountIsTheMeanOfTheMiddleTwo) {
