@@ -109,6 +109,12 @@ Source load_source(const LayoutOptions& o) {
     return {read_regular_file(o.file, "layout program", kMaxSourceBytes), o.file};
   }
   if (o.layout.empty()) throw LegoError("no layout given; pass it as text or with --file (see --help)");
+  // A path where the layout's text goes (`lego check projects/p.lego.json`) would fail to parse at its first '/'.
+  std::error_code ec;
+  if (o.layout.find('(') == std::string::npos && (o.layout.ends_with(".json") || std::filesystem::is_regular_file(o.layout, ec)))
+    throw LegoError("'" + o.layout +
+                    "' names a file, not a layout's text: a layout program (let/where definitions) goes with --file; a project's "
+                    "layouts are checked when `lego bench` or `lego analyze` loads it");
   return {o.layout, "<layout>"};
 }
 

@@ -663,6 +663,9 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
         if (r.pair_line_cost > 0)
           out << fmt::format("streamed runs    {:8.2f}x pairs, {:.2f}x runs of four lines (a line's time over one of a 4 KiB run)\n",
                              r.pair_line_cost, r.quad_line_cost);
+        if (r.partial_line_cost > 0)
+          out << fmt::format("lines in parts   {:8.2f}x (a copy writing each line in four pieces at different times, over whole lines)\n",
+                             r.partial_line_cost);
         out << fmt::format("theoretical FP32 {:8.1f} GFLOP/s ({} {} pipes x {} lanes x {} x {:.2f} GHz measured x {} threads)\n",
                            r.theoretical_gflops_f32, target.fma_pipes, target.has_fma ? "FMA" : "mul/add",
                            std::min(target.fma_bytes, target.vector_bytes) / 4, target.has_fma ? 2 : 1, r.clock_ghz, r.threads);

@@ -111,10 +111,16 @@ void print_report(const search::SearchReport& r, const SpaceCount& space, std::o
     out << fmt::format("best found: {} at {:.4g} ms\n", r.history[*r.best].id, r.history[*r.best].ms);
   else
     out << "best found: none verified\n";
+  if (r.transfer_dropped_after > 0)
+    out << fmt::format(
+        "transfer: dropped after {} timings, which the other kernels' correction fitted worse than the prior alone; the search went on "
+        "from the prior and its own timings\n",
+        r.transfer_dropped_after);
   if (r.strategy == search::Strategy::Model || r.strategy == search::Strategy::Evolve) {
     // A rank correlation of a handful of picks says nothing: n/a below 8.
     if (r.spearman_pairs < 8)
-      out << fmt::format("model: {}; Spearman n/a ({} picks made with a fitted model; 8 are needed)\n", r.model, r.spearman_pairs);
+      out << fmt::format("model: {}; Spearman n/a ({} pick{} made with a fitted model; 8 are needed)\n", r.model, r.spearman_pairs,
+                         r.spearman_pairs == 1 ? "" : "s");
     else
       out << fmt::format("model: {}, Spearman {:.2f} between its predictions and the times of the {} picks it then measured\n", r.model,
                          r.spearman, r.spearman_pairs);

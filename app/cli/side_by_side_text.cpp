@@ -7,8 +7,8 @@
 namespace lego::cli {
 
 std::string side_by_side_text(const run::SideBySide& pairs, const std::string& kernel) {
-  std::string line =
-      fmt::format("side by side, {} alternating rounds (medians): {} {:.4g} ms", pairs.rounds, pairs.winner, pairs.winner_ms);
+  std::string line = fmt::format("side by side, {} alternating round{} (medians): {} {:.4g} ms", pairs.rounds, pairs.rounds == 1 ? "" : "s",
+                                 pairs.winner, pairs.winner_ms);
   for (std::size_t k = 0; k < pairs.baselines.size(); ++k) {
     const auto& b = pairs.baselines[k];
     const std::string name = kernel::key_of_row(kernel, b.id, true).name;

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <vector>
@@ -76,6 +77,28 @@ extern "C" void lego_stream_runs(double* c, int64_t n, int64_t run, int64_t row)
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t k = 0; k < run; k += lanes)
         __builtin_nontemporal_store(vec{{}} + double(r), reinterpret_cast<vec*>(c + r * row + column + k));
+}}
+// Copies with plain (cached) stores: whole 64-byte lines, one line's
+// vectors after another, and each line in four 16-byte pieces, one piece of
+// every line of a 4 KiB block before the next piece. A line written in
+// pieces is read before it is written (read for ownership); a core may
+// skip that read for a line whole vectors write at once (scalar stores
+// of the same line one after another do not: a Sapphire Rapids copied at
+// 23 GB/s so, and at 29-31 with 64-byte vectors).
+extern "C" void lego_copy_whole_lines(const double* a, double* c, int64_t n) {{
+  typedef double line __attribute__((vector_size(64)));
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; i += 8) {{
+    line v;
+    __builtin_memcpy(&v, a + i, sizeof v);
+    __builtin_memcpy(c + i, &v, sizeof v);
+  }}
+}}
+extern "C" void lego_copy_in_quarters(const double* a, double* c, int64_t n) {{
+#pragma omp parallel for schedule(static)
+  for (int64_t block = 0; block < n; block += 512)
+    for (int64_t piece = 0; piece < 8; piece += 2)
+      for (int64_t line = block; line < block + 512; line += 8) __builtin_memcpy(c + line + piece, a + line + piece, 16);
 }}
 extern "C" void lego_triad(double* a, const double* b, const double* c, int64_t n) {{
 #pragma omp parallel for simd schedule(static)
@@ -225,6 +248,25 @@ StreamedRunCosts streamed_run_costs(StreamRuns stream_runs) {
   return c;
 }
 
+// What a destination line written in four 16-byte pieces at different
+// times costs against one written whole, in a copy with plain stores: where
+// the core skips the read for ownership of a line a store writes whole (a
+// Sapphire Rapids), a line written in pieces moves three times over, not
+// two. stencil7's output in bricks of 4 and of 8 (rows of 16 and 32 bytes
+// in each line, the line's other rows written a row later) ran 1.6-1.75x
+// the bricks of 16 and the rows (64-byte rows) there. The search's prior
+// prices a tensor written in runs shorter than a line by it
+// (search/in_core.cpp).
+template <class Copy>
+double partial_line_cost(Copy copy_whole_lines, Copy copy_in_quarters) {
+  const auto seconds = [&](Copy copy) {
+    copy();
+    return best_seconds(5, copy);
+  };
+  const double whole = seconds(copy_whole_lines);
+  return whole > 0 ? std::clamp(seconds(copy_in_quarters) / whole, 1.0, 4.0) : 0.0;
+}
+
 }  // namespace
 
 Roof measure_ceilings(int array_mib, const std::string& target_name) {
@@ -238,6 +280,8 @@ Roof measure_ceilings(int array_mib, const std::string& target_name) {
   auto* copy = reinterpret_cast<void (*)(const double*, double*, std::int64_t)>(c.module->lookup("lego_copy"));
   auto* triad = reinterpret_cast<void (*)(double*, const double*, const double*, std::int64_t)>(c.module->lookup("lego_triad"));
   auto* stream_runs = reinterpret_cast<void (*)(double*, std::int64_t, std::int64_t, std::int64_t)>(c.module->lookup("lego_stream_runs"));
+  auto* copy_whole_lines = reinterpret_cast<void (*)(const double*, double*, std::int64_t)>(c.module->lookup("lego_copy_whole_lines"));
+  auto* copy_in_quarters = reinterpret_cast<void (*)(const double*, double*, std::int64_t)>(c.module->lookup("lego_copy_in_quarters"));
   auto* fma32 = reinterpret_cast<double (*)(std::int64_t)>(c.module->lookup("lego_fma_f32"));
   auto* fma64 = reinterpret_cast<double (*)(std::int64_t)>(c.module->lookup("lego_fma_f64"));
   auto* clock = reinterpret_cast<double (*)(std::int64_t, double (*)())>(c.module->lookup("lego_clock"));
@@ -266,6 +310,9 @@ Roof measure_ceilings(int array_mib, const std::string& target_name) {
   constexpr std::int64_t kStreamRow = 32768;  // doubles: 256 KiB apart, a row of a 64K-float matrix
   const StreamedRunCosts streamed =
       streamed_run_costs([&](std::int64_t run) { stream_runs(cc.get(), n / kStreamRow * kStreamRow, run, kStreamRow); });
+  const std::function<void()> whole_lines = [&] { copy_whole_lines(a.get(), cc.get(), n); },
+                              quarters = [&] { copy_in_quarters(a.get(), cc.get(), n); };
+  const double partial_lines = partial_line_cost(whole_lines, quarters);
   const int t = threads();
   const double memory_share = (process_cpu_seconds() - memory_cpu0) / ((steady_seconds() - memory_wall0) * std::max(t, 1));
   const int chains = fma_chains(target);
@@ -293,6 +340,7 @@ Roof measure_ceilings(int array_mib, const std::string& target_name) {
     roof.lone_line_cost = streamed.lone;
     roof.pair_line_cost = streamed.pair;
     roof.quad_line_cost = streamed.quad;
+    roof.partial_line_cost = partial_lines;
   }
   roof.peak_gflops_f32 = flops32 / f32_s / 1e9;
   roof.peak_gflops_f64 = flops64 / f64_s / 1e9;

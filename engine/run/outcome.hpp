@@ -70,6 +70,10 @@ struct Roof {
   // A streamed line in a 128-byte pair and in a 256-byte run, in lines of a
   // 4 KiB run (run/ceilings.hpp); 0 where not known.
   double pair_line_cost = 0, quad_line_cost = 0;
+  // A copy whose destination lines are each written in four pieces at
+  // different times, over one writing whole lines, both with plain stores
+  // (run/ceilings.hpp); 0 where not known.
+  double partial_line_cost = 0;
 };
 
 // What NVRTC (ptxas) reports for one target.

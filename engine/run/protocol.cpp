@@ -141,6 +141,7 @@ Roof roof_from_json(const Json& roof) {
   r.lone_line_cost = number(roof, "lone_line_cost");
   r.pair_line_cost = number(roof, "pair_line_cost");
   r.quad_line_cost = number(roof, "quad_line_cost");
+  r.partial_line_cost = number(roof, "partial_line_cost");
   return r;
 }
 
@@ -167,6 +168,7 @@ Json roof_json(const Roof& roof) {
     j["lone_line_cost"] = roof.lone_line_cost;
     j["pair_line_cost"] = roof.pair_line_cost;
     j["quad_line_cost"] = roof.quad_line_cost;
+    j["partial_line_cost"] = roof.partial_line_cost;
   }
   return j;
 }

@@ -114,8 +114,8 @@ Roof machine_roof(bool refresh, const std::function<void(const std::string&)>& n
     const Json cached = read_sealed(file);
     if (!cached.is_discarded() && cached.is_object() && cached.contains("copy_gbs")) {
       Roof roof = roof_from_json(cached);
-      // Older files lack the target's FMA kernel, the caches' probe or the streamed runs'.
-      if (roof.threads == threads && roof.fma_chains > 0 && cached.contains("resident_mib") && cached.contains("quad_line_cost")) {
+      // Older files lack the target's FMA kernel, the caches' probe, the streamed runs' or the lines written in parts.
+      if (roof.threads == threads && roof.fma_chains > 0 && cached.contains("resident_mib") && cached.contains("partial_line_cost")) {
         const bool busy = roof.cpu_share > 0 && roof.cpu_share < kBusyShare;
         if (now - roof.measured_unix <= (busy ? 600 : kWeek)) {
           roof.cached_file = file.string();

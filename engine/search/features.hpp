@@ -42,13 +42,15 @@ struct MachineFigures {
   double resident_bytes = 0;  // what the caches keep of a streaming kernel, measured (run::Roof::resident_mib; 0: unknown)
   // A streamed line's time alone over one of a 128-byte pair (run::Roof; 0: unknown, priced as a pair's).
   double lone_line_cost = 0;
+  // A copy writing each line in pieces at different times over one writing whole lines (run::Roof; 0: unknown, not priced).
+  double partial_line_cost = 0;
 };
 
 // The figures of a measured roof (run::Roof: a template, for the search
 // does not depend on run), the same for lego bench and the app's Search.
 template <class Roof>
 MachineFigures machine_figures(const Roof& roof) {
-  return {roof.copy_gbs, roof.peak_gflops_f32, roof.resident_mib * 1048576.0, roof.lone_line_cost};
+  return {roof.copy_gbs, roof.peak_gflops_f32, roof.resident_mib * 1048576.0, roof.lone_line_cost, roof.partial_line_cost};
 }
 
 class Features {
@@ -122,6 +124,8 @@ class Features {
     double cycles = 0;            // every core's cycles together
     double log_without_roof = 0;  // log(lanes / 2) per gathered access (lanes / run for short runs)
     double log_unreused = 0;      // log(lanes / 2) per read gather whose lines its next steps do not reuse
+    double bytes_in_parts = 0;    // the bytes of tensors written in runs shorter than a line (read before they are written)
+    double run_cycles = 0;        // every core's cycles for the runs shorter than a vector, beyond one a vector
   };
   GatherCost gather_cost(const kernel::Variant& variant) const;
   std::map<std::string, int> access_sites_;  // per tensor or layout: the template's places that access it

@@ -97,6 +97,11 @@ Features::GatherCost Features::gather_cost(const kernel::Variant& v) const {
     const kernel::KernelSpec& spec = space_->spec();
     GatherCost cost;
     constexpr double kLoadPorts = 2, kStorePorts = 1;
+    constexpr int kLineBytes = 64;
+    // A run's position and its copy: stencil7's input staged in bricks of 4 and of 8 (runs of 4 and 8 floats, 16
+    // a vector) ran 2.2 and 0.7 ms behind the bricks of 16 on a Sapphire Rapids (2 cores at 3.85 GHz), about 5
+    // cycles for each run more.
+    constexpr double kRunCycles = 5;
     try {
       const kernel::Binding binding = kernel::bind_variant(spec, v);
       const Env env = kernel::with_target(v.parameters, target_);
@@ -158,8 +163,10 @@ Features::GatherCost Features::gather_cost(const kernel::Variant& v) const {
             // a vector of lanes takes lanes / run loads (a gather where the run
             // is 1). The run from the origin stands for every run, as the stride
             // at the origin does above; the instance proves the exact one.
+            const std::int64_t line_elements = std::max(1, kLineBytes / element_bytes);
+            const std::int64_t longest = std::max(static_cast<std::int64_t>(lanes), line_elements);
             std::int64_t run = 1;
-            while (run < static_cast<std::int64_t>(lanes) && run < plan.shape()[d]) {
+            while (run < longest && run < plan.shape()[d]) {
               at[d] = run;
               if (plan.apply(at.data()) != origin + run) break;
               ++run;
@@ -168,10 +175,15 @@ Features::GatherCost Features::gather_cost(const kernel::Variant& v) const {
               at[d] = 1;
               stride = std::llabs(plan.apply(at.data()) - origin);
             }
+            // Written in runs shorter than a line, each line is written in pieces at different times, and read first
+            // (in_core_penalty prices the read where the machine skips it for whole lines).
+            if (tensor && tensor->role != kernel::Role::In && run < line_elements)
+              cost.bytes_in_parts += static_cast<double>(tensor->elements) * element_bytes;
             // The instance proves a power of two (a run of 6 reads as 2), and a template divides vectors by it.
-            while (run & (run - 1)) run &= run - 1;
-            pieces = lanes / std::max<double>(1.0, static_cast<double>(run));
-            relative = lanes / std::max<double>(2.0, static_cast<double>(run));
+            std::int64_t in_vector = std::min(run, static_cast<std::int64_t>(lanes));
+            while (in_vector & (in_vector - 1)) in_vector &= in_vector - 1;
+            pieces = lanes / std::max<double>(1.0, static_cast<double>(in_vector));
+            relative = lanes / std::max<double>(2.0, static_cast<double>(in_vector));
           }
         }
         if (pieces <= 1) continue;
@@ -182,7 +194,12 @@ Features::GatherCost Features::gather_cost(const kernel::Variant& v) const {
         const double elements = tensor ? static_cast<double>(tensor->elements) : largest;
         const auto sites = access_sites_.find(asked.name);
         const double vectors = elements / lanes * (sites == access_sites_.end() ? 1 : sites->second);
-        cost.cycles += vectors * (written ? (pieces - 1) / kStorePorts : (pieces - 1) / kLoadPorts);
+        // Runs shorter than a vector (more than one element each: not a gather) are each a position and a copy the
+        // template codes per run, instructions beside the kernel's own that no memory time hides: added, not overlapped.
+        if (asked.run && pieces < lanes)
+          cost.run_cycles += vectors * (pieces - 1) * kRunCycles;
+        else
+          cost.cycles += vectors * (written ? (pieces - 1) / kStorePorts : (pieces - 1) / kLoadPorts);
         // A read gather's lanes each load a line the next steps reuse only where the layout is contiguous along its last
         // index, which a kernel's innermost loop walks (nw's R by rows: 16 tiles' rows, each read along the next 32
         // cells); contiguous along another (layer norm's column-major X, whose rows the outermost loop walks), every
@@ -231,7 +248,15 @@ double Features::in_core_penalty(const kernel::Variant& v) const {
   if (index < 0) return kUnrunnablePenalty;
   const bool bytes_bound = bytes_ms >= flops_ms;
   const double in_core_ms = index + (bytes_bound ? gathers.cycles / cycles_per_ms() : 0.0);
-  return (in_core_ms > roof_ms ? std::log(in_core_ms / roof_ms) : 0.0) + (bytes_bound ? gathers.log_unreused : gathers.log_without_roof);
+  // A line written in pieces is read first, where the machine skips that read for a line written whole: the
+  // measured copy in parts over the whole-line copy (partial_line_cost) prices each such byte, with the byte
+  // it was copied from, at that much more of the memory's time.
+  const double parts_ms = machine_.partial_line_cost > 1 && machine_.bandwidth_gbs > 0
+                              ? 2 * gathers.bytes_in_parts * (machine_.partial_line_cost - 1) / (machine_.bandwidth_gbs * 1e6)
+                              : 0.0;
+  const double memory_ms = std::max(bytes_ms + parts_ms, flops_ms);
+  const double runs_ms = gathers.run_cycles / cycles_per_ms();
+  return std::log((std::max(memory_ms, in_core_ms) + runs_ms) / roof_ms) + (bytes_bound ? gathers.log_unreused : gathers.log_without_roof);
 }
 
 }  // namespace lego::search

@@ -61,7 +61,13 @@ struct SearchReport {
   std::string model = "prior only";
   double held_out_spearman = 0;
   std::size_t transferred = 0;  // other kernels' timings that corrected the prior (SearchOptions::transfer)
+  // The search's own timings after which it dropped that correction, as
+  // they spread further from it than from the prior alone; 0: kept.
+  std::size_t transfer_dropped_after = 0;
 };
+
+// The own timings a search has before it judges other kernels' correction of the prior.
+constexpr std::size_t kTimingsToJudgeACorrection = 3;
 
 // Measures a batch, returning one time per variant in order (< 0: failed).
 // It may return fewer, when it was stopped (a deadline): the search ends.

@@ -188,6 +188,17 @@ TEST(Cli, NeverCrashesOnHostileArguments) {
   }
 }
 
+// A project file where the layout's text goes says what to do instead of a
+// parse error at its first '/'.
+TEST(Cli, APathWhereALayoutGoesIsNamedAsAFile) {
+  for (const std::string path : {"projects/nothing-here.lego.json", "/etc/hostname"}) {
+    const Result r = run({"check", path});
+    EXPECT_EQ(r.code, 2) << render(r);
+    EXPECT_NE(r.err.find("names a file, not a layout's text"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--file"), std::string::npos) << r.err;
+  }
+}
+
 // lego atom --json: the shape, tv[lane][value] = [row, col].
 TEST(Cli, AtomJsonIsTheThreadValueTable) {
   const Result r = run({"atom", "mma.m16n8k16.f16", "--json"});

@@ -15,10 +15,12 @@ TEST(Protocol, AMachineRoofRoundTripsAndAGpuRoofKeepsItsDevice) {
   machine.threads = 2, machine.array_mib = 128, machine.cpu = "znver3", machine.measured_at = "2026-11-24 02:55 UTC";
   machine.measured_unix = 1795488919;
   machine.target = "host", machine.lone_line_cost = 1.9, machine.pair_line_cost = 3.4, machine.quad_line_cost = 2.0;
+  machine.partial_line_cost = 1.37;
   const nlohmann::json j = roof_json(machine);
   EXPECT_EQ(roof_json(roof_from_json(j)), j);
   EXPECT_EQ(roof_from_json(j).pair_line_cost, 3.4);
   EXPECT_EQ(roof_from_json(j).quad_line_cost, 2.0);
+  EXPECT_EQ(roof_from_json(j).partial_line_cost, 1.37);
   EXPECT_FALSE(j.contains("device"));
   EXPECT_FALSE(j.contains("cached"));  // the cache file does not name itself
   const Roof gpu = roof_from_json({{"device", "NVIDIA H100"}, {"copy_gbs", 3000.0}, {"peak_gflops_f32", 60000.0}});

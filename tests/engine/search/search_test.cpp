@@ -427,10 +427,44 @@ TEST(Search, RunsTheTemplateAsksForThatAreShorterThanAVectorCostInThePrior) {
     EXPECT_NEAR(f.static_log_penalty(variant_with(space, {{"in", "bricks"}, {"out", "row"}}, br4)), std::log(2.0), 1e-9);
     EXPECT_NEAR(f.static_log_penalty(variant_with(space, {{"in", "bricks"}, {"out", "bricks"}}, br4)), 2 * std::log(2.0), 1e-9);
     EXPECT_DOUBLE_EQ(f.static_log_penalty(variant_with(space, {{"in", "bricks"}, {"out", "bricks"}}, br8)), 0.0);
-    // A stencil moves its grid once: the extra loads of runs of 4 are cycles the memory's time hides.
+    // Each run is a position and a copy the template codes per run, beside the kernel's own instructions: its
+    // cycles add to the memory's time (5 a run beyond one a vector, at 3 GHz where the target names no clock).
     const Features slow(space, v3, slow_memory);
-    EXPECT_DOUBLE_EQ(slow.static_log_penalty(variant_with(space, {{"in", "bricks"}, {"out", "bricks"}}, br4)), 0.0);
+    const double grid = 256.0 * 256 * 256, vectors = grid / 8;
+    const double bytes_ms = (4 * 256.0 * 256 * (256 / 16) * (16 + 2) + 4 * grid) / (5 * 1e6);
+    const double cycles_per_ms = (v3.ghz > 0 ? v3.ghz : 3.0) * 1e6 * std::max(1, v3.cores);
+    const double runs_ms = 2 * vectors * (2 - 1) * 5 / cycles_per_ms;  // in and out, two runs a vector
+    EXPECT_NEAR(slow.static_log_penalty(variant_with(space, {{"in", "bricks"}, {"out", "bricks"}}, br4)),
+                std::log((bytes_ms + runs_ms) / bytes_ms), 1e-9);
+    EXPECT_DOUBLE_EQ(slow.static_log_penalty(variant_with(space, {{"in", "bricks"}, {"out", "bricks"}}, br8)), 0.0);
   }
+}
+
+// A line written in pieces at different times is read before it is
+// written; a core that skips that read for a line written whole moves it
+// three times, not twice, as the ceilings' copy in parts measures it.
+TEST(Search, ATensorWrittenInRunsShorterThanALineCostsTheReadOfItsLines) {
+  const target::Target v4 = *target::nominal("x86-64-v4");  // 16 lanes of floats: runs of 8 are 32 bytes
+  const kernel::Project p = kernel::load_project(kProjects / "stencils.lego.json", kernel::default_resource_dirs());
+  const kernel::LazySpace space(kernel::find_kernel(p, "stencil7"), {}, &v4);
+  const double bandwidth = 5, parts_cost = 1.5;
+  const Features parts(space, v4, MachineFigures{bandwidth, 0, 0, 0, parts_cost});
+  const Features unknown(space, v4, MachineFigures{bandwidth, 0, 0, 0, 0});
+  const std::map<std::string, std::int64_t> br8{{"BR", 8}, {"TJ", 16}}, br16{{"BR", 16}, {"TJ", 16}};
+  const auto penalty = [&](const Features& f, const std::string& in, const std::string& out, const auto& parameters) {
+    return f.static_log_penalty(variant_with(space, {{"in", in}, {"out", out}}, parameters));
+  };
+  const double grid = 256.0 * 256 * 256, bytes_ms = (4 * 256.0 * 256 * (256 / 16) * (16 + 2) + 4 * grid) / (bandwidth * 1e6);
+  const double read_first_ms = 2 * 4 * grid * (parts_cost - 1) / (bandwidth * 1e6);
+  // The output in bricks of 8 (32-byte rows in each line): priced by the measured cost, and not where it is unknown.
+  const double written_in_parts = penalty(parts, "row", "bricks", br8), written_whole = penalty(unknown, "row", "bricks", br8);
+  const double cycles_per_ms = (v4.ghz > 0 ? v4.ghz : 3.0) * 1e6 * std::max(1, v4.cores);
+  const double runs_ms = grid / 16 * (2 - 1) * 5 / cycles_per_ms;  // the output's two runs a vector (features.hpp)
+  EXPECT_NEAR(written_in_parts - written_whole, std::log((bytes_ms + read_first_ms + runs_ms) / (bytes_ms + runs_ms)), 1e-9);
+  // Read in bricks of 8, or written in bricks of 16 (64-byte rows: whole lines): nothing read first.
+  EXPECT_DOUBLE_EQ(penalty(parts, "bricks", "row", br8), penalty(unknown, "bricks", "row", br8));
+  EXPECT_DOUBLE_EQ(penalty(parts, "row", "bricks", br16), 0.0);
+  EXPECT_DOUBLE_EQ(penalty(parts, "row", "row", br16), 0.0);
 }
 
 TEST(Search, AParameterOnlyACommentNamesIsOneCode) {
@@ -746,17 +780,31 @@ TEST(Search, TheModelsFirstRoundCoversEachDataLayoutWithItsPriorBest) {
 // Another kernel of the project, timed on this machine, with the same
 // tensor and layout names: where the static prior cannot tell the layouts
 // apart, its timings make the first pick the layout that ran fastest there.
+// A searched synthetic kernel and a sibling of other tile sizes, whose
+// timings (the layout "third" fastest) are the transfer's.
+struct SearchedAndSibling {
+  kernel::Project p = synthetic(R"({"N": 4096, "X": [1, 2, 4, 8], "Y": [1, 2, 4]})");
+  kernel::LazySpace space{p.kernels[0], {}};
+  Features features = features_for(space);
+  kernel::Project q = synthetic(R"({"N": 4096, "X": [16, 32], "Y": [1, 2]})");
+  kernel::LazySpace sibling_space{q.kernels[0], {}};
+  Features sibling = features_for(sibling_space);
+  static double third_fastest(const kernel::Variant& v) { return v.layout_choice.at("A") == "third" ? 1.0 : 2.0; }
+  std::vector<std::pair<kernel::Variant, double>> sibling_timings() const {
+    std::vector<std::pair<kernel::Variant, double>> timings;
+    for (std::uint64_t i = 0; i < sibling_space.candidates(); ++i)
+      if (const auto v = sibling_space.admitted(i)) timings.emplace_back(*v, third_fastest(*v));
+    return timings;
+  }
+};
+
 TEST(Transfer, AnotherKernelsTimingsMakeTheFirstPickTheLayoutThatRanFastestThere) {
-  const kernel::Project p = synthetic(R"({"N": 4096, "X": [1, 2, 4, 8], "Y": [1, 2, 4]})");
-  const kernel::LazySpace space(p.kernels[0], {});
-  const Features features = features_for(space);
-  const kernel::Project q = synthetic(R"({"N": 4096, "X": [16, 32], "Y": [1, 2]})");
-  const kernel::LazySpace sibling_space(q.kernels[0], {});
-  const Features sibling = features_for(sibling_space);
-  const auto third_fastest = [](const kernel::Variant& v) { return v.layout_choice.at("A") == "third" ? 1.0 : 2.0; };
-  std::vector<std::pair<kernel::Variant, double>> timings;
-  for (std::uint64_t i = 0; i < sibling_space.candidates(); ++i)
-    if (const auto v = sibling_space.admitted(i)) timings.emplace_back(*v, third_fastest(*v));
+  const SearchedAndSibling kernels;
+  const kernel::LazySpace& space = kernels.space;
+  const Features& features = kernels.features;
+  const Features& sibling = kernels.sibling;
+  const auto third_fastest = SearchedAndSibling::third_fastest;
+  const std::vector<std::pair<kernel::Variant, double>> timings = kernels.sibling_timings();
   Transfer transfer;
   add_kernel(transfer, "sibling", features, sibling, {timings.begin(), timings.begin() + 2});
   EXPECT_TRUE(transfer.rows.empty()) << "two timings: fewer than kFewestTransferTimings add nothing";
@@ -793,6 +841,41 @@ TEST(Transfer, AnotherKernelsTimingsMakeTheFirstPickTheLayoutThatRanFastestThere
   for (const auto& [tile, by_layout] : by_tile) {
     EXPECT_LT(by_layout.at("third"), by_layout.at("row")) << tile.first << "x" << tile.second;
     EXPECT_LT(by_layout.at("third"), by_layout.at("rev")) << tile.first << "x" << tile.second;
+  }
+}
+
+// A sibling's timings need not hold here (stencil27's output in bricks of
+// 16 ran 1.2x its rows, stencil7's 0.9x): once the search's own timings
+// spread further from the corrected prior than from the prior alone, it
+// drops the correction; timings that agree with it keep it.
+TEST(Transfer, ASearchDropsAnotherKernelsCorrectionOnceItsOwnTimingsRefuteIt) {
+  const SearchedAndSibling kernels;
+  const kernel::LazySpace& space = kernels.space;
+  const Features& features = kernels.features;
+  const auto third_fastest = SearchedAndSibling::third_fastest;
+  const auto row_fastest = [](const kernel::Variant& v) {
+    const std::string& a = v.layout_choice.at("A");
+    return a == "row" ? 1.0 : a == "third" ? 3.0 : 2.0;
+  };
+  Transfer transfer;
+  add_kernel(transfer, "sibling", features, kernels.sibling, kernels.sibling_timings());
+  ASSERT_EQ(transfer.rows.size(), 12u);
+  const auto measured_by = [](auto time) {
+    return MeasureBatch([time](const std::vector<kernel::Variant>& batch) {
+      std::vector<double> t;
+      for (const auto& v : batch) t.push_back(time(v));
+      return t;
+    });
+  };
+  for (const std::uint64_t seed : {1, 2, 3, 4, 5}) {
+    const SearchReport agreeing =
+        run_search(space, features, {Strategy::Model, {10, 0}, seed, 0, &transfer}, measured_by(third_fastest), [] { return 0.0; });
+    EXPECT_EQ(agreeing.transfer_dropped_after, 0u) << "seed " << seed;
+    const SearchReport refuting =
+        run_search(space, features, {Strategy::Model, {10, 0}, seed, 0, &transfer}, measured_by(row_fastest), [] { return 0.0; });
+    EXPECT_GE(refuting.transfer_dropped_after, kTimingsToJudgeACorrection) << "seed " << seed;
+    ASSERT_TRUE(refuting.best);
+    EXPECT_EQ(space.candidate(refuting.history[*refuting.best].index).layout_choice.at("A"), "row") << "seed " << seed;
   }
 }
 
