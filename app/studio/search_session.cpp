@@ -106,7 +106,8 @@ void SweepSession::search(ProjectPtr project, const QString& kernel_name, const 
       if (spent) cancel_ = false;  // the deadline's stop must not cancel what runs next
       emit searchUpdated(std::make_shared<const search::TuningTrace>(search::trace_of(report, budget, seed)));
       // The listed rows the search never measured, with the time the final model predicts.
-      const auto predict = search::final_predictor(features, space, report.history, &transfer);
+      // Without the other kernels' correction where the search dropped it (its own timings refuted it).
+      const auto predict = search::final_predictor(features, space, report.history, report.transfer_dropped_after ? nullptr : &transfer);
       auto predictions = std::make_shared<Predictions>();
       // A row whose code class was measured has that time: it is not predicted.
       std::set<std::uint64_t> measured;
@@ -116,13 +117,18 @@ void SweepSession::search(ProjectPtr project, const QString& kernel_name, const 
         if (v.instantiated() && !(index && measured.count(space.code_class(*index)))) (*predictions)[v.id()] = predict(v.prepared.variant);
       }
       emit predicted(QString::fromStdString(kernel), predictions);
-      emit message(QStringLiteral("search (%1): %2 variants measured in %3 s; best %4")
+      const QString dropped = report.transfer_dropped_after
+                                  ? QStringLiteral("; the other kernels' timings, which its first %1 refuted, were left out")
+                                        .arg(report.transfer_dropped_after)
+                                  : QString();
+      emit message(QStringLiteral("search (%1): %2 variants measured in %3 s; best %4%5")
                        .arg(QString::fromStdString(search::name_of(*strategy)))
                        .arg(report.history.size())
                        .arg(report.seconds, 0, 'f', 1)
                        .arg(report.best ? QString::fromStdString(report.history[*report.best].id) +
                                               QStringLiteral(" at %1 ms").arg(report.history[*report.best].ms, 0, 'g', 4)
-                                        : QStringLiteral("none verified")));
+                                        : QStringLiteral("none verified"))
+                       .arg(dropped));
     } catch (const std::exception& e) {
       emit failed(QString::fromStdString(e.what()));
     }

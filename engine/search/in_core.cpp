@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <set>
 
 #include "kernel/binding.hpp"
 #include "layout/make_plan.hpp"
@@ -80,17 +81,21 @@ bool Features::reused_along_last(const Plan& plan, std::size_t walked) const {
 }
 
 // A vector access along a stride other than 1 is a gather of one element
-// per lane; one along runs shorter than a vector is lanes / run loads. Each
-// costs in the core, not in memory: loads issue on two ports, stores
-// (a scatter, or short runs written) on about one, against half a cycle
-// and one for a whole vector. Where the roofline prices the bytes, those
-// cycles are a time beside it (as the index code's are) and only what
-// exceeds it shows: nw's read gather of R hid behind its recurrence (R
-// gathered ran 0.85x R in lanes, on a Sapphire Rapids), its H gathered at
-// six sites (four in the cell loop) did not (2.2x). A layout that is not a
-// tensor is counted as accessed once per element of the largest tensor at
-// each of the template's sites. Without a roof a gather is priced as lanes
-// / 2 times the variant's time.
+// per lane; one along runs shorter than a vector is lanes / run loads. A
+// gather costs in the core, not in memory: loads issue on two ports,
+// stores (a scatter) on about one, against half a cycle and one for a
+// whole vector. Where the roofline prices the bytes, those cycles are a
+// time beside it (as the index code's are) and only what exceeds it
+// shows: nw's read gather of R hid behind its recurrence (R gathered ran
+// 0.85x R in lanes, on a Sapphire Rapids), its H gathered at six sites
+// (four in the cell loop) did not (2.2x). Runs longer than one element but
+// shorter than a vector are each a position and a copy the template codes,
+// cycles added to the time (run_cycles); a tensor written in runs shorter
+// than a line has its lines read before they are written (bytes_in_parts).
+// A layout that is not a tensor is counted as accessed once per element of
+// the largest tensor at each of the template's sites. Without a roof a
+// gather is priced as lanes / 2 times the variant's time, a short run as
+// lanes / run.
 Features::GatherCost Features::gather_cost(const kernel::Variant& v) const {
   if (asked_strides_.empty()) return {};
   return memoized(gather_cache_, views_key(gather_views_, v), [&] {
@@ -110,6 +115,7 @@ Features::GatherCost Features::gather_cost(const kernel::Variant& v) const {
       for (const kernel::BoundTensor& t : binding.tensors) largest = std::max(largest, static_cast<double>(t.elements));
       const double trip = declared_trip(v);
       double lines_in_set = 0, thrashable_stores = 0;  // the lanes that fall in one L1 set; the stored elements among them
+      std::set<std::string> written_in_parts;           // the tensors counted in bytes_in_parts
       for (const AskedVector& asked : asked_strides_) {
         const kernel::NamedView* view = binding.view(asked.name);
         if (!view) continue;
@@ -166,9 +172,13 @@ Features::GatherCost Features::gather_cost(const kernel::Variant& v) const {
             const std::int64_t line_elements = std::max(1, kLineBytes / element_bytes);
             const std::int64_t longest = std::max(static_cast<std::int64_t>(lanes), line_elements);
             std::int64_t run = 1;
+            bool broken = false;  // the run ends where the layout moves on, not where the dimension does
             while (run < longest && run < plan.shape()[d]) {
               at[d] = run;
-              if (plan.apply(at.data()) != origin + run) break;
+              if (plan.apply(at.data()) != origin + run) {
+                broken = true;
+                break;
+              }
               ++run;
             }
             if (run == 1) {  // a gather: its lanes' stride places them in the L1's sets
@@ -176,8 +186,10 @@ Features::GatherCost Features::gather_cost(const kernel::Variant& v) const {
               stride = std::llabs(plan.apply(at.data()) - origin);
             }
             // Written in runs shorter than a line, each line is written in pieces at different times, and read first
-            // (in_core_penalty prices the read where the machine skips it for whole lines).
-            if (tensor && tensor->role != kernel::Role::In && run < line_elements)
+            // (in_core_penalty prices the read where the machine skips it for whole lines). Only an output's: an
+            // in-out tensor's lines are read anyway; only where the layout breaks the run (a row-major [N, 4]
+            // continues into the next row); each tensor once, however many of its dimensions the template asks.
+            if (tensor && tensor->role == kernel::Role::Out && broken && run < line_elements && written_in_parts.insert(asked.name).second)
               cost.bytes_in_parts += static_cast<double>(tensor->elements) * element_bytes;
             // The instance proves a power of two (a run of 6 reads as 2), and a template divides vectors by it.
             std::int64_t in_vector = std::min(run, static_cast<std::int64_t>(lanes));
@@ -233,8 +245,10 @@ double Features::cycles_per_ms() const {
 // takes the longer. The gathers' cycles count each element once, which
 // holds where the bytes bound the kernel (each element moves about once);
 // where the FLOPs do, its loads feed the arithmetic from the caches many
-// times over (a matmul's panels), and a gather slows that loop by its
-// lanes / 2 as a whole.
+// times over (a matmul's panels), and a gather or short run slows that loop
+// by its lanes / 2 (lanes / run) as a whole. Where the bytes bound it, the
+// short runs' cycles are added to the longer of the two, and lines written
+// in pieces add their reads to the memory's time.
 double Features::in_core_penalty(const kernel::Variant& v) const {
   const GatherCost gathers = gather_cost(v);
   const double bytes_ms = machine_.bandwidth_gbs > 0 ? declared(space_->spec().bytes, v) / (machine_.bandwidth_gbs * 1e6) : 0;
@@ -255,7 +269,7 @@ double Features::in_core_penalty(const kernel::Variant& v) const {
                               ? 2 * gathers.bytes_in_parts * (machine_.partial_line_cost - 1) / (machine_.bandwidth_gbs * 1e6)
                               : 0.0;
   const double memory_ms = std::max(bytes_ms + parts_ms, flops_ms);
-  const double runs_ms = gathers.run_cycles / cycles_per_ms();
+  const double runs_ms = bytes_bound ? gathers.run_cycles / cycles_per_ms() : 0.0;  // else in log_without_roof
   return std::log((std::max(memory_ms, in_core_ms) + runs_ms) / roof_ms) + (bytes_bound ? gathers.log_unreused : gathers.log_without_roof);
 }
 

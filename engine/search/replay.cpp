@@ -41,8 +41,9 @@ constexpr std::size_t kSpearmanTimings = 10;  // fewer timed codes: no rank corr
 
 double model_spearman(const kernel::LazySpace& space, const Features& features, const std::map<std::uint64_t, double>& measured,
                       std::uint64_t seed, const Transfer* transfer) {
-  // Over the correction other kernels' timings make, as the replayed model and evolve fit it.
-  const PriorCorrection correction = correction_of(transfer);
+  // Over the correction other kernels' timings make, as the replayed model and evolve fit it (and drop it where the
+  // training timings refute it).
+  PriorCorrection correction = correction_of(transfer);
   std::vector<std::pair<std::uint64_t, double>> timed;
   for (const auto& [i, ms] : measured)
     if (ms > 0) timed.push_back({i, ms});
@@ -56,6 +57,10 @@ double model_spearman(const kernel::LazySpace& space, const Features& features, 
     const kernel::Variant v = space.candidate(timed[k].first);
     rows.push_back(features.of(v));
     residuals.push_back(std::log(timed[k].second) - features.prior_log_ms(v) - correction.of(rows.back()));
+  }
+  if (residuals.size() >= kTimingsToJudgeACorrection && refutes(correction, rows, residuals)) {
+    for (std::size_t k = 0; k < rows.size(); ++k) residuals[k] += correction.of(rows[k]);
+    correction = {};
   }
   CostModel model;
   model.fit(rows, residuals, features.raw_columns());

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <numeric>
 #include <random>
 #include <set>
 
@@ -413,25 +412,14 @@ class Search {
     return times.size() == picks.size();
   }
 
-  // Other kernels' timings correct the prior where the machine treats
-  // their codes as it treats this kernel's, which a shared template does
-  // not promise: stencil27's output in bricks of 16 ran 1.2x its rows on a
-  // Sapphire Rapids, stencil7's 0.9x, and corrected by stencil27's timings
-  // a search of stencil7 measured its best code seventh. Once the search's
-  // own timings spread further from the corrected prior than from the
-  // prior alone (each less its mean: the level is not what transfers), the
-  // correction is dropped for the rest of the search.
+  // Once the search's own timings refute the other kernels' correction
+  // (search/transfer.hpp: refutes), it goes on from the prior and its own
+  // timings alone for the rest of the search; judged after every round
+  // from kTimingsToJudgeACorrection timings on.
   void drop_a_correction_its_timings_refute() {
-    if (!correction_.fitted() || residuals_.size() < kTimingsToJudgeACorrection) return;
-    std::vector<double> corrected = residuals_, uncorrected = residuals_;
-    for (std::size_t k = 0; k < rows_.size(); ++k) uncorrected[k] += correction_.of(rows_[k]);
-    const auto spread = [](const std::vector<double>& r) {
-      const double mean = std::accumulate(r.begin(), r.end(), 0.0) / static_cast<double>(r.size());
-      return std::accumulate(r.begin(), r.end(), 0.0, [&](double sum, double x) { return sum + (x - mean) * (x - mean); });
-    };
-    if (spread(corrected) <= spread(uncorrected)) return;
+    if (residuals_.size() < kTimingsToJudgeACorrection || !refutes(correction_, rows_, residuals_)) return;
+    for (std::size_t k = 0; k < rows_.size(); ++k) residuals_[k] += correction_.of(rows_[k]);
     correction_ = {};
-    residuals_ = std::move(uncorrected);
     report_.transfer_dropped_after = residuals_.size();
   }
 

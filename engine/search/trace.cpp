@@ -40,7 +40,7 @@ TuningTrace trace_of(const SearchReport& report, Budget budget, std::uint64_t se
 
 std::function<double(const kernel::Variant&)> final_predictor(const Features& features, const kernel::LazySpace& space,
                                                               const std::vector<Evaluation>& history, const Transfer* transfer) {
-  // As the search fitted it: the other kernels' correction first, then its own timings over that.
+  // As the search fitted it: the other kernels' correction first (where it kept it), then its own timings over that.
   auto correction = std::make_shared<const PriorCorrection>(correction_of(transfer));
   std::vector<std::vector<double>> rows;
   std::vector<double> residuals;

@@ -28,8 +28,9 @@ struct TuningTrace {
 TuningTrace trace_of(const SearchReport& report, Budget budget, std::uint64_t seed);
 
 // The cost model refitted on everything `history` measured (over the
-// correction `transfer`'s timings make, as the search fitted it): a
-// variant's predicted milliseconds. `features` must outlive the function.
+// correction `transfer`'s timings make; pass none where the search dropped
+// it, SearchReport::transfer_dropped_after): a variant's predicted
+// milliseconds. `features` must outlive the function.
 std::function<double(const kernel::Variant&)> final_predictor(const Features& features, const kernel::LazySpace& space,
                                                               const std::vector<Evaluation>& history, const Transfer* transfer = nullptr);
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <map>
+#include <numeric>
 
 namespace lego::search {
 
@@ -31,6 +32,17 @@ void add_kernel(Transfer& transfer, const std::string& name, const Features& sea
   transfer.kernels.push_back(name + " (" + std::to_string(rows.size()) + " codes)");
   transfer.rows.insert(transfer.rows.end(), rows.begin(), rows.end());
   transfer.residuals.insert(transfer.residuals.end(), residuals.begin(), residuals.end());
+}
+
+bool refutes(const PriorCorrection& correction, const std::vector<std::vector<double>>& rows, const std::vector<double>& residuals) {
+  if (!correction.fitted() || residuals.empty() || rows.size() != residuals.size()) return false;
+  std::vector<double> uncorrected = residuals;
+  for (std::size_t k = 0; k < rows.size(); ++k) uncorrected[k] += correction.of(rows[k]);
+  const auto spread = [](const std::vector<double>& r) {
+    const double mean = std::accumulate(r.begin(), r.end(), 0.0) / static_cast<double>(r.size());
+    return std::accumulate(r.begin(), r.end(), 0.0, [&](double sum, double x) { return sum + (x - mean) * (x - mean); });
+  };
+  return spread(residuals) > spread(uncorrected);
 }
 
 }  // namespace lego::search

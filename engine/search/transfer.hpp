@@ -43,4 +43,12 @@ inline PriorCorrection correction_of(const Transfer* transfer) {
   return transfer ? PriorCorrection(transfer->rows, transfer->residuals) : PriorCorrection{};
 }
 
+// Whether a search's own timings refute `correction`: their residuals over
+// the corrected prior (`residuals`, of `rows`) spread further, each less its
+// mean, than they would over the prior alone. Other kernels' timings need
+// not hold here (stencil27's output in bricks of 16 ran 1.2x its rows on a
+// Sapphire Rapids, stencil7's 0.9x); a search drops a correction its
+// timings refute (search/strategy), and the replay's Spearman does too.
+bool refutes(const PriorCorrection& correction, const std::vector<std::vector<double>>& rows, const std::vector<double>& residuals);
+
 }  // namespace lego::search

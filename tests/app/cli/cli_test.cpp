@@ -191,12 +191,17 @@ TEST(Cli, NeverCrashesOnHostileArguments) {
 // A project file where the layout's text goes says what to do instead of a
 // parse error at its first '/'.
 TEST(Cli, APathWhereALayoutGoesIsNamedAsAFile) {
-  for (const std::string path : {"projects/nothing-here.lego.json", "/etc/hostname"}) {
+  const fs::path file = fs::temp_directory_path() / ("lego_cli_test_" + std::to_string(::getpid()) + ".txt");
+  std::ofstream(file) << "not a layout\n";
+  for (const std::string& path : {std::string("projects/nothing-here.lego.json"), file.string()}) {
     const Result r = run({"check", path});
     EXPECT_EQ(r.code, 2) << render(r);
     EXPECT_NE(r.err.find("names a file, not a layout's text"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("--file"), std::string::npos) << r.err;
   }
+  fs::remove(file);
+  // A layout's text is still one, whatever files its name might match.
+  EXPECT_EQ(run({"check", "OrderBy(Row(4,4)).GroupBy([(4,4)])"}).code, 0);
 }
 
 // lego atom --json: the shape, tv[lane][value] = [row, col].
