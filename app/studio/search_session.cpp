@@ -117,10 +117,10 @@ void SweepSession::search(ProjectPtr project, const QString& kernel_name, const 
         if (v.instantiated() && !(index && measured.count(space.code_class(*index)))) (*predictions)[v.id()] = predict(v.prepared.variant);
       }
       emit predicted(QString::fromStdString(kernel), predictions);
-      const QString dropped = report.transfer_dropped_after
-                                  ? QStringLiteral("; the other kernels' timings, which its first %1 refuted, were left out")
-                                        .arg(report.transfer_dropped_after)
-                                  : QString();
+      const QString dropped =
+          report.transfer_dropped_after
+              ? QStringLiteral("; the other kernels' timings, which its first %1 refuted, were left out").arg(report.transfer_dropped_after)
+              : QString();
       emit message(QStringLiteral("search (%1): %2 variants measured in %3 s; best %4%5")
                        .arg(QString::fromStdString(search::name_of(*strategy)))
                        .arg(report.history.size())
