@@ -115,7 +115,7 @@ Features::GatherCost Features::gather_cost(const kernel::Variant& v) const {
       for (const kernel::BoundTensor& t : binding.tensors) largest = std::max(largest, static_cast<double>(t.elements));
       const double trip = declared_trip(v);
       double lines_in_set = 0, thrashable_stores = 0;  // the lanes that fall in one L1 set; the stored elements among them
-      std::set<std::string> written_in_parts;           // the tensors counted in bytes_in_parts
+      std::set<std::string> written_in_parts;          // the tensors counted in bytes_in_parts
       for (const AskedVector& asked : asked_strides_) {
         const kernel::NamedView* view = binding.view(asked.name);
         if (!view) continue;
