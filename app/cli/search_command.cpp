@@ -458,8 +458,10 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
   search::Transfer transfer;
   if (q.transfer && (*strategy == search::Strategy::Model || *strategy == search::Strategy::Evolve || q.compare)) {
     transfer = run::cached_transfer(project, spec, features, target, search::machine_figures(roof), sweep.run);
-    const bool siblings = std::any_of(project.kernels.begin(), project.kernels.end(),
-                                      [&](const kernel::KernelSpec& k) { return run::transfers_to(k, spec); });
+    std::string looked_for;  // the siblings whose cached timings were looked for, at their own sizes in the project
+    for (const kernel::KernelSpec& k : project.kernels)
+      if (run::transfers_to(k, spec)) looked_for += (looked_for.empty() ? "" : ", ") + k.name;
+    const bool siblings = !looked_for.empty();
     std::string from;
     for (const std::string& k : transfer.kernels) from += (from.empty() ? "" : ", ") + k;
     err << "transfer: "
@@ -469,7 +471,9 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
             : !siblings               ? std::string("no other kernel of this project has this template; the prior alone")
             : !sweep.run.cache
                 ? std::string("--no-cache reads no cached timings of the other kernels either; the prior alone")
-                : std::string("the results cache holds no timings of this project's other kernels of this template here; the prior alone"))
+                : fmt::format("the results cache holds no timings here of this project's other kernels of this template ({}, at the "
+                              "sizes the project gives them; `lego bench` of one stores them); the prior alone",
+                              looked_for))
         << (transfer.cut_short ? fmt::format(" (read for {:.0f} s; the rest left out)", run::kTransferSeconds) : std::string()) << "\n";
   }
   run::WorkerClient worker(run::default_worker_path());
