@@ -566,7 +566,10 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
                    "lego_side_by_side). A --strategy search does the same with its best after timing its three best again. 0: skip")
       ->check(CLI::Range(0, 100));
 
-  auto* ceilings_cmd = app.add_subcommand("ceilings", "The machine's measured roofs: STREAM copy/triad bandwidth, peak FMA FP32/FP64");
+  auto* ceilings_cmd = app.add_subcommand(
+      "ceilings",
+      "The machine's measured roofs: STREAM copy/triad bandwidth, peak FMA FP32/FP64, what the caches keep of a stream, and what "
+      "lone lines, short streamed runs and lines written in pieces cost");
   ceilings_cmd->add_flag("--json", ceilings_json, "Print JSON");
   ceilings_cmd->add_flag("--refresh", refresh, "Measure again instead of reading the cache");
   ceilings_cmd->add_option("--target", target_name, "Measure with code built for this target (default: host)");
@@ -664,8 +667,9 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
           out << fmt::format("streamed runs    {:8.2f}x pairs, {:.2f}x runs of four lines (a line's time over one of a 4 KiB run)\n",
                              r.pair_line_cost, r.quad_line_cost);
         if (r.partial_line_cost > 0)
-          out << fmt::format("lines in parts   {:8.2f}x (a copy writing each line in four pieces at different times, over whole lines)\n",
-                             r.partial_line_cost);
+          out << fmt::format(
+              "lines in parts   {:8.2f}x (a copy writing each 64-byte line in four 16-byte pieces at different times, over whole lines)\n",
+              r.partial_line_cost);
         out << fmt::format("theoretical FP32 {:8.1f} GFLOP/s ({} {} pipes x {} lanes x {} x {:.2f} GHz measured x {} threads)\n",
                            r.theoretical_gflops_f32, target.fma_pipes, target.has_fma ? "FMA" : "mul/add",
                            std::min(target.fma_bytes, target.vector_bytes) / 4, target.has_fma ? 2 : 1, r.clock_ghz, r.threads);

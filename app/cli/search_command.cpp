@@ -456,24 +456,29 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
                      count.distinct < count.admitted ? fmt::format(", {:.0f} of distinct code", count.distinct) : std::string(),
                      features.names().size(), target.name);
   search::Transfer transfer;
-  if (q.transfer && (*strategy == search::Strategy::Model || *strategy == search::Strategy::Evolve || q.compare)) {
+  const bool fits_a_model = *strategy == search::Strategy::Model || *strategy == search::Strategy::Evolve || q.compare;
+  if (!q.transfer && fits_a_model) err << "transfer: off (--no-transfer); the prior alone\n";
+  if (q.transfer && fits_a_model) {
     transfer = run::cached_transfer(project, spec, features, target, search::machine_figures(roof), sweep.run);
     std::string looked_for;  // the siblings whose cached timings were looked for, at their own sizes in the project
     for (const kernel::KernelSpec& k : project.kernels)
       if (run::transfers_to(k, spec)) looked_for += (looked_for.empty() ? "" : ", ") + k.name;
     const bool siblings = !looked_for.empty();
-    std::string from;
+    std::string from, left_out;
     for (const std::string& k : transfer.kernels) from += (from.empty() ? "" : ", ") + k;
+    for (const std::string& k : transfer.left_out) left_out += (left_out.empty() ? "" : ", ") + k;
     err << "transfer: "
         << (!transfer.kernels.empty() ? fmt::format("the prior corrected by {} timings of this project's other kernels of this template "
                                                     "here: {} (--no-transfer: the prior alone)",
                                                     transfer.rows.size(), from)
             : !siblings               ? std::string("no other kernel of this project has this template; the prior alone")
-            : !sweep.run.cache
-                ? std::string("--no-cache reads no cached timings of the other kernels either; the prior alone")
+            : !sweep.run.cache        ? std::string("--no-cache reads no cached timings of the other kernels either; the prior alone")
+            : !left_out.empty()
+                ? fmt::format("this project's other kernels of this template were left out: {}; the prior alone", left_out)
                 : fmt::format("the results cache holds no timings here of this project's other kernels of this template ({}, at the "
                               "sizes the project gives them; `lego bench` of one stores them); the prior alone",
                               looked_for))
+        << (!transfer.kernels.empty() && !left_out.empty() ? fmt::format(" (left out: {})", left_out) : std::string())
         << (transfer.cut_short ? fmt::format(" (read for {:.0f} s; the rest left out)", run::kTransferSeconds) : std::string()) << "\n";
   }
   run::WorkerClient worker(run::default_worker_path());

@@ -138,10 +138,15 @@ Roof roof_from_json(const Json& roof) {
   r.theoretical_gflops_f32 = number(roof, "theoretical_gflops_f32");
   r.cpu_share = number(roof, "cpu_share");
   r.resident_mib = static_cast<int>(number(roof, "resident_mib"));
-  r.lone_line_cost = number(roof, "lone_line_cost");
-  r.pair_line_cost = number(roof, "pair_line_cost");
-  r.quad_line_cost = number(roof, "quad_line_cost");
-  r.partial_line_cost = number(roof, "partial_line_cost");
+  // The line costs are measured clamped to [1, 16] ([1, 4] in parts); anything else in a file is not a measurement: 0, unknown.
+  const auto cost = [&](const char* key, double most) {
+    const double v = number(roof, key);
+    return v >= 1 && v <= most ? v : 0.0;
+  };
+  r.lone_line_cost = cost("lone_line_cost", 16);
+  r.pair_line_cost = cost("pair_line_cost", 16);
+  r.quad_line_cost = cost("quad_line_cost", 16);
+  r.partial_line_cost = cost("partial_line_cost", 4);
   return r;
 }
 

@@ -112,10 +112,15 @@ Roof machine_roof(bool refresh, const std::function<void(const std::string&)>& n
   std::string why = "once per machine and target";
   if (!refresh) {
     const Json cached = read_sealed(file);
+    std::error_code ec;
+    if (cached.is_discarded() && fs::exists(file, ec)) why = "the cached file failed its seal or could not be read";
     if (!cached.is_discarded() && cached.is_object() && cached.contains("copy_gbs")) {
       Roof roof = roof_from_json(cached);
       // Older files lack the target's FMA kernel, the caches' probe, the streamed runs' or the lines written in parts.
-      if (roof.threads == threads && roof.fma_chains > 0 && cached.contains("resident_mib") && cached.contains("partial_line_cost")) {
+      const bool complete = roof.fma_chains > 0 && cached.contains("resident_mib") && cached.contains("partial_line_cost");
+      why = roof.threads != threads ? fmt::format("the cached figures are of {} threads, this machine has {}", roof.threads, threads)
+                                    : "the cached figures lack a newer measurement (lines in parts)";
+      if (roof.threads == threads && complete) {
         const bool busy = roof.cpu_share > 0 && roof.cpu_share < kBusyShare;
         if (now - roof.measured_unix <= (busy ? 600 : kWeek)) {
           roof.cached_file = file.string();

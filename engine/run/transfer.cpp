@@ -1,5 +1,7 @@
 #include "run/transfer.hpp"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <set>
 
@@ -29,7 +31,10 @@ search::Transfer cached_transfer(const kernel::Project& project, const kernel::K
     if (!transfers_to(other, searched) || out_of_time()) continue;
     try {
       const kernel::LazySpace space(other, {}, &target);
-      if (space.candidates() > kMostTransferCandidates) continue;
+      if (space.candidates() > kMostTransferCandidates) {
+        transfer.left_out.push_back(fmt::format("{} (over {} candidates)", other.name, kMostTransferCandidates));
+        continue;
+      }
       std::vector<std::pair<kernel::Variant, double>> timings;
       std::set<std::uint64_t> classes;
       for (std::uint64_t i = 0; i < space.candidates() && !out_of_time(); ++i) {
@@ -43,11 +48,17 @@ search::Transfer cached_transfer(const kernel::Project& project, const kernel::K
         if (const std::optional<double> ms = cached_ms(*prepared.instance, small ? &*small : nullptr, options))
           timings.emplace_back(*v, *ms);
       }
-      if (timings.size() < search::kFewestTransferTimings) continue;
+      if (timings.size() < search::kFewestTransferTimings) {
+        if (!timings.empty())
+          transfer.left_out.push_back(fmt::format("{} ({} timed code{}; {} are needed)", other.name, timings.size(),
+                                                  timings.size() == 1 ? "" : "s", search::kFewestTransferTimings));
+        continue;
+      }
       const search::Features sibling(space, target, machine);
       search::add_kernel(transfer, other.name, features, sibling, timings);
     } catch (const std::exception&) {
       // A kernel that does not enumerate or instantiate here (its sizes, this target, its text) tells nothing.
+      transfer.left_out.push_back(other.name + " (does not instantiate here)");
     }
   }
   return transfer;

@@ -26,6 +26,7 @@ struct Transfer {
   std::vector<double> residuals;          // log(ms) - the kernel's prior, less the kernel's mean
   std::vector<std::string> kernels;       // where they came from: "name (N codes)"
   bool cut_short = false;                 // the reading stopped at its time limit or a cancel (run/transfer)
+  std::vector<std::string> left_out;      // siblings read and left out, each with why: "name (2 timed codes; 3 are needed)"
 };
 
 // A kernel with fewer timed codes than this adds nothing: its mean is its residuals.

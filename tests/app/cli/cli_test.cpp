@@ -196,10 +196,16 @@ TEST(Cli, APathWhereALayoutGoesIsNamedAsAFile) {
   for (const std::string& path : {std::string("projects/nothing-here.lego.json"), file.string()}) {
     const Result r = run({"check", path});
     EXPECT_EQ(r.code, 2) << render(r);
-    EXPECT_NE(r.err.find("names a file, not a layout's text"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("not a layout's text"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("--file"), std::string::npos) << r.err;
   }
   fs::remove(file);
+  // A directory is one too, and a name that ends as a project's does, in any case, says there is no such file.
+  const Result directory = run({"check", fs::temp_directory_path().string()});
+  EXPECT_NE(directory.err.find("names a file or directory"), std::string::npos) << directory.err;
+  const Result missing = run({"check", "Nothing-Here.JSON"});
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("there is no such file"), std::string::npos) << missing.err;
   // A layout's text is still one, whatever files its name might match.
   EXPECT_EQ(run({"check", "OrderBy(Row(4,4)).GroupBy([(4,4)])"}).code, 0);
 }

@@ -21,6 +21,17 @@ TEST(Protocol, AMachineRoofRoundTripsAndAGpuRoofKeepsItsDevice) {
   EXPECT_EQ(roof_from_json(j).pair_line_cost, 3.4);
   EXPECT_EQ(roof_from_json(j).quad_line_cost, 2.0);
   EXPECT_EQ(roof_from_json(j).partial_line_cost, 1.37);
+  // A line cost outside what the ceilings measure (clamped to [1, 16], lines in parts to [1, 4]) is not a measurement.
+  for (const nlohmann::json& bad : {nlohmann::json(0.5), nlohmann::json(100.0), nlohmann::json(-1.0), nlohmann::json("abc")}) {
+    nlohmann::json edited = j;
+    edited["partial_line_cost"] = bad;
+    edited["lone_line_cost"] = bad;
+    EXPECT_EQ(roof_from_json(edited).partial_line_cost, 0.0) << bad;
+    EXPECT_EQ(roof_from_json(edited).lone_line_cost, 0.0) << bad;
+  }
+  nlohmann::json long_stream = j;
+  long_stream["lone_line_cost"] = 12.0;  // within the lone lines' 16
+  EXPECT_EQ(roof_from_json(long_stream).lone_line_cost, 12.0);
   EXPECT_FALSE(j.contains("device"));
   EXPECT_FALSE(j.contains("cached"));  // the cache file does not name itself
   const Roof gpu = roof_from_json({{"device", "NVIDIA H100"}, {"copy_gbs", 3000.0}, {"peak_gflops_f32", 60000.0}});
