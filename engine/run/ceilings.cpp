@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <vector>
@@ -26,6 +25,13 @@ double best_seconds(int runs, F f) {
     best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   return best;
+}
+
+// Once to warm the caches and pages, then the best of five.
+template <class F>
+double warm_best_seconds(F f) {
+  f();
+  return best_seconds(5, f);
 }
 
 }  // namespace
@@ -234,10 +240,7 @@ struct StreamedRunCosts {
 };
 template <class StreamRuns>
 StreamedRunCosts streamed_run_costs(StreamRuns stream_runs) {
-  const auto seconds = [&](std::int64_t run_doubles) {
-    stream_runs(run_doubles);
-    return best_seconds(5, [&] { stream_runs(run_doubles); });
-  };
+  const auto seconds = [&](std::int64_t run_doubles) { return warm_best_seconds([&] { stream_runs(run_doubles); }); };
   const double pairs = seconds(16), quads = seconds(32), long_runs = seconds(512);
   StreamedRunCosts c;
   if (pairs > 0) c.lone = std::clamp(seconds(8) / pairs, 1.0, 16.0);
@@ -257,14 +260,10 @@ StreamedRunCosts streamed_run_costs(StreamRuns stream_runs) {
 // the bricks of 16 and the rows (64-byte rows) there. The search's prior
 // prices a tensor written in runs shorter than a line by it
 // (search/in_core.cpp).
-template <class Copy>
-double partial_line_cost(Copy copy_whole_lines, Copy copy_in_quarters) {
-  const auto seconds = [&](Copy copy) {
-    copy();
-    return best_seconds(5, copy);
-  };
-  const double whole = seconds(copy_whole_lines);
-  return whole > 0 ? std::clamp(seconds(copy_in_quarters) / whole, 1.0, 4.0) : 0.0;
+template <class Whole, class Quarters>
+double partial_line_cost(Whole copy_whole_lines, Quarters copy_in_quarters) {
+  const double whole = warm_best_seconds(copy_whole_lines);
+  return whole > 0 ? std::clamp(warm_best_seconds(copy_in_quarters) / whole, 1.0, 4.0) : 0.0;
 }
 
 }  // namespace
@@ -310,9 +309,8 @@ Roof measure_ceilings(int array_mib, const std::string& target_name) {
   constexpr std::int64_t kStreamRow = 32768;  // doubles: 256 KiB apart, a row of a 64K-float matrix
   const StreamedRunCosts streamed =
       streamed_run_costs([&](std::int64_t run) { stream_runs(cc.get(), n / kStreamRow * kStreamRow, run, kStreamRow); });
-  const std::function<void()> whole_lines = [&] { copy_whole_lines(a.get(), cc.get(), n); },
-                              quarters = [&] { copy_in_quarters(a.get(), cc.get(), n); };
-  const double partial_lines = partial_line_cost(whole_lines, quarters);
+  const double partial_lines =
+      partial_line_cost([&] { copy_whole_lines(a.get(), cc.get(), n); }, [&] { copy_in_quarters(a.get(), cc.get(), n); });
   const int t = threads();
   const double memory_share = (process_cpu_seconds() - memory_cpu0) / ((steady_seconds() - memory_wall0) * std::max(t, 1));
   const int chains = fma_chains(target);
