@@ -121,11 +121,12 @@ class Features {
   // GenP is checked exhaustively each time it is planned, which a
   // 20000-variant pool must not repeat).
   struct GatherCost {
-    double cycles = 0;            // every core's cycles together
-    double log_without_roof = 0;  // log(lanes / 2) per gathered access (lanes / run for short runs)
-    double log_unreused = 0;      // log(lanes / 2) per read gather whose lines its next steps do not reuse
-    double bytes_in_parts = 0;    // the bytes of tensors written in runs shorter than a line (read before they are written)
-    double run_cycles = 0;        // every core's cycles for the runs shorter than a vector, beyond one a vector
+    double cycles = 0;               // every core's cycles together
+    double log_without_roof = 0;     // log(lanes / 2) per gathered access (lanes / run for short runs)
+    double log_unreused = 0;         // log(lanes / 2) per read gather whose lines its next steps do not reuse
+    double bytes_in_parts = 0;       // the bytes of tensors written in runs shorter than a line (read before they are written)
+    double run_cycles = 0;           // every core's cycles for the runs shorter than a vector, beyond one a vector
+    double bytes_in_lone_lines = 0;  // the bytes of tensors accessed in runs of one line each (no 128-byte pair)
   };
   GatherCost gather_cost(const kernel::Variant& variant) const;
   std::map<std::string, int> access_sites_;  // per tensor or layout: the template's places that access it

@@ -15,6 +15,8 @@
 
 namespace lego::search {
 
+constexpr std::int64_t kLineBytes = 64;  // a cache line (x86 cores and Arm Neoverse)
+
 // A loop that inverts a layout per element runs its index code once per
 // position of that layout, in scalar code the compiler cannot vectorize
 // through the divisions and the wraps: at about four integer operations a
@@ -55,16 +57,16 @@ double Features::index_ms(const kernel::Variant& v) const {
 // and as fast at 8; R by rows beside it, 8 more lanes in the set, slowed it
 // as much; R by rows alone, 16 clean lanes, ran 0.9x R in lanes.
 double Features::lines_in_one_set(std::int64_t stride, int element_bytes, double lanes) const {
-  constexpr std::int64_t kLine = 64, kMostLanes = 64;
-  const std::int64_t ways = l1_ways(target_), sets = target_.l1d_bytes / kLine / std::max<std::int64_t>(1, ways);
-  if (element_bytes < 1 || sets < 1 || stride < (kLine + element_bytes - 1) / element_bytes) return 0;  // lanes within a line or two
+  constexpr std::int64_t kMostLanes = 64;
+  const std::int64_t ways = l1_ways(target_), sets = target_.l1d_bytes / kLineBytes / std::max<std::int64_t>(1, ways);
+  if (element_bytes < 1 || sets < 1 || stride < (kLineBytes + element_bytes - 1) / element_bytes) return 0;  // lanes within a line or two
   // Lane k's line is k * stride * element_bytes / 64 past lane 0's; only its residue modulo sets * 64 bytes places it,
   // which the stride's own residue gives without the product of a large stride.
-  const std::int64_t span = sets * kLine, step = (stride % span) * element_bytes % span;
+  const std::int64_t span = sets * kLineBytes, step = (stride % span) * element_bytes % span;
   std::map<std::int64_t, int> in_set;
   int most = 0;
   const auto count = static_cast<std::int64_t>(std::clamp(lanes, 0.0, static_cast<double>(kMostLanes)));  // a huge trip's lanes too
-  for (std::int64_t k = 0; k < count; ++k) most = std::max(most, ++in_set[(k * step % span) / kLine]);
+  for (std::int64_t k = 0; k < count; ++k) most = std::max(most, ++in_set[(k * step % span) / kLineBytes]);
   return most > 1 ? most : 0;
 }
 
@@ -91,7 +93,8 @@ bool Features::reused_along_last(const Plan& plan, std::size_t walked) const {
 // (four in the cell loop) did not (2.2x). Runs longer than one element but
 // shorter than a vector are each a position and a copy the template codes,
 // cycles added to the time (run_cycles); a tensor written in runs shorter
-// than a line has its lines read before they are written (bytes_in_parts).
+// than a line has its lines read before they are written (bytes_in_parts);
+// one accessed in runs of one line streams lone lines (bytes_in_lone_lines).
 // A layout that is not a tensor is counted as accessed once per element of
 // the largest tensor at each of the template's sites. Without a roof a
 // gather is priced as lanes / 2 times the variant's time, a short run as
@@ -102,7 +105,6 @@ Features::GatherCost Features::gather_cost(const kernel::Variant& v) const {
     const kernel::KernelSpec& spec = space_->spec();
     GatherCost cost;
     constexpr double kLoadPorts = 2, kStorePorts = 1;
-    constexpr int kLineBytes = 64;
     // A run's position and its copy: stencil7's input staged in bricks of 4 and of 8 (runs of 4 and 8 floats, 16
     // a vector) ran 2.2 and 0.7 ms behind the bricks of 16 on a Sapphire Rapids (2 cores at 3.85 GHz), about 5
     // cycles for each run more.
@@ -116,6 +118,7 @@ Features::GatherCost Features::gather_cost(const kernel::Variant& v) const {
       const double trip = declared_trip(v);
       double lines_in_set = 0, thrashable_stores = 0;  // the lanes that fall in one L1 set; the stored elements among them
       std::set<std::string> written_in_parts;          // the tensors counted in bytes_in_parts
+      std::set<std::string> in_lone_lines;             // the tensors counted in bytes_in_lone_lines
       for (const AskedVector& asked : asked_strides_) {
         const kernel::NamedView* view = binding.view(asked.name);
         if (!view) continue;
@@ -169,8 +172,8 @@ Features::GatherCost Features::gather_cost(const kernel::Variant& v) const {
             // a vector of lanes takes lanes / run loads (a gather where the run
             // is 1). The run from the origin stands for every run, as the stride
             // at the origin does above; the instance proves the exact one.
-            const std::int64_t line_elements = std::max(1, kLineBytes / element_bytes);
-            const std::int64_t longest = std::max(static_cast<std::int64_t>(lanes), line_elements);
+            const std::int64_t line_elements = std::max<std::int64_t>(1, kLineBytes / element_bytes);
+            const std::int64_t longest = std::max(static_cast<std::int64_t>(lanes), 2 * line_elements);
             std::int64_t run = 1;
             bool broken = false;  // the run ends where the layout moves on, not where the dimension does
             while (run < longest && run < plan.shape()[d]) {
@@ -191,6 +194,11 @@ Features::GatherCost Features::gather_cost(const kernel::Variant& v) const {
             // continues into the next row); each tensor once, however many of its dimensions the template asks.
             if (tensor && tensor->role == kernel::Role::Out && broken && run < line_elements && written_in_parts.insert(asked.name).second)
               cost.bytes_in_parts += static_cast<double>(tensor->elements) * element_bytes;
+            // In runs of one line (64 bytes of a row, the next 64 in another brick), each line streams alone: its
+            // 128-byte neighbour is another row's, touched a row later. stencil7 in bricks 16 x 16 x 16 ran 1.3-1.6x
+            // the bricks 16 x 16 x 32 (pairs) on a Sapphire Rapids, in and out alike; one tensor so, about half that.
+            if (tensor && broken && run >= line_elements && run < 2 * line_elements && in_lone_lines.insert(asked.name).second)
+              cost.bytes_in_lone_lines += static_cast<double>(tensor->elements) * element_bytes;
             // The instance proves a power of two (a run of 6 reads as 2), and a template divides vectors by it.
             std::int64_t in_vector = std::min(run, static_cast<std::int64_t>(lanes));
             while (in_vector & (in_vector - 1)) in_vector &= in_vector - 1;
@@ -248,7 +256,7 @@ double Features::cycles_per_ms() const {
 // times over (a matmul's panels), and a gather or short run slows that loop
 // by its lanes / 2 (lanes / run) as a whole. Where the bytes bound it, the
 // short runs' cycles are added to the longer of the two, and lines written
-// in pieces add their reads to the memory's time.
+// in pieces add their reads, and lone lines their extra, to the memory's time.
 double Features::in_core_penalty(const kernel::Variant& v) const {
   const GatherCost gathers = gather_cost(v);
   const double bytes_ms = machine_.bandwidth_gbs > 0 ? declared(space_->spec().bytes, v) / (machine_.bandwidth_gbs * 1e6) : 0;
@@ -268,7 +276,12 @@ double Features::in_core_penalty(const kernel::Variant& v) const {
   const double parts_ms = machine_.partial_line_cost > 1 && machine_.bandwidth_gbs > 0
                               ? 2 * gathers.bytes_in_parts * (machine_.partial_line_cost - 1) / (machine_.bandwidth_gbs * 1e6)
                               : 0.0;
-  const double memory_ms = std::max(bytes_ms + parts_ms, flops_ms);
+  // A tensor accessed in runs of one line each streams lone lines: each costs what the ceilings measured a lone
+  // line at over one of a pair (lone_line_cost), as the walk prices a transpose's lone destination lines.
+  const double lone_ms = machine_.lone_line_cost > 1 && machine_.bandwidth_gbs > 0
+                             ? gathers.bytes_in_lone_lines * (machine_.lone_line_cost - 1) / (machine_.bandwidth_gbs * 1e6)
+                             : 0.0;
+  const double memory_ms = std::max(bytes_ms + parts_ms + lone_ms, flops_ms);
   const double runs_ms = bytes_bound ? gathers.run_cycles / cycles_per_ms() : 0.0;  // else in log_without_roof
   return std::log((std::max(memory_ms, in_core_ms) + runs_ms) / roof_ms) + (bytes_bound ? gathers.log_unreused : gathers.log_without_roof);
 }

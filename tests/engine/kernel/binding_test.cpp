@@ -132,7 +132,7 @@ TEST(Baseline, ItsOwnBytesAndFlopsStandForTheKernels) {
   const Project p = load_project(std::filesystem::path(LEGO_PROJECTS_DIR) / "stencils.lego.json", default_resource_dirs());
   const KernelSpec& spec = find_kernel(p, "stencil7");
   ASSERT_FALSE(spec.baselines.empty());
-  const Instance copy = instantiate_baseline(spec, spec.baselines[0], {{"N", 64}, {"BR", 4}, {"TJ", 16}, {"POINTS", 7}});
+  const Instance copy = instantiate_baseline(spec, spec.baselines[0], {{"N", 64}, {"BR", 4}, {"BK", 4}, {"TJ", 16}, {"POINTS", 7}});
   EXPECT_EQ(copy.bytes, 2 * 4 * 64 * 64 * 64);
   EXPECT_EQ(copy.flops, 0);
   EXPECT_EQ(formula_value(spec, spec.bytes, {{"N", 64}, {"TJ", 16}}, "bytes"), 4 * 64 * 64 * (64 / 16) * 18 + 4 * 64 * 64 * 64);

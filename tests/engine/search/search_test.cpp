@@ -422,7 +422,7 @@ TEST(Search, RunsTheTemplateAsksForThatAreShorterThanAVectorCostInThePrior) {
     const kernel::Project p = kernel::load_project(kProjects / "stencils.lego.json", kernel::default_resource_dirs());
     const kernel::LazySpace space(kernel::find_kernel(p, "stencil7"), {}, &v3);
     const Features f(space, v3, no_roof);
-    const std::map<std::string, std::int64_t> br4{{"BR", 4}, {"TJ", 16}}, br8{{"BR", 8}, {"TJ", 16}};
+    const std::map<std::string, std::int64_t> br4{{"BR", 4}, {"BK", 4}, {"TJ", 16}}, br8{{"BR", 8}, {"BK", 8}, {"TJ", 16}};
     EXPECT_DOUBLE_EQ(f.static_log_penalty(variant_with(space, {{"in", "row"}, {"out", "row"}}, br4)), 0.0);
     EXPECT_NEAR(f.static_log_penalty(variant_with(space, {{"in", "bricks"}, {"out", "row"}}, br4)), std::log(2.0), 1e-9);
     EXPECT_NEAR(f.static_log_penalty(variant_with(space, {{"in", "bricks"}, {"out", "bricks"}}, br4)), 2 * std::log(2.0), 1e-9);
@@ -450,7 +450,7 @@ TEST(Search, ATensorWrittenInRunsShorterThanALineCostsTheReadOfItsLines) {
   const double bandwidth = 5, parts_cost = 1.5;
   const Features parts(space, v4, MachineFigures{bandwidth, 0, 0, 0, parts_cost});
   const Features unknown(space, v4, MachineFigures{bandwidth, 0, 0, 0, 0});
-  const std::map<std::string, std::int64_t> br8{{"BR", 8}, {"TJ", 16}}, br16{{"BR", 16}, {"TJ", 16}};
+  const std::map<std::string, std::int64_t> br8{{"BR", 8}, {"BK", 8}, {"TJ", 16}}, br16{{"BR", 16}, {"BK", 16}, {"TJ", 16}};
   const auto penalty = [&](const Features& f, const std::string& in, const std::string& out, const auto& parameters) {
     return f.static_log_penalty(variant_with(space, {{"in", in}, {"out", out}}, parameters));
   };
@@ -467,22 +467,48 @@ TEST(Search, ATensorWrittenInRunsShorterThanALineCostsTheReadOfItsLines) {
   EXPECT_DOUBLE_EQ(penalty(parts, "row", "row", br16), 0.0);
 }
 
+// A tensor read or written in runs of one line (bricks 16 floats long)
+// streams lone lines, each at the ceilings' lone-line cost over a pair's;
+// bricks 32 long stream pairs, and pay nothing.
+TEST(Search, RunsOfOneLineCostWhatTheCeilingsMeasureALoneLineAt) {
+  const target::Target v4 = *target::nominal("x86-64-v4");
+  const kernel::Project p = kernel::load_project(kProjects / "stencils.lego.json", kernel::default_resource_dirs());
+  const kernel::LazySpace space(kernel::find_kernel(p, "stencil7"), {}, &v4);
+  const double bandwidth = 5, lone_cost = 1.9;
+  const Features lone(space, v4, MachineFigures{bandwidth, 0, 0, lone_cost, 0});
+  const Features unknown(space, v4, MachineFigures{bandwidth, 0, 0, 0, 0});
+  const std::map<std::string, std::int64_t> lines{{"BR", 16}, {"BK", 16}, {"TJ", 16}}, pairs{{"BR", 16}, {"BK", 32}, {"TJ", 16}};
+  const auto penalty = [&](const Features& f, const std::string& in, const std::string& out, const auto& parameters) {
+    return f.static_log_penalty(variant_with(space, {{"in", in}, {"out", out}}, parameters));
+  };
+  const double grid = 256.0 * 256 * 256, bytes_ms = (4 * 256.0 * 256 * (256 / 16) * (16 + 2) + 4 * grid) / (bandwidth * 1e6);
+  const double tensor_ms = 4 * grid * (lone_cost - 1) / (bandwidth * 1e6);  // one tensor's lines, each lone
+  EXPECT_NEAR(penalty(lone, "bricks", "bricks", lines), std::log((bytes_ms + 2 * tensor_ms) / bytes_ms), 1e-9);
+  EXPECT_NEAR(penalty(lone, "row", "bricks", lines), std::log((bytes_ms + tensor_ms) / bytes_ms), 1e-9);
+  EXPECT_NEAR(penalty(lone, "bricks", "row", lines), std::log((bytes_ms + tensor_ms) / bytes_ms), 1e-9);
+  EXPECT_DOUBLE_EQ(penalty(unknown, "bricks", "bricks", lines), 0.0);
+  EXPECT_DOUBLE_EQ(penalty(lone, "bricks", "bricks", pairs), 0.0);
+  EXPECT_DOUBLE_EQ(penalty(lone, "row", "row", pairs), 0.0);  // whole rows of 1 KiB
+}
+
 TEST(Search, AParameterOnlyACommentNamesIsOneCode) {
-  // stencil_staged.cpp's comments say "bricks of BR^3"; its code uses BR
-  // only through the bricks layout. Row-major in and out are one code per
-  // pencil height TJ, whatever BR; with bricks each BR is its own code.
+  // stencil_staged.cpp's comments name the bricks' edges BR and BK; its
+  // code uses them only through the bricks layout. Row-major in and out are
+  // one code per pencil height TJ, whatever the bricks; with bricks each
+  // brick shape is its own code.
   const kernel::Project p = kernel::load_project(kProjects / "stencils.lego.json", kernel::default_resource_dirs());
   const kernel::LazySpace space(kernel::find_kernel(p, "stencil7"), {});
-  const auto code = [&](const std::string& in, std::int64_t br, std::int64_t tj) {
-    return space.code_class(*space.index_of(variant_with(space, {{"in", in}, {"out", "row"}}, {{"BR", br}, {"TJ", tj}})));
+  const auto code = [&](const std::string& in, std::int64_t br, std::int64_t bk, std::int64_t tj) {
+    return space.code_class(*space.index_of(variant_with(space, {{"in", in}, {"out", "row"}}, {{"BR", br}, {"BK", bk}, {"TJ", tj}})));
   };
-  EXPECT_EQ(code("row", 4, 16), code("row", 8, 16));
-  EXPECT_NE(code("row", 4, 16), code("row", 4, 32));
-  EXPECT_NE(code("bricks", 4, 16), code("bricks", 8, 16));
+  EXPECT_EQ(code("row", 4, 4, 16), code("row", 8, 32, 16));
+  EXPECT_NE(code("row", 4, 4, 16), code("row", 4, 4, 32));
+  EXPECT_NE(code("bricks", 4, 4, 16), code("bricks", 8, 4, 16));
+  EXPECT_NE(code("bricks", 4, 4, 16), code("bricks", 4, 8, 16));
   std::set<std::uint64_t> classes;
   for (std::uint64_t i = 0; i < space.candidates(); ++i)
     if (space.admitted(i)) classes.insert(space.code_class(i));
-  EXPECT_EQ(classes.size(), 3u + 3u * 3u * 3u);  // row-major: a code per TJ; three layouts with bricks: per BR and TJ
+  EXPECT_EQ(classes.size(), 3u + 3u * (3u * 4u) * 3u);  // row-major: a code per TJ; three layouts with bricks: per shape and TJ
 }
 
 TEST(Search, IndexArithmeticPerElementIsARoofInThePrior) {
