@@ -1,8 +1,8 @@
 // 3D stencils (paper Section V-B), POINTS = 27: the mean of the 3x3x3
 // neighbourhood; POINTS = 7: 0.4 of the centre plus 0.1 of each of its six
 // face neighbours. Interior points only; the boundary copies `in`. `in` and
-// `out` are stored row-major or in bricks of BR^3, and only the layouts
-// change between variants.
+// `out` are stored row-major or in bricks of BR x BR x BK (BK along the
+// rows), and only the layouts change between variants.
 //
 // Why it is staged: a brick's neighbour can sit in another brick, so
 // reading the neighbours through the layout costs a division per coordinate
