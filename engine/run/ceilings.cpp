@@ -227,7 +227,8 @@ int resident_mib(Triad triad, std::int64_t array_doubles, double memory_gbs) {
 // (pairs), which ran with those of 64 (whole runs): in a 256^3 transpose,
 // whose rows are 1 KiB apart, pairs already stream at the memory's pace. The
 // search's prior prices a register transpose's lone destination lines by
-// it (search/walk.hpp).
+// it (search/walk.hpp), and the lines of a tensor a template accesses in
+// runs of a line or less (search/in_core.cpp: the staged stencils' bricks).
 // The same rows streamed in runs of 256 bytes and of 4 KiB measure a
 // pair's and a four-line run's lines against a long run's: that guest
 // streamed pairs at 3.4x a 4 KiB run's time a line and runs of four at 2.0x,

@@ -40,7 +40,8 @@ struct MachineFigures {
   double bandwidth_gbs = 0;   // the roof for bytes (0: unknown)
   double peak_gflops = 0;     // the roof for FLOPs (0: unknown)
   double resident_bytes = 0;  // what the caches keep of a streaming kernel, measured (run::Roof::resident_mib; 0: unknown)
-  // A streamed line's time alone over one of a 128-byte pair (run::Roof; 0: unknown, priced as a pair's).
+  // A streamed line's time alone over one of a 128-byte pair (run::Roof; 0: unknown, priced as a pair's): the walk's
+  // lone lines and in_core's tensors accessed in runs of a line or less.
   double lone_line_cost = 0;
   // A copy writing each line in pieces at different times over one writing whole lines (run::Roof; 0: unknown, not priced).
   double partial_line_cost = 0;

@@ -194,10 +194,12 @@ Features::GatherCost Features::gather_cost(const kernel::Variant& v) const {
             // continues into the next row); each tensor once, however many of its dimensions the template asks.
             if (tensor && tensor->role == kernel::Role::Out && broken && run < line_elements && written_in_parts.insert(asked.name).second)
               cost.bytes_in_parts += static_cast<double>(tensor->elements) * element_bytes;
-            // In runs of one line (64 bytes of a row, the next 64 in another brick), each line streams alone: its
-            // 128-byte neighbour is another row's, touched a row later. stencil7 in bricks 16 x 16 x 16 ran 1.3-1.6x
-            // the bricks 16 x 16 x 32 (pairs) on a Sapphire Rapids, in and out alike; one tensor so, about half that.
-            if (tensor && broken && run >= line_elements && run < 2 * line_elements && in_lone_lines.insert(asked.name).second)
+            // In runs of a line or less (64 bytes of a row, the next 64 in another brick), each line streams alone:
+            // its 128-byte neighbour holds other rows, touched a row later. stencil7 in bricks 16 x 16 x 16 ran
+            // 1.3-1.6x the bricks 16 x 16 x 32 (pairs) on a Sapphire Rapids, in and out alike; one tensor so, about
+            // half that. Shorter runs' lines are lone too, beside their runs' cycles and their writes in pieces (a
+            // gather, a run of 1, is priced as one below).
+            if (tensor && broken && run > 1 && run < 2 * line_elements && in_lone_lines.insert(asked.name).second)
               cost.bytes_in_lone_lines += static_cast<double>(tensor->elements) * element_bytes;
             // The instance proves a power of two (a run of 6 reads as 2), and a template divides vectors by it.
             std::int64_t in_vector = std::min(run, static_cast<std::int64_t>(lanes));

@@ -380,12 +380,15 @@ TEST(NwWavefront, TilesThatAreNotTileZeroMovedTakeTheLayoutsIndicesAndStillVerif
 }
 
 // At N = 48 a thread walks three pencils, and a 16-element chunk of a row
-// in bricks 4 long is four runs in four bricks (the other brick shapes
-// verify at N = 16 in ExampleKernels).
+// in bricks 4 long is four runs in four bricks; in bricks 16 long a row is
+// three bricks. Bricks 32 long (runs longer than a chunk, which copies 16)
+// need N = 64. ExampleKernels verifies the rest at N = 16.
 TEST(StagedStencil, SeveralPencilsAndChunksAcrossBricksVerify) {
   const Project p = load_project(kProjects / "stencils.lego.json", default_resource_dirs());
   for (const char* kernel : {"stencil7", "stencil27"}) {
     expect_every_variant_verifies(find_kernel(p, kernel), {{"N", 48}, {"BK", 4}});
+    expect_every_variant_verifies(find_kernel(p, kernel), {{"N", 48}, {"BK", 16}, {"BR", 4}});
+    expect_every_variant_verifies(find_kernel(p, kernel), {{"N", 64}, {"BK", 32}, {"BR", 8}, {"TJ", 16}});
   }
 }
 
