@@ -21,4 +21,16 @@ bool parse_integer(std::string_view text, std::int64_t& value);
 // --set NAME=VALUE options as bindings; LegoError for anything else.
 Env parse_sets(const std::vector<std::string>& sets);
 
+// A path where a layout's text goes (`lego check projects/p.lego.json`)
+// would fail to parse at its first '/': LegoError saying it names a file.
+// Layout text always holds a '(' (every function and tuple does); a path is
+// anything that exists (only stat'd, never opened), or a name without one
+// that ends as a project or layout file does.
+// `with_file`: the command reads a layout program with --file.
+void refuse_a_path_as_layout_text(const std::string& argument, bool with_file);
+
+// An argument as an error message shows it: at most 200 bytes, and control
+// bytes and bytes that are not UTF-8 as \xNN, so a terminal prints them.
+std::string shown_argument(std::string_view argument);
+
 }  // namespace lego::cli

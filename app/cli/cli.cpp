@@ -109,21 +109,7 @@ Source load_source(const LayoutOptions& o) {
     return {read_regular_file(o.file, "layout program", kMaxSourceBytes), o.file};
   }
   if (o.layout.empty()) throw LegoError("no layout given; pass it as text or with --file (see --help)");
-  // A path where the layout's text goes (`lego check projects/p.lego.json`) would fail to parse at its first '/'.
-  // Layout text always holds a '(' (every function and tuple does); a path is anything that exists, or a name
-  // without one that ends as a project or layout file does.
-  std::error_code ec;
-  const auto status = std::filesystem::symlink_status(o.layout, ec);
-  const bool exists = !ec && status.type() != std::filesystem::file_type::not_found;
-  std::string lower = o.layout;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  const bool file_like = o.layout.find('(') == std::string::npos && (lower.ends_with(".json") || lower.ends_with(".lego"));
-  if (exists || file_like) {
-    const std::string shown = o.layout.size() > 200 ? o.layout.substr(0, 200) + "..." : o.layout;
-    throw LegoError("'" + shown + "' " + (exists ? "names a file or directory" : "looks like a file's name (there is no such file)") +
-                    ", not a layout's text: a layout program (let/where definitions) goes with --file; a project's layouts are "
-                    "checked when `lego bench` or `lego analyze` loads it");
-  }
+  refuse_a_path_as_layout_text(o.layout, true);
   return {o.layout, "<layout>"};
 }
 

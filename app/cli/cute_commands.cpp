@@ -87,6 +87,7 @@ int run_cute_command(const std::vector<std::string>& args, std::ostream& out, st
       return 0;
     }
     if (text.empty()) throw LegoError("to-cute needs a layout");
+    refuse_a_path_as_layout_text(text, false);
     const Plan plan = make_plan(parse_layout(text), parse_sets(sets));
     if (plan.size() > (std::int64_t{1} << 20)) throw LegoError("this command reads the layout's table: at most 2^20 elements");
     std::vector<std::int64_t> table(static_cast<std::size_t>(plan.size()));

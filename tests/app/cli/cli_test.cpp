@@ -208,6 +208,16 @@ TEST(Cli, APathWhereALayoutGoesIsNamedAsAFile) {
   EXPECT_NE(missing.err.find("there is no such file"), std::string::npos) << missing.err;
   // A layout's text is still one, whatever files its name might match.
   EXPECT_EQ(run({"check", "OrderBy(Row(4,4)).GroupBy([(4,4)])"}).code, 0);
+  // The CuTe and Triton commands, which read no --file, say so without it.
+  for (const char* command : {"to-cute", "to-linear"}) {
+    const Result r = run({command, "projects/nothing-here.lego.json"});
+    EXPECT_EQ(r.code, 2) << render(r);
+    EXPECT_NE(r.err.find("not a layout's text such as"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("--file"), std::string::npos) << r.err;
+  }
+  // Bytes a terminal would not print (a control byte, one that is not UTF-8) are shown escaped; UTF-8 is kept.
+  const Result odd = run({"check", "a\xff\x01\xc3\xa9.json"});
+  EXPECT_NE(odd.err.find("'a\\xff\\x01\xc3\xa9.json'"), std::string::npos) << odd.err;
 }
 
 // lego atom --json: the shape, tv[lane][value] = [row, col].
