@@ -4,8 +4,8 @@
 #include <cctype>
 #include <charconv>
 #include <filesystem>
-#include <system_error>
 #include <string>
+#include <system_error>
 
 namespace lego::cli {
 
@@ -153,10 +153,11 @@ void refuse_a_path_as_layout_text(const std::string& argument, bool with_file) {
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   const bool file_like = argument.find('(') == std::string::npos && (lower.ends_with(".json") || lower.ends_with(".lego"));
   if (!exists && !file_like) return;
-  throw LegoError("'" + shown_argument(argument) + "' " + (exists ? "names a file or directory" : "looks like a file's name (there is no such file)") +
-                  ", not a layout's text" +
-                  (with_file ? ": a layout program (let/where definitions) goes with --file;" : " such as 'OrderBy(Row(4, 4)).GroupBy([(4, 4)])';") +
-                  " a project's layouts are checked when `lego bench` or `lego analyze` loads it");
+  throw LegoError(
+      "'" + shown_argument(argument) + "' " + (exists ? "names a file or directory" : "looks like a file's name (there is no such file)") +
+      ", not a layout's text" +
+      (with_file ? ": a layout program (let/where definitions) goes with --file;" : " such as 'OrderBy(Row(4, 4)).GroupBy([(4, 4)])';") +
+      " a project's layouts are checked when `lego bench` or `lego analyze` loads it");
 }
 
 }  // namespace lego::cli
