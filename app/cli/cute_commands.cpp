@@ -59,11 +59,15 @@ int run_cute_command(const std::vector<std::string>& args, std::ostream& out, st
                "The layout is an atom's operand, e.g. mma.m16n8k16.f16:A, or a TiledMMA of it, e.g. 'mma.m16n8k16.f16:C, 2x2, 1x2' (warps, "
                "repeats): print its CuTe TV layout");
   to->add_option("--set", sets, "Bind a size, e.g. --set N=8 (repeatable)");
+  // The layout commands bind with --bind (and an unbound size's error says so): both forms are taken.
+  std::string binds;
+  to->add_option("--bind", binds, "Bind sizes as the layout commands do, e.g. --bind N=8,B=2");
   auto* linear = app.add_subcommand("to-linear",
                                     "Print a power-of-two layout linear over GF(2) (rows, columns, tiles, XOR swizzles) as the bases "
                                     "of a Triton LinearLayout: the offset each input bit maps to");
   linear->add_option("layout", text, "A layout in the layout language")->required();
   linear->add_option("--set", sets, "Bind a size, e.g. --set N=8 (repeatable)");
+  linear->add_option("--bind", binds, "Bind sizes as the layout commands do, e.g. --bind N=8,B=2");
   if (const auto status = parse_command_line(app, args, out, err)) return *status;
   try {
     if (from->parsed() && !tv_tile.empty()) {
@@ -88,7 +92,9 @@ int run_cute_command(const std::vector<std::string>& args, std::ostream& out, st
     }
     if (text.empty()) throw LegoError("to-cute needs a layout");
     refuse_a_path_as_layout_text(text, false);
-    const Plan plan = make_plan(parse_layout(text), parse_sets(sets));
+    Env sizes = parse_sets(sets);
+    for (const auto& [name, value] : parse_bindings(binds)) sizes[name] = value;
+    const Plan plan = make_plan(parse_layout(text), sizes);
     if (plan.size() > (std::int64_t{1} << 20)) throw LegoError("this command reads the layout's table: at most 2^20 elements");
     std::vector<std::int64_t> table(static_cast<std::size_t>(plan.size()));
     plan.apply_all(table.data());

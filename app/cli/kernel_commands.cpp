@@ -719,7 +719,7 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
           throw LegoError("--compare-strategies replays random, model and evolve itself; drop --strategy");
         if (compare_strategies && !budget.empty() && search::parse_budget(budget).seconds > 0)
           throw LegoError("--budget " + budget + ": a replay counts evaluations, not seconds; give --budget N with --compare-strategies");
-        if (bench_cmd->count("--rounds") > 0 && compare_strategies)
+        if (bench_cmd->count("--rounds") > 0 && rounds > 0 && compare_strategies)
           err << "(--rounds is for a sweep's winner or a search's best; --compare-strategies times no baselines)\n";
         return bench_search({project, kernel_name, sets, only, strategy.empty() ? "model" : strategy, budget, seed, compare_strategies,
                              replay_seeds, retimings, target_name, sweep_options, !no_transfer},

@@ -515,7 +515,15 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
     r = search::run_search(space, features, {*strategy, budget, q.seed, 0, &transfer}, measure);
   }
   print_report(r, count, out);
-  if (!sweep.run.verify) out << "(not verified: --no-verify; the times are of unchecked outputs)\n";
+  if (!sweep.run.verify) {
+    out << "(not verified: --no-verify; the times are of unchecked outputs)\n";
+  } else if (r.best) {
+    // Only a variant whose output matched the reference has a time that counts (the sweep's table says where).
+    std::string sizes;
+    for (const auto& [name, value] : spec.verify_at) sizes += fmt::format("{}{}={}", sizes.empty() ? "" : ", ", name, value);
+    out << "verified: each time above is of a variant whose output matched the reference"
+        << (sizes.empty() ? std::string(" at the sizes timed") : " at " + sizes + " (the kernel's verify_at)") << "\n";
+  }
   // One timing can be luck (a quiet moment, a warm cache): the best three
   // are timed again, fresh, and the best of those is the answer.
   const std::vector<std::size_t> top = fastest(r.history, 3);
@@ -534,6 +542,20 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
       if (ms > 0 && (best == top.size() || ms < finals.times[best])) best = n;
     }
     if (best < top.size()) out << fmt::format("best after timing again: {} at {:.4g} ms\n", again[best].id, finals.times[best]);
+    // A shared machine's pace drifts: where the fresh timings ran far from the first ones, say so before they are compared.
+    std::vector<double> paces;
+    for (std::size_t n = 0; n < again.size() && n < finals.times.size(); ++n)
+      if (finals.times[n] > 0 && r.history[top[n]].ms > 0) paces.push_back(finals.times[n] / r.history[top[n]].ms);
+    if (!paces.empty()) {
+      std::nth_element(paces.begin(), paces.begin() + paces.size() / 2, paces.end());
+      const double pace = paces[paces.size() / 2];
+      constexpr double kDrift = 1.3;
+      if (pace > kDrift || pace < 1 / kDrift)
+        out << fmt::format(
+            "(timed again at {:.2f}x the first timings: this machine's pace changed; compare these with each other and "
+            "with what was timed with them, not with the first timings)\n",
+            pace);
+    }
     // The rounds' medians are the comparison to read; the batch's single
     // timings of the baselines only where there were no rounds.
     if (finals.swept.side_by_side)

@@ -48,8 +48,15 @@ Budget parse_budget(const std::string& text) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used == 0 || used != number.size() || !(value > 0) || value > 1e9 || (!seconds && value != std::floor(value)))
-    throw LegoError("--budget " + text + ": give a number of evaluations (e.g. 40) or a time in seconds, minutes or hours (90s, 5m, 1.5h)");
+  const std::string why = used == 0 || used != number.size() ? "not a number with a unit s, m or h, or none"
+                          : !(value > 0)                     ? "a budget must be above 0"
+                          : value > 1e9                      ? "too large"
+                          : !seconds && value != std::floor(value)
+                              ? "evaluations are whole (a time takes its unit: " + number + "m is minutes)"
+                              : "";
+  if (!why.empty())
+    throw LegoError("--budget " + text + ": " + why +
+                    "; give a number of evaluations (e.g. 40) or a time in seconds, minutes or hours (90s, 5m, 1.5h)");
   if (seconds)
     b.seconds = value * unit_seconds;
   else

@@ -234,6 +234,8 @@ TEST(KernelCli, BenchStrategyKeepsItsBudgetAndRepeatsForASeed) {
   EXPECT_NE(first.text.find("transfer: no other kernel of this project has this template; the prior alone\n"), std::string::npos)
       << first.text;
   EXPECT_NE(first.text.find("best found: A=row,"), std::string::npos) << first.text;
+  EXPECT_NE(first.text.find("verified: each time above is of a variant whose output matched the reference at "), std::string::npos)
+      << first.text;
   // The best three are timed again with the baselines, and the fastest of
   // them against each baseline in alternating rounds: a ratio of timings
   // taken minutes apart would measure the machine's drift.
@@ -279,9 +281,17 @@ TEST(KernelCli, BenchStrategyKeepsItsBudgetAndRepeatsForASeed) {
   EXPECT_NE(no_rounds.text.find(" ms (timed with them)\n"), std::string::npos) << no_rounds.text;
   const Output bad = shell(kBin + "/lego bench " + kRoot + "/projects/search/transpose_space.lego.json --strategy model --budget 90min");
   EXPECT_EQ(bad.rc, 2) << bad.text;
-  EXPECT_NE(bad.text.find("--budget 90min: give a number of evaluations (e.g. 40) or a time in seconds, minutes or hours (90s, 5m, 1.5h)"),
+  EXPECT_NE(bad.text.find("--budget 90min: not a number with a unit s, m or h, or none; give a number of evaluations (e.g. 40) or a "
+                          "time in seconds, minutes or hours (90s, 5m, 1.5h)"),
             std::string::npos)
       << bad.text;
+  // Each bad budget says what is wrong with it.
+  for (const auto& [budget, why] : {std::pair<std::string, std::string>{"0", "a budget must be above 0"},
+                                    {"1.5", "evaluations are whole (a time takes its unit: 1.5m is minutes)"}}) {
+    const Output wrong = shell(kBin + "/lego bench " + kRoot + "/projects/search/transpose_space.lego.json --budget " + budget);
+    EXPECT_EQ(wrong.rc, 2) << wrong.text;
+    EXPECT_NE(wrong.text.find("--budget " + budget + ": " + why + "; "), std::string::npos) << wrong.text;
+  }
   const Output no_transfer =
       shell(kBin + "/lego bench " + kRoot + "/projects/search/transpose_space.lego.json --strategy random --budget 2 --no-transfer");
   EXPECT_EQ(no_transfer.rc, 2) << no_transfer.text;
