@@ -107,10 +107,6 @@ Env parse_sets(const std::vector<std::string>& sets) {
   return env;
 }
 
-}  // namespace lego::cli
-
-namespace lego::cli {
-
 namespace {
 
 // The length of the UTF-8 sequence at text[i], or 0 where it is not one.
