@@ -107,40 +107,6 @@ Env parse_sets(const std::vector<std::string>& sets) {
   return env;
 }
 
-namespace {
-
-// The length of the UTF-8 sequence at text[i], or 0 where it is not one.
-std::size_t utf8_sequence(std::string_view text, std::size_t i) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char lead = byte(i);
-  const std::size_t length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3 : (lead >> 3) == 0x1E ? 4 : 0;
-  if (length == 0 || i + length > text.size()) return 0;
-  for (std::size_t k = i + 1; k < i + length; ++k)
-    if ((byte(k) & 0xC0) != 0x80) return 0;
-  return length;
-}
-
-}  // namespace
-
-std::string shown_argument(std::string_view argument) {
-  constexpr std::size_t kMostShown = 200;
-  const bool cut = argument.size() > kMostShown;
-  std::string shown;
-  for (std::size_t i = 0; i < std::min(argument.size(), kMostShown);) {
-    const auto c = static_cast<unsigned char>(argument[i]);
-    const std::size_t length = utf8_sequence(argument, i);
-    if (length == 0 || c < 0x20 || c == 0x7F) {
-      constexpr char kHex[] = "0123456789abcdef";
-      shown += std::string("\\x") + kHex[c >> 4] + kHex[c & 0xF];
-      ++i;
-    } else {
-      shown.append(argument.substr(i, length));
-      i += length;
-    }
-  }
-  return cut ? shown + "..." : shown;
-}
-
 void refuse_a_path_as_layout_text(const std::string& argument, bool with_file) {
   std::error_code ec;
   const auto status = std::filesystem::symlink_status(argument, ec);
@@ -150,8 +116,8 @@ void refuse_a_path_as_layout_text(const std::string& argument, bool with_file) {
   const bool file_like = argument.find('(') == std::string::npos && (lower.ends_with(".json") || lower.ends_with(".lego"));
   if (!exists && !file_like) return;
   throw LegoError(
-      "'" + shown_argument(argument) + "' " + (exists ? "names a file or directory" : "looks like a file's name (there is no such file)") +
-      ", not a layout's text" +
+      "'" + (argument.size() > 200 ? argument.substr(0, 200) + "..." : argument) + "' " +
+      (exists ? "names a file or directory" : "looks like a file's name (there is no such file)") + ", not a layout's text" +
       (with_file ? ": a layout program (let/where definitions) goes with --file;" : " such as 'OrderBy(Row(4, 4)).GroupBy([(4, 4)])';") +
       " a project's layouts are checked when `lego bench` or `lego analyze` loads it");
 }

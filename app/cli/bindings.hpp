@@ -26,11 +26,8 @@ Env parse_sets(const std::vector<std::string>& sets);
 // Layout text always holds a '(' (every function and tuple does); a path is
 // anything that exists (only stat'd, never opened), or a name without one
 // that ends as a project or layout file does.
-// `with_file`: the command reads a layout program with --file.
+// `with_file`: the command reads a layout program with --file. The message
+// shows at most 200 bytes of it (LegoError escapes what a terminal would not print).
 void refuse_a_path_as_layout_text(const std::string& argument, bool with_file);
-
-// An argument as an error message shows it: at most 200 bytes, and control
-// bytes and bytes that are not UTF-8 as \xNN, so a terminal prints them.
-std::string shown_argument(std::string_view argument);
 
 }  // namespace lego::cli

@@ -241,11 +241,17 @@ run::BatchRun time_fresh(const Measurer& like, const std::vector<kernel::Variant
 // kFewestControls timed twice: a ratio or two measures the codes' own luck
 // (a code among two controls moves half its luck onto the other).
 constexpr std::size_t kFewestControls = 5;
+// Each timed entry's `second` over its first timing, from `first` on.
+std::vector<double> ratios_to_first(const std::vector<search::Evaluation>& history, const std::vector<std::size_t>& ranked,
+                                    const std::vector<double>& second, std::size_t first) {
+  std::vector<double> ratios;
+  for (std::size_t n = first; n < ranked.size() && n < second.size(); ++n)
+    if (second[n] > 0 && history[ranked[n]].ms > 0) ratios.push_back(second[n] / history[ranked[n]].ms);
+  return ratios;
+}
 std::optional<double> pace_drift(const std::vector<search::Evaluation>& history, const std::vector<std::size_t>& ranked,
                                  const std::vector<double>& second, std::size_t first_control) {
-  std::vector<double> ratios;
-  for (std::size_t n = first_control; n < ranked.size() && n < second.size(); ++n)
-    if (second[n] > 0 && history[ranked[n]].ms > 0) ratios.push_back(second[n] / history[ranked[n]].ms);
+  std::vector<double> ratios = ratios_to_first(history, ranked, second, first_control);
   if (ratios.size() < kFewestControls) return std::nullopt;
   return run::median_of(std::move(ratios));
 }
@@ -543,12 +549,9 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
     }
     if (best < top.size()) out << fmt::format("best after timing again: {} at {:.4g} ms\n", again[best].id, finals.times[best]);
     // A shared machine's pace drifts: where the fresh timings ran far from the first ones, say so before they are compared.
-    std::vector<double> paces;
-    for (std::size_t n = 0; n < again.size() && n < finals.times.size(); ++n)
-      if (finals.times[n] > 0 && r.history[top[n]].ms > 0) paces.push_back(finals.times[n] / r.history[top[n]].ms);
+    std::vector<double> paces = ratios_to_first(r.history, top, finals.times, 0);
     if (!paces.empty()) {
-      std::nth_element(paces.begin(), paces.begin() + paces.size() / 2, paces.end());
-      const double pace = paces[paces.size() / 2];
+      const double pace = run::median_of(std::move(paces));
       constexpr double kDrift = 1.3;
       if (pace > kDrift || pace < 1 / kDrift)
         out << fmt::format(

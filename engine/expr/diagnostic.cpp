@@ -53,21 +53,43 @@ std::string format_diagnostic(std::string_view source, const Diagnostic& d, std:
   return out;
 }
 
+namespace {
+
+// The length of the UTF-8 sequence at text[i] (1 for ASCII), or 0 where none starts there.
+std::size_t utf8_sequence(std::string_view text, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char lead = byte(i);
+  const std::size_t length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3 : (lead >> 3) == 0x1E ? 4 : 0;
+  if (length == 0 || i + length > text.size()) return 0;
+  for (std::size_t k = i + 1; k < i + length; ++k)
+    if ((byte(k) & 0xC0) != 0x80) return 0;
+  return length;
+}
+
+}  // namespace
+
 std::string printable(std::string_view text) {
   static constexpr char kHex[] = "0123456789abcdef";
+  const auto escape = [&](std::string& out, unsigned char shown) {
+    out += "\\x";
+    out += kHex[shown >> 4];
+    out += kHex[shown & 15];
+  };
   std::string out;
   out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
+  for (std::size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
-    const bool c1 = c == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
-                    static_cast<unsigned char>(text[i + 1]) <= 0x9f;
-    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f || c1) {
-      const unsigned char shown = c1 ? static_cast<unsigned char>(text[++i]) : c;
-      out += "\\x";
-      out += kHex[shown >> 4];
-      out += kHex[shown & 15];
+    const std::size_t length = utf8_sequence(text, i);
+    const bool c1 = length == 2 && c == 0xc2 && static_cast<unsigned char>(text[i + 1]) <= 0x9f;
+    if (length == 0 || (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+      escape(out, c);  // a control byte, or one that is not UTF-8 (a Latin-1 name): a terminal would garble it
+      ++i;
+    } else if (c1) {
+      escape(out, static_cast<unsigned char>(text[i + 1]));
+      i += 2;
     } else {
-      out += static_cast<char>(c);
+      out.append(text.substr(i, length));
+      i += length;
     }
   }
   return out;

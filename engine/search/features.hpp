@@ -127,7 +127,7 @@ class Features {
     double log_unreused = 0;         // log(lanes / 2) per read gather whose lines its next steps do not reuse
     double bytes_in_parts = 0;       // the bytes of tensors written in runs shorter than a line (read before they are written)
     double run_cycles = 0;           // every core's cycles for the runs shorter than a vector, beyond one a vector
-    double bytes_in_lone_lines = 0;  // the bytes of tensors accessed in runs of one line each (no 128-byte pair)
+    double bytes_in_lone_lines = 0;  // the bytes of tensors accessed in runs of a line or less (no 128-byte pair)
   };
   GatherCost gather_cost(const kernel::Variant& variant) const;
   std::map<std::string, int> access_sites_;  // per tensor or layout: the template's places that access it

@@ -94,7 +94,7 @@ bool Features::reused_along_last(const Plan& plan, std::size_t walked) const {
 // shorter than a vector are each a position and a copy the template codes,
 // cycles added to the time (run_cycles); a tensor written in runs shorter
 // than a line has its lines read before they are written (bytes_in_parts);
-// one accessed in runs of one line streams lone lines (bytes_in_lone_lines).
+// one accessed in runs of a line or less streams lone lines (bytes_in_lone_lines).
 // A layout that is not a tensor is counted as accessed once per element of
 // the largest tensor at each of the template's sites. Without a roof a
 // gather is priced as lanes / 2 times the variant's time, a short run as
@@ -278,7 +278,7 @@ double Features::in_core_penalty(const kernel::Variant& v) const {
   const double parts_ms = machine_.partial_line_cost > 1 && machine_.bandwidth_gbs > 0
                               ? 2 * gathers.bytes_in_parts * (machine_.partial_line_cost - 1) / (machine_.bandwidth_gbs * 1e6)
                               : 0.0;
-  // A tensor accessed in runs of one line each streams lone lines: each costs what the ceilings measured a lone
+  // A tensor accessed in runs of a line or less streams lone lines: each costs what the ceilings measured a lone
   // line at over one of a pair (lone_line_cost), as the walk prices a transpose's lone destination lines.
   const double lone_ms = machine_.lone_line_cost > 1 && machine_.bandwidth_gbs > 0
                              ? gathers.bytes_in_lone_lines * (machine_.lone_line_cost - 1) / (machine_.bandwidth_gbs * 1e6)

@@ -103,4 +103,15 @@ TEST(Diagnostic, FormatsLineColumnAndCaret) {
 }
 
 }  // namespace
+// An error's text reaches a terminal: control bytes, C1 controls and bytes
+// that are not UTF-8 (a Latin-1 file name) are escaped; UTF-8 stays as it is.
+TEST(Printable, EscapesWhatATerminalWouldNotPrintAndKeepsUtf8) {
+  EXPECT_EQ(printable("a\x1b[2Jb\tc\n"), "a\\x1b[2Jb\tc\n");
+  EXPECT_EQ(printable("\xc2\x9b"), "\\x9b");                                     // C1 CSI in UTF-8
+  EXPECT_EQ(printable("caf\xc3\xa9 \xe2\x9c\x93"), "caf\xc3\xa9 \xe2\x9c\x93");  // é and a check mark
+  EXPECT_EQ(printable("caf\xe9.json"), "caf\\xe9.json");                         // Latin-1 é
+  EXPECT_EQ(printable("\xc3"), "\\xc3");                                         // a sequence cut short
+  EXPECT_EQ(std::string(LegoError("x\xff").what()), "x\\xff");
+}
+
 }  // namespace lego
