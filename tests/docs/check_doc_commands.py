@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+"""Runs every command a doc shows and checks its exit status and shown output.
+
+The format (docs/CONTRIBUTING.md, "Commands in the docs"):
+  - commands are shown only in fenced blocks tagged `console`, one per `$ ` line;
+  - the lines under a command, up to the next `$ ` line, are its expected output:
+    `...` alone matches any number of lines, and a line ending in ` ...` matches
+    any line starting with what comes before it; trailing spaces are ignored;
+  - the status must be 0 unless the last expected line is `[exit N]`;
+  - `console needs=gpu|cluster|display|suite` blocks are linted, not run;
+  - every other fenced block names its language, no block is indented, and no
+    line outside a console block looks like a command;
+  - no prose line over 200 characters (tables and code excepted).
+
+Usage: check_doc_commands.py [--lint] [--bin DIR] FILE.md...
+Exit status: 0 when every command passed, 1 when one failed, 2 on bad usage.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+NEEDS = {"gpu", "cluster", "display", "suite"}
+COMMAND_LOOKING = re.compile(
+    r"^\s*(\$ |lego\b|lego-studio\b|lego-worker\b|scripts/|build/release/bin/|xvfb-run\b|ctest\b|cmake\b)")
+FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*(.*)$")
+MAX_PROSE = 200
+DEFAULT_TIMEOUT = 120
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+COPIED = ("projects", os.path.join("tests", "data"))
+
+
+@dataclass
+class Command:
+    line: int
+    text: str
+    expected: list = field(default_factory=list)
+    status: int = 0
+
+
+@dataclass
+class Block:
+    line: int
+    needs: str = ""
+    timeout: int = DEFAULT_TIMEOUT
+    commands: list = field(default_factory=list)
+
+
+class DocError(Exception):
+    pass
+
+
+def parse_console(start, body, attrs, errors, path):
+    block = Block(line=start)
+    for attr in attrs:
+        key, _, value = attr.partition("=")
+        if key == "needs" and value in NEEDS:
+            block.needs = value
+        elif key == "timeout" and value.isdigit():
+            block.timeout = int(value)
+        else:
+            errors.append(f"{path}:{start}: unknown console attribute '{attr}' "
+                          f"(known: needs={'|'.join(sorted(NEEDS))}, timeout=SECONDS)")
+    current = None
+    continuing = False
+    for offset, raw in enumerate(body):
+        number = start + 1 + offset
+        line = raw.rstrip()
+        if continuing:
+            current.text += "\n" + line
+            continuing = line.endswith("\\")
+        elif line.startswith("$ "):
+            current = Command(line=number, text=line[2:])
+            block.commands.append(current)
+            continuing = line.endswith("\\")
+        elif current is None:
+            if line:
+                errors.append(f"{path}:{number}: a console block's first line must be a `$ ` command")
+        else:
+            current.expected.append(line)
+    for command in block.commands:
+        while command.expected and not command.expected[-1]:
+            command.expected.pop()
+        if command.expected:
+            match = re.fullmatch(r"\[exit (\d+)\]", command.expected[-1])
+            if match:
+                command.status = int(match.group(1))
+                command.expected.pop()
+    if not block.commands:
+        errors.append(f"{path}:{start}: a console block with no `$ ` command")
+    return block
+
+
+def parse(path):
+    """The console blocks of a Markdown file, and its format errors."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    blocks, errors = [], []
+    i = 0
+    previous_blank = True
+    in_list = False
+    while i < len(lines):
+        line = lines[i]
+        fence = FENCE.match(line)
+        if fence:
+            indent, marker, info = fence.groups()
+            end = i + 1
+            while end < len(lines) and not lines[end].strip().startswith(marker):
+                end += 1
+            if end == len(lines):
+                errors.append(f"{path}:{i + 1}: code block never closed")
+                break
+            body = [b[len(indent):] if b.startswith(indent) else b.lstrip() for b in lines[i + 1:end]]
+            words = info.split()
+            if not words:
+                errors.append(f"{path}:{i + 1}: a code block must name its language (console, text, json, ...)")
+            elif words[0] == "console":
+                blocks.append(parse_console(i + 1, body, words[1:], errors, path))
+            elif words[0] in ("sh", "bash", "shell", "shell-session", "zsh"):
+                errors.append(f"{path}:{i + 1}: commands go in a `console` block with `$ ` lines, not `{words[0]}`")
+            else:
+                for offset, b in enumerate(body):
+                    if COMMAND_LOOKING.match(b):
+                        errors.append(f"{path}:{i + 2 + offset}: a command outside a console block: {b.strip()[:80]}")
+            i = end + 1
+            previous_blank = False
+            continue
+        stripped = line.strip()
+        is_list_item = bool(re.match(r"^\s*([-*+]|\d+[.)])\s", line))
+        if is_list_item:
+            in_list = True
+        elif not stripped:
+            pass
+        elif not line.startswith(" "):
+            in_list = False
+        if line.startswith("    ") and stripped and previous_blank and not in_list:
+            errors.append(f"{path}:{i + 1}: an indented code block; use a fenced block that names its language")
+        if len(line) > MAX_PROSE and not stripped.startswith("|"):
+            errors.append(f"{path}:{i + 1}: a line of {len(line)} characters (at most {MAX_PROSE} outside tables and code)")
+        previous_blank = not stripped
+        i += 1
+    return blocks, errors
+
+
+def output_matches(expected, actual):
+    """Whether actual lines match expected lines, `...` standing for any lines."""
+    def line_matches(pattern, line):
+        if pattern.endswith(" ...") and pattern != "...":
+            return line.startswith(pattern[:-4])
+        return pattern == line
+
+    memo = {}
+
+    def match(e, a):
+        key = (e, a)
+        if key in memo:
+            return memo[key]
+        if e == len(expected):
+            result = a == len(actual)
+        elif expected[e] == "...":
+            result = any(match(e + 1, k) for k in range(a, len(actual) + 1))
+        else:
+            result = a < len(actual) and line_matches(expected[e], actual[a]) and match(e + 1, a + 1)
+        memo[key] = result
+        return result
+
+    sys.setrecursionlimit(max(10000, 4 * (len(expected) + len(actual))))
+    return match(0, 0)
+
+
+def scratch_folder(bin_dir):
+    """A folder that looks like the checkout: projects/ and tests/data copied, the rest linked."""
+    root = tempfile.mkdtemp(prefix="lego-doc-")
+    for name in os.listdir(REPO):
+        if name in (".git", "projects", "tests"):
+            continue
+        os.symlink(os.path.join(REPO, name), os.path.join(root, name))
+    os.makedirs(os.path.join(root, "tests"))
+    for name in os.listdir(os.path.join(REPO, "tests")):
+        if name != "data":
+            os.symlink(os.path.join(REPO, "tests", name), os.path.join(root, "tests", name))
+    for copied in COPIED:
+        shutil.copytree(os.path.join(REPO, copied), os.path.join(root, copied), symlinks=True)
+    home = os.path.join(root, ".home")
+    os.makedirs(home)
+    env = dict(os.environ)
+    env.update(PATH=bin_dir + os.pathsep + env.get("PATH", ""), HOME=home,
+               XDG_CACHE_HOME=os.path.join(home, ".cache"), XDG_CONFIG_HOME=os.path.join(home, ".config"),
+               XDG_DATA_HOME=os.path.join(home, ".local", "share"), COLUMNS="100", LC_ALL="C.UTF-8")
+    for unset in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        env.pop(unset, None)
+    return root, env
+
+
+def run_commands(path, blocks, bin_dir):
+    failures = 0
+    root, env = scratch_folder(bin_dir)
+    try:
+        for block in blocks:
+            if block.needs:
+                continue
+            for command in block.commands:
+                where = f"{path}:{command.line}"
+                started = time.monotonic()
+                try:
+                    done = subprocess.run(["bash", "-c", command.text], cwd=root, env=env, capture_output=True,
+                                          text=True, errors="replace", timeout=block.timeout, stdin=subprocess.DEVNULL)
+                except subprocess.TimeoutExpired:
+                    print(f"FAIL {where}: `{command.text}` ran past {block.timeout} s")
+                    failures += 1
+                    continue
+                actual = [a.rstrip() for a in done.stdout.rstrip("\n").split("\n")] if done.stdout else []
+                problems = []
+                if done.returncode != command.status:
+                    problems.append(f"exit status {done.returncode}, the doc says {command.status}")
+                if command.expected and not output_matches([e.rstrip() for e in command.expected], actual):
+                    problems.append("its output differs from the doc's")
+                if problems:
+                    failures += 1
+                    print(f"FAIL {where}: `{command.text}`: " + "; ".join(problems))
+                    print("  the doc shows:\n    " + "\n    ".join(command.expected or ["(output not shown)"]))
+                    print("  it printed:\n    " + "\n    ".join(actual[:60] or ["(nothing)"]))
+                    if done.stderr.strip():
+                        print("  stderr:\n    " + "\n    ".join(done.stderr.rstrip().split("\n")[-20:]))
+                else:
+                    seconds = time.monotonic() - started
+                    print(f"ok   {where} ({seconds:.1f} s): {command.text.splitlines()[0][:100]}")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return failures
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("files", nargs="+", metavar="FILE.md")
+    parser.add_argument("--lint", action="store_true", help="check the format only; run nothing")
+    parser.add_argument("--bin", default=os.path.join(REPO, "build", "release", "bin"),
+                        help="the folder of lego, lego-worker and lego-studio (default: build/release/bin)")
+    args = parser.parse_args()
+    failures = 0
+    for path in args.files:
+        if not os.path.isfile(path):
+            print(f"{path}: no such file", file=sys.stderr)
+            return 2
+        blocks, errors = parse(path)
+        for error in errors:
+            print(f"FAIL {error}")
+        failures += len(errors)
+        shown = sum(len(b.commands) for b in blocks)
+        marked = sum(len(b.commands) for b in blocks if b.needs)
+        if not args.lint and not errors:
+            failures += run_commands(path, blocks, os.path.abspath(args.bin))
+        print(f"{path}: {shown} command(s), {marked} marked as needing a GPU, cluster, display or the suite")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
