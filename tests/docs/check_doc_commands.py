@@ -7,7 +7,8 @@ The format (docs/CONTRIBUTING.md, "Commands in the docs"):
     `...` alone matches any number of lines, and a line ending in ` ...` matches
     any line starting with what comes before it; trailing spaces are ignored;
   - the status must be 0 unless the last expected line is `[exit N]`;
-  - `console needs=gpu|cluster|display|suite` blocks are linted, not run;
+  - `console needs=gpu|cluster|display|suite` blocks are linted, not run, and so
+    are `console record` blocks (docs/measurements/ and docs/device-runs/ only);
   - every other fenced block names its language, no block is indented, and no
     line outside a console block looks like a command;
   - no prose line over 200 characters (tables and code excepted).
@@ -26,6 +27,7 @@ import time
 from dataclasses import dataclass, field
 
 NEEDS = {"gpu", "cluster", "display", "suite"}
+RECORDS = re.compile(r"(^|/)docs/(measurements|device-runs)/")
 COMMAND_LOOKING = re.compile(
     r"^\s*(\$ |lego\b|lego-studio\b|lego-worker\b|scripts/|build/release/bin/|xvfb-run\b|ctest\b|cmake\b)")
 FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*(.*)$")
@@ -61,11 +63,17 @@ def parse_console(start, body, attrs, errors, path):
         key, _, value = attr.partition("=")
         if key == "needs" and value in NEEDS:
             block.needs = value
+        elif key == "record" and not value:
+            # A measurement as it was run (minutes long, on a quiet machine):
+            # history, whose figures no rerun here would reproduce.
+            if not RECORDS.search(path.replace(os.sep, "/")):
+                errors.append(f"{path}:{start}: `console record` belongs in docs/measurements/ or docs/device-runs/ only")
+            block.needs = "record"
         elif key == "timeout" and value.isdigit():
             block.timeout = int(value)
         else:
             errors.append(f"{path}:{start}: unknown console attribute '{attr}' "
-                          f"(known: needs={'|'.join(sorted(NEEDS))}, timeout=SECONDS)")
+                          f"(known: needs={'|'.join(sorted(NEEDS))}, record, timeout=SECONDS)")
     current = None
     continuing = False
     for offset, raw in enumerate(body):
@@ -255,7 +263,7 @@ def main():
         marked = sum(len(b.commands) for b in blocks if b.needs)
         if not args.lint and not errors:
             failures += run_commands(path, blocks, os.path.abspath(args.bin))
-        print(f"{path}: {shown} command(s), {marked} marked as needing a GPU, cluster, display or the suite")
+        print(f"{path}: {shown} command(s), {marked} marked (a GPU, a cluster, a display, the suite, or a record)")
     return 1 if failures else 0
 
 

@@ -38,7 +38,8 @@ class PlantedDocs(unittest.TestCase):
         self.assertEqual(status, 1, out)
         for line, message in ((5, "an indented code block"), (7, "not `sh`"),
                               (12, "a command outside a console block"), (15, "unknown console attribute 'needs=moon'"),
-                              (19, "must name its language"), (22, "a line of 230 characters")):
+                              (19, "must name its language"), (22, "a line of 230 characters"),
+                              (24, "`console record` belongs in docs/measurements/")):
             self.assertRegex(out, rf"bad_format\.md:{line}: .*{message}", out)
 
 
