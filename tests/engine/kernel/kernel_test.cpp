@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 
+#include "engine/kernel/covering_sample.hpp"
 #include "kernel/instantiate.hpp"
 #include "kernel/spec.hpp"
 #include "kernel/variant.hpp"
@@ -325,31 +327,64 @@ void PrintTo(const Case& c, std::ostream* os) { *os << c.file << ":" << c.kernel
 
 class ExampleKernels : public ::testing::TestWithParam<Case> {};
 
-// Runs every variant of `spec` at `sizes` that this machine can hold
-// (tests/engine/target/isa_levels_test covers the rest) through the
-// executor (verify only) and expects each to come back "ok" and verified.
-void expect_every_variant_verifies(const KernelSpec& spec, const Env& sizes) {
+// Runs the variants of `spec` at `sizes` that this machine can hold
+// (tests/engine/target/isa_levels_test covers the rest), a pairwise covering
+// sample of them (covering_sample.hpp), through the executor (verify only)
+// and expects each to come back "ok" and verified.
+void expect_covering_variants_verify(const KernelSpec& spec, const Env& sizes) {
   const VariantSpace space = enumerate_variants(spec, {0, 1, sizes});
   ASSERT_FALSE(space.variants.empty());
+  std::vector<Variant> runnable;
+  for (const auto& v : space.variants)
+    if (ruled_out_by(spec, v.parameters, target::host()).empty()) runnable.push_back(v);
+  ASSERT_FALSE(runnable.empty()) << "this machine rules out every variant";
   run::Executor executor;
   run::RunOptions options;
   options.time = false;
-  int id = 0, ran = 0;
-  for (const auto& v : space.variants) {
-    if (!ruled_out_by(spec, v.parameters, target::host()).empty()) continue;
-    ++ran;
+  int id = 0;
+  for (const std::size_t k : test::pairwise_covering(runnable)) {
+    const Variant& v = runnable[k];
     const Instance inst = instantiate(spec, v, sym::Lang::C);
     const run::RunReply r = executor.execute(run::make_request(inst, options, ++id));
     EXPECT_EQ(r.status, run::Status::Ok) << v.id << ": " << run::to_json(r).dump(2).substr(0, 3000);
     EXPECT_TRUE(r.verified) << v.id;
   }
-  EXPECT_GT(ran, 0) << "this machine rules out every variant";
 }
 
-TEST_P(ExampleKernels, EveryVariantMatchesTheReference) {
+// The sample the sweep tests verify: every pair of choices that some
+// variant has is in a sampled variant, and a 4 x 3 x 2 x 2 space (matmul's
+// BM, BN and A's and B's layouts) needs a quarter of its 48 variants.
+TEST(PairwiseCovering, EveryPairOfChoicesIsInTheSample) {
+  std::vector<Variant> space;
+  for (int bm : {4, 6, 8, 12})
+    for (int bn : {8, 16, 32})
+      for (const char* a : {"row", "col"})
+        for (const char* b : {"row", "col"}) {
+          Variant v;
+          v.id = std::to_string(bm) + "," + std::to_string(bn) + "," + a + "," + b;
+          v.parameters = {{"BM", bm}, {"BN", bn}, {"M", 32}};
+          v.layout_choice = {{"A", a}, {"B", b}};
+          space.push_back(v);
+        }
+  const std::vector<std::size_t> sample = test::pairwise_covering(space);
+  EXPECT_LE(sample.size(), 16u);
+  EXPECT_GE(sample.size(), 12u);  // BM x BN alone has 12 pairs
+  std::set<std::pair<std::string, std::string>> covered;
+  for (const std::size_t k : sample)
+    for (const auto& p : test::pairs_of(space[k])) covered.insert(p);
+  for (const Variant& v : space)
+    for (const auto& p : test::pairs_of(v)) EXPECT_TRUE(covered.count(p)) << p.first << " with " << p.second;
+  EXPECT_EQ(sample, test::pairwise_covering(space));  // the same sample on every run
+  // A space of one choice per variant is its own sample.
+  std::vector<Variant> single(3);
+  for (int k = 0; k < 3; ++k) single[k].parameters = {{"T", k}};
+  EXPECT_EQ(test::pairwise_covering(single).size(), 3u);
+}
+
+TEST_P(ExampleKernels, CoveringVariantsMatchTheReference) {
   const Case& c = GetParam();
   const Project p = load_project(kProjects / c.file, default_resource_dirs());
-  expect_every_variant_verifies(find_kernel(p, c.kernel), c.small);
+  expect_covering_variants_verify(find_kernel(p, c.kernel), c.small);
 }
 
 // The staged stencil copies a run with one memcpy only when the run's
@@ -361,7 +396,7 @@ TEST(StagedStencil, ALayoutWithoutContiguousRowsTakesTheGatherPathAndStillVerifi
     KernelSpec spec = find_kernel(p, kernel);
     const std::string text = "OrderBy(Col(N, N, N)).GroupBy([(N, N, N)])";
     for (auto& t : spec.tensors) t.layouts = {LayoutChoice{"col", text, parse_layout(text)}};
-    expect_every_variant_verifies(spec, {{"N", 16}});
+    expect_covering_variants_verify(spec, {{"N", 16}});
   }
 }
 
@@ -376,7 +411,7 @@ TEST(NwWavefront, TilesThatAreNotTileZeroMovedTakeTheLayoutsIndicesAndStillVerif
   const std::string text =
       "OrderBy(GenP([TILES * 1024], swizzle(5, 0, 10))).OrderBy(Row(TILES), GenP([32, 32], antidiag)).GroupBy([(TILES, 32, 32)])";
   for (auto& t : spec.tensors) t.layouts = {LayoutChoice{"swizzled_tiles", text, parse_layout(text)}};
-  expect_every_variant_verifies(spec, {{"TILES", 32}});
+  expect_covering_variants_verify(spec, {{"TILES", 32}});
 }
 
 // At N = 48 a thread walks three pencils, and a 16-element chunk of a row
@@ -386,9 +421,9 @@ TEST(NwWavefront, TilesThatAreNotTileZeroMovedTakeTheLayoutsIndicesAndStillVerif
 TEST(StagedStencil, SeveralPencilsAndChunksAcrossBricksVerify) {
   const Project p = load_project(kProjects / "stencils.lego.json", default_resource_dirs());
   for (const char* kernel : {"stencil7", "stencil27"}) {
-    expect_every_variant_verifies(find_kernel(p, kernel), {{"N", 48}, {"BK", 4}});
-    expect_every_variant_verifies(find_kernel(p, kernel), {{"N", 48}, {"BK", 16}, {"BR", 4}});
-    expect_every_variant_verifies(find_kernel(p, kernel), {{"N", 64}, {"BK", 32}, {"BR", 8}, {"TJ", 16}});
+    expect_covering_variants_verify(find_kernel(p, kernel), {{"N", 48}, {"BK", 4}});
+    expect_covering_variants_verify(find_kernel(p, kernel), {{"N", 48}, {"BK", 16}, {"BR", 4}});
+    expect_covering_variants_verify(find_kernel(p, kernel), {{"N", 64}, {"BK", 32}, {"BR", 8}, {"TJ", 16}});
   }
 }
 
@@ -398,8 +433,8 @@ TEST(StagedStencil, SeveralPencilsAndChunksAcrossBricksVerify) {
 // vector, take every edge of the pipeline.
 TEST(RowPipelines, PartialTasksAndPartialVectorsMatchTheReference) {
   const Project p = load_project(kProjects / "rows.lego.json", default_resource_dirs());
-  expect_every_variant_verifies(find_kernel(p, "softmax"), {{"M", 137}, {"N", 37}});
-  expect_every_variant_verifies(find_kernel(p, "layernorm"), {{"M", 137}, {"N", 48}});
+  expect_covering_variants_verify(find_kernel(p, "softmax"), {{"M", 137}, {"N", 37}});
+  expect_covering_variants_verify(find_kernel(p, "layernorm"), {{"M", 137}, {"N", 48}});
 }
 
 // tests/data/kernels/half.lego.json: kernels with fp16 tensors.
@@ -413,7 +448,7 @@ run::RunReply run_instance(const Instance& inst) {
 
 // An fp16 input, filled, packed in each of X's layouts (2-byte elements)
 // and read through lego_half_to_float by the kernel and the reference.
-TEST(Executor, AKernelWithAHalfInputVerifies) { expect_every_variant_verifies(find_kernel(half_kernels(), "double_half"), {}); }
+TEST(Executor, AKernelWithAHalfInputVerifies) { expect_covering_variants_verify(find_kernel(half_kernels(), "double_half"), {}); }
 
 // The planted mistake of reading a half's bits as a number.
 TEST(Executor, AKernelReadingHalfBitsAsNumbersIsWrong) {
@@ -431,7 +466,7 @@ TEST(Executor, AKernelReadingHalfBitsAsNumbersIsWrong) {
 TEST(Executor, AHalfOutputIsJudgedAsFloatsWithinTheHalfTolerance) {
   const Project p = half_kernels();
   const KernelSpec& spec = find_kernel(p, "scale_half");
-  expect_every_variant_verifies(spec, {});
+  expect_covering_variants_verify(spec, {});
   const Instance inst = instantiate(spec, enumerate_variants(spec, {0, 1, {}}).variants.at(0), sym::Lang::C);
   const auto scaled_by = [&](const std::string& factor) {
     Instance planted = inst;
