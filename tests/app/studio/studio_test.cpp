@@ -127,7 +127,7 @@ class StudioTest : public QObject {
   void windowFitsALaptopScreen();
   void longVariantIdsNeverWidenTheWindow();
   void viewMenuResetsFitsAndGuides();
-  void everyDropKeepsTheLayoutValidOrSaysWhyNot();
+  void dropsOnEverySiteKeepTheLayoutValidOrSayWhyNot();
   void diffAlignsLinesAndBoxesChangedWords();
 };
 
@@ -864,7 +864,7 @@ void StudioTest::viewMenuResetsFitsAndGuides() {
 // and the new-block zone of every example layout either leaves a layout the
 // engine accepts (one undo step back to the example) or changes nothing and
 // says why. Never an invalid layout.
-void StudioTest::everyDropKeepsTheLayoutValidOrSaysWhyNot() {
+void StudioTest::dropsOnEverySiteKeepTheLayoutValidOrSayWhyNot() {
   MainWindow w;
   w.show();
   QVERIFY(QTest::qWaitForWindowExposed(&w));
@@ -873,10 +873,18 @@ void StudioTest::everyDropKeepsTheLayoutValidOrSaysWhyNot() {
   auto* editor = w.composition();
   QSignalSpy said(editor, &lego::views::CompositionEditor::message);
   int accepted = 0, refused = 0;
-  for (const char* example : {"Fig6Blocks", "Fig6Chain", "NW", "LUD", "Bricks", "RowMajor3", "MatmulPid", "Swizzled"}) {
+  // Each piece on every site of a third of the examples (a different third
+  // for each piece, so that each example meets a third of the pieces): the
+  // widgets' part of a drop. The whole matrix of every entry on every site
+  // of every paper layout is the engine's (DropPlan.EveryChoiceOnEveryPaperLayoutDraws).
+  const std::vector<const char*> examples = {"Fig6Blocks", "Fig6Chain", "NW", "LUD", "Bricks", "RowMajor3", "MatmulPid", "Swizzled"};
+  for (std::size_t e = 0; e < examples.size(); ++e) {
+    const char* example = examples[e];
     QVERIFY2(w.openExample(example), example);
     const QString text = w.document()->text(), sizes = w.document()->sizes();
-    for (const QString& piece : pieces) {
+    for (int k = 0; k < pieces.size(); ++k) {
+      if ((e + static_cast<std::size_t>(k)) % 3 != 0) continue;
+      const QString& piece = pieces[k];
       // Targets, found again after each drop (the editor rebuilds its widgets).
       std::vector<std::pair<QString, std::function<QWidget*()>>> targets;
       for (int b = 0; b < editor->blockCount(); ++b) {
