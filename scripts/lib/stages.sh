@@ -25,10 +25,23 @@ stage_table() {
 stage() {
   local name="$1" budget="$2"
   shift 2
+  if ! [[ "$budget" =~ ^[0-9]+$ ]]; then
+    printf 'scripts/test: the budget of stage "%s" is "%s": give whole seconds (0: none)\n' "$name" "$budget" >&2
+    exit 2
+  fi
   printf '\n=== %s\n' "$name"
-  local started status=0
+  local started status
   started=$(date +%s)
-  "$@" || status=$?
+  # In a subshell of its own, with errexit on: run on the left of || (or
+  # in an if), bash would ignore set -e inside a function, and a stage
+  # made of several commands would be judged by its last alone.
+  set +e
+  (
+    set -e
+    "$@"
+  )
+  status=$?
+  set -e
   local seconds=$(( $(date +%s) - started ))
   stage_names+=("$name")
   stage_seconds+=("$seconds")

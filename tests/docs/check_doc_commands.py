@@ -6,7 +6,9 @@ The format (docs/CONTRIBUTING.md, "Commands in the docs"):
   - the lines under a command, up to the next `$ ` line, are its expected output:
     `...` alone matches any number of lines, and a line ending in ` ...` matches
     any line starting with what comes before it; trailing spaces are ignored;
-  - the status must be 0 unless the last expected line is `[exit N]`;
+  - the status must be 0 unless the last expected line is `[exit N]` (bash with
+    pipefail: a pipeline fails when any of its commands does);
+  - stdout is compared (a doc shows stderr with 2>&1), stderr shown when one fails;
   - `console needs=gpu|cluster|display|suite` blocks are linted, not run, and so
     are `console record` blocks (docs/measurements/ and docs/device-runs/ only);
   - every other fenced block names its language, no block is indented, and no
@@ -24,13 +26,20 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from markdown_it import MarkdownIt
 from dataclasses import dataclass, field
 
 NEEDS = {"gpu", "cluster", "display", "suite"}
 RECORDS = re.compile(r"(^|/)docs/(measurements|device-runs)/")
+# A line in a block that is not a console block, or in prose, that reads as a
+# command someone would type: a prompt, or one of the project's programs and
+# scripts (after variables, env, sudo, cd ... &&, ./).
+PROMPT = re.compile(r"^\s*\$ \S")
 COMMAND_LOOKING = re.compile(
-    r"^\s*(\$ |lego\b|lego-studio\b|lego-worker\b|scripts/|build/release/bin/|xvfb-run\b|ctest\b|cmake\b)")
-FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*(.*)$")
+    r"^\s*(?:[$%] )?(?:sudo |env )?(?:[A-Za-z_][A-Za-z0-9_]*=\S* )*(?:cd \S+ && )?(?:bash |sh |python3? )?(?:\./)?"
+    r"(?:lego(?:-studio|-worker)?\b|scripts/|build/|tests/docs/|xvfb-run\b|ctest\b|cmake\b|\$ )")
+SHELLS = {"sh", "bash", "shell", "shell-session", "zsh", "console-session", "sh-session", "ps1", "powershell", "fish"}
 MAX_PROSE = 200
 DEFAULT_TIMEOUT = 120
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -105,53 +114,50 @@ def parse_console(start, body, attrs, errors, path):
 
 
 def parse(path):
-    """The console blocks of a Markdown file, and its format errors."""
+    """The console blocks of a Markdown file, and its format errors, as CommonMark reads it
+    (markdown-it): a block quote's fence, a list item's indented code and an HTML <pre> are
+    code blocks like any other."""
     with open(path, encoding="utf-8") as f:
-        lines = f.read().split("\n")
+        text = f.read()
+    lines = text.split("\n")
     blocks, errors = [], []
-    i = 0
-    previous_blank = True
-    in_list = False
-    while i < len(lines):
-        line = lines[i]
-        fence = FENCE.match(line)
-        if fence:
-            indent, marker, info = fence.groups()
-            end = i + 1
-            while end < len(lines) and not lines[end].strip().startswith(marker):
-                end += 1
-            if end == len(lines):
-                errors.append(f"{path}:{i + 1}: code block never closed")
-                break
-            body = [b[len(indent):] if b.startswith(indent) else b.lstrip() for b in lines[i + 1:end]]
-            words = info.split()
+    code_lines = set()
+    for token in MarkdownIt("commonmark").enable("table").parse(text):
+        if not token.map:
+            continue
+        first = token.map[0] + 1  # 1-based line of the block's first line
+        if token.type in ("fence", "code_block", "html_block"):
+            code_lines.update(range(token.map[0], token.map[1]))
+        if token.type == "code_block":
+            errors.append(f"{path}:{first}: an indented code block; use a fenced block that names its language")
+        elif token.type == "html_block" and re.search(r"<(pre|code|samp|kbd)\b", token.content, re.I):
+            errors.append(f"{path}:{first}: code in HTML; show it in a fenced block that names its language")
+        elif token.type == "fence":
+            body = token.content.split("\n")
+            if body and body[-1] == "":
+                body.pop()
+            words = token.info.split()
+            language = words[0].lower() if words else ""
             if not words:
-                errors.append(f"{path}:{i + 1}: a code block must name its language (console, text, json, ...)")
+                errors.append(f"{path}:{first}: a code block must name its language (console, text, json, ...)")
             elif words[0] == "console":
-                blocks.append(parse_console(i + 1, body, words[1:], errors, path))
-            elif words[0] in ("sh", "bash", "shell", "shell-session", "zsh"):
-                errors.append(f"{path}:{i + 1}: commands go in a `console` block with `$ ` lines, not `{words[0]}`")
+                blocks.append(parse_console(first, body, words[1:], errors, path))
+            elif language in SHELLS:
+                errors.append(f"{path}:{first}: commands go in a `console` block with `$ ` lines, not `{words[0]}`")
             else:
                 for offset, b in enumerate(body):
                     if COMMAND_LOOKING.match(b):
-                        errors.append(f"{path}:{i + 2 + offset}: a command outside a console block: {b.strip()[:80]}")
-            i = end + 1
-            previous_blank = False
+                        errors.append(f"{path}:{first + 1 + offset}: a command outside a console block: {b.strip()[:80]}")
+        elif token.type == "inline":
+            for offset, line in enumerate(token.content.split("\n")):
+                # In prose, a prompt, or a program of ours with options.
+                if PROMPT.match(line) or (COMMAND_LOOKING.match(line) and re.search(r" --?[A-Za-z]", line)):
+                    errors.append(f"{path}:{first + offset}: a command outside a console block: {line.strip()[:80]}")
+    for number, line in enumerate(lines):
+        if number in code_lines or line.lstrip().startswith("|"):
             continue
-        stripped = line.strip()
-        is_list_item = bool(re.match(r"^\s*([-*+]|\d+[.)])\s", line))
-        if is_list_item:
-            in_list = True
-        elif not stripped:
-            pass
-        elif not line.startswith(" "):
-            in_list = False
-        if line.startswith("    ") and stripped and previous_blank and not in_list:
-            errors.append(f"{path}:{i + 1}: an indented code block; use a fenced block that names its language")
-        if len(line) > MAX_PROSE and not stripped.startswith("|"):
-            errors.append(f"{path}:{i + 1}: a line of {len(line)} characters (at most {MAX_PROSE} outside tables and code)")
-        previous_blank = not stripped
-        i += 1
+        if len(line) > MAX_PROSE:
+            errors.append(f"{path}:{number + 1}: a line of {len(line)} characters (at most {MAX_PROSE} outside tables and code)")
     return blocks, errors
 
 
@@ -216,7 +222,7 @@ def run_commands(path, blocks, bin_dir):
                 where = f"{path}:{command.line}"
                 started = time.monotonic()
                 try:
-                    done = subprocess.run(["bash", "-c", command.text], cwd=root, env=env, capture_output=True,
+                    done = subprocess.run(["bash", "-o", "pipefail", "-c", command.text], cwd=root, env=env, capture_output=True,
                                           text=True, errors="replace", timeout=block.timeout, stdin=subprocess.DEVNULL)
                 except subprocess.TimeoutExpired:
                     print(f"FAIL {where}: `{command.text}` ran past {block.timeout} s")

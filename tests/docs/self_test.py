@@ -43,5 +43,20 @@ class PlantedDocs(unittest.TestCase):
             self.assertRegex(out, rf"bad_format\.md:{line}: .*{message}", out)
 
 
+    def test_code_commonmark_shows_is_code_wherever_it_is_written(self):
+        status, out = check("hidden.md", "--lint")
+        self.assertEqual(status, 1, out)
+        for line, message in ((4, "a command outside a console block"), (7, "code in HTML"),
+                              (11, "an indented code block"), (14, "a command outside a console block"),
+                              (17, "a command outside a console block")):
+            self.assertRegex(out, rf"hidden\.md:{line}: .*{message}", out)
+
+    def test_a_command_in_a_block_quote_or_a_pipeline_is_checked(self):
+        status, out = check("hidden_runs.md")
+        self.assertEqual(status, 1, out)
+        for line in (4, 8):  # pipefail: the pipeline fails with lego
+            self.assertRegex(out, rf"hidden_runs\.md:{line}: .*exit status 2, the doc says 0", out)
+
+
 if __name__ == "__main__":
     unittest.main()

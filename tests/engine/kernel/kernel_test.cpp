@@ -331,6 +331,24 @@ class ExampleKernels : public ::testing::TestWithParam<Case> {};
 // (tests/engine/target/isa_levels_test covers the rest), a pairwise covering
 // sample of them (covering_sample.hpp), through the executor (verify only)
 // and expects each to come back "ok" and verified.
+// Every variant, for the targeted tests whose spaces are small.
+void expect_every_variant_verifies(const KernelSpec& spec, const Env& sizes) {
+  const VariantSpace space = enumerate_variants(spec, {0, 1, sizes});
+  ASSERT_FALSE(space.variants.empty());
+  run::Executor executor;
+  run::RunOptions options;
+  options.time = false;
+  int id = 0, ran = 0;
+  for (const auto& v : space.variants) {
+    if (!ruled_out_by(spec, v.parameters, target::host()).empty()) continue;
+    ++ran;
+    const run::RunReply r = executor.execute(run::make_request(instantiate(spec, v, sym::Lang::C), options, ++id));
+    EXPECT_EQ(r.status, run::Status::Ok) << v.id << ": " << run::to_json(r).dump(2).substr(0, 3000);
+    EXPECT_TRUE(r.verified) << v.id;
+  }
+  EXPECT_GT(ran, 0) << "this machine rules out every variant";
+}
+
 void expect_covering_variants_verify(const KernelSpec& spec, const Env& sizes) {
   const VariantSpace space = enumerate_variants(spec, {0, 1, sizes});
   ASSERT_FALSE(space.variants.empty());
@@ -353,7 +371,7 @@ void expect_covering_variants_verify(const KernelSpec& spec, const Env& sizes) {
 
 // The sample the sweep tests verify: every pair of choices that some
 // variant has is in a sampled variant, and a 4 x 3 x 2 x 2 space (matmul's
-// BM, BN and A's and B's layouts) needs a quarter of its 48 variants.
+// BM, BN and A's and B's layouts) needs a third of its 48 variants or less.
 TEST(PairwiseCovering, EveryPairOfChoicesIsInTheSample) {
   std::vector<Variant> space;
   for (int bm : {4, 6, 8, 12})
@@ -379,6 +397,14 @@ TEST(PairwiseCovering, EveryPairOfChoicesIsInTheSample) {
   std::vector<Variant> single(3);
   for (int k = 0; k < 3; ++k) single[k].parameters = {{"T", k}};
   EXPECT_EQ(test::pairwise_covering(single).size(), 3u);
+  // A variant of one choice beside variants of two is sampled too.
+  std::vector<Variant> mixed(3);
+  mixed[0].layout_choice = {{"A", "naive"}};
+  mixed[1].layout_choice = {{"A", "tiled"}};
+  mixed[1].parameters = {{"T", 8}};
+  mixed[2].layout_choice = {{"A", "tiled"}};
+  mixed[2].parameters = {{"T", 16}};
+  EXPECT_EQ(test::pairwise_covering(mixed), (std::vector<std::size_t>{0, 1, 2}));
 }
 
 TEST_P(ExampleKernels, CoveringVariantsMatchTheReference) {
@@ -411,13 +437,14 @@ TEST(NwWavefront, TilesThatAreNotTileZeroMovedTakeTheLayoutsIndicesAndStillVerif
   const std::string text =
       "OrderBy(GenP([TILES * 1024], swizzle(5, 0, 10))).OrderBy(Row(TILES), GenP([32, 32], antidiag)).GroupBy([(TILES, 32, 32)])";
   for (auto& t : spec.tensors) t.layouts = {LayoutChoice{"swizzled_tiles", text, parse_layout(text)}};
-  expect_covering_variants_verify(spec, {{"TILES", 32}});
+  expect_every_variant_verifies(spec, {{"TILES", 32}});
 }
 
 // At N = 48 a thread walks three pencils, and a 16-element chunk of a row
 // in bricks 4 long is four runs in four bricks; in bricks 16 long a row is
 // three bricks. Bricks 32 long (runs longer than a chunk, which copies 16)
-// need N = 64. ExampleKernels verifies the rest at N = 16.
+// need N = 64. ExampleKernels verifies the rest at N = 16. Each size's
+// pairwise covering sample: every brick shape with every pencil and layout.
 TEST(StagedStencil, SeveralPencilsAndChunksAcrossBricksVerify) {
   const Project p = load_project(kProjects / "stencils.lego.json", default_resource_dirs());
   for (const char* kernel : {"stencil7", "stencil27"}) {
@@ -430,7 +457,8 @@ TEST(StagedStencil, SeveralPencilsAndChunksAcrossBricksVerify) {
 // softmax and layer norm pipeline ROWS rows per task (16, 64 or 256) and
 // walk columns in 16-lane vectors: rows that span several tasks and end in a
 // partial one (or fit in one task), and columns that end in a partial
-// vector, take every edge of the pipeline.
+// vector, take every edge of the pipeline: a pairwise covering sample keeps
+// every ROWS with every other choice.
 TEST(RowPipelines, PartialTasksAndPartialVectorsMatchTheReference) {
   const Project p = load_project(kProjects / "rows.lego.json", default_resource_dirs());
   expect_covering_variants_verify(find_kernel(p, "softmax"), {{"M", 137}, {"N", 37}});
@@ -448,7 +476,7 @@ run::RunReply run_instance(const Instance& inst) {
 
 // An fp16 input, filled, packed in each of X's layouts (2-byte elements)
 // and read through lego_half_to_float by the kernel and the reference.
-TEST(Executor, AKernelWithAHalfInputVerifies) { expect_covering_variants_verify(find_kernel(half_kernels(), "double_half"), {}); }
+TEST(Executor, AKernelWithAHalfInputVerifies) { expect_every_variant_verifies(find_kernel(half_kernels(), "double_half"), {}); }
 
 // The planted mistake of reading a half's bits as a number.
 TEST(Executor, AKernelReadingHalfBitsAsNumbersIsWrong) {
@@ -466,7 +494,7 @@ TEST(Executor, AKernelReadingHalfBitsAsNumbersIsWrong) {
 TEST(Executor, AHalfOutputIsJudgedAsFloatsWithinTheHalfTolerance) {
   const Project p = half_kernels();
   const KernelSpec& spec = find_kernel(p, "scale_half");
-  expect_covering_variants_verify(spec, {});
+  expect_every_variant_verifies(spec, {});
   const Instance inst = instantiate(spec, enumerate_variants(spec, {0, 1, {}}).variants.at(0), sym::Lang::C);
   const auto scaled_by = [&](const std::string& factor) {
     Instance planted = inst;
