@@ -101,6 +101,9 @@ def parse_console(start, body, attrs, errors, path):
         else:
             current.expected.append(line)
     for command in block.commands:
+        if re.search(r"\|\s*head\b", command.text):
+            # Under pipefail the writer of a pipe that head closed early ends with SIGPIPE (141), now and then.
+            errors.append(f"{path}:{command.line}: `| head` can end the command with SIGPIPE under pipefail; use `| sed -n 1,Np`")
         while command.expected and not command.expected[-1]:
             command.expected.pop()
         if command.expected:

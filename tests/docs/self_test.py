@@ -39,7 +39,8 @@ class PlantedDocs(unittest.TestCase):
         for line, message in ((5, "an indented code block"), (7, "not `sh`"),
                               (12, "a command outside a console block"), (15, "unknown console attribute 'needs=moon'"),
                               (19, "must name its language"), (22, "a line of 230 characters"),
-                              (24, "`console record` belongs in docs/measurements/")):
+                              (24, "`console record` belongs in docs/measurements/"),
+                              (29, "`\\| head` can end the command with SIGPIPE")):
             self.assertRegex(out, rf"bad_format\.md:{line}: .*{message}", out)
 
 
