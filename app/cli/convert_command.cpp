@@ -130,7 +130,7 @@ int run_convert_command(const std::vector<std::string>& args, std::ostream& out,
                   "value o % V")
       ->required();
   cmd->add_option("to", to_text, "The layout they must hold, in the same forms")->required();
-  cmd->add_option("--tile", tile_text, "ROWSxCOLS of the tile; needed unless FROM or TO is an atom");
+  cmd->add_option("--tile", tile_text, "ROWSxCOLS of the tile; needed unless FROM or TO is an atom or a LEGO layout, which give it");
   cmd->add_option("--elem", elem,
                   std::string("The element type, one for both sides: ") + convert::kElementNames +
                       ". Its size decides vector widths and banks. Default: TO's atom operand's type, else FROM's, else f32; with an atom, "
