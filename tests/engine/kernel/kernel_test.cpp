@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <numeric>
 #include <set>
 
 #include "engine/kernel/covering_sample.hpp"
@@ -328,45 +329,37 @@ void PrintTo(const Case& c, std::ostream* os) { *os << c.file << ":" << c.kernel
 class ExampleKernels : public ::testing::TestWithParam<Case> {};
 
 // Runs the variants of `spec` at `sizes` that this machine can hold
-// (tests/engine/target/isa_levels_test covers the rest), a pairwise covering
-// sample of them (covering_sample.hpp), through the executor (verify only)
-// and expects each to come back "ok" and verified.
-// Every variant, for the targeted tests whose spaces are small.
-void expect_every_variant_verifies(const KernelSpec& spec, const Env& sizes) {
-  const VariantSpace space = enumerate_variants(spec, {0, 1, sizes});
-  ASSERT_FALSE(space.variants.empty());
-  run::Executor executor;
-  run::RunOptions options;
-  options.time = false;
-  int id = 0, ran = 0;
-  for (const auto& v : space.variants) {
-    if (!ruled_out_by(spec, v.parameters, target::host()).empty()) continue;
-    ++ran;
-    const run::RunReply r = executor.execute(run::make_request(instantiate(spec, v, sym::Lang::C), options, ++id));
-    EXPECT_EQ(r.status, run::Status::Ok) << v.id << ": " << run::to_json(r).dump(2).substr(0, 3000);
-    EXPECT_TRUE(r.verified) << v.id;
-  }
-  EXPECT_GT(ran, 0) << "this machine rules out every variant";
-}
-
-void expect_covering_variants_verify(const KernelSpec& spec, const Env& sizes) {
+// (tests/engine/target/isa_levels_test covers the rest) through the executor
+// (verify only) and expects each to come back "ok" and verified: all of
+// them, or a pairwise covering sample of them (covering_sample.hpp) for the
+// sweeps and the long tests.
+enum class Variants { All, PairwiseCovering };
+void expect_variants_verify(const KernelSpec& spec, const Env& sizes, Variants which) {
   const VariantSpace space = enumerate_variants(spec, {0, 1, sizes});
   ASSERT_FALSE(space.variants.empty());
   std::vector<Variant> runnable;
   for (const auto& v : space.variants)
     if (ruled_out_by(spec, v.parameters, target::host()).empty()) runnable.push_back(v);
   ASSERT_FALSE(runnable.empty()) << "this machine rules out every variant";
+  std::vector<std::size_t> verified(runnable.size());
+  std::iota(verified.begin(), verified.end(), std::size_t{0});
+  if (which == Variants::PairwiseCovering) verified = test::pairwise_covering(runnable);
   run::Executor executor;
   run::RunOptions options;
   options.time = false;
   int id = 0;
-  for (const std::size_t k : test::pairwise_covering(runnable)) {
+  for (const std::size_t k : verified) {
     const Variant& v = runnable[k];
-    const Instance inst = instantiate(spec, v, sym::Lang::C);
-    const run::RunReply r = executor.execute(run::make_request(inst, options, ++id));
+    const run::RunReply r = executor.execute(run::make_request(instantiate(spec, v, sym::Lang::C), options, ++id));
     EXPECT_EQ(r.status, run::Status::Ok) << v.id << ": " << run::to_json(r).dump(2).substr(0, 3000);
     EXPECT_TRUE(r.verified) << v.id;
   }
+}
+
+void expect_every_variant_verifies(const KernelSpec& spec, const Env& sizes) { expect_variants_verify(spec, sizes, Variants::All); }
+
+void expect_covering_variants_verify(const KernelSpec& spec, const Env& sizes) {
+  expect_variants_verify(spec, sizes, Variants::PairwiseCovering);
 }
 
 // The sample the sweep tests verify: every pair of choices that some
