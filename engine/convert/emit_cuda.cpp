@@ -12,7 +12,7 @@ namespace lego::convert {
 
 namespace {
 
-constexpr int kWarp = 32;
+using analysis::kWarp;  // lanes of a warp, as the bank analysis counts them
 
 struct ElementNames {
   const char* storage;  // the kernel's type

@@ -27,7 +27,7 @@ const char* to_string(PlanKind kind) {
 
 namespace {
 
-constexpr int kWarp = 32;
+using analysis::kWarp;  // lanes of a warp, as the bank analysis counts them
 constexpr int kMaxValues = 256;
 constexpr int kMaxThreads = 1024;
 constexpr std::int64_t kMaxStaticShared = 48 * 1024;  // __shared__ arrays; more needs dynamic shared memory

@@ -16,7 +16,7 @@
 
 namespace lego::kernel {
 
-using Json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
 const char* c_type(ElementType t) {
   switch (t) {
@@ -79,16 +79,16 @@ class Reader {
 
   [[noreturn]] void fail(const std::string& path, const std::string& message) const { throw ProjectError(file_, path, message); }
 
-  const Json& member(const Json& object, const std::string& key, const std::string& path) const {
+  const OrderedJson& member(const OrderedJson& object, const std::string& key, const std::string& path) const {
     if (!object.contains(key)) fail(path, "missing \"" + key + "\"");
     return object.at(key);
   }
-  std::string string_at(const Json& object, const std::string& key, const std::string& path) const {
-    const Json& v = member(object, key, path);
+  std::string string_at(const OrderedJson& object, const std::string& key, const std::string& path) const {
+    const OrderedJson& v = member(object, key, path);
     if (!v.is_string()) fail(path + "." + key, "expected a string");
     return v.get<std::string>();
   }
-  std::string optional_string(const Json& object, const std::string& key, const std::string& path) const {
+  std::string optional_string(const OrderedJson& object, const std::string& key, const std::string& path) const {
     return object.contains(key) ? string_at(object, key, path) : std::string();
   }
 
@@ -101,7 +101,7 @@ class Reader {
     }
   }
 
-  LayoutChoice layout(const std::string& name, const Json& value, const std::string& path) const {
+  LayoutChoice layout(const std::string& name, const OrderedJson& value, const std::string& path) const {
     if (!value.is_string()) fail(path, "expected a layout in the layout language, as a string");
     LayoutChoice c{name, value.get<std::string>(), {}};
     try {
@@ -113,7 +113,7 @@ class Reader {
   }
 
   // "layouts": "text" or {"name": "text", ...} (alternatives, in file order).
-  std::vector<LayoutChoice> alternatives(const Json& value, const std::string& path) const {
+  std::vector<LayoutChoice> alternatives(const OrderedJson& value, const std::string& path) const {
     std::vector<LayoutChoice> out;
     if (value.is_string()) {
       out.push_back(layout("default", value, path));
@@ -160,7 +160,7 @@ class Reader {
 // A parser callback that notes the path of the first key an object repeats:
 // nlohmann keeps the last value silently, so a project edited by hand could
 // mean one thing and say another.
-Json::parser_callback_t duplicate_key_finder(std::string& first) {
+OrderedJson::parser_callback_t duplicate_key_finder(std::string& first) {
   struct Frame {
     bool object = false;
     std::set<std::string> keys;
@@ -168,8 +168,8 @@ Json::parser_callback_t duplicate_key_finder(std::string& first) {
     long index = -1;
   };
   auto frames = std::make_shared<std::vector<Frame>>();
-  return [frames, &first](int, Json::parse_event_t event, Json& parsed) {
-    using E = Json::parse_event_t;
+  return [frames, &first](int, OrderedJson::parse_event_t event, OrderedJson& parsed) {
+    using E = OrderedJson::parse_event_t;
     auto& f = *frames;
     if ((event == E::object_start || event == E::array_start || event == E::value) && !f.empty() && !f.back().object) ++f.back().index;
     if (event == E::object_start || event == E::array_start) f.push_back({event == E::object_start, {}, {}, -1});
@@ -189,11 +189,11 @@ Json::parser_callback_t duplicate_key_finder(std::string& first) {
 
 // An integer that fits int64: nlohmann reads 18446744073709551615 as an
 // unsigned number, and get<int64_t> would wrap it to -1.
-bool is_int64(const Json& v) {
+bool is_int64(const OrderedJson& v) {
   return v.is_number_integer() && (!v.is_number_unsigned() || v.get<std::uint64_t>() <= std::uint64_t(INT64_MAX));
 }
 
-std::int64_t int64_at(const Reader& r, const Json& v, const std::string& path) {
+std::int64_t int64_at(const Reader& r, const OrderedJson& v, const std::string& path) {
   if (!v.is_number_integer()) r.fail(path, "expected an integer");
   if (!is_int64(v)) r.fail(path, "the integer is out of range (at most 9223372036854775807)");
   return v.get<std::int64_t>();
@@ -203,7 +203,7 @@ std::int64_t int64_at(const Reader& r, const Json& v, const std::string& path) {
 // to negative values, and was cut at 4096 values without a word).
 constexpr std::size_t kMaxRangeValues = 4096;
 
-std::vector<std::int64_t> parameter_values(const Reader& r, const Json& v, const std::string& path) {
+std::vector<std::int64_t> parameter_values(const Reader& r, const OrderedJson& v, const std::string& path) {
   std::vector<std::int64_t> out;
   if (v.is_number_integer()) return {int64_at(r, v, path)};
   if (v.is_array()) {
@@ -257,7 +257,7 @@ std::size_t edits(const std::string& a, const std::string& b) {
 
 // A field this version does not read is refused, not ignored: a misspelt
 // "paramters" would otherwise leave every variant without its parameters.
-void check_fields(const Reader& r, const Json& object, std::initializer_list<const char*> known, const std::string& path) {
+void check_fields(const Reader& r, const OrderedJson& object, std::initializer_list<const char*> known, const std::string& path) {
   for (auto it = object.begin(); it != object.end(); ++it) {
     const std::string key = it.key();
     if (std::any_of(known.begin(), known.end(), [&](const char* k) { return key == k; })) continue;
@@ -271,7 +271,7 @@ void check_fields(const Reader& r, const Json& object, std::initializer_list<con
   }
 }
 
-KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) {
+KernelSpec kernel_spec(const Reader& r, const OrderedJson& k, const std::string& path) {
   if (!k.is_object()) r.fail(path, "expected a kernel object");
   check_fields(r, k,
                {"name", "description", "backend", "template", "reference", "tensors", "layouts", "parameters", "constraints", "baselines",
@@ -295,11 +295,11 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
   auto unique = [&](const std::string& name, const std::string& p) {
     if (!names.insert(name).second) r.fail(p, "\"" + name + "\" is defined twice (tensors, layouts and parameters share one namespace)");
   };
-  const Json& tensors = r.member(k, "tensors", path);
+  const OrderedJson& tensors = r.member(k, "tensors", path);
   if (!tensors.is_array() || tensors.empty()) r.fail(path + ".tensors", "expected a non-empty list of tensors");
   for (std::size_t t = 0; t < tensors.size(); ++t) {
     const std::string tp = path + ".tensors[" + std::to_string(t) + "]";
-    const Json& tj = tensors[t];
+    const OrderedJson& tj = tensors[t];
     if (!tj.is_object()) r.fail(tp, "expected a tensor object");
     check_fields(r, tj, {"name", "type", "role", "extents", "layouts"}, tp);
     TensorSpec ts;
@@ -312,7 +312,7 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
       if (!role) r.fail(tp + ".role", "expected \"in\", \"out\" or \"inout\"");
       ts.role = *role;
     }
-    const Json& ex = r.member(tj, "extents", tp);
+    const OrderedJson& ex = r.member(tj, "extents", tp);
     if (!ex.is_array() || ex.empty()) r.fail(tp + ".extents", "expected a non-empty list of extents");
     for (std::size_t e = 0; e < ex.size(); ++e) {
       const std::string ep = tp + ".extents[" + std::to_string(e) + "]";
@@ -327,7 +327,7 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
     s.tensors.push_back(std::move(ts));
   }
   if (k.contains("layouts")) {
-    const Json& ls = k.at("layouts");
+    const OrderedJson& ls = k.at("layouts");
     if (!ls.is_object()) r.fail(path + ".layouts", "expected an object of named layouts");
     for (const auto& [name, value] : ls.items()) {
       r.check_name(name, path + ".layouts." + name);
@@ -336,7 +336,7 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
     }
   }
   if (k.contains("parameters")) {
-    const Json& ps = k.at("parameters");
+    const OrderedJson& ps = k.at("parameters");
     if (!ps.is_object()) r.fail(path + ".parameters", "expected an object: name -> values");
     for (const auto& [name, value] : ps.items()) {
       r.check_name(name, path + ".parameters." + name);
@@ -346,7 +346,7 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
   }
   if (k.contains("baselines")) {
     // "name": "file.cpp"  or  "name": {"source": "file.cpp", "library": "openblas"}
-    const Json& bs = k.at("baselines");
+    const OrderedJson& bs = k.at("baselines");
     if (!bs.is_object()) r.fail(path + ".baselines", "expected an object: name -> source file or {\"source\", \"library\"}");
     for (const auto& [name, value] : bs.items()) {
       const std::string bp = path + ".baselines." + name;
@@ -382,7 +382,7 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
     }
   }
   if (k.contains("verify_at")) {
-    const Json& va = k.at("verify_at");
+    const OrderedJson& va = k.at("verify_at");
     if (!va.is_object()) r.fail(path + ".verify_at", "expected an object: parameter -> the value to verify at");
     for (const auto& [name, value] : va.items()) {
       const std::string vp = path + ".verify_at." + name;
@@ -393,7 +393,7 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
     }
   }
   if (k.contains("constraints")) {
-    const Json& cs = k.at("constraints");
+    const OrderedJson& cs = k.at("constraints");
     if (!cs.is_array()) r.fail(path + ".constraints", "expected a list of conditions such as \"N % T == 0\"");
     for (std::size_t c = 0; c < cs.size(); ++c) {
       const std::string cp = path + ".constraints[" + std::to_string(c) + "]";
@@ -413,7 +413,7 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
   if (k.contains("register_tile")) {
     // {"rows": "BM", "columns": "BN", "type": "float"}
     const std::string rp = path + ".register_tile";
-    const Json& rt = k.at("register_tile");
+    const OrderedJson& rt = k.at("register_tile");
     if (!rt.is_object()) r.fail(rp, "expected {\"rows\": EXPR, \"columns\": EXPR, \"type\": \"float\"}");
     RegisterTile tile;
     tile.rows_text = r.string_at(rt, "rows", rp);
@@ -426,7 +426,7 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
   if (k.contains("vector_loop")) {
     // {"trip": "BS", "reduction": true, "along": {"X": 1, "Y": 1}} or {"along": {"H": [1, -1]}}
     const std::string vp = path + ".vector_loop";
-    const Json& vl = k.at("vector_loop");
+    const OrderedJson& vl = k.at("vector_loop");
     if (!vl.is_object()) r.fail(vp, "expected {\"trip\": EXPR, \"along\": {\"TENSOR\": INDEX, ...}}");
     if (s.backend != Backend::Cpu) r.fail(vp, "a CPU kernel's loop a compiler vectorizes; a CUDA kernel's lanes are its threads");
     check_fields(r, vl, {"trip", "along", "reduction"}, vp);
@@ -448,11 +448,11 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
             std::none_of(s.parameters.begin(), s.parameters.end(), [&](const Parameter& p) { return p.name == n; }))
           r.fail(vp + ".trip", "\"" + n + "\" is not a parameter of this kernel");
     }
-    const Json& along = r.member(vl, "along", vp);
+    const OrderedJson& along = r.member(vl, "along", vp);
     if (!along.is_object() || along.empty())
       r.fail(vp + ".along", "expected {\"TENSOR\": INDEX or [STEP, ...], ...}: where the loop goes next in each");
     // An integer JSON holds as an int64, in [lo, hi] (nlohmann reads 2^64 - 1 as unsigned, which get<int64_t> wraps to -1).
-    const auto integer_in = [](const Json& v, std::int64_t lo, std::int64_t hi) {
+    const auto integer_in = [](const OrderedJson& v, std::int64_t lo, std::int64_t hi) {
       return v.is_number_integer() && is_int64(v) && v.get<std::int64_t>() >= lo && v.get<std::int64_t>() <= hi;
     };
     for (const auto& [name, walk] : along.items()) {
@@ -487,10 +487,10 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
     s.vector_loop = std::move(loop);
   }
   if (s.backend == Backend::Cuda) {
-    const Json& launch = r.member(k, "launch", path);
+    const OrderedJson& launch = r.member(k, "launch", path);
     for (const char* what : {"grid", "block"}) {
       const std::string lp = path + ".launch." + what;
-      const Json& dims = r.member(launch, what, path + ".launch");
+      const OrderedJson& dims = r.member(launch, what, path + ".launch");
       if (!dims.is_array() || dims.empty() || dims.size() > 3) r.fail(lp, "expected 1 to 3 extents (x, y, z)");
       auto& out = std::string(what) == "grid" ? s.grid : s.block;
       for (std::size_t d = 0; d < dims.size(); ++d) {
@@ -512,19 +512,19 @@ KernelSpec kernel_spec(const Reader& r, const Json& k, const std::string& path) 
 Project parse_project(const std::string& json_text, const std::string& file_label, const std::filesystem::path& base_dir,
                       const std::vector<std::filesystem::path>& resource_dirs) {
   const Reader r(file_label, base_dir, resource_dirs);
-  Json j;
+  OrderedJson j;
   std::string duplicate;  // the JSON path of the first repeated key
   if (const std::string problem = json_limit_problem(json_text); !problem.empty()) r.fail("$", "not valid JSON at " + problem);
   try {
-    j = Json::parse(json_text, duplicate_key_finder(duplicate));
-  } catch (const Json::parse_error& e) {
+    j = OrderedJson::parse(json_text, duplicate_key_finder(duplicate));
+  } catch (const OrderedJson::parse_error& e) {
     const LineColumn at = line_column(json_text, e.byte > 0 ? e.byte - 1 : 0);
     r.fail("$", "not valid JSON at line " + std::to_string(at.line) + ", column " + std::to_string(at.column) + ": " + e.what());
   }
   if (!duplicate.empty()) r.fail(duplicate, "this key appears twice in its object; keep one (JSON keeps the last silently)");
   if (!j.is_object()) r.fail("$", "expected a project object");
   if (!j.contains("lego_studio_project")) r.fail("$", "missing \"lego_studio_project\" (the schema version, 1)");
-  const Json& version_json = j.at("lego_studio_project");
+  const OrderedJson& version_json = j.at("lego_studio_project");
   if (!is_int64(version_json) || version_json.get<std::int64_t>() < 1)
     r.fail("$.lego_studio_project", "expected the schema version, a positive integer");
   const std::int64_t version = version_json.get<std::int64_t>();
@@ -542,7 +542,7 @@ Project parse_project(const std::string& json_text, const std::string& file_labe
       r.fail("$.target", e.what());
     }
   }
-  const Json& kernels = r.member(j, "kernels", "$");
+  const OrderedJson& kernels = r.member(j, "kernels", "$");
   if (!kernels.is_array()) r.fail("$.kernels", "expected a list of kernels");
   std::set<std::string> names;
   for (std::size_t k = 0; k < kernels.size(); ++k) {

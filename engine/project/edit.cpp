@@ -10,11 +10,11 @@ namespace lego::project {
 
 namespace {
 
-using Json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
 // Sets alternative `name` of a "layouts" member: a string (one layout, named
 // "default") or an object of named alternatives.
-bool set_alternative(Json& layouts, const std::string& name, const std::string& text) {
+bool set_alternative(OrderedJson& layouts, const std::string& name, const std::string& text) {
   if (layouts.is_string()) {
     if (name != "default") return false;
     layouts = text;
@@ -26,25 +26,25 @@ bool set_alternative(Json& layouts, const std::string& name, const std::string& 
 }
 
 // Adds alternative `name` to a "layouts" member; false when it is taken.
-bool add_alternative(Json& layouts, const std::string& name, const std::string& text) {
-  if (layouts.is_string()) layouts = Json{{"default", layouts.get<std::string>()}};
+bool add_alternative(OrderedJson& layouts, const std::string& name, const std::string& text) {
+  if (layouts.is_string()) layouts = OrderedJson{{"default", layouts.get<std::string>()}};
   if (!layouts.is_object() || layouts.contains(name)) return false;
   layouts[name] = text;
   return true;
 }
 
-using Setter = bool (*)(Json&, const std::string&, const std::string&);
+using Setter = bool (*)(OrderedJson&, const std::string&, const std::string&);
 
 // The slot's "layouts" member, as a path into the project: a tensor's
 // (kernels[i].tensors[j].layouts) or a named layout (kernels[i].layouts.L).
-std::vector<JsonStep> layouts_path(const Json& j, const LayoutSlot& slot) {
-  const Json& kernels = j["kernels"];
+std::vector<JsonStep> layouts_path(const OrderedJson& j, const LayoutSlot& slot) {
+  const OrderedJson& kernels = j["kernels"];
   for (std::size_t i = 0; i < kernels.size(); ++i) {
-    const Json& k = kernels[i];
+    const OrderedJson& k = kernels[i];
     if (!k.is_object() || k.value("name", "") != slot.kernel) continue;
     if (k.contains("tensors") && k["tensors"].is_array())
       for (std::size_t t = 0; t < k["tensors"].size(); ++t) {
-        const Json& tensor = k["tensors"][t];
+        const OrderedJson& tensor = k["tensors"][t];
         if (tensor.is_object() && tensor.value("name", "") == slot.owner && tensor.contains("layouts"))
           return {"kernels", i, "tensors", t, "layouts"};
       }
@@ -54,8 +54,8 @@ std::vector<JsonStep> layouts_path(const Json& j, const LayoutSlot& slot) {
   return {};
 }
 
-Json& at_path(Json& j, const std::vector<JsonStep>& path) {
-  Json* at = &j;
+OrderedJson& at_path(OrderedJson& j, const std::vector<JsonStep>& path) {
+  OrderedJson* at = &j;
   for (const JsonStep& step : path)
     at = std::holds_alternative<std::string>(step) ? &(*at)[std::get<std::string>(step)] : &(*at)[std::get<std::size_t>(step)];
   return *at;
@@ -68,7 +68,7 @@ std::string edited_in_place(const std::string& json_text, const std::vector<Json
                             const std::string& layout_text, bool adding) {
   const auto layouts = find_json_value(json_text, path);
   if (!layouts) return {};
-  const std::string name = Json(slot.alternative).dump(), value = Json(layout_text).dump();
+  const std::string name = OrderedJson(slot.alternative).dump(), value = OrderedJson(layout_text).dump();
   std::string out = json_text;
   if (json_text[layouts->begin] == '"') {
     if (!adding) return out.replace(layouts->begin, layouts->end - layouts->begin, value);
@@ -90,7 +90,7 @@ std::string edited_in_place(const std::string& json_text, const std::vector<Json
 std::string edit_layouts(const std::string& json_text, const std::string& file_label, const std::filesystem::path& base_dir,
                          const std::vector<std::filesystem::path>& resource_dirs, const LayoutSlot& slot, const std::string& layout_text,
                          Setter set, const char* failure) {
-  Json j = kernel::parse_ordered_json_or_discarded(json_text);
+  OrderedJson j = kernel::parse_ordered_json_or_discarded(json_text);
   if (j.is_discarded() || !j.is_object() || !j.contains("kernels") || !j["kernels"].is_array())
     throw LegoError(file_label + ": not a project file (run it through lego bench for the exact error)");
   const std::vector<JsonStep> path = layouts_path(j, slot);

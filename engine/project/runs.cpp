@@ -16,19 +16,19 @@
 namespace lego::project {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 namespace fs = std::filesystem;
 
-Json parse_object(const std::string& text, const char* what) {
-  Json j = kernel::parse_ordered_json_or_discarded(text);
+OrderedJson parse_object(const std::string& text, const char* what) {
+  OrderedJson j = kernel::parse_ordered_json_or_discarded(text);
   if (j.is_discarded() || !j.is_object()) throw LegoError(std::string(what) + " is not a JSON object");
   return j;
 }
 
-Json to_json(const ClusterRun& r) {
-  Json j = {{"scheduler", "slurm"}, {"job", r.job},           {"dir", r.dir},
-            {"ssh", r.ssh},         {"kernel", r.kernel},     {"submitted", r.submitted},
-            {"tasks", r.tasks},     {"variants", r.variants}, {"collected", r.collected}};
+OrderedJson to_json(const ClusterRun& r) {
+  OrderedJson j = {{"scheduler", "slurm"}, {"job", r.job},           {"dir", r.dir},
+                   {"ssh", r.ssh},         {"kernel", r.kernel},     {"submitted", r.submitted},
+                   {"tasks", r.tasks},     {"variants", r.variants}, {"collected", r.collected}};
   if (!r.state.empty()) j["state"] = r.state;
   if (!r.error.empty()) j["error"] = r.error;
   return j;
@@ -52,17 +52,17 @@ void write_checked(const fs::path& project_file, const std::string& text) {
 }  // namespace
 
 std::string add_run(const std::string& project_text, const ClusterRun& run) {
-  Json project = parse_object(project_text, "the project");
-  Json& runs = project["runs"];
-  if (!runs.is_array()) runs = Json::array();
+  OrderedJson project = parse_object(project_text, "the project");
+  OrderedJson& runs = project["runs"];
+  if (!runs.is_array()) runs = OrderedJson::array();
   runs.push_back(to_json(run));
   return project.dump(2) + "\n";
 }
 
 std::string update_run(const std::string& project_text, const ClusterRun& run) {
-  Json project = parse_object(project_text, "the project");
+  OrderedJson project = parse_object(project_text, "the project");
   if (project.contains("runs") && project["runs"].is_array())
-    for (Json& r : project["runs"])
+    for (OrderedJson& r : project["runs"])
       if (r.is_object() && r.contains("dir") && r["dir"] == run.dir) {
         r = to_json(run);
         return project.dump(2) + "\n";
@@ -71,12 +71,12 @@ std::string update_run(const std::string& project_text, const ClusterRun& run) {
 }
 
 std::vector<ClusterRun> runs_of(const std::string& project_text) {
-  const Json project = parse_object(project_text, "the project");
+  const OrderedJson project = parse_object(project_text, "the project");
   std::vector<ClusterRun> out;
   if (!project.contains("runs")) return out;
   if (!project["runs"].is_array()) throw LegoError("$.runs: expected an array of cluster runs");
   for (std::size_t k = 0; k < project["runs"].size(); ++k) {
-    const Json& j = project["runs"][k];
+    const OrderedJson& j = project["runs"][k];
     const std::string at = "$.runs[" + std::to_string(k) + "]";
     if (!j.is_object()) throw LegoError(at + ": expected an object");
     const auto text = [&](const char* key) {
@@ -116,7 +116,7 @@ std::vector<ClusterRun> runs_of(const std::string& project_text) {
 }
 
 std::string keep_cluster_records(const std::string& to_save, const std::string& on_disk) {
-  Json saved = kernel::parse_ordered_json_or_discarded(to_save), disk = kernel::parse_ordered_json_or_discarded(on_disk);
+  OrderedJson saved = kernel::parse_ordered_json_or_discarded(to_save), disk = kernel::parse_ordered_json_or_discarded(on_disk);
   if (saved.is_discarded() || disk.is_discarded() || !saved.is_object() || !disk.is_object()) return to_save;
   bool changed = false;
   for (const char* key : {"runs", "results"})
@@ -240,8 +240,8 @@ ClusterRun adopt_run(const fs::path& project_file, const std::string& job, const
   }
   check_run_is_the_users(run, recorded.size(), project_file, ssh_host);
   const fs::path manifest_file = fs::path(run.dir) / "manifest.json";
-  const Json manifest = parse_object(kernel::read_text_file(manifest_file.string(), "job manifest"), "job manifest");
-  const auto field = [&](const char* key) -> const Json& {
+  const OrderedJson manifest = parse_object(kernel::read_text_file(manifest_file.string(), "job manifest"), "job manifest");
+  const auto field = [&](const char* key) -> const OrderedJson& {
     if (!manifest.contains(key)) throw LegoError(manifest_file.string() + ": $." + key + ": missing; not a folder lego submit wrote");
     return manifest[key];
   };
@@ -312,8 +312,8 @@ CollectReport collect_once(const fs::path& project_file, const UnknownVariant& u
         if (!t.merged && fs::exists(results)) {
           const std::string results_text = kernel::read_text_file(results.string());
           text = merge_results(text, results_text, results.string(), unknown_variant);
-          const Json rows = kernel::parse_ordered_json_or_discarded(results_text);  // merge_results has checked it
-          t.results = rows.value("benchmarks", Json::array()).size() + rows.value("variants", Json::array()).size();
+          const OrderedJson rows = kernel::parse_ordered_json_or_discarded(results_text);  // merge_results has checked it
+          t.results = rows.value("benchmarks", OrderedJson::array()).size() + rows.value("variants", OrderedJson::array()).size();
           t.merged = t.merged_now = true;
           run.collected.push_back(s.task);
           report.merged_results += t.results;
@@ -326,7 +326,7 @@ CollectReport collect_once(const fs::path& project_file, const UnknownVariant& u
       // Per variant, its task's state (the manifest says which task holds it).
       const fs::path manifest = dir / "manifest.json";
       if (fs::exists(manifest)) {
-        const Json m = kernel::parse_ordered_json_or_discarded(kernel::read_text_file(manifest.string()));
+        const OrderedJson m = kernel::parse_ordered_json_or_discarded(kernel::read_text_file(manifest.string()));
         if (m.is_object() && m.contains("variants") && m["variants"].is_array())
           for (const auto& v : m["variants"]) {
             // A manifest is a file in a folder: an entry of another shape is skipped.
@@ -349,7 +349,7 @@ CollectReport collect_once(const fs::path& project_file, const UnknownVariant& u
   }
   if (changed) {
     // The collected tasks are recorded in the same write as their results.
-    Json project = parse_object(text, "the merged project");
+    OrderedJson project = parse_object(text, "the merged project");
     std::size_t k = 0;
     for (auto& entry : project["runs"]) {
       if (k < runs.size()) entry["collected"] = runs[k].collected;

@@ -494,7 +494,7 @@ namespace {
 
 // The variant's source renamed apart (each file is its own translation unit
 // but all link into one program), its offsets, reference and registration.
-std::string variant_file(const kernel::Instance& inst, std::size_t n) {
+std::string cuda_variant_file(const kernel::Instance& inst, std::size_t n) {
   const std::string suffix = "_" + std::to_string(n);
   std::string f = variant_banner(inst) + "#include <cstdint>\n#include \"harness.hpp\"\n";
   f += "#define lego_kernel lego_kernel" + suffix + "\n#define lego_reference lego_reference" + suffix + "\n";
@@ -536,7 +536,7 @@ std::map<std::string, std::string> bench_bundle(const std::vector<kernel::Instan
   for (std::size_t n = 0; n < instances.size(); ++n) {
     if (instances[n].backend != kernel::Backend::Cuda)
       throw LegoError("kernel " + instances[n].kernel + " is a CPU kernel; export-bench writes CUDA kernels");
-    files["variant_" + std::to_string(n) + ".cu"] = variant_file(instances[n], n);
+    files["variant_" + std::to_string(n) + ".cu"] = cuda_variant_file(instances[n], n);
     objects += " variant_" + std::to_string(n) + ".o";
     table += "| variant_" + std::to_string(n) + ".cu | " + instances[n].kernel + " | `" + instances[n].variant + "` |\n";
   }

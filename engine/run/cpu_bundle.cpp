@@ -112,7 +112,7 @@ std::string kernel_file(const kernel::Instance& inst, std::size_t n) {
 
 // Its offsets, reference entry and registration, which the harness checks
 // it by: this file never sees the kernel's text.
-std::string variant_file(const kernel::Instance& inst, std::size_t n) {
+std::string cpu_variant_file(const kernel::Instance& inst, std::size_t n) {
   const std::string suffix = "_" + std::to_string(n);
   const TensorCode code = tensor_code(inst);
   std::string f = variant_banner(inst) + "#include \"harness.hpp\"\n";
@@ -136,7 +136,7 @@ std::map<std::string, std::string> cpu_bundle(const std::vector<kernel::Instance
     const kernel::Instance& inst = instances[n];
     if (inst.backend == kernel::Backend::Cuda)
       throw LegoError("kernel " + inst.kernel + " is a CUDA kernel; its variants go in the CUDA bench bundle");
-    files["variant_" + std::to_string(n) + ".cpp"] = variant_file(inst, n);
+    files["variant_" + std::to_string(n) + ".cpp"] = cpu_variant_file(inst, n);
     files["variant_" + std::to_string(n) + "_kernel.cpp"] = kernel_file(inst, n);
     files["variant_" + std::to_string(n) + "_reference.cpp"] =
         "// " + kernel::comment_text(inst.kernel) + "'s reference (exported by LEGO Studio)\n#define lego_reference lego_reference_" +

@@ -19,7 +19,7 @@
 namespace lego::run::slurm {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
 // A command on the cluster: as it is here, or through ssh, where the remote
 // shell reads one line, so each argument is quoted.
@@ -140,12 +140,12 @@ std::map<std::string, std::string> job_files(const std::string& project_name, co
   std::string kernel_names;
   for (const auto& k : kernels) kernel_names += (kernel_names.empty() ? "" : ",") + k;
   files["job.sbatch"] = script(project_name, kernel_names, cuda, tasks, instances.size(), options);
-  Json manifest = {{"lego_slurm_job", 1},
-                   {"project", project_name},
-                   {"kernels", kernels},
-                   {"backend", kernel::to_string(cuda ? kernel::Backend::Cuda : kernel::Backend::Cpu)},
-                   {"tasks", tasks.size()}};
-  Json variants = Json::array();
+  OrderedJson manifest = {{"lego_slurm_job", 1},
+                          {"project", project_name},
+                          {"kernels", kernels},
+                          {"backend", kernel::to_string(cuda ? kernel::Backend::Cuda : kernel::Backend::Cpu)},
+                          {"tasks", tasks.size()}};
+  OrderedJson variants = OrderedJson::array();
   for (std::size_t t = 0; t < tasks.size(); ++t)
     for (std::size_t n : tasks[t])
       variants.push_back({{"index", n}, {"task", t}, {"kernel", instances[n].kernel}, {"variant", instances[n].variant}});
