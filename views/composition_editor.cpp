@@ -9,7 +9,7 @@
 #include <QMenu>
 #include <QMimeData>
 #include <QMouseEvent>
-#include <QToolTip>
+#include <QTimer>
 #include <algorithm>
 
 #include "layout/bound.hpp"
@@ -84,6 +84,7 @@ CompositionEditor::CompositionEditor(LayoutDocument* doc, QWidget* parent) : QWi
 }
 
 void CompositionEditor::rebuild() {
+  clearRefusal();
   // Deleted later: a chip may be rebuilding us from its own event handler.
   while (QLayoutItem* item = rows_->takeAt(0)) {
     if (QWidget* w = item->widget()) {
@@ -306,7 +307,34 @@ void CompositionEditor::clearPreview() {
   previewed_entry_.clear();
 }
 
+void CompositionEditor::showRefusal(const QString& why, const QPoint& pos) {
+  if (!refusal_) {
+    refusal_ = new QLabel(this);
+    refusal_->setObjectName("dropRefusal");
+    refusal_->setAttribute(Qt::WA_TransparentForMouseEvents);
+    refusal_->setWordWrap(true);
+    refusal_->setStyleSheet("QLabel { background: rgba(253,232,232,240); border: 1px solid #d33; color: #900; padding: 3px 6px; }");
+  }
+  refusal_->setText(why);
+  const int one_line = refusal_->fontMetrics().horizontalAdvance(why) + 16;
+  refusal_->setFixedWidth(std::max(160, std::min(one_line, width() - 8)));
+  refusal_->adjustSize();
+  refusal_->move(std::clamp(pos.x() + 14, 0, std::max(0, width() - refusal_->width())),
+                 std::clamp(pos.y() + 14, 0, std::max(0, height() - refusal_->height())));
+  refusal_->show();
+  refusal_->raise();
+  const int shown = ++refusal_shown_;
+  QTimer::singleShot(kRefusalSeconds * 1000, this, [this, shown] {
+    if (shown == refusal_shown_) clearRefusal();
+  });
+}
+
+void CompositionEditor::clearRefusal() {
+  if (refusal_) refusal_->hide();
+}
+
 void CompositionEditor::dragEnterEvent(QDragEnterEvent* e) {
+  clearRefusal();
   if (e->mimeData()->hasFormat(QString::fromLatin1(kPieceMime)) || e->mimeData()->hasFormat(QString::fromLatin1(kMoveMime)))
     e->acceptProposedAction();
 }
@@ -376,7 +404,7 @@ void CompositionEditor::dropEvent(QDropEvent* e) {
     if (parts.size() != 2) return e->ignore();
     if (t.kind == Target::Closing) {
       const QString why = tr("Not moved: the closing block takes no pieces; drop it on an OrderBy block or below the blocks");
-      QToolTip::showText(mapToGlobal(pos), why, this);
+      showRefusal(why, pos);
       emit message(why);
       return e->ignore();
     }
@@ -390,7 +418,7 @@ void CompositionEditor::dropEvent(QDropEvent* e) {
   if (plan.refused()) {
     // The reason where the piece was let go, and in the status bar.
     const QString why = tr("Not dropped: %1").arg(qs(plan.refusal));
-    QToolTip::showText(mapToGlobal(pos), why, this);
+    showRefusal(why, pos);
     emit message(why);
     return e->ignore();
   }

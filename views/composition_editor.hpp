@@ -94,6 +94,11 @@ class CompositionEditor : public QWidget {
   void showPreview(const Target& t, const std::string& entry, const QPoint& pos);
   void clearPreview();
   void offerChoices(const session::DropPlan& plan, const QPoint& pos);
+  // A refused drop's reason, left where the piece was let go until the next
+  // drag, the next edit or kRefusalSeconds (a tooltip went at the next
+  // mouse move).
+  void showRefusal(const QString& why, const QPoint& pos);
+  void clearRefusal();
   void rebuild();
   void beginEdit(PieceChip* chip);
   void remove(PieceChip* chip);
@@ -115,6 +120,11 @@ class CompositionEditor : public QWidget {
   std::string previewed_entry_;
   session::DropPlan preview_plan_;
   QPointer<QMenu> choices_;
+  QLabel* refusal_ = nullptr;
+  int refusal_shown_ = 0;  // counts the notes shown, so that an old note's timer leaves a newer one
+
+ public:
+  static constexpr int kRefusalSeconds = 12;
 };
 
 }  // namespace lego::views

@@ -460,6 +460,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       }
       const std::string kind = plan.layout().injective ? "apply-only" : plan.layout().expand ? "partial (ExpandBy)" : "bijection";
       const poly::IslVerdict isl = poly::isl_check_layout(loaded.layout(), loaded.env, constraints);
+      if (!r.checked && isl.status == poly::IslStatus::NotBijective && !plan.layout().injective) {
+        verdict = "not bijective";
+        r.evidence = "ISL refutes it (" + isl.evidence + "); the exhaustive check is past --max-check";
+      }
       if (check_json) {
         out << fmt::format(R"({{"verdict":"{}","evidence":"{}","size":{},"physical_size":{},"class":"{}","kind":"{}","isl":{}}})", verdict,
                            r.evidence, plan.size(), plan.physical_size(), to_string(plan.classify()), kind, isl_json(isl))
@@ -472,7 +476,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         out << fmt::format("class     {}\nkind      {}\nverdict   {}: {}\n", to_string(plan.classify()), kind, verdict, r.evidence)
             << isl_text(isl);
       }
-      return (r.checked && !r.bijective && !plan.layout().injective) ? 2 : 0;
+      // The exhaustive check decides where it ran; past --max-check, ISL's
+      // refutation does (it exits 2 as the exhaustive one would).
+      const bool refuted = r.checked ? !r.bijective : isl.status == poly::IslStatus::NotBijective;
+      return (refuted && !plan.layout().injective) ? 2 : 0;
     }
     if (!apply_opt->count() && !inv_opt->count()) throw LegoError("eval needs --apply I,J,.. or --inv X");
     if (apply_opt->count()) {

@@ -96,8 +96,10 @@ int emit_files(const convert::ConversionReport& r, const atom::TvLayout& from, c
   // folder, a file in it or a temporary), every check before the first
   // write, each file complete or not there. A folder with other files needs
   // --force.
+  std::vector<std::string> replaced;
   run::write_folder(out_dir, {{"convert.cu", files.cuda}, {"convert.ref.cpp", files.reference}, {"convert.lego.json", files.project}},
-                    force);
+                    force, &replaced);
+  for (const auto& path : replaced) out << "(replaced " << path << ")\n";
   out << fmt::format(
       "wrote the {} plan (PLAN=0) and the other possible plans (PLAN=1, ...) to {}/convert.cu (a device function lego_convert_N for "
       "each plan, and a test kernel), convert.ref.cpp and convert.lego.json\nverify them on the CPU emulator: lego bench "

@@ -124,6 +124,9 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
                      spec.baselines.empty() ? "" : fmt::format(" and {} baseline(s)", spec.baselines.size()));
   if (space.ruled_out) err << "  e.g. " << space.ruled_out_reason << "\n";
 
+  if (options.cache || options.store)
+    if (const std::string problem = run::results_cache_problem(); !problem.empty())
+      err << "(the results cache is not used: " << problem << "; every variant runs again)\n";
   std::vector<run::PreparedVariant> prepared;
   for (const auto& v : space.variants) prepared.push_back(run::prepare_variant(spec, v, target));
   std::vector<const run::PreparedVariant*> order;
@@ -234,6 +237,14 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
                        ruled->id, ruled->message);
   }
   if (const auto& pairs = swept.side_by_side) out << side_by_side_text(*pairs, spec.name);
+  // The seeds the workers drew for this run's inputs (the variants' and each
+  // library's worker draw their own), to reproduce a failure with.
+  if (options.seed == 0) {
+    std::set<std::uint64_t> drawn;
+    for (const auto& r : rows)
+      if (!r.cached && r.input_seed != 0) drawn.insert(r.input_seed);
+    for (const std::uint64_t s : drawn) err << fmt::format("(verification inputs drawn from seed {}; --seed {} draws them again)\n", s, s);
+  }
   // Said once: every process of a sweep raises the same walls.
   if (const auto partial = std::find_if(rows.begin(), rows.end(), [](const run::Outcome& r) { return !r.sandbox.empty(); });
       partial != rows.end())
@@ -502,7 +513,11 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   bench_cmd->add_option("project", project, "Project file (*.lego.json)")->required()->check(CLI::ExistingFile);
   bench_cmd->add_option("--kernel", kernel_name, "Kernel name (needed when the project has several)");
   bench_cmd->add_option("--max-variants", max_variants, "Run a random sample of at most N variants (0: all)");
-  bench_cmd->add_option("--seed", seed, "Seed of the sample, of the random inputs and of a --strategy's draws");
+  bench_cmd
+      ->add_option("--seed", seed,
+                   "Seed of the sample, of a --strategy's draws and of the verification inputs (without it, each run's worker draws "
+                   "the inputs' seed and prints it)")
+      ->check(CLI::PositiveNumber);
   bench_cmd->add_option("--set", sets, "Fix a parameter, e.g. --set N=1024 (repeatable)");
   bench_cmd->add_option("--json", json_out, "Write results (Google Benchmark JSON with variant, verified, percent_of_roof) to this file");
   bench_cmd->add_option("--repetitions", options.repetitions, "Timed repetitions per variant (median reported)")
@@ -701,6 +716,8 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
     if (bench_cmd->parsed()) {
       options.verify = !no_verify;
       options.cache = !no_cache;
+      // Without --seed the worker draws the inputs' seed for this run.
+      if (bench_cmd->count("--seed") > 0) options.seed = seed;
       run::SweepOptions sweep_options;
       sweep_options.run = options;
       sweep_options.timeout_s = timeout_s;
@@ -714,7 +731,8 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
             "nothing the cost model knows");
       if (!strategy.empty() || !budget.empty() || compare_strategies) {
         if (max_variants) throw LegoError("--max-variants samples a plain sweep; a --strategy spends its --budget instead");
-        if (!json_out.empty()) throw LegoError("--json writes a plain sweep's results; a search prints its report (drop --json)");
+        if (!json_out.empty() && compare_strategies)
+          throw LegoError("--json writes the results of a sweep or a --strategy search; --compare-strategies prints its replays");
         if (compare_strategies && !strategy.empty())
           throw LegoError("--compare-strategies replays random, model and evolve itself; drop --strategy");
         if (compare_strategies && !budget.empty() && search::parse_budget(budget).seconds > 0)
@@ -722,7 +740,7 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
         if (bench_cmd->count("--rounds") > 0 && rounds > 0 && compare_strategies)
           err << "(--rounds is for a sweep's winner or a search's best; --compare-strategies times no baselines)\n";
         return bench_search({project, kernel_name, sets, only, strategy.empty() ? "model" : strategy, budget, seed, compare_strategies,
-                             replay_seeds, retimings, target_name, sweep_options, !no_transfer},
+                             replay_seeds, retimings, target_name, sweep_options, !no_transfer, json_out},
                             out, err);
       }
       return bench(project, kernel_name, max_variants, seed, sets, only, json_out, sweep_options, target_name, out, err);

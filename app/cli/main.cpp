@@ -2,11 +2,13 @@
 
 #include "cli.hpp"
 #include "kernel_commands.hpp"
+#include "printable_output.hpp"
 #include "run/jit.hpp"
 #include "slurm_commands.hpp"
 
 int main(int argc, char** argv) {
   std::ios::sync_with_stdio(false);
+  const lego::cli::PrintableOutput printable_out(std::cout), printable_err(std::cerr);
   // lego compiles in process only to show code (export's assembly, never
   // run): an LLVM fatal error there ends lego as a compile error, exit 2.
   lego::run::on_llvm_fatal_error([](const std::string& message) {

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
 #include <set>
@@ -15,8 +16,10 @@
 #include "command_line.hpp"
 #include "kernel/variant_key.hpp"
 #include "kernel/variant_space.hpp"
+#include "run/atomic_file.hpp"
 #include "run/jit.hpp"
 #include "run/outcome.hpp"
+#include "run/protocol.hpp"
 #include "run/search_batch.hpp"
 #include "run/side_by_side.hpp"
 #include "run/sweep.hpp"
@@ -436,6 +439,51 @@ void keep_refined(const Measurer& measurer, const kernel::LazySpace& space, cons
 
 }  // namespace
 
+namespace {
+
+// One of the best, timed again fresh after the search.
+struct TimedAgain {
+  std::string id;
+  double first_ms = -1, ms = -1;
+};
+
+// --json: the file a sweep writes (every row the search timed, the
+// baselines), with the search's own account in the context: the strategy,
+// its budget and seed, the order it measured in, the winner, and the best
+// timed again.
+void write_search_json(const SearchRequest& q, const kernel::KernelSpec& spec, const run::Roof& roof, const search::SearchReport& r,
+                       const std::vector<run::Outcome>& rows, const std::vector<TimedAgain>& again, const std::string& target,
+                       std::ostream& err) {
+  std::vector<const run::Outcome*> table;
+  for (const auto& row : rows) table.push_back(&row);
+  std::stable_sort(table.begin(), table.end(), [](const run::Outcome* a, const run::Outcome* b) {
+    const bool ta = a->ms > 0, tb = b->ms > 0;
+    return ta != tb ? ta : (ta && a->ms < b->ms);
+  });
+  nlohmann::json results = run::bench_results_json({q.project, spec.name, roof, rows, table, run::baseline_times(rows), target, nullptr});
+  nlohmann::json order = nlohmann::json::array(), timed_again = nlohmann::json::array();
+  for (const auto& e : r.history) order.push_back({{"variant", e.id}, {"ms", e.ms}, {"predicted_ms", e.predicted_ms}});
+  const TimedAgain* best_again = nullptr;
+  for (const TimedAgain& t : again) {
+    timed_again.push_back({{"variant", t.id}, {"first_ms", t.first_ms}, {"ms", t.ms}});
+    if (t.ms > 0 && (!best_again || t.ms < best_again->ms)) best_again = &t;
+  }
+  nlohmann::json search = {{"strategy", search::name_of(r.strategy)},
+                           {"budget", q.budget.empty() ? "the whole space" : q.budget},
+                           {"seed", q.seed},
+                           {"evaluations", r.history.size()},
+                           {"measured", order},
+                           {"timed_again", timed_again},
+                           {"seconds", r.seconds}};
+  search["best"] = r.best ? nlohmann::json{{"variant", r.history[*r.best].id}, {"ms", r.history[*r.best].ms}} : nlohmann::json();
+  search["best_after_timing_again"] = best_again ? nlohmann::json{{"variant", best_again->id}, {"ms", best_again->ms}} : nlohmann::json();
+  results["context"]["lego_search"] = search;
+  run::write_atomically(q.json_out, results.dump(2) + "\n");
+  err << "results written to " << q.json_out << "\n";
+}
+
+}  // namespace
+
 int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
   const auto started = std::chrono::steady_clock::now();
   const auto strategy = search::strategy_named(q.strategy);
@@ -536,10 +584,13 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
   if (!top.empty() && cancel)
     out << "(the best were not timed again, nor side by side with the baselines: the budget in seconds is spent; the baselines "
            "below were timed before the search, and this machine's pace drifts between)\n";
+  std::vector<TimedAgain> again_times;
   if (!top.empty() && !cancel) {
     std::vector<kernel::Variant> again;
     for (std::size_t k : top) again.push_back(space.candidate(r.history[k].index));
     const run::BatchRun finals = time_fresh(measurer, again, true);
+    for (std::size_t n = 0; n < again.size(); ++n)
+      again_times.push_back({again[n].id, r.history[top[n]].ms, n < finals.times.size() ? finals.times[n] : -1});
     std::size_t best = top.size();
     for (std::size_t n = 0; n < again.size(); ++n) {
       const double ms = n < finals.times.size() ? finals.times[n] : -1;
@@ -568,6 +619,7 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
   } else {
     print_baselines(measurer.outcomes, spec.name, "timed before the search", out);
   }
+  if (!q.json_out.empty()) write_search_json(q, spec, roof, r, measurer.outcomes, again_times, sweep.target.name, err);
   // The search's own seconds above leave out loading the ceilings and
   // timing the best again beside the baselines: the command's whole time.
   out << fmt::format("lego bench took {:.1f} s in all (the search {:.1f} s)\n",

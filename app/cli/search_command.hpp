@@ -23,6 +23,7 @@ struct SearchRequest {
   std::string target;
   run::SweepOptions sweep;
   bool transfer = true;  // start model and evolve from the project's other kernels' cached timings (--no-transfer: not)
+  std::string json_out;  // --json: the search's rows, winner and timings again, as a sweep's results file
 };
 
 // `--compare-strategies` times a space of at most this many codes again whole

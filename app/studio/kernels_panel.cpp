@@ -75,7 +75,8 @@ void KernelsPanel::connectSweep() {
     total_ = total;
     progress_->setMaximum(total);
     progress_->setValue(done);
-    progress_->setFormat(current.isEmpty() ? tr("%v / %m") : tr("%v / %m  %1").arg(current));
+    progress_->setFormat(tr("%v / %m"));
+    progress_->setToolTip(current.isEmpty() ? QString() : tr("running %1").arg(current));
   });
   connect(&sweep_, &SweepSession::variantDone, this, &KernelsPanel::onOutcome);
   connect(&sweep_, &SweepSession::suggested, this, &KernelsPanel::showSuggestions);
@@ -94,7 +95,7 @@ void KernelsPanel::connectSweep() {
       const auto it = ms->find(r.id.toStdString());
       if (r.outcome || it == ms->end()) continue;
       variants_.setNote(
-          row, tr("not measured: predicted %1 ms").arg(it->second, 0, 'g', 3),
+          row, tr("predicted %1 ms").arg(it->second, 0, 'g', 3),
           tr("The search never ran this variant; its cost model, fitted on what it measured, predicts %1 ms").arg(it->second, 0, 'g', 4));
     }
   });

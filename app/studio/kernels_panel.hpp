@@ -126,6 +126,7 @@ class KernelsPanel : public QWidget {
 
  signals:
   void projectLoaded();
+  void projectSaved();                  // the file now holds what the panel shows
   void failed(const QString& message);  // the project did not open, or a sweep, export or suggestion failed
   void sweepFinished(bool cancelled);
   void exported(const QStringList& files);

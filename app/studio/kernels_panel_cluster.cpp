@@ -17,6 +17,11 @@ void KernelsPanel::connectCluster() {
   connect(cluster_, &QPushButton::clicked, this, [this] {
     const KernelInfo* k = currentKernel();
     if (!k) return;
+    // Said before the dialog, so that nothing filled in there is lost.
+    if (hasUnsavedProject()) {
+      emit message(tr("Run on cluster: save the project first; the job and its results are recorded in its file"));
+      return;
+    }
     ClusterDialog dialog(static_cast<int>(k->variants.size()), k->spec.backend == lego::kernel::Backend::Cuda, this);
     if (dialog.exec() == QDialog::Accepted) runOnCluster(dialog.options());
   });
@@ -48,8 +53,9 @@ void KernelsPanel::connectCluster() {
 void KernelsPanel::runOnCluster(const run::slurm::JobOptions& options) {
   const KernelInfo* k = currentKernel();
   if (!project_ || !k) return;
-  // The job is recorded in the file and its results merged there.
-  if (project_->edited) {
+  // The job is recorded in the file and its results merged there. Saved
+  // since it was loaded counts as saved: `edited` says only how it loaded.
+  if (hasUnsavedProject()) {
     emit message(tr("Run on cluster: save the project first; the job and its results are recorded in its file"));
     return;
   }

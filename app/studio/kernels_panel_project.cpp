@@ -42,7 +42,9 @@ void KernelsPanel::onProjectLoaded(ProjectPtr p) {
   afterReload(before, std::move(earlier));  // before showKernel: the rows show the results kept
   showKernel();
   if (same_file && layout_index >= 0 && layout_index < layout_->count()) layout_->setCurrentIndex(layout_index);
-  emit message(tr("opened %1: %2 kernels").arg(qs(project_->file)).arg(project_->kernels.size()));
+  // A reload of the same file (a Sizes edit, a target, a layout put back)
+  // is said by what asked for it, not as another "opened" (issue 61).
+  if (!same_file) emit message(tr("opened %1: %2 kernels").arg(qs(project_->file)).arg(project_->kernels.size()));
   const target::Target& t = project_->target;
   emit targetChanged(t.host ? tr("Target: this machine (%1, %2)").arg(qs(t.cpu), qs(t.level()))
                             : tr("Target: %1 (%2)").arg(qs(t.name), qs(t.level())));
@@ -170,6 +172,7 @@ bool KernelsPanel::saveProject(QString* error) {
   if (text != project_->json) sweep_.open(qs(project_->file));  // show what the cluster added
   project_label_->setText(QFileInfo(qs(project_->file)).fileName());
   emit message(tr("saved %1").arg(qs(project_->file)));
+  emit projectSaved();
   return true;
 }
 
@@ -185,6 +188,7 @@ bool KernelsPanel::saveProjectAs(const QString& path, QString* error) {
   saved_json_ = project_->json;
   sweep_.open(path);
   emit message(tr("saved as %1").arg(path));
+  emit projectSaved();
   return true;
 }
 

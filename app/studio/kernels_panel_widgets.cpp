@@ -60,7 +60,15 @@ QHBoxLayout* KernelsPanel::makeTopRow() {
   verify_smaller_->setVisible(false);
   export_selected_ = new QPushButton(tr("Export selected..."));
   export_selected_->setToolTip(tr("The selected variant as standalone source, whatever its timing"));
+  // One short line ("8 / 32"; the variant in its tooltip), a fixed width,
+  // and its room kept while hidden: a sweep starting or ending moves
+  // nothing else in the row (issue 61: the variant's id ran past the
+  // window, and the kernel's combo shrank while the bar showed).
   progress_ = new QProgressBar;
+  progress_->setFixedWidth(140);
+  QSizePolicy keep = progress_->sizePolicy();
+  keep.setRetainSizeWhenHidden(true);
+  progress_->setSizePolicy(keep);
   progress_->setVisible(false);
   auto* top = new QHBoxLayout;
   top->addWidget(project_label_);
@@ -68,7 +76,7 @@ QHBoxLayout* KernelsPanel::makeTopRow() {
   // Export and Verify at a smaller size are on the rows below: one row of
   // every button was wider than a 1280 px window.
   for (QWidget* w : std::initializer_list<QWidget*>{target_, verified_only_, reuse_, run_, search_, cluster_, cancel_}) top->addWidget(w);
-  top->addWidget(progress_, 1);
+  top->addWidget(progress_);
   return top;
 }
 

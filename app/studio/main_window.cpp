@@ -245,6 +245,12 @@ void MainWindow::buildDocks() {
     kernels_->applyLayout(doc_.text());
     if (kernels_->project()) applying_ = {kernels_->project()->file, kernels_->layoutChoice()->currentText()};
   });
+  // A recovered project's banner goes once its edits are saved, or another
+  // project (or the file as it is) is open.
+  connect(kernels_, &KernelsPanel::projectSaved, this, [this] { withdraw(QStringLiteral("project")); });
+  connect(kernels_, &KernelsPanel::projectLoaded, this, [this] {
+    if (!kernels_->hasUnsavedProject()) withdraw(QStringLiteral("project"));
+  });
   // The replaced project reloads as an edit: say so, not "opened" as a load would.
   connect(kernels_, &KernelsPanel::projectLoaded, this, [this] {
     const auto replaced = std::exchange(applying_, {});

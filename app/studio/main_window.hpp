@@ -10,6 +10,7 @@
 #include <QMessageBox>
 #include <QTimer>
 #include <functional>
+#include <map>
 #include <vector>
 
 #include "studio/engine_session.hpp"
@@ -127,10 +128,14 @@ class MainWindow : public QMainWindow {
   void resetLayout();
   void showHelp();
   // Said where the user looks: the status bar, the log and a banner over
-  // the composer that stays until dismissed (never modal).
-  void announce(const QString& text);
+  // the composer that stays until dismissed (never modal), or until what it
+  // is about is done with: withdraw(topic) takes its line away.
+  void announce(const QString& text, const QString& topic);
+  void withdraw(const QString& topic);
+  void showBannerLines();
   QWidget* buildBanner();
   QLabel* banner_text_ = nullptr;
+  std::map<QString, QString> banner_lines_;  // by topic, in topic order
   // Set by "Use composer's layout" until the edited project reloads.
   struct Applying {
     std::string file;

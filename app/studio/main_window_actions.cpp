@@ -20,13 +20,16 @@ namespace lego::studio {
 void MainWindow::buildActions() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   QAction* open = file->addAction(tr("&Open layout program..."), this, [this] {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open layout program"), qs(projects_dir()), tr("Layout programs (*.lego)"));
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open layout program"), file_dialog_folder(), tr("Layout programs (*.lego)"));
+    remember_file_dialog_folder(path);
     if (!path.isEmpty() && keepOrDiscardLayout()) openProgram(path);
   });
   open->setShortcut(QKeySequence::Open);
   QAction* open_project = file->addAction(tr("Open &project (kernels)..."), this, [this] {
     const QString path =
-        QFileDialog::getOpenFileName(this, tr("Open project"), qs(projects_dir()), tr("LEGO Studio projects (*.lego.json)"));
+        QFileDialog::getOpenFileName(this, tr("Open project"), file_dialog_folder(), tr("LEGO Studio projects (*.lego.json)"));
+    remember_file_dialog_folder(path);
     if (path.isEmpty() || !keepOrDiscardProject()) return;
     kernels_->openProject(path);
     addRecent(path);
@@ -38,7 +41,8 @@ void MainWindow::buildActions() {
   file->addAction(tr("Save project as..."), this, [this] {
     if (!kernels_->project()) return warn(tr("Save project as"), tr("No project is open."));
     const QString path =
-        QFileDialog::getSaveFileName(this, tr("Save project as"), QDir::homePath(), tr("LEGO Studio projects (*.lego.json)"));
+        QFileDialog::getSaveFileName(this, tr("Save project as"), file_dialog_folder(), tr("LEGO Studio projects (*.lego.json)"));
+    remember_file_dialog_folder(path);
     QString error;
     if (!path.isEmpty() && !kernels_->saveProjectAs(path, &error)) warn(tr("Save project as"), error);
   });

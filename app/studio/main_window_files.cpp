@@ -64,7 +64,8 @@ bool MainWindow::openProgram(const QString& path, const QString& name) {
 }
 
 void MainWindow::saveLayout() {
-  const QString path = QFileDialog::getSaveFileName(this, tr("Save layout"), QDir::homePath(), tr("Layout programs (*.lego)"));
+  const QString path = QFileDialog::getSaveFileName(this, tr("Save layout"), file_dialog_folder(), tr("Layout programs (*.lego)"));
+  remember_file_dialog_folder(path);
   if (path.isEmpty()) return;
   QString error;
   if (!saveLayoutTo(path, &error)) warn(tr("Save"), error);
@@ -140,7 +141,8 @@ void MainWindow::rebuildRecentMenu() {
 }
 
 void MainWindow::exportView() {
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export tensor view"), QDir::homePath(), tr("SVG (*.svg);;PNG (*.png)"));
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export tensor view"), file_dialog_folder(), tr("SVG (*.svg);;PNG (*.png)"));
+  remember_file_dialog_folder(path);
   if (path.isEmpty()) return;
   QString error;
   if (!tensor_->exportTo(path, &error))

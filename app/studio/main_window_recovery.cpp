@@ -64,7 +64,8 @@ void MainWindow::recoverProject() {
     return;
   }
   kernels_->openEdited(qs(edits->file), qs(edits->json));
-  announce(tr("Recovered unsaved edits of %1 from a session that did not close; Save project keeps them").arg(qs(edits->file)));
+  announce(tr("Recovered unsaved edits of %1 from a session that did not close; Save project keeps them").arg(qs(edits->file)),
+           QStringLiteral("project"));
 }
 
 void MainWindow::recoverAutosave() {
@@ -79,7 +80,8 @@ void MainWindow::recoverAutosave() {
     doc_.setText(qs(saved.front().text), tr("Recover autosave"));
     doc_.undoStack()->endMacro();  // unsaved on purpose: it is not in a file of the user's yet
     const QString when = QFileInfo(path).lastModified().toString("yyyy-MM-dd HH:mm:ss");
-    announce(tr("Recovered the layout autosaved at %1 by a session that did not close; Undo returns to the example").arg(when));
+    announce(tr("Recovered the layout autosaved at %1 by a session that did not close; Undo returns to the example").arg(when),
+             QStringLiteral("layout"));
   } catch (const LegoError& e) {
     // Kept for the user to inspect, never deleted.
     const QString kept = path + ".unreadable";

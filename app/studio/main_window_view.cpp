@@ -177,19 +177,31 @@ QWidget* MainWindow::buildBanner() {
   row->addWidget(banner_text_, 1);
   auto* dismiss = new QToolButton;
   dismiss->setText(tr("Dismiss"));
-  connect(dismiss, &QToolButton::clicked, banner, &QWidget::hide);
+  connect(dismiss, &QToolButton::clicked, this, [this] {
+    banner_lines_.clear();
+    showBannerLines();
+  });
   row->addWidget(dismiss);
   banner->hide();
   return banner;
 }
 
-void MainWindow::announce(const QString& text) {
+void MainWindow::announce(const QString& text, const QString& topic) {
   log(text);
   statusBar()->showMessage(text, 30000);
-  // Several at start (a layout and a project recovered): each on its own line.
-  const QWidget* banner = banner_text_->parentWidget();
-  banner_text_->setText(banner->isVisibleTo(this) && !banner_text_->text().isEmpty() ? banner_text_->text() + "\n" + text : text);
-  banner_text_->parentWidget()->show();
+  banner_lines_[topic] = text;  // several at start (a layout and a project recovered): each on its own line
+  showBannerLines();
+}
+
+void MainWindow::withdraw(const QString& topic) {
+  if (banner_lines_.erase(topic) > 0) showBannerLines();
+}
+
+void MainWindow::showBannerLines() {
+  QStringList lines;
+  for (const auto& [topic, text] : banner_lines_) lines << text;
+  banner_text_->setText(lines.join('\n'));
+  banner_text_->parentWidget()->setVisible(!lines.isEmpty());
 }
 
 // Once per user: where to start.

@@ -1,5 +1,7 @@
 #include "expr/text_file.hpp"
 
+#include <cstdint>
+#include <cstdio>
 #include <fstream>
 
 #include "expr/diagnostic.hpp"
@@ -8,7 +10,14 @@ namespace lego {
 namespace fs = std::filesystem;
 
 std::string size_text(std::uintmax_t bytes) {
-  return bytes >= (1u << 20) ? std::to_string(bytes >> 20) + " MiB" : std::to_string(bytes) + " bytes";
+  // Whole MiB only where exact: 4.8 MB shown as "4 MiB" read as within a 4 MiB limit.
+  if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  if (bytes >= (1u << 20)) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.1f MiB (%ju bytes)", static_cast<double>(bytes) / (1u << 20), static_cast<std::uintmax_t>(bytes));
+    return text;
+  }
+  return std::to_string(bytes) + " bytes";
 }
 
 std::string read_regular_file(const fs::path& file, const std::string& what, std::uintmax_t max_bytes) {

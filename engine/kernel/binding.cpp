@@ -1,6 +1,7 @@
 #include "kernel/binding.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <set>
 
@@ -101,6 +102,21 @@ LaunchShape launch_shape(const KernelSpec& spec, const Env& parameters) {
     if (d < spec.block.size()) out.block[d] = formula_value(spec, spec.block[d], parameters, "launch.block");
     if (out.grid[d] < 1 || out.block[d] < 1) throw LegoError("kernel " + spec.name + ": a launch extent is less than 1");
   }
+  // CUDA's limits (every compute capability from 3.0 on): a launch past
+  // them fails on a device, so it is no variant, with or without one.
+  constexpr std::array<std::int64_t, 3> kMostBlocks{(std::int64_t{1} << 31) - 1, 65535, 65535}, kMostThreads{1024, 1024, 64};
+  constexpr const char* kAxis[] = {"x", "y", "z"};
+  const auto refuse = [&](const std::string& what, std::int64_t value, std::int64_t most) {
+    throw LegoError("kernel " + spec.name + ": " + what + " is " + std::to_string(value) + "; CUDA allows at most " + std::to_string(most));
+  };
+  for (std::size_t d = 0; d < 3; ++d) {
+    if (out.grid[d] > kMostBlocks[d]) refuse(std::string("launch.grid.") + kAxis[d], out.grid[d], kMostBlocks[d]);
+    if (out.block[d] > kMostThreads[d]) refuse(std::string("launch.block.") + kAxis[d], out.block[d], kMostThreads[d]);
+  }
+  if (const std::int64_t threads = out.block[0] * out.block[1] * out.block[2]; threads > 1024)
+    refuse("a block's thread count (" + std::to_string(out.block[0]) + " x " + std::to_string(out.block[1]) + " x " +
+               std::to_string(out.block[2]) + ")",
+           threads, 1024);
   return out;
 }
 

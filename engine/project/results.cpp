@@ -18,6 +18,10 @@ std::string merge_results(const std::string& project_text, const std::string& re
   using OrderedJson = nlohmann::ordered_json;
   OrderedJson project = kernel::parse_ordered_json_or_discarded(project_text);
   if (project.is_discarded() || !project.is_object()) throw LegoError("the project is not a JSON object");
+  // Too deep or a number beyond a double is said as such, with its place,
+  // rather than as "not a results file".
+  if (const std::string problem = kernel::json_limit_problem(results_text); !problem.empty())
+    throw LegoError(results_label + ": " + problem);
   OrderedJson results = kernel::parse_ordered_json_or_discarded(results_text);
   std::string rows_key = "variants";  // as the file names them, for the JSON paths of errors
   // The harnesses' results (bench_bundle.hpp, cpu_bundle.hpp): Google

@@ -127,6 +127,19 @@ std::string keep_cluster_records(const std::string& to_save, const std::string& 
   return changed ? saved.dump(2) + "\n" : to_save;
 }
 
+namespace {
+
+// Whether `dir` (absolute or relative to here) lies in the project file's
+// real folder, as written: its path from that folder has no "..".
+bool inside_project_folder(const fs::path& dir, const fs::path& project_file) {
+  std::error_code ec;
+  const fs::path folder = fs::weakly_canonical(fs::absolute(project_file).parent_path(), ec);
+  const fs::path inside = fs::absolute(dir).lexically_normal().lexically_relative(folder);
+  return !ec && !inside.empty() && !inside.is_absolute() && *inside.begin() != "..";
+}
+
+}  // namespace
+
 Submitted submit_run(const fs::path& project_file, const SubmitRequest& request) {
   const kernel::Project project = kernel::load_project(project_file, kernel::default_resource_dirs());
   const kernel::KernelSpec& spec = kernel::find_kernel(project, request.kernel);
@@ -152,6 +165,12 @@ Submitted submit_run(const fs::path& project_file, const SubmitRequest& request)
     dir = project_file.parent_path() / (stem + ".runs") / (spec.name + "-" + stamp);
   }
   std::error_code ec;
+  // collect writes the job's results only inside the project's folder, so
+  // a job folder outside it could be submitted but never collected.
+  if (!request.dir.empty() && !inside_project_folder(dir, project_file))
+    throw LegoError("--dir " + printable(dir.string()) + " is outside the project's folder " +
+                    printable(fs::weakly_canonical(fs::absolute(project_file).parent_path(), ec).string()) +
+                    ", where lego collect writes the results; give a folder inside it");
   // Never through a link: a project folder shipped with <project>.runs
   // linked elsewhere would have the job written there.
   for (fs::path walk = fs::absolute(dir).lexically_normal(); !walk.empty() && walk != walk.parent_path(); walk = walk.parent_path()) {
@@ -209,8 +228,9 @@ void check_run_is_the_users(const ClusterRun& run, std::size_t index, const fs::
   const fs::path folder = fs::weakly_canonical(fs::absolute(project_file).parent_path(), ec);
   const fs::path dir = fs::absolute(run.dir).lexically_normal();
   const fs::path inside = dir.lexically_relative(folder);
-  if (ec || inside.empty() || inside.is_absolute() || *inside.begin() == "..")
-    throw LegoError(at + ".dir: " + run.dir + " is outside the project's folder " + folder.string() + "; collect writes only inside it");
+  if (!inside_project_folder(dir, project_file))
+    throw LegoError(at + ".dir: " + printable(run.dir) + " is outside the project's folder " + printable(folder.string()) +
+                    "; collect writes only inside it");
   fs::path walk = folder;
   for (const auto& part : inside) {
     walk /= part;

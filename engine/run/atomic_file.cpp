@@ -31,28 +31,14 @@ struct Temporary {
   }
 };
 
-}  // namespace
-
-void write_atomically(const fs::path& file, const std::string& text) {
-  std::error_code ec;
-  fs::path target = file;
-  if (fs::is_symlink(fs::symlink_status(file, ec))) {
-    target = fs::weakly_canonical(file, ec);  // write through the link: it stays a link
-    if (ec) fail(file, "cannot resolve the link", ec.value());
-  }
-  const fs::file_status status = fs::status(target, ec);
-  if (fs::exists(status) && !fs::is_regular_file(status))
-    fail(file, fs::is_directory(status) ? "it is a folder" : "it is not a regular file", 0);
+// `target` (no link) replaced by `text` through a temporary file, with `mode`.
+void replace_file(const fs::path& file, const fs::path& target, const std::string& text, mode_t mode) {
   const fs::path folder = target.parent_path().empty() ? fs::path(".") : target.parent_path();
-
   Temporary tmp;
   std::string name = (folder / ("." + target.filename().string() + ".XXXXXX")).string();
   tmp.fd = ::mkstemp(name.data());
   if (tmp.fd < 0) fail(file, "cannot create a temporary file in " + folder.string(), errno);
   tmp.path = name;
-  // mkstemp makes it 0600; an existing file keeps its mode, a new one gets 0644.
-  struct stat existing {};
-  const mode_t mode = ::stat(target.c_str(), &existing) == 0 ? (existing.st_mode & 07777) : 0644;
   if (::fchmod(tmp.fd, mode) != 0) fail(file, "cannot set the mode", errno);
   if (!write_all(tmp.fd, text.data(), text.size())) fail(file, "the write failed", errno);
   if (::fsync(tmp.fd) != 0) fail(file, "fsync failed", errno);
@@ -69,6 +55,29 @@ void write_atomically(const fs::path& file, const std::string& text) {
     ::fsync(dir);
     ::close(dir);
   }
+}
+
+}  // namespace
+
+void write_atomically(const fs::path& file, const std::string& text) {
+  std::error_code ec;
+  fs::path target = file;
+  if (fs::is_symlink(fs::symlink_status(file, ec))) {
+    target = fs::weakly_canonical(file, ec);  // write through the link: it stays a link
+    if (ec) fail(file, "cannot resolve the link", ec.value());
+  }
+  const fs::file_status status = fs::status(target, ec);
+  if (fs::exists(status) && !fs::is_regular_file(status))
+    fail(file, fs::is_directory(status) ? "it is a folder" : "it is not a regular file", 0);
+  // mkstemp makes it 0600; an existing file keeps its mode, a new one gets 0644.
+  struct stat existing {};
+  replace_file(file, target, text, ::stat(target.c_str(), &existing) == 0 ? (existing.st_mode & 07777) : 0644);
+}
+
+void write_own_file_atomically(const fs::path& file, const std::string& text) {
+  std::error_code ec;
+  if (fs::is_directory(fs::symlink_status(file, ec))) fail(file, "it is a folder", 0);
+  replace_file(file, file, text, 0600);
 }
 
 std::vector<std::string> write_folder(const std::string& folder, const std::map<std::string, std::string>& files, bool force,

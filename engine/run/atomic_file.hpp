@@ -18,6 +18,11 @@ namespace lego::run {
 // target, a folder that is not writable, a full disk, ...).
 void write_atomically(const std::filesystem::path& file, const std::string& text);
 
+// The same for a file of the tools' own (a cache entry): a link or anything
+// else under its name is replaced, never written through, and the file is
+// private to the user (0600).
+void write_own_file_atomically(const std::filesystem::path& file, const std::string& text);
+
 }  // namespace lego::run
 
 namespace lego::run {

@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include <array>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 namespace lego::run {
 namespace {
@@ -20,8 +22,7 @@ constexpr const char* kHeader = "lego-sealed hmac-sha256 ";
 // The key file: made once with O_EXCL (a link planted under its name is not
 // followed, and two processes racing agree on one), then read back.
 std::optional<std::array<unsigned char, kKeyBytes>> key(const std::filesystem::path& folder) {
-  std::error_code ec;
-  std::filesystem::create_directories(folder, ec);
+  if (!private_folder_problem(folder).empty()) return std::nullopt;
   const std::string file = (folder / "cache-key").string();
   std::array<unsigned char, kKeyBytes> bytes{};
   const int made = open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -34,7 +35,8 @@ std::optional<std::array<unsigned char, kKeyBytes>> key(const std::filesystem::p
       return std::nullopt;
     }
   }
-  const int fd = open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO planted under the name would otherwise block here.
+  const int fd = open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
   struct stat st {};
   // Only a key that is ours and private: one someone else wrote is no key.
@@ -45,21 +47,52 @@ std::optional<std::array<unsigned char, kKeyBytes>> key(const std::filesystem::p
   return bytes;
 }
 
+std::string hex(const unsigned char* bytes, unsigned int length) {
+  std::string text;
+  char byte[3];
+  for (unsigned int i = 0; i < length; ++i) {
+    std::snprintf(byte, sizeof byte, "%02x", bytes[i]);
+    text += byte;
+  }
+  return text;
+}
+
 std::string mac(const std::array<unsigned char, kKeyBytes>& k, const std::string& text) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
   HMAC(EVP_sha256(), k.data(), static_cast<int>(k.size()), reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest,
        &length);
-  std::string hex;
-  char byte[3];
-  for (unsigned int i = 0; i < length; ++i) {
-    std::snprintf(byte, sizeof byte, "%02x", digest[i]);
-    hex += byte;
-  }
-  return hex;
+  return hex(digest, length);
 }
 
 }  // namespace
+
+std::string private_folder_problem(const std::filesystem::path& folder) {
+  std::error_code ec;
+  // Each folder made private; one that exists keeps its mode, checked below.
+  if (!std::filesystem::exists(std::filesystem::symlink_status(folder, ec))) {
+    std::filesystem::create_directories(folder.parent_path(), ec);
+    mkdir(folder.c_str(), 0700);
+  }
+  struct stat st {};
+  if (lstat(folder.c_str(), &st) != 0) return folder.string() + " cannot be made (" + std::strerror(errno) + ")";
+  if (S_ISLNK(st.st_mode)) return folder.string() + " is a link, not a folder";
+  if (!S_ISDIR(st.st_mode)) return folder.string() + " is not a folder";
+  if (st.st_uid != geteuid()) return folder.string() + " belongs to another user";
+  if ((st.st_mode & 022) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return folder.string() + " is writable by other users (mode " + mode + "): `chmod go-w` it";
+  }
+  return "";
+}
+
+std::string sha256_hex(const std::string& text) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (EVP_Digest(text.data(), text.size(), digest, &length, EVP_sha256(), nullptr) != 1) return {};
+  return hex(digest, length);
+}
 
 std::optional<std::string> seal(const std::filesystem::path& key_folder, const std::string& text) {
   const auto k = key(key_folder);

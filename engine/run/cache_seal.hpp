@@ -19,4 +19,15 @@ std::optional<std::string> seal(const std::filesystem::path& key_folder, const s
 // The text a sealed file holds, or nullopt when its seal does not match.
 std::optional<std::string> unseal(const std::filesystem::path& key_folder, const std::string& sealed);
 
+// "" when `folder` (made 0700 if missing) is a folder of this user's that
+// no other user can write, else why the cache there is not used ("... is
+// writable by other users (mode 0777): chmod 700 it"). Another user who can
+// write it could swap a sealed entry for another sealed entry, or read what
+// a kernel left there.
+std::string private_folder_problem(const std::filesystem::path& folder);
+
+// SHA-256 of `text`, in hex: cache entries are named by it, so that no two
+// keys a project can craft share a file.
+std::string sha256_hex(const std::string& text);
+
 }  // namespace lego::run

@@ -2,9 +2,11 @@
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -75,11 +77,30 @@ Json job_for(const RunRequest& request, const std::string& source, const char* e
 
 }  // namespace
 
+namespace {
+
+// The seed of this worker's inputs where the request names none: drawn
+// once, at the first run, from the system's random source. Below 2^53, so
+// that it prints, and reads back from JSON, as the same number everywhere.
+std::uint64_t drawn_seed() {
+  static const std::uint64_t seed = [] {
+    std::uint64_t bits = 0;
+    if (getrandom(&bits, sizeof bits, 0) != static_cast<ssize_t>(sizeof bits))
+      bits = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^ static_cast<std::uint64_t>(getpid());
+    return (bits & ((std::uint64_t{1} << 53) - 1)) | 1;
+  }();
+  return seed;
+}
+
+}  // namespace
+
+std::uint64_t input_seed(const RunRequest& request) { return request.options.seed != 0 ? request.options.seed : drawn_seed(); }
+
 Executor::Reference& Executor::reference(const RunRequest& request, const std::map<std::string, Buffer>& inputs) {
   // Reference outputs depend on the reference (its source carries the
   // parameters it names), the tensors' extents and the seed, not on layouts
   // or on the parameters only the variant uses.
-  Json key = {request.reference, request.options.seed, request.target};
+  Json key = {request.reference, input_seed(request), request.target};
   for (const auto& t : request.tensors) key.push_back({t.name, t.extents, kernel::c_type(t.type), kernel::to_string(t.role)});
   const std::string key_text = key.dump();
   if (reference_ && key_text == reference_key_) return *reference_;
@@ -151,6 +172,7 @@ RunReply Executor::execute(const RunRequest& request, const Progress& progress) 
 // memory, once it has stopped or is gone.
 void Executor::execute_cpu(const RunRequest& request, RunReply& result, const std::function<void(const char*)>& stage) {
   Prepared data = prepare(request, stage);
+  if (request.options.verify) result.input_seed = input_seed(request);
   std::vector<const Buffer*> buffers;
   for (const auto& p : data.physical) buffers.push_back(&p);
   stage("compile");
@@ -272,7 +294,7 @@ Executor::Prepared Executor::prepare(const RunRequest& request, const std::funct
   require_memory_for(tensors, request.options.verify);
   Env env(request.parameters.begin(), request.parameters.end());
   Prepared data;
-  const std::uint64_t seed = request.options.seed;
+  const std::uint64_t seed = input_seed(request);
   if (!request.options.verify && request.backend == kernel::Backend::Cpu) {
     // Timing only (verified elsewhere, e.g. at a smaller size): what the
     // buffers hold does not change the work, so skip the layout tables and
@@ -443,6 +465,7 @@ void Executor::execute_cuda(const RunRequest& request, RunReply& result, const s
   const std::array<std::int64_t, 3>& grid = request.grid;
   const std::array<std::int64_t, 3>& block = request.block;
   Prepared data = prepare(request, stage);
+  if (request.options.verify) result.input_seed = input_seed(request);
   if (why_no_gpu.empty()) {
     stage("verify");
     std::vector<DeviceBuffer> buffers;

@@ -21,6 +21,10 @@
 
 namespace lego::run {
 
+// The seed a request's inputs are drawn from: its own, or the one this
+// worker drew (RunOptions::seed).
+std::uint64_t input_seed(const RunRequest& request);
+
 class Executor {
  public:
   using Progress = std::function<void(const std::string& stage)>;

@@ -45,8 +45,59 @@ std::string offset_function(const kernel::Instance& inst, const kernel::BoundTen
   return fmt::format("{} int64_t {}_offset({}) {{\n{}  return {};\n}}\n", qualifiers, t.name, signature, code.declarations, code.offset);
 }
 
+// The CUDA export's host caller: the kernel's file included (one
+// translation unit, no -rdc), buffers filled as the CPU example fills them,
+// one launch at the variant's shape whose outputs' checksums it prints, and
+// the median of repeated launches timed with CUDA events.
+std::string cuda_example(const std::string& base, const kernel::Instance& inst) {
+  std::string out =
+      "// Launches the exported kernel on filled buffers, prints a checksum of the first launch's output and the median\n"
+      "// time of repeated launches (CUDA events).\n// Build: nvcc -O3 -arch=sm_90 example.cu -o example\n"
+      "#include <cuda_runtime.h>\n\n#include <algorithm>\n#include <cstdio>\n#include <cstdlib>\n#include <vector>\n\n"
+      "#include \"" +
+      base +
+      ".cu\"\n\n"
+      "static void check(cudaError_t e, const char* what) {\n"
+      "  if (e != cudaSuccess) {\n    std::fprintf(stderr, \"%s: %s\\n\", what, cudaGetErrorString(e));\n    std::exit(1);\n  }\n}\n\n"
+      "int main() {\n";
+  std::string args, sums;
+  for (const auto& t : inst.tensors) {
+    const std::string type = kernel::c_type(t.type);
+    const bool half = t.type == kernel::ElementType::F16;
+    const bool integer = t.type == kernel::ElementType::I32 || t.type == kernel::ElementType::I64;
+    const std::string fill = half      ? std::string("lego_float_to_half(float(k % 97) * 0.5f)")
+                             : integer ? fmt::format("{0}(k % 97)", type)
+                                       : fmt::format("{0}(k % 97) * {0}(0.5)", type);
+    out += fmt::format(
+        "  std::vector<{0}> {1}({2});\n  for (size_t k = 0; k < {1}.size(); ++k) {1}[k] = {3};\n  {0}* d_{1} = nullptr;\n"
+        "  check(cudaMalloc(&d_{1}, {1}.size() * sizeof({0})), \"cudaMalloc {1}\");\n"
+        "  check(cudaMemcpy(d_{1}, {1}.data(), {1}.size() * sizeof({0}), cudaMemcpyHostToDevice), \"copy {1} in\");\n",
+        type, t.name, t.elements, fill);
+    args += (args.empty() ? "" : ", ") + std::string("d_") + t.name;
+    if (t.role != kernel::Role::In)
+      sums += fmt::format(
+          "  check(cudaMemcpy({0}.data(), d_{0}, {0}.size() * sizeof({1}), cudaMemcpyDeviceToHost), \"copy {0} out\");\n"
+          "  double sum_{0} = 0;\n  for (auto v : {0}) sum_{0} += {2};\n  std::printf(\"checksum {0} = %.17g\\n\", sum_{0});\n",
+          t.name, type, half ? "lego_half_to_float(v)" : "v");
+  }
+  out += fmt::format("  const dim3 grid({}, {}, {}), block({}, {}, {});\n", inst.grid[0], inst.grid[1], inst.grid[2], inst.block[0],
+                     inst.block[1], inst.block[2]);
+  out += "  lego_kernel<<<grid, block>>>(" + args + ");\n  check(cudaGetLastError(), \"launch\");\n" +
+         "  check(cudaDeviceSynchronize(), \"the first launch\");\n" + sums +
+         "  cudaEvent_t start, stop;\n  check(cudaEventCreate(&start), \"event\");\n  check(cudaEventCreate(&stop), \"event\");\n"
+         "  std::vector<float> times;\n  for (int k = 0; k < 20; ++k) {\n    cudaEventRecord(start);\n"
+         "    lego_kernel<<<grid, block>>>(" +
+         args +
+         ");\n    cudaEventRecord(stop);\n"
+         "    check(cudaEventSynchronize(stop), \"a timed launch\");\n    float ms = 0;\n    cudaEventElapsedTime(&ms, start, stop);\n"
+         "    times.push_back(ms);\n  }\n  std::sort(times.begin(), times.end());\n"
+         "  std::printf(\"median %.4f ms over %zu launches\\n\", times[times.size() / 2], times.size());\n  return 0;\n}\n";
+  return out;
+}
+
 // A CUDA variant: the kernel (.cu, compiles with nvcc or NVRTC), its layouts
-// and offsets (.cuh, host and device), and the PTX NVRTC made for sm_80.
+// and offsets (.cuh, host and device), a host caller (example.cu) and the
+// PTX NVRTC made for sm_80.
 std::map<std::string, std::string> export_cuda(const kernel::KernelSpec& spec, const kernel::Instance& inst) {
   const std::string base = spec.name;
   std::string header = "// " + spec.name + ", variant " + inst.variant + " (exported by LEGO Studio)\n#pragma once\n#include <cstdint>\n\n";
@@ -58,23 +109,37 @@ std::map<std::string, std::string> export_cuda(const kernel::KernelSpec& spec, c
   std::string launch = fmt::format("grid ({}, {}, {}), block ({}, {}, {})", inst.grid[0], inst.grid[1], inst.grid[2], inst.block[0],
                                    inst.block[1], inst.block[2]);
   std::map<std::string, std::string> files = {
-      {base + ".cu", "// launch: " + launch + "\n" + source},
+      // The prelude defines every helper a template may use; nvcc warns of
+      // each this kernel does not (#177-D, 25 of them for a transpose).
+      {base + ".cu",
+       "// launch: " + launch + "\n#pragma nv_diag_suppress 177  // helpers of the prelude this kernel does not use\n" + source},
       {base + ".cuh", header},
-      {"README.md", "# " + spec.name + " — variant " + inst.variant + "\n\n" + spec.description +
-                        "\n\nExported by LEGO Studio: CUDA C++ that compiles with nvcc or NVRTC.\n\n    nvcc -O3 -arch=sm_90 -c " + base +
-                        ".cu\n\nLaunch `lego_kernel` with " + launch + ", one pointer per tensor in this order:" +
-                        [&] {
-                          std::string list;
-                          for (const auto& t : inst.tensors) list += " " + t.name;
-                          return list;
-                        }() +
-                        ". `" + base + ".cuh` gives `<tensor>_offset(i, ..)`, where an element lives in its buffer. `" + base +
-                        ".ptx` is NVRTC's PTX for sm_80.\n"}};
-  if (nvrtc_unavailable().empty()) {  // compiled by a worker, with its time limit
-    WorkerClient worker(default_worker_path());
-    const CudaCompiled c = cuda_resources_in_worker(worker, inst.source, {"sm_80"}, true);
-    files[base + ".ptx"] = !c.ptx.empty() ? c.ptx : "// the kernel does not compile:\n" + (c.resources.empty() ? "" : c.resources[0].log);
+      {"example.cu", cuda_example(base, inst)},
+      {"README.md",
+       "# " + spec.name + " — variant " + inst.variant + "\n\n" + spec.description +
+           "\n\nExported by LEGO Studio: CUDA C++ that compiles with nvcc or NVRTC.\n\n    nvcc -O3 -arch=sm_90 -c " + base +
+           ".cu\n\n`example.cu` launches it on filled buffers and times it: `nvcc -O3 -arch=sm_90 example.cu -o example && ./example`.\n\n"
+           "Launch `lego_kernel` with " +
+           launch + ", one pointer per tensor in this order:" +
+           [&] {
+             std::string list;
+             for (const auto& t : inst.tensors) list += " " + t.name;
+             return list;
+           }() +
+           ". `" + base + ".cuh` gives `<tensor>_offset(i, ..)`, where an element lives in its buffer. `" + base +
+           ".ptx` is NVRTC's PTX for sm_80.\n"}};
+  // Compiled by a worker, with its time limit. A kernel that does not
+  // compile is not exported, as on the CPU (the README would say it does).
+  if (const std::string why = nvrtc_unavailable(); !why.empty()) {
+    files["README.md"] += "\nNot compiled by LEGO Studio (" + why + "): no `.ptx` here.\n";
+    return files;
   }
+  WorkerClient worker(default_worker_path());
+  const CudaCompiled c = cuda_resources_in_worker(worker, inst.source, {"sm_80"}, true);
+  if (c.ptx.empty())
+    throw LegoError("variant " + inst.variant + " does not compile (NVRTC, sm_80), so nothing was exported:\n" +
+                    (c.resources.empty() || c.resources[0].log.empty() ? std::string("NVRTC gave no message") : c.resources[0].log));
+  files[base + ".ptx"] = c.ptx;
   return files;
 }
 

@@ -6,6 +6,7 @@
 #include <linux/landlock.h>
 #include <sched.h>
 #include <seccomp.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -17,11 +18,29 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "expr/diagnostic.hpp"
 
 namespace lego::run {
 namespace {
+
+// From here on, a system call libseccomp has no name for is refused
+// (ENOSYS), so a kernel newer than the filter gains nothing by its new
+// calls. 451 (cachestat) is the first after Debian 12's kernel headers.
+constexpr int kFirstUnlistedCall = 451;
+
+// The process's data (private writable memory), in bytes, as RLIMIT_DATA counts it.
+long long data_bytes() {
+  long long kib = 0;
+  if (FILE* f = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    while (std::fgets(line, sizeof line, f))
+      if (std::sscanf(line, "VmData: %lld kB", &kib) == 1) break;
+    std::fclose(f);
+  }
+  return kib * 1024;
+}
 
 long long mapped_bytes() {
   long long pages = 0;
@@ -61,10 +80,16 @@ std::string apply_limits() {
     if (getrlimit(resource, &now) == 0 && now.rlim_max != RLIM_INFINITY && now.rlim_max < wanted) wanted = now.rlim_max;
     return rlimit{wanted, wanted};
   };
+  // Two walls: the address space, and the private writable memory (data)
+  // on its own. The tensors' no-access regions are address space the
+  // kernel could unmap for more; they are no data, so the second wall
+  // stands whatever it unmaps. Shared anonymous memory, which is not data,
+  // is refused by the filter.
   const rlimit memory = limited(RLIMIT_AS, static_cast<rlim_t>(mapped_bytes() + memory_mib * (1LL << 20)));
+  const rlimit data = limited(RLIMIT_DATA, static_cast<rlim_t>(data_bytes() + memory_mib * (1LL << 20)));
   const rlimit cpu = limited(RLIMIT_CPU, static_cast<rlim_t>(cpu_seconds));
   const rlimit no_core{0, 0};
-  if (setrlimit(RLIMIT_AS, &memory) != 0) failed += " the memory limit;";
+  if (setrlimit(RLIMIT_AS, &memory) != 0 || setrlimit(RLIMIT_DATA, &data) != 0) failed += " the memory limit;";
   if (setrlimit(RLIMIT_CPU, &cpu) != 0) failed += " the CPU limit;";
   // Threads: OpenMP's, and a budget beyond, so that a kernel cannot take
   // every pid of the machine (the user's tasks count towards the limit, so
@@ -85,6 +110,50 @@ std::string drop_privileges() {
   __user_cap_data_struct none[2] = {};
   if (syscall(SYS_capset, &header, none) != 0) failed += " dropping capabilities;";
   return failed;
+}
+
+// What a file is beside its contents: its mode (a setuid bit, a folder
+// opened to every user), owner, times and extended attributes, and its
+// length. Landlock's read-only rule does not cover these before Linux 6.2
+// (truncate) or at all (the others). The kernel's own tensors are mapped
+// memfds whose sizes the worker sealed; nothing else of its is a file.
+int deny_file_changes(scmp_filter_ctx filter) {
+  int rc = 0;
+  for (int call :
+       {SCMP_SYS(chmod),     SCMP_SYS(fchmod),    SCMP_SYS(fchmodat),    SCMP_SYS(chown),        SCMP_SYS(fchown),       SCMP_SYS(lchown),
+        SCMP_SYS(fchownat),  SCMP_SYS(utime),     SCMP_SYS(utimes),      SCMP_SYS(utimensat),    SCMP_SYS(futimesat),    SCMP_SYS(setxattr),
+        SCMP_SYS(lsetxattr), SCMP_SYS(fsetxattr), SCMP_SYS(removexattr), SCMP_SYS(lremovexattr), SCMP_SYS(fremovexattr), SCMP_SYS(flock),
+        SCMP_SYS(truncate),  SCMP_SYS(ftruncate), SCMP_SYS(fallocate)})
+    rc |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), call, 0);
+  // fchmodat2 (Linux 6.6) by its number, 452 on x86-64 and AArch64 alike,
+  // whether or not this libseccomp has its name.
+  constexpr int kFchmodat2 = 452;
+  rc |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), kFchmodat2, 0);
+  // Calls newer than this libseccomp's table (setxattrat and removexattrat
+  // from Linux 6.13, and whatever comes next): ENOSYS, which sends glibc
+  // back to the older calls refused above.
+  for (int call = kFirstUnlistedCall; call < kFirstUnlistedCall + 64; ++call)
+    if (seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, call) == nullptr)
+      rc |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(ENOSYS), call, 0);
+  return rc;
+}
+
+// Memory no address-space limit counts and that outlives the kernel's
+// process: memfds (a file's pages, mapped or not), SysV shared memory,
+// semaphores and message queues, POSIX message queues, and keys in the
+// user's keyrings.
+int deny_lasting_allocations(scmp_filter_ctx filter) {
+  int rc = 0;
+  // Shared anonymous mappings are memory RLIMIT_DATA does not count.
+  for (const scmp_datum_t type : {MAP_SHARED, MAP_SHARED_VALIDATE})
+    rc |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(mmap), 1,
+                           SCMP_A3(SCMP_CMP_MASKED_EQ, MAP_TYPE | MAP_ANONYMOUS, type | MAP_ANONYMOUS));
+  for (int call :
+       {SCMP_SYS(memfd_create), SCMP_SYS(memfd_secret), SCMP_SYS(shmget), SCMP_SYS(shmat), SCMP_SYS(shmctl), SCMP_SYS(semget),
+        SCMP_SYS(semop), SCMP_SYS(semtimedop), SCMP_SYS(semctl), SCMP_SYS(msgget), SCMP_SYS(msgsnd), SCMP_SYS(msgrcv), SCMP_SYS(msgctl),
+        SCMP_SYS(mq_open), SCMP_SYS(mq_unlink), SCMP_SYS(add_key), SCMP_SYS(request_key), SCMP_SYS(keyctl), SCMP_SYS(userfaultfd)})
+    rc |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), call, 0);
+  return rc;
 }
 
 std::string install_seccomp() {
@@ -114,13 +183,30 @@ std::string install_seccomp() {
     rc |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), call, 1, SCMP_A0(SCMP_CMP_NE, 0, 0));
   rc |= deny(SCMP_SYS(setpriority));
   rc |= deny(SCMP_SYS(ioprio_set));
+  rc |= deny_file_changes(filter);
+  rc |= deny_lasting_allocations(filter);
+  // fcntl's and ioctl's commands and prctl's option are 32-bit in the
+  // kernel, which ignores the upper half of the register: the rules compare
+  // the lower half only, or 0x1_0000_0000 + F_SETOWN would pass.
+  const auto deny_command = [&](int call, unsigned arg, scmp_datum_t command) {
+    return seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), call, 1, scmp_arg_cmp{arg, SCMP_CMP_MASKED_EQ, 0xffffffffu, command});
+  };
   // A descriptor's owner receives SIGIO (or any signal F_SETSIG names) when
   // it is ready: an owner other than itself is a signal seccomp's kill rule
-  // never sees (Landlock's signal scope stops it only from Linux 6.12).
-  for (const scmp_datum_t command : {F_SETOWN, F_SETOWN_EX})
-    rc |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(fcntl), 1, SCMP_A1(SCMP_CMP_EQ, command, 0));
-  for (const scmp_datum_t request : {0x8901 /* FIOSETOWN */, 0x8902 /* SIOCSPGRP */})
-    rc |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_EQ, request, 0));
+  // never sees (Landlock's signal scope stops it only from Linux 6.12). A
+  // lease makes another process's open of the file wait for 45 s, and
+  // record locks stall the user's other programs: all refused.
+  for (const scmp_datum_t command : {F_SETOWN, F_SETOWN_EX, F_SETLEASE, F_SETLK, F_SETLKW, F_OFD_SETLK, F_OFD_SETLKW, F_ADD_SEALS})
+    rc |= deny_command(SCMP_SYS(fcntl), 1, command);
+  // FIOSETOWN and SIOCSPGRP set an owner as F_SETOWN does; TIOCSTI pushes
+  // characters into the terminal's input, as if the user typed them (the
+  // kernel's process still has lego's controlling terminal); TIOCLINUX can
+  // do the same on a virtual console.
+  for (const scmp_datum_t request : {0x8901 /* FIOSETOWN */, 0x8902 /* SIOCSPGRP */, 0x5412 /* TIOCSTI */, 0x541c /* TIOCLINUX */})
+    rc |= deny_command(SCMP_SYS(ioctl), 1, request);
+  // Dumpable again, its memory and descriptors would be open to the user's
+  // other processes (and their ptrace).
+  rc |= deny_command(SCMP_SYS(prctl), 0, PR_SET_DUMPABLE);
   // clone makes threads (allowed) or processes (not): the flags tell.
   rc |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
   // clone3 passes its flags in memory, which seccomp cannot read: ENOSYS
@@ -131,11 +217,30 @@ std::string install_seccomp() {
   return rc == 0 ? "" : " seccomp (" + std::string(std::strerror(-rc)) + ");";
 }
 
-// Files read-only (Landlock): a kernel, a reference or the compiler reads
-// headers and libraries, and writes nothing but its buffers, which are
-// mapped before this. /dev/null stays writable, as libraries expect. Where
-// the kernel lacks Landlock (before Linux 5.13, or not in its LSM list) the
-// sandbox says so and the files are the user's, as they were.
+// Folders a kernel's process may read (Landlock): the system's programs,
+// libraries and headers, and what glibc, OpenMP, OpenBLAS and Google
+// Benchmark read of the machine. Not the user's home, /tmp or the
+// checkout: the results cache's key and entries, a project's other files,
+// the user's keys. A compiler or library installed elsewhere is read where
+// the build found it (its prefix: the folder above bin/ or lib/).
+std::vector<std::string> readable_folders() {
+  std::vector<std::string> folders = {"/usr",          "/lib",       "/lib32",    "/lib64",      "/libx32",    "/bin",
+                                      "/sbin",         "/etc",       "/opt",      "/sys",        "/proc/self", "/proc/cpuinfo",
+                                      "/proc/meminfo", "/proc/stat", "/proc/sys", "/dev/urandom"};
+  for (const char* tool : {LEGO_CLANG_PATH, LEGO_LIBOMP_PATH}) {
+    std::string prefix = tool;
+    for (int up = 0; up < 2 && prefix.find('/') != std::string::npos; ++up) prefix.erase(prefix.rfind('/'));
+    if (!prefix.empty()) folders.push_back(prefix);
+  }
+  return folders;
+}
+
+// Files read-only, and only the folders above readable (Landlock): a
+// kernel, a reference or the compiler reads headers and libraries, and
+// writes nothing but its buffers, which are mapped before this. /dev/null
+// stays writable, as libraries expect. Where the kernel lacks Landlock
+// (before Linux 5.13, or not in its LSM list) the sandbox says so and the
+// files are the user's, as they were.
 std::string restrict_files() {
   const long abi = syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
   if (abi < 1) return " read-only files (Landlock: " + std::string(std::strerror(errno)) + ");";
@@ -160,17 +265,24 @@ std::string restrict_files() {
   }
   const int fd = static_cast<int>(syscall(SYS_landlock_create_ruleset, &ruleset, size, 0));
   if (fd < 0) return " read-only files (Landlock: " + std::string(std::strerror(errno)) + ");";
-  const auto allow = [&](const char* path, __u64 rights) {
+  // A folder this machine lacks (no /lib32) is no rule; one that is there
+  // but cannot be ruled fails the wall.
+  const auto allow = [&](const std::string& path, __u64 rights) {
     landlock_path_beneath_attr rule{};
+    rule.parent_fd = open(path.c_str(), O_PATH | O_CLOEXEC);
+    if (rule.parent_fd < 0) return errno == ENOENT || errno == ENOTDIR;
+    struct stat st {};
+    // A file's rule holds only the rights a file has (READ_DIR is a folder's).
+    if (fstat(rule.parent_fd, &st) == 0 && !S_ISDIR(st.st_mode))
+      rights &= LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_EXECUTE;
     rule.allowed_access = rights & handled;
-    rule.parent_fd = open(path, O_PATH | O_CLOEXEC);
-    if (rule.parent_fd < 0) return false;
     const bool ok = syscall(SYS_landlock_add_rule, fd, LANDLOCK_RULE_PATH_BENEATH, &rule, 0) == 0;
     close(rule.parent_fd);
     return ok;
   };
   const __u64 read = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_EXECUTE;
-  const bool ruled = allow("/", read) && allow("/dev/null", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE);
+  bool ruled = allow("/dev/null", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE);
+  for (const std::string& folder : readable_folders()) ruled = ruled && allow(folder, read);
   const bool applied = ruled && syscall(SYS_landlock_restrict_self, fd, 0) == 0;
   const int error = errno;
   close(fd);

@@ -8,9 +8,17 @@
 //   - signals to itself only (seccomp, and Landlock's signal scope where
 //     Linux has it, 6.12 on): it cannot stop or kill the worker, the
 //     compiler or any other process of the user's;
-//   - files read-only (Landlock), /dev/null writable;
-//   - limits: address space (LEGO_KERNEL_MEMORY_MIB, default half of the
-//     machine's memory, on top of the buffers already mapped), CPU seconds
+//   - files read-only (Landlock), /dev/null writable, and only the system's
+//     folders readable: not the user's home, /tmp or the results cache;
+//   - no change to any file's metadata (mode, owner, times, extended
+//     attributes, length, locks), no keystrokes pushed into the terminal,
+//     no way back to being dumpable (seccomp);
+//   - nothing allocated that outlives it or escapes the limits: memfds,
+//     SysV IPC, POSIX message queues, keyrings and shared anonymous
+//     mappings refused (seccomp);
+//   - limits: address space and private memory (LEGO_KERNEL_MEMORY_MIB,
+//     default half of the machine's memory, on top of the buffers already
+//     mapped), CPU seconds
 //     (LEGO_KERNEL_CPU_SECONDS, default 3600), threads (LEGO_KERNEL_THREADS
 //     beyond the user's running tasks, default 1024), no core files.
 #pragma once

@@ -27,7 +27,11 @@ struct RunOptions {
   bool want_assembly = false;
   int repetitions = 5;
   double min_time_s = 0.05;  // per repetition
-  std::uint64_t seed = 1;
+  // The verification inputs' seed; 0: the worker draws one for its run
+  // (once per worker, from the system's random source, after its kernels'
+  // zygotes were forked), so that no kernel can know its inputs before it
+  // reads them. The reply says which (RunReply::input_seed).
+  std::uint64_t seed = 0;
   bool cache = false;  // reuse results of unchanged code (run/sweep.hpp); not sent to the worker
   // Store the result for later runs (also without `cache`: a refresh). Off
   // for a second look that must not replace the first (a search's re-timing).
@@ -101,6 +105,7 @@ struct RunReply {
   double kernel_ms = -1;                      // compile time; -1 when it was not compiled
   std::string assembly;                       // when asked for
   std::string sandbox;                        // what of the kernel's sandbox could not be raised
+  std::uint64_t input_seed = 0;               // the seed the inputs were drawn from (0: none were)
   std::string library_kernel, library_level;  // a library baseline's kernels, as its process reported them
   std::optional<CudaResources> cuda;
   std::optional<GpuTiming> gpu;

@@ -122,6 +122,7 @@ struct Outcome {
   std::string assembly;               // when the sweep asked for it
   std::string source;                 // a baseline's code as timed (a variant's is its instance's)
   std::string sandbox;                // what of the kernel's sandbox could not be raised ("" when all of it stood)
+  std::uint64_t input_seed = 0;       // the seed its verification inputs were drawn from (0: not verified here)
   std::string library_kernel;         // a library baseline: the kernels it ran ("OpenBLAS core Haswell (...)")
   std::string library_level;          // their ISA level ("x86-64-v3"); "" when unknown
   std::optional<CudaResources> cuda;  // CUDA: the target the run compiled for

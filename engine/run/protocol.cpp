@@ -232,6 +232,7 @@ void read_variant_result(const VariantResult& r, Outcome& out) {
   out.verified_at = sizes_text(reply.verified_at);
   out.assembly = reply.assembly;
   out.sandbox = reply.sandbox;
+  out.input_seed = reply.input_seed;
   out.library_kernel = reply.library_kernel;
   out.library_level = reply.library_level;
   out.cuda = reply.cuda;

@@ -294,6 +294,7 @@ Json to_json(const RunReply& r) {
   if (r.kernel_ms >= 0) j["kernel_ms"] = r.kernel_ms;
   put_text(j, "assembly", r.assembly);
   put_text(j, "sandbox", r.sandbox);
+  if (r.input_seed != 0) j["input_seed"] = r.input_seed;
   put_text(j, "library_kernel", r.library_kernel);
   put_text(j, "library_level", r.library_level);
   if (r.cuda) j["cuda"] = cuda_resources_json(*r.cuda);
@@ -324,6 +325,7 @@ RunReply run_reply_from_json(const Json& j, const std::string& at) {
   r.kernel_ms = f.number("kernel_ms", -1);
   r.assembly = f.text("assembly");
   r.sandbox = f.text("sandbox");
+  r.input_seed = static_cast<std::uint64_t>(f.integer("input_seed"));
   r.library_kernel = f.text("library_kernel");
   r.library_level = f.text("library_level");
   if (f.has("cuda")) r.cuda = cuda_resources_from_json(f.raw("cuda"));

@@ -82,6 +82,7 @@ std::string named_text(const fs::path& file, const std::string& text) { return f
 // A cache file as JSON: discarded when it is missing, unreadable, not
 // sealed with this user's key (run/cache_seal.hpp) under its own name, or not JSON.
 Json read_sealed(const fs::path& file) {
+  if (!private_folder_problem(file.parent_path()).empty()) return Json(Json::value_t::discarded);
   const std::string text = read_cache_text(file);
   const std::optional<std::string> opened = text.empty() ? std::nullopt : unseal(cache_file("host").parent_path(), text);
   const std::string name = named_text(file, "");
@@ -92,9 +93,9 @@ Json read_sealed(const fs::path& file) {
 // Writes it sealed; a cache that cannot be written only costs time.
 void write_sealed(const fs::path& file, const std::string& text) {
   try {
-    fs::create_directories(file.parent_path());
+    if (!private_folder_problem(file.parent_path()).empty()) return;
     if (const std::optional<std::string> sealed = seal(cache_file("host").parent_path(), named_text(file, text)))
-      write_atomically(file, *sealed);
+      write_own_file_atomically(file, *sealed);
   } catch (const std::exception&) {
   }
 }
@@ -246,6 +247,11 @@ std::optional<kernel::Instance> verification_instance(const kernel::KernelSpec& 
 
 fs::path results_cache_dir() { return cache_file("host").parent_path() / "results"; }
 
+std::string results_cache_problem() {
+  std::string problem = private_folder_problem(cache_file("host").parent_path());
+  return problem.empty() ? private_folder_problem(results_cache_dir()) : problem;
+}
+
 namespace {
 
 // A library baseline's speed depends on which of its kernels it runs: the
@@ -265,12 +271,6 @@ std::string library_environment_key(const kernel::Instance& inst) {
     if (!value.empty()) key += std::string("\n") + name + "=" + value;
   }
   return key;
-}
-
-std::uint64_t fnv1a(const std::string& text) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
-  return h;
 }
 
 // A cached reply, or nullopt when the file is missing, not sealed with this
@@ -302,8 +302,8 @@ RunReply reply_of(const Json& answer) {
 // Raised when what the worker reports for the same code changes (its
 // checks, its messages), so that a new version does not show an old one's.
 // One file per result, named by a hash of everything that decides it: the
-// code at both sizes, the run options, the machine and its thread count.
-constexpr const char* kResultsVersion = "results 3: typed replies (run/messages.hpp)";
+// requests the worker gets (below), the machine and its thread count.
+constexpr const char* kResultsVersion = "results 4: keyed by the requests (run/sweep.cpp, verdict_key)";
 
 // The flags the JIT compiles `inst` with: a change of them (host AVX-512
 // code told to use 512-bit vectors) is another code, whose old timings must
@@ -319,13 +319,40 @@ std::string compile_flags_key(const kernel::Instance& inst) {
   return flags;
 }
 
+// The request the worker gets for `inst`, as the cache key holds it: all
+// it is checked and timed by (the code, the reference, the tensors' types,
+// extents and layouts, the tolerance, the launch shape, the input seed or
+// that the worker draws one, the timing options), less what names it
+// (its id, kernel and variant names, the source's first line, the
+// variant's name), so that two variants of one code share a result, and
+// less the assembly, which a hit without it fetches (run_variant).
+Json request_key(const kernel::Instance& inst, const RunOptions& options) {
+  RunOptions keyed = options;
+  keyed.want_assembly = false;
+  RunRequest request = make_request(inst, keyed, 0);
+  request.kernel.clear();
+  request.variant.clear();
+  request.source = request.source.substr(request.source.find('\n') + 1);
+  return to_json(request);
+}
+
+// The verdict's key: the requests (the full-size one, and the smaller
+// one the verification runs at), the machine, the compiler's flags and the
+// library's kernel choice. SHA-256 names the file: a project cannot craft
+// two keys that share one, as it could under a 64-bit hash.
+std::string verdict_key(const kernel::Instance& inst, const kernel::Instance* verify_at, const RunOptions& o) {
+  const Json key = {kResultsVersion,
+                    request_key(inst, o),
+                    verify_at ? request_key(*verify_at, o) : Json("full"),
+                    host_cpu(),
+                    sysconf(_SC_NPROCESSORS_ONLN),
+                    compile_flags_key(inst),
+                    library_environment_key(inst)};
+  return key.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
 fs::path cached_result_file(const kernel::Instance& inst, const kernel::Instance* verify_at, const RunOptions& o) {
-  const std::string key =
-      std::string(kResultsVersion) + "\n" + code_key(inst) + "\n--verify--\n" + (verify_at ? code_key(*verify_at) : std::string("full")) +
-      fmt::format("\n{} {} {} {} {} {} {}", o.verify, o.time, o.repetitions, o.min_time_s, o.seed, host_cpu(),
-                  sysconf(_SC_NPROCESSORS_ONLN)) +
-      "\n" + inst.reference + "\n" + inst.library + "\n" + inst.target + compile_flags_key(inst) + library_environment_key(inst);
-  return results_cache_dir() / fmt::format("{:016x}.json", fnv1a(key));
+  return results_cache_dir() / (sha256_hex(verdict_key(inst, verify_at, o)) + ".json");
 }
 
 // The roof a result is placed against: a GPU run brings its device's

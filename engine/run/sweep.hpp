@@ -90,5 +90,9 @@ void store_refined_ms(const kernel::Instance& inst, const kernel::Instance* veri
 
 // Where results are cached: <cache>/lego-studio/results (XDG_CACHE_HOME or ~/.cache).
 std::filesystem::path results_cache_dir();
+// "" when the results cache can be used; else why not (a folder other
+// users can write: run/cache_seal.hpp), which the front ends show, since
+// every result is then run again.
+std::string results_cache_problem();
 
 }  // namespace lego::run

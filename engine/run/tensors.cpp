@@ -1,5 +1,6 @@
 #include "run/tensors.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -40,7 +41,7 @@ Buffer::Fd::~Fd() { close(fd); }
 Buffer::Buffer(Element type, std::int64_t count, Sharing sharing) : count_(count), type_(type) {
   int fd = -1;
   if (sharing == Sharing::Shared) {
-    fd = memfd_create("lego-tensor", MFD_CLOEXEC);
+    fd = memfd_create("lego-tensor", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0) throw std::runtime_error(std::string("memfd_create: ") + std::strerror(errno));
     fd_ = std::make_shared<Fd>(fd);
   }
@@ -88,14 +89,21 @@ void Buffer::lay_out(int fd, bool fill_canaries) {
   if (fd >= 0) {
     if (fill_canaries && ftruncate(fd, static_cast<off_t>(inner)) != 0)
       throw std::runtime_error(std::string("ftruncate: ") + std::strerror(errno));
+    // Its size sealed: a kernel's process that shrank the file would kill
+    // the worker, which maps it too, with SIGBUS at its next read.
+    if (fill_canaries && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
+      throw std::runtime_error(std::string("sealing a tensor's size: ") + std::strerror(errno));
     if (mmap(base, inner, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) throw std::bad_alloc();
   } else if (mmap(base, inner, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) == MAP_FAILED) {
     throw std::bad_alloc();
   }
   front_ = no_access;
+  inner_ = inner;
   if (!fill_canaries) return;
+  // Canary up to the no-access region: a write into the page's rest past
+  // the back canary would otherwise go unseen.
   std::memset(base, kCanary, kGuardBytes);
-  std::memset(base + kGuardBytes + used, kCanary, bytes_ - used + kGuardBytes);
+  std::memset(base + kGuardBytes + used, kCanary, inner - kGuardBytes - used);
 }
 
 Overrun Buffer::overrun() const {
@@ -110,7 +118,7 @@ Overrun Buffer::overrun() const {
       break;
     }
   const unsigned char* tail = base + kGuardBytes + used;
-  for (std::size_t b = bytes_ - used + kGuardBytes; b-- > 0;)
+  for (std::size_t b = inner_ - kGuardBytes - used; b-- > 0;)
     if (tail[b] != kCanary) {
       o.after = static_cast<std::int64_t>(b / size + 1);
       break;

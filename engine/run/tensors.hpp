@@ -72,6 +72,7 @@ class Buffer {
   std::int64_t count_ = 0;
   Element type_ = Element::F32;
   std::size_t bytes_ = 0;  // of the elements, rounded up to 64; the rest up to the back guard is canary too
+  std::size_t inner_ = 0;  // mapped: the canaries, the elements and the page's rest, which is canary too
   std::shared_ptr<Fd> fd_;
 };
 

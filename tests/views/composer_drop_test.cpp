@@ -111,6 +111,20 @@ class ComposerDropTest : public QObject {
     QVERIFY2(d.outline_style.contains("#d33"), qPrintable(d.outline_style));  // red: refused
     QCOMPARE(doc_.text(), QString("OrderBy(Row(8,8)).GroupBy([(8,8)])"));
     QVERIFY(!said.isEmpty() && said.last().at(0).toString().contains("closing block"));
+    // Issue 61: the reason went with the tooltip at the next mouse move. It
+    // stays in the composer where the piece was let go, until the next drag.
+    auto* note = editor_->findChild<QLabel*>("dropRefusal");
+    QVERIFY(note && note->isVisible());
+    QVERIFY2(note->text().startsWith("Not dropped") && note->text().contains("closing block"), qPrintable(note->text()));
+    QTest::mouseMove(editor_, QPoint(5, 5));
+    QTest::qWait(50);
+    QVERIFY(note->isVisible());
+    QVERIFY(note->geometry().right() <= editor_->width());
+    QMimeData mime;
+    mime.setData(lego::views::kPieceMime, QByteArray(lego::views::kTileLevelEntry));
+    QDragEnterEvent enter(QPoint(5, 5), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(editor_, &enter);
+    QVERIFY(!note->isVisible());
   }
 
   void tileLevelOnTheClosingBlockPreviewsAndSplitsIt() {

@@ -135,6 +135,10 @@ TEST(Cli, ProgramFilesAreRegularFilesUnderTheCap) {
   r = run({"table", "--file", big.string()});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("is 5 MiB; the limit is 4 MiB"), std::string::npos) << r.err;
+  // Issue 61: a 4.8 MB file read "is 4 MiB; the limit is 4 MiB".
+  fs::resize_file(big, 4 * 1024 * 1024 + 1);
+  r = run({"table", "--file", big.string()});
+  EXPECT_NE(r.err.find("is 4.0 MiB (4194305 bytes); the limit is 4 MiB"), std::string::npos) << r.err;
   fs::remove(big);
 }
 

@@ -16,6 +16,7 @@
 #include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -98,6 +99,9 @@ TEST(KernelCli, EmittedConversionsVerifyOnTheEmulator) {
   const Output repeated =
       shell(kBin + "/lego bench " + (plans / "convert.lego.json").string() + " --no-cache --set TILES=3 --set REPEAT=2");
   EXPECT_EQ(repeated.rc, 0) << repeated.text;
+  // Issue 61: --force replaced files without saying which.
+  const Output again = shell(kBin + "/lego convert " + conversions[1] + " --emit cuda --force --out " + plans.string());
+  EXPECT_NE(again.text.find("(replaced " + (plans / "convert.cu").string() + ")"), std::string::npos) << again.text;
   EXPECT_NE(repeated.text.find("convert: 3 variants"), std::string::npos) << repeated.text;
   EXPECT_NE(repeated.text.find("TILES=3,REPEAT=2,PLAN=2"), std::string::npos) << repeated.text;
   EXPECT_EQ(repeated.text.find("wrong"), std::string::npos) << repeated.text;
@@ -219,6 +223,31 @@ TEST(KernelCli, ASearchOfACudaSpaceSaysWhenNothingHereCanTimeIt) {
     EXPECT_EQ(o.rc, 0) << o.text;
     EXPECT_NE(o.text.find("best found: A="), std::string::npos) << o.text;
   }
+}
+
+// Issue 61: `lego bench --strategy ... --json` was refused ("a search
+// prints its report"). A search writes the sweep's results file, with every
+// row it timed, and its own account: strategy, budget, order, winner and
+// the best timed again.
+TEST(KernelCli, ASearchWritesTheSweepsResultsFileWithItsOwnAccount) {
+  const fs::path dir = scratch("search-json");
+  const fs::path out = dir / "search.json";
+  const Output o = shell(kBin + "/lego bench " + kRoot + "/tests/data/kernels/transpose_sweep64.lego.json --strategy random --budget 2 " +
+                         "--seed 1 --min-time 0.01 --repetitions 1 --rounds 0 --no-cache --json " + out.string());
+  ASSERT_EQ(o.rc, 0) << o.text;
+  const nlohmann::json results = read_json(out);
+  const nlohmann::json& search = results["context"]["lego_search"];
+  EXPECT_EQ(search["strategy"], "random") << search.dump();
+  EXPECT_EQ(search["budget"], "2") << search.dump();
+  EXPECT_EQ(search["evaluations"], 2) << search.dump();
+  ASSERT_EQ(search["measured"].size(), 2u) << search.dump();
+  ASSERT_TRUE(search["best"].is_object()) << search.dump();
+  EXPECT_FALSE(search["timed_again"].empty()) << search.dump();
+  std::set<std::string> rows;
+  for (const auto& v : results["context"]["lego_variants"]) rows.insert(v["variant"].get<std::string>());
+  for (const auto& m : search["measured"]) EXPECT_TRUE(rows.count(m["variant"].get<std::string>())) << m.dump() << "\n" << results.dump();
+  EXPECT_TRUE(rows.count(search["best"]["variant"].get<std::string>()));
+  EXPECT_FALSE(results["benchmarks"].empty());
 }
 
 TEST(KernelCli, BenchStrategyKeepsItsBudgetAndRepeatsForASeed) {
@@ -741,6 +770,39 @@ TEST(KernelCli, AKernelCannotForkOpenSocketsOrTakeTheMachinesMemory) {
   EXPECT_FALSE(fs::exists(mark));
 }
 
+// Issue 61, failures 1, 2, 6 and 7: a kernel set mode 4755 on a file and
+// opened the project folder to every user, locked and stamped files, read
+// the results cache's key, shrank its tensors (the worker died of SIGBUS),
+// kept SysV memory and a key past the sweep, and unmapped its tensors'
+// no-access regions for more memory than its limit. Each attempt is a
+// variant of tests/data/kernels/tamper.cpp, which writes B[0] = -1 (wrong)
+// when the sandbox refused it; the files must be as they were.
+TEST(KernelCli, AKernelChangesNoFileReadsNoUserFileAndKeepsNoMemory) {
+  const fs::path dir = scratch("tamper");
+  const fs::path file = dir / "users-file.txt", cache = dir / "cache";
+  std::ofstream(file) << "the user's\n";
+  fs::permissions(file, fs::perms(0644));
+  fs::permissions(dir, fs::perms(0755));
+  const fs::path out = dir / "results.json";
+  const Output o = shell("XDG_CACHE_HOME=" + cache.string() + " LEGO_KERNEL_MEMORY_MIB=1024 LEGO_TAMPER_FILE=" + file.string() +
+                         " LEGO_TAMPER_DIR=" + dir.string() + " LEGO_TAMPER_KEY=" + (cache / "lego-studio" / "cache-key").string() + " " +
+                         kBin + "/lego bench " + kRoot +
+                         "/tests/data/kernels/harness.lego.json --kernel tamper --min-time 0.01 --repetitions 1 --json " + out.string());
+  ASSERT_TRUE(fs::exists(cache / "lego-studio" / "cache-key")) << "the sweep made no key to read: " << o.text;
+  const nlohmann::json results = read_json(out);
+  std::map<std::string, nlohmann::json> rows;
+  for (const auto& v : results["context"]["lego_variants"]) rows[v["variant"].get<std::string>()] = v;
+  ASSERT_EQ(rows.size(), 22u) << o.text;
+  for (int mode = 1; mode <= 22; ++mode) {
+    const auto& row = rows["A=default,B=default,N=1000,MODE=" + std::to_string(mode)];
+    EXPECT_EQ(row["status"], "wrong") << "MODE=" << mode << " was not refused: " << row.dump();
+  }
+  EXPECT_EQ(fs::status(file).permissions(), fs::perms(0644));
+  EXPECT_EQ(fs::status(dir).permissions(), fs::perms(0755));
+  EXPECT_EQ(slurp(file), "the user's\n");
+  EXPECT_EQ(o.text.find("worker died"), std::string::npos) << o.text;
+}
+
 // Review of issue 29: a kernel's process inherited the user's stderr, a
 // log file it could truncate. Its output now reaches the log through the
 // worker, each line marked as the kernel's, and the log keeps what it had.
@@ -915,6 +977,28 @@ TEST(KernelCli, ExportBenchBundleCompilesWithNvcc) {
   EXPECT_NE(profile.text.find("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"), std::string::npos);
   EXPECT_NE(profile.text.find("smsp__inst_executed_op_ldsm.sum"), std::string::npos);
   EXPECT_NE(profile.text.find("./bench profile.json 0 | grep '^\"' > profile.csv"), std::string::npos) << profile.text;
+}
+
+// Issue 61, the studio's item 9: the exported CUDA kernel compiled with 25
+// nvcc warnings (#177-D) and came without a host caller; the CPU export
+// has one. It now has example.cu, and both build without a warning.
+TEST(KernelCli, AnExportedCudaKernelHasAHostCallerAndBuildsWithoutWarnings) {
+  for (const char* kernel : {"transpose_smem", "transpose_naive"}) {
+    const fs::path dir = scratch(std::string("cuda-export-") + kernel);
+    const Output e = shell(kBin + "/lego export " + kRoot + "/projects/cuda_transpose.lego.json --kernel " + kernel +
+                           " --set N=256 --out " + (dir / "out").string() + " --variant " +
+                           (std::string(kernel) == "transpose_smem" ? "A=row,B=row,S=padded,N=256" : "A=row,B=row,N=256"));
+    ASSERT_EQ(e.rc, 0) << e.text;
+    ASSERT_TRUE(fs::exists(dir / "out" / "example.cu")) << e.text;
+    const Output built = shell("cd " + (dir / "out").string() +
+                               " && /usr/local/cuda/bin/nvcc -O3 -arch=sm_80 example.cu -o example 2>&1 && /usr/local/cuda/bin/nvcc -O3 "
+                               "-arch=sm_80 -c " +
+                               kernel + ".cu -o kernel.o 2>&1");
+    EXPECT_EQ(built.rc, 0) << built.text;
+    EXPECT_EQ(built.text.find("warning"), std::string::npos) << built.text;
+    EXPECT_TRUE(fs::exists(dir / "out" / "example"));
+    EXPECT_NE(slurp(dir / "out" / "README.md").find("example.cu"), std::string::npos);
+  }
 }
 
 TEST(KernelCli, ImportResultsMergesIntoTheProjectOrRefusesWithAPath) {

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/cli/run_command.hpp"
@@ -98,7 +99,11 @@ TEST(TrustCli, ACompileThatHangsEndsAtTheTimeLimit) {
                          "/lego export fifo.lego.json --variant A=default,B=default,N=64 --out " + (dir / "out").string());
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(o.rc, 2) << o.text;
-  EXPECT_NE(o.text.find("does not compile: timed out after 3 s"), std::string::npos) << o.text;
+  // Under Landlock the compiler reads no file of the project's folder, so
+  // the FIFO is refused at once (issue 61); without it, the time limit ends it.
+  EXPECT_TRUE(o.text.find("does not compile: timed out after 3 s") != std::string::npos ||
+              o.text.find("cannot open file './fifo.h': Permission denied") != std::string::npos)
+      << o.text;
   EXPECT_LT(seconds, 30) << o.text;
   EXPECT_FALSE(fs::exists(dir / "out"));
 }
@@ -121,6 +126,23 @@ TEST(TrustCli, ACudaCompileThatHangsEndsAtTheTimeLimit) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_NE(o.rc, 124) << "lego analyze hung: " << o.text;
   EXPECT_NE(o.text.find("timed out after 3 s"), std::string::npos) << o.text;
+  EXPECT_LT(seconds, 30) << o.text;
+}
+
+// Issue 61: a CPU analyze whose template includes a FIFO ended only at the
+// 120 s run timeout. The compiler now reads no file of the project's
+// folder (the kernel's sandbox), so the include is refused at once.
+TEST(TrustCli, ACpuAnalyzeOfAFifoIncludeEndsAtOnce) {
+  const fs::path dir = scratch("cpu-analyze-fifo");
+  ASSERT_EQ(mkfifo((dir / "fifo.h").c_str(), 0600), 0);
+  std::ofstream(dir / "fifo.cpp") << "#include \"fifo.h\"\nextern \"C\" void lego_kernel(const float* A, float* B) {\n"
+                                     "  for (int64_t i = 0; i < {{ N }}; ++i) B[{{ B[i] }}] = A[{{ A[i] }}];\n}\n";
+  write_copy_project(dir, "fifo", "fifo.cpp", "");
+  const auto start = std::chrono::steady_clock::now();
+  const Output o = shell("cd " + dir.string() + " && LEGO_COMPILE_SECONDS=3 timeout 100 " + kBin + "/lego analyze fifo.lego.json");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(o.rc, 1) << o.text;
+  EXPECT_NE(o.text.find("Permission denied"), std::string::npos) << o.text;
   EXPECT_LT(seconds, 30) << o.text;
 }
 
@@ -155,6 +177,25 @@ TEST(TrustCli, TheDryRunHintIsQuotedForTheShell) {
   EXPECT_NE(words.text.find("dry run 'quoted'"), std::string::npos) << words.text;
 }
 
+// Issue 61, failure 9: a job submitted with --dir outside the project
+// could never be collected (collect writes only inside the project's
+// folder). submit refuses such a --dir before it writes anything; one
+// inside the project is collected as the default is.
+TEST(TrustCli, ASubmitToAFolderCollectCannotReachIsRefused) {
+  const fs::path dir = scratch("submit-dir");
+  fs::create_directories(dir / "project");
+  fs::copy(kRoot + "/projects/rows.lego.json", dir / "project" / "rows.lego.json");
+  const std::string submit = kBin + "/lego submit " + (dir / "project" / "rows.lego.json").string() +
+                             " --kernel softmax --slurm --dry-run --max-variants 1 --dir ";
+  const Output outside = shell(submit + (dir / "elsewhere").string());
+  EXPECT_EQ(outside.rc, 2) << outside.text;
+  EXPECT_NE(outside.text.find("is outside the project's folder"), std::string::npos) << outside.text;
+  EXPECT_FALSE(fs::exists(dir / "elsewhere"));
+  const Output inside = shell(submit + (dir / "project" / "jobs" / "one").string());
+  EXPECT_EQ(inside.rc, 0) << inside.text;
+  EXPECT_TRUE(fs::exists(dir / "project" / "jobs" / "one" / "job.sbatch")) << inside.text;
+}
+
 // Issue 29, failure 4: "x": 1e999 aborted collect and submit (exit 134) and
 // gave bench, export and the rest exit 70 without a place.
 TEST(TrustCli, ANumberBeyondADoubleIsAUserErrorWithItsPlace) {
@@ -185,6 +226,8 @@ TEST(TrustCli, JsonNestedTooDeepIsRefused) {
   const Output o = shell(kBin + "/lego import-results " + (dir / "rows.lego.json").string() + " " + (dir / "results.json").string());
   EXPECT_EQ(o.rc, 2) << o.text;
   EXPECT_EQ(o.text.find("internal error"), std::string::npos) << o.text;
+  // Issue 61: it said only "not a results file".
+  EXPECT_NE(o.text.find("nested deeper than 256 arrays and objects"), std::string::npos) << o.text;
   std::ofstream(dir / "deep.lego.json") << std::string(300, '[') + std::string(300, ']');
   const Output p = shell(kBin + "/lego bench " + (dir / "deep.lego.json").string());
   EXPECT_EQ(p.rc, 2) << p.text;
@@ -225,6 +268,148 @@ TEST(TrustCli, AnEditedOrPlantedCacheEntryIsIgnored) {
     EXPECT_EQ(o.text.find("(cached)"), std::string::npos) << text << "\n" << o.text;
     EXPECT_EQ(o.text.find("1e-09"), std::string::npos) << o.text;
   }
+}
+
+// Issue 61, failure 3: --seed never reached the inputs, so a kernel that
+// wrote the outputs of seed 1's inputs without reading them was ✓. The
+// worker now draws the seed of each run's inputs and prints it; --seed
+// fixes it, to reproduce a failure.
+TEST(TrustCli, EachRunsInputsAreDrawnAndSeedFixesThem) {
+  const fs::path home = scratch("seeds");
+  const std::string bench = "XDG_CACHE_HOME=" + home.string() + " " + kBin + "/lego bench " + kData +
+                            "/harness.lego.json --kernel predict --min-time 0.01 --repetitions 1 --no-cache";
+  const Output seed1 = shell(bench + " --seed 1");
+  EXPECT_EQ(seed1.rc, 0) << seed1.text;
+  EXPECT_NE(seed1.text.find("✓"), std::string::npos) << seed1.text;
+  EXPECT_EQ(seed1.text.find("verification inputs drawn"), std::string::npos) << seed1.text;
+  const Output seed2 = shell(bench + " --seed 2");
+  EXPECT_NE(seed2.text.find("wrong"), std::string::npos) << seed2.text;
+  std::vector<std::string> drawn;
+  for (int run = 0; run < 2; ++run) {
+    const Output o = shell(bench);
+    EXPECT_NE(o.text.find("wrong"), std::string::npos) << o.text;
+    const std::size_t at = o.text.find("(verification inputs drawn from seed ");
+    ASSERT_NE(at, std::string::npos) << o.text;
+    drawn.push_back(o.text.substr(at, o.text.find(';', at) - at));
+  }
+  EXPECT_NE(drawn[0], drawn[1]) << "two runs drew the same inputs";
+  const Output refused = shell(bench + " --seed 0");
+  EXPECT_EQ(refused.rc, 2) << refused.text;
+}
+
+// Issue 61, failures 5, 11 and 13: escape sequences (a clipboard write,
+// ESC ] 52) reached the terminal through a .lego file's quoted line and
+// NVRTC's quote of a template's #error; the CUDA export of a kernel that
+// does not compile exited 0 with NVRTC's error as its .ptx; a launch past
+// CUDA's limits (grid.y 65536, block.z 65) was "no GPU, not verified".
+TEST(TrustCli, TextFromOutsideReachesNoTerminalAsControlCharacters) {
+  const fs::path home = scratch("escapes");
+  const std::string osc52 = "\x1b]52;c;aGVsbG8=\x07";
+  std::ofstream(home / "bad.lego") << "OrderBy(Row(4, 4)).GroupBy([(4, 4)]) " << osc52 << " junk\n";
+  const Output parse = shell(kBin + "/lego check --file " + (home / "bad.lego").string());
+  EXPECT_EQ(parse.rc, 2) << parse.text;
+  EXPECT_EQ(parse.text.find('\x1b'), std::string::npos) << parse.text;
+  EXPECT_NE(parse.text.find("\\x1b]52"), std::string::npos) << parse.text;  // shown, escaped
+
+  const auto project = [&](const std::string& body, const std::string& launch) {
+    std::ofstream(home / "k.cu") << body;
+    std::ofstream(home / "k.lego.json") << R"json({"lego_studio_project": 1, "kernels": [{"name": "k", "backend": "cuda",
+      "template": "k.cu", "reference": "cpu/transpose2d.ref.cpp",
+      "tensors": [{"name": "A", "role": "in", "extents": ["N", "N"], "layouts": "OrderBy(Row(N, N)).GroupBy([(N, N)])"},
+                  {"name": "B", "role": "out", "extents": ["N", "N"], "layouts": "OrderBy(Row(N, N)).GroupBy([(N, N)])"}],
+      "parameters": {"N": 32}, "launch": )json" +
+                                               launch + R"json(, "bytes": "8 * N * N"}]})json";
+  };
+  project("#error the kernel says " + osc52 + "\nextern \"C\" __global__ void lego_kernel(const float* A, float* B) {}\n",
+          R"({"grid": [1, 1], "block": [32, 32]})");
+  const Output exported = shell(kBin + "/lego export " + (home / "k.lego.json").string() +
+                                " --kernel k --variant A=default,B=default,N=32 --out " + (home / "out").string());
+  EXPECT_EQ(exported.rc, 2) << exported.text;
+  EXPECT_NE(exported.text.find("does not compile (NVRTC, sm_80), so nothing was exported"), std::string::npos) << exported.text;
+  EXPECT_EQ(exported.text.find('\x1b'), std::string::npos) << exported.text;
+  EXPECT_FALSE(fs::exists(home / "out" / "k.cu"));
+  const Output benched = shell(kBin + "/lego bench " + (home / "k.lego.json").string() + " --no-cache --repetitions 1 --min-time 0.01");
+  EXPECT_EQ(benched.text.find('\x1b'), std::string::npos) << benched.text;
+
+  const std::string copy = "extern \"C\" __global__ void lego_kernel(const float* A, float* B) {}\n";
+  for (const auto& [launch, said] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"grid": [1, 65536], "block": [1]})", "launch.grid.y is 65536; CUDA allows at most 65535"},
+           {R"({"grid": [2147483648], "block": [1]})", "launch.grid.x is 2147483648; CUDA allows at most 2147483647"},
+           {R"({"grid": [1], "block": [1, 1, 65]})", "launch.block.z is 65; CUDA allows at most 64"},
+           {R"({"grid": [1], "block": [64, 32]})", "a block's thread count (64 x 32 x 1) is 2048; CUDA allows at most 1024"}}) {
+    project(copy, launch);
+    const Output o = shell(kBin + "/lego bench " + (home / "k.lego.json").string() + " --no-cache --repetitions 1 --min-time 0.01");
+    EXPECT_NE(o.rc, 0) << launch << "\n" << o.text;
+    EXPECT_NE(o.text.find(said), std::string::npos) << launch << "\n" << o.text;
+  }
+}
+
+// Issue 61, failure 4: a ✓ cached under "tolerance": 0.1 was reused under
+// the default 1e-4. The key now holds the whole request the worker gets.
+TEST(TrustCli, AVerdictCachedUnderALooserToleranceIsNotReused) {
+  const fs::path home = scratch("tolerance");
+  fs::copy_file(kData + "/faulty.ref.cpp", home / "copy.ref.cpp");
+  std::ofstream(home / "off.cpp") << "extern \"C\" void lego_kernel(const float* A, float* B) {\n"
+                                     "  for (int64_t i = 0; i < {{ N }}; ++i) B[{{ B[i] }}] = A[{{ A[i] }}] * 1.001f;\n}\n";
+  const auto project = [&](const std::string& tolerance) {
+    std::ofstream(home / "off.lego.json") << R"json({"lego_studio_project": 1, "name": "off", "kernels": [{"name": "off",
+      "template": "off.cpp", "reference": "copy.ref.cpp", )json" +
+                                                 tolerance + R"json(
+      "tensors": [{"name": "A", "role": "in", "extents": ["N"], "layouts": "OrderBy(Row(N)).GroupBy([(N,)])"},
+                  {"name": "B", "role": "out", "extents": ["N"], "layouts": "OrderBy(Row(N)).GroupBy([(N,)])"}],
+      "parameters": {"N": 256}, "bytes": "8 * N"}]})json";
+  };
+  const std::string bench = "XDG_CACHE_HOME=" + home.string() + " " + kBin + "/lego bench " + (home / "off.lego.json").string() +
+                            " --min-time 0.01 --repetitions 1";
+  project(R"("tolerance": 0.1,)");
+  const Output loose = shell(bench);
+  EXPECT_EQ(loose.rc, 0) << loose.text;
+  EXPECT_NE(loose.text.find("✓"), std::string::npos) << loose.text;
+  project("");
+  const Output strict = shell(bench);
+  EXPECT_EQ(strict.text.find("(cached)"), std::string::npos) << strict.text;
+  EXPECT_NE(strict.text.find("wrong"), std::string::npos) << strict.text;
+  EXPECT_EQ(strict.rc, 1) << strict.text;
+}
+
+// Issue 61, failures 2, 10 and 12: a cache folder other users can write is
+// not used (another user could swap sealed entries); a FIFO planted as the
+// key blocked bench for ever; a link planted where a result goes was
+// written through.
+TEST(TrustCli, ACacheFolderOthersCanWriteAFifoKeyOrAPlantedLinkIsNotFollowed) {
+  const fs::path home = scratch("cache-walls");
+  const std::string bench = "XDG_CACHE_HOME=" + home.string() + " timeout 120 " + kBin + "/lego bench " + kData +
+                            "/harness.lego.json --kernel escape --only MODE=0 --min-time 0.01 --repetitions 1";
+  fs::create_directories(home / "lego-studio");
+  ASSERT_EQ(mkfifo((home / "lego-studio" / "cache-key").c_str(), 0600), 0);
+  const Output fifo = shell(bench);
+  EXPECT_EQ(fifo.rc, 0) << fifo.text;  // not 124: it did not wait on the FIFO
+  fs::remove(home / "lego-studio" / "cache-key");
+
+  const Output first = shell(bench);
+  ASSERT_EQ(first.rc, 0) << first.text;
+  std::vector<fs::path> entries;
+  for (const auto& e : fs::directory_iterator(home / "lego-studio" / "results")) entries.push_back(e.path());
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(fs::status(home / "lego-studio" / "results").permissions(), fs::perms(0700));
+  EXPECT_EQ(fs::status(entries[0]).permissions(), fs::perms(0600));
+  // The entry replaced by a link to a file of the user's: the next fresh
+  // run replaces the link, and the file keeps its text.
+  const fs::path victim = home / "victim.txt";
+  std::ofstream(victim) << "the user's\n";
+  fs::remove(entries[0]);
+  fs::create_symlink(victim, entries[0]);
+  const Output linked = shell(bench + " --no-cache");
+  EXPECT_EQ(linked.rc, 0) << linked.text;
+  EXPECT_EQ(slurp(victim), "the user's\n");
+  EXPECT_FALSE(fs::is_symlink(fs::symlink_status(entries[0])));
+
+  fs::permissions(home / "lego-studio", fs::perms(0777));
+  const Output open_folder = shell(bench);
+  EXPECT_EQ(open_folder.rc, 0) << open_folder.text;
+  EXPECT_EQ(open_folder.text.find("(cached)"), std::string::npos) << open_folder.text;
+  EXPECT_NE(open_folder.text.find("is writable by other users (mode 0777)"), std::string::npos) << open_folder.text;
+  fs::permissions(home / "lego-studio", fs::perms(0700));
 }
 
 }  // namespace

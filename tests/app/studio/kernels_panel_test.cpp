@@ -13,6 +13,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QProcess>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSignalSpy>
@@ -51,6 +52,9 @@ class KernelsPanelTest : public QObject {
   void theAppAndLegoBenchShareTheirResults();
   void theTargetPickerRemakesTheVariantsAndLlvmErrorsAreCompileErrors();
   void aFailedClusterSubmitEndsItsRowsWithTheError();
+  void aProjectJustSavedRunsOnCluster();
+  void theProgressBarIsOneLineAndMovesNothing();
+  void aSizesEditIsNotLoggedAsOpeningTheProject();
   void theSizesRowMakesTheVariantsAgainAndRefusesBadSizes();
   void aScriptedScreenshotOfAProjectThatDoesNotOpenEndsWithTheError();
   void helpPrintsWithoutADisplay();
@@ -364,7 +368,7 @@ void KernelsPanelTest::cudaSweepWithoutGpuShowsVerifiedStaticAnalysis() {
 // Issue 15, honest statuses: a CUDA variant of 4096 x 4096 (2^22 threads)
 // is too large for the CPU emulator. Without a GPU its "–" says why in the
 // tooltip and the log, and Verify at a smaller size checks it at N=512,
-// after which the row reads "✓ (verified at N=512)".
+// after which the row reads "✓ smaller" (the sizes in its tooltip).
 void KernelsPanelTest::cudaTooLargeToEmulateVerifiesAtASmallerSize() {
   QFile source(LEGO_TEST_DATA "/kernels/cuda_small.lego.json");
   QVERIFY(source.open(QIODevice::ReadOnly));
@@ -405,7 +409,7 @@ void KernelsPanelTest::cudaTooLargeToEmulateVerifiesAtASmallerSize() {
   QTest::mouseClick(panel.verifySmallerButton(), Qt::LeftButton);
   QVERIFY(finished.wait(240000));
   for (int r = 0; r < t.rowCount(); ++r) {
-    QCOMPARE(text(t, r, VariantsModel::Verified), QString::fromUtf8("✓ (verified at N=512)"));
+    QCOMPARE(text(t, r, VariantsModel::Verified), QString::fromUtf8("✓ smaller"));
     QVERIFY(text(t, r, VariantsModel::Verified, Qt::ToolTipRole).contains("N=512"));
     QVERIFY(!panel.isStale(t.row(r).id));
     QVERIFY(!t.row(r).stale);
@@ -549,7 +553,7 @@ void KernelsPanelTest::baselinesAreRowsAndRooflineLinesButNeverTheWinner() {
   QVERIFY(t.index(baseline, VariantsModel::Variant).data(Qt::FontRole).value<QFont>().italic());
   QVERIFY(text(t, baseline, VariantsModel::Status, Qt::ToolTipRole).contains("Baseline"));
   // checked against the reference at the kernel's verify_at, and the mark says so
-  QCOMPARE(text(t, baseline, VariantsModel::Verified), QString("\u2713 (verified at N=400)"));
+  QCOMPARE(text(t, baseline, VariantsModel::Verified), QString("\u2713 smaller"));
   QVERIFY(panel.winner().startsWith("A=default"));
   QCOMPARE(panel.roofline()->pointCount(), 2);
   QCOMPARE(panel.roofline()->baselineCount(), 1);
@@ -641,6 +645,82 @@ void KernelsPanelTest::aFailedClusterSubmitEndsItsRowsWithTheError() {
   QVERIFY(!messages.isEmpty() && messages.last().at(0).toString().contains("invalid partition"));
   QVERIFY(panel.findChild<QPushButton*>("runOnCluster"));
   QVERIFY(panel.findChild<QPushButton*>("runOnCluster")->isEnabled());
+}
+
+// Issue 61, the studio's item 11: the log said "opened <project>" after
+// every Sizes edit, which reloads the same file.
+void KernelsPanelTest::aSizesEditIsNotLoggedAsOpeningTheProject() {
+  KernelsPanel panel;
+  panel.show();
+  open_faulty(panel);
+  QSignalSpy messages(&panel, &KernelsPanel::message);
+  QSignalSpy loaded(&panel, &KernelsPanel::projectLoaded);
+  QVERIFY(panel.typeSizes({"N=512"}));
+  QVERIFY(loaded.wait(120000));
+  for (const auto& m : messages) QVERIFY2(!m.at(0).toString().startsWith("opened "), qPrintable(m.at(0).toString()));
+}
+
+// Issue 61, the studio's item 2: the progress bar showed "8 / 32" and the
+// variant's id in one clipped line that ran past the window, and the
+// kernel's combo shrank while it showed, so the row jumped.
+void KernelsPanelTest::theProgressBarIsOneLineAndMovesNothing() {
+  KernelsPanel panel;
+  panel.resize(1280, 300);
+  panel.show();
+  open_faulty(panel);
+  panel.setTimeout(10);
+  QTest::qWait(50);
+  const int combo = panel.kernelChoice()->width();
+  auto* bar = panel.findChild<QProgressBar*>();
+  QVERIFY(bar);
+  QSignalSpy finished(&panel, &KernelsPanel::sweepFinished);
+  panel.runSweep();
+  QTRY_VERIFY_WITH_TIMEOUT(bar->isVisible() && bar->value() > 0, 60000);
+  QCOMPARE(panel.kernelChoice()->width(), combo);
+  QVERIFY2(!bar->text().contains('\n') && bar->text().contains(" / "), qPrintable(bar->text()));
+  QVERIFY2(bar->toolTip().startsWith("running "), qPrintable(bar->toolTip()));
+  QVERIFY(bar->geometry().right() <= panel.width());
+  QVERIFY(finished.wait(120000));
+  QCOMPARE(panel.kernelChoice()->width(), combo);
+}
+
+// Issue 61, the studio's item 1: Run on cluster refused a project that was
+// just saved ("save the project first"), because saving never cleared the
+// flag the project loaded with. Here an edited project is saved, and the
+// submit goes ahead (to an sbatch that refuses it, so nothing leaves).
+void KernelsPanelTest::aProjectJustSavedRunsOnCluster() {
+  QTemporaryDir bin, dir;
+  QFile sbatch(bin.filePath("sbatch"));
+  QVERIFY(sbatch.open(QIODevice::WriteOnly));
+  sbatch.write("#!/bin/sh\necho 'sbatch: error: no cluster here' >&2\nexit 1\n");
+  sbatch.close();
+  sbatch.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+  const QByteArray path = qgetenv("PATH");
+  qputenv("PATH", bin.path().toUtf8() + ":" + path);
+  const QString file = dir.filePath("faulty.lego.json");
+  for (const char* name : {"faulty.lego.json", "faulty.cpp", "faulty.ref.cpp"})
+    QVERIFY(QFile::copy(QString(LEGO_TEST_DATA "/kernels/") + name, dir.filePath(name)));
+  QFile original(file);
+  QVERIFY(original.open(QIODevice::ReadOnly));
+  const QString edited = QString::fromUtf8(original.readAll())
+                             .replace("\"lego_studio_project\": 1,", "\"lego_studio_project\": 1, \"description\": \"edited\",");
+  original.close();
+  KernelsPanel panel;
+  panel.show();
+  QSignalSpy loaded(&panel, &KernelsPanel::projectLoaded);
+  panel.openEdited(file, edited);
+  QVERIFY(loaded.wait(120000));
+  QVERIFY(panel.hasUnsavedProject());
+  QSignalSpy messages(&panel, &KernelsPanel::message);
+  panel.runOnCluster({});
+  QVERIFY(!messages.isEmpty() && messages.last().at(0).toString().contains("save the project first"));
+  QString error;
+  QVERIFY2(panel.saveProject(&error), qPrintable(error));
+  QVERIFY(!panel.hasUnsavedProject());
+  panel.runOnCluster({});
+  QCOMPARE(text(panel.variants(), 0, VariantsModel::Status), QString("submitting"));
+  QTRY_VERIFY_WITH_TIMEOUT(text(panel.variants(), 0, VariantsModel::Status) == "not submitted", 60000);
+  qputenv("PATH", path);
 }
 
 namespace {

@@ -111,6 +111,47 @@ class StudioMessagesTest : public QObject {
     QFile::remove(state_.filePath("autosave.lego"));
   }
 
+  // Issue 61, the studio's item 4: Open project always started in the
+  // checkout's projects/, so a newcomer edited and saved the shipped examples.
+  void fileDialogsStartInTheFolderUsedLast() {
+    QSettings().remove("paths/last_folder");
+    QCOMPARE(lego::studio::file_dialog_folder(), QString::fromStdString(lego::studio::projects_dir()));
+    QTemporaryDir mine;
+    lego::studio::remember_file_dialog_folder(mine.filePath("work.lego.json"));
+    QCOMPARE(lego::studio::file_dialog_folder(), mine.path());
+    QSettings().remove("paths/last_folder");
+  }
+
+  // Issue 61, the studio's item 8: the "Recovered unsaved edits" banner
+  // stayed after Save project (and after opening another project).
+  void aRecoveredProjectsBannerGoesOnceItIsSaved() {
+    QTemporaryDir dir;
+    const QString path = copy_of(dir, "rows.lego.json");
+    {
+      MainWindow w;  // destroyed without a close: as if it crashed
+      QSignalSpy loaded(w.kernels(), &lego::studio::KernelsPanel::projectLoaded);
+      QFile f(path);
+      QVERIFY(f.open(QIODevice::ReadOnly));
+      const QString edited = QString::fromUtf8(f.readAll()).replace("softmax and layer norm\"", "softmax and layer norm, edited\"");
+      w.kernels()->openEdited(path, edited);
+      QVERIFY(loaded.wait(120000));
+      QVERIFY(w.kernels()->hasUnsavedProject());
+      w.autosaveNow();
+    }
+    MainWindow next;
+    QSignalSpy loaded(next.kernels(), &lego::studio::KernelsPanel::projectLoaded);
+    next.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&next));
+    if (loaded.isEmpty()) QVERIFY(loaded.wait(120000));
+    auto* banner = next.findChild<QFrame*>("banner");
+    QVERIFY(banner && banner->isVisible());
+    QVERIFY2(banner->findChild<QLabel*>()->text().contains("Recovered unsaved edits"), qPrintable(banner->findChild<QLabel*>()->text()));
+    QString error;
+    QVERIFY2(next.kernels()->saveProject(&error), qPrintable(error));
+    QVERIFY(!banner->isVisible());
+    QFile::remove(state_.filePath("autosave-project.json"));
+  }
+
   // The status bar used to say "opened ..." after Use composer's layout; and
   // the save that followed rewrote the whole file.
   void usingTheComposersLayoutSaysSoAndSavesOneLine() {

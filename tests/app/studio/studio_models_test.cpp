@@ -84,7 +84,7 @@ void StudioModelsTest::aRowIsFormattedFromItsResult() {
   QCOMPARE(model.index(0, VariantsModel::Status).data(VariantsModel::IdRole).toString(), QString("A=row,N=64"));
   QCOMPARE(text(model, 0, VariantsModel::Status), QString("ok (cached)"));
   QVERIFY(text(model, 0, VariantsModel::Status, Qt::ToolTipRole).contains("results cache"));
-  QCOMPARE(text(model, 0, VariantsModel::Verified), QString::fromUtf8("✓ (verified at N=16)"));
+  QCOMPARE(text(model, 0, VariantsModel::Verified), QString::fromUtf8("✓ smaller"));
   QVERIFY(text(model, 0, VariantsModel::Verified, Qt::ToolTipRole).contains("N=16"));
   QCOMPARE(text(model, 0, VariantsModel::Ms), QString::fromUtf8("2.0000 ±15%"));
   QVERIFY(text(model, 0, VariantsModel::Ms, Qt::ToolTipRole).startsWith("median of 5 repetitions"));

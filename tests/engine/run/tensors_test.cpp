@@ -4,7 +4,9 @@
 // half buffers.
 #include "run/tensors.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
@@ -210,6 +212,33 @@ TEST(TensorHalf, PoisonIsANanThatOnlyANanMatches) {
   EXPECT_EQ(c.mismatches, 10);
   EXPECT_EQ(c.first_got, "nan");
   EXPECT_EQ(compare(poisoned, poisoned, 0).mismatches, 0);
+}
+
+// Issue 61, failure 8: at N=256, writes to B[N+1024 ... N+1791], the rest
+// of the page past the back canary, went unseen. Every byte up to the
+// no-access region is canary now, each write reported as far as it went.
+TEST(TensorCanaries, AWriteAnywhereBeforeTheNoAccessRegionIsSeen) {
+  for (const std::int64_t n : {100, 256, 1000}) {
+    for (const std::int64_t past : {std::int64_t{0}, std::int64_t{1}, n % 16 + 1000, std::int64_t{1024}, std::int64_t{1500}}) {
+      Buffer b(Element::F32, n, Buffer::Sharing::Shared);
+      const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+      const std::size_t last = (Buffer::kGuardBytes + 4 * static_cast<std::size_t>(n) + Buffer::kGuardBytes + page - 1) / page * page;
+      if (Buffer::kGuardBytes + 4 * static_cast<std::size_t>(n + past) >= last) continue;  // past the mapping: it faults instead
+      static_cast<float*>(b.data())[n + past] = 2.0f;
+      EXPECT_EQ(b.overrun().after, past + 1) << "N=" << n << ", B[N+" << past << "]";
+    }
+  }
+}
+
+// Issue 61, failure 6: a kernel shrank its tensor's memfd and the worker,
+// which maps it too, died of SIGBUS. The worker seals the sizes.
+TEST(TensorCanaries, ASharedTensorsSizeIsSealed) {
+  Buffer b(Element::F32, 1000, Buffer::Sharing::Shared);
+  ASSERT_GE(b.fd(), 0);
+  EXPECT_NE(ftruncate(b.fd(), 0), 0);
+  EXPECT_NE(ftruncate(b.fd(), 1 << 30), 0);
+  EXPECT_EQ(fcntl(b.fd(), F_GET_SEALS) & (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL), F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+  static_cast<float*>(b.data())[999] = 1.0f;  // still mapped and writable
 }
 
 }  // namespace
