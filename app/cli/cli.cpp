@@ -460,7 +460,11 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       }
       const std::string kind = plan.layout().injective ? "apply-only" : plan.layout().expand ? "partial (ExpandBy)" : "bijection";
       const poly::IslVerdict isl = poly::isl_check_layout(loaded.layout(), loaded.env, constraints);
-      if (!r.checked && isl.status == poly::IslStatus::NotBijective && !plan.layout().injective) {
+      // Past --max-check, ISL's refutation decides: a layout not one-to-one
+      // and onto, or whose inverse is not apply's (as the exhaustive check
+      // would have found, exit 2).
+      const bool isl_refutes = isl.status == poly::IslStatus::NotBijective || isl.inverse_refuted;
+      if (!r.checked && isl_refutes && !plan.layout().injective) {
         verdict = "not bijective";
         r.evidence = "ISL refutes it (" + isl.evidence + "); the exhaustive check is past --max-check";
       }
@@ -478,7 +482,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       }
       // The exhaustive check decides where it ran; past --max-check, ISL's
       // refutation does (it exits 2 as the exhaustive one would).
-      const bool refuted = r.checked ? !r.bijective : isl.status == poly::IslStatus::NotBijective;
+      const bool refuted = r.checked ? !r.bijective : isl_refutes;
       return (refuted && !plan.layout().injective) ? 2 : 0;
     }
     if (!apply_opt->count() && !inv_opt->count()) throw LegoError("eval needs --apply I,J,.. or --inv X");

@@ -201,6 +201,7 @@ IslVerdict isl_check_layout(const LayoutAst& layout, const Env& env, const std::
     IslSet bad(isl_set_read_from_str(ctx.ctx, text.c_str()));
     const isl_bool none = bad ? isl_set_is_empty(bad.get()) : isl_bool_error;
     inverse_refuted = none == isl_bool_false;
+    v.inverse_refuted = inverse_refuted;
     if (none == isl_bool_true) {
       v.status = IslStatus::Bijective;
       v.inverse_exact = true;
@@ -221,7 +222,8 @@ IslVerdict isl_check_layout(const LayoutAst& layout, const Env& env, const std::
   if (injective && onto) {
     v.status = IslStatus::Bijective;
     v.evidence = "apply is one-to-one and onto [0, " + size + ")" + for_all +
-                 (inverse_refuted                  ? "; the derived inverse is NOT its inverse (a bug: please report the layout)"
+                 (inverse_refuted ? "; but the inverse is NOT its inverse (a user GenP's inverse lambda is wrong; in the library's pieces, "
+                                    "a bug: please report the layout)"
                   : inv_texts.size() == inv.size() ? "; ISL could not check the derived inverse"
                                                    : "; the derived inverse is not quasi-affine, so ISL did not check it");
     return v;

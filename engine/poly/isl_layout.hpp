@@ -20,9 +20,10 @@ enum class IslStatus { Bijective, NotBijective, Undecided };
 
 struct IslVerdict {
   IslStatus status = IslStatus::Undecided;
-  bool inverse_exact = false;  // the derived inv proved to be apply's inverse
-  std::string evidence;        // one sentence
-  std::string counterexample;  // NotBijective: an index or position that shows it
+  bool inverse_exact = false;    // the derived inv proved to be apply's inverse
+  bool inverse_refuted = false;  // an index proved where inv(apply(i)) != i: the layout's inverse is wrong
+  std::string evidence;          // one sentence
+  std::string counterexample;    // NotBijective: an index or position that shows it
 };
 
 const char* to_string(IslStatus s);

@@ -152,6 +152,16 @@ TEST(Cli, MaxCheckSetsTheExhaustiveLimit) {
   EXPECT_NE(r.out.find("verdict   bijective: all 4096 physical positions"), std::string::npos) << r.out;
   r = run({"check", layout, "--bind", "n=64", "--max-check", "0"});
   EXPECT_EQ(r.code, 2);
+  // Issue 61: below the layout's size --max-check exited 0 where ISL
+  // refutes the layout (its inverse lambda is wrong); at the default limit
+  // the exhaustive check exits 2. Now both do.
+  const std::string wrong_inverse = "OrderBy(GenP([n,n], lambda i, j: i*n + j, lambda x: (x//n, 0))).GroupBy([(n,n)])";
+  r = run({"check", wrong_inverse, "--bind", "n=64"});
+  EXPECT_EQ(r.code, 2) << r.out;
+  r = run({"check", wrong_inverse, "--bind", "n=64", "--max-check", "100"});
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("verdict   not bijective: ISL refutes it"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("inverse lambda is wrong"), std::string::npos) << r.out;
 }
 
 // Issue 13, failure 9: expr printed lego_floordiv(j, 0) and exited 0.
