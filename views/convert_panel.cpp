@@ -303,6 +303,12 @@ void ConvertPanel::showConversion(std::shared_ptr<const convert::Conversion> con
     use_->setEnabled(false);
     step_title_->clear();
     step_detail_->clear();
+    // The captions name what was asked, not the last conversion that planned
+    // (issue 61: after a bad FROM the title kept the old value).
+    from_caption_->setText(tr("FROM: %1").arg(from_->text()));
+    to_caption_->setText(tr("TO: %1").arg(to_->text()));
+    from_caption_->setToolTip(error);
+    to_caption_->setToolTip(error);
     for (QWidget* w : std::initializer_list<QWidget*>{slider_, previous_, next_}) w->setEnabled(false);
     emit planFinished();
     return;

@@ -483,7 +483,11 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       // The exhaustive check decides where it ran; past --max-check, ISL's
       // refutation does (it exits 2 as the exhaustive one would).
       const bool refuted = r.checked ? !r.bijective : isl_refutes;
-      return (refuted && !plan.layout().injective) ? 2 : 0;
+      if (refuted && !plan.layout().injective) return 2;
+      // Neither the exhaustive check (past --max-check) nor ISL decided: a
+      // result with a hole, exit 1, never the 0 of a layout shown sound.
+      const bool decided = r.checked || (isl.status == poly::IslStatus::Bijective && isl.inverse_exact) || plan.layout().injective;
+      return decided ? 0 : 1;
     }
     if (!apply_opt->count() && !inv_opt->count()) throw LegoError("eval needs --apply I,J,.. or --inv X");
     if (apply_opt->count()) {

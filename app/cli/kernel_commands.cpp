@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
@@ -78,6 +79,17 @@ std::string describe(const target::Target& t) {
   return fmt::format("target {} ({}, {}-byte vectors, {} vector registers{})", t.name, t.host ? t.cpu + ", " + t.level() : t.level(),
                      t.vector_bytes, t.vector_registers,
                      t.host ? "" : "; this machine: " + target::host().cpu + ", " + target::host().level());
+}
+
+// --seed: a whole number from 1 to 2^64 - 1, said as such when it is not
+// (CLI11's own check printed a range of 300 digits, and clamped larger
+// numbers to the largest).
+std::uint64_t parse_seed(const std::string& text) {
+  std::uint64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value == 0)
+    throw LegoError("--seed " + text + ": give a whole number from 1 to 18446744073709551615 (leave --seed out to draw the inputs' seed)");
+  return value;
 }
 
 int bench(const std::string& project_file, const std::string& kernel_name, std::size_t max_variants, std::uint64_t seed,
@@ -239,12 +251,14 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   if (const auto& pairs = swept.side_by_side) out << side_by_side_text(*pairs, spec.name);
   // The seeds the workers drew for this run's inputs (the variants' and each
   // library's worker draw their own), to reproduce a failure with.
-  if (options.seed == 0) {
-    std::set<std::uint64_t> drawn;
-    for (const auto& r : rows)
-      if (!r.cached && r.input_seed != 0) drawn.insert(r.input_seed);
-    for (const std::uint64_t s : drawn) err << fmt::format("(verification inputs drawn from seed {}; --seed {} draws them again)\n", s, s);
-  }
+  // The variants' worker's seed: a library baseline's worker draws its own,
+  // for its own check, which no --seed of the variants' failure needs.
+  std::set<std::uint64_t> drawn;
+  for (const auto& r : rows)
+    if (!r.cached && !r.baseline && r.input_seed != 0) drawn.insert(r.input_seed);
+  for (const std::uint64_t s : drawn)
+    err << (options.seed == 0 ? fmt::format("(verification inputs drawn from seed {}; --seed {} draws them again)\n", s, s)
+                              : fmt::format("(verification inputs from seed {}, as --seed gave)\n", s));
   // Said once: every process of a sweep raises the same walls.
   if (const auto partial = std::find_if(rows.begin(), rows.end(), [](const run::Outcome& r) { return !r.sandbox.empty(); });
       partial != rows.end())
@@ -513,11 +527,10 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   bench_cmd->add_option("project", project, "Project file (*.lego.json)")->required()->check(CLI::ExistingFile);
   bench_cmd->add_option("--kernel", kernel_name, "Kernel name (needed when the project has several)");
   bench_cmd->add_option("--max-variants", max_variants, "Run a random sample of at most N variants (0: all)");
-  bench_cmd
-      ->add_option("--seed", seed,
-                   "Seed of the sample, of a --strategy's draws and of the verification inputs (without it, each run's worker draws "
-                   "the inputs' seed and prints it)")
-      ->check(CLI::PositiveNumber);
+  std::string seed_text;
+  bench_cmd->add_option("--seed", seed_text,
+                        "Seed of the sample, of a --strategy's draws and of the verification inputs, a whole number from 1 (without "
+                        "it: 1 for the sample and the draws, and each run's worker draws the inputs' seed and prints it)");
   bench_cmd->add_option("--set", sets, "Fix a parameter, e.g. --set N=1024 (repeatable)");
   bench_cmd->add_option("--json", json_out, "Write results (Google Benchmark JSON with variant, verified, percent_of_roof) to this file");
   bench_cmd->add_option("--repetitions", options.repetitions, "Timed repetitions per variant (median reported)")
@@ -717,7 +730,10 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
       options.verify = !no_verify;
       options.cache = !no_cache;
       // Without --seed the worker draws the inputs' seed for this run.
-      if (bench_cmd->count("--seed") > 0) options.seed = seed;
+      if (bench_cmd->count("--seed") > 0) {
+        seed = parse_seed(seed_text);
+        options.seed = seed;
+      }
       run::SweepOptions sweep_options;
       sweep_options.run = options;
       sweep_options.timeout_s = timeout_s;

@@ -453,14 +453,15 @@ struct TimedAgain {
 // timed again.
 void write_search_json(const SearchRequest& q, const kernel::KernelSpec& spec, const run::Roof& roof, const search::SearchReport& r,
                        const std::vector<run::Outcome>& rows, const std::vector<TimedAgain>& again, const std::string& target,
-                       std::ostream& err) {
+                       const run::SideBySide* side_by_side, std::ostream& err) {
   std::vector<const run::Outcome*> table;
   for (const auto& row : rows) table.push_back(&row);
   std::stable_sort(table.begin(), table.end(), [](const run::Outcome* a, const run::Outcome* b) {
     const bool ta = a->ms > 0, tb = b->ms > 0;
     return ta != tb ? ta : (ta && a->ms < b->ms);
   });
-  nlohmann::json results = run::bench_results_json({q.project, spec.name, roof, rows, table, run::baseline_times(rows), target, nullptr});
+  nlohmann::json results =
+      run::bench_results_json({q.project, spec.name, roof, rows, table, run::baseline_times(rows), target, side_by_side});
   nlohmann::json order = nlohmann::json::array(), timed_again = nlohmann::json::array();
   for (const auto& e : r.history) order.push_back({{"variant", e.id}, {"ms", e.ms}, {"predicted_ms", e.predicted_ms}});
   const TimedAgain* best_again = nullptr;
@@ -585,6 +586,7 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
     out << "(the best were not timed again, nor side by side with the baselines: the budget in seconds is spent; the baselines "
            "below were timed before the search, and this machine's pace drifts between)\n";
   std::vector<TimedAgain> again_times;
+  std::optional<run::SideBySide> side_by_side;
   if (!top.empty() && !cancel) {
     std::vector<kernel::Variant> again;
     for (std::size_t k : top) again.push_back(space.candidate(r.history[k].index));
@@ -612,6 +614,7 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
     }
     // The rounds' medians are the comparison to read; the batch's single
     // timings of the baselines only where there were no rounds.
+    side_by_side = finals.swept.side_by_side;
     if (finals.swept.side_by_side)
       out << side_by_side_text(*finals.swept.side_by_side, spec.name);
     else
@@ -619,7 +622,8 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
   } else {
     print_baselines(measurer.outcomes, spec.name, "timed before the search", out);
   }
-  if (!q.json_out.empty()) write_search_json(q, spec, roof, r, measurer.outcomes, again_times, sweep.target.name, err);
+  if (!q.json_out.empty())
+    write_search_json(q, spec, roof, r, measurer.outcomes, again_times, sweep.target.name, side_by_side ? &*side_by_side : nullptr, err);
   // The search's own seconds above leave out loading the ceilings and
   // timing the best again beside the baselines: the command's whole time.
   out << fmt::format("lego bench took {:.1f} s in all (the search {:.1f} s)\n",

@@ -175,6 +175,7 @@ class KernelsPanel : public QWidget {
   void showKernel();
   void onOutcome(OutcomePtr outcome);
   void onOutcomes(const OutcomeList& outcomes);
+  OutcomePtr withImportedTiming(const OutcomePtr& o) const;
   void markStale();           // every row whose id stale_ holds
   void updateSmallerCheck();  // the button shows while some row needs it
   void updateRoofline();

@@ -52,7 +52,22 @@ void KernelsPanel::onOutcome(OutcomePtr o) { onOutcomes({std::move(o)}); }
 // A batch (a cluster task's merged results) redraws the roofline and the
 // selected row's code once, not once per result: under load those redraws
 // are what keeps the UI thread from its events.
-void KernelsPanel::onOutcomes(const OutcomeList& outcomes) {
+// A local run without a GPU says "no GPU" and times nothing; where the
+// project holds a device's timing of that variant (lego import-results),
+// the row keeps the device's time and says both (issue 61: the imported
+// timings hid behind "no GPU –" rows).
+OutcomePtr KernelsPanel::withImportedTiming(const OutcomePtr& o) const {
+  if (!project_ || o->status != run::Status::NoGpu) return o;
+  const auto imported = project_->imported.find(outcome_key(o->kernel, o->id));
+  if (imported == project_->imported.end() || imported->second->ms <= 0) return o;
+  auto both = std::make_shared<run::Outcome>(*imported->second);
+  both->message = imported->second->message + "; here, without a GPU: " + (o->verified ? "verified by CPU emulation" : o->message);
+  return both;
+}
+
+void KernelsPanel::onOutcomes(const OutcomeList& given) {
+  OutcomeList outcomes;
+  for (const OutcomePtr& o : given) outcomes.push_back(withImportedTiming(o));
   bool redraw = false, reshow_selection = false;
   for (const OutcomePtr& o : outcomes) {
     outcomes_[outcome_key(o->kernel, o->id)] = o;

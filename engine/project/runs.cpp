@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "expr/diagnostic.hpp"
@@ -129,13 +130,32 @@ std::string keep_cluster_records(const std::string& to_save, const std::string& 
 
 namespace {
 
-// Whether `dir` (absolute or relative to here) lies in the project file's
-// real folder, as written: its path from that folder has no "..".
-bool inside_project_folder(const fs::path& dir, const fs::path& project_file) {
+// `dir`'s path below the project file's folder (as written, or its real
+// path: a folder reached through a link of the user's above the project),
+// or an empty path when it is not below it.
+fs::path below_project_folder(const fs::path& dir, const fs::path& project_file) {
   std::error_code ec;
-  const fs::path folder = fs::weakly_canonical(fs::absolute(project_file).parent_path(), ec);
-  const fs::path inside = fs::absolute(dir).lexically_normal().lexically_relative(folder);
-  return !ec && !inside.empty() && !inside.is_absolute() && *inside.begin() != "..";
+  const fs::path given = fs::absolute(dir).lexically_normal();
+  const fs::path folder = fs::absolute(project_file).parent_path().lexically_normal();
+  for (const fs::path& base : {folder, fs::weakly_canonical(folder, ec)}) {
+    const fs::path inside = given.lexically_relative(base);
+    if (!inside.empty() && !inside.is_absolute() && *inside.begin() != ".." && inside != ".") return inside;
+  }
+  return {};
+}
+
+bool inside_project_folder(const fs::path& dir, const fs::path& project_file) { return !below_project_folder(dir, project_file).empty(); }
+
+// The first link on the way from the project's folder down to `dir`, or an
+// empty path: a folder shipped with the project as a link writes nothing
+// through it.
+fs::path link_below_project_folder(const fs::path& dir, const fs::path& project_file) {
+  std::error_code ec;
+  const fs::path inside = below_project_folder(dir, project_file);
+  fs::path walk = fs::absolute(dir).lexically_normal();
+  for (auto part = std::distance(inside.begin(), inside.end()); part-- > 0; walk = walk.parent_path())
+    if (fs::is_symlink(fs::symlink_status(walk, ec))) return walk;
+  return {};
 }
 
 }  // namespace
@@ -171,13 +191,12 @@ Submitted submit_run(const fs::path& project_file, const SubmitRequest& request)
     throw LegoError("--dir " + printable(dir.string()) + " is outside the project's folder " +
                     printable(fs::weakly_canonical(fs::absolute(project_file).parent_path(), ec).string()) +
                     ", where lego collect writes the results; give a folder inside it");
-  // Never through a link: a project folder shipped with <project>.runs
-  // linked elsewhere would have the job written there.
-  for (fs::path walk = fs::absolute(dir).lexically_normal(); !walk.empty() && walk != walk.parent_path(); walk = walk.parent_path()) {
-    if (request.dir.empty() && walk == fs::absolute(project_file).parent_path().lexically_normal()) break;  // the user's own folder
-    if (fs::is_symlink(fs::symlink_status(walk, ec)) && (request.dir.empty() || walk == fs::absolute(dir).lexically_normal()))
-      throw LegoError("the job directory's path " + walk.string() + " is a link; nothing is written through one (give --dir)");
-  }
+  // Never through a link below the project's folder: a project shipped with
+  // <project>.runs, or a folder of a --dir, linked elsewhere would have the
+  // job written there.
+  if (const fs::path link = link_below_project_folder(dir, project_file); !link.empty())
+    throw LegoError("the job directory's path " + printable(link.string()) + " is a link; nothing is written through one" +
+                    (request.dir.empty() ? " (give --dir)" : ""));
   if (fs::exists(dir) && !(fs::is_directory(dir) && fs::is_empty(dir, ec)))
     throw LegoError("the job directory " + dir.string() + " already exists and is not empty; give another with --dir");
   fs::create_directories(dir / "logs", ec);
@@ -227,16 +246,11 @@ void check_run_is_the_users(const ClusterRun& run, std::size_t index, const fs::
   std::error_code ec;
   const fs::path folder = fs::weakly_canonical(fs::absolute(project_file).parent_path(), ec);
   const fs::path dir = fs::absolute(run.dir).lexically_normal();
-  const fs::path inside = dir.lexically_relative(folder);
   if (!inside_project_folder(dir, project_file))
     throw LegoError(at + ".dir: " + printable(run.dir) + " is outside the project's folder " + printable(folder.string()) +
                     "; collect writes only inside it");
-  fs::path walk = folder;
-  for (const auto& part : inside) {
-    walk /= part;
-    if (fs::is_symlink(fs::symlink_status(walk, ec)))
-      throw LegoError(at + ".dir: " + walk.string() + " is a link; collect writes through none");
-  }
+  if (const fs::path link = link_below_project_folder(dir, project_file); !link.empty())
+    throw LegoError(at + ".dir: " + printable(link.string()) + " is a link; collect writes through none");
   for (const char* sub : {"results", "logs"})
     if (fs::is_symlink(fs::symlink_status(dir / sub, ec)))
       throw LegoError(at + ".dir: " + (dir / sub).string() + " is a link; collect writes through none");

@@ -117,7 +117,9 @@ std::map<std::string, std::string> export_cuda(const kernel::KernelSpec& spec, c
       {"example.cu", cuda_example(base, inst)},
       {"README.md",
        "# " + spec.name + " — variant " + inst.variant + "\n\n" + spec.description +
-           "\n\nExported by LEGO Studio: CUDA C++ that compiles with nvcc or NVRTC.\n\n    nvcc -O3 -arch=sm_90 -c " + base +
+           "\n\nExported by LEGO Studio: CUDA C++ that NVRTC compiled here for sm_80 (nvcc was not run; a template may hold code only "
+           "NVRTC takes).\n\n    nvcc -O3 -arch=sm_90 -c " +
+           base +
            ".cu\n\n`example.cu` launches it on filled buffers and times it: `nvcc -O3 -arch=sm_90 example.cu -o example && ./example`.\n\n"
            "Launch `lego_kernel` with " +
            launch + ", one pointer per tensor in this order:" +

@@ -30,6 +30,10 @@ namespace {
 // calls. 451 (cachestat) is the first after Debian 12's kernel headers.
 constexpr int kFirstUnlistedCall = 451;
 
+// A kernel's process holds its job, events, control and up to 64 tensors at
+// descriptors from 1000 (run/kernel_child.cpp).
+constexpr rlim_t kMostDescriptors = 2048;
+
 // The process's data (private writable memory), in bytes, as RLIMIT_DATA counts it.
 long long data_bytes() {
   long long kib = 0;
@@ -90,6 +94,11 @@ std::string apply_limits() {
   const rlimit cpu = limited(RLIMIT_CPU, static_cast<rlim_t>(cpu_seconds));
   const rlimit no_core{0, 0};
   if (setrlimit(RLIMIT_AS, &memory) != 0 || setrlimit(RLIMIT_DATA, &data) != 0) failed += " the memory limit;";
+  // Descriptors: what it holds (its tensors sit near 1000) and room beyond,
+  // not the hard limit, so that pipes' buffers (kernel memory, 64 KiB each)
+  // add up to little.
+  const rlimit files = limited(RLIMIT_NOFILE, kMostDescriptors);
+  if (setrlimit(RLIMIT_NOFILE, &files) != 0) failed += " the descriptor limit;";
   if (setrlimit(RLIMIT_CPU, &cpu) != 0) failed += " the CPU limit;";
   // Threads: OpenMP's, and a budget beyond, so that a kernel cannot take
   // every pid of the machine (the user's tasks count towards the limit, so
@@ -144,10 +153,12 @@ int deny_file_changes(scmp_filter_ctx filter) {
 // user's keyrings.
 int deny_lasting_allocations(scmp_filter_ctx filter) {
   int rc = 0;
-  // Shared anonymous mappings are memory RLIMIT_DATA does not count.
+  // Shared anonymous mappings are memory RLIMIT_DATA does not count; so are
+  // mappings that grow down (a stack's), whatever else they are.
   for (const scmp_datum_t type : {MAP_SHARED, MAP_SHARED_VALIDATE})
     rc |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(mmap), 1,
                            SCMP_A3(SCMP_CMP_MASKED_EQ, MAP_TYPE | MAP_ANONYMOUS, type | MAP_ANONYMOUS));
+  rc |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(mmap), 1, SCMP_A3(SCMP_CMP_MASKED_EQ, MAP_GROWSDOWN, MAP_GROWSDOWN));
   for (int call :
        {SCMP_SYS(memfd_create), SCMP_SYS(memfd_secret), SCMP_SYS(shmget), SCMP_SYS(shmat), SCMP_SYS(shmctl), SCMP_SYS(semget),
         SCMP_SYS(semop), SCMP_SYS(semtimedop), SCMP_SYS(semctl), SCMP_SYS(msgget), SCMP_SYS(msgsnd), SCMP_SYS(msgrcv), SCMP_SYS(msgctl),
@@ -196,8 +207,21 @@ std::string install_seccomp() {
   // never sees (Landlock's signal scope stops it only from Linux 6.12). A
   // lease makes another process's open of the file wait for 45 s, and
   // record locks stall the user's other programs: all refused.
-  for (const scmp_datum_t command : {F_SETOWN, F_SETOWN_EX, F_SETLEASE, F_SETLK, F_SETLKW, F_OFD_SETLK, F_OFD_SETLKW, F_ADD_SEALS})
+  // F_SET_RW_HINT and F_SET_FILE_RW_HINT set a file's write-life hint;
+  // F_SETPIPE_SZ grows a pipe's buffer, memory no limit of the process counts.
+  constexpr scmp_datum_t kSetRwHint = 1036, kSetFileRwHint = 1038, kSetPipeSize = 1031;
+  for (const scmp_datum_t command :
+       {scmp_datum_t{F_SETOWN}, scmp_datum_t{F_SETOWN_EX}, scmp_datum_t{F_SETLEASE}, scmp_datum_t{F_SETLK}, scmp_datum_t{F_SETLKW},
+        scmp_datum_t{F_OFD_SETLK}, scmp_datum_t{F_OFD_SETLKW}, scmp_datum_t{F_ADD_SEALS}, kSetRwHint, kSetFileRwHint, kSetPipeSize})
     rc |= deny_command(SCMP_SYS(fcntl), 1, command);
+  // An inode's flags (immutable, append-only, nodump, noatime ...), its
+  // project id and extended flags, and its version: metadata that needs
+  // only the file's ownership and a descriptor opened to read it. Each
+  // request in its 64-bit and 32-bit encoding.
+  for (const scmp_datum_t request :
+       {0x40086602 /* FS_IOC_SETFLAGS */, 0x40046602 /* FS_IOC32_SETFLAGS */, 0x401c5820 /* FS_IOC_FSSETXATTR */,
+        0x40087602 /* FS_IOC_SETVERSION */, 0x40047602 /* FS_IOC32_SETVERSION */})
+    rc |= deny_command(SCMP_SYS(ioctl), 1, request);
   // FIOSETOWN and SIOCSPGRP set an owner as F_SETOWN does; TIOCSTI pushes
   // characters into the terminal's input, as if the user typed them (the
   // kernel's process still has lego's controlling terminal); TIOCLINUX can

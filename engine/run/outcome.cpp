@@ -59,8 +59,10 @@ std::vector<BaselineTime> baseline_times(const std::vector<Outcome>& outcomes) {
 
 const char* verification_mark(const Outcome& outcome) {
   if (outcome.verified) return "✓";
-  return outcome.status == Status::NoGpu || outcome.status == Status::RuledOut || (outcome.baseline && outcome.status == Status::Ok) ? "–"
-                                                                                                                                     : "✗";
+  // Not run here is not failed: no GPU, ruled out by the target, the same
+  // code as another row (its result is that row's), a baseline timed alone.
+  const bool not_run = outcome.status == Status::NoGpu || outcome.status == Status::RuledOut || outcome.status == Status::Duplicate;
+  return not_run || (outcome.baseline && outcome.status == Status::Ok) ? "–" : "✗";
 }
 
 bool can_win(const Outcome& outcome) { return !outcome.baseline && outcome.verified && outcome.ms > 0; }

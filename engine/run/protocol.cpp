@@ -378,6 +378,8 @@ Json bench_results_json(const BenchResults& results) {
                         {"duplicate_of", r->duplicate_of},
                         {"library_kernel", r->library_kernel},
                         {"library_level", r->library_level}});
+    // The seed its verification inputs came from, to reproduce it with --seed.
+    if (r->input_seed != 0) variants.back()["input_seed"] = r->input_seed;
   }
   context["lego_variants"] = variants;
   if (const SideBySide* pairs = results.side_by_side) {

@@ -3,6 +3,7 @@
 // shared round trip, "Use this buffer", and bad input said in the panel.
 #include "views/convert_panel.hpp"
 
+#include <QLabel>
 #include <QPushButton>
 #include <QtTest>
 
@@ -143,6 +144,13 @@ void ConvertPanelTest::badInputIsSaidInThePanel() {
   QVERIFY(planned(panel, "((32),(32)):((1),(32))", "((32),(32)):((32),(1))", "32x32", "float"));
   QVERIFY2(panel.conversion(), qPrintable(panel.status()));
   QVERIFY2(panel.status().contains("4 bytes an element"), qPrintable(panel.status()));
+  // Issue 61: after a bad FROM the caption kept the FROM that last planned.
+  QVERIFY(planned(panel, "OrderBy(Row(32, 32).GroupBy([(32, 32)])", "((32),(32)):((32),(1))", "32x32", "float"));
+  QVERIFY(!panel.conversion());
+  QStringList captions;
+  for (const QLabel* label : panel.findChildren<QLabel*>())
+    if (label->text().startsWith("FROM: ")) captions << label->text();
+  QCOMPARE(captions, QStringList{"FROM: OrderBy(Row(32, 32).GroupBy([(32, 32)])"});
   // A type no list names is the engine's error, and no plan.
   QVERIFY(planned(panel, "((32),(32)):((1),(32))", "((32),(32)):((32),(1))", "32x32", "f17"));
   QVERIFY(!panel.conversion());

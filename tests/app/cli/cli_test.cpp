@@ -162,6 +162,11 @@ TEST(Cli, MaxCheckSetsTheExhaustiveLimit) {
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("verdict   not bijective: ISL refutes it"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("inverse lambda is wrong"), std::string::npos) << r.out;
+  // The attack review: where ISL cannot decide (XOR) and the exhaustive
+  // check is past --max-check, the verdict is unknown: exit 1, not 0.
+  r = run({"check", "OrderBy(GenP([64], lambda i: i ^ 5, lambda x: (x ^ 6,))).GroupBy([(64,)])", "--max-check", "10"});
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("verdict   unknown"), std::string::npos) << r.out;
 }
 
 // Issue 13, failure 9: expr printed lego_floordiv(j, 0) and exited 0.

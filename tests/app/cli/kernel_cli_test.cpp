@@ -233,7 +233,7 @@ TEST(KernelCli, ASearchWritesTheSweepsResultsFileWithItsOwnAccount) {
   const fs::path dir = scratch("search-json");
   const fs::path out = dir / "search.json";
   const Output o = shell(kBin + "/lego bench " + kRoot + "/tests/data/kernels/transpose_sweep64.lego.json --strategy random --budget 2 " +
-                         "--seed 1 --min-time 0.01 --repetitions 1 --rounds 0 --no-cache --json " + out.string());
+                         "--seed 1 --min-time 0.01 --repetitions 1 --rounds 2 --no-cache --json " + out.string());
   ASSERT_EQ(o.rc, 0) << o.text;
   const nlohmann::json results = read_json(out);
   const nlohmann::json& search = results["context"]["lego_search"];
@@ -248,6 +248,8 @@ TEST(KernelCli, ASearchWritesTheSweepsResultsFileWithItsOwnAccount) {
   for (const auto& m : search["measured"]) EXPECT_TRUE(rows.count(m["variant"].get<std::string>())) << m.dump() << "\n" << results.dump();
   EXPECT_TRUE(rows.count(search["best"]["variant"].get<std::string>()));
   EXPECT_FALSE(results["benchmarks"].empty());
+  // The new-user review: the rounds side by side were left out of the file.
+  EXPECT_EQ(results["context"]["lego_side_by_side"]["rounds"], 2) << results["context"].dump();
 }
 
 TEST(KernelCli, BenchStrategyKeepsItsBudgetAndRepeatsForASeed) {
@@ -792,9 +794,14 @@ TEST(KernelCli, AKernelChangesNoFileReadsNoUserFileAndKeepsNoMemory) {
   const nlohmann::json results = read_json(out);
   std::map<std::string, nlohmann::json> rows;
   for (const auto& v : results["context"]["lego_variants"]) rows[v["variant"].get<std::string>()] = v;
-  ASSERT_EQ(rows.size(), 22u) << o.text;
-  for (int mode = 1; mode <= 22; ++mode) {
+  ASSERT_EQ(rows.size(), 25u) << o.text;
+  for (int mode = 1; mode <= 25; ++mode) {
     const auto& row = rows["A=default,B=default,N=1000,MODE=" + std::to_string(mode)];
+    // Unmapping every no-access region (18, 24) also takes a sanitizer's
+    // own reservations in an ASan build: the process dies, having
+    // allocated nothing, which is refused too.
+    const bool unmaps = mode == 18 || mode == 24;
+    if (unmaps && row["status"] == "crashed") continue;
     EXPECT_EQ(row["status"], "wrong") << "MODE=" << mode << " was not refused: " << row.dump();
   }
   EXPECT_EQ(fs::status(file).permissions(), fs::perms(0644));

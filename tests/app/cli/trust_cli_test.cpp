@@ -194,6 +194,13 @@ TEST(TrustCli, ASubmitToAFolderCollectCannotReachIsRefused) {
   const Output inside = shell(submit + (dir / "project" / "jobs" / "one").string());
   EXPECT_EQ(inside.rc, 0) << inside.text;
   EXPECT_TRUE(fs::exists(dir / "project" / "jobs" / "one" / "job.sbatch")) << inside.text;
+  // The attack review: a folder of the --dir linked out of the project.
+  fs::create_directories(dir / "elsewhere");
+  fs::create_directory_symlink(dir / "elsewhere", dir / "project" / "runs");
+  const Output linked = shell(submit + (dir / "project" / "runs" / "job1").string());
+  EXPECT_EQ(linked.rc, 2) << linked.text;
+  EXPECT_NE(linked.text.find("runs is a link; nothing is written through one"), std::string::npos) << linked.text;
+  EXPECT_FALSE(fs::exists(dir / "elsewhere" / "job1"));
 }
 
 // Issue 29, failure 4: "x": 1e999 aborted collect and submit (exit 134) and
@@ -293,8 +300,15 @@ TEST(TrustCli, EachRunsInputsAreDrawnAndSeedFixesThem) {
     drawn.push_back(o.text.substr(at, o.text.find(';', at) - at));
   }
   EXPECT_NE(drawn[0], drawn[1]) << "two runs drew the same inputs";
-  const Output refused = shell(bench + " --seed 0");
-  EXPECT_EQ(refused.rc, 2) << refused.text;
+  // The new-user review: CLI11's check printed a range of 300 digits, and
+  // clamped a seed past 2^64 - 1 to it.
+  for (const char* bad : {"0", "-1", "abc", "18446744073709551616"}) {
+    const Output refused = shell(bench + " --seed " + bad);
+    EXPECT_EQ(refused.rc, 2) << bad << ": " << refused.text;
+    EXPECT_NE(refused.text.find("give a whole number from 1 to 18446744073709551615"), std::string::npos) << refused.text;
+  }
+  const Output given = shell(bench + " --seed 42");
+  EXPECT_NE(given.text.find("(verification inputs from seed 42, as --seed gave)"), std::string::npos) << given.text;
 }
 
 // Issue 61, failures 5, 11 and 13: escape sequences (a clipboard write,

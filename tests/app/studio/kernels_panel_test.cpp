@@ -528,6 +528,20 @@ void KernelsPanelTest::importedResultsShowAndPickTheWinner() {
   QCOMPARE(status_of(panel, "A=row,B=row,S=row,N=64"), QString("imported"));
   QCOMPARE(panel.winner(), QString("A=row,B=row,S=padded,N=64"));
   QCOMPARE(panel.roofline()->pointCount(), 2);
+  // Issue 61: a local sweep without a GPU turned these rows into "no GPU –"
+  // and hid the device's timings. They keep them, and say both.
+  panel.setTimeout(30);
+  QSignalSpy finished(&panel, &KernelsPanel::sweepFinished);
+  panel.runSweep();
+  QVERIFY(finished.wait(180000));
+  if (lego::run::gpu_unavailable().empty()) {  // a GPU here: the local timings replace the imported ones
+    QCOMPARE(status_of(panel, "A=row,B=row,S=padded,N=64"), QString("ok"));
+    return;
+  }
+  QCOMPARE(status_of(panel, "A=row,B=row,S=padded,N=64"), QString("imported"));
+  const QString tip = cell(panel, "A=row,B=row,S=padded,N=64", VariantsModel::Status, Qt::ToolTipRole);
+  QVERIFY2(tip.contains("NVIDIA H100") && tip.contains("without a GPU"), qPrintable(tip));
+  QCOMPARE(panel.winner(), QString("A=row,B=row,S=padded,N=64"));
 }
 
 // A project's baseline is timed in the same sweep as the variants, as in

@@ -121,6 +121,12 @@ void StudioModelsTest::aRowWithoutAResultSaysWhy() {
   QVERIFY(!model.setOutcome(result("MODE=4", Status::Ok, 1)));  // no row of that id: the panel adds one
   QVERIFY(model.setOutcome(result("MODE=0", Status::Ok, 1)));
   QCOMPARE(text(model, 0, VariantsModel::Status), QString("ok"));
+  // Issue 61: a variant whose code another row already ran got a red ✗,
+  // as if it had failed; it was not run, and its result is the other's.
+  auto duplicate = result("MODE=5", Status::Duplicate, -1, false);
+  duplicate->duplicate_of = "MODE=0";
+  model.setRows({row("MODE=5", duplicate)});
+  QCOMPARE(text(model, 0, VariantsModel::Verified), QString::fromUtf8("–"));
 }
 
 void StudioModelsTest::aBaselineIsItalicAndSaysWhatItIs() {

@@ -64,6 +64,26 @@ bool allocated_past_the_limit() {
   return true;
 }
 
+bool grew_down_past_the_limit() {
+  FILE* maps = std::fopen("/proc/self/maps", "r");
+  if (!maps) return false;
+  char line[512];
+  while (std::fgets(line, sizeof line, maps)) {
+    unsigned long from = 0, to = 0;
+    char perms[5] = {};
+    if (std::sscanf(line, "%lx-%lx %4s", &from, &to, perms) == 3 && std::strcmp(perms, "---p") == 0 && to - from >= (1ul << 20))
+      munmap(reinterpret_cast<void*>(from), to - from);
+  }
+  std::fclose(maps);
+  const std::size_t bytes = std::size_t{3} << 30;
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_GROWSDOWN, -1, 0);
+  if (p == MAP_FAILED) return false;
+  volatile char* touched = static_cast<char*>(p);
+  for (std::size_t b = 0; b < bytes; b += 4096) touched[b] = 1;
+  munmap(p, bytes);
+  return true;
+}
+
 bool attempt_was_refused(int mode) {
   switch (mode) {
     case 1: return refused(chmod(file(), 04755));
@@ -105,6 +125,21 @@ bool attempt_was_refused(int mode) {
     case 21: return refused(syscall(SYS_fcntl, 0, (1ul << 32) | F_SETOWN, getppid()));
     // fchmodat2 (Linux 6.6), newer than the filter's table.
     case 22: return refused(syscall(452, AT_FDCWD, file(), 0777, 0));
+    // The attack review: an inode's flags through ioctl on a descriptor
+    // opened to read (FS_IOC_SETFLAGS with nodump and noatime).
+    case 23: {
+      const int fd = open(file(), O_RDONLY);
+      int flags = 0x40 | 0x80;
+      return fd < 0 || refused(ioctl(fd, 0x40086602, &flags));
+    }
+    // Address space freed by unmapping the no-access regions, then taken
+    // by a mapping that grows down, which RLIMIT_DATA does not count.
+    case 24: return !grew_down_past_the_limit();
+    // A pipe's buffer grown: memory no limit of the process counts.
+    case 25: {
+      int ends[2];
+      return pipe(ends) != 0 || refused(fcntl(ends[0], 1031 /* F_SETPIPE_SZ */, 1 << 20));
+    }
   }
   return false;
 }
