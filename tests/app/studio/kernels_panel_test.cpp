@@ -625,22 +625,30 @@ void KernelsPanelTest::theTargetPickerRemakesTheVariantsAndLlvmErrorsAreCompileE
   QCOMPARE(panel.variants().rowCount(), lego::target::host().has("avx512f") ? 1 : 0);
 }
 
+// An sbatch first on PATH that refuses every job with `error`, and a copy
+// of the faulty project in `dir` (its file in `file`): Run on cluster goes
+// as far as sbatch, and nothing leaves the machine. The caller puts PATH back.
+static void refusing_sbatch_and_a_faulty_project(const QTemporaryDir& bin, const QTemporaryDir& dir, const char* error, QString& file) {
+  QFile sbatch(bin.filePath("sbatch"));
+  QVERIFY(sbatch.open(QIODevice::WriteOnly));
+  sbatch.write(QByteArray("#!/bin/sh\necho 'sbatch: error: ") + error + "' >&2\nexit 1\n");
+  sbatch.close();
+  sbatch.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+  qputenv("PATH", bin.path().toUtf8() + ":" + qgetenv("PATH"));
+  file = dir.filePath("faulty.lego.json");
+  for (const char* name : {"faulty.lego.json", "faulty.cpp", "faulty.ref.cpp"})
+    QVERIFY(QFile::copy(QString(LEGO_TEST_DATA "/kernels/") + name, dir.filePath(name)));
+}
+
 // Issue 29, failure 11: Run on cluster with a failing sbatch left every row
 // at "submitting" for ever, with Cancel disabled and nothing said. Here
 // sbatch (first on PATH) refuses the job: the rows end "not submitted" with
 // sbatch's words, the status bar says why, and the button works again.
 void KernelsPanelTest::aFailedClusterSubmitEndsItsRowsWithTheError() {
   QTemporaryDir bin, dir;
-  QFile sbatch(bin.filePath("sbatch"));
-  QVERIFY(sbatch.open(QIODevice::WriteOnly));
-  sbatch.write("#!/bin/sh\necho 'sbatch: error: invalid partition specified: nowhere' >&2\nexit 1\n");
-  sbatch.close();
-  sbatch.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
   const QByteArray path = qgetenv("PATH");
-  qputenv("PATH", bin.path().toUtf8() + ":" + path);
-  const QString file = dir.filePath("faulty.lego.json");
-  for (const char* name : {"faulty.lego.json", "faulty.cpp", "faulty.ref.cpp"})
-    QVERIFY(QFile::copy(QString(LEGO_TEST_DATA "/kernels/") + name, dir.filePath(name)));
+  QString file;
+  refusing_sbatch_and_a_faulty_project(bin, dir, "invalid partition specified: nowhere", file);
   KernelsPanel panel;
   panel.show();
   QSignalSpy loaded(&panel, &KernelsPanel::projectLoaded);
@@ -704,16 +712,9 @@ void KernelsPanelTest::theProgressBarIsOneLineAndMovesNothing() {
 // submit goes ahead (to an sbatch that refuses it, so nothing leaves).
 void KernelsPanelTest::aProjectJustSavedRunsOnCluster() {
   QTemporaryDir bin, dir;
-  QFile sbatch(bin.filePath("sbatch"));
-  QVERIFY(sbatch.open(QIODevice::WriteOnly));
-  sbatch.write("#!/bin/sh\necho 'sbatch: error: no cluster here' >&2\nexit 1\n");
-  sbatch.close();
-  sbatch.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
   const QByteArray path = qgetenv("PATH");
-  qputenv("PATH", bin.path().toUtf8() + ":" + path);
-  const QString file = dir.filePath("faulty.lego.json");
-  for (const char* name : {"faulty.lego.json", "faulty.cpp", "faulty.ref.cpp"})
-    QVERIFY(QFile::copy(QString(LEGO_TEST_DATA "/kernels/") + name, dir.filePath(name)));
+  QString file;
+  refusing_sbatch_and_a_faulty_project(bin, dir, "no cluster here", file);
   QFile original(file);
   QVERIFY(original.open(QIODevice::ReadOnly));
   const QString edited = QString::fromUtf8(original.readAll())

@@ -43,8 +43,9 @@ bool resized_a_tensor() {
   return resized;
 }
 
-// Its tensors' no-access regions unmapped, then more memory than its limit.
-bool allocated_past_the_limit() {
+// Every no-access region of a MiB or more unmapped (its tensors'), which
+// frees that much address space; false if its maps cannot be read.
+bool unmapped_no_access_regions() {
   FILE* maps = std::fopen("/proc/self/maps", "r");
   if (!maps) return false;
   char line[512];
@@ -55,6 +56,12 @@ bool allocated_past_the_limit() {
       munmap(reinterpret_cast<void*>(from), to - from);
   }
   std::fclose(maps);
+  return true;
+}
+
+// Its tensors' no-access regions unmapped, then more memory than its limit.
+bool allocated_past_the_limit() {
+  if (!unmapped_no_access_regions()) return false;
   const std::size_t bytes = std::size_t{3} << 30;
   char* p = static_cast<char*>(std::malloc(bytes));
   if (!p) return false;
@@ -65,16 +72,7 @@ bool allocated_past_the_limit() {
 }
 
 bool grew_down_past_the_limit() {
-  FILE* maps = std::fopen("/proc/self/maps", "r");
-  if (!maps) return false;
-  char line[512];
-  while (std::fgets(line, sizeof line, maps)) {
-    unsigned long from = 0, to = 0;
-    char perms[5] = {};
-    if (std::sscanf(line, "%lx-%lx %4s", &from, &to, perms) == 3 && std::strcmp(perms, "---p") == 0 && to - from >= (1ul << 20))
-      munmap(reinterpret_cast<void*>(from), to - from);
-  }
-  std::fclose(maps);
+  if (!unmapped_no_access_regions()) return false;
   const std::size_t bytes = std::size_t{3} << 30;
   void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_GROWSDOWN, -1, 0);
   if (p == MAP_FAILED) return false;
