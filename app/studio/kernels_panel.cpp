@@ -132,6 +132,9 @@ void KernelsPanel::onSweepFinished(bool cancelled) {
     emit sweepFinished(cancelled);
     return;
   }
+  // Fastest first, as the README and lego bench show it, unless the user
+  // sorted the table by another column while the sweep ran.
+  if (!cancelled && !sorted_by_user_) sortVariants(VariantsModel::Ms, Qt::AscendingOrder);
   QString result = winner().isEmpty() ? tr("no verified, timed variant") : tr("winner: %1").arg(winner());
   if (winner().isEmpty() && emulated) result = tr("no GPU here, so nothing was timed; %1 variants verified by CPU emulation").arg(emulated);
   emit message(cancelled ? tr("sweep cancelled (%1 of %2 done); greyed rows are from an earlier sweep").arg(done_).arg(total_)
@@ -231,6 +234,7 @@ void KernelsPanel::startSweep(const QStringList& ids, bool verify_smaller) {
   parameters_->setEnabled(false);  // the sizes change after the sweep, not under it
   cancel_->setEnabled(true);
   progress_->setVisible(true);
+  sorted_by_user_ = false;
   progress_->setRange(0, static_cast<int>(ids.size()));
   progress_->setValue(0);
   // What is on screen now is from an earlier sweep until this one replaces it.

@@ -232,6 +232,7 @@ class KernelsPanel : public QWidget {
   QCheckBox* reuse_;  // results cache of unchanged code
   QPushButton *run_, *cancel_, *export_, *export_selected_, *verify_smaller_, *cluster_, *search_;
   QProgressBar* progress_;
+  bool sorted_by_user_ = false;  // a header clicked since the sweep began: its order stays when it ends
   ParametersRow* parameters_;
   QComboBox* layout_;
   QPushButton *edit_layout_, *apply_layout_, *save_project_, *suggest_;

@@ -116,6 +116,7 @@ QTableView* KernelsPanel::makeVariantsTable() {
   table->setSelectionMode(QAbstractItemView::ExtendedSelection);
   table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table->setSortingEnabled(true);
+  connect(table->horizontalHeader(), &QHeaderView::sectionClicked, this, [this] { sorted_by_user_ = true; });
   table->setToolTip(tr("Select one variant to see its code, two to see the diff"));
   table->setContextMenuPolicy(Qt::CustomContextMenu);
   connect(table, &QWidget::customContextMenuRequested, this, &KernelsPanel::showVariantsMenu);
