@@ -172,13 +172,7 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
   const std::vector<run::Outcome>& rows = swept.outcomes;
   if (dots_pending) err << "\n";  // the side-by-side rounds' ticks
 
-  // The table: timed rows first, fastest first; the rest in run order.
-  std::vector<const run::Outcome*> table;
-  for (const auto& r : rows) table.push_back(&r);
-  std::stable_sort(table.begin(), table.end(), [](const run::Outcome* a, const run::Outcome* b) {
-    const bool ta = a->ms > 0, tb = b->ms > 0;
-    return ta != tb ? ta : (ta && a->ms < b->ms);
-  });
+  const std::vector<const run::Outcome*> table = run::table_order(rows);
   // Speed-up over each timed baseline, side by side in this run (over a
   // copy baseline it is the fraction of the copy bandwidth).
   const std::vector<run::BaselineTime> bases = run::baseline_times(rows);

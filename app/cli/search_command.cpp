@@ -454,14 +454,8 @@ struct TimedAgain {
 void write_search_json(const SearchRequest& q, const kernel::KernelSpec& spec, const run::Roof& roof, const search::SearchReport& r,
                        const std::vector<run::Outcome>& rows, const std::vector<TimedAgain>& again, const std::string& target,
                        const run::SideBySide* side_by_side, std::ostream& err) {
-  std::vector<const run::Outcome*> table;
-  for (const auto& row : rows) table.push_back(&row);
-  std::stable_sort(table.begin(), table.end(), [](const run::Outcome* a, const run::Outcome* b) {
-    const bool ta = a->ms > 0, tb = b->ms > 0;
-    return ta != tb ? ta : (ta && a->ms < b->ms);
-  });
   nlohmann::json results =
-      run::bench_results_json({q.project, spec.name, roof, rows, table, run::baseline_times(rows), target, side_by_side});
+      run::bench_results_json({q.project, spec.name, roof, rows, run::table_order(rows), run::baseline_times(rows), target, side_by_side});
   nlohmann::json order = nlohmann::json::array(), timed_again = nlohmann::json::array();
   for (const auto& e : r.history) order.push_back({{"variant", e.id}, {"ms", e.ms}, {"predicted_ms", e.predicted_ms}});
   const TimedAgain* best_again = nullptr;

@@ -45,6 +45,16 @@ std::string offset_function(const kernel::Instance& inst, const kernel::BoundTen
   return fmt::format("{} int64_t {}_offset({}) {{\n{}  return {};\n}}\n", qualifiers, t.name, signature, code.declarations, code.offset);
 }
 
+// An exported example's value for element k of `t`, as C++ of its type: a
+// half is its bits, which the prelude converts; integers take k % 97
+// itself (a scale of 0.5 would make them all zero).
+std::string example_fill(const kernel::BoundTensor& t) {
+  const std::string type = kernel::c_type(t.type);
+  if (t.type == kernel::ElementType::F16) return "lego_float_to_half(float(k % 97) * 0.5f)";
+  if (t.type == kernel::ElementType::I32 || t.type == kernel::ElementType::I64) return fmt::format("{0}(k % 97)", type);
+  return fmt::format("{0}(k % 97) * {0}(0.5)", type);
+}
+
 // The CUDA export's host caller: the kernel's file included (one
 // translation unit, no -rdc), buffers filled as the CPU example fills them,
 // one launch at the variant's shape whose outputs' checksums it prints, and
@@ -64,10 +74,7 @@ std::string cuda_example(const std::string& base, const kernel::Instance& inst) 
   for (const auto& t : inst.tensors) {
     const std::string type = kernel::c_type(t.type);
     const bool half = t.type == kernel::ElementType::F16;
-    const bool integer = t.type == kernel::ElementType::I32 || t.type == kernel::ElementType::I64;
-    const std::string fill = half      ? std::string("lego_float_to_half(float(k % 97) * 0.5f)")
-                             : integer ? fmt::format("{0}(k % 97)", type)
-                                       : fmt::format("{0}(k % 97) * {0}(0.5)", type);
+    const std::string fill = example_fill(t);
     out += fmt::format(
         "  std::vector<{0}> {1}({2});\n  for (size_t k = 0; k < {1}.size(); ++k) {1}[k] = {3};\n  {0}* d_{1} = nullptr;\n"
         "  check(cudaMalloc(&d_{1}, {1}.size() * sizeof({0})), \"cudaMalloc {1}\");\n"
@@ -192,11 +199,7 @@ std::map<std::string, std::string> export_files(const kernel::KernelSpec& spec, 
   std::string sums;
   for (const auto& t : inst.tensors) {
     const bool half = t.type == kernel::ElementType::F16;  // its bits: the header's prelude converts them
-    // Integers take k % 97 itself: a scale of 0.5 would make them all zero.
-    const bool integer = t.type == kernel::ElementType::I32 || t.type == kernel::ElementType::I64;
-    const std::string fill = half      ? std::string("lego_float_to_half(float(k % 97) * 0.5f)")
-                             : integer ? fmt::format("{0}(k % 97)", kernel::c_type(t.type))
-                                       : fmt::format("{0}(k % 97) * {0}(0.5)", kernel::c_type(t.type));
+    const std::string fill = example_fill(t);
     example += fmt::format("  std::vector<{0}, Aligned64<{0}>> {1}({2});\n  for (size_t k = 0; k < {1}.size(); ++k) {1}[k] = {3};\n",
                            kernel::c_type(t.type), t.name, t.elements, fill);
     if (t.role != kernel::Role::In)

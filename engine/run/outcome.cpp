@@ -1,5 +1,6 @@
 #include "run/outcome.hpp"
 
+#include <algorithm>
 #include <array>
 #include <tuple>
 #include <utility>
@@ -78,6 +79,16 @@ std::optional<std::size_t> winner(const std::vector<Outcome>& outcomes) {
   std::vector<const Outcome*> all;
   for (const Outcome& o : outcomes) all.push_back(&o);
   return winner(all);
+}
+
+std::vector<const Outcome*> table_order(const std::vector<Outcome>& outcomes) {
+  std::vector<const Outcome*> table;
+  for (const auto& r : outcomes) table.push_back(&r);
+  std::stable_sort(table.begin(), table.end(), [](const Outcome* a, const Outcome* b) {
+    const bool ta = a->ms > 0, tb = b->ms > 0;
+    return ta != tb ? ta : (ta && a->ms < b->ms);
+  });
+  return table;
 }
 
 std::optional<std::size_t> static_winner(const std::vector<const Outcome*>& outcomes) {

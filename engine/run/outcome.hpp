@@ -155,6 +155,9 @@ bool can_win(const Outcome& outcome);
 // The fastest outcome that can_win, or nullopt.
 std::optional<std::size_t> winner(const std::vector<const Outcome*>& outcomes);
 std::optional<std::size_t> winner(const std::vector<Outcome>& outcomes);
+// The order lego bench's table and --json list outcomes in: timed rows
+// first, fastest first; the rest in run order.
+std::vector<const Outcome*> table_order(const std::vector<Outcome>& outcomes);
 // Without timings (a CUDA sweep on a machine with no GPU): the verified
 // variant the static analysis ranks first: fewest bank-conflict ways, then
 // the most coalesced global accesses, then the fewest cache lines per

@@ -196,9 +196,17 @@ double believable_gflops(const kernel::Instance& inst, const Roof& roof, bool on
   return measured > 0 ? std::max(measured, bound) : 0;
 }
 
+namespace {
+
+// A variant's source without its first line, which names the variant: two
+// variants of one code share everything after it.
+std::string past_header(const std::string& source) { return source.substr(source.find('\n') + 1); }
+
+}  // namespace
+
 // The code that differs between variants: the source past its header, and the layouts.
 std::string code_key(const kernel::Instance& inst) {
-  std::string key = inst.source.substr(inst.source.find('\n') + 1);
+  std::string key = past_header(inst.source);
   for (const auto& t : inst.tensors) key += "\n" + t.view_text;
   if (inst.backend == kernel::Backend::Cpu) key += "\ntarget " + inst.target;  // one source, other machine code
   return key;
@@ -332,7 +340,7 @@ Json request_key(const kernel::Instance& inst, const RunOptions& options) {
   RunRequest request = make_request(inst, keyed, 0);
   request.kernel.clear();
   request.variant.clear();
-  request.source = request.source.substr(request.source.find('\n') + 1);
+  request.source = past_header(request.source);
   return to_json(request);
 }
 
