@@ -2,6 +2,7 @@
 
 #include <QHelpEvent>
 #include <QPainter>
+#include <QResizeEvent>
 #include <QToolTip>
 #include <algorithm>
 #include <cmath>
@@ -41,6 +42,7 @@ void AccessMap::clear(const QString& caption) {
   grid_ = {};
   lit_ = {};
   caption_ = caption;
+  fitRows();
   emit changed();
   update();
 }
@@ -74,6 +76,7 @@ void AccessMap::relight() {
   else if (grid_.memory() == Memory::Global)
     what += tr(" in %1 32-byte sectors").arg(lit_.sectors);
   caption_ = title_ + "\n" + who + ": " + what;
+  fitRows();
   emit changed();
   update();
 }
@@ -90,6 +93,21 @@ QSizeF AccessMap::cellSize() const {
   const double fit_w = std::clamp((width() - kLeft - 6) / wordsPerRow(), 3.0, 28.0);
   const double fit_h = std::clamp((height() - top() - 6 - kLegendHeight) / static_cast<double>(rows()), 3.0, 22.0);
   return {std::min(fit_w, 2 * fit_h), std::min(fit_h, 2 * fit_w)};
+}
+
+void AccessMap::fitRows() {
+  setMinimumHeight(std::max(80, static_cast<int>(std::ceil(top() + 6 + kLegendHeight)) + rows() * kMinRowHeight));
+}
+
+void AccessMap::resizeEvent(QResizeEvent* e) {
+  QWidget::resizeEvent(e);
+  if (e->oldSize().width() != width()) fitRows();
+}
+
+int AccessMap::shownRows() const {
+  const QSizeF size = cellSize();
+  if (size.isEmpty()) return 0;
+  return std::min(rows(), static_cast<int>((height() - top() - kLegendHeight) / size.height()));
 }
 
 bool AccessMap::cellAt(QPointF pos, Cell& cell) const {
@@ -111,7 +129,7 @@ void AccessMap::paintEvent(QPaintEvent*) {
   QFont small = p.font();
   small.setPixelSize(9);
   p.setFont(small);
-  const int visible_rows = std::min(rows(), static_cast<int>((height() - top() - kLegendHeight) / ch));
+  const int visible_rows = shownRows();
   const int words_per_row = wordsPerRow();
   for (int w = 0; w < words_per_row; w += 4) p.drawText(QPointF(kLeft + w * cw, top() - 4), QString::number(w));
   p.drawText(QPointF(4, top() - 4), grid_.memory() == Memory::Shared ? tr("byte \\ bank") : tr("byte \\ word"));

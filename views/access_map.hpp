@@ -51,16 +51,23 @@ class AccessMap : public QWidget {
   int sectorsTouched() const { return lit_.sectors; }                  // distinct 32-byte sectors
   int linesTouched() const { return lit_.lines; }                      // distinct rows (cache lines)
   QSize sizeHint() const override { return {420, 380}; }
+  // At least tall enough for every row at kMinRowHeight: in a small panel
+  // the map scrolls (AccessesTab) instead of leaving rows out (issue 61 at
+  // 1280x800). A minimum height, not a hint, so a scroll area sees it change.
+  static constexpr int kMinRowHeight = 6;
+  int shownRows() const;  // the rows the height has room for
 
  signals:
   void changed();
 
  protected:
   void paintEvent(QPaintEvent*) override;
+  void resizeEvent(QResizeEvent* e) override;  // the caption wraps anew: another minimum height
   bool event(QEvent* e) override;  // tooltips name the threads of the hovered word
 
  private:
   void relight();
+  void fitRows();
   bool cellAt(QPointF pos, Cell& cell) const;
   QSizeF cellSize() const;
 

@@ -4,6 +4,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollArea>
 #include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
@@ -82,7 +83,15 @@ QWidget* AccessesTab::makeThreadMapPage() {
   auto* layout = new QVBoxLayout(page);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addLayout(controls);
-  layout->addWidget(map_, 1);
+  // The map fills the panel, and scrolls once its rows need more height than
+  // the panel has (a 1280x800 screen's bottom dock asked to be enlarged).
+  auto* scroll = new QScrollArea;
+  scroll->setObjectName("threadmap-scroll");
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  scroll->setWidget(map_);
+  layout->addWidget(scroll, 1);
   connect(warp_, &QSpinBox::valueChanged, map_, &AccessMap::setWarp);
   connect(step_, &QSlider::valueChanged, this, [this](int s) {
     step_label_->setText(s < 0 ? tr("all") : QString::number(s));

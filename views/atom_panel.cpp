@@ -7,6 +7,7 @@
 #include <QLineEdit>
 #include <QPointer>
 #include <QScrollArea>
+#include <QSplitter>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -79,8 +80,10 @@ AtomPanel::AtomPanel(QWidget* parent) : QWidget(parent) {
   shared_row->addWidget(element_bytes_);
   walk_ = new QLabel;
   walk_->setWordWrap(true);
+  // Beside the atom's values, not below the controls: there it had what the
+  // column left, and a 1280x800 window cut its 32 lanes off.
   heatmap_ = new BankHeatmap;
-  heatmap_->setMinimumHeight(150);
+  heatmap_->setMinimumSize(300, 150);
   auto* side = new QWidget;
   side->setMaximumWidth(360);
   auto* column = new QVBoxLayout(side);
@@ -91,7 +94,7 @@ AtomPanel::AtomPanel(QWidget* parent) : QWidget(parent) {
   column->addWidget(new QLabel(tr("Shared layout the atom walks")));
   column->addLayout(shared_row);
   column->addWidget(walk_);
-  column->addWidget(heatmap_, 1);
+  column->addStretch(1);
   view_ = new TvView;
   auto* scroll = new QScrollArea;
   scroll->setWidget(view_);
@@ -106,8 +109,14 @@ AtomPanel::AtomPanel(QWidget* parent) : QWidget(parent) {
   side_scroll->setMaximumWidth(380);
   side_scroll->setMinimumWidth(300);
   auto* layout = new QHBoxLayout(this);
+  auto* values_and_banks = new QSplitter(Qt::Horizontal);
+  values_and_banks->addWidget(scroll);
+  values_and_banks->addWidget(heatmap_);
+  values_and_banks->setStretchFactor(0, 3);
+  values_and_banks->setStretchFactor(1, 2);
+  values_and_banks->setChildrenCollapsible(false);
   layout->addWidget(side_scroll);
-  layout->addWidget(scroll, 1);
+  layout->addWidget(values_and_banks, 1);
   connect(atoms_, &QComboBox::currentTextChanged, this, [this] {
     fillOperands();
     redraw();
@@ -185,7 +194,7 @@ void AtomPanel::walk() {
   const auto a = atom::find_atom(atoms_->currentText().toStdString());
   if (text.isEmpty() || !a) {
     walk_->clear();
-    heatmap_->clear(tr("no shared layout"));
+    heatmap_->clear(tr("No shared layout: type one under \"Shared layout the atom walks\" to see its lanes x banks."));
     return;
   }
   walk_->setText(tr("walking..."));

@@ -65,6 +65,7 @@ void KernelsPanel::connectControls() {
 void KernelsPanel::connectSweep() {
   connect(&sweep_, &SweepSession::projectLoaded, this, &KernelsPanel::onProjectLoaded);
   connect(&sweep_, &SweepSession::failed, this, [this](const QString& m) {
+    endOpening();
     suggest_->setEnabled(true);
     emit message(tr("error: %1").arg(m));
     emit failed(m);
@@ -150,7 +151,23 @@ void KernelsPanel::onSweepFinished(bool cancelled) {
 
 void KernelsPanel::openProject(const QString& path) {
   sweep_.clearSizes();  // the file's own sizes
+  // Making a project's variants takes seconds (matmul about 6): say so at
+  // once, with a busy bar, unless a sweep has the bar (issue 61).
+  emit message(tr("opening %1...").arg(QFileInfo(path).fileName()));
+  if (!sweep_.running()) {
+    opening_ = true;
+    progress_->setRange(0, 0);
+    progress_->setFormat(tr("opening"));
+    progress_->setToolTip(tr("opening %1").arg(path));
+    progress_->setVisible(true);
+  }
   sweep_.open(path);
+}
+
+void KernelsPanel::endOpening() {
+  if (!std::exchange(opening_, false) || sweep_.running()) return;
+  progress_->setVisible(false);
+  progress_->setToolTip({});
 }
 
 void KernelsPanel::chooseTarget(const QString& name) {
@@ -233,6 +250,8 @@ void KernelsPanel::startSweep(const QStringList& ids, bool verify_smaller) {
   verify_smaller_->setEnabled(false);
   parameters_->setEnabled(false);  // the sizes change after the sweep, not under it
   cancel_->setEnabled(true);
+  opening_ = false;  // the bar is the sweep's now
+  progress_->setFormat(tr("%v / %m"));
   progress_->setVisible(true);
   sorted_by_user_ = false;
   progress_->setRange(0, static_cast<int>(ids.size()));

@@ -162,6 +162,7 @@ class KernelsPanel : public QWidget {
   void onTargetPicked();
   void onSweepFinished(bool cancelled);
   void startSweep(const QStringList& ids, bool verify_smaller);
+  void endOpening();  // the busy bar of openProject goes
   const KernelInfo* currentKernel() const;
   const VariantInfo* variant(const QString& id) const;
   OutcomePtr outcome(const KernelInfo& k, const std::string& id) const;  // the last result, or null
@@ -232,6 +233,7 @@ class KernelsPanel : public QWidget {
   QCheckBox* reuse_;  // results cache of unchanged code
   QPushButton *run_, *cancel_, *export_, *export_selected_, *verify_smaller_, *cluster_, *search_;
   QProgressBar* progress_;
+  bool opening_ = false;  // openProject's busy bar is showing
   bool sorted_by_user_ = false;  // a header clicked since the sweep began: its order stays when it ends
   ParametersRow* parameters_;
   QComboBox* layout_;

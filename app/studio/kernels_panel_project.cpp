@@ -17,6 +17,7 @@
 namespace lego::studio {
 
 void KernelsPanel::onProjectLoaded(ProjectPtr p) {
+  endOpening();
   const int kernel_index = kernel_->currentIndex(), layout_index = layout_->currentIndex();
   const bool same_file = project_ && p->file == project_->file;
   const ProjectPtr before = same_file ? project_ : nullptr;

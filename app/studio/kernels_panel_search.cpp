@@ -71,6 +71,8 @@ void KernelsPanel::startSearch(const QString& strategy, const QString& budget, s
   verify_smaller_->setEnabled(false);
   parameters_->setEnabled(false);
   cancel_->setEnabled(true);
+  opening_ = false;  // the bar is the sweep's now
+  progress_->setFormat(tr("%v / %m"));
   progress_->setVisible(true);
   bool evaluations = false;
   const int count = budget.toInt(&evaluations);

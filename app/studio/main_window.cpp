@@ -66,10 +66,10 @@ MainWindow::MainWindow(QWidget* parent)
   connect(&doc_, &views::LayoutDocument::changed, this, &MainWindow::onDocumentChanged);
   connect(&engine_, &EngineSession::snapshotReady, this, &MainWindow::onSnapshot);
   connect(composition_, &views::CompositionEditor::message, this, [this](const QString& m) {
-    statusBar()->showMessage(m, 5000);
+    say(m, 5000);
     log(m);
   });
-  connect(tensor_, &views::TensorView::hoverChanged, this, [this](const QString& m) { statusBar()->showMessage(m); });
+  connect(tensor_, &views::TensorView::hoverChanged, this, [this](const QString& m) { say(m, 0); });
 
   const QString examples = qs(projects_dir() + "/paper-layouts.lego");
   try {
@@ -87,7 +87,7 @@ MainWindow::MainWindow(QWidget* parent)
   autosave_timer_.start();
   connect(doc_.undoStack(), &QUndoStack::cleanChanged, this, [this](bool clean) { setWindowModified(!clean); });
   setWindowTitle(tr("LEGO Studio[*]"));
-  resizeWithin(kDefaultSize);
+  resizeWithin(kDefaultSize);  // the default arrangement is kept at this size
   // The bottom docks start compact, so the tensor view has the height; a
   // project's kernels get more once one is open (below). Dock sizes hold
   // only once the window is laid out, so they are set after it is shown,
@@ -218,7 +218,10 @@ void MainWindow::buildDocks() {
   start_dock->raise();
   // However a project was opened (menu, command line, recent files), its kernels come to the front.
   connect(kernels_, &KernelsPanel::projectLoaded, kernels_dock, &QDockWidget::raise);
-  connect(kernels_, &KernelsPanel::projectLoaded, this, [this, kernels_dock] { growBottomDock(kernels_dock); });
+  // Half the window for a project's table, unless the user arranged the docks.
+  connect(kernels_, &KernelsPanel::projectLoaded, this, [this, kernels_dock] {
+    if (!arranged_by_user_) growBottomDock(kernels_dock, 0.5);
+  });
   connect(kernels_, &KernelsPanel::projectLoaded, this, &MainWindow::closeWelcome);
   connect(start_, &QTreeWidget::itemActivated, this, [this, kernels_dock](QTreeWidgetItem* item) {
     const QString project = item->data(0, Qt::UserRole).toString(), layout = item->data(0, Qt::UserRole + 1).toString();
@@ -257,11 +260,11 @@ void MainWindow::buildDocks() {
     if (replaced.file.empty() || !kernels_->project()->edited || kernels_->project()->file != replaced.file) return;
     const QString m =
         tr("replaced %1 with the composer's layout; its variants are made again (Save project writes the file)").arg(replaced.layout);
-    statusBar()->showMessage(m, 15000);
+    say(m, 15000);
     log(m);
   });
   connect(kernels_, &KernelsPanel::message, this, [this](const QString& m) {
-    statusBar()->showMessage(m, 8000);
+    say(m, 8000);
     log(m);
   });
 }
@@ -375,11 +378,22 @@ void MainWindow::showBanks() {
 
 void MainWindow::warn(const QString& title, const QString& text) {
   log(text);
-  statusBar()->showMessage(text, 8000);
+  say(text, 8000);
   // Window-modal but not blocking, so nothing waits on the user to continue.
   auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
   box->setAttribute(Qt::WA_DeleteOnClose);
   box->open();
+}
+
+void MainWindow::say(const QString& text, int timeout_ms) {
+  QStatusBar* bar = statusBar();
+  int room = bar->width() - 24;  // the size grip and the margins
+  for (const QLabel* label : {engine_status_, target_status_})
+    if (label && !label->isHidden()) room -= label->sizeHint().width() + 8;
+  // Before the window is laid out there is no width to go by.
+  const bool laid_out = bar->width() > 200 && room > 80;
+  bar->showMessage(laid_out ? bar->fontMetrics().elidedText(text, Qt::ElideRight, room) : text, timeout_ms);
+  bar->setToolTip(text);
 }
 
 void MainWindow::log(const QString& line) { log_->appendPlainText(QTime::currentTime().toString("HH:mm:ss  ") + line); }

@@ -83,6 +83,10 @@ class MainWindow : public QMainWindow {
   void resizeWithin(QSize wanted);
   // 1280x820: a 1280x800 laptop gets its whole screen.
   static constexpr QSize kDefaultSize{1280, 820};
+  // The size of a first run on a screen with `available` room: nine tenths
+  // of a larger screen (a 1600x1000 one had 1280x820 of it), the whole of a
+  // smaller one.
+  static QSize firstRunSize(QSize available);
   // Edits since the last open or save.
   bool hasUnsavedChanges() const { return !doc_.isClean(); }
   // How the window asks Save / Discard / Cancel before unsaved work would be
@@ -116,11 +120,14 @@ class MainWindow : public QMainWindow {
   void buildActions();
   // True when the user's own arrangement was restored.
   bool restoreArrangement();
+  bool arranged_by_user_ = false;  // the docks as the user left them: a project's load does not resize them
   // The docks' default sizes: the bottom ones compact, the pieces narrow.
   void defaultDockSizes();
   // A bottom dock brought to the front for something tall (a project's
-  // kernels, the 32-lane heatmap) gets half the window when it has less.
-  void growBottomDock(QDockWidget* dock);
+  // kernels, the 32-lane heatmap) gets `share` of the window when it has
+  // much less. The heatmap's docks take 2/5: at half, a 1280x800 window
+  // left the tensor view a thumbnail.
+  void growBottomDock(QDockWidget* dock, double share = 0.4);
   QDockWidget* dockFor(QWidget* widget, const QString& title, const char* name);
   void addGrowingBottomDock(QDockWidget* dock, QDockWidget* beside);
   void raiseBottomDock(const char* name);  // in front, three quarters of the window's height
@@ -159,6 +166,9 @@ class MainWindow : public QMainWindow {
   void saveLayout();
   void exportView();
   void log(const QString& line);
+  // On the status bar, elided to the room left of the engine and target
+  // labels (a long line ran under them at 1280x800); the log has it whole.
+  void say(const QString& text, int timeout_ms);
   void warn(const QString& title, const QString& text);  // logged, and shown without blocking
 
   views::LayoutDocument doc_;

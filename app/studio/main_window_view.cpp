@@ -75,10 +75,24 @@ constexpr int kArrangementVersion = 3;
 bool MainWindow::restoreArrangement() {
   default_state_ = saveState(kArrangementVersion);
   QSettings settings;
-  const bool saved = settings.contains("window/state") && restoreState(settings.value("window/state").toByteArray(), kArrangementVersion);
-  if (settings.contains("window/geometry")) restoreGeometry(settings.value("window/geometry").toByteArray());
-  resizeWithin(size());
-  return saved;
+  arranged_by_user_ = settings.contains("window/state") && restoreState(settings.value("window/state").toByteArray(), kArrangementVersion);
+  // The size the user left, never the position: a window manager adds its
+  // frame to a saved position, and the window came back 20 px lower each
+  // time. Where it goes is the window manager's choice.
+  const QSize saved = settings.value("window/size").toSize();
+  resizeWithin(saved.isValid() ? saved : firstRunSize(screen() ? screen()->availableGeometry().size() : kDefaultSize));
+  if (settings.value("window/maximized", false).toBool()) setWindowState(windowState() | Qt::WindowMaximized);
+  // Again once shown at that size: applied before, the docks' heights were
+  // redistributed when the window was first laid out (the kernels dock came
+  // back at half the window).
+  if (arranged_by_user_)
+    QTimer::singleShot(0, this, [this, state = settings.value("window/state").toByteArray()] { restoreState(state, kArrangementVersion); });
+  return arranged_by_user_;
+}
+
+QSize MainWindow::firstRunSize(QSize available) {
+  if (available.width() < kDefaultSize.width() || available.height() < kDefaultSize.height()) return kDefaultSize.boundedTo(available);
+  return kDefaultSize.expandedTo(available * 0.9).boundedTo(available);
 }
 
 void MainWindow::defaultDockSizes() {
@@ -100,7 +114,7 @@ void MainWindow::showBankConflicts() {
   banks->raise();
   // Queued after the default dock sizes (also when called before the window
   // is shown, --banks), which the layout has not applied yet: no size check.
-  QTimer::singleShot(0, this, [this, banks] { resizeDocks({banks}, {height() / 2}, Qt::Vertical); });
+  QTimer::singleShot(0, this, [this, banks] { resizeDocks({banks}, {height() * 2 / 5}, Qt::Vertical); });
 }
 
 bool MainWindow::showAtom(const QString& atom, const QString& operand) {
@@ -121,14 +135,16 @@ void MainWindow::raiseBottomDock(const char* name) {
   });
 }
 
-void MainWindow::growBottomDock(QDockWidget* dock) {
-  if (dock->height() < height() * 2 / 5) resizeDocks({dock}, {height() / 2}, Qt::Vertical);
+void MainWindow::growBottomDock(QDockWidget* dock, double share) {
+  if (dock->height() < height() * share * 0.8) resizeDocks({dock}, {static_cast<int>(height() * share)}, Qt::Vertical);
 }
 
 void MainWindow::saveArrangement() const {
   QSettings settings;
   settings.setValue("window/state", saveState(kArrangementVersion));
-  settings.setValue("window/geometry", saveGeometry());
+  settings.setValue("window/size", isMaximized() || isFullScreen() ? normalGeometry().size() : size());
+  settings.setValue("window/maximized", isMaximized());
+  settings.remove("window/geometry");  // the position, kept before: see restoreArrangement
 }
 
 // Never larger than the screen it is on (a 1280x800 laptop).
@@ -157,13 +173,17 @@ void MainWindow::showHelp() {
     text->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     dock->setWidget(text);
     addDockWidget(Qt::RightDockWidgetArea, dock);
-    if (auto* details = findChild<QDockWidget*>("details")) tabifyDockWidget(details, dock);
+    // Floating over the window's right side, a third of its width (360 px at
+    // least) and most of its height: docked, it shared the right column with
+    // the layout's text and opened three lines tall at 1280x800. A double
+    // click on its title docks it where the user wants.
+    dock->setFloating(true);
+    const int wide = std::clamp(width() / 3, 360, 560), tall = std::max(360, height() * 4 / 5);
+    dock->resize(wide, tall);
+    dock->move(mapToGlobal(QPoint(std::max(0, width() - wide - 24), std::max(0, height() - tall) / 2)));
   }
   dock->show();
   dock->raise();
-  // A third of the window, 360 px at least: room for the guide's lines.
-  const int wanted = std::clamp(width() / 3, 360, 560);
-  if (dock->width() < wanted) resizeDocks({dock}, {wanted}, Qt::Horizontal);
 }
 
 QWidget* MainWindow::buildBanner() {
@@ -188,7 +208,7 @@ QWidget* MainWindow::buildBanner() {
 
 void MainWindow::announce(const QString& text, const QString& topic) {
   log(text);
-  statusBar()->showMessage(text, 30000);
+  say(text, 30000);
   banner_lines_[topic] = text;  // several at start (a layout and a project recovered): each on its own line
   showBannerLines();
 }
@@ -209,7 +229,7 @@ void MainWindow::firstRunHint() {
   QSettings settings;
   if (settings.value("hints/first_run_shown", false).toBool()) return;
   settings.setValue("hints/first_run_shown", true);
-  statusBar()->showMessage(tr("Tip: drag a piece from Pieces onto a block to change the layout; F1 opens the guide."), 30000);
+  say(tr("Tip: drag a piece from Pieces onto a block to change the layout; F1 opens the guide."), 30000);
 }
 
 void MainWindow::updateStepLabel() {

@@ -1,6 +1,7 @@
 #include "kernel/spec.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
@@ -86,7 +87,18 @@ class Reader {
   std::string string_at(const OrderedJson& object, const std::string& key, const std::string& path) const {
     const OrderedJson& v = member(object, key, path);
     if (!v.is_string()) fail(path + "." + key, "expected a string");
-    return v.get<std::string>();
+    std::string text = v.get<std::string>();
+    // Each of a project's strings is one line: a name or a description with
+    // a newline printed by lego as a line of its own could forge a verdict
+    // line (issue 61); an escape sequence would reach the terminal.
+    if (const auto c = std::find_if(text.begin(), text.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; });
+        c != text.end()) {
+      char code[8];
+      std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(static_cast<unsigned char>(*c)));
+      fail(path + "." + key, std::string("a control character (") + code + ") at character " + std::to_string(c - text.begin() + 1) +
+                                 ": each text here is one line");
+    }
+    return text;
   }
   std::string optional_string(const OrderedJson& object, const std::string& key, const std::string& path) const {
     return object.contains(key) ? string_at(object, key, path) : std::string();

@@ -22,6 +22,8 @@
 #include <QtTest>
 
 #include "studio/examples.hpp"
+#include "views/atom_panel.hpp"
+#include "views/bank_heatmap.hpp"
 #include "studio/main_window.hpp"
 #include "studio/save_file.hpp"
 #include "studio/sweep_session.hpp"
@@ -91,6 +93,12 @@ class StudioMessagesTest : public QObject {
     QCOMPARE(text->horizontalScrollBar()->maximum(), 0);
     QVERIFY(!text->horizontalScrollBar()->isVisible());
     QVERIFY(w.width() <= 1280);
+    // Issue 61: tabbed with the checks' dock it was three lines tall. It
+    // floats over the window's right side, most of its height.
+    QVERIFY(dock->isFloating());
+    QVERIFY2(dock->height() >= 800 * 3 / 4, qPrintable(QString("the guide is %1 px tall").arg(dock->height())));
+    const QRect over_window(w.mapFromGlobal(dock->pos()), dock->size());
+    QVERIFY2(w.rect().contains(over_window), qPrintable(QString("%1,%2").arg(over_window.x()).arg(over_window.y())));
   }
 
   // Recovered edits used to be announced in the log alone.
@@ -248,6 +256,96 @@ class StudioMessagesTest : public QObject {
     QCOMPARE(QFileInfo(dir).canonicalFilePath(), QFileInfo(LEGO_PROJECTS_DIR).canonicalFilePath());
     MainWindow w;
     QVERIFY2(log_text(w).contains(dir + "/paper-layouts.lego"), qPrintable(log_text(w)));
+  }
+
+  // Issue 61, the studio's item 11: a long status message ran on under the
+  // target label at 1280x800. It stops short of it, whole in the tooltip and the log.
+  void aLongStatusMessageStopsShortOfTheTargetLabel() {
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QLabel* target = nullptr;
+    for (QLabel* label : w.statusBar()->findChildren<QLabel*>())
+      if (label->text().startsWith("Target:")) target = label;
+    QVERIFY(target && target->isVisible());
+    const QString long_line = "sweep finished; winner: " + QString("TILE=32,UNROLL=4,").repeated(12) + "END";
+    emit w.kernels()->message(long_line);
+    const QString shown = w.statusBar()->currentMessage();
+    QVERIFY2(shown.endsWith(QChar(0x2026)), qPrintable(shown));
+    QVERIFY2(w.statusBar()->fontMetrics().horizontalAdvance(shown) < target->x(), qPrintable(shown));
+    QCOMPARE(w.statusBar()->toolTip(), long_line);
+    QVERIFY(log_text(w).contains(long_line));
+    // A short one is shown as it is.
+    emit w.kernels()->message("saved");
+    QCOMPARE(w.statusBar()->currentMessage(), QString("saved"));
+  }
+
+  // Issue 61 at 1280x800: the Atoms dock's lanes x banks heatmap sat under
+  // the controls, and the window cut its 32 lanes off. Beside the atom's
+  // values it is whole, at 5 px a lane or more.
+  void theAtomsBankHeatmapIsWholeAt1280x800() {
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.showAtom("ldmatrix.x4", "D"));
+    QSignalSpy walked(w.atoms(), &lego::views::AtomPanel::walkFinished);
+    w.atoms()->setSharedLayout("CuTe(Sw<3,3,3> o (64,64):(64,1))", 2);
+    QVERIFY(walked.wait(60000));
+    lego::views::BankHeatmap* heatmap = w.atoms()->heatmap();
+    QTRY_VERIFY2_WITH_TIMEOUT(heatmap->geometry().cells.height() >= 32 * 5, qPrintable(QString::number(heatmap->geometry().cells.height())),
+                              10000);
+    QCOMPARE(heatmap->visibleRegion().boundingRect(), heatmap->rect());  // nothing scrolled away or clipped
+    const QRect on_window(heatmap->mapTo(&w, QPoint(0, 0)), heatmap->size());
+    QVERIFY(w.rect().contains(on_window));
+  }
+
+  // Issue 61: a first run on a 1600x1000 screen used 1280x820 of it, and a
+  // 1280x800 one gets all of it.
+  void aFirstRunFillsMostOfALargeScreenAndAllOfASmallOne() {
+    QCOMPARE(MainWindow::firstRunSize({1600, 1000}), QSize(1440, 900));
+    QCOMPARE(MainWindow::firstRunSize({1280, 800}), QSize(1280, 800));
+    QCOMPARE(MainWindow::firstRunSize({1366, 740}), QSize(1280, 740));
+    QCOMPARE(MainWindow::firstRunSize({3840, 2160}), QSize(3456, 1944));
+  }
+
+  // Issue 61: after a smaller screen the window came back lower by a window
+  // frame, with its bottom dock grown to half the window. Only the size is
+  // kept, and a project's load leaves the user's docks as they were.
+  void theUsersArrangementComesBackWithoutMovingOrGrowing() {
+    QSettings().remove("window");
+    int kernels_height = 0;
+    QSize first_size;
+    {
+      MainWindow w;
+      w.resizeWithin({1260, 780});  // as the window will come back on this screen
+      w.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&w));
+      auto* kernels = w.findChild<QDockWidget*>("kernels");
+      kernels->raise();
+      w.resizeDocks({kernels}, {200}, Qt::Vertical);
+      QTRY_VERIFY(std::abs(kernels->height() - 200) < 30);
+      kernels_height = kernels->height();
+      first_size = w.size();
+      w.close();
+    }
+    QVERIFY(!QSettings().contains("window/geometry"));
+    QCOMPARE(QSettings().value("window/size").toSize(), first_size);
+    MainWindow again;
+    QCOMPARE(again.size(), first_size);
+    QVERIFY(MainWindow::firstRunSize(again.screen()->availableGeometry().size()) != first_size);  // not a first run's
+    again.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&again));
+    QTest::qWait(100);
+    QSignalSpy loaded(again.kernels(), &lego::studio::KernelsPanel::projectLoaded);
+    again.kernels()->openProject(LEGO_TEST_DATA "/kernels/faulty.lego.json");
+    QVERIFY(loaded.wait(120000));
+    QTest::qWait(100);
+    auto* kernels = again.findChild<QDockWidget*>("kernels");
+    QVERIFY2(std::abs(kernels->height() - kernels_height) < 30, qPrintable(QString::number(kernels->height())));
+    again.close();
+    QSettings().remove("window");
   }
 };
 

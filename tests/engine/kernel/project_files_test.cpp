@@ -91,6 +91,18 @@ TEST(ProjectFiles, AMisspeltFieldIsRefusedWithTheNearestName) {
   EXPECT_NE(refusal(far).find("$.kernels[0].zzzzzzzzzz: unknown field (known: name, "), std::string::npos) << refusal(far);
 }
 
+// Issue 61: a description with a newline printed a line of its own, which
+// could read as another variant's verdict. Each text of a project is one line.
+TEST(ProjectFiles, AProjectsTextWithANewlineOrAnEscapeIsRefusedWithItsPath) {
+  Folder f;
+  const fs::path forged = project_with(f, R"("description": "fine\ncopy  ok  0.001 ms")");
+  EXPECT_NE(refusal(forged).find("$.kernels[0].description: a control character (U+000A) at character 5"), std::string::npos)
+      << refusal(forged);
+  const fs::path escape = project_with(f, R"("description": "\u001b]52;c;aGk=\u0007")");
+  EXPECT_NE(refusal(escape).find("(U+001B) at character 1"), std::string::npos) << refusal(escape);
+  EXPECT_EQ(load_project(project_with(f, R"("description": "one line, ✓ and all")"), {}).kernels.at(0).description, "one line, ✓ and all");
+}
+
 // A kernel's declared vector loop (the search's prior reads it) names
 // tensors it has and index positions they have, or says where it does not.
 TEST(ProjectFiles, AVectorLoopNamesTheTensorsAndIndicesItWalks) {
