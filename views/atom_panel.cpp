@@ -84,6 +84,7 @@ AtomPanel::AtomPanel(QWidget* parent) : QWidget(parent) {
   // column left, and a 1280x800 window cut its 32 lanes off.
   heatmap_ = new BankHeatmap;
   heatmap_->setMinimumSize(300, 150);
+  heatmap_->setMaximumWidth(560);  // 32 banks need no more; the rest is the values'
   auto* side = new QWidget;
   side->setMaximumWidth(360);
   auto* column = new QVBoxLayout(side);
@@ -112,8 +113,8 @@ AtomPanel::AtomPanel(QWidget* parent) : QWidget(parent) {
   auto* values_and_banks = new QSplitter(Qt::Horizontal);
   values_and_banks->addWidget(scroll);
   values_and_banks->addWidget(heatmap_);
-  values_and_banks->setStretchFactor(0, 3);
-  values_and_banks->setStretchFactor(1, 2);
+  values_and_banks->setStretchFactor(0, 1);
+  values_and_banks->setStretchFactor(1, 0);
   values_and_banks->setChildrenCollapsible(false);
   layout->addWidget(side_scroll);
   layout->addWidget(values_and_banks, 1);
