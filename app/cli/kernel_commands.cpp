@@ -243,16 +243,7 @@ int bench(const std::string& project_file, const std::string& kernel_name, std::
                        ruled->id, ruled->message);
   }
   if (const auto& pairs = swept.side_by_side) out << side_by_side_text(*pairs, spec.name);
-  // The seeds the workers drew for this run's inputs (the variants' and each
-  // library's worker draw their own), to reproduce a failure with.
-  // The variants' worker's seed: a library baseline's worker draws its own,
-  // for its own check, which no --seed of the variants' failure needs.
-  std::set<std::uint64_t> drawn;
-  for (const auto& r : rows)
-    if (!r.cached && !r.baseline && r.input_seed != 0) drawn.insert(r.input_seed);
-  for (const std::uint64_t s : drawn)
-    err << (options.seed == 0 ? fmt::format("(verification inputs drawn from seed {}; --seed {} draws them again)\n", s, s)
-                              : fmt::format("(verification inputs from seed {}, as --seed gave)\n", s));
+  print_input_seeds(rows, options.seed, false, err);
   // Said once: every process of a sweep raises the same walls.
   if (const auto partial = std::find_if(rows.begin(), rows.end(), [](const run::Outcome& r) { return !r.sandbox.empty(); });
       partial != rows.end())

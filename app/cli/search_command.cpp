@@ -616,6 +616,7 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
   } else {
     print_baselines(measurer.outcomes, spec.name, "timed before the search", out);
   }
+  print_input_seeds(measurer.outcomes, sweep.run.seed, true, err);
   if (!q.json_out.empty())
     write_search_json(q, spec, roof, r, measurer.outcomes, again_times, sweep.target.name, side_by_side ? &*side_by_side : nullptr, err);
   // The search's own seconds above leave out loading the ceilings and

@@ -51,7 +51,7 @@ struct Roof {
   std::string cpu, device;         // the host CPU, or the GPU's name
   std::string measured_at;         // "2026-11-24 02:55 UTC"; empty when unknown
   std::int64_t measured_unix = 0;
-  std::string cached_file;  // where machine_roof keeps it
+  std::string cached_file;  // where machine_roof keeps it, or "(not cached: why)"
   // CPU ceilings are measured per target (run/ceilings.hpp): its name and
   // ISA level, the FMA kernel's chains, the clock the cores ran at, and the
   // theoretical peak at that clock; empty or 0 where unknown.

@@ -90,13 +90,17 @@ Json read_sealed(const fs::path& file) {
   return kernel::parse_json_or_discarded(std::string_view(*opened).substr(name.size()));
 }
 
-// Writes it sealed; a cache that cannot be written only costs time.
-void write_sealed(const fs::path& file, const std::string& text) {
+// Writes it sealed; a cache that cannot be written only costs time. Why it
+// was not written, or "" once it is.
+std::string write_sealed(const fs::path& file, const std::string& text) {
   try {
-    if (!private_folder_problem(file.parent_path()).empty()) return;
-    if (const std::optional<std::string> sealed = seal(cache_file("host").parent_path(), named_text(file, text)))
-      write_own_file_atomically(file, *sealed);
-  } catch (const std::exception&) {
+    if (std::string problem = private_folder_problem(file.parent_path()); !problem.empty()) return problem;
+    const std::optional<std::string> sealed = seal(cache_file("host").parent_path(), named_text(file, text));
+    if (!sealed) return "no key to seal it with";
+    write_own_file_atomically(file, *sealed);
+    return {};
+  } catch (const std::exception& e) {
+    return e.what();
   }
 }
 
@@ -146,8 +150,9 @@ Roof machine_roof(bool refresh, const std::function<void(const std::string&)>& n
         fmt::format("the machine was busy: the ceiling kernels had the cores {:.0f}% of the time, so these roofs are low; they are "
                     "measured again after ten minutes (or now: lego ceilings --refresh, on a quiet machine)",
                     100 * roof.cpu_share));
-  write_sealed(file, roof_json(roof).dump(2) + "\n");
-  roof.cached_file = file.string();
+  // Said where the file would be: "cached in" a folder that refused it misled (issue 61's review).
+  const std::string not_written = write_sealed(file, roof_json(roof).dump(2) + "\n");
+  roof.cached_file = not_written.empty() ? file.string() : "(not cached: " + not_written + ")";
   return roof;
 }
 

@@ -309,6 +309,12 @@ TEST(TrustCli, EachRunsInputsAreDrawnAndSeedFixesThem) {
   }
   const Output given = shell(bench + " --seed 42");
   EXPECT_NE(given.text.find("(verification inputs from seed 42, as --seed gave)"), std::string::npos) << given.text;
+  // The new-user review: a search said nothing of the inputs' seed.
+  const Output search = shell(bench + " --strategy random --budget 2");
+  EXPECT_NE(search.text.find("(verification inputs drawn from seed "), std::string::npos) << search.text;
+  EXPECT_NE(search.text.find("and seeds the search's own draws"), std::string::npos) << search.text;
+  const Output seeded_search = shell(bench + " --strategy random --budget 2 --seed 42");
+  EXPECT_NE(seeded_search.text.find("(verification inputs from seed 42, as --seed gave)"), std::string::npos) << seeded_search.text;
 }
 
 // Issue 61, failures 5, 11 and 13: escape sequences (a clipboard write,
@@ -423,6 +429,11 @@ TEST(TrustCli, ACacheFolderOthersCanWriteAFifoKeyOrAPlantedLinkIsNotFollowed) {
   EXPECT_EQ(open_folder.rc, 0) << open_folder.text;
   EXPECT_EQ(open_folder.text.find("(cached)"), std::string::npos) << open_folder.text;
   EXPECT_NE(open_folder.text.find("is writable by other users (mode 0777)"), std::string::npos) << open_folder.text;
+  // The new-user review: lego ceilings said "cached in" the folder that refused the file.
+  const Output ceilings = shell("XDG_CACHE_HOME=" + home.string() + " " + kBin + "/lego ceilings");
+  EXPECT_EQ(ceilings.rc, 0) << ceilings.text;
+  EXPECT_NE(ceilings.text.find("cached in        (not cached: "), std::string::npos) << ceilings.text;
+  EXPECT_NE(ceilings.text.find("(mode 0777)"), std::string::npos) << ceilings.text;
   fs::permissions(home / "lego-studio", fs::perms(0700));
 }
 
