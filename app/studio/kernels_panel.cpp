@@ -3,6 +3,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFileInfo>
+#include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>
@@ -65,8 +66,13 @@ void KernelsPanel::connectControls() {
 void KernelsPanel::connectSweep() {
   connect(&sweep_, &SweepSession::projectLoaded, this, &KernelsPanel::onProjectLoaded);
   connect(&sweep_, &SweepSession::failed, this, [this](const QString& m) {
-    endOpening();
-    suggest_->setEnabled(true);
+    // A project that did not open says so where the project's name goes,
+    // not only in the status bar, whose message fades (the new-user review).
+    if (endOpening() && !project_) {
+      project_label_->setText(tr("Not opened (the Log says why)"));
+      project_label_->setToolTip(m);
+    }
+    suggest_->setEnabled(project_ != nullptr);
     emit message(tr("error: %1").arg(m));
     emit failed(m);
   });
@@ -164,10 +170,11 @@ void KernelsPanel::openProject(const QString& path) {
   sweep_.open(path);
 }
 
-void KernelsPanel::endOpening() {
-  if (!std::exchange(opening_, false) || sweep_.running()) return;
+bool KernelsPanel::endOpening() {
+  if (!std::exchange(opening_, false) || sweep_.running()) return false;
   progress_->setVisible(false);
   progress_->setToolTip({});
+  return true;
 }
 
 void KernelsPanel::chooseTarget(const QString& name) {

@@ -162,7 +162,7 @@ class KernelsPanel : public QWidget {
   void onTargetPicked();
   void onSweepFinished(bool cancelled);
   void startSweep(const QStringList& ids, bool verify_smaller);
-  void endOpening();  // the busy bar of openProject goes
+  bool endOpening();  // the busy bar of openProject goes; false if it was not showing
   const KernelInfo* currentKernel() const;
   const VariantInfo* variant(const QString& id) const;
   OutcomePtr outcome(const KernelInfo& k, const std::string& id) const;  // the last result, or null

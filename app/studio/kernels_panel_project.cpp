@@ -4,7 +4,9 @@
 
 #include <QComboBox>
 #include <QFileInfo>
+#include <QHeaderView>
 #include <QLabel>
+#include <QTableView>
 #include <QPushButton>
 
 #include "project/runs.hpp"
@@ -18,6 +20,9 @@ namespace lego::studio {
 
 void KernelsPanel::onProjectLoaded(ProjectPtr p) {
   endOpening();
+  if (!project_)  // the first: what needs a project is enabled from now on (no sweep or submit can run before it)
+    for (QWidget* w : std::initializer_list<QWidget*>{run_, search_, cluster_, edit_layout_, suggest_, apply_layout_, export_})
+      w->setEnabled(true);
   const int kernel_index = kernel_->currentIndex(), layout_index = layout_->currentIndex();
   const bool same_file = project_ && p->file == project_->file;
   const ProjectPtr before = same_file ? project_ : nullptr;
@@ -26,6 +31,7 @@ void KernelsPanel::onProjectLoaded(ProjectPtr p) {
   save_project_->setEnabled(hasUnsavedProject());
   std::map<std::string, OutcomePtr> earlier = std::move(outcomes_);
   outcomes_ = project_->imported;  // results measured elsewhere show until a sweep here replaces them
+  if (!same_file) table_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);  // another project: its space's order
   project_label_->setText(QFileInfo(qs(project_->file)).fileName() + (hasUnsavedProject() ? "*" : ""));
   project_label_->setToolTip(qs(project_->project.description));
   {

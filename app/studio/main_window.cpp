@@ -52,6 +52,10 @@ MainWindow::MainWindow(QWidget* parent)
   buildDocks();
   buildActions();
   engine_status_ = new QLabel;
+  // Its width fixed, so that a message elided to the room left of it (say)
+  // does not run under it once the engine's time is shown.
+  engine_status_->setMinimumWidth(engine_status_->fontMetrics().horizontalAdvance(QStringLiteral("engine 9999.9 ms")) + 8);
+  engine_status_->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
   statusBar()->addPermanentWidget(engine_status_);
   // The CPU the kernels' variants are made for; this machine until a project picks another.
   target_status_ = new QLabel(
@@ -85,7 +89,11 @@ MainWindow::MainWindow(QWidget* parent)
   autosave_timer_.setInterval(3000);
   connect(&autosave_timer_, &QTimer::timeout, this, &MainWindow::autosaveNow);
   autosave_timer_.start();
-  connect(doc_.undoStack(), &QUndoStack::cleanChanged, this, [this](bool clean) { setWindowModified(!clean); });
+  connect(doc_.undoStack(), &QUndoStack::cleanChanged, this, [this](bool clean) {
+    setWindowModified(!clean);
+    // A recovered layout's banner stays until it is saved or another is opened (the new-user review of issue 61).
+    if (clean) withdraw(QStringLiteral("layout"));
+  });
   setWindowTitle(tr("LEGO Studio[*]"));
   resizeWithin(kDefaultSize);  // the default arrangement is kept at this size
   // The bottom docks start compact, so the tensor view has the height; a
@@ -389,10 +397,13 @@ void MainWindow::say(const QString& text, int timeout_ms) {
   QStatusBar* bar = statusBar();
   int room = bar->width() - 24;  // the size grip and the margins
   for (const QLabel* label : {engine_status_, target_status_})
-    if (label && !label->isHidden()) room -= label->sizeHint().width() + 8;
+    if (label && !label->isHidden()) room -= std::max(label->sizeHint().width(), label->minimumWidth()) + 8;
+  // One line: an error's caret lines are in the log (and the tooltip).
+  QString line = text.section('\n', 0, 0);
+  if (line.size() < text.trimmed().size()) line += QStringLiteral(" \u2026");
   // Before the window is laid out there is no width to go by.
   const bool laid_out = bar->width() > 200 && room > 80;
-  bar->showMessage(laid_out ? bar->fontMetrics().elidedText(text, Qt::ElideRight, room) : text, timeout_ms);
+  bar->showMessage(laid_out ? bar->fontMetrics().elidedText(line, Qt::ElideRight, room) : line, timeout_ms);
   bar->setToolTip(text);
 }
 

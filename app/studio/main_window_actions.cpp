@@ -34,10 +34,15 @@ void MainWindow::buildActions() {
     kernels_->openProject(path);
     addRecent(path);
   });
-  file->addAction(tr("Save project"), this, [this] {
+  // Enabled as the panel's Save project button is: only with edits to save
+  // (the new-user review of issue 61: it rewrote an unchanged shipped example).
+  QAction* save_project = file->addAction(tr("Save project"), this, [this] {
+    if (!kernels_->hasUnsavedProject()) return say(tr("the project has no unsaved edits"), 8000);
     QString error;
-    if (kernels_->project() && !kernels_->saveProject(&error)) warn(tr("Save project"), error);
+    if (!kernels_->saveProject(&error)) warn(tr("Save project"), error);
   });
+  save_project->setObjectName("save-project");
+  connect(file, &QMenu::aboutToShow, this, [this, save_project] { save_project->setEnabled(kernels_->hasUnsavedProject()); });
   file->addAction(tr("Save project as..."), this, [this] {
     if (!kernels_->project()) return warn(tr("Save project as"), tr("No project is open."));
     const QString path =

@@ -66,6 +66,12 @@ std::size_t utf8_sequence(std::string_view text, std::size_t i) {
   return length;
 }
 
+// The marks and overrides that reorder text shown after them (the Trojan
+// Source characters): a line could then read as another than it is.
+bool bidi_control(char32_t point) {
+  return point == 0x200e || point == 0x200f || (point >= 0x202a && point <= 0x202e) || (point >= 0x2066 && point <= 0x2069);
+}
+
 }  // namespace
 
 std::string printable(std::string_view text) {
@@ -81,7 +87,16 @@ std::string printable(std::string_view text) {
     const auto c = static_cast<unsigned char>(text[i]);
     const std::size_t length = utf8_sequence(text, i);
     const bool c1 = length == 2 && c == 0xc2 && static_cast<unsigned char>(text[i + 1]) <= 0x9f;
-    if (length == 0 || (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+    if (const char32_t point = length == 3 ? ((c & 0x0fu) << 12) | ((static_cast<unsigned char>(text[i + 1]) & 0x3fu) << 6) |
+                                                 (static_cast<unsigned char>(text[i + 2]) & 0x3fu)
+                                           : 0;
+        bidi_control(point)) {
+      // Shown by its code point: it would reorder the rest of the line.
+      static constexpr char kDigits[] = "0123456789abcdef";
+      out += "\\u";
+      for (int shift = 12; shift >= 0; shift -= 4) out += kDigits[(point >> shift) & 15];
+      i += length;
+    } else if (length == 0 || (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
       escape(out, c);  // a control byte, or one that is not UTF-8 (a Latin-1 name): a terminal would garble it
       ++i;
     } else if (c1) {

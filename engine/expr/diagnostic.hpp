@@ -40,7 +40,8 @@ std::string format_diagnostic(std::string_view source, const Diagnostic& d, std:
 
 // `text` safe to print on a terminal: control characters other than newline
 // and tab (ESC, CR, NUL, and C1 controls in UTF-8), and bytes that are not
-// UTF-8, as \xHH. Names, devices
+// UTF-8, as \xHH; the bidirectional marks and overrides (U+202E) as \uHHHH.
+// Names, devices
 // and messages come from files anyone may have written, and an escape
 // sequence in one could rewrite what the screen shows.
 std::string printable(std::string_view text);

@@ -10,6 +10,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFileInfo>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProcess>
@@ -738,6 +739,9 @@ void KernelsPanelTest::openingAProjectShowsABusyBarUntilItsVariantsAreMade() {
   QSignalSpy loaded(&panel, &KernelsPanel::projectLoaded);
   auto* bar = panel.findChild<QProgressBar*>();
   QVERIFY(bar && !bar->isVisible());
+  // The new-user review: with no project, Run and Search were enabled and did nothing.
+  QVERIFY(!panel.searchButton()->isEnabled());
+  QVERIFY(!panel.findChild<QPushButton*>("runOnCluster")->isEnabled());
   panel.openProject(LEGO_TEST_DATA "/kernels/faulty.lego.json");
   QVERIFY(bar->isVisible());
   QCOMPARE(bar->maximum(), 0);  // busy, without a count
@@ -746,12 +750,27 @@ void KernelsPanelTest::openingAProjectShowsABusyBarUntilItsVariantsAreMade() {
   QCOMPARE(said.first().first().toString(), QString("opening faulty.lego.json..."));
   QVERIFY(loaded.wait(120000));
   QVERIFY(!bar->isVisible());
+  QVERIFY(panel.searchButton()->isEnabled());
+  QVERIFY(panel.findChild<QPushButton*>("runOnCluster")->isEnabled());
+  // The rows in the space's order, and no sort arrow that says otherwise (the new-user review).
+  QCOMPARE(panel.findChild<QTableView*>()->horizontalHeader()->sortIndicatorSection(), -1);
   // And a file that does not open ends it too.
   QSignalSpy failed(&panel, &KernelsPanel::failed);
   panel.openProject(LEGO_TEST_DATA "/kernels/no-such.lego.json");
   QVERIFY(bar->isVisible());
   QVERIFY(failed.wait(60000));
   QVERIFY(!bar->isVisible());
+  // A first project that does not open says so where its name would be.
+  KernelsPanel fresh;
+  QSignalSpy fresh_failed(&fresh, &KernelsPanel::failed);
+  fresh.openProject(LEGO_TEST_DATA "/kernels/no-such.lego.json");
+  QVERIFY(fresh_failed.wait(60000));
+  QLabel* name = nullptr;
+  for (QLabel* label : fresh.findChildren<QLabel*>())
+    if (label->text().startsWith("Not opened")) name = label;
+  QVERIFY(name);
+  QVERIFY2(name->toolTip().contains("no-such.lego.json"), qPrintable(name->toolTip()));
+  QVERIFY(!fresh.searchButton()->isEnabled());
 }
 
 // Issue 61, the studio's item 1: Run on cluster refused a project that was

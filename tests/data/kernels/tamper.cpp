@@ -1,7 +1,8 @@
 // A copy that, by MODE, also tries what the sandbox must refuse (issue 61,
 // failures 1, 2, 6 and 7): changing a file's metadata, reading the user's
 // files, shrinking its own tensors, allocating memory no limit counts or
-// that outlives it, pushing keystrokes into the terminal, becoming dumpable.
+// that outlives it, pushing keystrokes into the terminal, becoming dumpable,
+// reading a file's extended attributes or watching a folder.
 // The copy itself is right; a refused attempt writes B[0] = -1 (the
 // verdict: wrong), so "ok" says an attempt went through. The files come from
 // the environment: LEGO_TAMPER_FILE (the user's, mode 0644),
@@ -138,6 +139,19 @@ bool attempt_was_refused(int mode) {
       int ends[2];
       return pipe(ends) != 0 || refused(fcntl(ends[0], 1031 /* F_SETPIPE_SZ */, 1 << 20));
     }
+    // The attack review: an extended attribute's value read by name (one a
+    // shared project's author could leave on the cache key), and the list.
+    case 26: {
+      char value[64];
+      return refused(getxattr(file(), "user.lego", value, sizeof value));
+    }
+    case 27: {
+      char names[256];
+      return refused(listxattr(file(), names, sizeof names));
+    }
+    // The names of the files created or opened in the user's folder, watched.
+    case 28: return refused(syscall(SYS_inotify_init1, 0)) && refused(syscall(SYS_inotify_init));
+    case 29: return refused(syscall(SYS_fanotify_init, 0x200 /* FAN_REPORT_FID */, O_RDONLY));
   }
   return false;
 }
