@@ -63,7 +63,7 @@ class AccessMap : public QWidget {
  protected:
   void paintEvent(QPaintEvent*) override;
   void resizeEvent(QResizeEvent* e) override;  // the caption wraps anew: another minimum height
-  bool event(QEvent* e) override;  // tooltips name the threads of the hovered word
+  bool event(QEvent* e) override;              // tooltips name the threads of the hovered word
 
  private:
   void relight();

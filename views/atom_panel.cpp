@@ -7,9 +7,9 @@
 #include <QLineEdit>
 #include <QPointer>
 #include <QScrollArea>
-#include <QSplitter>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QVBoxLayout>
 
 #include "analysis/atom_walks.hpp"

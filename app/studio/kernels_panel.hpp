@@ -233,7 +233,7 @@ class KernelsPanel : public QWidget {
   QCheckBox* reuse_;  // results cache of unchanged code
   QPushButton *run_, *cancel_, *export_, *export_selected_, *verify_smaller_, *cluster_, *search_;
   QProgressBar* progress_;
-  bool opening_ = false;  // openProject's busy bar is showing
+  bool opening_ = false;         // openProject's busy bar is showing
   bool sorted_by_user_ = false;  // a header clicked since the sweep began: its order stays when it ends
   ParametersRow* parameters_;
   QComboBox* layout_;

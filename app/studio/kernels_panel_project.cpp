@@ -6,8 +6,8 @@
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
-#include <QTableView>
 #include <QPushButton>
+#include <QTableView>
 
 #include "project/runs.hpp"
 #include "run/sweep.hpp"

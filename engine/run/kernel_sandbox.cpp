@@ -154,9 +154,9 @@ int deny_file_changes(scmp_filter_ctx filter) {
 // readlink stay: Landlock does not cover them, and the C library needs them.
 int deny_watching_and_attributes(scmp_filter_ctx filter) {
   int rc = 0;
-  for (int call : {SCMP_SYS(getxattr), SCMP_SYS(lgetxattr), SCMP_SYS(fgetxattr), SCMP_SYS(listxattr), SCMP_SYS(llistxattr),
-                   SCMP_SYS(flistxattr), SCMP_SYS(inotify_init), SCMP_SYS(inotify_init1), SCMP_SYS(inotify_add_watch),
-                   SCMP_SYS(fanotify_init), SCMP_SYS(fanotify_mark)})
+  for (int call :
+       {SCMP_SYS(getxattr), SCMP_SYS(lgetxattr), SCMP_SYS(fgetxattr), SCMP_SYS(listxattr), SCMP_SYS(llistxattr), SCMP_SYS(flistxattr),
+        SCMP_SYS(inotify_init), SCMP_SYS(inotify_init1), SCMP_SYS(inotify_add_watch), SCMP_SYS(fanotify_init), SCMP_SYS(fanotify_mark)})
     rc |= seccomp_rule_add(filter, SCMP_ACT_ERRNO(EPERM), call, 0);
   return rc;
 }

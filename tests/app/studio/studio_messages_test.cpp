@@ -22,11 +22,11 @@
 #include <QtTest>
 
 #include "studio/examples.hpp"
-#include "views/atom_panel.hpp"
-#include "views/bank_heatmap.hpp"
 #include "studio/main_window.hpp"
 #include "studio/save_file.hpp"
 #include "studio/sweep_session.hpp"
+#include "views/atom_panel.hpp"
+#include "views/bank_heatmap.hpp"
 
 using lego::studio::MainWindow;
 

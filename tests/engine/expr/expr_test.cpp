@@ -112,7 +112,9 @@ TEST(Printable, EscapesWhatATerminalWouldNotPrintAndKeepsUtf8) {
   EXPECT_EQ(printable("caf\xe9.json"), "caf\\xe9.json");                         // Latin-1 é
   EXPECT_EQ(printable("\xc3"), "\\xc3");                                         // a sequence cut short
   // The attack review of issue 61: a right-to-left override reordered the rest of a kernel's line.
-  EXPECT_EQ(printable("ok \xe2\x80\xae" "1.0 ms"), "ok \\u202e1.0 ms");
+  EXPECT_EQ(printable("ok \xe2\x80\xae"
+                      "1.0 ms"),
+            "ok \\u202e1.0 ms");
   EXPECT_EQ(printable("\xe2\x81\xa6x\xe2\x81\xa9"), "\\u2066x\\u2069");
   EXPECT_EQ(printable("\xe2\x80\x94"), "\xe2\x80\x94");  // an em dash stays
   EXPECT_EQ(std::string(LegoError("x\xff").what()), "x\\xff");
