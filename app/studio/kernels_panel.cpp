@@ -23,6 +23,9 @@ namespace lego::studio {
 KernelsPanel::KernelsPanel(QWidget* parent) : QWidget(parent) {
   QHBoxLayout* top = makeTopRow();
   QHBoxLayout* layouts_row = makeLayoutsRow();
+  // Until a project has loaded there is nothing for them to act on (the
+  // new-user review of issue 61: Run did nothing, and said nothing).
+  for (QWidget* w : needingAProject()) w->setEnabled(false);
   parameters_ = makeSizesRow();
   table_ = makeVariantsTable();
   auto* split = new QSplitter(Qt::Horizontal);
@@ -170,6 +173,10 @@ void KernelsPanel::openProject(const QString& path) {
   sweep_.open(path);
 }
 
+std::array<QWidget*, 7> KernelsPanel::needingAProject() const {
+  return {run_, search_, cluster_, edit_layout_, suggest_, apply_layout_, export_};
+}
+
 bool KernelsPanel::endOpening() {
   if (!std::exchange(opening_, false) || sweep_.running()) return false;
   progress_->setVisible(false);
@@ -249,9 +256,9 @@ void KernelsPanel::verifySmaller(QStringList ids) {
   startSweep(ids, true);
 }
 
-void KernelsPanel::startSweep(const QStringList& ids, bool verify_smaller) {
-  const KernelInfo* k = currentKernel();
-  if (!k || sweep_.running()) return;
+// A sweep's or a search's start: the controls that would change what runs
+// are off until onSweepFinished, and the bar counts `bar_maximum` (0: busy).
+void KernelsPanel::beginRun(int bar_maximum) {
   run_->setEnabled(false);
   search_->setEnabled(false);
   verify_smaller_->setEnabled(false);
@@ -260,9 +267,15 @@ void KernelsPanel::startSweep(const QStringList& ids, bool verify_smaller) {
   opening_ = false;  // the bar is the sweep's now
   progress_->setFormat(tr("%v / %m"));
   progress_->setVisible(true);
-  sorted_by_user_ = false;
-  progress_->setRange(0, static_cast<int>(ids.size()));
+  progress_->setRange(0, bar_maximum);
   progress_->setValue(0);
+}
+
+void KernelsPanel::startSweep(const QStringList& ids, bool verify_smaller) {
+  const KernelInfo* k = currentKernel();
+  if (!k || sweep_.running()) return;
+  beginRun(static_cast<int>(ids.size()));
+  sorted_by_user_ = false;
   // What is on screen now is from an earlier sweep until this one replaces it.
   stale_.clear();
   for (const auto& [key, o] : outcomes_)

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <QWidget>
+#include <array>
 #include <functional>
 #include <map>
 #include <set>
@@ -162,7 +163,9 @@ class KernelsPanel : public QWidget {
   void onTargetPicked();
   void onSweepFinished(bool cancelled);
   void startSweep(const QStringList& ids, bool verify_smaller);
-  bool endOpening();  // the busy bar of openProject goes; false if it was not showing
+  void beginRun(int bar_maximum);
+  std::array<QWidget*, 7> needingAProject() const;  // off until the first project loads
+  bool endOpening();                                // the busy bar of openProject goes; false if it was not showing
   const KernelInfo* currentKernel() const;
   const VariantInfo* variant(const QString& id) const;
   OutcomePtr outcome(const KernelInfo& k, const std::string& id) const;  // the last result, or null

@@ -21,8 +21,7 @@ namespace lego::studio {
 void KernelsPanel::onProjectLoaded(ProjectPtr p) {
   endOpening();
   if (!project_)  // the first: what needs a project is enabled from now on (no sweep or submit can run before it)
-    for (QWidget* w : std::initializer_list<QWidget*>{run_, search_, cluster_, edit_layout_, suggest_, apply_layout_, export_})
-      w->setEnabled(true);
+    for (QWidget* w : needingAProject()) w->setEnabled(true);
   const int kernel_index = kernel_->currentIndex(), layout_index = layout_->currentIndex();
   const bool same_file = project_ && p->file == project_->file;
   const ProjectPtr before = same_file ? project_ : nullptr;

@@ -66,18 +66,9 @@ void KernelsPanel::startSearch(const QString& strategy, const QString& budget, s
     emit message(tr("error: %1").arg(qs(why)));
     return;
   }
-  run_->setEnabled(false);
-  search_->setEnabled(false);
-  verify_smaller_->setEnabled(false);
-  parameters_->setEnabled(false);
-  cancel_->setEnabled(true);
-  opening_ = false;  // the bar is the sweep's now
-  progress_->setFormat(tr("%v / %m"));
-  progress_->setVisible(true);
   bool evaluations = false;
   const int count = budget.toInt(&evaluations);
-  progress_->setRange(0, evaluations ? count : 0);  // a budget in seconds: busy, without a count
-  progress_->setValue(0);
+  beginRun(evaluations ? count : 0);  // a budget in seconds: busy, without a count
   done_ = 0;
   total_ = evaluations ? count : 0;
   emit message(tr("searching %1 with strategy %2, budget %3, seed %4")

@@ -48,7 +48,6 @@ QHBoxLayout* KernelsPanel::makeTopRow() {
          "table and the roofline as tasks finish, and the job is recorded in the project for lego collect"));
   cancel_ = new QPushButton(tr("Cancel"));
   cancel_->setEnabled(false);
-  for (QWidget* w : std::initializer_list<QWidget*>{run_, search_, cluster_}) w->setEnabled(false);  // until a project loads
   export_ = new QPushButton(tr("Export winner..."));
   export_->setToolTip(
       tr("The fastest verified variant as standalone source (File > Export winner); with nothing timed (no GPU here), the "
@@ -172,9 +171,6 @@ QHBoxLayout* KernelsPanel::makeLayoutsRow() {
   row->addWidget(layout_, 1);
   for (QWidget* w : std::initializer_list<QWidget*>{edit_layout_, suggest_, apply_layout_, save_project_, export_, export_selected_})
     row->addWidget(w);
-  // Until a project has loaded there is nothing for them to act on (the
-  // new-user review of issue 61: Run did nothing, and said nothing).
-  for (QWidget* w : std::initializer_list<QWidget*>{edit_layout_, suggest_, apply_layout_, export_}) w->setEnabled(false);
   return row;
 }
 

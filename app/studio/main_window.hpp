@@ -103,6 +103,9 @@ class MainWindow : public QMainWindow {
   // folder); a file left there by a session that did not close is recovered
   // at start.
   static QString stateDir();
+  // The autosaves in it: the layout as a .lego program, and a project's unsaved edits.
+  static QString layoutAutosave() { return stateDir() + "/autosave.lego"; }
+  static QString projectAutosave() { return stateDir() + "/autosave-project.json"; }
   void autosaveNow();
 
  signals:

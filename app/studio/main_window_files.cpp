@@ -77,8 +77,8 @@ bool MainWindow::saveLayoutTo(const QString& path, QString* error) {
     if (error) *error = tr("Could not save %1: %2").arg(path, why);
     return false;
   }
-  doc_.undoStack()->setClean();                  // the recovered layout's banner goes with it (cleanChanged)
-  QFile::remove(stateDir() + "/autosave.lego");  // saved on purpose: nothing to recover
+  doc_.undoStack()->setClean();     // the recovered layout's banner goes with it (cleanChanged)
+  QFile::remove(layoutAutosave());  // saved on purpose: nothing to recover
   last_autosaved_.clear();
   addRecent(path);
   log(tr("saved %1").arg(path));

@@ -27,7 +27,7 @@ void MainWindow::autosaveNow() {
   QDir().mkpath(stateDir());
   const QString text = programText();
   QString why;
-  if (saveFile(stateDir() + "/autosave.lego", text.toStdString(), &why))
+  if (saveFile(layoutAutosave(), text.toStdString(), &why))
     last_autosaved_ = text;
   else
     log(tr("autosave failed: %1").arg(why));
@@ -35,7 +35,7 @@ void MainWindow::autosaveNow() {
 
 // Unsaved project edits: the project's path and its edited JSON.
 void MainWindow::autosaveProject() {
-  const QString path = stateDir() + "/autosave-project.json";
+  const QString path = projectAutosave();
   if (!kernels_->hasUnsavedProject()) {
     if (QFile::exists(path)) QFile::remove(path);
     return;
@@ -51,7 +51,7 @@ void MainWindow::autosaveProject() {
 }
 
 void MainWindow::recoverProject() {
-  const QString path = stateDir() + "/autosave-project.json";
+  const QString path = projectAutosave();
   QFile f(path);
   if (!f.open(QIODevice::ReadOnly)) return;
   std::string why;
@@ -70,7 +70,7 @@ void MainWindow::recoverProject() {
 
 void MainWindow::recoverAutosave() {
   recoverProject();
-  const QString path = stateDir() + "/autosave.lego";
+  const QString path = layoutAutosave();
   if (!QFile::exists(path)) return;
   try {
     const std::vector<Example> saved = load_examples(path.toStdString());
@@ -103,7 +103,7 @@ bool MainWindow::keepOrDiscardProject() {
     warn(tr("Save project"), error);
     return false;
   }
-  QFile::remove(stateDir() + "/autosave-project.json");  // saved, or discarded on purpose
+  QFile::remove(projectAutosave());  // saved, or discarded on purpose
   return true;
 }
 
@@ -118,7 +118,7 @@ bool MainWindow::keepOrDiscardLayout() {
     saveLayout();
     if (hasUnsavedChanges()) return false;  // the save dialog was cancelled or failed
   }
-  QFile::remove(stateDir() + "/autosave.lego");
+  QFile::remove(layoutAutosave());
   return true;
 }
 
@@ -139,8 +139,8 @@ bool MainWindow::mayExportInto(const QString& dir, bool* replace) {
 void MainWindow::closeEvent(QCloseEvent* e) {
   if (!keepOrDiscardProject() || !keepOrDiscardLayout()) return e->ignore();
   saveArrangement();
-  QFile::remove(stateDir() + "/autosave.lego");  // closed on purpose: nothing to recover
-  QFile::remove(stateDir() + "/autosave-project.json");
+  QFile::remove(layoutAutosave());  // closed on purpose: nothing to recover
+  QFile::remove(projectAutosave());
   e->accept();
 }
 

@@ -66,6 +66,12 @@ std::size_t utf8_sequence(std::string_view text, std::size_t i) {
   return length;
 }
 
+// The code point of the three-byte UTF-8 sequence at `i` (utf8_sequence checked it).
+char32_t three_byte_point(std::string_view text, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<char32_t>(static_cast<unsigned char>(text[k])); };
+  return ((byte(i) & 0x0f) << 12) | ((byte(i + 1) & 0x3f) << 6) | (byte(i + 2) & 0x3f);
+}
+
 // The marks and overrides that reorder text shown after them (the Trojan
 // Source characters): a line could then read as another than it is.
 bool bidi_control(char32_t point) {
@@ -87,10 +93,7 @@ std::string printable(std::string_view text) {
     const auto c = static_cast<unsigned char>(text[i]);
     const std::size_t length = utf8_sequence(text, i);
     const bool c1 = length == 2 && c == 0xc2 && static_cast<unsigned char>(text[i + 1]) <= 0x9f;
-    if (const char32_t point = length == 3 ? ((c & 0x0fu) << 12) | ((static_cast<unsigned char>(text[i + 1]) & 0x3fu) << 6) |
-                                                 (static_cast<unsigned char>(text[i + 2]) & 0x3fu)
-                                           : 0;
-        bidi_control(point)) {
+    if (const char32_t point = length == 3 ? three_byte_point(text, i) : 0; bidi_control(point)) {
       // Shown by its code point: it would reorder the rest of the line.
       static constexpr char kDigits[] = "0123456789abcdef";
       out += "\\u";
