@@ -446,7 +446,7 @@ TEST(KernelCli, BenchWritesGoogleBenchmarkJsonWithOurFields) {
   // The README says whose times the sweep's are, and how to build like that.
   std::ifstream readme(dir / "README.md");
   const std::string readme_text((std::istreambuf_iterator<char>(readme)), std::istreambuf_iterator<char>());
-  EXPECT_NE(readme_text.find("`clang++` in place of `c++` reproduces those times"), std::string::npos) << readme_text;
+  EXPECT_NE(readme_text.find("`clang++-15` in place of `c++` reproduces those times"), std::string::npos) << readme_text;
   const Output build = shell("cd " + dir.string() + " && c++ -std=c++17 -O2 -fopenmp example.cpp transpose2d.cpp -o example && ./example");
   ASSERT_EQ(build.rc, 0) << build.text;
   // A transpose permutes its input, so the output sums to the input's sum: sum of (k % 97) * 0.5.
