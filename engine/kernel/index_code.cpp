@@ -65,6 +65,14 @@ std::string rename(const std::string& code, const std::map<std::string, std::str
   return out;
 }
 
+// Triton: Python has no block expression, so each shared subexpression is
+// written out where it is used (Triton's compiler shares them again).
+std::string inlined(const std::string& code, const DeriveResult& r) {
+  std::map<std::string, std::string> values;
+  for (const auto& [t, e] : r.temporaries) values[t] = "(" + rename(e, values) + ")";
+  return rename(code, values);
+}
+
 std::string declarations(const DeriveResult& r, const std::map<std::string, std::string>& temps) {
   std::string code;
   for (const auto& [t, e] : r.temporaries) code += "const " + r.index_type + " " + temps.at(t) + " = " + rename(e, temps) + "; ";
@@ -101,7 +109,9 @@ IndexCode access_index(const IndexContext& c, const placeholder::Access& access,
   IndexCode out;
   out.derived = derive_at(c, access.name, access.indices, false);
   const auto temps = temporaries(out.derived, ordinal);
-  if (out.derived.temporaries.empty())
+  if (c.lang == sym::Lang::Triton)
+    out.code = "(" + inlined(out.derived.exprs.at(0), out.derived) + ")";
+  else if (out.derived.temporaries.empty())
     out.code = "(" + out.derived.exprs.at(0) + ")";
   else
     out.code = "([&]() -> int64_t { " + declarations(out.derived, temps) + "return " + rename(out.derived.exprs.at(0), temps) + "; }())";
@@ -118,6 +128,11 @@ IndexCode inverse_declarations(const IndexContext& c, const std::string& layout,
     throw LegoError(layout + ".inv gives " + std::to_string(r.exprs.size()) + " coordinates but " + std::to_string(names.size()) +
                     " names are declared");
   const auto temps = temporaries(r, ordinal);
+  if (c.lang == sym::Lang::Triton) {  // Python statements on the placeholder's one line
+    for (std::size_t k = 0; k < names.size(); ++k) out.code += (k ? "; " : "") + names[k] + " = " + inlined(r.exprs[k], r);
+    out.ops = r.ops;
+    return out;
+  }
   out.code = declarations(r, temps);
   for (std::size_t k = 0; k < names.size(); ++k)
     out.code += "const int64_t " + names[k] + " = " + rename(r.exprs[k], temps) + ";" + (k + 1 < names.size() ? " " : "");

@@ -76,8 +76,9 @@ class PlaceholderReader {
   std::vector<std::string> indices(const std::string& args) const {
     std::vector<std::string> out = split_commas(args);
     for (const auto& a : out)
-      if (!is_identifier(a) && !is_integer(a))
-        fail(length_, "index \"" + a + "\" must be a name or an integer (bind expressions to a name first)");
+      if (!is_identifier(a) && !is_integer(a) && a != ":")
+        fail(length_,
+             "index \"" + a + "\" must be a name, an integer or ':' (Triton: a whole tile dimension); bind expressions to a name first");
     return out;
   }
 

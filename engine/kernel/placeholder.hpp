@@ -27,7 +27,8 @@ namespace lego::kernel {
 
 namespace placeholder {
 
-// NAME[i, k]: indices are names (ranged by the layout) or integers.
+// NAME[i, k]: indices are names (ranged by the layout) or integers; in a
+// Triton template also ':', a whole dimension (a tl.arange over it).
 struct Access {
   std::string name;
   std::vector<std::string> indices;

@@ -63,10 +63,10 @@ std::optional<Role> role_from_text(const std::string& text) {
   return std::nullopt;
 }
 
-const char* to_string(Backend b) { return b == Backend::Cuda ? "cuda" : "cpu"; }
+const char* to_string(Backend b) { return b == Backend::Cuda ? "cuda" : b == Backend::Triton ? "triton" : "cpu"; }
 
 std::optional<Backend> backend_from_text(const std::string& text) {
-  for (const Backend b : {Backend::Cpu, Backend::Cuda})
+  for (const Backend b : {Backend::Cpu, Backend::Cuda, Backend::Triton})
     if (text == to_string(b)) return b;
   return std::nullopt;
 }
@@ -295,7 +295,7 @@ KernelSpec kernel_spec(const Reader& r, const OrderedJson& k, const std::string&
   s.description = r.optional_string(k, "description", path);
   if (k.contains("backend")) {
     const auto backend = backend_from_text(r.string_at(k, "backend", path));
-    if (!backend) r.fail(path + ".backend", "expected \"cpu\" or \"cuda\"");
+    if (!backend) r.fail(path + ".backend", "expected \"cpu\", \"cuda\" or \"triton\"");
     s.backend = *backend;
   }
   s.template_name = r.string_at(k, "template", path);

@@ -24,14 +24,14 @@ enum class Role { In, Out, InOut };
 // in every kernel's prelude and every reference).
 enum class ElementType { F32, F64, I32, I64, F16 };
 inline constexpr ElementType kElementTypes[] = {ElementType::F32, ElementType::F64, ElementType::I32, ElementType::I64, ElementType::F16};
-enum class Backend { Cpu, Cuda };
+enum class Backend { Cpu, Cuda, Triton };
 
 const char* c_type(ElementType t);  // float, double, int32_t, int64_t, uint16_t
 std::optional<ElementType> element_type_from_c_type(const std::string& text);
 std::size_t element_bytes(ElementType t);
 const char* to_string(Role r);  // in, out, inout
 std::optional<Role> role_from_text(const std::string& text);
-const char* to_string(Backend b);  // cpu, cuda
+const char* to_string(Backend b);  // cpu, cuda, triton
 std::optional<Backend> backend_from_text(const std::string& text);
 
 struct LayoutChoice {

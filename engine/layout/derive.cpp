@@ -59,7 +59,7 @@ DeriveResult derive(const LayoutAst& layout, const Env& env, const DeriveRequest
   std::vector<std::size_t> slices;  // positions written ':' (Triton: a whole dimension)
   for (std::size_t k = 0; k < r.indices.size(); ++k)
     if (r.indices[k] == ":") slices.push_back(k);
-  if (!slices.empty() && r.lang != sym::Lang::Triton) throw LegoError("':' (a whole dimension) is for --lang triton");
+  if (!slices.empty() && r.lang != sym::Lang::Triton) throw LegoError("':' (a whole dimension) is for Triton (--lang triton)");
   for (std::size_t k = 0; k < r.indices.size(); ++k) {
     std::int64_t v = 0;
     if (r.indices[k] == ":") {
@@ -145,6 +145,13 @@ DeriveResult derive(const LayoutAst& layout, const Env& env, const DeriveRequest
     }
     return out;
   }
+  // Triton computes in the indices' type, int32 (tl.arange, tl.program_id):
+  // where a value may not fit, each index is widened first.
+  if (r.lang == sym::Lang::Triton && !fits)
+    for (const auto& [name, extent] : ranges) {
+      auto& text = options.var_text[name];
+      text = "(" + (text.empty() ? name : text) + ").to(tl.int64)";
+    }
   sym::PrintedBlock block = sym::print_shared(results, simplifier.prover(), options);
   out.temporaries = std::move(block.temporaries);
   out.exprs = std::move(block.results);

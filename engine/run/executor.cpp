@@ -75,6 +75,19 @@ Json job_for(const RunRequest& request, const std::string& source, const char* e
           {"buffers", described}};
 }
 
+// A Triton variant's job: its Python, whose launch function the kernel's
+// process calls under Triton's interpreter (run/python_kernel.hpp). The
+// interpreter says nothing of a GPU's speed: it is never timed.
+Json triton_job(const RunRequest& request, const std::vector<const Buffer*>& buffers) {
+  Json job = job_for(request, "", "launch", buffers);
+  job.erase("source");
+  job["python_source"] = request.source;
+  job["time"] = false;
+  job["assembly"] = false;
+  job["openmp"] = false;
+  return job;
+}
+
 }  // namespace
 
 namespace {
@@ -176,9 +189,11 @@ void Executor::execute_cpu(const RunRequest& request, RunReply& result, const st
   std::vector<const Buffer*> buffers;
   for (const auto& p : data.physical) buffers.push_back(&p);
   stage("compile");
-  KernelProcess process(
-      job_for(request, request.source + entry_trampoline("lego_entry", "lego_kernel", types_of(request.tensors)), "lego_entry", buffers),
-      buffers);
+  const bool triton = request.backend == kernel::Backend::Triton;
+  KernelProcess process(triton ? triton_job(request, buffers)
+                               : job_for(request, request.source + entry_trampoline("lego_entry", "lego_kernel", types_of(request.tensors)),
+                                         "lego_entry", buffers),
+                        buffers);
   std::optional<Json> event = process.next_event();
   if (kernel_event(event) == KernelEvent::CompileError) {
     result.status = Status::CompileError;
@@ -229,7 +244,7 @@ void Executor::execute_cpu(const RunRequest& request, RunReply& result, const st
     check_overruns(request, data, result);
     return;
   }
-  if (request.options.time) {
+  if (request.options.time && !triton) {
     stage("time");
     process.go();
     event = process.next_event();

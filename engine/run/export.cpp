@@ -152,6 +152,26 @@ std::map<std::string, std::string> export_cuda(const kernel::KernelSpec& spec, c
   return files;
 }
 
+// A Triton variant: its Python as it was verified, whose launch function
+// takes one tensor per project tensor (a flat buffer of its layout's size).
+std::map<std::string, std::string> export_triton(const kernel::KernelSpec& spec, const kernel::Instance& inst) {
+  std::string tensors, sizes;
+  for (const auto& t : inst.tensors) {
+    tensors += (tensors.empty() ? "" : ", ") + t.name;
+    sizes += fmt::format("- `{}` ({}, {}): {} elements, layout \"{}\": {}\n", t.name, kernel::to_string(t.role), kernel::c_type(t.type),
+                         t.elements, t.layout_name, t.view_text);
+  }
+  const std::string base = spec.name;
+  return {{base + ".py", inst.source},
+          {"README.md", "# " + spec.name + " — variant " + inst.variant + "\n\n" + spec.description +
+                            "\n\nExported by LEGO Studio: a Triton kernel and its launch function, verified here under Triton's "
+                            "interpreter (TRITON_INTERPRET=1) against the project's reference. On a GPU, with PyTorch and Triton 3.6:\n\n"
+                            "    from " +
+                            base + " import launch\n    launch(" + tensors +
+                            ")  # CUDA tensors, each a flat buffer in its layout\n\nThe tensors, in the launch function's order:\n\n" +
+                            sizes + "\nA `half` tensor is `torch.float16`, `float` `torch.float32`.\n"}};
+}
+
 }  // namespace
 
 // The exported example allocates its buffers 64-byte aligned, as the
@@ -170,6 +190,7 @@ std::string compiler_flags(const target::Target& t) {
 
 std::map<std::string, std::string> export_files(const kernel::KernelSpec& spec, const kernel::Instance& inst) {
   if (inst.backend == kernel::Backend::Cuda) return export_cuda(spec, inst);
+  if (inst.backend == kernel::Backend::Triton) return export_triton(spec, inst);
   const target::Target target = target::resolve(inst.target);
   const std::string flags = compiler_flags(target);
   const bool here = cannot_run_here(target).empty();

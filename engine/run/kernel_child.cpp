@@ -20,6 +20,7 @@
 #include "run/kernel_process.hpp"
 #include "run/kernel_sandbox.hpp"
 #include "run/libraries.hpp"
+#include "run/python_kernel.hpp"
 #include "run/worker_handlers.hpp"
 
 namespace lego::run {
@@ -249,13 +250,15 @@ void kernel_process_main(int job_fd, int events_fd, int control_fd, const std::v
                                    described[k].at("count").get<std::int64_t>()));
       args.push_back(mapped.back().data());
     }
-    const bool runs_openmp = !spec.contains("analyze") && !spec.value("compile_server", false) && !spec.value("compile_only", false) &&
-                             spec.value("openmp", true);
+    const bool python = spec.contains("python_source");
+    const bool runs_openmp = !python && !spec.contains("analyze") && !spec.value("compile_server", false) &&
+                             !spec.value("compile_only", false) && spec.value("openmp", true);
     if (runs_openmp) start_openmp_runtime();
     // The limits count from here: the tensors and their no-access regions
     // are mapped, and the budget is for what the kernel allocates.
     const std::string sandbox_note = enter_kernel_sandbox();
     watch_faults(mapped, described);
+    if (python) run_python_kernel(spec, mapped, events_out, sandbox_note);
     // An access trace runs the project's code too (instrumented): here.
     if (spec.contains("analyze")) {
       send({{"event", to_string(KernelEvent::Analyzed)}, {"result", execute_analyze(spec["analyze"])}});

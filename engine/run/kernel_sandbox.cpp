@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "expr/diagnostic.hpp"
+#include "run/python_environment.hpp"
 
 namespace lego::run {
 namespace {
@@ -257,8 +258,8 @@ std::string install_seccomp() {
 }
 
 // Folders a kernel's process may read (Landlock): the system's programs,
-// libraries and headers, and what glibc, OpenMP, OpenBLAS and Google
-// Benchmark read of the machine. Not the user's home, /tmp or the
+// libraries and headers, what glibc, OpenMP, OpenBLAS and Google
+// Benchmark read of the machine, and the Python environment of Triton's interpreter. Not the user's home, /tmp or the
 // checkout: the results cache's key and entries, a project's other files,
 // the user's keys. A compiler or library installed elsewhere is read where
 // the build found it (its prefix: the folder above bin/ or lib/).
@@ -271,6 +272,9 @@ std::vector<std::string> readable_folders() {
     for (int up = 0; up < 2 && prefix.find('/') != std::string::npos; ++up) prefix.erase(prefix.rfind('/'));
     if (!prefix.empty()) folders.push_back(prefix);
   }
+  // Triton's interpreter and numpy, for Triton variants: the virtual
+  // environment only, never the checkout it may sit in.
+  if (!python_environment().folder.empty()) folders.push_back(python_environment().folder);
   return folders;
 }
 

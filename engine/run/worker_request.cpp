@@ -143,7 +143,7 @@ const std::set<std::string>& known_targets() {
 void check_run(const Fields& f) {
   for (const char* key : {"kernel", "variant", "reference", "library"}) f.string(key);
   f.string("source", true);
-  f.string("backend", false, {"cpu", "cuda"});
+  f.string("backend", false, {"cpu", "cuda", "triton"});
   f.string("target", false, known_targets());
   for (const char* key : {"verify", "time", "assembly"}) f.boolean(key);
   f.integer("repetitions", 1, kMaxRequestRepetitions);
@@ -166,7 +166,7 @@ void check_run(const Fields& f) {
 void check_analyze(const Fields& f) {
   for (const char* key : {"kernel", "variant"}) f.string(key);
   f.string("source", true);
-  f.string("backend", true, {"cpu", "cuda"});
+  f.string("backend", true, {"cpu", "cuda", "triton"});
   for (const char* key : {"heatmap", "thread_map"}) f.boolean(key);
   f.integer("per_site", 0, std::int64_t{1} << 30);
   f.integer("budget", 0, std::int64_t{1} << 34);
