@@ -78,7 +78,7 @@ class PlaceholderReader {
     for (const auto& a : out)
       if (!is_identifier(a) && !is_integer(a) && a != ":")
         fail(length_,
-             "index \"" + a + "\" must be a name, an integer or ':' (Triton: a whole tile dimension); bind expressions to a name first");
+             "index \"" + a + "\" must be a name or an integer (or ':', a whole tile dimension, in a Triton template); bind expressions to a name first");
     return out;
   }
 

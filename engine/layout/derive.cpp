@@ -146,8 +146,10 @@ DeriveResult derive(const LayoutAst& layout, const Env& env, const DeriveRequest
     return out;
   }
   // Triton computes in the indices' type, int32 (tl.arange, tl.program_id):
-  // where a value may not fit, each index is widened first.
-  if (r.lang == sym::Lang::Triton && !fits)
+  // where a value of a kernel's bound sizes may not fit, each index is
+  // widened first. With sizes left as symbols (lego expr) no bound is known,
+  // and the expression is printed as it is.
+  if (r.lang == sym::Lang::Triton && !fits && sizes.empty())
     for (const auto& [name, extent] : ranges) {
       auto& text = options.var_text[name];
       text = "(" + (text.empty() ? name : text) + ").to(tl.int64)";

@@ -15,14 +15,14 @@ using run::Status;
 
 std::string merge_results(const std::string& project_text, const std::string& results_text, const std::string& results_label,
                           const UnknownVariant& unknown_variant, MergeSummary* summary) {
-  using OrderedJson = nlohmann::ordered_json;
-  OrderedJson project = kernel::parse_ordered_json_or_discarded(project_text);
+  using Ordered = nlohmann::ordered_json;
+  Ordered project = kernel::parse_ordered_json_or_discarded(project_text);
   if (project.is_discarded() || !project.is_object()) throw LegoError("the project is not a JSON object");
   // Too deep or a number beyond a double is said as such, with its place,
   // rather than as "not a results file".
   if (const std::string problem = kernel::json_limit_problem(results_text); !problem.empty())
     throw LegoError(results_label + ": " + problem);
-  OrderedJson results = kernel::parse_ordered_json_or_discarded(results_text);
+  Ordered results = kernel::parse_ordered_json_or_discarded(results_text);
   std::string rows_key = "variants";  // as the file names them, for the JSON paths of errors
   // The harnesses' results (bench_bundle.hpp, cpu_bundle.hpp): Google
   // Benchmark's JSON with our fields on each benchmark, and the device (a
@@ -31,7 +31,7 @@ std::string merge_results(const std::string& project_text, const std::string& re
   // "variants"} directly; both are read.
   if (results.is_object() && results.contains("benchmarks") && results["benchmarks"].is_array() && results.contains("context") &&
       results["context"].is_object() && results["context"].contains("lego_bench_results")) {
-    OrderedJson converted = {{"lego_bench_results", 1}, {"variants", results["benchmarks"]}};
+    Ordered converted = {{"lego_bench_results", 1}, {"variants", results["benchmarks"]}};
     for (const char* key : {"device", "arch", "copy_gbs"})
       if (results["context"].contains(key)) converted[key] = results["context"][key];
     results = std::move(converted);
@@ -41,18 +41,18 @@ std::string merge_results(const std::string& project_text, const std::string& re
       !results["variants"].is_array())
     throw LegoError(results_label + ": $: not a results file written by a LEGO Studio bench bundle or cluster job");
   std::set<std::string> kernels;
-  for (const auto& k : project.value("kernels", OrderedJson::array())) kernels.insert(k.value("name", ""));
-  OrderedJson& merged = project["results"];
-  if (!merged.is_object()) merged = OrderedJson::object();
+  for (const auto& k : project.value("kernels", Ordered::array())) kernels.insert(k.value("name", ""));
+  Ordered& merged = project["results"];
+  if (!merged.is_object()) merged = Ordered::object();
   // Every field is checked for its type and range, with its JSON path: a
   // results file comes from another machine, and a wrong type used to end in
   // an internal error.
-  auto text = [](const OrderedJson& o, const char* key, const std::string& where) -> std::string {
+  auto text = [](const Ordered& o, const char* key, const std::string& where) -> std::string {
     if (!o.contains(key)) return "";
     if (!o[key].is_string()) throw LegoError(where + "." + key + ": expected a string");
     return o[key].get<std::string>();
   };
-  auto number = [](const OrderedJson& o, const char* key, const std::string& where) -> double {
+  auto number = [](const Ordered& o, const char* key, const std::string& where) -> double {
     if (!o.contains(key)) return 0.0;
     if (!o[key].is_number() || !std::isfinite(o[key].get<double>()) || o[key].get<double>() < 0)
       throw LegoError(where + "." + key + ": expected a number >= 0");
@@ -62,7 +62,7 @@ std::string merge_results(const std::string& project_text, const std::string& re
   const std::string device = text(results, "device", top), arch = text(results, "arch", top);
   const double copy_gbs = number(results, "copy_gbs", top);
   for (std::size_t k = 0; k < results["variants"].size(); ++k) {
-    const OrderedJson& v = results["variants"][k];
+    const Ordered& v = results["variants"][k];
     const std::string path = results_label + ": $." + rows_key + "[" + std::to_string(k) + "]";
     if (!v.is_object() || !v.contains("kernel") || !v["kernel"].is_string() || !v.contains("variant") || !v["variant"].is_string() ||
         !v.contains("median_ms") || !v["median_ms"].is_number())
@@ -76,14 +76,14 @@ std::string merge_results(const std::string& project_text, const std::string& re
     const double median_ms = number(v, "median_ms", path);
     if (median_ms <= 0) throw LegoError(path + ".median_ms: expected a time > 0");
     if (v.contains("verified") && !v["verified"].is_boolean()) throw LegoError(path + ".verified: expected true or false");
-    OrderedJson entry = {{"device", device},
-                         {"arch", arch},
-                         {"copy_gbs", copy_gbs},
-                         {"verified", v.value("verified", false)},
-                         {"median_ms", median_ms},
-                         {"gbs", number(v, "gbs", path)},
-                         {"gflops", number(v, "gflops", path)},
-                         {"percent_of_copy", number(v, "percent_of_copy", path)}};
+    Ordered entry = {{"device", device},
+                     {"arch", arch},
+                     {"copy_gbs", copy_gbs},
+                     {"verified", v.value("verified", false)},
+                     {"median_ms", median_ms},
+                     {"gbs", number(v, "gbs", path)},
+                     {"gflops", number(v, "gflops", path)},
+                     {"percent_of_copy", number(v, "percent_of_copy", path)}};
     merged[kernel][variant] = entry;
   }
   if (summary) *summary = {results["variants"].size(), device};

@@ -14,9 +14,9 @@
 
 namespace lego::run {
 
-namespace {
-
 using Json = nlohmann::json;
+
+namespace {
 
 // The static report beside the measurement: bank conflicts, coalescing or
 // cache lines, from a trace in the same worker.

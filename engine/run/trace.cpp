@@ -14,9 +14,10 @@
 #include "run/worker_handlers.hpp"
 
 namespace lego::run {
-namespace {
 
 using Json = nlohmann::json;
+
+namespace {
 
 // In front of the instance: the recorder, and for CUDA the shim that lets
 // the kernel compile as C++ (one simulated thread at a time).
