@@ -77,8 +77,10 @@ class PlaceholderReader {
     std::vector<std::string> out = split_commas(args);
     for (const auto& a : out)
       if (!is_identifier(a) && !is_integer(a) && a != ":")
-        fail(length_,
-             "index \"" + a + "\" must be a name or an integer (or ':', a whole tile dimension, in a Triton template); bind expressions to a name first");
+        fail(
+            length_,
+            "index \"" + a +
+                "\" must be a name or an integer (or ':', a whole tile dimension, in a Triton template); bind expressions to a name first");
     return out;
   }
 
