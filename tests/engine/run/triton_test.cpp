@@ -106,6 +106,19 @@ TEST_F(Triton, EveryMatmulVariantVerifiesUnderTheInterpreter) {
   }
 }
 
+TEST_F(Triton, EverySoftmaxAndLayerNormVariantVerifiesUnderTheInterpreter) {
+  const kernel::Project p = project("triton_rows.lego.json");
+  for (const char* name : {"softmax", "layernorm"}) {
+    const kernel::KernelSpec& spec = kernel::find_kernel(p, name);
+    const auto space = kernel::enumerate_variants(spec, {0, 1, {}});
+    ASSERT_GE(space.variants.size(), 2u) << name;
+    for (const Outcome& o : sweep(spec, space.variants)) {
+      EXPECT_TRUE(o.verified) << name << " " << o.id << ": " << o.message;
+      EXPECT_EQ(o.verified_at, "M=37,N=1000") << o.id;
+    }
+  }
+}
+
 // The planted mistakes of the issue, each caught with an element named.
 TEST_F(Triton, AnOffByOneMaskDoesNotVerify) {
   const kernel::KernelSpec spec = kernel::find_kernel(project("triton_matmul.lego.json"), "matmul");
