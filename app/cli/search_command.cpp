@@ -486,6 +486,11 @@ int bench_search(const SearchRequest& q, std::ostream& out, std::ostream& err) {
   const search::Budget budget = q.budget.empty() ? search::Budget{} : search::parse_budget(q.budget);
   const kernel::Project project = kernel::load_project(q.project, kernel::default_resource_dirs());
   const kernel::KernelSpec& spec = kernel::find_kernel(project, q.kernel);
+  if (spec.backend == kernel::Backend::Triton)
+    throw LegoError(
+        "--strategy searches by timings, and a Triton variant is not timed here (Triton's interpreter runs at no GPU's pace): "
+        "lego bench without --strategy verifies every variant of " +
+        spec.name);
   run::SweepOptions sweep = q.sweep;
   sweep.target = kernel::target_for(project, q.target);
   const target::Target& target = sweep.target;

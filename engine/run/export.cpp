@@ -158,18 +158,21 @@ std::map<std::string, std::string> export_triton(const kernel::KernelSpec& spec,
   std::string tensors, sizes;
   for (const auto& t : inst.tensors) {
     tensors += (tensors.empty() ? "" : ", ") + t.name;
-    sizes += fmt::format("- `{}` ({}, {}): {} elements, layout \"{}\": {}\n", t.name, kernel::to_string(t.role), kernel::c_type(t.type),
-                         t.elements, t.layout_name, t.view_text);
+    const char* type = t.type == kernel::ElementType::F16 ? "half" : kernel::c_type(t.type);
+    sizes += fmt::format("- `{}` ({}, {}): {} elements, layout \"{}\": {}\n", t.name, kernel::to_string(t.role), type, t.elements,
+                         t.layout_name, t.view_text);
   }
   const std::string base = spec.name;
-  return {{base + ".py", inst.source},
-          {"README.md", "# " + spec.name + " — variant " + inst.variant + "\n\n" + spec.description +
-                            "\n\nExported by LEGO Studio: a Triton kernel and its launch function, verified here under Triton's "
-                            "interpreter (TRITON_INTERPRET=1) against the project's reference. On a GPU, with PyTorch and Triton 3.6:\n\n"
-                            "    from " +
-                            base + " import launch\n    launch(" + tensors +
-                            ")  # CUDA tensors, each a flat buffer in its layout\n\nThe tensors, in the launch function's order:\n\n" +
-                            sizes + "\nA `half` tensor is `torch.float16`, `float` `torch.float32`.\n"}};
+  return {
+      {base + ".py", inst.source},
+      {"README.md", "# " + spec.name + " — variant " + inst.variant + "\n\n" + spec.description +
+                        "\n\nExported by LEGO Studio: a Triton kernel and its launch function. `lego bench` verifies such variants under "
+                        "Triton's interpreter (TRITON_INTERPRET=1) against the project's reference; this export ran nothing. On a GPU, "
+                        "with PyTorch and Triton 3.6:\n\n"
+                        "    from " +
+                        base + " import launch\n    launch(" + tensors +
+                        ")  # CUDA tensors, each a flat buffer in its layout\n\nThe tensors, in the launch function's order:\n\n" + sizes +
+                        "\nA `half` tensor is `torch.float16`, `float` `torch.float32`.\n"}};
 }
 
 }  // namespace

@@ -36,15 +36,18 @@ void run_python_kernel(const nlohmann::json& job, const std::vector<Buffer>& map
     send_error(events_fd, "error", "a Triton variant runs under Triton's interpreter: " + env.problem);
     _exit(0);
   }
-  // Before Python starts: the interpreter mode, no bytecode written (the
-  // files are read-only anyway), no user site, one numpy thread.
+  // Before Python starts, an environment of its own: the kernel's Python
+  // reads os.environ, and the user's (tokens, paths) is none of its
+  // business. The interpreter mode, no bytecode written (the files are
+  // read-only anyway), no user site, one numpy thread, no home.
+  clearenv();
   setenv("TRITON_INTERPRET", "1", 1);
   setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
   setenv("PYTHONNOUSERSITE", "1", 1);
   setenv("OPENBLAS_NUM_THREADS", "1", 1);
-  unsetenv("PYTHONPATH");
-  unsetenv("PYTHONHOME");
-  unsetenv("PYTHONSTARTUP");
+  setenv("OMP_NUM_THREADS", "1", 1);
+  setenv("LANG", "C.UTF-8", 1);
+  setenv("HOME", "/nonexistent", 1);
   void* python = dlopen(env.library.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (!python) {
     send_error(events_fd, "error", "Triton variants need " + env.library + " (Debian: libpython3-dev): " + dlerror());

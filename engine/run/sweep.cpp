@@ -531,6 +531,11 @@ VariantResult run_variant(WorkerClient& worker, const kernel::Instance& inst, co
     return reply_of(WorkerTransport::call(worker, to_json(make_request(instance, run, id)), timeout_s, on_event, cancel));
   };
   RunReply& reply = row.reply;
+  if (inst.backend == kernel::Backend::Triton && !options.verify) {  // nothing would be checked, nothing timed
+    reply.status = Status::Error;
+    reply.message = "a Triton variant is verified here and never timed (a GPU times it): --no-verify leaves nothing to run";
+    return row;
+  }
   if (hit) {
     reply = std::move(*hit);
     reply.cached = true;

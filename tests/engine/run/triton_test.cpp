@@ -151,7 +151,7 @@ TEST_F(Triton, ASyntaxErrorNamesTheTemplatesLine) {
   const kernel::KernelSpec spec = kernel::find_kernel(project("triton_matmul.lego.json"), "matmul");
   const Outcome o = run_edited(spec, replaced(spec.template_text, "acc = tl.dot(a, b, acc)", "acc = tl.dot(a, b, acc))"));
   EXPECT_EQ(o.status, Status::CompileError) << o.message;
-  EXPECT_TRUE(std::regex_search(o.message, std::regex("triton/matmul\\.py:2[0-9]: SyntaxError"))) << o.message;
+  EXPECT_TRUE(std::regex_search(o.message, std::regex("triton/matmul\\.py:2[0-9]: SyntaxError: unmatched '\\)'$"))) << o.message;
 }
 
 TEST_F(Triton, ATritonErrorNamesTheLineAndItsPlaceholder) {
@@ -162,7 +162,24 @@ TEST_F(Triton, ATritonErrorNamesTheLineAndItsPlaceholder) {
   const Outcome o = run_edited(spec, text);
   EXPECT_FALSE(o.verified) << o.message;
   EXPECT_TRUE(std::regex_search(o.message, std::regex("triton/matmul\\.py:1[0-9]: "))) << o.message;
-  EXPECT_NE(o.message.find("holds the placeholder {{ BK + 16 }}"), std::string::npos) << o.message;
+  // On the error's own line (a table shows the first), with the value the placeholder took.
+  EXPECT_NE(o.message.find("power of 2 (line 16 holds {{ BK + 16 }}, here 48)"), std::string::npos) << o.message;
+}
+
+TEST_F(Triton, ALaunchFunctionOfTheWrongShapeSaysWhatIsCalled) {
+  const kernel::KernelSpec spec = kernel::find_kernel(project("triton_matmul.lego.json"), "matmul");
+  const Outcome o = run_edited(spec, replaced(spec.template_text, "def launch(A, B, C):", "def launch(A, B):"));
+  EXPECT_FALSE(o.verified) << o.message;
+  EXPECT_NE(o.message.find("the launch function is called as launch(A, B, C)"), std::string::npos) << o.message;
+  // A name the kernel has no parameter of says which it has (not lego expr's --bind).
+  try {
+    kernel::KernelSpec typo = spec;
+    typo.template_text = replaced(spec.template_text, "tl.arange(0, {{ BM }})", "tl.arange(0, {{ BMM }})");
+    kernel::instantiate(typo, kernel::enumerate_variants(typo, {0, 1, {}}).variants.front(), sym::Lang::Triton);
+    ADD_FAILURE() << "BMM instantiated";
+  } catch (const LegoError& e) {
+    EXPECT_NE(std::string(e.what()).find("'BMM' is not a parameter of kernel matmul (it has: BK BM BN"), std::string::npos) << e.what();
+  }
 }
 
 // A kernel that reads past its tensors faults in the no-access region
@@ -178,6 +195,48 @@ TEST_F(Triton, AKernelThatReadsOrWritesOutsideItsTensorsDoesNotVerify) {
   EXPECT_FALSE(wrote.verified) << wrote.message;
   EXPECT_EQ(wrote.status, Status::OutOfBounds) << wrote.message;
   EXPECT_NE(wrote.message.find("wrote C["), std::string::npos) << wrote.message;
+}
+
+// The attack review's: Python's str.splitlines ends a line at U+2028 too,
+// compile() does not; a linecache filled by splitlines showed Triton's
+// interpreter a decoy kernel (the real one, kept in a string) while the
+// file's own kernel stored zeros, and the variant verified.
+TEST_F(Triton, TheInterpreterRunsTheKernelPythonCompiledNotADecoy) {
+  const kernel::KernelSpec spec = kernel::find_kernel(project("triton_matmul.lego.json"), "matmul");
+  const std::string& t = spec.template_text;
+  const std::size_t kernel_at = t.find("@triton.jit"), launch_at = t.find("def launch(");
+  std::string separators;
+  for (int k = 0; k < 30; ++k) separators += "\u2028";
+  const std::string decoy =
+      "import triton\nimport triton.language as tl\n# " + separators + "\nNOTES = \"\"\"\n" + t.substr(kernel_at, launch_at - kernel_at) +
+      "\"\"\"\n" + "@triton.jit\ndef matmul_kernel(A, B, C):\n    tl.store(C + tl.arange(0, 16), tl.zeros((16,), dtype=tl.float32))\n\n\n" +
+      t.substr(launch_at);
+  const Outcome o = run_edited(spec, decoy);
+  EXPECT_FALSE(o.verified) << o.message;
+  EXPECT_EQ(o.status, Status::Wrong) << o.message;
+}
+
+TEST_F(Triton, ATemplateThatIsNotUtf8OrHasALoneCarriageReturnIsRefusedWithItsPlace) {
+  const fs::path dir = fs::temp_directory_path() / "lego-triton-bytes";
+  fs::create_directories(dir / "triton");
+  std::ifstream in(fs::path(LEGO_PROJECTS_DIR) / "triton_matmul.lego.json");
+  const std::string project_text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::ofstream(dir / "p.lego.json") << project_text;
+  fs::copy_file(fs::path(LEGO_PROJECTS_DIR).parent_path() / "resources/templates/cpu/matmul_f16.ref.cpp", dir / "ref.cpp",
+                fs::copy_options::overwrite_existing);
+  std::ofstream(dir / "p.lego.json") << replaced(project_text, "\"cpu/matmul_f16.ref.cpp\"", "\"ref.cpp\"");
+  for (const auto& [bytes, said] :
+       {std::pair<std::string, std::string>{"import triton\n# caf\xff\n", "triton/matmul.py:2:6: byte 0xFF is not UTF-8"},
+        {"import triton\n# one\rtwo\n", "triton/matmul.py:2:6: a carriage return not followed by a line feed"}}) {
+    std::ofstream(dir / "triton/matmul.py", std::ios::binary) << bytes;
+    try {
+      kernel::load_project(dir / "p.lego.json", kernel::default_resource_dirs());
+      ADD_FAILURE() << "loaded: " << said;
+    } catch (const LegoError& e) {
+      EXPECT_NE(std::string(e.what()).find(said), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("$.kernels[0].template"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST_F(Triton, AKernelCannotOpenFilesOrStartPrograms) {
