@@ -33,8 +33,19 @@ DeriveResult derive_at(const IndexContext& c, const std::string& layout, const s
   const bool untiled = coordinates != 0 && coordinates != logical_rank(v.ast);
   if (untiled && v.ast.closing != Closing::TileBy)
     throw LegoError(layout + " takes " + std::to_string(logical_rank(v.ast)) + " indices, got " + std::to_string(coordinates));
+  LayoutAst view = v.ast;
+  if (untiled) {
+    try {
+      view = untiled_view(v.ast, coordinates);
+    } catch (const LegoError& e) {
+      if (!inverse) throw LegoError(v.where + ": " + e.what());
+      // The untiled view's rule speaks of tensors; an inverse's mistake is the number of names.
+      throw LegoError(layout + ".inv declares " + std::to_string(coordinates) + " name(s), and " + layout + "'s inverse gives " +
+                      std::to_string(logical_rank(v.ast)) + " coordinates (" + v.where + ")");
+    }
+  }
   try {
-    return derive(untiled ? untiled_view(v.ast, coordinates) : v.ast, c.parameters, request);
+    return derive(view, c.parameters, request);
   } catch (const LegoError& e) {
     throw LegoError(v.where + ": " + e.what());
   }

@@ -171,6 +171,15 @@ TEST_F(Triton, ALaunchFunctionOfTheWrongShapeSaysWhatIsCalled) {
   const Outcome o = run_edited(spec, replaced(spec.template_text, "def launch(A, B, C):", "def launch(A, B):"));
   EXPECT_FALSE(o.verified) << o.message;
   EXPECT_NE(o.message.find("the launch function is called as launch(A, B, C)"), std::string::npos) << o.message;
+  // Too few names for the grid's inverse says so, not the tensors' rule.
+  try {
+    kernel::KernelSpec one = spec;
+    one.template_text = replaced(spec.template_text, "{{ pid_m, pid_n = G.inv(pid) }}", "{{ pid_m = G.inv(pid) }}");
+    kernel::instantiate(one, kernel::enumerate_variants(one, {0, 1, {}}).variants.front(), sym::Lang::Triton);
+    ADD_FAILURE() << "one name instantiated";
+  } catch (const LegoError& e) {
+    EXPECT_NE(std::string(e.what()).find("G.inv declares 1 name(s), and G's inverse gives 2 coordinates"), std::string::npos) << e.what();
+  }
   // A name the kernel has no parameter of says which it has (not lego expr's --bind).
   try {
     kernel::KernelSpec typo = spec;
