@@ -1,6 +1,7 @@
 #include "expr/diagnostic.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace lego {
 
@@ -111,6 +112,19 @@ std::string printable(std::string_view text) {
     }
   }
   return out;
+}
+
+std::size_t first_non_utf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t length = utf8_sequence(text, i);
+    if (length == 0) return i;
+    std::uint32_t point = length == 1 ? static_cast<unsigned char>(text[i]) : static_cast<unsigned char>(text[i]) & (0x7F >> length);
+    for (std::size_t k = i + 1; k < i + length; ++k) point = (point << 6) | (static_cast<unsigned char>(text[k]) & 0x3F);
+    const std::uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (point < least[length] || point > 0x10FFFF || (point >= 0xD800 && point <= 0xDFFF)) return i;
+    i += length;
+  }
+  return std::string_view::npos;
 }
 
 }  // namespace lego

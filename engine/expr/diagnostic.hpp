@@ -29,6 +29,10 @@ struct LineColumn {
 
 LineColumn line_column(std::string_view source, std::size_t offset);
 
+// The offset of the first byte of `text` that is not UTF-8 as JSON takes it
+// (a truncated or overlong sequence, a surrogate, past U+10FFFF), or npos.
+std::size_t first_non_utf8(std::string_view text);
+
 struct Diagnostic {
   Span span;
   std::string message;

@@ -73,32 +73,10 @@ std::optional<Backend> backend_from_text(const std::string& text) {
 
 namespace {
 
-// The offset of the first byte of `text` that is not UTF-8 (a truncated or
-// overlong sequence, a surrogate, past U+10FFFF), or npos. A source travels
-// to the worker inside JSON, which holds UTF-8 only.
-std::size_t first_non_utf8(const std::string& text) {
-  for (std::size_t k = 0; k < text.size();) {
-    const auto byte = [&](std::size_t at) { return static_cast<unsigned char>(text[at]); };
-    const unsigned char c = byte(k);
-    const std::size_t length = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    if (length == 0 || k + length > text.size()) return k;
-    std::uint32_t point = length == 1 ? c : c & (0x7F >> length);
-    for (std::size_t m = 1; m < length; ++m) {
-      if ((byte(k + m) & 0xC0) != 0x80) return k;
-      point = (point << 6) | (byte(k + m) & 0x3F);
-    }
-    const std::uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (point < least[length] || point > 0x10FFFF || (point >= 0xD800 && point <= 0xDFFF)) return k;
-    k += length;
-  }
-  return std::string::npos;
-}
-
-// Where offset `at` of `text` is, as line:column (1-based, columns in bytes).
+// Where offset `at` of `text` is, as line:column.
 std::string place_of(const std::string& text, std::size_t at) {
-  const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
-  const std::size_t start = at == 0 ? 0 : text.rfind('\n', at - 1);
-  return std::to_string(line) + ":" + std::to_string(start == std::string::npos ? at + 1 : at - start);
+  const LineColumn lc = line_column(text, at);
+  return std::to_string(lc.line) + ":" + std::to_string(lc.column);
 }
 
 class Reader {
@@ -183,6 +161,7 @@ class Reader {
     } catch (const LegoError& e) {
       fail(path, e.what());
     }
+    // A source travels to the worker inside JSON, which holds UTF-8 only.
     if (const std::size_t at = first_non_utf8(text); at != std::string::npos) {
       char byte[8];
       std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[at]));

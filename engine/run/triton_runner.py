@@ -170,6 +170,19 @@ def lego_tensors(numpy):
     return tensors
 
 
+def lego_guarded(run, event, exited, template, placeholders):
+    # Runs the kernel's code: whatever it raises, sys.exit() included, is an
+    # event and never the runner's end. False when it raised.
+    try:
+        run()
+        return True
+    except SystemExit:
+        lego_send("error", message="%s: %s" % (template, exited))
+    except BaseException as e:
+        lego_send(event, message=lego_where(e, template, placeholders))
+    return False
+
+
 def lego_run():
     source = LEGO_JOB["python_source"]
     template = lego_template_name(source)
@@ -184,13 +197,8 @@ def lego_run():
     # inspect.getsource, which @triton.jit reads, finds the source here: the file is never written.
     linecache.cache[template] = (len(source), None, lego_lines(source), template)
     module = {"__name__": "lego_variant", "__file__": template}
-    try:
-        exec(compile(source, template, "exec"), module)
-    except SystemExit:
-        lego_send("error", message="%s: the template's module called sys.exit() when it was run" % template)
-        return
-    except BaseException as e:
-        lego_send("compile-error", message=lego_where(e, template, placeholders))
+    if not lego_guarded(lambda: exec(compile(source, template, "exec"), module), "compile-error",
+                        "the template's module called sys.exit() when it was run", template, placeholders):
         return
     entry = module.get(LEGO_JOB.get("entry", "launch"))
     wanted = "%s(%s)" % (LEGO_JOB.get("entry", "launch"), ", ".join(b[3] for b in LEGO_BUFFERS))
@@ -208,15 +216,8 @@ def lego_run():
     except ValueError:
         pass  # no signature to read (a builtin): the call says
     lego_send("compiled", ms=0, sandbox=LEGO_JOB.get("sandbox_note", ""))
-    try:
-        entry(*lego_tensors(numpy))
-    except SystemExit:
-        lego_send("error", message="%s: the launch function called sys.exit()" % template)
-        return
-    except BaseException as e:
-        lego_send("error", message=lego_where(e, template, placeholders))
-        return
-    lego_send("called")
+    if lego_guarded(lambda: entry(*lego_tensors(numpy)), "error", "the launch function called sys.exit()", template, placeholders):
+        lego_send("called")
 
 
 lego_run()
