@@ -37,6 +37,7 @@
 #include "run/sweep.hpp"
 #include "run/sweep_driver.hpp"
 #include "run/trace.hpp"
+#include "run/triton_bundle.hpp"
 #include "run/worker_client.hpp"
 #include "search/strategy.hpp"
 #include "search_command.hpp"
@@ -448,9 +449,44 @@ int analyze(const std::string& project_file, const std::string& kernel_name, con
   return failed > 0 ? 1 : 0;
 }
 
+// A Triton bundle: each variant at its sizes and at its verification sizes
+// (run/triton_bundle.hpp).
+int export_triton_bench(const kernel::Project& project, const std::string& project_file, const std::string& kernel_name,
+                        const std::vector<std::string>& sets, std::size_t max_variants, std::uint64_t seed, const std::string& dir,
+                        bool force, std::ostream& out, std::ostream& err) {
+  std::vector<run::TritonBundleVariant> variants;
+  std::set<std::string> seen;
+  for (const auto& spec : project.kernels) {
+    if ((!kernel_name.empty() && spec.name != kernel_name) || spec.backend != kernel::Backend::Triton) continue;
+    for (const auto& v : kernel::enumerate_variants(spec, {max_variants, seed, sets_for(spec, sets)}).variants) {
+      run::TritonBundleVariant bundled{&spec, kernel::instantiate(spec, v, sym::Lang::Triton), std::nullopt};
+      if (!seen.insert(run::code_key(bundled.timed)).second) continue;
+      bundled.verify = run::verification_instance(spec, v, false, target::host());
+      variants.push_back(std::move(bundled));
+    }
+  }
+  if (variants.empty()) throw LegoError("no Triton variant satisfies the kernel's constraints with these --set values");
+  run::write_folder(dir, run::triton_bundle(variants), force);
+  out << fmt::format("{} Triton variants written to {}\n", variants.size(), dir);
+  err << fmt::format(
+      "without a GPU: cd {0} && make check    (Triton's interpreter, the verification sizes)\n"
+      "on a GPU machine: cd {0} && make run; then\n  lego import-results {1} {0}/results.json\n",
+      dir, project_file);
+  return 0;
+}
+
 int export_bench(const std::string& project_file, const std::string& kernel_name, const std::vector<std::string>& sets,
                  std::size_t max_variants, std::uint64_t seed, const std::string& dir, bool force, std::ostream& out, std::ostream& err) {
   const kernel::Project project = kernel::load_project(project_file, kernel::default_resource_dirs());
+  bool cuda = false, triton = false;
+  for (const auto& spec : project.kernels)
+    if (kernel_name.empty() || spec.name == kernel_name) {
+      cuda = cuda || spec.backend == kernel::Backend::Cuda;
+      triton = triton || spec.backend == kernel::Backend::Triton;
+    }
+  // One bundle is one harness: nvcc's program or bench.py.
+  if (cuda && triton) throw LegoError("the project has CUDA and Triton kernels, and a bundle holds one kind: pick a kernel with --kernel");
+  if (triton) return export_triton_bench(project, project_file, kernel_name, sets, max_variants, seed, dir, force, out, err);
   std::vector<kernel::Instance> instances;
   std::set<std::string> seen;
   for (const auto& spec : project.kernels) {
@@ -461,8 +497,8 @@ int export_bench(const std::string& project_file, const std::string& kernel_name
     }
   }
   if (instances.empty())
-    throw LegoError(kernel_name.empty() ? "the project has no CUDA kernels"
-                                        : "no CUDA kernel named \"" + kernel_name + "\" in the project");
+    throw LegoError(kernel_name.empty() ? "the project has no CUDA or Triton kernels"
+                                        : "no CUDA or Triton kernel named \"" + kernel_name + "\" in the project");
   run::write_folder(dir, run::bench_bundle(instances), force);
   out << fmt::format("{} variants written to {}\n", instances.size(), dir);
   err << fmt::format(
@@ -614,10 +650,11 @@ int run_kernel_command(const std::vector<std::string>& args, std::ostream& out, 
   analyze_cmd->add_flag("--thread-map", thread_map,
                         "With --json: per access, which thread touches which element at each step ([step, thread, offset])");
 
-  auto* export_bench_cmd = app.add_subcommand(
-      "export-bench", "Write every CUDA variant as standalone .cu files with a harness and a Makefile (needs only nvcc) for a remote GPU");
+  auto* export_bench_cmd = app.add_subcommand("export-bench",
+                                              "Write every CUDA variant as standalone .cu files with a harness and a Makefile (needs only "
+                                              "nvcc), or every Triton variant with bench.py (PyTorch and Triton), for a remote GPU");
   export_bench_cmd->add_option("project", project, "Project file (*.lego.json)")->required()->check(CLI::ExistingFile);
-  export_bench_cmd->add_option("--kernel", kernel_name, "Kernel name (default: every CUDA kernel)");
+  export_bench_cmd->add_option("--kernel", kernel_name, "Kernel name (default: every CUDA kernel, or every Triton kernel)");
   export_bench_cmd->add_option("--set", sets, "Fix a parameter, e.g. --set N=1024 (repeatable)");
   export_bench_cmd->add_option("--max-variants", max_variants, "At most N variants per kernel, a random sample (0: all)");
   export_bench_cmd->add_option("--seed", seed, "Seed of the sample");

@@ -392,8 +392,8 @@ KernelSpec kernel_spec(const Reader& r, const OrderedJson& k, const std::string&
         check_fields(r, value, {"source", "library", "verify", "bytes", "flops"}, bp);
         b.source_name = r.string_at(value, "source", bp);
         b.library = r.optional_string(value, "library", bp);
-        if (!b.library.empty() && b.library != "openblas" && b.library != "blis")
-          r.fail(bp + ".library", "unknown library \"" + b.library + "\" (openblas, blis)");
+        if (!b.library.empty() && b.library != "openblas" && b.library != "blis" && b.library != "torch")
+          r.fail(bp + ".library", "unknown library \"" + b.library + "\" (openblas, blis; torch for a Triton kernel)");
         if (value.contains("verify")) {
           if (!value.at("verify").is_boolean()) r.fail(bp + ".verify", "expected true or false");
           b.verify = value.at("verify").get<bool>();
@@ -411,6 +411,13 @@ KernelSpec kernel_spec(const Reader& r, const OrderedJson& k, const std::string&
         r.fail(bp, "expected a source file name or {\"source\", \"library\"}");
       }
       b.source_text = r.file_text(b.source_name, bp + (value.is_string() ? "" : ".source"));
+      // A Triton kernel is compared with PyTorch on a GPU (the bench bundle
+      // times it there); C++ baselines are for C++ kernels.
+      if ((s.backend == Backend::Triton) != (b.library == "torch"))
+        r.fail(bp + (value.is_string() ? "" : ".library"), s.backend == Backend::Triton
+                                                               ? "a Triton kernel's baseline is PyTorch: {\"source\": \"file.py\", "
+                                                                 "\"library\": \"torch\"}, timed by lego export-bench's bundle on a GPU"
+                                                               : "\"torch\" baselines are for Triton kernels");
       s.baselines.push_back(std::move(b));
     }
   }

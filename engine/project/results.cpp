@@ -1,5 +1,7 @@
 #include "project/results.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -84,6 +86,13 @@ std::string merge_results(const std::string& project_text, const std::string& re
                      {"gbs", number(v, "gbs", path)},
                      {"gflops", number(v, "gflops", path)},
                      {"percent_of_copy", number(v, "percent_of_copy", path)}};
+    // A Triton bundle times each variant beside a library (PyTorch) in the same process.
+    if (v.contains("baseline")) {
+      entry["baseline"] = text(v, "baseline", path);
+      entry["baseline_ms"] = number(v, "baseline_ms", path);
+      entry["percent_of_baseline"] = number(v, "percent_of_baseline", path);
+    }
+    if (v.contains("verified_at")) entry["verified_at"] = text(v, "verified_at", path);
     merged[kernel][variant] = entry;
   }
   if (summary) *summary = {results["variants"].size(), device};
@@ -120,7 +129,11 @@ std::vector<Outcome> imported_outcomes(const nlohmann::json& project) {
       o.verified = r.contains("verified") && r["verified"].is_boolean() && r["verified"].get<bool>();
       o.message = "measured on " + word(r, "device", "another machine") + " (" + word(r, "arch", "?") + "), copy bandwidth " +
                   std::to_string(static_cast<long long>(std::clamp(number(r, "copy_gbs", 0), 0.0, 1e12))) + " GB/s; lego import-results" +
-                  (o.verified ? "; checked there by the bundle, in the kernel's own process, not by this tool's sandboxed worker" : "");
+                  (o.verified ? "; checked there by the bundle, in the kernel's own process, not by this tool's sandboxed worker" : "") +
+                  (r.contains("verified_at") && r["verified_at"].is_string() ? " (at " + r["verified_at"].get<std::string>() + ")" : "");
+      if (r.contains("baseline") && r["baseline"].is_string() && number(r, "percent_of_baseline", 0) > 0)
+        o.message += fmt::format("; {:.1f} % of {}'s speed ({:.4f} ms), timed in the same process", number(r, "percent_of_baseline", 0),
+                                 r["baseline"].get<std::string>(), number(r, "baseline_ms", 0));
       o.ms = number(r, "median_ms", -1);
       o.gbs = number(r, "gbs", 0);
       o.gflops = number(r, "gflops", 0);

@@ -61,7 +61,9 @@ PreparedVariant prepare_variant(const kernel::KernelSpec& spec, const kernel::Va
 SweepResult run_sweep(WorkerClient& worker, const kernel::KernelSpec& spec, const std::vector<const PreparedVariant*>& variants,
                       const Roof& roof, const SweepOptions& options, const SweepEvents& events, const std::atomic<bool>* cancel) {
   SweepResult result;
-  const std::size_t total = variants.size() + (options.baselines ? spec.baselines.size() : 0);
+  const std::size_t local_baselines = static_cast<std::size_t>(
+      std::count_if(spec.baselines.begin(), spec.baselines.end(), [](const kernel::Baseline& b) { return b.library != "torch"; }));
+  const std::size_t total = variants.size() + (options.baselines ? local_baselines : 0);
   std::size_t position = 0;
   bool gpu_roof_sent = false;
   const auto land = [&](Outcome out, std::chrono::steady_clock::time_point t0) {
@@ -96,6 +98,10 @@ SweepResult run_sweep(WorkerClient& worker, const kernel::KernelSpec& spec, cons
   if (options.baselines && sized)
     for (const auto& b : spec.baselines) {
       if (stopped(cancel)) break;
+      if (b.library == "torch") {  // PyTorch on a GPU: the bench bundle times it beside the variants
+        if (events.note) events.note("baseline " + b.name + " (PyTorch) is timed on a GPU, by the bundle lego export-bench writes");
+        continue;
+      }
       ++position;
       const auto t0 = std::chrono::steady_clock::now();
       Outcome out;

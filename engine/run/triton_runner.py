@@ -99,74 +99,11 @@ def lego_tensors(numpy):
     types = {"float": numpy.float32, "double": numpy.float64, "int32_t": numpy.int32, "int64_t": numpy.int64,
              "uint16_t": numpy.float16}  # a half tensor's bits, read by Triton as fp16
 
-    class Storage:
-        # What Triton's interpreter asks of a tensor's storage: an address,
-        # and a host copy, which memory already on the host is.
-        def __init__(self, address):
-            self.address = address
-
-        def data_ptr(self):
-            return self.address
-
-        def cpu(self):
-            return self
-
-        def copy_(self, other):
-            pass
-
-    class DType:
-        def __init__(self, name):
-            self.name = name
-
-        def __str__(self):
-            return "torch." + self.name  # the spelling Triton's type table reads
-
-    class HostTensor:
-        # A numpy array as Triton's interpreter sees a torch tensor on the
-        # host: the interpreter loads and stores through its address.
-        def __init__(self, array, name):
-            self.array, self.name = array, name
-            self.dtype = DType(array.dtype.name)
-            self.shape = array.shape
-
-        def data_ptr(self):
-            return self.array.ctypes.data
-
-        def untyped_storage(self):
-            return Storage(self.array.ctypes.data)
-
-        def storage_offset(self):
-            return 0
-
-        def new_empty(self, *args, **kwargs):
-            return self
-
-        def set_(self, *args):
-            return self
-
-        def size(self):
-            return self.array.shape
-
-        def stride(self, *args):
-            return (1,)
-
-        def element_size(self):
-            return self.array.itemsize
-
-        def numel(self):
-            return self.array.size
-
-        def copy_(self, other):
-            pass
-
-        def __repr__(self):
-            return "<tensor %s: %d x %s>" % (self.name, self.array.size, self.array.dtype.name)
-
     tensors = []
     for address, type_name, count, name in LEGO_BUFFERS:
         element = numpy.dtype(types[type_name])
         memory = (ctypes.c_char * (count * element.itemsize)).from_address(address)
-        tensors.append(HostTensor(numpy.frombuffer(memory, dtype=element, count=count), name))
+        tensors.append(lego_host_tensor(numpy.frombuffer(memory, dtype=element, count=count), name))
     return tensors
 
 
