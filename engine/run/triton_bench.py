@@ -288,9 +288,9 @@ def main():
                  "iterations": timed["iterations"], "real_time": ms, "cpu_time": ms, "time_unit": "ms", "bytes_per_second": gbs * 1e9,
                  "kernel": row["kernel"], "variant": row["variant"], "verified": mismatches == 0, "mismatches": mismatches,
                  "max_error": error, "verified_at": entry["parameters"], "median_ms": ms, "gbs": round(gbs, 3), "gflops": round(gflops, 3),
-                 "percent_of_copy": round(100 * gbs / copy, 2) if copy > 0 else 0.0}
+                 "percent_of_copy": 100 * gbs / copy if copy > 0 else 0.0}
         for b in timed["baselines"][:1]:  # the first baseline is the one the table compares with
-            bench.update(baseline=b["name"], baseline_ms=b["ms"], percent_of_baseline=round(100 * b["ms"] / ms, 2),
+            bench.update(baseline=b["name"], baseline_ms=b["ms"], percent_of_baseline=100 * b["ms"] / ms,
                          baseline_difference=b["difference"], baseline_row_major_copies=b["copies"])
         for b in timed["baselines"]:
             line += "; %s %.4f ms (%.1f %%)" % (b["name"], b["ms"], 100 * b["ms"] / ms)

@@ -3,6 +3,8 @@
 # baselines, the results file) runs on a CPU under Triton's interpreter in
 # the suite: a rehearsal of the run a lent GPU gets. "cuda" memory is host
 # memory, an event is the host's clock. Nothing here is PyTorch's code.
+import importlib.util
+import os
 import time
 
 import numpy
@@ -10,64 +12,22 @@ import numpy
 __version__ = "0.0 (LEGO Studio's test stand-in over numpy)"
 
 
-class dtype:
-    def __init__(self, name):
-        self.name = name
-
-    def __str__(self):
-        return "torch." + self.name  # what Triton's interpreter reads
-
-
+# The interpreter's side of a tensor is the engine's own shim, the one the
+# worker's runner and the bundle's harness use.
+_shim = importlib.util.spec_from_file_location(
+    "lego_host_tensor_for_stand_in", os.path.join(os.path.dirname(__file__), "../../../../../engine/run/triton_host_tensor.py"))
+_host = importlib.util.module_from_spec(_shim)
+_shim.loader.exec_module(_host)
+dtype = _host.LegoHostDType
 float16, float32, float64, int32, int64 = (dtype(n) for n in ("float16", "float32", "float64", "int32", "int64"))
 
 
-class _Storage:
-    def __init__(self, address):
-        self.address = address
-
-    def data_ptr(self):
-        return self.address
-
-    def cpu(self):
-        return self
-
-    def copy_(self, other):
-        pass
-
-
-class Tensor:
+class Tensor(_host.LegoHostTensor):
     def __init__(self, array):
-        self.array = array
-        self.dtype = dtype(array.dtype.name)
-        self.shape = array.shape
-
-    # What Triton's interpreter asks of an argument.
-    def data_ptr(self):
-        return self.array.ctypes.data
-
-    def untyped_storage(self):
-        return _Storage(self.array.ctypes.data)
-
-    def storage_offset(self):
-        return 0
-
-    def new_empty(self, *args, **kwargs):
-        return self
-
-    def set_(self, *args):
-        return self
-
-    def size(self):
-        return self.array.shape
+        super().__init__(array, "tensor")
 
     def stride(self, *args):
         return tuple(s // self.array.itemsize for s in self.array.strides)
-
-    def element_size(self):
-        return self.array.itemsize
-
-    def numel(self):
-        return self.array.size
 
     # What bench.py asks.
     def to(self, device):
